@@ -1,0 +1,27 @@
+// The genstudy command line: one file per command in this folder, each exporting a `register*` function.
+import { Command, CommanderError } from 'commander';
+import { UserError } from '../errors.ts';
+
+export function buildProgram(): Command {
+  const program = new Command('genstudy')
+    .description('Generalisation studies of fine-tuned language models')
+    .version('0.1.0')
+    .exitOverride();
+  return program;
+}
+
+/** Runs the CLI and returns the exit code; user errors print one clear line, not a stack trace. */
+export async function main(argv: string[]): Promise<number> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return 0;
+  } catch (err) {
+    if (err instanceof CommanderError) return err.exitCode;
+    if (err instanceof UserError) {
+      process.stderr.write(`genstudy: ${err.message}\n`);
+      return 2;
+    }
+    throw err;
+  }
+}

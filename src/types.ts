@@ -1,0 +1,29 @@
+// The core types every stage shares (see ../shared/DESIGN.md, "Core types").
+// Names may grow; meanings may not drift.
+
+export interface Tokenizer {
+  encode(text: string, opts?: { addSpecialTokens?: boolean }): number[];
+  decode(ids: number[], opts?: { skipSpecialTokens?: boolean }): string;
+  readonly vocabSize: number;
+  readonly bosTokenId?: number;
+  readonly eosTokenId?: number;
+}
+
+export interface ScoreRequest { context: string; continuation: string }
+export interface ScoreResult { logprob: number; tokens: number; isGreedy: boolean }
+export interface GenerateRequest { prompt: string; maxNewTokens: number; stop?: string[] }
+
+export interface LanguageModel {
+  /** Content identity: a weights hash, or checkpoint path + step. */
+  readonly id: string;
+  readonly tokenizer: Tokenizer;
+  score(reqs: ScoreRequest[]): Promise<ScoreResult[]>;
+  /** The papers' label scoring: log-softmax at the last context position, read at each candidate's first token. */
+  firstTokenLogprobs(contexts: string[], candidates: string[]): Promise<number[][]>;
+  generate(reqs: GenerateRequest[]): Promise<string[]>;
+}
+
+export interface Example { id: string; fields: Record<string, string>; label?: string; target?: string }
+
+/** One measurement: a metric of one checkpoint (run, step) on one test set. */
+export interface Score { run: string; step: number; testSet: string; metric: string; value: number; n: number }
