@@ -1,0 +1,254 @@
+// The results database (SQLite through better-sqlite3). Every write of more than one row runs in
+// one transaction, so a killed process leaves each batch either wholly stored or not at all.
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { UserError } from '../errors.ts';
+import { MIGRATIONS, SCHEMA_VERSION } from './schema.ts';
+
+export interface RunRecord {
+  id: string;
+  model?: string | null;
+  trainingSet?: string | null;
+  method?: string | null;
+  seed?: number | null;
+  studyFile?: string | null;
+  versions?: Record<string, string>;
+  attributes?: Record<string, unknown>;
+}
+
+export interface CheckpointRecord { run: string; step: number; path?: string | null; contentHash?: string | null }
+export interface TestSetRecord { id: string; contentHash?: string | null; n?: number | null; spec?: Record<string, unknown> }
+
+export interface StoredScore {
+  run: string;
+  step: number;
+  testSet: string;
+  promptVariant?: string;
+  metric: string;
+  value: number;
+  n: number;
+}
+
+export interface PredictionRecord {
+  run: string;
+  step: number;
+  testSet: string;
+  promptVariant?: string;
+  exampleId: string;
+  prediction: string | null;
+  gold: string | null;
+  detail?: Record<string, unknown>;
+}
+
+export interface TrainingLogRecord {
+  run: string; step: number; loss?: number | null; learningRate?: number | null;
+  gradNorm?: number | null; tokensPerSecond?: number | null;
+}
+
+export interface ScoreFilter { run?: string; metric?: string; promptVariant?: string }
+
+export class ResultStore {
+  readonly path: string;
+  private readonly db: Database.Database;
+
+  private constructor(path: string, db: Database.Database) {
+    this.path = path;
+    this.db = db;
+  }
+
+  /** Opens (creating if needed) a store and brings its schema up to date. */
+  static open(path: string, opts: { readonly?: boolean } = {}): ResultStore {
+    if (!opts.readonly && path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    let db: Database.Database;
+    try {
+      db = new Database(path, { readonly: opts.readonly ?? false, fileMustExist: opts.readonly ?? false });
+    } catch (err) {
+      throw new UserError(`${path}: cannot open the results store: ${(err as Error).message}`);
+    }
+    db.pragma('foreign_keys = ON');
+    if (!opts.readonly) {
+      db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = NORMAL');
+    }
+    const store = new ResultStore(path, db);
+    store.migrate(opts.readonly ?? false);
+    return store;
+  }
+
+  get schemaVersion(): number {
+    return this.db.pragma('user_version', { simple: true }) as number;
+  }
+
+  private migrate(readonly: boolean): void {
+    const current = this.schemaVersion;
+    if (current > SCHEMA_VERSION) {
+      throw new UserError(`${this.path}: the store has schema version ${current}, newer than this genstudy understands (${SCHEMA_VERSION}); upgrade genstudy`);
+    }
+    if (current === SCHEMA_VERSION) return;
+    if (readonly) throw new UserError(`${this.path}: the store has schema version ${current} and needs migrating to ${SCHEMA_VERSION}; open it writable once`);
+    this.db.transaction(() => {
+      for (let v = current; v < SCHEMA_VERSION; v++) this.db.exec(MIGRATIONS[v]);
+      this.db.pragma(`user_version = ${SCHEMA_VERSION}`);
+    }).immediate();
+  }
+
+  close(): void {
+    this.db.close();
+  }
+
+  /** Runs `fn` in one transaction: all of its writes land, or none do. */
+  transaction<T>(fn: () => T): T {
+    return this.db.transaction(fn).immediate();
+  }
+
+  upsertRun(run: RunRecord): void {
+    this.db.prepare(`
+      INSERT INTO runs (id, model, training_set, method, seed, study_file, versions, attributes)
+      VALUES (@id, @model, @trainingSet, @method, @seed, @studyFile, @versions, @attributes)
+      ON CONFLICT (id) DO UPDATE SET
+        model = excluded.model, training_set = excluded.training_set, method = excluded.method,
+        seed = excluded.seed, study_file = excluded.study_file, versions = excluded.versions,
+        attributes = excluded.attributes`).run({
+      id: run.id,
+      model: run.model ?? null,
+      trainingSet: run.trainingSet ?? null,
+      method: run.method ?? null,
+      seed: run.seed ?? null,
+      studyFile: run.studyFile ?? null,
+      versions: JSON.stringify(run.versions ?? {}),
+      attributes: JSON.stringify(run.attributes ?? {}),
+    });
+  }
+
+  runs(): RunRecord[] {
+    const rows = this.db.prepare(`SELECT * FROM runs ORDER BY id`).all() as Record<string, unknown>[];
+    return rows.map((r) => ({
+      id: r.id as string,
+      model: r.model as string | null,
+      trainingSet: r.training_set as string | null,
+      method: r.method as string | null,
+      seed: r.seed as number | null,
+      studyFile: r.study_file as string | null,
+      versions: JSON.parse(r.versions as string),
+      attributes: JSON.parse(r.attributes as string),
+    }));
+  }
+
+  /** Returns the checkpoint's row id, creating the run row (bare) and checkpoint row if needed. */
+  upsertCheckpoint(cp: CheckpointRecord): number {
+    this.db.prepare(`INSERT INTO runs (id) VALUES (?) ON CONFLICT (id) DO NOTHING`).run(cp.run);
+    const row = this.db.prepare(`
+      INSERT INTO checkpoints (run_id, step, path, content_hash) VALUES (?, ?, ?, ?)
+      ON CONFLICT (run_id, step) DO UPDATE SET
+        path = COALESCE(excluded.path, checkpoints.path),
+        content_hash = COALESCE(excluded.content_hash, checkpoints.content_hash)
+      RETURNING id`).get(cp.run, cp.step, cp.path ?? null, cp.contentHash ?? null) as { id: number };
+    return row.id;
+  }
+
+  checkpoints(run: string): { step: number; path: string | null; contentHash: string | null }[] {
+    return this.db.prepare(`SELECT step, path, content_hash AS contentHash FROM checkpoints WHERE run_id = ? ORDER BY step`).all(run) as never;
+  }
+
+  upsertTestSet(ts: TestSetRecord): void {
+    this.db.prepare(`
+      INSERT INTO test_sets (id, content_hash, n, spec) VALUES (?, ?, ?, ?)
+      ON CONFLICT (id) DO UPDATE SET
+        content_hash = COALESCE(excluded.content_hash, test_sets.content_hash),
+        n = COALESCE(excluded.n, test_sets.n),
+        spec = CASE WHEN excluded.spec = '{}' THEN test_sets.spec ELSE excluded.spec END`)
+      .run(ts.id, ts.contentHash ?? null, ts.n ?? null, JSON.stringify(ts.spec ?? {}));
+  }
+
+  testSet(id: string): TestSetRecord | undefined {
+    const r = this.db.prepare(`SELECT * FROM test_sets WHERE id = ?`).get(id) as Record<string, unknown> | undefined;
+    if (!r) return undefined;
+    return { id: r.id as string, contentHash: r.content_hash as string | null, n: r.n as number | null, spec: JSON.parse(r.spec as string) };
+  }
+
+  /** Writes a batch of scores in one transaction (replacing earlier values of the same key). */
+  writeScores(scores: readonly StoredScore[]): void {
+    const insertTestSet = this.db.prepare(`INSERT INTO test_sets (id) VALUES (?) ON CONFLICT (id) DO NOTHING`);
+    const insertScore = this.db.prepare(`
+      INSERT INTO scores (checkpoint_id, test_set_id, prompt_variant, metric, value, n) VALUES (?, ?, ?, ?, ?, ?)
+      ON CONFLICT (checkpoint_id, test_set_id, prompt_variant, metric) DO UPDATE SET value = excluded.value, n = excluded.n`);
+    const checkpointIds = new Map<string, number>();
+    this.transaction(() => {
+      for (const s of scores) {
+        if (!Number.isFinite(s.value)) throw new UserError(`score ${s.run}@${s.step} ${s.testSet} ${s.metric}: value ${s.value} is not a finite number`);
+        const key = `${s.run}\u0000${s.step}`;
+        let cp = checkpointIds.get(key);
+        if (cp === undefined) {
+          cp = this.upsertCheckpoint({ run: s.run, step: s.step });
+          checkpointIds.set(key, cp);
+        }
+        insertTestSet.run(s.testSet);
+        insertScore.run(cp, s.testSet, s.promptVariant ?? '', s.metric, s.value, s.n);
+      }
+    });
+  }
+
+  scores(filter: ScoreFilter = {}): StoredScore[] {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    if (filter.run !== undefined) { where.push('c.run_id = ?'); params.push(filter.run); }
+    if (filter.metric !== undefined) { where.push('s.metric = ?'); params.push(filter.metric); }
+    if (filter.promptVariant !== undefined) { where.push('s.prompt_variant = ?'); params.push(filter.promptVariant); }
+    const sql = `
+      SELECT c.run_id AS run, c.step AS step, s.test_set_id AS testSet, s.prompt_variant AS promptVariant,
+             s.metric AS metric, s.value AS value, s.n AS n
+      FROM scores s JOIN checkpoints c ON c.id = s.checkpoint_id
+      ${where.length ? 'WHERE ' + where.join(' AND ') : ''}
+      ORDER BY c.run_id, c.step, s.test_set_id, s.prompt_variant, s.metric`;
+    return this.db.prepare(sql).all(...params) as StoredScore[];
+  }
+
+  /** Writes a batch of per-example predictions in one transaction. */
+  writePredictions(preds: readonly PredictionRecord[]): void {
+    const insertTestSet = this.db.prepare(`INSERT INTO test_sets (id) VALUES (?) ON CONFLICT (id) DO NOTHING`);
+    const insert = this.db.prepare(`
+      INSERT INTO predictions (checkpoint_id, test_set_id, prompt_variant, example_id, prediction, gold, detail)
+      VALUES (?, ?, ?, ?, ?, ?, ?)
+      ON CONFLICT (checkpoint_id, test_set_id, prompt_variant, example_id) DO UPDATE SET
+        prediction = excluded.prediction, gold = excluded.gold, detail = excluded.detail`);
+    this.transaction(() => {
+      for (const p of preds) {
+        const cp = this.upsertCheckpoint({ run: p.run, step: p.step });
+        insertTestSet.run(p.testSet);
+        insert.run(cp, p.testSet, p.promptVariant ?? '', p.exampleId, p.prediction, p.gold, JSON.stringify(p.detail ?? {}));
+      }
+    });
+  }
+
+  predictions(run: string, step: number, testSet: string, promptVariant = ''): PredictionRecord[] {
+    const rows = this.db.prepare(`
+      SELECT p.example_id, p.prediction, p.gold, p.detail FROM predictions p
+      JOIN checkpoints c ON c.id = p.checkpoint_id
+      WHERE c.run_id = ? AND c.step = ? AND p.test_set_id = ? AND p.prompt_variant = ?
+      ORDER BY p.example_id`).all(run, step, testSet, promptVariant) as Record<string, string>[];
+    return rows.map((r) => ({
+      run, step, testSet, promptVariant, exampleId: r.example_id, prediction: r.prediction, gold: r.gold, detail: JSON.parse(r.detail),
+    }));
+  }
+
+  writeTrainingLog(rows: readonly TrainingLogRecord[]): void {
+    const insert = this.db.prepare(`
+      INSERT INTO training_log (run_id, step, loss, learning_rate, grad_norm, tokens_per_second) VALUES (?, ?, ?, ?, ?, ?)
+      ON CONFLICT (run_id, step) DO UPDATE SET loss = excluded.loss, learning_rate = excluded.learning_rate,
+        grad_norm = excluded.grad_norm, tokens_per_second = excluded.tokens_per_second`);
+    const ensureRun = this.db.prepare(`INSERT INTO runs (id) VALUES (?) ON CONFLICT (id) DO NOTHING`);
+    this.transaction(() => {
+      for (const r of rows) {
+        ensureRun.run(r.run);
+        insert.run(r.run, r.step, r.loss ?? null, r.learningRate ?? null, r.gradNorm ?? null, r.tokensPerSecond ?? null);
+      }
+    });
+  }
+
+  trainingLog(run: string): TrainingLogRecord[] {
+    return this.db.prepare(`
+      SELECT run_id AS run, step, loss, learning_rate AS learningRate, grad_norm AS gradNorm, tokens_per_second AS tokensPerSecond
+      FROM training_log WHERE run_id = ? ORDER BY step`).all(run) as TrainingLogRecord[];
+  }
+}

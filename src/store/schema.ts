@@ -1,0 +1,68 @@
+// The results database's schema as an ordered list of migrations. The database's `user_version`
+// pragma records how many have been applied; opening a store applies the rest in one transaction,
+// so a database is always at a version this list describes. Never edit a shipped migration:
+// append a new one.
+
+export const MIGRATIONS: readonly string[] = [
+  // 1: runs, checkpoints, test sets, scores, predictions.
+  `
+  CREATE TABLE runs (
+    id TEXT PRIMARY KEY,
+    model TEXT,
+    training_set TEXT,
+    method TEXT,
+    seed INTEGER,
+    study_file TEXT,
+    versions TEXT NOT NULL DEFAULT '{}',      -- JSON: genstudy and library versions
+    attributes TEXT NOT NULL DEFAULT '{}',    -- JSON: anything else (shots, lr, source file, ...)
+    created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+  );
+  CREATE TABLE checkpoints (
+    id INTEGER PRIMARY KEY,
+    run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    step INTEGER NOT NULL,
+    path TEXT,
+    content_hash TEXT,
+    UNIQUE (run_id, step)
+  );
+  CREATE TABLE test_sets (
+    id TEXT PRIMARY KEY,
+    content_hash TEXT,
+    n INTEGER,
+    spec TEXT NOT NULL DEFAULT '{}'           -- JSON: how the set was made
+  );
+  CREATE TABLE scores (
+    checkpoint_id INTEGER NOT NULL REFERENCES checkpoints(id) ON DELETE CASCADE,
+    test_set_id TEXT NOT NULL REFERENCES test_sets(id),
+    prompt_variant TEXT NOT NULL DEFAULT '',
+    metric TEXT NOT NULL,
+    value REAL NOT NULL,
+    n INTEGER NOT NULL,
+    PRIMARY KEY (checkpoint_id, test_set_id, prompt_variant, metric)
+  );
+  CREATE TABLE predictions (
+    checkpoint_id INTEGER NOT NULL REFERENCES checkpoints(id) ON DELETE CASCADE,
+    test_set_id TEXT NOT NULL REFERENCES test_sets(id),
+    prompt_variant TEXT NOT NULL DEFAULT '',
+    example_id TEXT NOT NULL,
+    prediction TEXT,
+    gold TEXT,
+    detail TEXT NOT NULL DEFAULT '{}',        -- JSON: label log-probs, generated text, ...
+    PRIMARY KEY (checkpoint_id, test_set_id, prompt_variant, example_id)
+  );
+  `,
+  // 2: the training log (loss, learning rate, gradient norm, throughput per step).
+  `
+  CREATE TABLE training_log (
+    run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    step INTEGER NOT NULL,
+    loss REAL,
+    learning_rate REAL,
+    grad_norm REAL,
+    tokens_per_second REAL,
+    PRIMARY KEY (run_id, step)
+  );
+  `,
+];
+
+export const SCHEMA_VERSION = MIGRATIONS.length;
