@@ -1,0 +1,136 @@
+// The prompts, label words and settings of the two studies of ../shared/PAPERS.md, as data.
+//
+// Study B's templates are a copy of prompt_map.json from GitHub LHRYANG/Generalization_of_FT-LLM
+// (data/prompt_map.json; also ../shared/data/ft-generalisation/prompt_map.json, which a test
+// compares with this copy when it is present). They are embedded because a user's clone has no
+// shared folder.
+import { UserError } from '../errors.ts';
+import type { ClassifyTaskSpec, GenerateTaskSpec, JoinOptions, ScoringMode, TaskSpec } from './task.ts';
+
+export const STUDY_B_TASKS = ['summary', 'question', 'sentiment', 'inference', 'detection'] as const;
+export type StudyBTask = (typeof STUDY_B_TASKS)[number];
+
+/** prompt_map.json: index 0 is Prompt-1 (training and testing), index 1 is Prompt-2 (the cross-task check). */
+export const STUDY_B_PROMPT_MAP: readonly Readonly<Record<StudyBTask, string>>[] = [
+  {
+    summary: '### Input:\n{input}\n### Summary:',
+    question: '### Input:\n{input}\n### Answer:\n{answer}\n### Question:',
+    sentiment: '### Input:\n{input}\n### Sentiment:',
+    inference: '### Input_1:\n{input_1}\n### Input_2:\n{input_2}\n### Inference:',
+    detection: '### Input_1:\n{input_1}\n### Input_2:\n{input_2}\n### Paraphrase Classification:',
+  },
+  {
+    summary: 'Please read the following text:{input}\nProvide a summary:',
+    question: 'Given the context:{input}\nAnd the answer:{answer}\nGenerate a suitable question:',
+    sentiment: 'Analyze the sentiment of the following text:{input}\nSentiment:',
+    inference: 'Consider the following texts: Text 1:{input_1}\nText 2:{input_2}\nThe relation is ',
+    detection: "Let's compare the two sentences: Sentence_1:{input_1}\nSentence_2:{input_2}\nAre they paraphrasing?:",
+  },
+];
+
+/**
+ * Study B's label words, in the order of its target_ids (evaluate_cross.py): prediction index i is
+ * label i. The words follow the prompt with no space; the label name is the word itself.
+ */
+export const STUDY_B_LABELS: Readonly<Partial<Record<StudyBTask, readonly string[]>>> = {
+  sentiment: ['positive', 'negative'],
+  detection: ['yes', 'no'],
+  inference: ['entailment', 'neutral', 'contradiction'],
+};
+
+export function studyBKind(task: StudyBTask): 'classify' | 'generate' {
+  return STUDY_B_LABELS[task] ? 'classify' : 'generate';
+}
+
+/** max_new_tokens in run_evaluate.sh: 60 for generation, 5 for classification. */
+export const STUDY_B_MAX_NEW_TOKENS = { generate: 60, classify: 5 } as const;
+
+/** k of in-context learning at test time (evaluate_cross.py's shot_list, with 0 appended). */
+export const STUDY_B_ICL_SHOTS: Readonly<Record<StudyBTask, readonly number[]>> = {
+  summary: [4, 2, 1, 0], question: [4, 2, 1, 0], sentiment: [2, 4, 6, 0], detection: [2, 4, 6, 0], inference: [3, 5, 7, 0],
+};
+
+/** k of FTICL (train_ptune.py's shots): first k rows of the in-domain few-shot file. */
+export const STUDY_B_FTICL_SHOTS: Readonly<Record<StudyBTask, readonly number[]>> = {
+  summary: [2, 1], question: [2, 1], sentiment: [2, 4], detection: [2, 4], inference: [3, 5],
+};
+
+/** The few-shot file FTICL draws from, per task (train_ptune.py), relative to the data folder. */
+export const STUDY_B_FTICL_FEW_SHOT_FILE: Readonly<Record<StudyBTask, string>> = {
+  summary: 'summary/few_shot/xsum_few_shot.json',
+  question: 'question/few_shot/socialqa_few_shot.json',
+  sentiment: 'sentiment/few_shot/amazon_few_shot.json',
+  inference: 'inference/few_shot/multinli_few_shot.json',
+  detection: 'detection/few_shot/paws_few_shot.json',
+};
+
+/** Study B evaluated the first 250 rows of each test file. */
+export const STUDY_B_TEST_ROWS = 250;
+
+/**
+ * How study B joined demonstrations: prompt + output + "\n\n" each, then the query's prompt. Its
+ * 0-shot prompts began with the literal text "<s> " (Llama-2's BOS, tokenised with
+ * add_special_tokens=False) and its k-shot prompts had no BOS at all; the prefix is kept here so
+ * the protocol can be replayed, and it only means BOS for a tokenizer whose BOS is "<s>".
+ */
+export const STUDY_B_JOIN: JoinOptions = { separator: '\n\n', zeroShotPrefix: '<s> ' };
+
+/** Study B's task spec for one of its five tasks and Prompt-1 (1) or Prompt-2 (2). */
+export function studyBTask(task: StudyBTask, prompt: 1 | 2 = 1, scoring: ScoringMode = 'first-token'): TaskSpec {
+  if (!STUDY_B_TASKS.includes(task)) throw new UserError(`unknown study B task "${task}"; expected one of ${STUDY_B_TASKS.join(', ')}`);
+  const template = STUDY_B_PROMPT_MAP[prompt - 1]?.[task];
+  if (template === undefined) throw new UserError(`study B has Prompt-1 and Prompt-2, not Prompt-${prompt}`);
+  const name = `study-b/prompt-${prompt}/${task}`;
+  const labels = STUDY_B_LABELS[task];
+  if (labels) {
+    const spec: ClassifyTaskSpec = {
+      kind: 'classify', name, template, labels: [...labels],
+      verbalizer: Object.fromEntries(labels.map((l) => [l, l])), scoring, targetDelimiter: '',
+    };
+    return spec;
+  }
+  const spec: GenerateTaskSpec = {
+    kind: 'generate', name, template, targetField: 'output', maxNewTokens: STUDY_B_MAX_NEW_TOKENS.generate,
+    stop: [], postprocess: { strip: 'python', cutAt: ['\n\n'] },
+  };
+  return spec;
+}
+
+/** Study A's pattern: no space between premise and "Question:". */
+export const STUDY_A_TEMPLATE = '{premise}Question: {hypothesis} Yes or No?';
+
+/** Study A's verbalizer: the label words carry their leading space. */
+export const STUDY_A_VERBALIZER: Readonly<Record<'Yes' | 'No', string>> = { Yes: ' Yes', No: ' No' };
+
+export function studyATask(scoring: ScoringMode = 'first-token'): ClassifyTaskSpec {
+  return {
+    kind: 'classify', name: 'study-a/pattern', template: STUDY_A_TEMPLATE, labels: ['Yes', 'No'],
+    verbalizer: { ...STUDY_A_VERBALIZER }, scoring, targetDelimiter: '',
+  };
+}
+
+/** A binary label map: raw label values (as strings) to Yes / No, and values to drop. */
+export interface BinaryLabelMap { split: string; yes: readonly string[]; no: readonly string[]; drop: readonly string[] }
+
+/**
+ * Study A's eight test sets: split and binary map (../shared/PAPERS.md). Raw values are given by
+ * name and, where the Hugging Face copy stores integers, by that integer too.
+ */
+export const STUDY_A_LABEL_MAPS: Readonly<Record<string, BinaryLabelMap>> = {
+  snli: { split: 'test', yes: ['entailment', '0'], no: ['contradiction', '2'], drop: ['neutral', '1', '-1', '-'] },
+  mnli: { split: 'validation_matched', yes: ['entailment', '0'], no: ['contradiction', '2'], drop: ['neutral', '1'] },
+  anli: { split: 'test_r3', yes: ['entailment', '0'], no: ['contradiction', '2'], drop: ['neutral', '1'] },
+  hans: { split: 'validation', yes: ['entailment', '0'], no: ['non-entailment', '1'], drop: [] },
+  scitail: { split: 'test', yes: ['entails'], no: ['neutral'], drop: [] },
+  rte: { split: 'train', yes: ['entailment', '0'], no: ['not_entailment', '1'], drop: [] },
+  wnli: { split: 'train', yes: ['1'], no: ['0'], drop: [] },
+  paws: { split: 'test', yes: ['1', 'paraphrase'], no: ['0'], drop: [] },
+};
+
+/** Maps a raw label through a binary map: 'Yes', 'No', or null (drop). UserError for an unknown value. */
+export function applyBinaryLabelMap(map: BinaryLabelMap, raw: string, where: string): 'Yes' | 'No' | null {
+  if (map.yes.includes(raw)) return 'Yes';
+  if (map.no.includes(raw)) return 'No';
+  if (map.drop.includes(raw)) return null;
+  throw new UserError(`${where}: unknown label "${raw}"; expected one of ${[...map.yes, ...map.no, ...map.drop].map((v) => `"${v}"`).join(', ')}`);
+}
