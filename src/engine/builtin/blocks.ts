@@ -1,0 +1,122 @@
+// Building blocks shared by the model families: linear layers, norms, activations, rotary position
+// embeddings and causal self-attention with an optional KV cache. Every block is a pure function of
+// tensors (no JS loops over tensor values), so a forward pass can later run under tf.variableGrads.
+//
+// Linear weights are kept transposed ([in, out], see params.ts): on the wasm backend a matMul with the
+// transposeB flag runs ~15x slower than a plain one (../shared/DESIGN.md, "Facts measured here").
+import * as tf from '@tensorflow/tfjs-core';
+
+/** y = x W + b, with W in [in, out] layout; x may have any leading dimensions. */
+export function linear(x: tf.Tensor, w: tf.Tensor, b?: tf.Tensor): tf.Tensor {
+  const shape = x.shape;
+  const x2 = tf.reshape(x, [-1, shape[shape.length - 1]]);
+  let y = tf.matMul(x2 as tf.Tensor2D, w as tf.Tensor2D);
+  if (b) y = tf.add(y, b);
+  return tf.reshape(y, [...shape.slice(0, -1), w.shape[1] as number]);
+}
+
+export function layerNorm(x: tf.Tensor, weight: tf.Tensor, bias: tf.Tensor | undefined, eps: number): tf.Tensor {
+  const axis = x.rank - 1;
+  const mean = tf.mean(x, axis, true);
+  const centred = tf.sub(x, mean);
+  const variance = tf.mean(tf.square(centred), axis, true);
+  const y = tf.mul(tf.mul(centred, tf.rsqrt(tf.add(variance, eps))), weight);
+  return bias ? tf.add(y, bias) : y;
+}
+
+/** RMSNorm as in transformers' LlamaRMSNorm: x / sqrt(mean(x^2) + eps) * weight. */
+export function rmsNorm(x: tf.Tensor, weight: tf.Tensor, eps: number): tf.Tensor {
+  const ms = tf.mean(tf.square(x), x.rank - 1, true);
+  return tf.mul(tf.mul(x, tf.rsqrt(tf.add(ms, eps))), weight);
+}
+
+/** The tanh approximation of GELU ("gelu_new", "gelu_pytorch_tanh"). */
+export function geluTanh(x: tf.Tensor): tf.Tensor {
+  const inner = tf.mul(Math.sqrt(2 / Math.PI), tf.add(x, tf.mul(0.044715, tf.pow(x, 3))));
+  return tf.mul(tf.mul(0.5, x), tf.add(1, tf.tanh(inner)));
+}
+
+/** Exact GELU, 0.5 x (1 + erf(x / sqrt 2)). */
+export function geluErf(x: tf.Tensor): tf.Tensor {
+  return tf.mul(tf.mul(0.5, x), tf.add(1, tf.erf(tf.mul(x, Math.SQRT1_2))));
+}
+
+export function silu(x: tf.Tensor): tf.Tensor {
+  return tf.mul(x, tf.sigmoid(x));
+}
+
+export function activation(name: string): ((x: tf.Tensor) => tf.Tensor) | undefined {
+  switch (name) {
+    case 'gelu_new': case 'gelu_pytorch_tanh': case 'gelu_fast': return geluTanh;
+    case 'gelu': return geluErf;
+    case 'relu': return tf.relu;
+    case 'silu': case 'swish': return silu;
+    default: return undefined;
+  }
+}
+
+/** Key/value tensors of one layer for the positions seen so far: [batch, kvHeads, seen, headDim]. */
+export interface LayerCache { k: tf.Tensor4D; v: tf.Tensor4D }
+
+/** [B, T, heads * headDim] -> [B, heads, T, headDim] */
+export function splitHeads(x: tf.Tensor, heads: number, headDim: number): tf.Tensor4D {
+  const [b, t] = x.shape;
+  return tf.transpose(tf.reshape(x, [b, t, heads, headDim]), [0, 2, 1, 3]);
+}
+
+/** [B, heads, T, headDim] -> [B, T, heads * headDim] */
+export function mergeHeads(x: tf.Tensor4D): tf.Tensor3D {
+  const [b, h, t, d] = x.shape;
+  return tf.reshape(tf.transpose(x, [0, 2, 1, 3]), [b, t, h * d]);
+}
+
+/** transformers' rotate_half: concat(-x2, x1) over the last axis. */
+function rotateHalf(x: tf.Tensor): tf.Tensor {
+  const half = x.shape[x.rank - 1] / 2;
+  const [x1, x2] = tf.split(x, [half, half], x.rank - 1);
+  return tf.concat([tf.neg(x2), x1], x.rank - 1);
+}
+
+/** Rotary embedding on [B, H, T, D] with cos/sin tables [B, 1, T, D]. */
+export function applyRotary(x: tf.Tensor4D, cos: tf.Tensor, sin: tf.Tensor): tf.Tensor4D {
+  return tf.add(tf.mul(x, cos), tf.mul(rotateHalf(x), sin)) as tf.Tensor4D;
+}
+
+/**
+ * Causal self-attention on already projected heads. `mask` is an additive bias [B, 1, T, S] (0 where
+ * a query may attend, a large negative number elsewhere) over the S = past + T key positions. Returns
+ * the merged heads [B, T, heads * headDim] and this layer's cache (past and new keys/values).
+ */
+export function attention(q: tf.Tensor4D, k: tf.Tensor4D, v: tf.Tensor4D, mask: tf.Tensor, scale: number, past?: LayerCache): { out: tf.Tensor3D; cache: LayerCache } {
+  if (past) {
+    k = tf.concat([past.k, k], 2);
+    v = tf.concat([past.v, v], 2);
+  }
+  const cache = { k, v };
+  const heads = q.shape[1];
+  const kvHeads = k.shape[1];
+  let kk: tf.Tensor4D = k;
+  let vv: tf.Tensor4D = v;
+  if (kvHeads !== heads) {
+    kk = repeatKv(k, heads / kvHeads);
+    vv = repeatKv(v, heads / kvHeads);
+  }
+  // Explicit transpose + plain matMul (see the file header).
+  const kT = tf.transpose(kk, [0, 1, 3, 2]);
+  const scores = tf.add(tf.mul(bmm(q, kT), scale), mask);
+  const probs = tf.softmax(scores);
+  return { out: mergeHeads(bmm(probs as tf.Tensor4D, vv) as tf.Tensor4D), cache };
+}
+
+/** transformers' repeat_kv: [B, kvH, S, D] -> [B, kvH * n, S, D], each kv head used by n query heads. */
+function repeatKv(x: tf.Tensor4D, n: number): tf.Tensor4D {
+  const [b, h, s, d] = x.shape;
+  return tf.reshape(tf.tile(tf.reshape(x, [b, h, 1, s, d]), [1, 1, n, 1, 1]), [b, h * n, s, d]);
+}
+
+/** Batched matMul over the leading dimensions of rank-4 tensors. */
+export function bmm(a: tf.Tensor4D, b: tf.Tensor4D): tf.Tensor {
+  const [n0, n1, m, k] = a.shape;
+  const p = b.shape[3];
+  return tf.reshape(tf.matMul(tf.reshape(a, [n0 * n1, m, k]) as tf.Tensor3D, tf.reshape(b, [n0 * n1, k, p]) as tf.Tensor3D), [n0, n1, m, p]);
+}

@@ -1,0 +1,58 @@
+// Reading the files of a Hugging Face checkpoint folder: config.json and the weights, single-file or
+// sharded (model.safetensors.index.json). The tokenizer files are read by tokenizer.ts.
+import fs from 'node:fs';
+import path from 'node:path';
+import { UserError } from '../../errors.ts';
+import { readSafetensors, type RawTensor } from './safetensors.ts';
+
+export type HfConfig = Record<string, unknown> & { model_type?: string };
+
+export function readJsonFile(file: string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new UserError(`${file}: cannot read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+  }
+  try {
+    const value = JSON.parse(text);
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error('expected a JSON object');
+    return value as Record<string, unknown>;
+  } catch (err) {
+    throw new UserError(`${file}: not a valid JSON object (${(err as Error).message})`);
+  }
+}
+
+export function readConfig(dir: string): HfConfig {
+  const file = path.join(dir, 'config.json');
+  if (!fs.existsSync(file)) throw new UserError(`${dir}: not a Hugging Face model folder (no config.json)`);
+  return readJsonFile(file) as HfConfig;
+}
+
+/** The weight files of a folder, in a fixed order (the index's shards, or model.safetensors). */
+export function weightFiles(dir: string): string[] {
+  const index = path.join(dir, 'model.safetensors.index.json');
+  if (fs.existsSync(index)) {
+    const map = readJsonFile(index).weight_map;
+    if (typeof map !== 'object' || map === null) throw new UserError(`${index}: expected a "weight_map" object`);
+    const files = [...new Set(Object.values(map as Record<string, string>))].sort();
+    return files.map((f) => path.join(dir, f));
+  }
+  const single = path.join(dir, 'model.safetensors');
+  if (fs.existsSync(single)) return [single];
+  const other = ['pytorch_model.bin', 'pytorch_model.bin.index.json', 'model.ckpt.index'].find((f) => fs.existsSync(path.join(dir, f)));
+  throw new UserError(`${dir}: no model.safetensors or model.safetensors.index.json` +
+    (other ? ` (found ${other}; convert it to safetensors first)` : ''));
+}
+
+/** Every tensor of the folder, by Hugging Face parameter name, with the file it came from. */
+export function readWeights(dir: string): Map<string, RawTensor & { file: string }> {
+  const out = new Map<string, RawTensor & { file: string }>();
+  for (const file of weightFiles(dir)) {
+    for (const [name, t] of readSafetensors(file).tensors) {
+      if (out.has(name)) throw new UserError(`${file}: tensor "${name}" is also in ${out.get(name)!.file}`);
+      out.set(name, { ...t, file });
+    }
+  }
+  return out;
+}

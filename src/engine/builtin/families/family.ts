@@ -1,0 +1,72 @@
+// What a model family provides: how to read its config.json, which tensors it expects, and its
+// forward pass. One file per family (gpt2.ts, llama.ts, ...); registry.ts maps model_type to them.
+import type * as tf from '@tensorflow/tfjs-core';
+import { UserError } from '../../../errors.ts';
+import type { LayerCache } from '../blocks.ts';
+import type { Params, ParamSpec } from '../params.ts';
+
+/** What every family's parsed config has; families add their own fields. */
+export interface Arch {
+  modelType: string;
+  vocabSize: number;
+  layers: number;
+  /** Learned position tables bound the sequence length; rotary models take the config's hint. */
+  maxPositions: number;
+  /** Hidden-state width at the output (before the lm head). */
+  outputWidth: number;
+}
+
+export interface StepInputs {
+  /** Token ids [B, T] (int32). */
+  ids: tf.Tensor2D;
+  /** Position of each token, counted from the row's first real token (data, not a tensor). */
+  positions: number[][];
+  /** Additive attention bias [B, 1, T, past + T]: 0 where attending is allowed, -1e9 elsewhere. */
+  mask: tf.Tensor;
+  /** Keys/values of earlier positions, one per layer. */
+  past?: LayerCache[];
+}
+
+export interface StepOutputs {
+  /** Final hidden states [B, T, outputWidth]. */
+  hidden: tf.Tensor3D;
+  /** Keys/values of past and new positions, one per layer. */
+  cache: LayerCache[];
+}
+
+export interface Family<A extends Arch = Arch> {
+  /** config.json `model_type` values this file implements. */
+  modelTypes: string[];
+  parseConfig(cfg: Record<string, unknown>, file: string): A;
+  params(arch: A): ParamSpec[];
+  /** Other names under which a checkpoint may store a parameter (e.g. without a "transformer." prefix). */
+  aliases?(name: string): string[];
+  forward(arch: A, p: Params, x: StepInputs): StepOutputs;
+  /** Logits [N, vocabSize] of hidden rows [N, outputWidth]. */
+  logits(arch: A, p: Params, hidden: tf.Tensor2D): tf.Tensor2D;
+}
+
+/** Reads a numeric field of config.json; `fallback` is the transformers config class default. */
+export function num(cfg: Record<string, unknown>, key: string, file: string, fallback?: number): number {
+  const v = cfg[key];
+  if (v === undefined || v === null) {
+    if (fallback !== undefined) return fallback;
+    throw new UserError(`${file}: missing field "${key}" (expected a number)`);
+  }
+  if (typeof v !== 'number' || !Number.isFinite(v)) throw new UserError(`${file}: field "${key}" is ${JSON.stringify(v)}; expected a number`);
+  return v;
+}
+
+export function bool(cfg: Record<string, unknown>, key: string, file: string, fallback: boolean): boolean {
+  const v = cfg[key];
+  if (v === undefined || v === null) return fallback;
+  if (typeof v !== 'boolean') throw new UserError(`${file}: field "${key}" is ${JSON.stringify(v)}; expected true or false`);
+  return v;
+}
+
+export function str(cfg: Record<string, unknown>, key: string, file: string, fallback: string): string {
+  const v = cfg[key];
+  if (v === undefined || v === null) return fallback;
+  if (typeof v !== 'string') throw new UserError(`${file}: field "${key}" is ${JSON.stringify(v)}; expected a string`);
+  return v;
+}

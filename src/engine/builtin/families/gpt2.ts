@@ -1,0 +1,86 @@
+// GPT-2 (transformers' modeling_gpt2.py): learned positions, pre-LayerNorm blocks, fused qkv Conv1D
+// (weights already [in, out]), GELU MLP, lm_head tied to the token embedding.
+import * as tf from '@tensorflow/tfjs-core';
+import { UserError } from '../../../errors.ts';
+import { activation, attention, layerNorm, linear, splitHeads, type LayerCache } from '../blocks.ts';
+import type { Params, ParamSpec } from '../params.ts';
+import { bool, num, str, type Arch, type Family, type StepInputs, type StepOutputs } from './family.ts';
+
+export interface Gpt2Arch extends Arch {
+  hidden: number; heads: number; inner: number; eps: number; act: string;
+  scaleAttn: boolean; scaleByLayer: boolean; tie: boolean;
+}
+
+const P = 'transformer.';
+
+export const gpt2: Family<Gpt2Arch> = {
+  modelTypes: ['gpt2'],
+
+  parseConfig(cfg, file) {
+    const hidden = num(cfg, 'n_embd', file, 768);
+    const heads = num(cfg, 'n_head', file, 12);
+    if (hidden % heads !== 0) throw new UserError(`${file}: n_embd ${hidden} is not divisible by n_head ${heads}`);
+    const act = str(cfg, 'activation_function', file, 'gelu_new');
+    if (!activation(act)) throw new UserError(`${file}: activation_function "${act}" is not supported`);
+    return {
+      modelType: 'gpt2', vocabSize: num(cfg, 'vocab_size', file, 50257), layers: num(cfg, 'n_layer', file, 12),
+      maxPositions: num(cfg, 'n_positions', file, 1024), outputWidth: hidden,
+      hidden, heads, inner: num(cfg, 'n_inner', file, 4 * hidden), eps: num(cfg, 'layer_norm_epsilon', file, 1e-5), act,
+      scaleAttn: bool(cfg, 'scale_attn_weights', file, true), scaleByLayer: bool(cfg, 'scale_attn_by_inverse_layer_idx', file, false),
+      tie: bool(cfg, 'tie_word_embeddings', file, true),
+    };
+  },
+
+  params(a) {
+    const h = a.hidden;
+    const specs: ParamSpec[] = [
+      { name: `${P}wte.weight`, shape: [a.vocabSize, h] },
+      { name: `${P}wpe.weight`, shape: [a.maxPositions, h] },
+      { name: `${P}ln_f.weight`, shape: [h] }, { name: `${P}ln_f.bias`, shape: [h] },
+    ];
+    if (!a.tie) specs.push({ name: 'lm_head.weight', shape: [a.vocabSize, h], linear: true });
+    for (let i = 0; i < a.layers; i++) {
+      const l = `${P}h.${i}.`;
+      specs.push(
+        { name: `${l}ln_1.weight`, shape: [h] }, { name: `${l}ln_1.bias`, shape: [h] },
+        { name: `${l}attn.c_attn.weight`, shape: [h, 3 * h] }, { name: `${l}attn.c_attn.bias`, shape: [3 * h] },
+        { name: `${l}attn.c_proj.weight`, shape: [h, h] }, { name: `${l}attn.c_proj.bias`, shape: [h] },
+        { name: `${l}ln_2.weight`, shape: [h] }, { name: `${l}ln_2.bias`, shape: [h] },
+        { name: `${l}mlp.c_fc.weight`, shape: [h, a.inner] }, { name: `${l}mlp.c_fc.bias`, shape: [a.inner] },
+        { name: `${l}mlp.c_proj.weight`, shape: [a.inner, h] }, { name: `${l}mlp.c_proj.bias`, shape: [h] },
+      );
+    }
+    return specs;
+  },
+
+  // The original OpenAI checkpoints on the hub store the transformer without its prefix.
+  aliases: (name) => (name.startsWith(P) ? [name.slice(P.length)] : []),
+
+  forward(a, p, x: StepInputs): StepOutputs {
+    const act = activation(a.act)!;
+    const headDim = a.hidden / a.heads;
+    const pos = tf.tensor2d(x.positions, undefined, 'int32');
+    let h = tf.add(tf.gather(p.get(`${P}wte.weight`), x.ids), tf.gather(p.get(`${P}wpe.weight`), pos)) as tf.Tensor3D;
+    const cache: LayerCache[] = [];
+    for (let i = 0; i < a.layers; i++) {
+      const l = `${P}h.${i}.`;
+      const n1 = layerNorm(h, p.get(`${l}ln_1.weight`), p.get(`${l}ln_1.bias`), a.eps);
+      const qkv = linear(n1, p.get(`${l}attn.c_attn.weight`), p.get(`${l}attn.c_attn.bias`));
+      const [q, k, v] = tf.split(qkv, 3, 2);
+      let scale = a.scaleAttn ? 1 / Math.sqrt(headDim) : 1;
+      if (a.scaleByLayer) scale /= i + 1;
+      const att = attention(splitHeads(q, a.heads, headDim), splitHeads(k, a.heads, headDim), splitHeads(v, a.heads, headDim), x.mask, scale, x.past?.[i]);
+      cache.push(att.cache);
+      h = tf.add(h, linear(att.out, p.get(`${l}attn.c_proj.weight`), p.get(`${l}attn.c_proj.bias`))) as tf.Tensor3D;
+      const n2 = layerNorm(h, p.get(`${l}ln_2.weight`), p.get(`${l}ln_2.bias`), a.eps);
+      const m = linear(act(linear(n2, p.get(`${l}mlp.c_fc.weight`), p.get(`${l}mlp.c_fc.bias`))), p.get(`${l}mlp.c_proj.weight`), p.get(`${l}mlp.c_proj.bias`));
+      h = tf.add(h, m) as tf.Tensor3D;
+    }
+    return { hidden: layerNorm(h, p.get(`${P}ln_f.weight`), p.get(`${P}ln_f.bias`), a.eps) as tf.Tensor3D, cache };
+  },
+
+  logits(a, p, hidden) {
+    const head = p.maybe('lm_head.weight') ?? p.derived('lm_head(tied)', () => tf.transpose(p.get(`${P}wte.weight`)));
+    return tf.matMul(hidden, head as tf.Tensor2D);
+  },
+};

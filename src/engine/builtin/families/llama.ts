@@ -1,0 +1,122 @@
+// Llama (transformers' modeling_llama.py) and the decoders built like it: RMSNorm, rotary positions,
+// grouped-query attention, SwiGLU MLP. Qwen2 (q/k/v biases) and OLMo2 (post-norms, q/k norms) are
+// the same code with options; see qwen2.ts and olmo2.ts.
+import * as tf from '@tensorflow/tfjs-core';
+import { UserError } from '../../../errors.ts';
+import { activation, applyRotary, attention, linear, rmsNorm, splitHeads, type LayerCache } from '../blocks.ts';
+import type { Params, ParamSpec } from '../params.ts';
+import { parseRope, rotaryTables, type RopeConfig } from '../rotary.ts';
+import { bool, num, str, type Arch, type Family, type StepInputs, type StepOutputs } from './family.ts';
+
+export interface LlamaLikeOptions {
+  modelTypes: string[];
+  /** transformers config class defaults that differ between the families. */
+  defaults: { eps: number; maxPositions: number; qkvBias: boolean };
+  /** OLMo2: RMSNorm on the attention and MLP outputs instead of on their inputs, and on q/k. */
+  olmo2?: boolean;
+}
+
+export interface LlamaArch extends Arch {
+  hidden: number; inner: number; heads: number; kvHeads: number; headDim: number; eps: number; act: string;
+  qkvBias: boolean; oBias: boolean; mlpBias: boolean; tie: boolean; rope: RopeConfig; olmo2: boolean;
+}
+
+export function llamaLike(o: LlamaLikeOptions): Family<LlamaArch> {
+  return {
+    modelTypes: o.modelTypes,
+
+    parseConfig(cfg, file) {
+      const hidden = num(cfg, 'hidden_size', file);
+      const heads = num(cfg, 'num_attention_heads', file);
+      const kvHeads = num(cfg, 'num_key_value_heads', file, heads);
+      if (heads % kvHeads !== 0) throw new UserError(`${file}: num_attention_heads ${heads} is not a multiple of num_key_value_heads ${kvHeads}`);
+      const headDim = num(cfg, 'head_dim', file, hidden / heads);
+      if (!Number.isInteger(headDim) || headDim % 2 !== 0) throw new UserError(`${file}: head_dim ${headDim} must be an even integer`);
+      const act = str(cfg, 'hidden_act', file, 'silu');
+      if (!activation(act)) throw new UserError(`${file}: hidden_act "${act}" is not supported`);
+      const attentionBias = bool(cfg, 'attention_bias', file, false);
+      const partial = num(cfg, 'partial_rotary_factor', file, 1);
+      if (partial !== 1) throw new UserError(`${file}: partial_rotary_factor ${partial} is not supported (expected 1)`);
+      return {
+        modelType: String(cfg.model_type), vocabSize: num(cfg, 'vocab_size', file), layers: num(cfg, 'num_hidden_layers', file),
+        maxPositions: num(cfg, 'max_position_embeddings', file, o.defaults.maxPositions), outputWidth: hidden,
+        hidden, inner: num(cfg, 'intermediate_size', file), heads, kvHeads, headDim,
+        eps: num(cfg, 'rms_norm_eps', file, o.defaults.eps), act,
+        // Qwen2 always has q/k/v biases and never an o bias; Llama and OLMo2 follow attention_bias.
+        qkvBias: o.defaults.qkvBias || attentionBias, oBias: !o.defaults.qkvBias && attentionBias,
+        mlpBias: bool(cfg, 'mlp_bias', file, false), tie: bool(cfg, 'tie_word_embeddings', file, false),
+        rope: parseRope(cfg, headDim, file), olmo2: o.olmo2 ?? false,
+      };
+    },
+
+    params(a) {
+      const h = a.hidden, qw = a.heads * a.headDim, kw = a.kvHeads * a.headDim;
+      const specs: ParamSpec[] = [
+        { name: 'model.embed_tokens.weight', shape: [a.vocabSize, h] },
+        { name: 'model.norm.weight', shape: [h] },
+      ];
+      if (!a.tie) specs.push({ name: 'lm_head.weight', shape: [a.vocabSize, h], linear: true });
+      for (let i = 0; i < a.layers; i++) {
+        const l = `model.layers.${i}.`;
+        const lin = (name: string, out: number, inp: number, bias: boolean) => {
+          specs.push({ name: `${l}${name}.weight`, shape: [out, inp], linear: true });
+          if (bias) specs.push({ name: `${l}${name}.bias`, shape: [out] });
+        };
+        lin('self_attn.q_proj', qw, h, a.qkvBias);
+        lin('self_attn.k_proj', kw, h, a.qkvBias);
+        lin('self_attn.v_proj', kw, h, a.qkvBias);
+        lin('self_attn.o_proj', h, qw, a.oBias);
+        lin('mlp.gate_proj', a.inner, h, a.mlpBias);
+        lin('mlp.up_proj', a.inner, h, a.mlpBias);
+        lin('mlp.down_proj', h, a.inner, a.mlpBias);
+        specs.push({ name: `${l}post_attention_layernorm.weight`, shape: [h] });
+        if (a.olmo2) {
+          specs.push({ name: `${l}post_feedforward_layernorm.weight`, shape: [h] },
+            { name: `${l}self_attn.q_norm.weight`, shape: [qw] }, { name: `${l}self_attn.k_norm.weight`, shape: [kw] });
+        } else {
+          specs.push({ name: `${l}input_layernorm.weight`, shape: [h] });
+        }
+      }
+      return specs;
+    },
+
+    forward(a, p, x: StepInputs): StepOutputs {
+      const act = activation(a.act)!;
+      const { cos, sin } = rotaryTables(a.rope, x.positions);
+      let h = tf.gather(p.get('model.embed_tokens.weight'), x.ids) as tf.Tensor3D;
+      const cache: LayerCache[] = [];
+      const lin = (l: string, name: string, v: tf.Tensor) => linear(v, p.get(`${l}${name}.weight`), p.maybe(`${l}${name}.bias`));
+      for (let i = 0; i < a.layers; i++) {
+        const l = `model.layers.${i}.`;
+        const attnIn = a.olmo2 ? h : rmsNorm(h, p.get(`${l}input_layernorm.weight`), a.eps);
+        let q = lin(l, 'self_attn.q_proj', attnIn);
+        let k = lin(l, 'self_attn.k_proj', attnIn);
+        const v = lin(l, 'self_attn.v_proj', attnIn);
+        if (a.olmo2) {
+          q = rmsNorm(q, p.get(`${l}self_attn.q_norm.weight`), a.eps);
+          k = rmsNorm(k, p.get(`${l}self_attn.k_norm.weight`), a.eps);
+        }
+        const att = attention(
+          applyRotary(splitHeads(q, a.heads, a.headDim), cos, sin),
+          applyRotary(splitHeads(k, a.kvHeads, a.headDim), cos, sin),
+          splitHeads(v, a.kvHeads, a.headDim), x.mask, 1 / Math.sqrt(a.headDim), x.past?.[i]);
+        cache.push(att.cache);
+        let attnOut = lin(l, 'self_attn.o_proj', att.out);
+        if (a.olmo2) attnOut = rmsNorm(attnOut, p.get(`${l}post_attention_layernorm.weight`), a.eps);
+        h = tf.add(h, attnOut) as tf.Tensor3D;
+        const mlpIn = a.olmo2 ? h : rmsNorm(h, p.get(`${l}post_attention_layernorm.weight`), a.eps);
+        let mlpOut = lin(l, 'mlp.down_proj', tf.mul(act(lin(l, 'mlp.gate_proj', mlpIn)), lin(l, 'mlp.up_proj', mlpIn)));
+        if (a.olmo2) mlpOut = rmsNorm(mlpOut, p.get(`${l}post_feedforward_layernorm.weight`), a.eps);
+        h = tf.add(h, mlpOut) as tf.Tensor3D;
+      }
+      return { hidden: rmsNorm(h, p.get('model.norm.weight'), a.eps) as tf.Tensor3D, cache };
+    },
+
+    logits(a, p, hidden) {
+      const head = p.maybe('lm_head.weight') ?? p.derived('lm_head(tied)', () => tf.transpose(p.get('model.embed_tokens.weight')));
+      return tf.matMul(hidden, head as tf.Tensor2D);
+    },
+  };
+}
+
+export const llama = llamaLike({ modelTypes: ['llama'], defaults: { eps: 1e-6, maxPositions: 2048, qkvBias: false } });

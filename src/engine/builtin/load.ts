@@ -1,0 +1,50 @@
+// Loading a Hugging Face checkpoint folder into a BuiltinModel.
+import path from 'node:path';
+import * as tf from '@tensorflow/tfjs-core';
+import { UserError } from '../../errors.ts';
+import { initBackend } from './backend.ts';
+import { readConfig, readWeights, weightFiles } from './checkpoint.ts';
+import { weightsIdentity } from './identity.ts';
+import { BuiltinModel, type EngineOptions } from './model.ts';
+import { Params } from './params.ts';
+import { familyFor } from './registry.ts';
+import { loadTokenizer } from './tokenizer.ts';
+
+export async function loadModel(dir: string, opts: EngineOptions = {}): Promise<BuiltinModel> {
+  await initBackend();
+  const configFile = path.join(dir, 'config.json');
+  const config = readConfig(dir);
+  const family = familyFor(config.model_type, configFile);
+  const arch = family.parseConfig(config, configFile);
+  const tokenizer = loadTokenizer(dir);
+  if (tokenizer.maxTokenId >= arch.vocabSize) {
+    throw new UserError(`${path.join(dir, 'tokenizer.json')}: the tokenizer has token id ${tokenizer.maxTokenId}, ` +
+      `but the model's vocabulary (${configFile} vocab_size) has ${arch.vocabSize} entries; the tokenizer does not belong to this model`);
+  }
+  const files = weightFiles(dir);
+  const raw = readWeights(dir);
+  const where = files.length === 1 ? files[0] : path.join(dir, 'model.safetensors.index.json');
+  const tensors = new Map<string, tf.Tensor>();
+  try {
+    for (const spec of family.params(arch)) {
+      const found = [spec.name, ...(family.aliases?.(spec.name) ?? [])].find((n) => raw.has(n));
+      if (!found) {
+        if (spec.optional) continue;
+        throw new UserError(`${where}: missing tensor "${spec.name}" (shape ${JSON.stringify(spec.shape)}), needed by model_type "${arch.modelType}"`);
+      }
+      const t = raw.get(found)!;
+      if (t.shape.length !== spec.shape.length || t.shape.some((d, i) => d !== spec.shape[i])) {
+        throw new UserError(`${t.file}: tensor "${found}" has shape ${JSON.stringify(t.shape)}; ${configFile} implies ${JSON.stringify(spec.shape)}`);
+      }
+      raw.delete(found);
+      tensors.set(spec.name, tf.tidy(() => {
+        const x = tf.tensor(t.data, t.shape, 'float32');
+        return spec.linear ? tf.transpose(x) : x;
+      }));
+    }
+  } catch (err) {
+    for (const t of tensors.values()) t.dispose();
+    throw err;
+  }
+  return new BuiltinModel(weightsIdentity(files), dir, family, arch, new Params(tensors), tokenizer, config, opts);
+}

@@ -1,0 +1,85 @@
+// The built-in LanguageModel: a family's forward pass over loaded parameters, plus the three request
+// types (scoring.ts, first-token.ts, generation.ts).
+import * as tf from '@tensorflow/tfjs-core';
+import type { GenerateRequest, LanguageModel, ScoreRequest, ScoreResult } from '../../types.ts';
+import { causalMask, pad, positionsFromMask } from './batching.ts';
+import type { LayerCache } from './blocks.ts';
+import type { Arch, Family, StepOutputs } from './families/family.ts';
+import { firstTokenLogprobs } from './first-token.ts';
+import { generate } from './generation.ts';
+import type { Params } from './params.ts';
+import { score } from './scoring.ts';
+import type { HfTokenizer } from './tokenizer.ts';
+
+export interface EngineOptions {
+  /** Padded tokens per forward batch (rows x longest row); larger is faster up to memory limits. */
+  maxBatchTokens?: number;
+}
+
+export class BuiltinModel implements LanguageModel {
+  maxBatchTokens: number;
+
+  constructor(
+    readonly id: string,
+    readonly dir: string,
+    readonly family: Family<Arch>,
+    readonly arch: Arch,
+    readonly params: Params,
+    readonly tokenizer: HfTokenizer,
+    /** config.json as read, written back unchanged on save. */
+    readonly config: Record<string, unknown>,
+    opts: EngineOptions = {},
+  ) {
+    this.maxBatchTokens = opts.maxBatchTokens ?? 4096;
+  }
+
+  /** The model's longest sequence (learned position tables; the config's hint for rotary models). */
+  get maxLength(): number {
+    return this.arch.maxPositions;
+  }
+
+  /** One forward step: hidden states [B, T, W] and the layers' key/value caches. Call inside tf.tidy. */
+  step(ids: number[][], keyMask: number[][], from: number, past?: LayerCache[]): StepOutputs {
+    const t = ids[0].length;
+    return this.family.forward(this.arch, this.params, {
+      ids: tf.tensor2d(ids, undefined, 'int32'),
+      positions: positionsFromMask(keyMask, from, t),
+      mask: causalMask(keyMask, from, t),
+      past,
+    });
+  }
+
+  /** Logits [N, vocab] of hidden rows [N, W]. Call inside tf.tidy. */
+  logitsOf(hidden: tf.Tensor2D): tf.Tensor2D {
+    return this.family.logits(this.arch, this.params, hidden);
+  }
+
+  /** Full logits of each sequence (one forward per call, right-padded): row i is [len_i x vocab]. */
+  async logits(rows: number[][]): Promise<Float32Array[]> {
+    const { ids, keyMask, width } = pad(rows, 'right');
+    const out = tf.tidy(() => {
+      const { hidden } = this.step(ids, keyMask, 0);
+      return this.logitsOf(tf.reshape(hidden, [-1, hidden.shape[2]]) as tf.Tensor2D);
+    });
+    const data = (await out.data()) as Float32Array;
+    out.dispose();
+    const v = this.arch.vocabSize;
+    return rows.map((r, i) => data.slice(i * width * v, (i * width + r.length) * v));
+  }
+
+  score(reqs: ScoreRequest[]): Promise<ScoreResult[]> {
+    return score(this, reqs);
+  }
+
+  firstTokenLogprobs(contexts: string[], candidates: string[]): Promise<number[][]> {
+    return firstTokenLogprobs(this, contexts, candidates);
+  }
+
+  generate(reqs: GenerateRequest[]): Promise<string[]> {
+    return generate(this, reqs);
+  }
+
+  dispose(): void {
+    this.params.dispose();
+  }
+}

@@ -1,0 +1,121 @@
+// The safetensors format: 8-byte little-endian header length, a JSON header mapping tensor names to
+// {dtype, shape, data_offsets}, then the raw little-endian buffers. Written by hand because the npm
+// readers either pull in a whole ML runtime or do not convert F16/BF16 to float32; the format is ~40
+// lines (https://github.com/huggingface/safetensors#format).
+import fs from 'node:fs';
+import path from 'node:path';
+import { UserError } from '../../errors.ts';
+
+export interface RawTensor { dtype: string; shape: number[]; data: Float32Array }
+export interface SafetensorsFile { tensors: Map<string, RawTensor>; metadata: Record<string, string> }
+
+interface HeaderEntry { dtype: string; shape: number[]; data_offsets: [number, number] }
+
+const BYTES: Record<string, number> = { F32: 4, F16: 2, BF16: 2, F64: 8 };
+
+/** Reads every tensor of one .safetensors file into float32 (F32, F16, BF16 and F64 are accepted). */
+export function readSafetensors(file: string, only?: (name: string) => boolean): SafetensorsFile {
+  const buf = readFileOrThrow(file);
+  if (buf.length < 8) throw new UserError(`${file}: not a safetensors file (shorter than its 8-byte header length)`);
+  const headerLen = Number(buf.readBigUInt64LE(0));
+  if (headerLen <= 0 || 8 + headerLen > buf.length) {
+    throw new UserError(`${file}: not a safetensors file (header length ${headerLen} does not fit in ${buf.length} bytes)`);
+  }
+  let header: Record<string, HeaderEntry | Record<string, string>>;
+  try {
+    header = JSON.parse(buf.subarray(8, 8 + headerLen).toString('utf8'));
+  } catch (err) {
+    throw new UserError(`${file}: the safetensors header is not valid JSON (${(err as Error).message})`);
+  }
+  const dataStart = 8 + headerLen;
+  const tensors = new Map<string, RawTensor>();
+  let metadata: Record<string, string> = {};
+  for (const [name, entry] of Object.entries(header)) {
+    if (name === '__metadata__') { metadata = entry as Record<string, string>; continue; }
+    if (only && !only(name)) continue;
+    const e = entry as HeaderEntry;
+    const width = BYTES[e.dtype];
+    if (width === undefined) {
+      throw new UserError(`${file}: tensor "${name}" has dtype ${e.dtype}; expected one of ${Object.keys(BYTES).join(', ')}`);
+    }
+    const count = e.shape.reduce((a, b) => a * b, 1);
+    const [begin, end] = e.data_offsets;
+    if (end - begin !== count * width || dataStart + end > buf.length) {
+      throw new UserError(`${file}: tensor "${name}" (${e.dtype} ${JSON.stringify(e.shape)}) has data offsets [${begin}, ${end}] that do not fit its shape or the file`);
+    }
+    tensors.set(name, { dtype: e.dtype, shape: e.shape, data: toFloat32(buf, dataStart + begin, count, e.dtype) });
+  }
+  return { tensors, metadata };
+}
+
+function readFileOrThrow(file: string): Buffer {
+  try {
+    return fs.readFileSync(file);
+  } catch (err) {
+    throw new UserError(`${file}: cannot read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+  }
+}
+
+function toFloat32(buf: Buffer, offset: number, count: number, dtype: string): Float32Array {
+  const out = new Float32Array(count);
+  if (dtype === 'F32') {
+    // Copy through a fresh ArrayBuffer: the file's offset need not be 4-byte aligned.
+    new Uint8Array(out.buffer).set(buf.subarray(offset, offset + count * 4));
+    return out;
+  }
+  if (dtype === 'F64') {
+    for (let i = 0; i < count; i++) out[i] = buf.readDoubleLE(offset + 8 * i);
+    return out;
+  }
+  const bits = new Uint32Array(out.buffer);
+  for (let i = 0; i < count; i++) {
+    const h = buf[offset + 2 * i] | (buf[offset + 2 * i + 1] << 8);
+    bits[i] = dtype === 'BF16' ? h << 16 : halfToFloatBits(h);
+  }
+  return out;
+}
+
+/** IEEE 754 half -> single precision bit pattern (normals, subnormals, infinities, NaN). */
+function halfToFloatBits(h: number): number {
+  const sign = (h & 0x8000) << 16;
+  const exp = (h >> 10) & 0x1f;
+  let mant = h & 0x3ff;
+  if (exp === 0x1f) return sign | 0x7f800000 | (mant << 13);
+  if (exp !== 0) return sign | ((exp + 112) << 23) | (mant << 13);
+  if (mant === 0) return sign;
+  let e = 113;
+  while ((mant & 0x400) === 0) { mant <<= 1; e--; }
+  return sign | (e << 23) | ((mant & 0x3ff) << 13);
+}
+
+/** Writes float32 tensors as one .safetensors file (to a temporary name, then renamed). */
+export function writeSafetensors(file: string, tensors: Map<string, { shape: number[]; data: Float32Array }>, metadata: Record<string, string> = { format: 'pt' }): void {
+  const names = [...tensors.keys()].sort();
+  const header: Record<string, unknown> = { __metadata__: metadata };
+  let offset = 0;
+  for (const name of names) {
+    const t = tensors.get(name)!;
+    const bytes = t.data.length * 4;
+    header[name] = { dtype: 'F32', shape: t.shape, data_offsets: [offset, offset + bytes] };
+    offset += bytes;
+  }
+  let json = JSON.stringify(header);
+  // Pad the header with spaces so the data starts 8-byte aligned, as the reference writer does.
+  json += ' '.repeat((8 - ((8 + Buffer.byteLength(json)) % 8)) % 8);
+  const headerBytes = Buffer.from(json, 'utf8');
+  const lenBytes = Buffer.alloc(8);
+  lenBytes.writeBigUInt64LE(BigInt(headerBytes.length));
+  const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.tmp`);
+  const fd = fs.openSync(tmp, 'w');
+  try {
+    fs.writeSync(fd, lenBytes);
+    fs.writeSync(fd, headerBytes);
+    for (const name of names) {
+      const d = tensors.get(name)!.data;
+      fs.writeSync(fd, new Uint8Array(d.buffer, d.byteOffset, d.byteLength));
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
+  fs.renameSync(tmp, file);
+}

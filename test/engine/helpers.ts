@@ -1,0 +1,38 @@
+// Paths shared by the engine tests: the golden models live in ../shared (absent in a user's clone).
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const sharedDir = path.resolve(repoRoot, '../shared');
+export const fixturesDir = path.join(repoRoot, 'test/engine/fixtures');
+
+/** The golden model folder of a family, or undefined when ../shared is absent. */
+export function goldenDir(family: 'gpt2' | 'llama'): string | undefined {
+  const d = path.join(sharedDir, 'golden/engine', family);
+  return fs.existsSync(path.join(d, 'config.json')) ? d : undefined;
+}
+
+export const NO_SHARED = 'needs ../shared/golden/engine (the shared golden models), which is absent';
+
+export function readJsonl<T = Record<string, unknown>>(file: string): T[] {
+  return fs.readFileSync(file, 'utf8').split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as T);
+}
+
+/** A fresh temporary folder holding copies of `from`'s files. */
+export function copyToTemp(from: string): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'genstudy-engine-'));
+  for (const f of fs.readdirSync(from)) {
+    fs.copyFileSync(path.join(from, f), path.join(dir, f));
+    fs.chmodSync(path.join(dir, f), 0o644);
+  }
+  return dir;
+}
+
+export function maxAbsDiff(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  if (a.length !== b.length) return Infinity;
+  let m = 0;
+  for (let i = 0; i < a.length; i++) m = Math.max(m, Math.abs(a[i] - b[i]));
+  return m;
+}
