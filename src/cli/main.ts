@@ -1,12 +1,14 @@
 // The genstudy command line: one file per command in this folder, each exporting a `register*` function.
 import { Command, CommanderError } from 'commander';
 import { UserError } from '../errors.ts';
+import { registerMetrics } from './metrics.ts';
 
 export function buildProgram(): Command {
   const program = new Command('genstudy')
     .description('Generalisation studies of fine-tuned language models')
     .version('0.1.0')
     .exitOverride();
+  registerMetrics(program);
   return program;
 }
 
