@@ -1,0 +1,250 @@
+/**
+ * Partial correlation of x and y given covariates, with pingouin.partial_corr's test (and R ppcor's):
+ *   Pearson: e_x, e_y = residuals of x and y on [1, covariates] (linear-residuals.ts), r = corr(e_x, e_y)
+ *            (equal to -P_xy / sqrt(P_xx P_yy), P the inverse covariance matrix);
+ *   Spearman: the same on the average ranks of x, y and of every covariate (pingouin ranks them all);
+ *   df = n - 2 - k;  t = r sqrt(df / (1 - r^2));  p = 2 P(T_df > |t|), computed as 2 cdf(-|t|);
+ *   95% CI (Fisher z; pingouin compute_esci with nx = n - k, not rounded here):
+ *        tanh(atanh(r) -+ z_0.975 / sqrt(n - k - 3)).
+ * With the spline residualiser (spline-residuals.ts, mgcv's GAM with one smooth) k is the smooth's
+ * effective degrees of freedom; x and y each get their own GCV fit and so their own edf, and the
+ * LARGER of the two is used (conservative: fewer degrees of freedom, wider CI, larger p).
+ * Sources: pingouin correlation.py (partial_corr, _correl_pvalue) and effsize.py (compute_esci);
+ * Kim 2015, "ppcor: An R Package for a Fast Calculation to Semi-partial Correlation Coefficients".
+ * Deviation: pingouin returns p = 0 whenever r^2 is numerically close to 1; here p is computed
+ * (it is exactly 0 only when |r| = 1).
+ * Null results (never NaN): a constant series, residuals that are constant (the series is a
+ * function of the covariates), or too few observations (n - k - 3 <= 0 or df <= 0); `reason` says which.
+ */
+import { UserError } from '../errors.ts';
+import { centredCorrelation } from './correlation.ts';
+import { normalQuantile, tTwoSidedP } from './distributions.ts';
+import { linearResidualiser, type SeriesResidualiser } from './linear-residuals.ts';
+import { rankInto } from './rank.ts';
+import { splineResidualiser } from './spline-residuals.ts';
+import { isConstant, requireLength, toFloat64 } from './validate.ts';
+
+export type CorrelationMethod = 'pearson' | 'spearman';
+export type Residualiser = 'linear' | 'spline';
+
+export interface PartialResult {
+  /** Observations used. */
+  n: number;
+  /** Null when undefined (a constant series, constant residuals, too few observations). */
+  r: number | null;
+  /** n - 2 - k (k = covariates; for the spline, the smooth's effective dof). */
+  df: number;
+  /** Two-sided t-test p-value with df. */
+  p: number | null;
+  /** Fisher z interval: tanh(atanh(r) -+ z_.975 / sqrt(n - k - 3)). */
+  ci95: [number, number] | null;
+  /** Why r / p / ci95 are null, in words. */
+  reason?: string;
+}
+
+export interface PartialOptions {
+  method: CorrelationMethod;
+  residualiser: Residualiser;
+  /** Basis dimension of the spline (mgcv's k); default 10. */
+  splineBasis?: number;
+}
+
+/** Residuals whose norm is below this fraction of the centred series' norm count as constant. */
+const CONSTANT_RESIDUALS = 1e-10;
+
+const Z975 = normalQuantile(0.975);
+
+export function partialCorrelation(
+  x: ArrayLike<number>, y: ArrayLike<number>, covariates: ArrayLike<number>[], opts: PartialOptions,
+): PartialResult {
+  const n = x.length;
+  requireLength(y, n, 'y', 'x');
+  covariates.forEach((c, i) => requireLength(c, n, `covariates[${i}]`, 'x'));
+  const xs = toFloat64(x, 'x');
+  const ys = toFloat64(y, 'y');
+  const cs = covariates.map((c, i) => toFloat64(c, `covariates[${i}]`));
+  return partialOfArrays(xs, ys, cs, opts, 'x', 'y');
+}
+
+/**
+ * The same on validated arrays (not modified). Used by the bootstrap on resampled rows.
+ */
+export function partialOfArrays(
+  x: Float64Array, y: Float64Array, covariates: Float64Array[], opts: PartialOptions, nameX = 'x', nameY = 'y',
+): PartialResult {
+  const n = x.length;
+  const k = covariates.length;
+  checkOptions(opts, k);
+  const early = tooFew(n, k);
+  if (early) return early;
+  for (const [s, name] of [[x, nameX], [y, nameY]] as const) {
+    if (isConstant(s)) return nullResult(n, n - 2 - k, `series '${name}' is constant`);
+  }
+  const controls = prepareControls(covariates, n, opts);
+  if (typeof controls === 'string') return nullResult(n, n - 2 - k, controls);
+  const rx = new Float64Array(n), ry = new Float64Array(n);
+  const dofX = controls.residualiseSeries(x, rx);
+  const dofY = controls.residualiseSeries(y, ry);
+  const kEff = Math.max(dofX, dofY);
+  const late = tooFew(n, kEff);
+  if (late) return late;
+  for (const [s, e, name] of [[x, rx, nameX], [y, ry, nameY]] as const) {
+    if (residualsConstant(s, e, controls.scratch)) return nullResult(n, n - 2 - kEff, constantResidualsReason(name));
+  }
+  return resultFromR(n, kEff, centredCorrelation(rx, ry));
+}
+
+export interface Controls {
+  /** Ranks (Spearman) and residualises `y` into `out`; returns the dof the fit used beyond the intercept. */
+  residualiseSeries(y: Float64Array, out: Float64Array): number;
+  /** n-length scratch the caller may use between calls. */
+  scratch: Float64Array;
+}
+
+/** Builds the residualiser of one set of covariates (ranked for Spearman), or a reason it cannot. */
+export function prepareControls(covariates: Float64Array[], n: number, opts: PartialOptions): Controls | string {
+  const spearmanMethod = opts.method === 'spearman';
+  const sorted = new Float64Array(n);
+  const covs = spearmanMethod
+    ? covariates.map((c) => { const r = new Float64Array(n); rankInto(c, r, sorted); return r; })
+    : covariates;
+  let res: SeriesResidualiser;
+  if (opts.residualiser === 'spline' && covs.length === 1) {
+    const s = splineResidualiser(covs[0], opts.splineBasis ?? 10);
+    if (typeof s === 'string') return s;
+    res = s;
+  } else {
+    res = linearResidualiser(covs, n);
+  }
+  const ranked = new Float64Array(n);
+  return {
+    scratch: new Float64Array(n),
+    residualiseSeries(y: Float64Array, out: Float64Array): number {
+      if (spearmanMethod) { rankInto(y, ranked, sorted); return res.residualise(ranked, out); }
+      return res.residualise(y, out);
+    },
+  };
+}
+
+export function checkOptions(opts: PartialOptions, k: number): void {
+  if (opts.method !== 'pearson' && opts.method !== 'spearman') {
+    throw new UserError(`correlation method must be 'pearson' or 'spearman', got '${String(opts.method)}'`);
+  }
+  if (opts.residualiser !== 'linear' && opts.residualiser !== 'spline') {
+    throw new UserError(`residualiser must be 'linear' or 'spline', got '${String(opts.residualiser)}'`);
+  }
+  if (opts.residualiser === 'spline' && k > 1) {
+    throw new UserError(`the spline residualiser takes exactly one control variable, got ${k}; use residualiser 'linear' for several`);
+  }
+  if (opts.splineBasis !== undefined && (!Number.isInteger(opts.splineBasis) || opts.splineBasis < 3)) {
+    throw new UserError(`splineBasis must be an integer of at least 3, got ${opts.splineBasis}`);
+  }
+}
+
+/** True when the residuals `e` of series `s` are numerically zero. */
+export function residualsConstant(s: Float64Array, e: Float64Array, _scratch?: Float64Array): boolean {
+  const n = s.length;
+  let m = 0;
+  for (let i = 0; i < n; i++) m += s[i];
+  m /= n;
+  let ss = 0, ee = 0, em = 0;
+  for (let i = 0; i < n; i++) { const d = s[i] - m; ss += d * d; em += e[i]; }
+  em /= n;
+  for (let i = 0; i < n; i++) { const d = e[i] - em; ee += d * d; }
+  return Math.sqrt(ee) <= CONSTANT_RESIDUALS * Math.sqrt(ss);
+}
+
+export function constantResidualsReason(name: string): string {
+  return `residuals of '${name}' are constant: it is fully explained by the covariates`;
+}
+
+function fmtK(k: number): string {
+  return Number.isInteger(k) ? String(k) : k.toFixed(2);
+}
+
+/** A null result when n is too small for k (or edf) covariates, else undefined. */
+export function tooFew(n: number, k: number): PartialResult | undefined {
+  const df = n - 2 - k;
+  if (n - k - 3 <= 0 || df <= 0) {
+    return nullResult(n, df, `n=${n} too few for k=${fmtK(k)} covariate degrees of freedom (needs n - k - 3 > 0)`);
+  }
+  return undefined;
+}
+
+export function nullResult(n: number, df: number, reason: string): PartialResult {
+  return { n, r: null, df, p: null, ci95: null, reason };
+}
+
+/** The test and interval for a partial correlation r from n observations and k covariate dof. */
+export function resultFromR(n: number, k: number, r: number): PartialResult {
+  const df = n - 2 - k;
+  const rr = Math.max(-1, Math.min(1, r));
+  const denom = 1 - rr * rr;
+  const p = denom === 0 ? 0 : tTwoSidedP(rr * Math.sqrt(df / denom), df);
+  const z = Math.atanh(rr);
+  const half = Z975 / Math.sqrt(n - k - 3);
+  return { n, r: rr, df, p, ci95: [Math.tanh(z - half), Math.tanh(z + half)] };
+}
+
+/**
+ * Efficient all-pairs form for one run: every series is residualised ONCE (against covariates built
+ * once), normalised to a centred unit vector, and each pair's r is then one dot product.
+ * Pairs (a, b) with a < b in the names sorted by code unit (Array.prototype.sort's default order).
+ */
+export function partialCorrelationPairs(
+  series: Record<string, ArrayLike<number>>, covariates: ArrayLike<number>[], opts: PartialOptions,
+): { a: string; b: string; result: PartialResult }[] {
+  const names = Object.keys(series).sort();
+  const out: { a: string; b: string; result: PartialResult }[] = [];
+  if (names.length === 0) return out;
+  const n = series[names[0]].length;
+  for (const name of names) requireLength(series[name], n, name, names[0]);
+  covariates.forEach((c, i) => requireLength(c, n, `covariates[${i}]`, names[0]));
+  const k = covariates.length;
+  checkOptions(opts, k);
+  const cs = covariates.map((c, i) => toFloat64(c, `covariates[${i}]`));
+  const m = names.length;
+  const data = names.map((name) => toFloat64(series[name], name));
+  const early = tooFew(n, k);
+  const controls = early ? undefined : prepareControls(cs, n, opts);
+  const units = new Float64Array(m * n);
+  const dof = new Float64Array(m);
+  const reasons: (string | undefined)[] = new Array(m).fill(undefined);
+  const resid = new Float64Array(n);
+  for (let s = 0; s < m; s++) {
+    if (early) { reasons[s] = early.reason; continue; }
+    if (typeof controls === 'string') { reasons[s] = controls; continue; }
+    if (isConstant(data[s])) { reasons[s] = `series '${names[s]}' is constant`; continue; }
+    dof[s] = controls!.residualiseSeries(data[s], resid);
+    if (residualsConstant(data[s], resid)) { reasons[s] = constantResidualsReason(names[s]); continue; }
+    let mean = 0;
+    for (let t = 0; t < n; t++) mean += resid[t];
+    mean /= n;
+    let ss = 0;
+    for (let t = 0; t < n; t++) { const d = resid[t] - mean; resid[t] = d; ss += d * d; }
+    const inv = 1 / Math.sqrt(ss);
+    const off = s * n;
+    for (let t = 0; t < n; t++) units[off + t] = resid[t] * inv;
+  }
+  for (let a = 0; a < m; a++) {
+    for (let b = a + 1; b < m; b++) {
+      const kEff = Math.max(dof[a], dof[b]);
+      let result: PartialResult;
+      const reason = reasons[a] ?? reasons[b];
+      if (reason !== undefined) {
+        result = nullResult(n, n - 2 - (early ? k : kEff), reason);
+      } else {
+        const few = tooFew(n, kEff);
+        if (few) result = few;
+        else {
+          let r = 0;
+          const oa = a * n, ob = b * n;
+          for (let t = 0; t < n; t++) r += units[oa + t] * units[ob + t];
+          result = resultFromR(n, kEff, r);
+        }
+      }
+      out.push({ a: names[a], b: names[b], result });
+    }
+  }
+  return out;
+}
