@@ -36,6 +36,7 @@ export class HfTokenizer implements Tokenizer {
   }
 
   decode(ids: number[], opts?: { skipSpecialTokens?: boolean }): string {
+    if (ids.length === 0) return ''; // the library rejects an empty list
     return this.impl.decode(ids, { skip_special_tokens: opts?.skipSpecialTokens ?? false });
   }
 }

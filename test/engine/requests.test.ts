@@ -1,0 +1,137 @@
+// firstTokenLogprobs and generate: checked against plain full forward passes (model.logits), batched
+// against one by one, and for leaked tensors.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as tf from '@tensorflow/tfjs-core';
+import { loadModel, type BuiltinModel } from '../../src/engine/index.ts';
+import { goldenDir, NO_SHARED } from './helpers.ts';
+
+const prompts = ['The cat sat on the', 'Once upon a time, there was a', 'Hi', 'Le café est fermé. Müller und Söhne', ' leading space', 'x'];
+
+function logSoftmax(row: Float32Array): number[] {
+  let max = -Infinity;
+  for (const x of row) max = Math.max(max, x);
+  let sum = 0;
+  for (const x of row) sum += Math.exp(x - max);
+  const lse = max + Math.log(sum);
+  return Array.from(row, (x) => x - lse);
+}
+
+function argmax(row: Float32Array): number {
+  let best = 0;
+  for (let i = 1; i < row.length; i++) if (row[i] > row[best]) best = i;
+  return best;
+}
+
+/** Greedy decoding by full forward passes over the growing sequence, no cache, no batching. */
+async function argmaxDecode(m: BuiltinModel, prompt: string, n: number): Promise<number[]> {
+  const ids = m.tokenizer.encode(prompt);
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const [logits] = await m.logits([[...ids, ...out]]);
+    const v = m.arch.vocabSize;
+    const next = argmax(logits.subarray(logits.length - v));
+    if (next === m.tokenizer.eosTokenId) break;
+    out.push(next);
+  }
+  return out;
+}
+
+for (const family of ['gpt2', 'llama'] as const) {
+  test(`${family}: firstTokenLogprobs is the last position's log-softmax at each candidate's first token`, async (t) => {
+    const dir = goldenDir(family);
+    if (!dir) return t.skip(NO_SHARED);
+    const m = await loadModel(dir, { maxBatchTokens: 40 });
+    try {
+      const candidates = [' Yes', ' No', 'Yes', ' maybe so'];
+      const got = await m.firstTokenLogprobs(prompts, candidates);
+      assert.equal(got.length, prompts.length);
+      const firstIds = candidates.map((c) => m.tokenizer.encode(c, { addSpecialTokens: false })[0]);
+      assert.notEqual(firstIds[0], firstIds[2], '" Yes" and "Yes" are different tokens');
+      for (let i = 0; i < prompts.length; i++) {
+        const ids = m.tokenizer.encode(prompts[i]);
+        const [logits] = await m.logits([ids]);
+        const lp = logSoftmax(logits.subarray(logits.length - m.arch.vocabSize));
+        firstIds.forEach((id, j) => assert.ok(Math.abs(got[i][j] - lp[id]) < 1e-5, `prompt ${i} candidate ${j}: ${got[i][j]} vs ${lp[id]}`));
+      }
+    } finally {
+      m.dispose();
+    }
+  });
+
+  test(`${family}: KV-cache generation equals argmax decoding without cache; batched equals one by one`, async (t) => {
+    const dir = goldenDir(family);
+    if (!dir) return t.skip(NO_SHARED);
+    const m = await loadModel(dir);
+    try {
+      const n = 8;
+      const batched = await m.generate(prompts.map((prompt) => ({ prompt, maxNewTokens: n })));
+      for (let i = 0; i < prompts.length; i++) {
+        const expected = m.tokenizer.decode(await argmaxDecode(m, prompts[i], n), { skipSpecialTokens: true });
+        assert.equal(batched[i], expected, `prompt ${i}`);
+        const [alone] = await m.generate([{ prompt: prompts[i], maxNewTokens: n }]);
+        assert.equal(alone, expected, `prompt ${i} alone`);
+      }
+    } finally {
+      m.dispose();
+    }
+  });
+
+  test(`${family}: stop sequences cut the text, maxNewTokens bounds it`, async (t) => {
+    const dir = goldenDir(family);
+    if (!dir) return t.skip(NO_SHARED);
+    const m = await loadModel(dir);
+    try {
+      const [full] = await m.generate([{ prompt: prompts[0], maxNewTokens: 12 }]);
+      assert.ok(full.length > 4, `generated ${JSON.stringify(full)}`);
+      const stop = full.slice(3, 5);
+      const [cut] = await m.generate([{ prompt: prompts[0], maxNewTokens: 12, stop: ['no such stop', stop] }]);
+      assert.equal(cut, full.slice(0, full.indexOf(stop)));
+      const [one] = await m.generate([{ prompt: prompts[0], maxNewTokens: 1 }]);
+      assert.equal(one, m.tokenizer.decode(await argmaxDecode(m, prompts[0], 1), { skipSpecialTokens: true }));
+      const [none] = await m.generate([{ prompt: prompts[0], maxNewTokens: 0 }]);
+      assert.equal(none, '');
+    } finally {
+      m.dispose();
+    }
+  });
+
+  test(`${family}: padding and batching change no score`, async (t) => {
+    const dir = goldenDir(family);
+    if (!dir) return t.skip(NO_SHARED);
+    const m = await loadModel(dir, { maxBatchTokens: 100000 });
+    try {
+      const reqs = prompts.map((p, i) => ({ context: p, continuation: prompts[(i + 1) % prompts.length] }));
+      const together = await m.score(reqs);
+      m.maxBatchTokens = 1;
+      const alone = await m.score(reqs);
+      together.forEach((r, i) => {
+        assert.ok(Math.abs(r.logprob - alone[i].logprob) < 1e-4, `pair ${i}: ${r.logprob} vs ${alone[i].logprob}`);
+        assert.equal(r.isGreedy, alone[i].isGreedy);
+        assert.equal(r.tokens, alone[i].tokens);
+      });
+    } finally {
+      m.dispose();
+    }
+  });
+}
+
+test('no tensors leak over 100 calls', async (t) => {
+  const dir = goldenDir('llama');
+  if (!dir) return t.skip(NO_SHARED);
+  const m = await loadModel(dir, { maxBatchTokens: 64 });
+  try {
+    // One warm-up round creates the cached derived tensors (if any) before counting.
+    const round = async (i: number) => {
+      if (i % 3 === 0) await m.score([{ context: prompts[i % 6], continuation: ' and more' }, { context: '', continuation: 'x' }]);
+      else if (i % 3 === 1) await m.firstTokenLogprobs([prompts[i % 6], 'Hi'], [' Yes', ' No']);
+      else await m.generate([{ prompt: prompts[i % 6], maxNewTokens: 3, stop: ['.'] }, { prompt: 'Hi', maxNewTokens: 2 }]);
+    };
+    for (let i = 0; i < 3; i++) await round(i);
+    const before = tf.memory().numTensors;
+    for (let i = 0; i < 100; i++) await round(i);
+    assert.equal(tf.memory().numTensors, before);
+  } finally {
+    m.dispose();
+  }
+});
