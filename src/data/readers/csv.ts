@@ -1,0 +1,76 @@
+// CSV (RFC 4180 quoting) and TSV, streamed through csv-parse. The first row is the header.
+// TSV defaults to no quoting: GLUE-style TSV files contain bare `"` characters inside fields.
+import { parse, CsvError } from 'csv-parse';
+import { UserError, where } from '../../errors.ts';
+import { fileError, openStream } from './open.ts';
+import type { SourceRow } from './row.ts';
+
+export interface DelimitedOptions {
+  delimiter: string;
+  quote: boolean;
+}
+
+export async function* readDelimited(file: string, opts: DelimitedOptions): AsyncGenerator<SourceRow> {
+  const input = openStream(file);
+  const parser = parse({
+    delimiter: opts.delimiter,
+    quote: opts.quote ? '"' : false,
+    bom: true,
+    skip_empty_lines: true,
+    info: true,
+    columns: (header: string[]) => checkHeader(file, header),
+  });
+  input.on('error', (err) => parser.destroy(err));
+  input.pipe(parser);
+  let index = 0;
+  try {
+    for await (const { record, info } of parser as AsyncIterable<{ record: Record<string, string>; info: { lines: number } }>) {
+      // info.lines is the line where the record ends; a quoted field may span lines.
+      let newlines = 0;
+      for (const v of Object.values(record)) for (let k = v.indexOf('\n'); k >= 0; k = v.indexOf('\n', k + 1)) newlines++;
+      yield { index: index++, line: info.lines - newlines, values: record };
+    }
+  } catch (err) {
+    throw describeCsvError(file, err, opts);
+  } finally {
+    input.destroy();
+    parser.destroy();
+  }
+}
+
+function checkHeader(file: string, header: string[]): string[] {
+  const seen = new Set<string>();
+  header.forEach((name, k) => {
+    if (name === '') throw new UserError(`${where(file, 1)}: column ${k + 1} of the header row has no name`);
+    if (seen.has(name)) throw new UserError(`${where(file, 1)}: the header row names column "${name}" twice`);
+    seen.add(name);
+  });
+  return header;
+}
+
+function describeCsvError(file: string, err: unknown, opts: DelimitedOptions): Error {
+  if (err instanceof UserError) return err;
+  if (err instanceof CsvError) {
+    const e = err as CsvError & { lines?: number; record?: unknown[]; columns?: unknown[] };
+    const line = e.lines;
+    switch (e.code) {
+      case 'CSV_RECORD_INCONSISTENT_COLUMNS':
+      case 'CSV_RECORD_INCONSISTENT_FIELDS_LENGTH': {
+        const got = Array.isArray(e.record) ? e.record.length : '?';
+        const want = /columns length is (\d+)/.exec(e.message)?.[1] ?? '?';
+        return new UserError(`${where(file, line)}: row has ${got} fields, expected ${want} as in the header (ragged row)`);
+      }
+      case 'CSV_QUOTE_NOT_CLOSED':
+        return new UserError(`${where(file, line)}: a quoted field is never closed (expected a closing '"')`);
+      case 'CSV_INVALID_CLOSING_QUOTE':
+        return new UserError(`${where(file, line)}: unexpected character after a closing quote; expected "${printable(opts.delimiter)}" or the end of the line (use quote: false for files without quoting)`);
+      default:
+        return new UserError(`${where(file, line)}: ${e.message}`);
+    }
+  }
+  return fileError(file, err as NodeJS.ErrnoException);
+}
+
+function printable(delimiter: string): string {
+  return delimiter === '\t' ? '\\t' : delimiter;
+}

@@ -1,0 +1,26 @@
+// What every reader yields: one source record with where it came from, so errors can point at it.
+
+export type Format = 'json' | 'jsonl' | 'csv' | 'tsv' | 'parquet';
+
+export interface SourceRow {
+  /** 0-based position among the file's records (header rows and blank lines not counted). */
+  index: number;
+  /** 1-based line where the record starts in a text file; absent for parquet. */
+  line?: number;
+  values: Record<string, unknown>;
+}
+
+export interface ReadOptions {
+  /** Defaults to the file's extension (a trailing .gz is looked through). */
+  format?: Format;
+  /** CSV/TSV: whether `"` quotes fields (RFC 4180). Default: true for csv, false for tsv (GLUE style). */
+  quote?: boolean;
+  /** CSV/TSV: the field separator. Default: "," for csv, tab for tsv. */
+  delimiter?: string;
+}
+
+/** "file:line" for text files, "file (row N)" for parquet: how an error names a record. */
+export function rowWhere(file: string, row: Pick<SourceRow, 'index' | 'line'>, field?: string): string {
+  const at = row.line !== undefined ? `${file}:${row.line}` : `${file} (row ${row.index + 1})`;
+  return field === undefined ? at : `${at}, field "${field}"`;
+}
