@@ -8,6 +8,7 @@ import type { Arch, Family, StepOutputs } from './families/family.ts';
 import { firstTokenLogprobs } from './first-token.ts';
 import { generate } from './generation.ts';
 import type { Params } from './params.ts';
+import { saveModel } from './save.ts';
 import { score } from './scoring.ts';
 import type { HfTokenizer } from './tokenizer.ts';
 
@@ -77,6 +78,11 @@ export class BuiltinModel implements LanguageModel {
 
   generate(reqs: GenerateRequest[]): Promise<string[]> {
     return generate(this, reqs);
+  }
+
+  /** Writes the model as a Hugging Face folder (see save.ts). */
+  save(dir: string): Promise<void> {
+    return saveModel(this, dir);
   }
 
   dispose(): void {

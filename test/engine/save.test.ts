@@ -1,0 +1,61 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { loadModel } from '../../src/engine/index.ts';
+import { readSafetensors } from '../../src/engine/builtin/safetensors.ts';
+import { copyToTemp, goldenDir, NO_SHARED } from './helpers.ts';
+
+const probe = [[1, 5, 17, 42, 100, 7, 250], [3, 9, 11]];
+
+for (const family of ['gpt2', 'llama'] as const) {
+  test(`${family}: save then load gives identical logits, tensors and tokenizer`, async (t) => {
+    const src = goldenDir(family);
+    if (!src) return t.skip(NO_SHARED);
+    const a = await loadModel(src);
+    const out = fs.mkdtempSync(path.join(os.tmpdir(), 'genstudy-save-'));
+    try {
+      await a.save(out);
+      assert.deepEqual(fs.readdirSync(out).filter((f) => f.startsWith('.')), [], 'no temporary files left');
+      const b = await loadModel(out);
+      try {
+        const [la, lb] = [await a.logits(probe), await b.logits(probe)];
+        la.forEach((row, i) => assert.deepEqual(lb[i], row));
+        // Same tensor names, shapes and values as the source file (file layout, no tied lm_head added).
+        const before = readSafetensors(path.join(src, 'model.safetensors')).tensors;
+        const after = readSafetensors(path.join(out, 'model.safetensors')).tensors;
+        assert.deepEqual([...after.keys()].sort(), [...before.keys()].sort());
+        for (const [name, tns] of before) {
+          assert.deepEqual(after.get(name)!.shape, tns.shape, name);
+          assert.deepEqual(after.get(name)!.data, tns.data, name);
+        }
+        assert.equal(b.id, a.id, 'same float32 weights, same bytes, same identity');
+        assert.equal(JSON.parse(fs.readFileSync(path.join(out, 'config.json'), 'utf8')).model_type, family);
+        assert.deepEqual(b.tokenizer.encode('Le café, 🍕!'), a.tokenizer.encode('Le café, 🍕!'));
+      } finally {
+        b.dispose();
+      }
+    } finally {
+      a.dispose();
+    }
+  });
+}
+
+test('identity follows the weight bytes and survives a copy', async (t) => {
+  const src = goldenDir('gpt2');
+  if (!src) return t.skip(NO_SHARED);
+  const dir = copyToTemp(src);
+  const [a, b] = [await loadModel(src), await loadModel(dir)];
+  assert.match(a.id, /^sha256:[0-9a-f]{64}$/);
+  assert.equal(b.id, a.id);
+  a.dispose();
+  b.dispose();
+  const f = path.join(dir, 'model.safetensors');
+  const bytes = fs.readFileSync(f);
+  bytes[bytes.length - 1] ^= 1;
+  fs.writeFileSync(f, bytes);
+  const c = await loadModel(dir);
+  assert.notEqual(c.id, a.id);
+  c.dispose();
+});
