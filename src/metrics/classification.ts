@@ -104,6 +104,8 @@ export function exactMatch(
 const ASCII_PUNCTUATION = /[!"#$%&'()*+,\-./:;<=>?@[\\\]^_`{|}~]/g;
 // Python's \b on str: a word character is a Unicode letter or number, or '_'.
 const ARTICLES = /(?<![\p{L}\p{N}_])(?:a|an|the)(?![\p{L}\p{N}_])/gu;
+// Python's str.split() whitespace, which differs from JavaScript's \s (\x1c-\x1f, \x85; not \ufeff).
+const PYTHON_WHITESPACE = /[\t-\r\x1c- \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+/;
 
 /**
  * The SQuAD v1.1 evaluation's answer normalisation: lower-case, drop ASCII punctuation, drop the
@@ -111,5 +113,5 @@ const ARTICLES = /(?<![\p{L}\p{N}_])(?:a|an|the)(?![\p{L}\p{N}_])/gu;
  */
 export function normalizeAnswer(text: string): string {
   const lowered = text.toLowerCase().replace(ASCII_PUNCTUATION, '').replace(ARTICLES, ' ');
-  return lowered.split(/\s+/).filter((word) => word.length > 0).join(' ');
+  return lowered.split(PYTHON_WHITESPACE).filter((word) => word.length > 0).join(' ');
 }

@@ -56,6 +56,8 @@ CASES.append(dict(name="random 97, binary", golds=golds, predictions=preds, posi
 EXACT_MATCH = [
     dict(predictions=["The Eiffel Tower", "paris", "an apple", "42", "Mitochondria!", "the the", "A  cat\tsat"],
          references=["Eiffel Tower", "Paris", "apple", "42.", "mitochondria", "", "cat sat"]),
+    dict(predictions=["The\u2003end", "the\x1cend", "theory of an_a", "Ünited\u00a0A", "the\ufeffend", "a\u0301b"],
+         references=["end", "end", "theory of an_a", "ünited", "end", "b"]),
 ]
 
 
