@@ -2,6 +2,7 @@
 import { Command, CommanderError } from 'commander';
 import { UserError } from '../errors.ts';
 import { registerMetrics } from './metrics.ts';
+import { registerScore } from './score.ts';
 
 export function buildProgram(): Command {
   const program = new Command('genstudy')
@@ -9,6 +10,7 @@ export function buildProgram(): Command {
     .version('0.1.0')
     .exitOverride();
   registerMetrics(program);
+  registerScore(program);
   return program;
 }
 

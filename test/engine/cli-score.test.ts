@@ -1,0 +1,68 @@
+// genstudy score, run as a user would (bin/genstudy.js in a child process).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { goldenDir, NO_SHARED, readJsonl, repoRoot } from './helpers.ts';
+
+const run = promisify(execFile);
+
+async function genstudy(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'bin/genstudy.js', ...args], { cwd: repoRoot });
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const e = err as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+test('score --format jsonl and json print the golden log-likelihoods', async (t) => {
+  const dir = goldenDir('llama');
+  if (!dir) return t.skip(NO_SHARED);
+  const input = path.join(dir, 'pairs.jsonl');
+  const expected = readJsonl<{ id: string; logprob: number; tokens: number; is_greedy: boolean }>(path.join(dir, 'expected.jsonl'));
+  const lines = await genstudy(['score', '--model', dir, '--input', input, '--format', 'jsonl']);
+  assert.equal(lines.code, 0, lines.stderr);
+  const rows = lines.stdout.trim().split('\n').map((l) => JSON.parse(l));
+  assert.equal(rows.length, expected.length);
+  rows.forEach((r, i) => {
+    assert.equal(r.id, expected[i].id);
+    assert.equal(r.tokens, expected[i].tokens);
+    assert.equal(r.is_greedy, expected[i].is_greedy);
+    assert.ok(Math.abs(r.logprob - expected[i].logprob) < 1e-4);
+  });
+  const doc = await genstudy(['score', '--model', dir, '--input', input, '--format', 'json', '--batch-tokens', '64']);
+  assert.equal(doc.code, 0, doc.stderr);
+  const parsed = JSON.parse(doc.stdout);
+  assert.match(parsed.id, /^sha256:/);
+  assert.deepEqual(parsed.results.map((r: { id: string }) => r.id), expected.map((e) => e.id));
+  parsed.results.forEach((r: { logprob: number }, i: number) => assert.ok(Math.abs(r.logprob - rows[i].logprob) < 1e-5));
+});
+
+test('bad input lines are reported as file:line with what was expected', async (t) => {
+  const dir = goldenDir('gpt2');
+  if (!dir) return t.skip(NO_SHARED);
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'genstudy-score-cli-'));
+  const cases: [string, string[]][] = [
+    ['{"id": 1, "context": "a", "continuation": "b"}\n\n{"id": 2, "context": "a"', [':3', 'not valid JSON']],
+    ['{"id": 1, "context": "a", "continuation": 5}\n', [':1', '"continuation"', 'string']],
+    ['[1, 2]\n', [':1', 'expected an object']],
+  ];
+  for (const [i, [text, parts]] of cases.entries()) {
+    const file = path.join(tmp, `bad${i}.jsonl`);
+    fs.writeFileSync(file, text);
+    const r = await genstudy(['score', '--model', dir, '--input', file]);
+    assert.equal(r.code, 2, r.stderr);
+    assert.ok(r.stderr.includes(file), r.stderr);
+    for (const p of parts) assert.ok(r.stderr.includes(p), `${r.stderr} should mention ${p}`);
+  }
+  const good = path.join(tmp, 'good.jsonl');
+  fs.writeFileSync(good, '{"id": 1, "context": "a", "continuation": "b"}\n');
+  const missing = await genstudy(['score', '--model', path.join(tmp, 'nope'), '--input', good]);
+  assert.equal(missing.code, 2);
+  assert.ok(missing.stderr.includes('config.json'), missing.stderr);
+});
