@@ -90,6 +90,8 @@ export interface RegistryOptions {
   /** auto (default): the local file when it exists, else the hub file. */
   source?: 'auto' | 'local' | 'hub';
   registry?: Registry;
+  /** Check that a chosen local file exists (default true; false only builds the spec). */
+  mustExist?: boolean;
 }
 
 export interface RegisteredSpec {
@@ -124,7 +126,7 @@ export function registrySpec(id: string, opts: RegistryOptions = {}): Registered
   if (want === 'local' || (want === 'auto' && entry.local && (!entry.hub || (localFile && existsSync(localFile))))) {
     if (!entry.local) throw new UserError(`data set "${setId}:${split}" has no local source; it loads from the hub (${entry.hub!.repo})`);
     if (!dataDir) throw new UserError(`data set "${setId}:${split}" needs a data folder holding ${entry.local.path}: pass --data-dir or set GENSTUDY_DATA`);
-    if (!existsSync(localFile!)) {
+    if (opts.mustExist !== false && !existsSync(localFile!)) {
       throw new UserError(`data set "${setId}:${split}": ${localFile} not found (data folder ${dataDir})${entry.hub ? `; it is also on the hub as ${entry.hub.repo}` : ''}`);
     }
     from = 'local';

@@ -23,12 +23,17 @@ export async function* readDelimited(file: string, opts: DelimitedOptions): Asyn
   input.on('error', (err) => parser.destroy(err));
   input.pipe(parser);
   let index = 0;
+  // csv-parse's info.lines is the line where a record ends, but it counts a CRLF inside a quoted
+  // field as two lines; take those back out, then step back over the field's own line breaks.
+  let overcount = 0;
   try {
     for await (const { record, info } of parser as AsyncIterable<{ record: Record<string, string>; info: { lines: number } }>) {
-      // info.lines is the line where the record ends; a quoted field may span lines.
       let newlines = 0;
-      for (const v of Object.values(record)) for (let k = v.indexOf('\n'); k >= 0; k = v.indexOf('\n', k + 1)) newlines++;
-      yield { index: index++, line: info.lines - newlines, values: record };
+      for (const v of Object.values(record)) {
+        newlines += occurrences(v, '\n');
+        overcount += occurrences(v, '\r\n');
+      }
+      yield { index: index++, line: info.lines - overcount - newlines, values: record };
     }
   } catch (err) {
     throw describeCsvError(file, err, opts);
@@ -73,4 +78,10 @@ function describeCsvError(file: string, err: unknown, opts: DelimitedOptions): E
 
 function printable(delimiter: string): string {
   return delimiter === '\t' ? '\\t' : delimiter;
+}
+
+function occurrences(text: string, what: string): number {
+  let n = 0;
+  for (let k = text.indexOf(what); k >= 0; k = text.indexOf(what, k + what.length)) n++;
+  return n;
 }
