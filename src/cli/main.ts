@@ -1,6 +1,8 @@
 // The genstudy command line: one file per command in this folder, each exporting a `register*` function.
 import { Command, CommanderError } from 'commander';
 import { UserError } from '../errors.ts';
+import { registerAnalyze } from './analyze.ts';
+import { registerDemo } from './demo.ts';
 import { registerMetrics } from './metrics.ts';
 import { registerScore } from './score.ts';
 
@@ -9,6 +11,8 @@ export function buildProgram(): Command {
     .description('Generalisation studies of fine-tuned language models')
     .version('0.1.0')
     .exitOverride();
+  registerAnalyze(program);
+  registerDemo(program);
   registerMetrics(program);
   registerScore(program);
   return program;

@@ -1,0 +1,137 @@
+// "Do my generalisation results generalise?": for each run, the partial correlation across
+// checkpoints between every pair of OOD test sets with the in-domain (control) score regressed
+// out; p-values corrected for the number of pairs within the run (each run is one family of
+// tests); then, across runs, how often each pair is significantly positive, negative or neither.
+import { UserError } from '../errors.ts';
+import {
+  adjustPValues, blockBootstrapCI, firstDifferences, partialCorrelationPairs, permutationTest,
+  type CorrelationMethod, type Correction, type Residualiser,
+} from '../stats/index.ts';
+import type { RunSeries } from './run-series.ts';
+
+export interface AnalyzeOptions {
+  control: string;
+  method: CorrelationMethod;
+  residualiser: Residualiser;
+  correction: Correction;
+  /** Significance level for the agreement counts (after correction). */
+  alpha: number;
+  /** Correlate first differences between checkpoints instead of levels. */
+  differences: boolean;
+  /** Block-bootstrap resamples per pair (0: none). */
+  bootstrap: number;
+  blockLength?: number;
+  /** Order-respecting (circular-shift) permutations per pair (0: none). */
+  permutations: number;
+  seed: number;
+  /** Restrict the OOD sets to these (default: every test set but the control). */
+  testSets?: string[];
+}
+
+export const DEFAULT_OPTIONS: Omit<AnalyzeOptions, 'control'> = {
+  method: 'pearson', residualiser: 'linear', correction: 'holm', alpha: 0.05,
+  differences: false, bootstrap: 0, permutations: 0, seed: 0,
+};
+
+export interface PairResult {
+  a: string;
+  b: string;
+  r: number | null;
+  df: number;
+  p: number | null;
+  p_adjusted: number | null;
+  ci95: [number, number] | null;
+  /** Why r is null, when it is. */
+  reason?: string;
+  bootstrap_ci95?: [number, number] | null;
+  permutation_p?: number;
+}
+
+export interface RunAnalysis { run: string; n: number; control: string; pairs: PairResult[] }
+export interface Agreement { a: string; b: string; positive: number; negative: number; null: number; runs: number }
+export interface AnalysisResult { runs: RunAnalysis[]; agreement: Agreement[] }
+
+/** The smallest number of checkpoints a linear partial correlation with one covariate can use. */
+const MIN_STEPS_LINEAR = 5;
+/** The spline residualiser needs more points than its basis dimension. */
+const MIN_STEPS_SPLINE = 12;
+
+export function analyzeRuns(series: readonly RunSeries[], opts: AnalyzeOptions): AnalysisResult {
+  if (series.length === 0) throw new UserError('no runs to analyse: the input has no scores for the chosen metric');
+  const runs = series.map((s) => analyzeRun(s, opts));
+  return { runs, agreement: agreementAcrossRuns(runs, opts.alpha) };
+}
+
+export function analyzeRun(series: RunSeries, opts: AnalyzeOptions): RunAnalysis {
+  const control = series.values.get(opts.control);
+  if (!control) {
+    throw new UserError(`run "${series.run}": no scores for the control test set "${opts.control}" (it has: ${[...series.values.keys()].join(', ')})`);
+  }
+  const oodNames = (opts.testSets ?? [...series.values.keys()]).filter((t) => t !== opts.control);
+  for (const t of oodNames) {
+    if (!series.values.has(t)) throw new UserError(`run "${series.run}": no scores for test set "${t}"`);
+  }
+  if (oodNames.length < 2) {
+    throw new UserError(`run "${series.run}": needs at least two OOD test sets besides the control "${opts.control}", has ${oodNames.length}`);
+  }
+  const transform = opts.differences ? (x: Float64Array) => firstDifferences(x) : (x: Float64Array) => x;
+  const covariate = transform(control);
+  const n = covariate.length;
+  const minSteps = opts.residualiser === 'spline' ? MIN_STEPS_SPLINE : MIN_STEPS_LINEAR;
+  if (n < minSteps) {
+    throw new UserError(`run "${series.run}": ${n} ${opts.differences ? 'differences between checkpoints' : 'checkpoints with every test set scored'}; a partial correlation with one covariate and the ${opts.residualiser} residualiser needs at least ${minSteps}`);
+  }
+  const ood: Record<string, Float64Array> = {};
+  for (const t of oodNames) ood[t] = transform(series.values.get(t)!);
+
+  const statOpts = { method: opts.method, residualiser: opts.residualiser };
+  const results = partialCorrelationPairs(ood, [covariate], statOpts);
+  const adjusted = adjustPValues(results.map((x) => x.result.p), opts.correction);
+  const pairs: PairResult[] = results.map(({ a, b, result }, i) => {
+    const pair: PairResult = { a, b, r: result.r, df: result.df, p: result.p, p_adjusted: adjusted[i], ci95: result.ci95 };
+    if (result.r === null) pair.reason = result.reason ?? 'undefined';
+    if (opts.bootstrap > 0) {
+      pair.bootstrap_ci95 = blockBootstrapCI(ood[a], ood[b], [covariate], {
+        ...statOpts, resamples: opts.bootstrap, blockLength: opts.blockLength, seed: opts.seed,
+      });
+    }
+    if (opts.permutations > 0) {
+      pair.permutation_p = permutationTest(ood[a], ood[b], [covariate], { ...statOpts, permutations: opts.permutations, seed: opts.seed }).p;
+    }
+    return pair;
+  });
+  return { run: series.run, n, control: opts.control, pairs };
+}
+
+export function agreementAcrossRuns(runs: readonly RunAnalysis[], alpha: number): Agreement[] {
+  const byPair = new Map<string, Agreement>();
+  for (const run of runs) {
+    for (const p of run.pairs) {
+      const key = `${p.a}\u0000${p.b}`;
+      let entry = byPair.get(key);
+      if (!entry) byPair.set(key, (entry = { a: p.a, b: p.b, positive: 0, negative: 0, null: 0, runs: 0 }));
+      entry.runs++;
+      const significant = p.r !== null && p.p_adjusted !== null && p.p_adjusted < alpha;
+      if (significant && p.r! > 0) entry.positive++;
+      else if (significant && p.r! < 0) entry.negative++;
+      else entry.null++;
+    }
+  }
+  return [...byPair.values()].sort((x, y) => (x.a === y.a ? cmp(x.b, y.b) : cmp(x.a, y.a)));
+}
+
+/** One word for the agreement row: does the pair's sign generalise across runs? */
+export type SignVerdict = 'positive in all' | 'negative in all' | 'sign differs' | 'positive or none' | 'negative or none' | 'none significant';
+
+export function signVerdict(a: Agreement): SignVerdict {
+  if (a.positive > 0 && a.negative > 0) return 'sign differs';
+  if (a.positive === a.runs && a.runs > 0) return 'positive in all';
+  if (a.negative === a.runs && a.runs > 0) return 'negative in all';
+  if (a.positive > 0) return 'positive or none';
+  if (a.negative > 0) return 'negative or none';
+  return 'none significant';
+}
+
+function cmp(x: string, y: string): number {
+  return x < y ? -1 : x > y ? 1 : 0;
+}

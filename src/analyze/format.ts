@@ -1,0 +1,100 @@
+// Renders an analysis as a table for people, JSON for programs (the documented exact shape), or CSV.
+import { signVerdict, type AnalysisResult, type AnalyzeOptions, type PairResult } from './analysis.ts';
+
+export type OutputFormat = 'table' | 'json' | 'csv';
+
+export function formatJson(result: AnalysisResult): string {
+  return JSON.stringify(result, null, 2) + '\n';
+}
+
+const PAIR_COLUMNS = ['run', 'a', 'b', 'n', 'r', 'df', 'p', 'p_adjusted', 'ci95_low', 'ci95_high', 'reason'] as const;
+
+/** One row per (run, pair); bootstrap / permutation columns appear when they were computed. */
+export function formatPairsCsv(result: AnalysisResult): string {
+  const extra: string[] = [];
+  const any = (f: (p: PairResult) => boolean) => result.runs.some((r) => r.pairs.some(f));
+  if (any((p) => p.bootstrap_ci95 !== undefined)) extra.push('bootstrap_ci95_low', 'bootstrap_ci95_high');
+  if (any((p) => p.permutation_p !== undefined)) extra.push('permutation_p');
+  const lines = [[...PAIR_COLUMNS, ...extra].join(',')];
+  for (const run of result.runs) {
+    for (const p of run.pairs) {
+      const cells: unknown[] = [run.run, p.a, p.b, run.n, p.r, p.df, p.p, p.p_adjusted, p.ci95?.[0], p.ci95?.[1], p.reason];
+      if (extra.includes('bootstrap_ci95_low')) cells.push(p.bootstrap_ci95?.[0], p.bootstrap_ci95?.[1]);
+      if (extra.includes('permutation_p')) cells.push(p.permutation_p);
+      lines.push(cells.map(csvCell).join(','));
+    }
+  }
+  return lines.join('\n') + '\n';
+}
+
+export function formatAgreementCsv(result: AnalysisResult): string {
+  const lines = ['a,b,positive,negative,null,runs,verdict'];
+  for (const g of result.agreement) lines.push([g.a, g.b, g.positive, g.negative, g.null, g.runs, signVerdict(g)].map(csvCell).join(','));
+  return lines.join('\n') + '\n';
+}
+
+function csvCell(v: unknown): string {
+  if (v === undefined || v === null) return '';
+  const s = typeof v === 'number' ? String(v) : String(v);
+  return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+export function formatTable(result: AnalysisResult, opts: AnalyzeOptions): string {
+  const out: string[] = [];
+  const how = `${opts.method} partial correlation, ${opts.residualiser} residualiser on "${opts.control}"` +
+    `${opts.differences ? ', first differences' : ''}, ${opts.correction === 'none' ? 'no correction' : `${opts.correction} correction`}, alpha ${opts.alpha}`;
+  out.push(`Partial correlations between OOD test sets across checkpoints (${how})`);
+  for (const run of result.runs) {
+    out.push('', `run ${run.run}: ${run.n} ${opts.differences ? 'differences' : 'checkpoints'}`);
+    const header = ['a', 'b', 'r', 'df', 'p', 'p adj', '95% CI'];
+    const hasBoot = run.pairs.some((p) => p.bootstrap_ci95 !== undefined);
+    const hasPerm = run.pairs.some((p) => p.permutation_p !== undefined);
+    if (hasBoot) header.push('bootstrap 95% CI');
+    if (hasPerm) header.push('perm p');
+    const rows = run.pairs.map((p) => {
+      const row = [p.a, p.b, p.r === null ? `undefined: ${p.reason}` : fixed(p.r, 3), fixed(p.df, 1), pval(p.p), pval(p.p_adjusted) + star(p, opts.alpha), ci(p.ci95)];
+      if (hasBoot) row.push(ci(p.bootstrap_ci95 ?? null));
+      if (hasPerm) row.push(p.permutation_p === undefined ? '' : pval(p.permutation_p));
+      return row;
+    });
+    out.push(...alignColumns([header, ...rows], 2));
+  }
+  out.push('', `Across ${result.runs.length} run${result.runs.length === 1 ? '' : 's'}: significant correlations per pair (adjusted p < ${opts.alpha})`);
+  const rows = result.agreement.map((g) => [g.a, g.b, String(g.positive), String(g.negative), String(g.null), String(g.runs), signVerdict(g)]);
+  out.push(...alignColumns([['a', 'b', 'positive', 'negative', 'none', 'runs', 'verdict'], ...rows], 2));
+  out.push('', headline(result));
+  return out.join('\n') + '\n';
+}
+
+/** The answer to "do generalisation results generalise?" in one sentence. */
+export function headline(result: AnalysisResult): string {
+  const verdicts = result.agreement.map(signVerdict);
+  const count = (v: string) => verdicts.filter((x) => x === v).length;
+  const consistent = count('positive in all') + count('negative in all');
+  const differs = count('sign differs');
+  const pairs = result.agreement.length;
+  return `${consistent} of ${pairs} OOD pairs have the same significant sign in every run; ` +
+    `${differs} change sign between runs; ${count('none significant')} are significant in none.`;
+}
+
+function fixed(x: number, digits: number): string {
+  return x.toFixed(digits);
+}
+
+function pval(p: number | null): string {
+  if (p === null) return '-';
+  return p < 1e-4 ? p.toExponential(1) : p.toFixed(4);
+}
+
+function star(p: PairResult, alpha: number): string {
+  return p.p_adjusted !== null && p.p_adjusted < alpha ? ' *' : '';
+}
+
+function ci(c: [number, number] | null): string {
+  return c === null ? '-' : `[${c[0].toFixed(3)}, ${c[1].toFixed(3)}]`;
+}
+
+function alignColumns(rows: string[][], indent: number): string[] {
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
+  return rows.map((r) => ' '.repeat(indent) + r.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd());
+}

@@ -1,0 +1,56 @@
+// Groups score rows into one table per run: the checkpoints' steps, and for each test set its
+// values at those steps. Only steps where every test set of the run has a value are kept, so that
+// every correlation in a run uses the same checkpoints; the steps left out are reported.
+import { UserError } from '../errors.ts';
+import type { ScoreRow } from './score-row.ts';
+
+export interface RunSeries {
+  run: string;
+  steps: number[];
+  /** Test set -> values aligned with `steps`. */
+  values: Map<string, Float64Array>;
+  attributes: Record<string, string>;
+  /** Steps dropped because some test set had no value there, with the sets that lacked one. */
+  incompleteSteps: { step: number; missing: string[] }[];
+}
+
+export function availableMetrics(rows: readonly ScoreRow[]): string[] {
+  return [...new Set(rows.map((r) => r.metric))].sort();
+}
+
+/** Builds per-run series for one metric; duplicate (run, step, test set) rows are an error. */
+export function buildRunSeries(rows: readonly ScoreRow[], metric: string): RunSeries[] {
+  const byRun = new Map<string, { cells: Map<string, Map<number, ScoreRow>>; attributes: Record<string, string> }>();
+  for (const row of rows) {
+    if (row.metric !== metric) continue;
+    let run = byRun.get(row.run);
+    if (!run) byRun.set(row.run, (run = { cells: new Map(), attributes: {} }));
+    Object.assign(run.attributes, row.attributes);
+    let bySet = run.cells.get(row.testSet);
+    if (!bySet) run.cells.set(row.testSet, (bySet = new Map()));
+    const earlier = bySet.get(row.step);
+    if (earlier) {
+      throw new UserError(`${row.origin}: duplicate score for run "${row.run}", step ${row.step}, test set "${row.testSet}", metric "${metric}" (first given at ${earlier.origin})`);
+    }
+    bySet.set(row.step, row);
+  }
+  const out: RunSeries[] = [];
+  for (const [run, { cells, attributes }] of [...byRun].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    const testSets = [...cells.keys()].sort();
+    const allSteps = [...new Set(testSets.flatMap((t) => [...cells.get(t)!.keys()]))].sort((a, b) => a - b);
+    const steps: number[] = [];
+    const incompleteSteps: RunSeries['incompleteSteps'] = [];
+    for (const step of allSteps) {
+      const missing = testSets.filter((t) => !cells.get(t)!.has(step));
+      if (missing.length) incompleteSteps.push({ step, missing });
+      else steps.push(step);
+    }
+    const values = new Map<string, Float64Array>();
+    for (const t of testSets) {
+      const bySet = cells.get(t)!;
+      values.set(t, Float64Array.from(steps, (s) => bySet.get(s)!.value));
+    }
+    out.push({ run, steps, values, attributes, incompleteSteps });
+  }
+  return out;
+}

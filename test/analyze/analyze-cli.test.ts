@@ -1,0 +1,147 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { simulateScores, DEFAULT_SIMULATED_SETS, expectedSign } from '../../src/synth/simulated-scores.ts';
+import { ResultStore } from '../../src/store/result-store.ts';
+import { genstudy, tempDir, writeCsv, writeJsonl } from './helpers.ts';
+
+test('analyze recovers the simulated structure and prints the documented JSON', (t) => {
+  const dir = tempDir(t);
+  const file = join(dir, 'scores.csv');
+  writeCsv(file, simulateScores({ seed: 7, runs: 3, steps: 60, noise: 0.005 }));
+  const r = genstudy(['analyze', file, '--control', 'in-domain', '--format', 'json']);
+  assert.equal(r.code, 0, r.stderr);
+  const out = JSON.parse(r.stdout);
+  assert.deepEqual(Object.keys(out), ['runs', 'agreement']);
+  assert.equal(out.runs.length, 3);
+  const run = out.runs[0];
+  assert.deepEqual(Object.keys(run), ['run', 'n', 'control', 'pairs']);
+  assert.equal(run.n, 60);
+  assert.equal(run.control, 'in-domain');
+  assert.equal(run.pairs.length, 10); // 5 OOD sets -> 10 pairs
+  for (const p of run.pairs) {
+    assert.deepEqual(Object.keys(p), ['a', 'b', 'r', 'df', 'p', 'p_adjusted', 'ci95']);
+    assert.ok(p.a < p.b, `pair ${p.a}/${p.b} not in alphabetical order`);
+    assert.equal(p.df, 60 - 2 - 1);
+    assert.ok(p.p_adjusted >= p.p);
+  }
+  const bySet = new Map(DEFAULT_SIMULATED_SETS.map((s) => [s.id, s]));
+  for (const g of out.agreement) {
+    assert.deepEqual(Object.keys(g), ['a', 'b', 'positive', 'negative', 'null', 'runs']);
+    assert.equal(g.runs, 3);
+    const sign = expectedSign(bySet.get(g.a)!, bySet.get(g.b)!);
+    if (sign > 0) assert.equal(g.positive, 3, `${g.a}/${g.b} should be positive in every run`);
+    if (sign < 0) assert.equal(g.negative, 3, `${g.a}/${g.b} should be negative in every run`);
+    if (sign === 0) assert.ok(g.positive + g.negative <= 1, `${g.a}/${g.b} should rarely be significant`);
+  }
+});
+
+test('CSV, JSONL and the store give the same analysis; the table names runs and the verdict', (t) => {
+  const dir = tempDir(t);
+  const rows = simulateScores({ seed: 3, runs: 2, steps: 30 });
+  writeCsv(join(dir, 's.csv'), rows);
+  writeJsonl(join(dir, 's.jsonl'), rows);
+  const store = ResultStore.open(join(dir, 'results.sqlite'));
+  store.writeScores(rows.map((r) => ({ run: r.run, step: r.step, testSet: r.test_set, metric: r.metric, value: r.value, n: 500 })));
+  store.close();
+  const outputs = ['s.csv', 's.jsonl', 'results.sqlite'].map((f) => {
+    const r = genstudy(['analyze', join(dir, f), '--control', 'in-domain', '--format', 'json', '--method', 'spearman']);
+    assert.equal(r.code, 0, r.stderr);
+    return JSON.parse(r.stdout);
+  });
+  assert.deepEqual(outputs[1], outputs[0]);
+  assert.deepEqual(outputs[2], outputs[0]);
+
+  const table = genstudy(['analyze', join(dir, 's.csv'), '--control', 'in-domain']);
+  assert.equal(table.code, 0, table.stderr);
+  assert.match(table.stdout, /run model-a: 30 checkpoints/);
+  assert.match(table.stdout, /verdict/);
+  assert.match(table.stdout, /OOD pairs have the same significant sign in every run/);
+});
+
+test('csv output with --out writes the pairs and the agreement tables', (t) => {
+  const dir = tempDir(t);
+  writeCsv(join(dir, 's.csv'), simulateScores({ seed: 5, runs: 2, steps: 25 }));
+  const r = genstudy(['analyze', join(dir, 's.csv'), '--control', 'in-domain', '--format', 'csv', '--out', join(dir, 'out.csv'), '--bootstrap', '50']);
+  assert.equal(r.code, 0, r.stderr);
+  const pairs = readFileSync(join(dir, 'out.csv'), 'utf8').trim().split('\n');
+  assert.equal(pairs[0], 'run,a,b,n,r,df,p,p_adjusted,ci95_low,ci95_high,reason,bootstrap_ci95_low,bootstrap_ci95_high');
+  assert.equal(pairs.length, 1 + 2 * 10);
+  const agreement = readFileSync(join(dir, 'out.agreement.csv'), 'utf8').trim().split('\n');
+  assert.equal(agreement[0], 'a,b,positive,negative,null,runs,verdict');
+  assert.equal(agreement.length, 11);
+});
+
+test('lm-evaluation-harness result folders are read with the step from the path', (t) => {
+  const dir = tempDir(t);
+  const rows = simulateScores({ seed: 11, runs: 1, steps: 12 });
+  const byStep = new Map<number, Record<string, Record<string, unknown>>>();
+  for (const r of rows) {
+    const results = byStep.get(r.step) ?? {};
+    results[r.test_set] = { alias: r.test_set, 'acc,none': r.value, 'acc_stderr,none': 0.01 };
+    byStep.set(r.step, results);
+  }
+  for (const [step, results] of byStep) {
+    const folder = join(dir, 'opt-1.3b-mnli', `checkpoint-${step}`, 'opt-1.3b');
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(join(folder, 'results_2026-11-30T00-00-00.json'), JSON.stringify({ results, config: { model_args: 'pretrained=x' } }));
+  }
+  const r = genstudy(['analyze', dir, '--control', 'in-domain', '--format', 'json']);
+  assert.equal(r.code, 0, r.stderr);
+  const out = JSON.parse(r.stdout);
+  assert.equal(out.runs[0].run, 'opt-1.3b-mnli/opt-1.3b');
+  assert.equal(out.runs[0].n, 12);
+
+  const csv = join(dir, 'same.csv');
+  writeCsv(csv, rows.map((x) => ({ ...x, run: 'opt-1.3b-mnli/opt-1.3b', metric: 'acc' })));
+  const direct = genstudy(['analyze', csv, '--control', 'in-domain', '--format', 'json']);
+  assert.deepEqual(JSON.parse(direct.stdout).runs[0].pairs, out.runs[0].pairs);
+});
+
+test('a constant series is reported as undefined with a reason, never as NaN or 0', (t) => {
+  const dir = tempDir(t);
+  const rows = simulateScores({ seed: 2, runs: 1, steps: 20 }).map((r) => (r.test_set === 'vocabulary-shift' ? { ...r, value: 0.5 } : r));
+  writeCsv(join(dir, 's.csv'), rows);
+  const r = genstudy(['analyze', join(dir, 's.csv'), '--control', 'in-domain', '--format', 'json']);
+  assert.equal(r.code, 0, r.stderr);
+  const pairs = JSON.parse(r.stdout).runs[0].pairs.filter((p: { a: string; b: string }) => p.a === 'vocabulary-shift' || p.b === 'vocabulary-shift');
+  assert.equal(pairs.length, 4);
+  for (const p of pairs) {
+    assert.equal(p.r, null);
+    assert.equal(p.p, null);
+    assert.equal(p.p_adjusted, null);
+    assert.match(p.reason, /constant/);
+  }
+});
+
+test('bad input gets one clear line naming the file, line and column', (t) => {
+  const dir = tempDir(t);
+  const cases: [string, string, RegExp][] = [
+    ['missing.csv', 'run,step,test_set,metric\na,1,x,accuracy\n', /missing\.csv:2: column "value" is missing/],
+    ['nan.csv', 'run,step,test_set,metric,value\na,1,x,accuracy,0.5\na,2,x,accuracy,high\n', /nan\.csv:3: column "value": expected a finite number, got "high"/],
+    ['step.csv', 'run,step,test_set,metric,value\na,1.5,x,accuracy,0.5\n', /step\.csv:2: column "step": expected a whole number/],
+    ['dup.csv', 'run,step,test_set,metric,value\na,1,x,accuracy,0.5\na,1,x,accuracy,0.6\n', /dup\.csv:3: duplicate score for run "a", step 1, test set "x".*first given at .*dup\.csv:2/],
+  ];
+  for (const [name, text, expected] of cases) {
+    writeFileSync(join(dir, name), text);
+    const r = genstudy(['analyze', join(dir, name), '--control', 'x']);
+    assert.equal(r.code, 2, `${name}: ${r.stderr}`);
+    assert.match(r.stderr, expected);
+    assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace');
+  }
+});
+
+test('too few checkpoints, a missing control and a missing metric are clear errors', (t) => {
+  const dir = tempDir(t);
+  writeCsv(join(dir, 'short.csv'), simulateScores({ seed: 1, runs: 1, steps: 4 }));
+  let r = genstudy(['analyze', join(dir, 'short.csv'), '--control', 'in-domain']);
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /run "model-a": 4 checkpoints .* needs at least 5/);
+  r = genstudy(['analyze', join(dir, 'short.csv'), '--control', 'mnli']);
+  assert.match(r.stderr, /no scores for the control test set "mnli" \(it has: in-domain, /);
+  r = genstudy(['analyze', join(dir, 'short.csv'), '--control', 'in-domain', '--metric', 'f1']);
+  assert.match(r.stderr, /no scores for metric "f1" \(it has: accuracy\)/);
+  r = genstudy(['analyze', join(dir, 'nope.csv'), '--control', 'in-domain']);
+  assert.match(r.stderr, /nope\.csv: no such file or folder/);
+});

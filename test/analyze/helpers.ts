@@ -1,0 +1,29 @@
+// Shared by the analyze tests: temp folders, writing score tables, running the real CLI.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { spawnSync } from 'node:child_process';
+
+export const repoRoot = resolve(import.meta.dirname, '../..');
+
+export function tempDir(t: { after(fn: () => void): void }): string {
+  const dir = mkdtempSync(join(tmpdir(), 'genstudy-analyze-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+export function writeCsv(file: string, rows: readonly object[]): void {
+  const columns = Object.keys(rows[0]);
+  const cell = (r: object, c: string) => String((r as Record<string, unknown>)[c]);
+  writeFileSync(file, [columns.join(','), ...rows.map((r) => columns.map((c) => cell(r, c)).join(','))].join('\n') + '\n');
+}
+
+export function writeJsonl(file: string, rows: readonly object[]): void {
+  writeFileSync(file, rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
+}
+
+/** Runs `genstudy <args>` as a user would (a child process through bin/genstudy.js). */
+export function genstudy(args: string[]): { code: number; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [join(repoRoot, 'bin/genstudy.js'), ...args], { encoding: 'utf8', cwd: repoRoot });
+  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+}
