@@ -1,0 +1,99 @@
+// The suite's design as data: for each test set, which cue it is built around and how that cue
+// relates to the label (consistent, broken, none), the designed cue rates, and the correlation
+// signs that design implies between OOD sets once ID accuracy is regressed out. Reports and tests
+// check an analysis against this truth.
+import type { CueName, CueRelation, SetDesign } from './design.ts';
+import type { Suite } from './generate.ts';
+
+export type ExpectedSign = 'positive' | 'negative' | 'none';
+
+export interface SetDescription {
+  id: string;
+  role: 'id' | 'ood';
+  cue: CueName;
+  relation: CueRelation;
+  shift: string;
+  size: number;
+  file: string;
+  /** Designed rates (exact up to rounding of counts within each label). */
+  rates: { overlapGivenYes: number; overlapGivenNo: number; negationGivenYes: number; negationGivenNo: number };
+  /** Accuracy of a classifier that uses only this cue: overlap -> Yes, and "never" in the hypothesis -> No. */
+  cueOnlyAccuracy: { overlap: number; negation: number };
+  vocabulary: SetDesign['vocabulary'];
+}
+
+export interface ExpectedCorrelation { a: string; b: string; sign: ExpectedSign; why: string }
+
+export interface SuiteDescription {
+  name: 'genstudy-synthetic-nli';
+  formatVersion: 1;
+  seed: number;
+  trainSize: number;
+  task: Suite['task'];
+  labels: string[];
+  fields: string[];
+  rule: string;
+  cues: { id: Exclude<CueName, 'none'>; predicts: 'Yes' | 'No'; definition: string }[];
+  train: { file: string; size: number; rates: SetDescription['rates'] };
+  sets: SetDescription[];
+  expectedCorrelations: ExpectedCorrelation[];
+}
+
+const RULE = 'The hypothesis follows from the premise (Yes) when both have the same polarity ("never" in both or neither), '
+  + 'the verb is the same or a synonym, and: in positive sentences each noun is the same or its hypernym and the place '
+  + 'phrase is kept or dropped; in negated sentences nouns are the same and the place phrase is kept or, when the premise '
+  + 'has none, added. Otherwise No.';
+
+function rates(d: SetDesign): SetDescription['rates'] {
+  return { overlapGivenYes: d.overlapGivenYes, overlapGivenNo: d.overlapGivenNo, negationGivenYes: d.negationGivenYes, negationGivenNo: d.negationGivenNo };
+}
+
+/** Expected sign of the partial correlation (ID regressed out) between two OOD sets, from their designs. */
+export function expectedSign(a: SetDesign, b: SetDesign): ExpectedCorrelation {
+  if (a.cue === 'none' || b.cue === 'none' || a.cue !== b.cue || a.relation === 'none' || b.relation === 'none') {
+    return { a: a.id, b: b.id, sign: 'none', why: 'no shared designed cue' };
+  }
+  if (a.relation === b.relation) {
+    return { a: a.id, b: b.id, sign: 'positive', why: `both ${a.relation} with the ${a.cue} cue: reliance on it moves both the same way` };
+  }
+  return { a: a.id, b: b.id, sign: 'negative', why: `the ${a.cue} cue is consistent in one and broken in the other: reliance on it helps one and hurts the other` };
+}
+
+export function describeSuite(suite: Suite): SuiteDescription {
+  const sets = suite.testSets.map((s): SetDescription => {
+    const n = s.examples.length;
+    const nYes = s.examples.filter((e) => e.label === 'Yes').length;
+    const pYes = n === 0 ? 0 : nYes / n;
+    const d = s.design;
+    return {
+      id: s.id, role: s.role, cue: s.cue, relation: s.relation, shift: d.shift, size: n, file: `${s.id}.jsonl`,
+      rates: rates(d),
+      cueOnlyAccuracy: {
+        overlap: pYes * d.overlapGivenYes + (1 - pYes) * (1 - d.overlapGivenNo),
+        negation: pYes * (1 - d.negationGivenYes) + (1 - pYes) * d.negationGivenNo,
+      },
+      vocabulary: d.vocabulary,
+    };
+  });
+  const ood = suite.testSets.filter((s) => s.role === 'ood');
+  const expectedCorrelations: ExpectedCorrelation[] = [];
+  for (let i = 0; i < ood.length; i++) for (let j = i + 1; j < ood.length; j++) expectedCorrelations.push(expectedSign(ood[i].design, ood[j].design));
+  const idSet = suite.testSets.find((s) => s.role === 'id');
+  return {
+    name: 'genstudy-synthetic-nli',
+    formatVersion: 1,
+    seed: suite.options.seed,
+    trainSize: suite.train.length,
+    task: suite.task,
+    labels: [...suite.task.labels],
+    fields: ['premise', 'hypothesis'],
+    rule: RULE,
+    cues: [
+      { id: 'overlap', predicts: 'Yes', definition: 'every content word of the hypothesis (nouns, verb, place) occurs in the premise' },
+      { id: 'negation', predicts: 'No', definition: 'the hypothesis contains "never"' },
+    ],
+    train: { file: 'train.jsonl', size: suite.train.length, rates: idSet ? rates(idSet.design) : rates(suite.options.oodSets[0]) },
+    sets,
+    expectedCorrelations,
+  };
+}

@@ -1,0 +1,238 @@
+// The synthetic generalisation suite: genstudy's embedded default data (no downloads).
+//
+// A small NLI-like binary task: does the hypothesis follow from the premise? Sentences are
+// "the S [never] V the O [in the P]." over a closed vocabulary (lexicon.ts); the true rule is a
+// lookup of hypernyms and verb synonyms with negation respected (rule.ts). The ID training data
+// carries two spurious cues that agree with the label more often than not:
+//   overlap  - every content word of the hypothesis occurs in the premise  -> Yes (default 85%)
+//   negation - "never" in the hypothesis                                   -> No  (40% of No, 10% of Yes)
+// The OOD sets (design.ts, defaultOodDesigns) keep the rule and change the cues or a neutral property:
+//   overlap-consistent-long, overlap-consistent-nouns  overlap cue still predictive (2 sets sharing it)
+//   overlap-broken                                     overlap cue reversed (HANS-like)
+//   negation-consistent / negation-broken              negation cue predictive / reversed
+//   vocabulary-shift                                   held-out nouns, cues as in training
+// Expected correlation structure across checkpoints of one model, with ID accuracy regressed out
+// (describeSuite gives it as data): sets built on the same cue with the same relation move
+// together (positive partial correlation); consistent and broken sets of the same cue move
+// oppositely (negative) for as long as the model's reliance on that cue changes; pairs across
+// cues, and the vocabulary-shift set, have no designed relation.
+//
+// Every example is checked against the rule and the cue it was built to show, so a bug in the
+// builder fails loudly instead of skewing the statistics. Each set has its own random stream
+// keyed by (seed, set id), so one set's size never changes another set's examples. No
+// (premise, hypothesis) pair occurs twice anywhere in a suite.
+import { UserError } from '../errors.ts';
+import type { Example } from '../types.ts';
+import { seededRandom, type Random } from '../tasks/seeded-random.ts';
+import { studyATask, type ClassifyTaskSpec } from '../tasks/index.ts';
+import {
+  AGENT_CATEGORIES, ALL_VERBS, CATEGORIES, hypernymOf, nounsOf, PLACES, sameSynset, synonymsOf, type Category,
+} from './lexicon.ts';
+import { contentWords, formatSentence, highOverlap, hypothesisNegated, trueLabel, type Label, type Sentence } from './rule.ts';
+import { defaultOodDesigns, idDesign, validateDesign, validateOptions, type CueName, type CueRelation, type SetDesign, type SuiteOptions } from './design.ts';
+import { suiteVocabulary } from './vocabulary.ts';
+
+export interface SuiteTestSet {
+  id: string;
+  role: 'id' | 'ood';
+  cue: CueName;
+  relation: CueRelation;
+  design: SetDesign;
+  examples: Example[];
+}
+
+export interface Suite {
+  options: Required<Omit<SuiteOptions, 'oodSets'>> & { oodSets: SetDesign[] };
+  train: Example[];
+  testSets: SuiteTestSet[];
+  task: ClassifyTaskSpec;
+  vocabulary: string[];
+}
+
+/** The suite's prompt: study A's pattern and " Yes" / " No" verbalizer, so the pipeline runs the same code. */
+export function suiteTask(): ClassifyTaskSpec {
+  return { ...studyATask('first-token'), name: 'synth-nli' };
+}
+
+interface Spec { label: Label; high: boolean; negH: boolean }
+
+function exactFlags(n: number, p: number, rng: Random): boolean[] {
+  const k = Math.round(n * p);
+  return rng.shuffle(Array.from({ length: n }, (_, i) => i < k));
+}
+
+function specsFor(design: SetDesign, n: number, rng: Random): Spec[] {
+  const nYes = Math.ceil(n / 2);
+  const out: Spec[] = [];
+  for (const [label, m, pHigh, pNeg] of [
+    ['Yes', nYes, design.overlapGivenYes, design.negationGivenYes],
+    ['No', n - nYes, design.overlapGivenNo, design.negationGivenNo],
+  ] as const) {
+    const high = exactFlags(m, pHigh, rng);
+    const neg = exactFlags(m, pNeg, rng);
+    for (let i = 0; i < m; i++) out.push({ label, high: high[i], negH: neg[i] });
+  }
+  return rng.shuffle(out);
+}
+
+class Builder {
+  readonly agents: string[];
+  readonly nouns: string[];
+  readonly allowNegation: boolean;
+  constructor(readonly d: SetDesign, readonly rng: Random) {
+    this.agents = nounsOf(d.vocabulary, AGENT_CATEGORIES);
+    this.nouns = nounsOf(d.vocabulary, CATEGORIES);
+    this.allowNegation = d.negationGivenYes > 0 || d.negationGivenNo > 0;
+  }
+
+  premise(negated: boolean, place: 'free' | 'yes' | 'no', objectIsAgent = false): Sentence {
+    const subject = this.rng.pick(this.agents);
+    const object = this.rng.pick((objectIsAgent ? this.agents : this.nouns).filter((n) => n !== subject));
+    const s: Sentence = { subject, negated, verb: this.rng.pick(ALL_VERBS), object };
+    const withPlace = place === 'yes' || (place === 'free' && this.rng.next() < this.d.placeRate);
+    if (withPlace) s.place = this.rng.pick(PLACES);
+    return s;
+  }
+
+  /** In a positive hypothesis the premise's place phrase may be kept or dropped; under negation it is kept. */
+  keepOrDropPlace(h: Sentence): void {
+    if (h.place !== undefined && !h.negated && this.rng.next() < 0.5) delete h.place;
+  }
+
+  /** Which substitutions the design allows; falls back to all when the filter leaves none. */
+  allowed<T extends string>(options: { name: T; kind: 'noun' | 'verb' | 'place' }[]): T[] {
+    const keep = options.filter((o) => this.d.substitution === 'mixed' || (this.d.substitution === 'hypernym' ? o.kind !== 'verb' : o.kind !== 'noun'));
+    return (keep.length > 0 ? keep : options).map((o) => o.name);
+  }
+
+  /** Picks one required option and adds each other one with probability 0.3. */
+  subset<T>(options: T[]): T[] {
+    const first = this.rng.pick(options);
+    return [first, ...options.filter((o) => o !== first && this.rng.next() < 0.3)];
+  }
+
+  otherNoun(current: string, pool: string[], avoid: Set<string>): string {
+    const hyper = hypernymOf(current);
+    const cats = CATEGORIES.filter((c) => pool === this.nouns || AGENT_CATEGORIES.includes(c as Category));
+    const candidates = [...pool, ...cats].filter((w) => w !== current && w !== hyper && !avoid.has(w));
+    return this.rng.pick(candidates);
+  }
+
+  yes(negH: boolean, high: boolean): [Sentence, Sentence] {
+    if (high) {
+      const p = this.premise(negH, 'free');
+      const h = { ...p };
+      this.keepOrDropPlace(h);
+      return [p, h];
+    }
+    if (!negH) {
+      const moves = this.subset(this.allowed([
+        { name: 'subject-up', kind: 'noun' }, { name: 'object-up', kind: 'noun' }, { name: 'verb-synonym', kind: 'verb' },
+      ]));
+      const p = this.premise(false, 'free');
+      const h = { ...p };
+      if (moves.includes('subject-up')) h.subject = hypernymOf(p.subject)!;
+      if (moves.includes('object-up')) h.object = hypernymOf(p.object)!;
+      if (moves.includes('verb-synonym')) h.verb = this.rng.pick(synonymsOf(p.verb));
+      this.keepOrDropPlace(h);
+      return [p, h];
+    }
+    const moves = this.subset(this.allowed([{ name: 'verb-synonym', kind: 'verb' }, { name: 'add-place', kind: 'place' }]));
+    const p = this.premise(true, moves.includes('add-place') ? 'no' : 'free');
+    const h = { ...p };
+    if (moves.includes('verb-synonym')) h.verb = this.rng.pick(synonymsOf(p.verb));
+    if (moves.includes('add-place')) h.place = this.rng.pick(PLACES);
+    return [p, h];
+  }
+
+  no(negH: boolean, high: boolean): [Sentence, Sentence] {
+    if (high) {
+      const options: ('polarity' | 'swap' | 'drop-place-under-negation')[] = ['swap'];
+      if (this.allowNegation) options.push('polarity');
+      if (negH) options.push('drop-place-under-negation');
+      const how = this.rng.pick(options);
+      if (how === 'polarity') {
+        const p = this.premise(!negH, 'free');
+        const h = { ...p, negated: negH };
+        if (!negH) this.keepOrDropPlace(h);
+        return [p, h];
+      }
+      if (how === 'swap') {
+        const p = this.premise(negH, 'free', true);
+        const h = { ...p, subject: p.object, object: p.subject };
+        this.keepOrDropPlace(h);
+        return [p, h];
+      }
+      const p = this.premise(true, 'yes');
+      const h = { ...p };
+      delete h.place;
+      return [p, h];
+    }
+    const violations = this.allowed<'subject-other' | 'object-other' | 'verb-other' | 'add-place' | 'change-place'>([
+      { name: 'subject-other', kind: 'noun' }, { name: 'object-other', kind: 'noun' }, { name: 'verb-other', kind: 'verb' },
+      ...(negH ? [] : [{ name: 'add-place' as const, kind: 'place' as const }, { name: 'change-place' as const, kind: 'place' as const }]),
+    ]);
+    const how = this.rng.pick(violations);
+    const p = this.premise(negH, how === 'add-place' ? 'no' : how === 'change-place' ? 'yes' : 'free');
+    const h = { ...p };
+    const avoid = new Set(contentWords(p));
+    if (how === 'subject-other') h.subject = this.otherNoun(p.subject, this.agents, avoid);
+    else if (how === 'object-other') h.object = this.otherNoun(p.object, this.nouns, avoid);
+    else if (how === 'verb-other') h.verb = this.rng.pick(ALL_VERBS.filter((v) => !sameSynset(v, p.verb) && v !== p.verb));
+    else if (how === 'add-place') h.place = this.rng.pick(PLACES);
+    else h.place = this.rng.pick(PLACES.filter((x) => x !== p.place));
+    if (how !== 'add-place' && how !== 'change-place') this.keepOrDropPlace(h);
+    return [p, h];
+  }
+}
+
+function generateSet(design: SetDesign, n: number, seed: number, stream: string, seen: Set<string>): Example[] {
+  const rng = seededRandom(seed, 'synth', stream);
+  const builder = new Builder(design, rng);
+  const examples: Example[] = [];
+  for (const spec of specsFor(design, n, rng)) {
+    let added = false;
+    for (let attempt = 0; attempt < 200 && !added; attempt++) {
+      const [p, h] = spec.label === 'Yes' ? builder.yes(spec.negH, spec.high) : builder.no(spec.negH, spec.high);
+      const premise = formatSentence(p);
+      const hypothesis = formatSentence(h);
+      if (trueLabel(premise, hypothesis) !== spec.label || highOverlap(premise, hypothesis) !== spec.high || hypothesisNegated(hypothesis) !== spec.negH) {
+        throw new Error(`synthetic suite: built ${JSON.stringify({ premise, hypothesis })} for ${JSON.stringify(spec)} in set "${design.id}", which breaks its design`);
+      }
+      const key = `${premise}\t${hypothesis}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      examples.push({ id: `${stream}-${String(examples.length).padStart(5, '0')}`, fields: { premise, hypothesis }, label: spec.label });
+      added = true;
+    }
+    if (!added) throw new UserError(`synthetic suite: set "${design.id}" ran out of distinct examples; use smaller sizes`);
+  }
+  return examples;
+}
+
+/** Builds the whole suite from options; the same options give the same suite, byte for byte. */
+export function generateSuite(opts: SuiteOptions): Suite {
+  validateOptions(opts);
+  const id = idDesign(opts);
+  const ood = opts.oodSets ?? defaultOodDesigns(opts);
+  const ids = new Set<string>([id.id]);
+  for (const d of ood) {
+    validateDesign(d);
+    if (ids.has(d.id)) throw new UserError(`synthetic suite: two sets are called "${d.id}"`);
+    ids.add(d.id);
+  }
+  const seen = new Set<string>();
+  const train = generateSet(id, opts.trainSize, opts.seed, 'train', seen);
+  const testSets: SuiteTestSet[] = [id, ...ood].map((d) => ({
+    id: d.id, role: d.role, cue: d.cue, relation: d.relation, design: d,
+    examples: generateSet(d, opts.testSize, opts.seed, d.id, seen),
+  }));
+  return {
+    options: {
+      seed: opts.seed, trainSize: opts.trainSize, testSize: opts.testSize,
+      idOverlapRate: id.overlapGivenYes, idNegationGivenNo: id.negationGivenNo, idNegationGivenYes: id.negationGivenYes,
+      oodCueRate: opts.oodCueRate ?? 0.9, oodSets: ood,
+    },
+    train, testSets, task: suiteTask(), vocabulary: suiteVocabulary(suiteTask()),
+  };
+}

@@ -1,0 +1,84 @@
+// Writes a suite to a folder and reads it back: train.jsonl and one <set>.jsonl per test set (rows
+// {"id","premise","hypothesis","label"}), suite.json (describeSuite plus the generator options),
+// tokenizer.json and tokenizer_config.json. Each file is written under a temporary name and then
+// renamed, so a reader never sees half a file. The bytes depend only on the options.
+import { mkdir, readFile, rename, writeFile, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { UserError } from '../errors.ts';
+import type { Example } from '../types.ts';
+import { describeSuite, type SuiteDescription } from './describe.ts';
+import type { Suite } from './generate.ts';
+import { suiteTokenizerConfig, suiteTokenizerJson } from './tokenizer.ts';
+
+export interface SuiteManifest extends SuiteDescription { options: Suite['options']; vocabulary: string[] }
+
+function toJsonl(examples: readonly Example[]): string {
+  return examples.map((e) => JSON.stringify({ id: e.id, premise: e.fields.premise, hypothesis: e.fields.hypothesis, label: e.label })).join('\n') + '\n';
+}
+
+async function writeAtomic(file: string, text: string): Promise<void> {
+  const tmp = `${file}.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`;
+  try {
+    await writeFile(tmp, text, 'utf8');
+    await rename(tmp, file);
+  } catch (err) {
+    await rm(tmp, { force: true });
+    throw err;
+  }
+}
+
+export function suiteManifest(suite: Suite): SuiteManifest {
+  return { ...describeSuite(suite), options: suite.options, vocabulary: suite.vocabulary };
+}
+
+/** Writes the suite's files into `dir` (created if needed); returns the paths written. */
+export async function writeSuite(dir: string, suite: Suite): Promise<string[]> {
+  await mkdir(dir, { recursive: true });
+  const files: [string, string][] = [
+    ['train.jsonl', toJsonl(suite.train)],
+    ...suite.testSets.map((s): [string, string] => [`${s.id}.jsonl`, toJsonl(s.examples)]),
+    ['tokenizer.json', JSON.stringify(suiteTokenizerJson(suite), null, 2) + '\n'],
+    ['tokenizer_config.json', JSON.stringify(suiteTokenizerConfig(suite), null, 2) + '\n'],
+    // The manifest last: its presence means the rest is complete.
+    ['suite.json', JSON.stringify(suiteManifest(suite), null, 2) + '\n'],
+  ];
+  const written: string[] = [];
+  for (const [name, text] of files) {
+    const file = path.join(dir, name);
+    await writeAtomic(file, text);
+    written.push(file);
+  }
+  return written;
+}
+
+function parseJsonl(file: string, text: string): Example[] {
+  const out: Example[] = [];
+  const lines = text.split('\n');
+  lines.forEach((line, i) => {
+    if (line.trim() === '') return;
+    let row: unknown;
+    try { row = JSON.parse(line); } catch { throw new UserError(`${file}:${i + 1}: not valid JSON`); }
+    const r = row as Record<string, unknown>;
+    for (const k of ['id', 'premise', 'hypothesis', 'label']) {
+      if (typeof r[k] !== 'string') throw new UserError(`${file}:${i + 1}: field "${k}" is missing or not a string`);
+    }
+    out.push({ id: r.id as string, fields: { premise: r.premise as string, hypothesis: r.hypothesis as string }, label: r.label as string });
+  });
+  return out;
+}
+
+/** Reads a folder written by writeSuite. */
+export async function readSuite(dir: string): Promise<{ manifest: SuiteManifest; train: Example[]; testSets: Record<string, Example[]> }> {
+  const manifestFile = path.join(dir, 'suite.json');
+  let manifest: SuiteManifest;
+  try {
+    manifest = JSON.parse(await readFile(manifestFile, 'utf8')) as SuiteManifest;
+  } catch (err) {
+    throw new UserError(`${manifestFile}: cannot read the suite manifest (${(err as Error).message})`);
+  }
+  if (manifest.name !== 'genstudy-synthetic-nli') throw new UserError(`${manifestFile}: field "name" is not "genstudy-synthetic-nli"`);
+  const read = async (name: string) => parseJsonl(path.join(dir, name), await readFile(path.join(dir, name), 'utf8'));
+  const testSets: Record<string, Example[]> = {};
+  for (const s of manifest.sets) testSets[s.id] = await read(s.file);
+  return { manifest, train: await read(manifest.train.file), testSets };
+}
