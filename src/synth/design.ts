@@ -37,19 +37,21 @@ export interface SuiteOptions {
   trainSize: number;
   /** Examples in each test set (ID and every OOD set). */
   testSize: number;
-  /** ID: P(high overlap | Yes) = P(low overlap | No). Default 0.85. */
+  /** ID: P(high overlap | Yes) = P(low overlap | No). Default 0.8. */
   idOverlapRate?: number;
   /** ID: P(negated hypothesis | No). Default 0.4. */
   idNegationGivenNo?: number;
   /** ID: P(negated hypothesis | Yes). Default 0.1. */
   idNegationGivenYes?: number;
-  /** OOD cue sets: how strongly the cue agrees (consistent) or disagrees (broken) with the label. Default 0.9. */
+  /** OOD cue sets: how strongly the cue agrees (consistent) or disagrees (broken) with the label. Default 1. */
   oodCueRate?: number;
   /** Replaces the default OOD sets. */
   oodSets?: SetDesign[];
 }
 
-export const DEFAULTS = { idOverlapRate: 0.85, idNegationGivenNo: 0.4, idNegationGivenYes: 0.1, oodCueRate: 0.9 } as const;
+// Defaults chosen with test/synth/structure.test.ts: OOD cue sets at full strength and an ID
+// overlap rate of 0.8 make the designed correlation signs hold for most simulated trajectories.
+export const DEFAULTS = { idOverlapRate: 0.8, idNegationGivenNo: 0.4, idNegationGivenYes: 0.1, oodCueRate: 1 } as const;
 
 export function idDesign(o: SuiteOptions): SetDesign {
   const r = o.idOverlapRate ?? DEFAULTS.idOverlapRate;
@@ -67,7 +69,10 @@ export function defaultOodDesigns(o: SuiteOptions): SetDesign[] {
   const id = idDesign(o);
   const c = o.oodCueRate ?? DEFAULTS.oodCueRate;
   const noNegation = { negationGivenYes: 0, negationGivenNo: 0 };
-  const noOverlapCue = { overlapGivenYes: 0.5, overlapGivenNo: 0.5 };
+  // Every hypothesis reuses the premise's words: overlap says nothing about the label, and a
+  // model's reliance on it moves both negation sets alike, which keeps their contrast visible
+  // once ID accuracy is regressed out (balanced overlap would blur it).
+  const noOverlapCue = { overlapGivenYes: 1, overlapGivenNo: 1 };
   return [
     {
       id: 'overlap-consistent-long', role: 'ood', cue: 'overlap', relation: 'consistent',
@@ -86,12 +91,12 @@ export function defaultOodDesigns(o: SuiteOptions): SetDesign[] {
     },
     {
       id: 'negation-consistent', role: 'ood', cue: 'negation', relation: 'consistent',
-      shift: '"never" in the hypothesis only when the answer is No; overlap carries no information',
+      shift: '"never" in the hypothesis only when the answer is No; every hypothesis reuses the premise\'s words',
       ...noOverlapCue, negationGivenYes: 0, negationGivenNo: c, placeRate: 0.5, substitution: 'mixed', vocabulary: 'id',
     },
     {
       id: 'negation-broken', role: 'ood', cue: 'negation', relation: 'broken',
-      shift: '"never" in the hypothesis only when the answer is Yes (both sentences negated); overlap carries no information',
+      shift: '"never" in the hypothesis only when the answer is Yes (both sentences negated); every hypothesis reuses the premise\'s words',
       ...noOverlapCue, negationGivenYes: c, negationGivenNo: 0, placeRate: 0.5, substitution: 'mixed', vocabulary: 'id',
     },
     {

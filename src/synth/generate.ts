@@ -4,7 +4,7 @@
 // "the S [never] V the O [in the P]." over a closed vocabulary (lexicon.ts); the true rule is a
 // lookup of hypernyms and verb synonyms with negation respected (rule.ts). The ID training data
 // carries two spurious cues that agree with the label more often than not:
-//   overlap  - every content word of the hypothesis occurs in the premise  -> Yes (default 85%)
+//   overlap  - every content word of the hypothesis occurs in the premise  -> Yes (default 80%)
 //   negation - "never" in the hypothesis                                   -> No  (40% of No, 10% of Yes)
 // The OOD sets (design.ts, defaultOodDesigns) keep the rule and change the cues or a neutral property:
 //   overlap-consistent-long, overlap-consistent-nouns  overlap cue still predictive (2 sets sharing it)
@@ -29,7 +29,7 @@ import {
   AGENT_CATEGORIES, ALL_VERBS, CATEGORIES, hypernymOf, nounsOf, PLACES, sameSynset, synonymsOf, type Category,
 } from './lexicon.ts';
 import { contentWords, formatSentence, highOverlap, hypothesisNegated, trueLabel, type Label, type Sentence } from './rule.ts';
-import { defaultOodDesigns, idDesign, validateDesign, validateOptions, type CueName, type CueRelation, type SetDesign, type SuiteOptions } from './design.ts';
+import { DEFAULTS, defaultOodDesigns, idDesign, validateDesign, validateOptions, type CueName, type CueRelation, type SetDesign, type SuiteOptions } from './design.ts';
 import { suiteVocabulary } from './vocabulary.ts';
 
 export interface SuiteTestSet {
@@ -231,7 +231,7 @@ export function generateSuite(opts: SuiteOptions): Suite {
     options: {
       seed: opts.seed, trainSize: opts.trainSize, testSize: opts.testSize,
       idOverlapRate: id.overlapGivenYes, idNegationGivenNo: id.negationGivenNo, idNegationGivenYes: id.negationGivenYes,
-      oodCueRate: opts.oodCueRate ?? 0.9, oodSets: ood,
+      oodCueRate: opts.oodCueRate ?? DEFAULTS.oodCueRate, oodSets: ood,
     },
     train, testSets, task: suiteTask(), vocabulary: suiteVocabulary(suiteTask()),
   };

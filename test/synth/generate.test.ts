@@ -7,21 +7,22 @@ import {
 } from '../../src/synth/index.ts';
 import { UserError } from '../../src/errors.ts';
 
-const suite: Suite = generateSuite({ seed: 11, trainSize: 1000, testSize: 400 });
+const opts = { seed: 11, trainSize: 1000, testSize: 400, idOverlapRate: 0.85, oodCueRate: 0.9 };
+const suite: Suite = generateSuite(opts);
 const allSets = (): { id: string; examples: Example[] }[] => [{ id: 'train', examples: suite.train }, ...suite.testSets];
 const accuracy = (examples: Example[], f: (p: string, h: string) => string) =>
   examples.filter((e) => f(e.fields.premise, e.fields.hypothesis) === e.label).length / examples.length;
 
 test('same seed gives the same suite; another seed a different one', () => {
-  const again = generateSuite({ seed: 11, trainSize: 1000, testSize: 400 });
+  const again = generateSuite(opts);
   assert.equal(JSON.stringify(again), JSON.stringify(suite));
-  const other = generateSuite({ seed: 12, trainSize: 1000, testSize: 400 });
+  const other = generateSuite({ ...opts, seed: 12 });
   assert.notEqual(JSON.stringify(other.train), JSON.stringify(suite.train));
   assert.notEqual(JSON.stringify(other.testSets), JSON.stringify(suite.testSets));
 });
 
 test('test-set size does not change the training set', () => {
-  const bigger = generateSuite({ seed: 11, trainSize: 1000, testSize: 200 });
+  const bigger = generateSuite({ ...opts, testSize: 200 });
   assert.deepEqual(bigger.train, suite.train);
 });
 
