@@ -6,6 +6,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { readScorePairs } from '../../src/cli/score.ts';
+import { UserError } from '../../src/errors.ts';
 import { goldenDir, NO_SHARED, readJsonl, repoRoot } from './helpers.ts';
 
 const run = promisify(execFile);
@@ -44,22 +46,33 @@ test('score --format jsonl and json print the golden log-likelihoods', async (t)
 });
 
 test('bad input lines are reported as file:line with what was expected', async (t) => {
-  const dir = goldenDir('gpt2');
-  if (!dir) return t.skip(NO_SHARED);
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'genstudy-score-cli-'));
   const cases: [string, string[]][] = [
     ['{"id": 1, "context": "a", "continuation": "b"}\n\n{"id": 2, "context": "a"', [':3', 'not valid JSON']],
     ['{"id": 1, "context": "a", "continuation": 5}\n', [':1', '"continuation"', 'string']],
     ['[1, 2]\n', [':1', 'expected an object']],
+    ['{"id": null, "context": "a", "continuation": "b"}\n{"id": {}, "context": "a", "continuation": "b"}\n', [':2', '"id"']],
   ];
   for (const [i, [text, parts]] of cases.entries()) {
     const file = path.join(tmp, `bad${i}.jsonl`);
     fs.writeFileSync(file, text);
-    const r = await genstudy(['score', '--model', dir, '--input', file]);
-    assert.equal(r.code, 2, r.stderr);
-    assert.ok(r.stderr.includes(file), r.stderr);
-    for (const p of parts) assert.ok(r.stderr.includes(p), `${r.stderr} should mention ${p}`);
+    assert.throws(() => readScorePairs(file), (e: Error) => {
+      assert.ok(e instanceof UserError);
+      for (const p of [file, ...parts]) assert.ok(e.message.includes(p), `${e.message} should mention ${p}`);
+      return true;
+    });
   }
+  // The command prints such errors as one line and exits with 2.
+  const dir = goldenDir('gpt2');
+  if (!dir) return t.skip(NO_SHARED);
+  const r = await genstudy(['score', '--model', dir, '--input', path.join(tmp, 'bad1.jsonl')]);
+  assert.equal(r.code, 2, r.stderr);
+  assert.match(r.stderr, /^genstudy: .*bad1\.jsonl:1: field "continuation" must be a string/);
+  assert.equal(r.stderr.trim().split('\n').length, 1);
+});
+
+test('a model folder without config.json is a one-line error', async () => {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'genstudy-score-cli-'));
   const good = path.join(tmp, 'good.jsonl');
   fs.writeFileSync(good, '{"id": 1, "context": "a", "continuation": "b"}\n');
   const missing = await genstudy(['score', '--model', path.join(tmp, 'nope'), '--input', good]);

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { BuiltinModel } from '../../src/engine/index.ts';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const sharedDir = path.resolve(repoRoot, '../shared');
@@ -36,3 +37,24 @@ export function maxAbsDiff(a: ArrayLike<number>, b: ArrayLike<number>): number {
   for (let i = 0; i < a.length; i++) m = Math.max(m, Math.abs(a[i] - b[i]));
   return m;
 }
+
+function argmax(row: Float32Array): number {
+  let best = 0;
+  for (let i = 1; i < row.length; i++) if (row[i] > row[best]) best = i;
+  return best;
+}
+
+/** Greedy decoding by full forward passes over the growing sequence, no cache, no batching. */
+export async function argmaxDecode(m: BuiltinModel, prompt: string, n: number): Promise<number[]> {
+  const ids = m.tokenizer.encode(prompt);
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const [logits] = await m.logits([[...ids, ...out]]);
+    const v = m.arch.vocabSize;
+    const next = argmax(logits.subarray(logits.length - v));
+    if (next === m.tokenizer.eosTokenId) break;
+    out.push(next);
+  }
+  return out;
+}
+

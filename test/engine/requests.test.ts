@@ -3,8 +3,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as tf from '@tensorflow/tfjs-core';
-import { loadModel, type BuiltinModel } from '../../src/engine/index.ts';
-import { goldenDir, NO_SHARED } from './helpers.ts';
+import { loadModel } from '../../src/engine/index.ts';
+import { argmaxDecode, goldenDir, NO_SHARED } from './helpers.ts';
 
 const prompts = ['The cat sat on the', 'Once upon a time, there was a', 'Hi', 'Le café est fermé. Müller und Söhne', ' leading space', 'x'];
 
@@ -15,26 +15,6 @@ function logSoftmax(row: Float32Array): number[] {
   for (const x of row) sum += Math.exp(x - max);
   const lse = max + Math.log(sum);
   return Array.from(row, (x) => x - lse);
-}
-
-function argmax(row: Float32Array): number {
-  let best = 0;
-  for (let i = 1; i < row.length; i++) if (row[i] > row[best]) best = i;
-  return best;
-}
-
-/** Greedy decoding by full forward passes over the growing sequence, no cache, no batching. */
-async function argmaxDecode(m: BuiltinModel, prompt: string, n: number): Promise<number[]> {
-  const ids = m.tokenizer.encode(prompt);
-  const out: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const [logits] = await m.logits([[...ids, ...out]]);
-    const v = m.arch.vocabSize;
-    const next = argmax(logits.subarray(logits.length - v));
-    if (next === m.tokenizer.eosTokenId) break;
-    out.push(next);
-  }
-  return out;
 }
 
 for (const family of ['gpt2', 'llama'] as const) {

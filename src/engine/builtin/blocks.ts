@@ -15,12 +15,14 @@ export function linear(x: tf.Tensor, w: tf.Tensor, b?: tf.Tensor): tf.Tensor {
   return tf.reshape(y, [...shape.slice(0, -1), w.shape[1] as number]);
 }
 
-export function layerNorm(x: tf.Tensor, weight: tf.Tensor, bias: tf.Tensor | undefined, eps: number): tf.Tensor {
+/** LayerNorm; without weight and bias (elementwise_affine=False) it only normalises. */
+export function layerNorm(x: tf.Tensor, weight: tf.Tensor | undefined, bias: tf.Tensor | undefined, eps: number): tf.Tensor {
   const axis = x.rank - 1;
   const mean = tf.mean(x, axis, true);
   const centred = tf.sub(x, mean);
   const variance = tf.mean(tf.square(centred), axis, true);
-  const y = tf.mul(tf.mul(centred, tf.rsqrt(tf.add(variance, eps))), weight);
+  let y = tf.mul(centred, tf.rsqrt(tf.add(variance, eps)));
+  if (weight) y = tf.mul(y, weight);
   return bias ? tf.add(y, bias) : y;
 }
 

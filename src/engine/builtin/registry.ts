@@ -4,10 +4,11 @@ import type { Arch, Family } from './families/family.ts';
 import { gpt2 } from './families/gpt2.ts';
 import { llama } from './families/llama.ts';
 import { olmo2 } from './families/olmo2.ts';
+import { opt } from './families/opt.ts';
 import { qwen2 } from './families/qwen2.ts';
 
 // SmolLM checkpoints are model_type "llama", so they need no entry of their own.
-const FAMILIES: Family<any>[] = [gpt2, llama, qwen2, olmo2];
+const FAMILIES: Family<any>[] = [gpt2, opt, llama, qwen2, olmo2];
 
 export function familyFor(modelType: unknown, file: string): Family<Arch> {
   const f = FAMILIES.find((fam) => fam.modelTypes.includes(String(modelType)));

@@ -10,8 +10,11 @@ export interface RopeConfig {
 }
 
 export function parseRope(cfg: Record<string, unknown>, dim: number, file: string): RopeConfig {
-  const theta = cfg.rope_theta === undefined ? 10000 : Number(cfg.rope_theta);
-  const rs = cfg.rope_scaling as Record<string, unknown> | null | undefined;
+  // Newer transformers configs nest both in `rope_parameters`.
+  const params = cfg.rope_parameters as Record<string, unknown> | null | undefined;
+  const thetaField = params?.rope_theta ?? cfg.rope_theta;
+  const theta = thetaField === undefined ? 10000 : Number(thetaField);
+  const rs = (params ?? cfg.rope_scaling) as Record<string, unknown> | null | undefined;
   if (!rs) return { dim, theta };
   const type = String(rs.rope_type ?? rs.type ?? 'default');
   if (type === 'default') return { dim, theta };
