@@ -63,6 +63,49 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (run_id, step)
   );
   `,
+  // 3: the evaluation cache (one engine answer per example, keyed by a content hash of model,
+  // test set, prompt, scoring mode and example) and the archive of scores and predictions that a
+  // changed test set or checkpoint superseded (src/evaluate: nothing stored is ever dropped).
+  `
+  CREATE TABLE evaluation_cache (
+    key TEXT PRIMARY KEY,                     -- sha256 hex, see src/evaluate/cache-key.ts
+    model_id TEXT NOT NULL,
+    test_set_id TEXT NOT NULL,
+    test_set_hash TEXT NOT NULL,
+    example_id TEXT NOT NULL,
+    mode TEXT NOT NULL,                       -- first-token | full-word | generate
+    answer TEXT NOT NULL,                     -- JSON: the engine's answer for this example
+    created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+  );
+  CREATE INDEX evaluation_cache_model ON evaluation_cache (model_id, test_set_id);
+  CREATE TABLE superseded_scores (
+    run_id TEXT NOT NULL,
+    step INTEGER NOT NULL,
+    checkpoint_hash TEXT,
+    test_set_id TEXT NOT NULL,
+    test_set_hash TEXT,
+    prompt_variant TEXT NOT NULL,
+    metric TEXT NOT NULL,
+    value REAL NOT NULL,
+    n INTEGER NOT NULL,
+    reason TEXT NOT NULL,
+    superseded_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+  );
+  CREATE TABLE superseded_predictions (
+    run_id TEXT NOT NULL,
+    step INTEGER NOT NULL,
+    checkpoint_hash TEXT,
+    test_set_id TEXT NOT NULL,
+    test_set_hash TEXT,
+    prompt_variant TEXT NOT NULL,
+    example_id TEXT NOT NULL,
+    prediction TEXT,
+    gold TEXT,
+    detail TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    superseded_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+  );
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
