@@ -6,12 +6,20 @@
 // transposeB flag runs ~15x slower than a plain one (../shared/DESIGN.md, "Facts measured here").
 import * as tf from '@tensorflow/tfjs-core';
 
+/**
+ * Extra terms added to a linear layer's output, keyed by the layer's weight tensor: LoRA adapters
+ * during training (lora.ts). Empty unless something registers one.
+ */
+export const linearAdapters = new WeakMap<tf.Tensor, (x2: tf.Tensor2D) => tf.Tensor2D>();
+
 /** y = x W + b, with W in [in, out] layout; x may have any leading dimensions. */
 export function linear(x: tf.Tensor, w: tf.Tensor, b?: tf.Tensor): tf.Tensor {
   const shape = x.shape;
   const x2 = tf.reshape(x, [-1, shape[shape.length - 1]]);
   let y = tf.matMul(x2 as tf.Tensor2D, w as tf.Tensor2D);
   if (b) y = tf.add(y, b);
+  const adapter = linearAdapters.get(w);
+  if (adapter) y = tf.add(y, adapter(x2 as tf.Tensor2D));
   return tf.reshape(y, [...shape.slice(0, -1), w.shape[1] as number]);
 }
 
