@@ -2,6 +2,7 @@
 import { Command, CommanderError } from 'commander';
 import { UserError } from '../errors.ts';
 import { registerAnalyze } from './analyze.ts';
+import { registerData } from './data.ts';
 import { registerDemo } from './demo.ts';
 import { registerMetrics } from './metrics.ts';
 import { registerScore } from './score.ts';
@@ -12,6 +13,7 @@ export function buildProgram(): Command {
     .version('0.1.0')
     .exitOverride();
   registerAnalyze(program);
+  registerData(program);
   registerDemo(program);
   registerMetrics(program);
   registerScore(program);

@@ -219,7 +219,8 @@ async function fromCache(
 ): Promise<PullResult> {
   const commit = await cache.cachedCommit(revision);
   if (!commit) {
-    throw new UserError(`${label}: ${why}, and the revision is not in the cache ${cache.root} (no refs/${revision} or snapshot)`);
+    const missing = COMMIT.test(revision) ? `no snapshots/${revision}` : `no refs/${revision}`;
+    throw new UserError(`${label}: ${why}, and the revision is not in the cache ${cache.root} (${missing})`);
   }
   const files: PulledFile[] = [];
   for (const path of await cache.snapshotFiles(commit)) {

@@ -16,6 +16,8 @@ export interface LoadOptions {
   /** Folder that relative paths in the spec resolve against. Default: the current folder. */
   baseDir?: string;
   hub?: HubOptions;
+  /** Stop after this many examples (a quick look at a large file); the hash covers only those. */
+  limit?: number;
 }
 
 export interface LoadedDataSet {
@@ -34,6 +36,7 @@ export interface LoadedDataSet {
 }
 
 export async function loadDataSet(specInput: unknown, opts: LoadOptions = {}): Promise<LoadedDataSet> {
+  if (opts.limit !== undefined && !(Number.isInteger(opts.limit) && opts.limit > 0)) throw new UserError(`limit must be a positive whole number, got ${opts.limit}`);
   const spec = parseDataSetSpec(specInput, (specInput as { name?: string })?.name ? `data set "${(specInput as { name: string }).name}"` : 'data set spec');
   const { file, source } = await locate(spec, opts);
   const drops = new DropCounter();
@@ -54,6 +57,7 @@ export async function loadDataSet(specInput: unknown, opts: LoadOptions = {}): P
     }
     ids.set(example.id, row.line);
     examples.push(example);
+    if (opts.limit !== undefined && examples.length >= opts.limit) break;
   }
   if (rowsRead === 0) throw new UserError(`${file}: the file has no records`);
   if (examples.length === 0) {

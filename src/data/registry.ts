@@ -151,6 +151,6 @@ export function registrySpec(id: string, opts: RegistryOptions = {}): Registered
 /** Loads a registered data set, e.g. loadRegistered('study-b/sentiment/amazon:test', { dataDir }). */
 export async function loadRegistered(id: string, opts: RegistryOptions & Omit<LoadOptions, 'baseDir'> = {}): Promise<LoadedDataSet & { id: string; task: 'classify' | 'generate' }> {
   const r = registrySpec(id, opts);
-  const loaded = await loadDataSet(r.spec, { baseDir: r.baseDir, hub: opts.hub });
+  const loaded = await loadDataSet(r.spec, { baseDir: r.baseDir, hub: opts.hub, limit: opts.limit });
   return { ...loaded, id: r.id, task: r.set.task };
 }

@@ -1,0 +1,262 @@
+// genstudy data: pull (Hugging Face hub -> the shared cache), inspect (what a data set spec or a
+// registry id loads to), list (the registry's ids).
+import { existsSync, readFileSync } from 'node:fs';
+import { extname, resolve, dirname } from 'node:path';
+import { Command, Option } from 'commander';
+import { UserError } from '../errors.ts';
+import type { Example } from '../types.ts';
+import {
+  isRegistryId,
+  loadDataSet,
+  loadRegistered,
+  pullRepo,
+  readRegistry,
+  readSpecFile,
+  registeredIds,
+  parseDataSetSpec,
+  type HubOptions,
+  type LoadedDataSet,
+} from '../data/index.ts';
+import { parseTemplate, renderTemplate, studyATask, studyBTask, STUDY_B_TASKS, type StudyBTask } from '../tasks/index.ts';
+
+interface HubFlags { endpoint?: string; cacheDir?: string; offline?: boolean }
+
+function hubOptions(flags: HubFlags, log: (m: string) => void): HubOptions {
+  return {
+    ...(flags.endpoint ? { endpoint: flags.endpoint } : {}),
+    ...(flags.cacheDir ? { cacheDir: resolve(flags.cacheDir) } : {}),
+    ...(flags.offline ? { offline: true } : {}),
+    log,
+  };
+}
+
+/** Where the commands write; tests pass their own (the test runner owns this process's stdout). */
+export interface DataCliIO {
+  out: { write(text: string): unknown };
+  err: { write(text: string): unknown; isTTY?: boolean };
+}
+
+export function registerData(program: Command, io: DataCliIO = { out: process.stdout, err: process.stderr }): void {
+  const note = (m: string): void => void io.err.write(`genstudy: ${m}\n`);
+  const data = program.command('data').description('Data sets: download from the Hugging Face hub, inspect, list the registry');
+
+  data
+    .command('pull')
+    .description('Download a Hugging Face repo (or the files matching --include) into the Hugging Face cache')
+    .argument('<repo>', 'owner/name on the hub')
+    .option('--revision <rev>', 'branch, tag or commit', 'main')
+    .option('--include <glob...>', 'only files matching these patterns ("*" also matches "/", as in huggingface-cli)')
+    .option('--exclude <glob...>', 'leave out files matching these patterns')
+    .addOption(new Option('--repo-type <type>', 'kind of repo').choices(['dataset', 'model']).default('dataset'))
+    .option('--endpoint <url>', 'hub address (default: HF_ENDPOINT or https://huggingface.co)')
+    .option('--cache-dir <dir>', 'cache folder (default: HF_HUB_CACHE, HF_HOME/hub or ~/.cache/huggingface/hub)')
+    .option('--offline', 'use only the cache (as HF_HUB_OFFLINE=1)')
+    .action(async (repo: string, flags: HubFlags & { revision: string; include?: string[]; exclude?: string[]; repoType: 'dataset' | 'model' }) => {
+      const progress = progressPrinter(io.err);
+      const result = await pullRepo(
+        { repo, repoType: flags.repoType, revision: flags.revision, include: flags.include, exclude: flags.exclude },
+        { ...hubOptions(flags, note), onProgress: progress.update },
+      );
+      progress.done();
+      for (const f of result.files) {
+        const resumed = f.resumedFrom ? ` (resumed at ${formatBytes(f.resumedFrom)})` : '';
+        io.out.write(`${f.status.padEnd(10)} ${formatBytes(f.size).padStart(9)}  ${f.path}${resumed}\n`);
+      }
+      io.out.write(`${result.repoType} ${result.repo}@${result.revision} = ${result.commit}${result.offline ? ' (from the cache)' : ''}\n`);
+      io.out.write(`${result.snapshotDir}\n`);
+    });
+
+  data
+    .command('inspect')
+    .description('Load a data set and show its size, labels, dropped rows and one rendered prompt')
+    .argument('<spec>', 'a registry id (genstudy data list), a spec file (.yaml / .json), or a data file')
+    .option('--data-dir <dir>', 'folder the registry\'s local files are in (default: GENSTUDY_DATA or ../shared/data)')
+    .addOption(new Option('--source <where>', 'for registry ids: the local file or the hub copy').choices(['auto', 'local', 'hub']).default('auto'))
+    .option('--limit <n>', 'read only until this many examples are kept')
+    .option('--label <column>', 'for a bare data file: the label column')
+    .option('--template <text>', 'render the prompt with this {field} template instead of the study preset')
+    .option('--example <k>', 'which example to render (0-based)', '0')
+    .option('--json', 'print one JSON object')
+    .option('--endpoint <url>', 'hub address for hub sources')
+    .option('--cache-dir <dir>', 'Hugging Face cache folder')
+    .option('--offline', 'use only the cache')
+    .action(async (target: string, flags: HubFlags & { dataDir?: string; source: 'auto' | 'local' | 'hub'; limit?: string; label?: string; template?: string; example: string; json?: boolean }) => {
+      const limit = flags.limit === undefined ? undefined : positiveInt(flags.limit, '--limit');
+      const index = Number(flags.example);
+      if (!Number.isInteger(index) || index < 0) throw new UserError(`--example: expected a whole number >= 0, got "${flags.example}"`);
+      const hub = hubOptions(flags, note);
+      let loaded: LoadedDataSet;
+      let name: string;
+      let task: 'classify' | 'generate' | undefined;
+      if (isRegistryId(target)) {
+        const r = await loadRegistered(target, { dataDir: flags.dataDir ? resolve(flags.dataDir) : undefined, source: flags.source, hub, limit });
+        loaded = r;
+        name = r.id;
+        task = r.task;
+      } else {
+        const { spec, baseDir } = await specFromPath(target, flags.label);
+        loaded = await loadDataSet(spec, { baseDir, hub, limit });
+        name = spec.name ?? target;
+        task = spec.target !== undefined ? 'generate' : spec.label !== undefined ? 'classify' : undefined;
+      }
+      const example = loaded.examples[index];
+      if (!example) throw new UserError(`--example ${index}: the data set has ${loaded.examples.length} examples`);
+      const prompt = renderPrompt(name, example, flags.template);
+      const labels = labelCounts(loaded.examples);
+      if (flags.json) {
+        io.out.write(
+          JSON.stringify({
+            name, source: loaded.source, task: task ?? null, rowsRead: loaded.rowsRead, examples: loaded.examples.length, labels,
+            dropped: loaded.dropped, contentHash: loaded.contentHash, example, prompt: prompt?.text ?? null, template: prompt?.template ?? null,
+          }, null, 2) + '\n',
+        );
+        return;
+      }
+      io.out.write(inspectText(name, task, loaded, labels, example, index, prompt));
+    });
+
+  data
+    .command('list')
+    .description('The registry of known data sets: "<set>:<split>" ids for inspect and study files')
+    .action(() => {
+      const registry = readRegistry();
+      const lines: string[] = [];
+      for (const id of registeredIds(registry)) {
+        const [set, split] = id.split(':');
+        const entry = registry.sets[set];
+        const s = entry.splits[split];
+        const where = [s.local ? `local ${s.local.path}` : '', s.hub ? `hub ${s.hub.repo}${s.hub.repoType === 'model' ? ' (model)' : ''}` : ''].filter(Boolean).join(', ');
+        lines.push(`${id.padEnd(44)} ${entry.task.padEnd(9)} ${where}\n`);
+      }
+      io.out.write(lines.join(''));
+    });
+}
+
+/** A spec file (YAML, or JSON with "path"/"hub"), or a bare data file read with the default mapping. */
+async function specFromPath(target: string, label?: string) {
+  if (!existsSync(target)) {
+    throw new UserError(`"${target}" is neither a registry id (see genstudy data list) nor an existing file`);
+  }
+  const ext = extname(target).toLowerCase();
+  if (ext === '.yaml' || ext === '.yml') return readSpecFile(target);
+  if (ext === '.json' && looksLikeSpec(target)) return readSpecFile(target);
+  const spec = parseDataSetSpec({ path: resolve(target), ...(label ? { label } : {}) }, target);
+  return { spec, baseDir: dirname(resolve(target)) };
+}
+
+function looksLikeSpec(file: string): boolean {
+  const head = readFileSync(file, 'utf8').slice(0, 1 << 16).trimStart();
+  if (!head.startsWith('{')) return false;
+  try {
+    const v = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+    return typeof v === 'object' && v !== null && ('path' in v || 'hub' in v);
+  } catch {
+    return false; // a JSON Lines data file also starts with "{"
+  }
+}
+
+/** The study preset's template for a registry id; the integrator may route this through tasks/ task specs. */
+function presetTemplate(name: string): { source: string; name: string } | undefined {
+  if (name.startsWith('study-a/')) {
+    const t = studyATask();
+    return { source: t.template, name: t.name };
+  }
+  const m = /^study-b\/([^/]+)\//.exec(name);
+  if (m && (STUDY_B_TASKS as readonly string[]).includes(m[1])) {
+    const t = studyBTask(m[1] as StudyBTask, 1);
+    return { source: t.template, name: t.name };
+  }
+  return undefined;
+}
+
+function renderPrompt(name: string, example: Example, template?: string): { text: string; template: string } | undefined {
+  const chosen = template !== undefined ? { source: template, name: '--template' } : presetTemplate(name);
+  if (!chosen) return undefined;
+  return { text: renderTemplate(parseTemplate(chosen.source, chosen.name), example.fields, example.id), template: chosen.name };
+}
+
+function labelCounts(examples: Example[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const e of examples) if (e.label !== undefined) counts[e.label] = (counts[e.label] ?? 0) + 1;
+  return Object.fromEntries(Object.entries(counts).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+function inspectText(
+  name: string,
+  task: string | undefined,
+  loaded: LoadedDataSet,
+  labels: Record<string, number>,
+  example: Example,
+  index: number,
+  prompt: { text: string; template: string } | undefined,
+): string {
+  const out: string[] = [];
+  const n = loaded.examples.length;
+  out.push(`data set   ${name}`);
+  out.push(`source     ${loaded.source}`);
+  if (task) out.push(`task       ${task}`);
+  out.push(`rows read  ${loaded.rowsRead}`);
+  out.push(`examples   ${n}`);
+  const labelList = Object.entries(labels);
+  if (labelList.length) {
+    out.push('labels');
+    for (const [label, count] of labelList) out.push(`  ${label.padEnd(16)} ${String(count).padStart(7)}  ${((100 * count) / n).toFixed(1).padStart(5)}%`);
+  }
+  if (loaded.dropped.length) {
+    out.push('dropped');
+    for (const d of loaded.dropped) out.push(`  ${String(d.count).padStart(7)}  ${d.reason}`);
+  } else out.push('dropped    none');
+  out.push(`hash       sha256:${loaded.contentHash}`);
+  out.push('');
+  out.push(`example ${index} (id ${JSON.stringify(example.id)})`);
+  if (prompt) {
+    out.push(`--- prompt (${prompt.template}) ---`);
+    out.push(prompt.text);
+    out.push('--- end of prompt ---');
+  } else {
+    out.push(`fields: ${JSON.stringify(example.fields, null, 2)}`);
+    out.push('(no study preset for this data set: pass --template "...{field}..." to render a prompt)');
+  }
+  if (example.label !== undefined) out.push(`label: ${JSON.stringify(example.label)}`);
+  if (example.target !== undefined) out.push(`target: ${JSON.stringify(example.target)}`);
+  return out.join('\n') + '\n';
+}
+
+function positiveInt(value: string, flag: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0) throw new UserError(`${flag}: expected a positive whole number, got "${value}"`);
+  return n;
+}
+
+function formatBytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
+  let v = n / 1024;
+  let u = 0;
+  while (v >= 1024 && u < units.length - 1) {
+    v /= 1024;
+    u++;
+  }
+  return `${v.toFixed(1)} ${units[u]}`;
+}
+
+/** One updating line per file on a terminal; nothing on a pipe (the final listing says it all). */
+function progressPrinter(err: DataCliIO['err']): { update: (file: string, bytes: number, total: number) => void; done: () => void } {
+  const tty = err.isTTY === true;
+  let last = 0;
+  let shown = false;
+  return {
+    update(file, bytes, total) {
+      if (!tty) return;
+      const now = Date.now();
+      if (now - last < 200 && bytes < total) return;
+      last = now;
+      shown = true;
+      const pct = total ? ((100 * bytes) / total).toFixed(0) : '100';
+      err.write(`\r\x1b[K${file}  ${formatBytes(bytes)} / ${formatBytes(total)} (${pct}%)`);
+    },
+    done() {
+      if (shown) err.write('\r\x1b[K');
+    },
+  };
+}

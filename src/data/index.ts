@@ -1,0 +1,32 @@
+// The data module: readers, data set specs and loading, the registry of known sets, hub downloads.
+export { readRows, formatOf, rowWhere, type Format, type ReadOptions, type SourceRow } from './readers/index.ts';
+export { DataSetSpecSchema, parseDataSetSpec, type DataSetSpec, type DataSetSpecInput, type HubFile, type Sample } from './spec.ts';
+export { loadDataSet, readSpecFile, type LoadOptions, type LoadedDataSet } from './load.ts';
+export { contentHash } from './hash.ts';
+export {
+  readRegistry,
+  registeredIds,
+  isRegistryId,
+  registrySpec,
+  loadRegistered,
+  defaultDataDir,
+  REGISTRY_FILE,
+  type Registry,
+  type RegistrySet,
+  type RegistryOptions,
+  type RegisteredSpec,
+} from './registry.ts';
+export {
+  pullRepo,
+  resolveHubFile,
+  defaultCacheDir,
+  repoFolderName,
+  DEFAULT_ENDPOINT,
+  type HubOptions,
+  type RepoRef,
+  type RepoType,
+  type PullRequest,
+  type PullResult,
+  type PulledFile,
+  type HubFileRequest,
+} from './hub.ts';
