@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { parquetWriteBuffer } from 'hyparquet-writer';
 import { pullRepo, resolveHubFile } from '../../src/data/hub.ts';
 import { loadDataSet } from '../../src/data/load.ts';
+import { loadRegistered } from '../../src/data/registry.ts';
 import { FakeHub, gitSha1, sha256, type FakeRepo } from './fake-hub.ts';
 import { repoRoot, tempDir, userErrorOf } from './helpers.ts';
 
@@ -225,4 +226,34 @@ test('a data set spec can name a hub file: downloaded once, then loaded from the
   assert.match(await userErrorOf(loadDataSet(wrong, { hub: { endpoint: server.url, cacheDir: cache, offline: false } })), /"data\/test\.parquet" has sha256 [0-9a-f]{64}, the spec expects 0{64}/);
   assert.match(await userErrorOf(resolveHubFile({ repo: 'toy/nli', file: 'nope.csv' }, { endpoint: server.url, cacheDir: cache, offline: false })), /no files matching "nope\.csv"/);
   assert.match(await userErrorOf(resolveHubFile({ repo: 'toy/missing', file: 'a.csv' }, { endpoint: server.url, cacheDir: cache, offline: false })), /dataset toy\/missing@main: not found at http/);
+});
+
+test('registry hub sources: ClassLabel codes named, the pinned hash checked', async (t) => {
+  const hansParquet = Buffer.from(
+    parquetWriteBuffer({
+      columnData: [
+        { name: 'premise', data: ['The doctor saw the lawyer .', 'The actor paid the judge .'], type: 'STRING' },
+        { name: 'hypothesis', data: ['The doctor saw the lawyer .', 'The judge paid the actor .'], type: 'STRING' },
+        { name: 'label', data: Int32Array.from([0, 1]), type: 'INT32' },
+      ],
+    }),
+  );
+  const hansCommit = '1'.repeat(40);
+  const glueCommit = 'bcdcba79d07bc864c1c254ccfcedcce55bcc9a8c';
+  const server = await new FakeHub([
+    { type: 'dataset', name: 'jhu-cogsci/hans', commit: hansCommit, refs: { 'refs/convert/parquet': hansCommit }, files: [{ path: 'plain_text/validation/0000.parquet', content: hansParquet, lfs: true }] },
+    // Not the real WNLI parquet: the registry's pinned sha256 must reject it.
+    { type: 'dataset', name: 'nyu-mll/glue', commit: glueCommit, refs: {}, files: [{ path: 'wnli/train-00000-of-00001.parquet', content: hansParquet, lfs: true }] },
+  ]).start();
+  t.after(() => server.close());
+  const cache = tempDir(t);
+  const hub = { endpoint: server.url, cacheDir: cache, offline: false };
+  const hans = await loadRegistered('study-a/hans:validation', { hub });
+  assert.deepEqual(hans.examples.map((e) => e.label), ['Yes', 'No']);
+  assert.equal(hans.source, `hf://datasets/jhu-cogsci/hans@${hansCommit}/plain_text/validation/0000.parquet`);
+  assert.equal(readFileSync(join(cache, 'datasets--jhu-cogsci--hans', 'refs', 'refs', 'convert', 'parquet'), 'utf8'), hansCommit);
+  assert.match(
+    await userErrorOf(loadRegistered('study-a/wnli:train', { hub, source: 'hub' })),
+    /"wnli\/train-00000-of-00001\.parquet" has \d+ bytes, the spec expects 38835/,
+  );
 });
