@@ -1,0 +1,106 @@
+// What training needs from tfjs beyond the forward pass, registered once per process:
+//
+// 0. tfjs-core's gradient functions. tfjs-core's own bundle registers none; the union package
+//    @tensorflow/tfjs registers them into the same tfjs-core instance when loaded (its CommonJS build;
+//    tfjs-core's ESM gradient files use extensionless imports that Node cannot load).
+// 1. The gradient of gather (embedding lookups, picking rows) is UnsortedSegmentSum, a kernel the
+//    wasm backend does not have. It is registered here for wasm as a scatter-add written in JS over
+//    the wasm heap: O(rows x width), a few milliseconds for a batch of embeddings. (The alternative,
+//    embedding lookup as oneHot x matMul, costs vocab x tokens x width flops: far slower for real
+//    vocabularies.)
+// 2. matMul's gradient in tfjs uses matMuls with transposeA / transposeB set, which on wasm run
+//    ~15x slower than an explicit transpose followed by a plain matMul (../shared/DESIGN.md, "Facts
+//    measured here"). BatchMatMul's gradient is re-registered with explicit transposes; the values
+//    are the same, only the kernels differ.
+import * as tf from '@tensorflow/tfjs-core';
+import { createRequire } from 'node:module';
+
+let registered = false;
+
+/** Swaps the last two axes of a rank >= 2 tensor. */
+function swapLast(x: tf.Tensor): tf.Tensor {
+  const perm = x.shape.map((_, i) => i);
+  const r = x.rank;
+  [perm[r - 2], perm[r - 1]] = [perm[r - 1], perm[r - 2]];
+  return tf.transpose(x, perm);
+}
+
+/** op(x) as the forward applied it: x or its transpose. */
+function applied(x: tf.Tensor, transposed: boolean): tf.Tensor {
+  return transposed ? swapLast(x) : x;
+}
+
+/**
+ * Gradient of C = op(A) op(B): dOp(A) = dC op(B)^T, dOp(B) = op(A)^T dC, each written as plain
+ * matMuls of explicitly transposed operands, then mapped back through op.
+ */
+const batchMatMulGrad: tf.GradConfig = {
+  kernelName: tf.BatchMatMul,
+  inputsToSave: ['a', 'b'],
+  gradFunc: (dy: tf.Tensor | tf.Tensor[], saved: tf.Tensor[], attrs: tf.NamedAttrMap) => {
+    const g = dy as tf.Tensor;
+    const [a, b] = saved;
+    const { transposeA, transposeB } = attrs as unknown as { transposeA: boolean; transposeB: boolean };
+    return {
+      a: () => {
+        const dOpA = tf.matMul(g, swapLast(applied(b, transposeB)));
+        return transposeA ? swapLast(dOpA) : dOpA;
+      },
+      b: () => {
+        const dOpB = tf.matMul(swapLast(applied(a, transposeA)), g);
+        return transposeB ? swapLast(dOpB) : dOpB;
+      },
+    };
+  },
+};
+
+interface WasmBackendLike {
+  readSync(dataId: tf.DataId): unknown;
+  makeOutput(shape: number[], dtype: tf.DataType, memoryOffset?: number, values?: Float32Array): tf.TensorInfo;
+}
+
+/** out[segmentIds[i], ...] += x[i, ...]; segment ids outside [0, numSegments) are dropped, as in TF. */
+function unsortedSegmentSumWasm(args: { inputs: tf.NamedTensorInfoMap; backend: unknown; attrs?: tf.NamedAttrMap }): tf.TensorInfo {
+  const backend = args.backend as WasmBackendLike;
+  const { x, segmentIds } = args.inputs as { x: tf.TensorInfo; segmentIds: tf.TensorInfo };
+  const numSegments = (args.attrs as { numSegments: number }).numSegments;
+  if (x.dtype !== 'float32') throw new Error(`UnsortedSegmentSum (wasm, genstudy): dtype ${x.dtype} is not supported`);
+  const values = backend.readSync(x.dataId) as Float32Array;
+  const ids = backend.readSync(segmentIds.dataId) as Int32Array;
+  const n = ids.length;
+  const width = n === 0 ? 0 : values.length / n;
+  const innerShape = x.shape.slice(segmentIds.shape.length);
+  const out = new Float32Array(numSegments * width);
+  for (let i = 0; i < n; i++) {
+    const s = ids[i];
+    if (s < 0 || s >= numSegments) continue;
+    const src = i * width;
+    const dst = s * width;
+    for (let j = 0; j < width; j++) out[dst + j] += values[src + j];
+  }
+  return backend.makeOutput([numSegments, ...innerShape], 'float32', undefined, out);
+}
+
+/**
+ * Registers the training kernels and gradients (idempotent). Call after the backend is chosen
+ * (initBackend) and before the first tf.variableGrads.
+ */
+export function enableTrainingGradients(): void {
+  if (registered) return;
+  registered = true;
+  createRequire(import.meta.url)('@tensorflow/tfjs');
+  // registerGradient replaces the built-in config; silence its one-time warning about that.
+  const warn = console.warn;
+  console.warn = (...args: unknown[]) => {
+    if (typeof args[0] === 'string' && args[0].includes("Overriding the gradient for 'BatchMatMul'")) return;
+    warn(...args);
+  };
+  try {
+    tf.registerGradient(batchMatMulGrad);
+  } finally {
+    console.warn = warn;
+  }
+  if (!tf.getKernel(tf.UnsortedSegmentSum, 'wasm')) {
+    tf.registerKernel({ kernelName: tf.UnsortedSegmentSum, backendName: 'wasm', kernelFunc: unsortedSegmentSumWasm as unknown as tf.KernelFunc });
+  }
+}

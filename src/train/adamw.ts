@@ -1,0 +1,63 @@
+// AdamW with decoupled weight decay, as torch.optim.AdamW (amsgrad = False, maximize = False):
+//   p <- p (1 - lr wd)
+//   m <- b1 m + (1 - b1) g ;  v <- b2 v + (1 - b2) g^2
+//   p <- p - (lr / (1 - b1^t)) m / (sqrt(v) / sqrt(1 - b2^t) + eps)
+// Written here rather than taken from tfjs's AdamOptimizer because that one has coupled (L2)
+// decay at best, a different eps placement, and no exportable state for checkpoints.
+import * as tf from '@tensorflow/tfjs-core';
+
+export interface AdamWOptions {
+  betas?: [number, number];
+  eps?: number;
+  weightDecay?: number;
+  /** Parameter names that get no weight decay (Trainer: biases and norm weights). */
+  noDecay?: ReadonlySet<string>;
+}
+
+export class AdamW {
+  /** Number of updates made (PyTorch's state["step"]). */
+  t = 0;
+  readonly m = new Map<string, tf.Variable>();
+  readonly v = new Map<string, tf.Variable>();
+  readonly beta1: number;
+  readonly beta2: number;
+  readonly eps: number;
+  readonly weightDecay: number;
+  private readonly noDecay: ReadonlySet<string>;
+
+  constructor(readonly params: ReadonlyMap<string, tf.Variable>, o: AdamWOptions = {}) {
+    [this.beta1, this.beta2] = o.betas ?? [0.9, 0.999];
+    this.eps = o.eps ?? 1e-8;
+    this.weightDecay = o.weightDecay ?? 0;
+    this.noDecay = o.noDecay ?? new Set();
+    for (const [name, p] of params) {
+      this.m.set(name, tf.variable(tf.zerosLike(p), false));
+      this.v.set(name, tf.variable(tf.zerosLike(p), false));
+    }
+  }
+
+  /** One update with gradients by parameter name (missing gradients count as zero). */
+  step(grads: ReadonlyMap<string, tf.Tensor>, lr: number): void {
+    this.t += 1;
+    const bc1 = 1 - this.beta1 ** this.t;
+    const bc2Sqrt = Math.sqrt(1 - this.beta2 ** this.t);
+    for (const [name, p] of this.params) {
+      const g = grads.get(name);
+      const m = this.m.get(name)!;
+      const v = this.v.get(name)!;
+      tf.tidy(() => {
+        const grad = g ?? tf.zerosLike(p);
+        const decay = this.noDecay.has(name) ? 0 : this.weightDecay;
+        const decayed = decay === 0 ? p : tf.mul(p, 1 - lr * decay);
+        m.assign(tf.add(tf.mul(m, this.beta1), tf.mul(grad, 1 - this.beta1)));
+        v.assign(tf.add(tf.mul(v, this.beta2), tf.mul(tf.square(grad), 1 - this.beta2)));
+        const denom = tf.add(tf.div(tf.sqrt(v), bc2Sqrt), this.eps);
+        p.assign(tf.sub(decayed, tf.mul(tf.div(m, denom), lr / bc1)));
+      });
+    }
+  }
+
+  dispose(): void {
+    for (const t of [...this.m.values(), ...this.v.values()]) t.dispose();
+  }
+}

@@ -1,0 +1,12 @@
+// The trainer: full fine-tuning and LoRA on the built-in engine, study A's and study B's objectives,
+// FTICL, AdamW with schedules, checkpoints with resume; plus initModel for training from scratch.
+export { train, trainingSubset, runPieces, type TrainResult } from './trainer.ts';
+export type { TrainOptions } from './options.ts';
+export { initModel, tinyGpt2Config, tinyLlamaConfig } from './init.ts';
+export { AdamW, type AdamWOptions } from './adamw.ts';
+export { lrMultiplier, warmupStepsOf, SCHEDULES, type ScheduleName } from './schedule.ts';
+export { checkpointSteps, type CheckpointPolicy } from './policy.ts';
+export { encodeForTraining, type Objective, type TrainSequence } from './sequences.ts';
+export { listCheckpoints, checkpointDir, readState, type LogEntry, type TrainerState } from './checkpoints.ts';
+export { progressSink, silentProgress, type ProgressSink } from './progress.ts';
+export { LoraAdapters, loraTargets, type LoraConfig } from '../engine/builtin/lora.ts';

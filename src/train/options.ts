@@ -1,0 +1,97 @@
+// The trainer's settings, with the defaults of transformers' TrainingArguments where the studies
+// rely on them, and checks that name the offending setting.
+import { UserError } from '../errors.ts';
+import type { LoraConfig } from '../engine/builtin/lora.ts';
+import type { DemonstrationSelection } from '../tasks/demonstrations.ts';
+import type { JoinOptions, TaskSpec } from '../tasks/task.ts';
+import type { ResultStore } from '../store/result-store.ts';
+import type { Example } from '../types.ts';
+import type { CheckpointPolicy } from './policy.ts';
+import type { ProgressSink } from './progress.ts';
+import { SCHEDULES, type ScheduleName } from './schedule.ts';
+import type { Objective } from './sequences.ts';
+import type { LogEntry } from './checkpoints.ts';
+
+export interface TrainOptions {
+  /** A Hugging Face model folder (the base model). */
+  model: string;
+  /** Where checkpoint-N folders go. */
+  outDir: string;
+  task: TaskSpec;
+  train: readonly Example[];
+  /** A name for the training data (the store's training_set). */
+  dataName?: string;
+  /** classify: study A's last-position label loss; generate: study B's prompt + output + EOS. Default: the task's kind. */
+  objective?: Objective;
+  /** FTICL: demonstrations prepended to every training example. */
+  demonstrations?: { pool: readonly Example[]; selection: DemonstrationSelection };
+  join?: JoinOptions;
+  method: 'full' | 'lora';
+  lora?: LoraConfig;
+  /** LoRA: also write the merged model into each checkpoint's merged/ folder. */
+  mergeLora?: boolean;
+  lr: number;
+  weightDecay?: number;
+  betas?: [number, number];
+  adamEps?: number;
+  schedule?: ScheduleName;
+  warmupSteps?: number;
+  warmupRatio?: number;
+  batchSize?: number;
+  gradAccum?: number;
+  /** Global-norm clipping; 0 turns it off. Default 1 (Trainer's max_grad_norm). */
+  maxGradNorm?: number;
+  epochs?: number;
+  /** Overrides epochs when > 0. */
+  maxSteps?: number;
+  seed?: number;
+  shuffle?: boolean;
+  /** Train on this many examples: the first N, or N sampled with subsetSeed. */
+  trainSize?: number;
+  subsetSeed?: number;
+  /** Longest training sequence in tokens (default: the model's). */
+  maxLength?: number;
+  checkpoints?: CheckpointPolicy;
+  /** Log every N steps (store and progress). Default 1. */
+  logEvery?: number;
+  /** Continue from the last checkpoint in outDir when there is one (default true). */
+  resume?: boolean;
+  store?: ResultStore;
+  run?: string;
+  progress?: ProgressSink;
+  /** Called after every optimiser step (after any checkpoint of that step is written). */
+  onStep?: (entry: LogEntry) => void;
+}
+
+export type ResolvedOptions = Required<Pick<TrainOptions, 'weightDecay' | 'betas' | 'adamEps' | 'schedule' | 'warmupSteps' | 'warmupRatio' |
+  'batchSize' | 'gradAccum' | 'maxGradNorm' | 'epochs' | 'seed' | 'shuffle' | 'logEvery' | 'resume' | 'mergeLora'>> & TrainOptions & { objective: Objective };
+
+function positiveInt(v: number, what: string): void {
+  if (!Number.isInteger(v) || v < 1) throw new UserError(`${what}: expected a whole number >= 1, got ${v}`);
+}
+
+export function resolveOptions(o: TrainOptions): ResolvedOptions {
+  const r: ResolvedOptions = {
+    weightDecay: 0, betas: [0.9, 0.999], adamEps: 1e-8, schedule: 'linear', warmupSteps: 0, warmupRatio: 0,
+    batchSize: 8, gradAccum: 1, maxGradNorm: 1, epochs: 1, seed: 42, shuffle: true, logEvery: 1, resume: true, mergeLora: false,
+    ...Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)),
+    objective: o.objective ?? (o.task.kind === 'classify' ? 'classify' : 'generate'),
+  } as ResolvedOptions;
+  if (!(r.lr > 0) || !Number.isFinite(r.lr)) throw new UserError(`learning rate: expected a positive number, got ${r.lr}`);
+  if (!(r.weightDecay >= 0)) throw new UserError(`weight decay: expected a number >= 0, got ${r.weightDecay}`);
+  if (!SCHEDULES.includes(r.schedule)) throw new UserError(`schedule: expected one of ${SCHEDULES.join(', ')}, got "${r.schedule}"`);
+  positiveInt(r.batchSize, 'batch size');
+  positiveInt(r.gradAccum, 'gradient accumulation steps');
+  positiveInt(r.logEvery, 'log every');
+  if (r.maxSteps === undefined || r.maxSteps <= 0) {
+    if (!(r.epochs > 0) || !Number.isInteger(r.epochs)) throw new UserError(`epochs: expected a whole number >= 1, got ${r.epochs}`);
+  } else positiveInt(r.maxSteps, 'max steps');
+  if (!(r.maxGradNorm >= 0)) throw new UserError(`max grad norm: expected a number >= 0 (0 = no clipping), got ${r.maxGradNorm}`);
+  if (r.method !== 'full' && r.method !== 'lora') throw new UserError(`method: expected "full" or "lora", got "${String(r.method)}"`);
+  if (r.method === 'lora' && !r.lora) throw new UserError('method "lora" needs LoRA settings (r, alpha, dropout, target modules)');
+  if (r.objective === 'classify' && r.task.kind !== 'classify') throw new UserError(`objective "classify" needs a classify task; task "${r.task.name}" is a ${r.task.kind} task`);
+  if (r.trainSize !== undefined) positiveInt(r.trainSize, 'training subset size');
+  if (r.train.length === 0) throw new UserError('no training examples');
+  if (r.store && !r.run) throw new UserError('a store was given without a run name');
+  return r;
+}

@@ -1,0 +1,215 @@
+// The training loop: full fine-tuning or LoRA on the built-in engine, AdamW, a warmup schedule,
+// gradient accumulation and global-norm clipping, with checkpoints along the way and resume.
+//
+// Determinism: the data order is a function of (seed, epoch), LoRA dropout masks of (seed, step,
+// micro-batch, call), and the weights and optimiser state at step N are in checkpoint-N; a run
+// resumed from checkpoint-N therefore repeats exactly what the uninterrupted run would have done.
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import * as tf from '@tensorflow/tfjs-core';
+import { UserError } from '../errors.ts';
+import { enableTrainingGradients } from '../engine/builtin/gradients.ts';
+import { loadModel } from '../engine/builtin/load.ts';
+import { LoraAdapters } from '../engine/builtin/lora.ts';
+import { BuiltinModel } from '../engine/builtin/model.ts';
+import { Params } from '../engine/builtin/params.ts';
+import { demonstrationsFor } from '../tasks/demonstrations.ts';
+import { trainingPieces } from '../tasks/demonstrations.ts';
+import { seededRandom } from '../tasks/seeded-random.ts';
+import type { Example } from '../types.ts';
+import { AdamW } from './adamw.ts';
+import {
+  checkpointDir, listCheckpoints, readOptimizer, readState, writeCheckpoint, writeOptimizer, writeState,
+  type LogEntry, type TrainerState,
+} from './checkpoints.ts';
+import { inputTokens, microBatchLoss } from './loss.ts';
+import { resolveOptions, type ResolvedOptions, type TrainOptions } from './options.ts';
+import { stepMicroBatches, totalSteps, type OrderOptions } from './order.ts';
+import { checkpointSteps } from './policy.ts';
+import { silentProgress } from './progress.ts';
+import { lrMultiplier, warmupStepsOf } from './schedule.ts';
+import { encodeForTraining, type TrainSequence } from './sequences.ts';
+
+export interface TrainResult {
+  steps: number;
+  /** Checkpoint folders written or found, by step. */
+  checkpoints: { step: number; dir: string }[];
+  log: LogEntry[];
+  resumedFrom?: number;
+}
+
+/** The examples trained on: all, the first trainSize, or trainSize sampled with subsetSeed. */
+export function trainingSubset(train: readonly Example[], trainSize?: number, subsetSeed?: number): Example[] {
+  if (trainSize === undefined || trainSize >= train.length) return [...train];
+  if (subsetSeed === undefined) return train.slice(0, trainSize);
+  return seededRandom(subsetSeed, 'train-subset').shuffle(train).slice(0, trainSize);
+}
+
+/** The training strings of a run, as trainingPieces builds them (FTICL demonstrations included). */
+export function runPieces(o: Pick<TrainOptions, 'task' | 'train' | 'trainSize' | 'subsetSeed' | 'demonstrations' | 'join'>) {
+  const examples = trainingSubset(o.train, o.trainSize, o.subsetSeed);
+  const demos = o.demonstrations ? demonstrationsFor(o.task, o.demonstrations.pool, o.demonstrations.selection, 'FTICL demonstrations') : undefined;
+  return trainingPieces(o.task, examples, { demonstrations: demos, join: o.join });
+}
+
+function fingerprint(o: ResolvedOptions, baseId: string, seqs: readonly TrainSequence[]): string {
+  const data = createHash('sha256');
+  for (const s of seqs) data.update(JSON.stringify([s.ids, s.lossPositions, s.targets]));
+  const settings = {
+    baseId, method: o.method, lora: o.method === 'lora' ? o.lora : null, lr: o.lr, weightDecay: o.weightDecay, betas: o.betas,
+    eps: o.adamEps, schedule: o.schedule, warmupSteps: o.warmupSteps, warmupRatio: o.warmupRatio, batchSize: o.batchSize,
+    gradAccum: o.gradAccum, maxGradNorm: o.maxGradNorm, epochs: o.epochs, maxSteps: o.maxSteps ?? null, seed: o.seed,
+    shuffle: o.shuffle, objective: o.objective, data: data.digest('hex'),
+  };
+  return createHash('sha256').update(JSON.stringify(settings)).digest('hex').slice(0, 32);
+}
+
+/** Trainable model: full fine-tuning replaces every parameter by a variable. */
+function withVariables(base: BuiltinModel): { model: BuiltinModel; params: Map<string, tf.Variable> } {
+  const params = new Map<string, tf.Variable>();
+  for (const [name, t] of base.params.tensors) params.set(name, tf.variable(t, true));
+  base.params.dispose();
+  const model = new BuiltinModel(base.id, base.dir, base.family, base.arch, new Params(params as Map<string, tf.Tensor>, false), base.tokenizer, base.config);
+  return { model, params };
+}
+
+export async function train(options: TrainOptions): Promise<TrainResult> {
+  const o = resolveOptions(options);
+  const progress = o.progress ?? silentProgress;
+  fs.mkdirSync(o.outDir, { recursive: true });
+
+  const existing = o.resume ? listCheckpoints(o.outDir) : [];
+  const resumeFrom = existing.at(-1);
+  const base = await loadModel(resumeFrom && o.method === 'full' ? resumeFrom.dir : o.model);
+  enableTrainingGradients();
+  const maxLength = Math.min(o.maxLength ?? base.maxLength, base.maxLength);
+  const seqs = encodeForTraining(base.tokenizer, runPieces(o), o.objective, maxLength);
+  const order: OrderOptions = { examples: seqs.length, batchSize: o.batchSize, gradAccum: o.gradAccum, epochs: o.epochs, maxSteps: o.maxSteps, shuffle: o.shuffle, seed: o.seed };
+  const total = totalSteps(order);
+  const warmup = warmupStepsOf(total, o.warmupSteps, o.warmupRatio);
+  const saveAt = new Set(checkpointSteps(o.checkpoints ?? {}, total));
+
+  let model: BuiltinModel;
+  let trainable: Map<string, tf.Variable>;
+  let adapters: LoraAdapters | undefined;
+  const noDecay = new Set<string>();
+  if (o.method === 'full') {
+    ({ model, params: trainable } = withVariables(base));
+    for (const [name, v] of trainable) if (name.endsWith('.bias') || v.rank === 1) noDecay.add(name);
+  } else {
+    model = base;
+    adapters = resumeFrom ? LoraAdapters.load(base, resumeFrom.dir) : LoraAdapters.create(base, o.lora!, o.seed);
+    trainable = adapters.namedVariables();
+  }
+  const fp = fingerprint(o, o.method === 'full' && resumeFrom ? readState(resumeFrom.dir).base_model : base.id, seqs);
+  const optimizer = new AdamW(trainable, { betas: o.betas, eps: o.adamEps, weightDecay: o.weightDecay, noDecay });
+  const byVariable = new Map([...trainable].map(([name, v]) => [v.name, name]));
+
+  let start = 0;
+  let log: LogEntry[] = [];
+  if (resumeFrom) {
+    const state = readState(resumeFrom.dir);
+    if (state.fingerprint !== fp) {
+      throw new UserError(`${path.join(resumeFrom.dir, 'trainer_state.json')}: this checkpoint belongs to a run with other settings or data ` +
+        `(fingerprint ${state.fingerprint}, now ${fp}); use another --out folder, or turn resuming off`);
+    }
+    readOptimizer(resumeFrom.dir, optimizer);
+    start = state.global_step;
+    log = state.log_history.filter((e) => e.step <= start);
+  }
+  const baseModelName = o.method === 'full' && resumeFrom ? readState(resumeFrom.dir).base_model : base.id;
+
+  if (o.store && o.run) {
+    o.store.upsertRun({
+      id: o.run, model: o.model, trainingSet: o.dataName ?? null, method: o.method, seed: o.seed,
+      attributes: { lr: o.lr, schedule: o.schedule, epochs: o.epochs, maxSteps: o.maxSteps ?? null, batchSize: o.batchSize, gradAccum: o.gradAccum, objective: o.objective, lora: o.lora ?? null, trainExamples: seqs.length, fingerprint: fp },
+    });
+  }
+
+  const checkpoints: { step: number; dir: string }[] = existing.filter((c) => c.step <= start);
+  const save = async (step: number, epoch: number) => {
+    const dir = await writeCheckpoint(o.outDir, step, async (tmp) => {
+      if (adapters) {
+        await adapters.save(tmp, o.model);
+        if (o.mergeLora) {
+          const merged = adapters.merged();
+          try { await merged.save(path.join(tmp, 'merged')); } finally { merged.dispose(); }
+        }
+      } else {
+        await model.save(tmp);
+      }
+      await writeOptimizer(tmp, optimizer);
+      const state: TrainerState = { global_step: step, total_steps: total, epoch, fingerprint: fp, method: o.method, base_model: baseModelName, log_history: log };
+      writeState(tmp, state);
+    });
+    checkpoints.push({ step, dir });
+    o.store?.upsertCheckpoint({ run: o.run!, step, path: path.resolve(dir) });
+  };
+
+  progress.start(total, start);
+  try {
+    if (start === 0 && saveAt.has(0)) await save(0, 0);
+    for (let step = start; step < total; step++) {
+      const t0 = performance.now();
+      const micro = stepMicroBatches(order, step);
+      const batches = micro.map((m) => m.indices.map((i) => seqs[i]));
+      const normalizer = batches.reduce((n, b) => n + b.reduce((k, s) => k + s.targets.length, 0), 0);
+      const lr = o.lr * lrMultiplier(o.schedule, step, total, warmup);
+      const grads = new Map<string, tf.Tensor>();
+      let loss = 0;
+      let tokens = 0;
+      for (let j = 0; j < batches.length; j++) {
+        adapters?.attach(seededRandom(o.seed, 'dropout', step, j).int(2 ** 31));
+        const { value, grads: g } = tf.variableGrads(() => microBatchLoss(model, batches[j], normalizer), [...trainable.values()]);
+        loss += (await value.data())[0];
+        value.dispose();
+        for (const [vname, t] of Object.entries(g)) {
+          const name = byVariable.get(vname)!;
+          const prev = grads.get(name);
+          if (prev) {
+            grads.set(name, tf.add(prev, t));
+            prev.dispose();
+            t.dispose();
+          } else grads.set(name, t);
+        }
+        tokens += inputTokens(batches[j]);
+      }
+      adapters?.attach(undefined);
+      const normT = tf.tidy(() => tf.sqrt(tf.addN([...grads.values()].map((g) => tf.sum(tf.square(g))))));
+      const gradNorm = (await normT.data())[0];
+      normT.dispose();
+      if (o.maxGradNorm > 0) {
+        // torch.nn.utils.clip_grad_norm_: scale by max_norm / (norm + 1e-6) when that is below 1.
+        const coef = o.maxGradNorm / (gradNorm + 1e-6);
+        if (coef < 1) {
+          for (const [name, g] of grads) {
+            grads.set(name, tf.mul(g, coef));
+            g.dispose();
+          }
+        }
+      }
+      optimizer.step(grads, lr);
+      for (const g of grads.values()) g.dispose();
+      const done = step + 1;
+      const entry: LogEntry = {
+        step: done, loss, learningRate: lr, gradNorm, tokensPerSecond: tokens / ((performance.now() - t0) / 1000), epoch: micro.at(-1)?.epoch ?? 0,
+      };
+      if (done % o.logEvery === 0 || done === total) {
+        log.push(entry);
+        progress.step(entry, total);
+        o.store?.writeTrainingLog([{ run: o.run!, step: done, loss, learningRate: lr, gradNorm, tokensPerSecond: entry.tokensPerSecond }]);
+      }
+      if (saveAt.has(done)) await save(done, entry.epoch);
+      o.onStep?.(entry);
+    }
+  } finally {
+    progress.stop();
+    adapters?.dispose();
+    optimizer.dispose();
+    model.dispose();
+  }
+  return { steps: total, checkpoints, log, resumedFrom: resumeFrom?.step };
+}
+
+export { checkpointDir };
