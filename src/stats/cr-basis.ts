@@ -17,7 +17,11 @@ import { UserError } from '../errors.ts';
 
 /** mgcv place.knots: k knots spread evenly through the sorted unique values (interpolating between them). */
 export function placeKnots(x: ArrayLike<number>, k: number): Float64Array {
-  const u = uniqueSorted(x);
+  return placeKnotsOnUnique(uniqueSorted(x), k);
+}
+
+/** placeKnots on values already sorted and unique. */
+export function placeKnotsOnUnique(u: Float64Array, k: number): Float64Array {
   const n = u.length;
   if (k > n) throw new UserError(`a spline with ${k} knots needs at least ${k} distinct covariate values, got ${n}`);
   if (k < 2) throw new UserError(`a spline needs at least 2 knots, got ${k}`);
@@ -34,7 +38,9 @@ export function placeKnots(x: ArrayLike<number>, k: number): Float64Array {
 }
 
 export function uniqueSorted(x: ArrayLike<number>): Float64Array {
-  const s = Float64Array.from(x).sort();
+  const s = new Float64Array(x.length);
+  for (let i = 0; i < s.length; i++) s[i] = x[i];
+  s.sort();
   let m = 0;
   for (let i = 0; i < s.length; i++) if (i === 0 || s[i] !== s[m - 1]) s[m++] = s[i];
   return s.slice(0, m);
@@ -93,6 +99,34 @@ export function crSpline(knots: Float64Array): CrSpline {
     S[a * k + b] = v; S[b * k + a] = v;
   }
   return { knots, F, S };
+}
+
+/**
+ * The model matrix in factored form for x inside the knot range: row r of X is
+ *   am[r] e_j + ap[r] e_{j+1} + cm[r] F_j + cp[r] F_{j+1},  j = interval[r],
+ * so X = A + W F with A and W two non-zeros per row; products with X then cost O(n) + O(k^2).
+ */
+export interface CrRows { interval: Int32Array; am: Float64Array; ap: Float64Array; cm: Float64Array; cp: Float64Array }
+
+export function crRows(x: ArrayLike<number>, knots: Float64Array): CrRows {
+  const k = knots.length;
+  const n = x.length;
+  const rows: CrRows = {
+    interval: new Int32Array(n), am: new Float64Array(n), ap: new Float64Array(n), cm: new Float64Array(n), cp: new Float64Array(n),
+  };
+  for (let r = 0; r < n; r++) {
+    const v = x[r];
+    let lo = 0, hi = k - 1; // find j with knots[j] <= v <= knots[j+1]
+    while (hi - lo > 1) { const mid = (lo + hi) >>> 1; if (knots[mid] <= v) lo = mid; else hi = mid; }
+    const hj = knots[lo + 1] - knots[lo];
+    const right = knots[lo + 1] - v, left = v - knots[lo];
+    rows.interval[r] = lo;
+    rows.am[r] = right / hj;
+    rows.ap[r] = left / hj;
+    rows.cm[r] = (right * right * right / hj - hj * right) / 6;
+    rows.cp[r] = (left * left * left / hj - hj * left) / 6;
+  }
+  return rows;
 }
 
 /** The n x k model matrix (row-major) of the spline at `x`. */

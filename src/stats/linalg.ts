@@ -29,7 +29,7 @@ export function orthonormalise(columns: Float64Array[]): Orthonormal {
   const kept: number[] = [];
   const rFull = new Float64Array(p * p);
   for (let j = 0; j < p; j++) {
-    const v = Float64Array.from(columns[j]);
+    const v = new Float64Array(columns[j]);
     const norm0 = Math.sqrt(dot(v, v));
     const coef = new Float64Array(q.length);
     for (let pass = 0; pass < 2; pass++) {
@@ -54,6 +54,36 @@ export function orthonormalise(columns: Float64Array[]): Orthonormal {
   return { q, r, kept };
 }
 
+/**
+ * The same Gram-Schmidt QR on a flat column-major array (p columns of length n, overwritten by Q).
+ * Returns R (p x p, row-major), or null when a column is dependent on the earlier ones.
+ */
+export function orthonormaliseFlat(a: Float64Array, n: number, p: number): Float64Array | null {
+  const r = new Float64Array(p * p);
+  for (let j = 0; j < p; j++) {
+    const oj = j * n;
+    let norm0 = 0;
+    for (let t = 0; t < n; t++) norm0 += a[oj + t] * a[oj + t];
+    for (let pass = 0; pass < 2; pass++) {
+      for (let i = 0; i < j; i++) {
+        const oi = i * n;
+        let c = 0;
+        for (let t = 0; t < n; t++) c += a[oi + t] * a[oj + t];
+        r[i * p + j] += c;
+        for (let t = 0; t < n; t++) a[oj + t] -= c * a[oi + t];
+      }
+    }
+    let norm = 0;
+    for (let t = 0; t < n; t++) norm += a[oj + t] * a[oj + t];
+    norm = Math.sqrt(norm);
+    if (norm0 === 0 || norm <= DEPENDENT * Math.sqrt(norm0)) return null;
+    const inv = 1 / norm;
+    for (let t = 0; t < n; t++) a[oj + t] *= inv;
+    r[j * p + j] = norm;
+  }
+  return r;
+}
+
 export function dot(a: Float64Array, b: Float64Array): number {
   let s = 0;
   for (let i = 0; i < a.length; i++) s += a[i] * b[i];
@@ -73,21 +103,20 @@ export function symmetricEigen(a: Float64Array, m: number): { values: Float64Arr
   const A = Float64Array.from(a);
   const V = new Float64Array(m * m);
   for (let i = 0; i < m; i++) V[i * m + i] = 1;
-  for (let sweep = 0; sweep < 100; sweep++) {
-    let off = 0, total = 0;
-    for (let i = 0; i < m; i++) for (let j = 0; j < m; j++) {
-      const v = A[i * m + j] * A[i * m + j];
-      total += v;
-      if (i !== j) off += v;
-    }
-    if (off <= 1e-32 * total || off === 0) break;
+  let norm = 0;
+  for (let i = 0; i < m * m; i++) norm += A[i] * A[i];
+  // off-diagonal entries below this are rounding noise: set to zero instead of rotated
+  const negligible = 1e-17 * Math.sqrt(norm);
+  for (let sweep = 0; sweep < 60; sweep++) {
+    let rotated = false;
     for (let p = 0; p < m - 1; p++) {
       for (let q = p + 1; q < m; q++) {
         const apq = A[p * m + q];
-        if (apq === 0) continue;
+        if (Math.abs(apq) <= negligible) { A[p * m + q] = 0; A[q * m + p] = 0; continue; }
+        rotated = true;
         const app = A[p * m + p], aqq = A[q * m + q];
         const theta = (aqq - app) / (2 * apq);
-        const t = Math.sign(theta || 1) / (Math.abs(theta) + Math.sqrt(theta * theta + 1));
+        const t = (theta >= 0 ? 1 : -1) / (Math.abs(theta) + Math.sqrt(theta * theta + 1));
         const c = 1 / Math.sqrt(t * t + 1), s = t * c;
         for (let k = 0; k < m; k++) {
           const akp = A[k * m + p], akq = A[k * m + q];
@@ -106,6 +135,7 @@ export function symmetricEigen(a: Float64Array, m: number): { values: Float64Arr
         }
       }
     }
+    if (!rotated) break;
   }
   const values = new Float64Array(m);
   for (let i = 0; i < m; i++) values[i] = A[i * m + i];

@@ -20,7 +20,7 @@ import { UserError } from '../errors.ts';
 import { centredCorrelation } from './correlation.ts';
 import { normalQuantile, tTwoSidedP } from './distributions.ts';
 import { linearResidualiser, type SeriesResidualiser } from './linear-residuals.ts';
-import { rankInto } from './rank.ts';
+import { Ranker, rankInto } from './rank.ts';
 import { splineResidualiser } from './spline-residuals.ts';
 import { isConstant, requireLength, toFloat64 } from './validate.ts';
 
@@ -95,8 +95,11 @@ export function partialOfArrays(
 }
 
 export interface Controls {
-  /** Ranks (Spearman) and residualises `y` into `out`; returns the dof the fit used beyond the intercept. */
-  residualiseSeries(y: Float64Array, out: Float64Array): number;
+  /**
+   * Ranks (Spearman) and residualises `y` into `out`; returns the dof the fit used beyond the
+   * intercept. With `moments`, stores the residuals' sum and sum of squares there.
+   */
+  residualiseSeries(y: Float64Array, out: Float64Array, moments?: Float64Array): number;
   /** n-length scratch the caller may use between calls. */
   scratch: Float64Array;
 }
@@ -104,7 +107,7 @@ export interface Controls {
 /** Builds the residualiser of one set of covariates (ranked for Spearman), or a reason it cannot. */
 export function prepareControls(covariates: Float64Array[], n: number, opts: PartialOptions): Controls | string {
   const spearmanMethod = opts.method === 'spearman';
-  const sorted = new Float64Array(n);
+  const sorted = spearmanMethod ? new Ranker(n) : (undefined as unknown as Ranker);
   const covs = spearmanMethod
     ? covariates.map((c) => { const r = new Float64Array(n); rankInto(c, r, sorted); return r; })
     : covariates;
@@ -116,12 +119,12 @@ export function prepareControls(covariates: Float64Array[], n: number, opts: Par
   } else {
     res = linearResidualiser(covs, n);
   }
-  const ranked = new Float64Array(n);
+  const ranked = spearmanMethod ? new Float64Array(n) : new Float64Array(0);
   return {
     scratch: new Float64Array(n),
-    residualiseSeries(y: Float64Array, out: Float64Array): number {
-      if (spearmanMethod) { rankInto(y, ranked, sorted); return res.residualise(ranked, out); }
-      return res.residualise(y, out);
+    residualiseSeries(y: Float64Array, out: Float64Array, moments?: Float64Array): number {
+      if (spearmanMethod) { rankInto(y, ranked, sorted); return res.residualise(ranked, out, moments); }
+      return res.residualise(y, out, moments);
     },
   };
 }
@@ -207,44 +210,75 @@ export function partialCorrelationPairs(
   const data = names.map((name) => toFloat64(series[name], name));
   const early = tooFew(n, k);
   const controls = early ? undefined : prepareControls(cs, n, opts);
-  const units = new Float64Array(m * n);
+  // raw residuals, one series after another; r_ab = (e_a'e_b - n mean_a mean_b) / sqrt(ss_a ss_b)
+  const resid = new Float64Array(m * n);
   const dof = new Float64Array(m);
+  const means = new Float64Array(m), norms = new Float64Array(m);
   const reasons: (string | undefined)[] = new Array(m).fill(undefined);
-  const resid = new Float64Array(n);
+  const moments = new Float64Array(2);
   for (let s = 0; s < m; s++) {
     if (early) { reasons[s] = early.reason; continue; }
     if (typeof controls === 'string') { reasons[s] = controls; continue; }
-    if (isConstant(data[s])) { reasons[s] = `series '${names[s]}' is constant`; continue; }
-    dof[s] = controls!.residualiseSeries(data[s], resid);
-    if (residualsConstant(data[s], resid)) { reasons[s] = constantResidualsReason(names[s]); continue; }
-    let mean = 0;
-    for (let t = 0; t < n; t++) mean += resid[t];
-    mean /= n;
-    let ss = 0;
-    for (let t = 0; t < n; t++) { const d = resid[t] - mean; resid[t] = d; ss += d * d; }
-    const inv = 1 / Math.sqrt(ss);
-    const off = s * n;
-    for (let t = 0; t < n; t++) units[off + t] = resid[t] * inv;
+    const ssData = centredSumOfSquares(data[s]); // 0 for a constant series
+    if (ssData === 0 && isConstant(data[s])) { reasons[s] = `series '${names[s]}' is constant`; continue; }
+    dof[s] = controls!.residualiseSeries(data[s], resid.subarray(s * n, (s + 1) * n), moments);
+    // residuals have mean 0 up to rounding (the intercept is in every model), so their centred
+    // sum of squares comes from the raw moments without cancellation
+    const mean = moments[0] / n;
+    const ssE = Math.max(0, moments[1] - moments[0] * mean);
+    if (Math.sqrt(ssE) <= CONSTANT_RESIDUALS * Math.sqrt(ssData)) {
+      reasons[s] = constantResidualsReason(names[s]);
+      continue;
+    }
+    means[s] = mean;
+    norms[s] = Math.sqrt(ssE);
+  }
+  // all pair dot products first, four pairs per pass over a's residuals
+  const dots = new Float64Array(m * m);
+  for (let a = 0; a < m; a++) {
+    if (reasons[a] !== undefined) continue;
+    const oa = a * n;
+    let b = a + 1;
+    for (; b + 3 < m; b += 4) {
+      const o0 = b * n, o1 = o0 + n, o2 = o1 + n, o3 = o2 + n;
+      let s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+      for (let t = 0; t < n; t++) {
+        const u = resid[oa + t];
+        s0 += u * resid[o0 + t]; s1 += u * resid[o1 + t]; s2 += u * resid[o2 + t]; s3 += u * resid[o3 + t];
+      }
+      dots[a * m + b] = s0; dots[a * m + b + 1] = s1; dots[a * m + b + 2] = s2; dots[a * m + b + 3] = s3;
+    }
+    for (; b < m; b++) dots[a * m + b] = dotAt(resid, oa, b * n, n);
   }
   for (let a = 0; a < m; a++) {
     for (let b = a + 1; b < m; b++) {
-      const kEff = Math.max(dof[a], dof[b]);
       let result: PartialResult;
       const reason = reasons[a] ?? reasons[b];
       if (reason !== undefined) {
-        result = nullResult(n, n - 2 - (early ? k : kEff), reason);
+        result = nullResult(n, n - 2 - (early ? k : Math.max(dof[a], dof[b])), reason);
       } else {
-        const few = tooFew(n, kEff);
-        if (few) result = few;
-        else {
-          let r = 0;
-          const oa = a * n, ob = b * n;
-          for (let t = 0; t < n; t++) r += units[oa + t] * units[ob + t];
-          result = resultFromR(n, kEff, r);
-        }
+        const kEff = Math.max(dof[a], dof[b]);
+        const r = (dots[a * m + b] - n * means[a] * means[b]) / (norms[a] * norms[b]);
+        result = tooFew(n, kEff) ?? resultFromR(n, kEff, r);
       }
       out.push({ a: names[a], b: names[b], result });
     }
   }
   return out;
+}
+
+/** Sum of squares about the mean in one pass, shifted by the first value (only for a threshold). */
+function centredSumOfSquares(s: Float64Array): number {
+  const n = s.length, shift = s[0];
+  let sum = 0, sq = 0;
+  for (let t = 0; t < n; t++) { const d = s[t] - shift; sum += d; sq += d * d; }
+  return Math.max(0, sq - (sum * sum) / n);
+}
+
+function dotAt(v: Float64Array, a: number, b: number, n: number): number {
+  let s0 = 0, s1 = 0;
+  let t = 0;
+  for (; t + 1 < n; t += 2) { s0 += v[a + t] * v[b + t]; s1 += v[a + t + 1] * v[b + t + 1]; }
+  if (t < n) s0 += v[a + t] * v[b + t];
+  return s0 + s1;
 }

@@ -4,8 +4,9 @@
  */
 import { UserError } from '../errors.ts';
 
-/** Copies `values` into a Float64Array, throwing on NaN / infinite values with the offending index. */
+/** `values` as a Float64Array (a copy unless it already is one), throwing on NaN / infinite values with the offending index. */
 export function toFloat64(values: ArrayLike<number>, name: string): Float64Array {
+  if (values instanceof Float64Array) return checkFinite(values, name);
   const n = values.length;
   const out = new Float64Array(n);
   for (let i = 0; i < n; i++) {
@@ -16,6 +17,16 @@ export function toFloat64(values: ArrayLike<number>, name: string): Float64Array
     out[i] = v;
   }
   return out;
+}
+
+/** Returns `values` itself (callers never modify their inputs) after checking every value is finite. */
+function checkFinite(values: Float64Array, name: string): Float64Array {
+  for (let i = 0; i < values.length; i++) {
+    if (!Number.isFinite(values[i])) {
+      throw new UserError(`series '${name}' has a non-finite value (${values[i]}) at index ${i}; expected finite numbers`);
+    }
+  }
+  return values;
 }
 
 /** Throws unless `values` has `n` entries. */

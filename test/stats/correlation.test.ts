@@ -39,3 +39,18 @@ test('length mismatch and NaN throw UserError naming the series and index', () =
   assert.throws(() => spearman([1, 2, NaN, 4], [1, 2, 3, 4]), (e: Error) => e instanceof UserError && /'x'.*index 2/.test(e.message));
   assert.throws(() => pearson([1, 2, 3], [1, Infinity, 3]), /'y'.*index 1/);
 });
+
+test('rank agrees with the definition on ties, negatives, -0 and extreme magnitudes', () => {
+  const values: number[] = [];
+  for (let i = 0; i < 300; i++) {
+    const base = ((i * 7919) % 23) - 11;
+    values.push(i % 5 === 0 ? base : i % 7 === 0 ? base * 1e300 : i % 11 === 0 ? base * 1e-300 : base / 3);
+  }
+  values.push(-0, 0, Number.MAX_VALUE, -Number.MAX_VALUE, Number.MIN_VALUE, -Number.MIN_VALUE);
+  const got = rank(values);
+  values.forEach((v, i) => {
+    let less = 0, equal = 0;
+    for (const w of values) { if (w < v) less++; else if (w === v) equal++; }
+    assert.equal(got[i], less + (equal + 1) / 2, `rank of ${v}`);
+  });
+});
