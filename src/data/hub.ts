@@ -122,8 +122,12 @@ export async function pullRepo(request: PullRequest, options: HubOptions = {}): 
     }
   } catch (err) {
     if (err instanceof UserError) throw err;
+    // As huggingface_hub does: no connection, or a server error, and the cache may still answer.
     if (isTransient(err)) {
       return fromCache(cache, repo, type, revision, wanted, label, `cannot reach ${opts.endpoint} (${describeNetworkError(err)})`, opts.log);
+    }
+    if (err instanceof HubApiError && err.statusCode >= 500 && (await cache.cachedCommit(revision))) {
+      return fromCache(cache, repo, type, revision, wanted, label, `${opts.endpoint} answered ${err.statusCode}`, opts.log);
     }
     throw hubError(err, label, opts.endpoint);
   }

@@ -64,6 +64,7 @@ export async function downloadBlob(req: DownloadRequest): Promise<DownloadOutcom
           );
         }
         resumes++;
+        await new Promise((ok) => setTimeout(ok, 100 * 2 ** attempt)); // a short pause before resuming
         continue;
       }
     }
@@ -182,7 +183,7 @@ async function sizeOf(file: string): Promise<number> {
   }
 }
 
-const TRANSIENT = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ERR_STREAM_PREMATURE_CLOSE', 'EAI_AGAIN']);
+const TRANSIENT = new Set(['ECONNRESET', 'ECONNREFUSED', 'ECONNABORTED', 'ENOTFOUND', 'ENETUNREACH', 'EHOSTUNREACH', 'EPIPE', 'ETIMEDOUT', 'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ERR_STREAM_PREMATURE_CLOSE', 'EAI_AGAIN']);
 
 export function networkCode(err: unknown): string | undefined {
   for (let e: unknown = err, depth = 0; e && depth < 5; depth++) {
