@@ -1,0 +1,141 @@
+// Finding the checkpoints to evaluate: one model folder, a folder of checkpoint folders (step-N,
+// checkpoint-N as Hugging Face's Trainer writes them, sorted by N), or a run already in the store.
+//
+// A checkpoint folder still being written is skipped with a message, never half-read: the Trainer
+// writes into tmp-checkpoint-N and renames it, genstudy's writers leave ".<name>.<pid>.tmp" files
+// until they rename, and a writer without either shows as a missing file or a safetensors file
+// shorter than its header says.
+import fs from 'node:fs';
+import path from 'node:path';
+import { UserError } from '../errors.ts';
+
+export interface CheckpointRef {
+  step: number;
+  dir: string;
+}
+
+export interface Discovered {
+  checkpoints: CheckpointRef[];
+  /** What was passed over and why, one line each. */
+  skipped: string[];
+}
+
+const STEP_FOLDER = /^(?:step|checkpoint|global_step|ckpt)[-_]?(\d+)$/;
+const WRITING_FOLDER = /^tmp-(?:step|checkpoint)[-_]?\d+$/;
+
+/** The step a folder's name gives (step-200, checkpoint-200), or undefined. */
+export function stepOfFolder(name: string): number | undefined {
+  const m = STEP_FOLDER.exec(name);
+  return m ? Number(m[1]) : undefined;
+}
+
+/** Bytes a safetensors file must have according to its header, or undefined when the header is unreadable. */
+function safetensorsExpectedSize(file: string): number | undefined {
+  const fd = fs.openSync(file, 'r');
+  try {
+    const len = Buffer.alloc(8);
+    if (fs.readSync(fd, len, 0, 8, 0) < 8) return undefined;
+    const n = Number(len.readBigUInt64LE());
+    if (n <= 0 || n > 100_000_000) return undefined;
+    const header = Buffer.alloc(n);
+    if (fs.readSync(fd, header, 0, n, 8) < n) return undefined;
+    const parsed = JSON.parse(header.toString('utf8')) as Record<string, { data_offsets?: [number, number] }>;
+    let end = 0;
+    for (const [name, t] of Object.entries(parsed)) if (name !== '__metadata__' && t.data_offsets) end = Math.max(end, t.data_offsets[1]);
+    return 8 + n + end;
+  } catch {
+    return undefined;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** Why `dir` is not a complete model folder, or undefined when it is one. */
+export function incompleteReason(dir: string): string | undefined {
+  if (!fs.existsSync(path.join(dir, 'config.json'))) return 'no config.json';
+  const entries = fs.readdirSync(dir);
+  const temp = entries.find((f) => f.endsWith('.tmp') || f.includes('.tmp-'));
+  if (temp) return `a file is being written (${temp})`;
+  let shards: string[];
+  const index = path.join(dir, 'model.safetensors.index.json');
+  if (fs.existsSync(index)) {
+    try {
+      const map = (JSON.parse(fs.readFileSync(index, 'utf8')) as { weight_map?: Record<string, string> }).weight_map ?? {};
+      shards = [...new Set(Object.values(map))];
+    } catch {
+      return 'model.safetensors.index.json is not valid JSON';
+    }
+    if (shards.length === 0) return 'model.safetensors.index.json lists no weight files';
+  } else if (fs.existsSync(path.join(dir, 'model.safetensors'))) {
+    shards = ['model.safetensors'];
+  } else {
+    const other = ['pytorch_model.bin', 'pytorch_model.bin.index.json'].find((f) => entries.includes(f));
+    return `no weights (model.safetensors or model.safetensors.index.json)${other ? `; found ${other}, convert it to safetensors` : ''}`;
+  }
+  for (const s of shards) {
+    const file = path.join(dir, s);
+    if (!fs.existsSync(file)) return `weight file ${s} is missing`;
+    const want = safetensorsExpectedSize(file);
+    if (want === undefined) return `weight file ${s} has no readable safetensors header`;
+    const have = fs.statSync(file).size;
+    if (have < want) return `weight file ${s} is shorter than its header says (${have} of ${want} bytes)`;
+  }
+  if (!fs.existsSync(path.join(dir, 'tokenizer.json'))) return 'no tokenizer.json';
+  return undefined;
+}
+
+/**
+ * The checkpoints under `dir`: the folder itself when it is a model (step from its name, else 0),
+ * else its step-N / checkpoint-N folders in step order, skipping incomplete ones.
+ */
+export function discoverCheckpoints(folder: string): Discovered {
+  const dir = path.resolve(folder);
+  if (!fs.existsSync(dir)) throw new UserError(`${dir}: no such folder (--model expects a model folder or a folder of checkpoint folders)`);
+  if (!fs.statSync(dir).isDirectory()) throw new UserError(`${dir}: not a folder (--model expects a model folder or a folder of checkpoint folders)`);
+  const subdirs = fs.readdirSync(dir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
+  const stepDirs = subdirs.filter((d) => stepOfFolder(d) !== undefined);
+  const skipped: string[] = [];
+  if (stepDirs.length === 0) {
+    const why = incompleteReason(dir);
+    if (why !== undefined) {
+      throw new UserError(`${dir}: not a model folder (${why}), and it holds no step-N or checkpoint-N folders`);
+    }
+    return { checkpoints: [{ step: stepOfFolder(path.basename(path.resolve(dir))) ?? 0, dir }], skipped };
+  }
+  if (fs.existsSync(path.join(dir, 'config.json'))) {
+    skipped.push(`${dir}: the model at the top of the folder is not evaluated (its checkpoint folders are); pass it alone to evaluate it`);
+  }
+  for (const d of subdirs.filter((s) => WRITING_FOLDER.test(s))) skipped.push(`${path.join(dir, d)}: being written (temporary folder); skipped`);
+  const checkpoints: CheckpointRef[] = [];
+  const seen = new Map<number, string>();
+  for (const name of stepDirs) {
+    const step = stepOfFolder(name)!;
+    const full = path.join(dir, name);
+    const why = incompleteReason(full);
+    if (why !== undefined) {
+      skipped.push(`${full}: incomplete checkpoint (${why}); skipped, perhaps it is still being written`);
+      continue;
+    }
+    if (seen.has(step)) throw new UserError(`${dir}: two checkpoint folders for step ${step} (${seen.get(step)} and ${name})`);
+    seen.set(step, name);
+    checkpoints.push({ step, dir: full });
+  }
+  if (checkpoints.length === 0) throw new UserError(`${dir}: none of its ${stepDirs.length} checkpoint folders is complete:\n  ${skipped.join('\n  ')}`);
+  checkpoints.sort((a, b) => a.step - b.step);
+  return { checkpoints, skipped };
+}
+
+/** The checkpoints of a run already in the store, from the paths recorded with them. */
+export function storedCheckpoints(run: string, rows: readonly { step: number; path: string | null }[], storePath: string): Discovered {
+  if (rows.length === 0) throw new UserError(`${storePath}: run "${run}" has no checkpoints in the store; pass --model DIR`);
+  const checkpoints: CheckpointRef[] = [];
+  const skipped: string[] = [];
+  for (const r of rows) {
+    if (!r.path) { skipped.push(`run "${run}" step ${r.step}: no folder recorded in the store; skipped`); continue; }
+    const why = fs.existsSync(r.path) ? incompleteReason(r.path) : 'the folder no longer exists';
+    if (why !== undefined) { skipped.push(`run "${run}" step ${r.step}: ${r.path}: ${why}; skipped`); continue; }
+    checkpoints.push({ step: r.step, dir: r.path });
+  }
+  if (checkpoints.length === 0) throw new UserError(`${storePath}: no checkpoint of run "${run}" can be evaluated:\n  ${skipped.join('\n  ')}`);
+  return { checkpoints, skipped };
+}

@@ -1,0 +1,122 @@
+// The evaluation's own tables in the results store (migration 3 of src/store/schema.ts): the
+// per-example answer cache and the archive of superseded scores and predictions.
+//
+// ResultStore keeps its connection private and has no query for these tables, so this class opens
+// a second connection to the same file (WAL mode; all writes in this process are synchronous, so
+// the two connections never hold write locks at once). Open the ResultStore first: it applies the
+// migrations. An in-memory store has no file to share and is refused.
+import Database from 'better-sqlite3';
+import { UserError } from '../errors.ts';
+import type { EngineMode } from './cache-key.ts';
+
+export interface CacheEntry {
+  key: string;
+  modelId: string;
+  testSetId: string;
+  testSetHash: string;
+  exampleId: string;
+  mode: EngineMode;
+  answer: unknown;
+}
+
+export interface SupersededCounts { scores: number; predictions: number; runs: string[] }
+
+const KEYS_PER_QUERY = 500;
+
+// JSON has no NaN or infinities; a log-probability can be -Infinity, so they are written as tagged strings.
+const toJson = (value: unknown): string =>
+  JSON.stringify(value, (_k, v: unknown) => (typeof v === 'number' && !Number.isFinite(v) ? { $number: String(v) } : v));
+const fromJson = (text: string): unknown =>
+  JSON.parse(text, (_k, v: unknown) => (v !== null && typeof v === 'object' && '$number' in v ? Number((v as { $number: string }).$number) : v));
+
+export class EvaluationTables {
+  private readonly db: Database.Database;
+
+  constructor(readonly path: string) {
+    if (path === ':memory:') throw new UserError('evaluate needs a results store on disk (--store FILE), not ":memory:"');
+    this.db = new Database(path, { fileMustExist: true });
+    this.db.pragma('busy_timeout = 10000');
+    this.db.pragma('foreign_keys = ON');
+    const has = this.db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'evaluation_cache'`).get();
+    if (!has) throw new UserError(`${path}: the store has no evaluation_cache table; open it with ResultStore.open first (it migrates the schema)`);
+  }
+
+  /** Cached answers for the keys that have one. */
+  lookup(keys: readonly string[]): Map<string, unknown> {
+    const out = new Map<string, unknown>();
+    for (let i = 0; i < keys.length; i += KEYS_PER_QUERY) {
+      const part = keys.slice(i, i + KEYS_PER_QUERY);
+      const rows = this.db.prepare(`SELECT key, answer FROM evaluation_cache WHERE key IN (${part.map(() => '?').join(',')})`)
+        .all(...part) as { key: string; answer: string }[];
+      for (const r of rows) out.set(r.key, fromJson(r.answer));
+    }
+    return out;
+  }
+
+  /** Stores a batch of answers in one transaction. */
+  put(entries: readonly CacheEntry[]): void {
+    const insert = this.db.prepare(`
+      INSERT INTO evaluation_cache (key, model_id, test_set_id, test_set_hash, example_id, mode, answer)
+      VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING`);
+    this.db.transaction(() => {
+      for (const e of entries) insert.run(e.key, e.modelId, e.testSetId, e.testSetHash, e.exampleId, e.mode, toJson(e.answer));
+    }).immediate();
+  }
+
+  cacheSize(): number {
+    return (this.db.prepare(`SELECT COUNT(*) AS n FROM evaluation_cache`).get() as { n: number }).n;
+  }
+
+  /**
+   * A test set's content changed: in one transaction, copy every score and prediction made on its
+   * old content (all runs) into the superseded tables, remove them, and record the new hash and n.
+   */
+  supersedeTestSet(id: string, oldHash: string | null, newHash: string, n: number, reason: string): SupersededCounts {
+    return this.db.transaction(() => {
+      const where = `s.test_set_id = ?`;
+      const counts = this.archive(where, [id], oldHash, reason);
+      this.db.prepare(`DELETE FROM scores WHERE test_set_id = ?`).run(id);
+      this.db.prepare(`DELETE FROM predictions WHERE test_set_id = ?`).run(id);
+      this.db.prepare(`UPDATE test_sets SET content_hash = ?, n = ? WHERE id = ?`).run(newHash, n, id);
+      return counts;
+    }).immediate();
+  }
+
+  /** A checkpoint's weights changed under the same (run, step): archive and remove its scores and predictions. */
+  supersedeCheckpoint(run: string, step: number, newHash: string, reason: string): SupersededCounts {
+    return this.db.transaction(() => {
+      const cp = this.db.prepare(`SELECT id FROM checkpoints WHERE run_id = ? AND step = ?`).get(run, step) as { id: number } | undefined;
+      if (!cp) return { scores: 0, predictions: 0, runs: [] };
+      const counts = this.archive(`s.checkpoint_id = ?`, [cp.id], undefined, reason);
+      this.db.prepare(`DELETE FROM scores WHERE checkpoint_id = ?`).run(cp.id);
+      this.db.prepare(`DELETE FROM predictions WHERE checkpoint_id = ?`).run(cp.id);
+      this.db.prepare(`UPDATE checkpoints SET content_hash = ? WHERE id = ?`).run(newHash, cp.id);
+      return counts;
+    }).immediate();
+  }
+
+  /** Copies the score and prediction rows matching `where` (alias s) into the superseded tables. */
+  private archive(where: string, params: unknown[], testSetHash: string | null | undefined, reason: string): SupersededCounts {
+    const hashExpr = testSetHash === undefined ? 't.content_hash' : '?';
+    const hashParam = testSetHash === undefined ? [] : [testSetHash];
+    const scores = this.db.prepare(`
+      INSERT INTO superseded_scores (run_id, step, checkpoint_hash, test_set_id, test_set_hash, prompt_variant, metric, value, n, reason)
+      SELECT c.run_id, c.step, c.content_hash, s.test_set_id, ${hashExpr}, s.prompt_variant, s.metric, s.value, s.n, ?
+      FROM scores s JOIN checkpoints c ON c.id = s.checkpoint_id LEFT JOIN test_sets t ON t.id = s.test_set_id
+      WHERE ${where}`).run(...hashParam, reason, ...params).changes;
+    const predictions = this.db.prepare(`
+      INSERT INTO superseded_predictions (run_id, step, checkpoint_hash, test_set_id, test_set_hash, prompt_variant, example_id, prediction, gold, detail, reason)
+      SELECT c.run_id, c.step, c.content_hash, s.test_set_id, ${hashExpr}, s.prompt_variant, s.example_id, s.prediction, s.gold, s.detail, ?
+      FROM predictions s JOIN checkpoints c ON c.id = s.checkpoint_id LEFT JOIN test_sets t ON t.id = s.test_set_id
+      WHERE ${where}`).run(...hashParam, reason, ...params).changes;
+    const runs = (this.db.prepare(`
+      SELECT DISTINCT c.run_id AS run FROM scores s JOIN checkpoints c ON c.id = s.checkpoint_id WHERE ${where}
+      UNION SELECT DISTINCT c.run_id FROM predictions s JOIN checkpoints c ON c.id = s.checkpoint_id WHERE ${where}
+      ORDER BY 1`).all(...params, ...params) as { run: string }[]).map((r) => r.run);
+    return { scores, predictions, runs };
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}

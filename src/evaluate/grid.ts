@@ -1,0 +1,292 @@
+// The evaluation grid: checkpoints x test sets x prompt variants -> one score row per metric and
+// one prediction row per example in the results store, with every engine answer cached per example.
+//
+// Order of work, and why:
+// 1. Plan every cell and identify every checkpoint (hash its weights) before writing anything, so
+//    bad input fails with nothing stored, and the cache says up front how much model work is left.
+// 2. Record the run, the test sets and the checkpoints. A test set whose content changed since the
+//    store last saw it (same id, other hash), or a checkpoint whose weights changed (same run and
+//    step), has its old scores and predictions moved to the superseded tables first: re-evaluated,
+//    said so, nothing dropped.
+// 3. Per checkpoint (step order): a model is loaded only when some answer is missing. The missing
+//    requests of all cells that can share an engine call (same mode; same candidates for
+//    first-token) go to the engine together, longest first, in chunks fixed by the full request
+//    list; each chunk's answers are stored in one transaction. Because chunks are fixed by the plan,
+//    a run killed half-way and run again sends the engine the same batches as an uninterrupted run,
+//    so the final store is the same. A cell's predictions and scores are written in one
+//    transaction as soon as all its answers are in.
+// Different checkpoints are different models, so their requests cannot share a forward pass; the
+// engine is kept busy by passing each checkpoint's whole workload in large calls.
+import { ResultStore, type PredictionRecord, type StoredScore } from '../store/result-store.ts';
+import { loadModel } from '../engine/index.ts';
+import { UserError } from '../errors.ts';
+import type { LanguageModel, ScoreResult } from '../types.ts';
+import { RougeScorer } from '../metrics/index.ts';
+import { cacheKey, type RequestPayload } from './cache-key.ts';
+import { cellOutcome, type MetricOptions } from './cell-metrics.ts';
+import type { CheckpointRef } from './checkpoints.ts';
+import { EvaluationTables, type CacheEntry } from './evaluation-tables.ts';
+import { identifyModelFolder, type ModelIdentity } from './model-identity.ts';
+import { engineGroup, planCells, requestLength, type Cell, type PlanOptions } from './plan.ts';
+import { NO_PROGRESS, type ProgressSink } from './progress.ts';
+import type { EvalTestSet } from './test-sets.ts';
+import type { PromptVariant } from './variants.ts';
+
+export interface ModelHandle { model: LanguageModel; dispose(): void }
+export type ModelLoader = (dir: string) => Promise<ModelHandle>;
+
+export const builtinLoader = (maxBatchTokens?: number): ModelLoader => async (dir) => {
+  const model = await loadModel(dir, maxBatchTokens === undefined ? {} : { maxBatchTokens });
+  return { model, dispose: () => model.dispose() };
+};
+
+export interface GridOptions extends PlanOptions {
+  storePath: string;
+  run: string;
+  /** Recorded as the run's model when the run is new. */
+  runModel?: string;
+  checkpoints: CheckpointRef[];
+  testSets: EvalTestSet[];
+  variants: PromptVariant[];
+  positiveLabel?: string;
+  rougeStemmer?: boolean;
+  /** Examples per engine call (the engine splits them into forward batches by tokens). Default 512. */
+  batchExamples?: number;
+  loader?: ModelLoader;
+  identify?: (dir: string) => ModelIdentity;
+  progress?: ProgressSink;
+}
+
+export interface GridSummary {
+  run: string;
+  /** The scores this evaluation wrote, in store order. */
+  scores: StoredScore[];
+  examples: number;
+  /** Examples answered by the model in this call, and from the cache. */
+  computed: number;
+  cached: number;
+  modelsLoaded: number;
+  engineCalls: number;
+  seconds: number;
+}
+
+interface Item { cell: Cell; example: number; key: string; group: string; length: number }
+
+const DEFAULT_BATCH_EXAMPLES = 512;
+
+function describeSuperseded(what: string, counts: { scores: number; predictions: number; runs: string[] }): string {
+  if (counts.scores + counts.predictions === 0) return `${what}; nothing was stored for it yet`;
+  return `${what}; its earlier ${counts.scores} scores and ${counts.predictions} predictions (runs ${counts.runs.join(', ')}) ` +
+    'were moved to superseded_scores / superseded_predictions';
+}
+
+async function askEngine(model: LanguageModel, items: Item[]): Promise<unknown[]> {
+  const payloads = items.map((it) => it.cell.payloads[it.example]);
+  const first = payloads[0];
+  if (first.mode === 'first-token') {
+    return model.firstTokenLogprobs(payloads.map((p) => (p as Extract<RequestPayload, { mode: 'first-token' }>).context), first.candidates);
+  }
+  if (first.mode === 'generate') {
+    return model.generate(payloads.map((p) => {
+      const g = p as Extract<RequestPayload, { mode: 'generate' }>;
+      return g.stop.length > 0 ? { prompt: g.prompt, maxNewTokens: g.maxNewTokens, stop: g.stop } : { prompt: g.prompt, maxNewTokens: g.maxNewTokens };
+    }));
+  }
+  const flat = payloads.flatMap((p) => (p as Extract<RequestPayload, { mode: 'full-word' }>).requests);
+  const results = await model.score(flat);
+  const out: ScoreResult[][] = [];
+  let at = 0;
+  for (const p of payloads) {
+    const n = (p as Extract<RequestPayload, { mode: 'full-word' }>).requests.length;
+    out.push(results.slice(at, at + n).map((r) => ({ logprob: r.logprob, tokens: r.tokens, isGreedy: r.isGreedy })));
+    at += n;
+  }
+  return out;
+}
+
+/** Fixed chunks of the full request list: grouped by engine call kind, longest first, then plan order. */
+function chunksOf(items: Item[], size: number): Item[][] {
+  const sorted = [...items].sort((a, b) =>
+    a.group < b.group ? -1 : a.group > b.group ? 1 : b.length - a.length || a.cell.index - b.cell.index || a.example - b.example);
+  const chunks: Item[][] = [];
+  let current: Item[] = [];
+  for (const it of sorted) {
+    if (current.length > 0 && (current.length >= size || current[0].group !== it.group)) {
+      chunks.push(current);
+      current = [];
+    }
+    current.push(it);
+  }
+  if (current.length > 0) chunks.push(current);
+  return chunks;
+}
+
+export async function evaluateGrid(opts: GridOptions): Promise<GridSummary> {
+  const t0 = Date.now();
+  const progress = opts.progress ?? NO_PROGRESS;
+  const batchExamples = opts.batchExamples ?? DEFAULT_BATCH_EXAMPLES;
+  if (!Number.isInteger(batchExamples) || batchExamples < 1) throw new UserError(`batch size ${batchExamples}: expected a positive whole number`);
+  if (opts.checkpoints.length === 0) throw new UserError('no checkpoint to evaluate');
+  const steps = new Set<number>();
+  for (const cp of opts.checkpoints) {
+    if (steps.has(cp.step)) throw new UserError(`two checkpoints for step ${cp.step} of run "${opts.run}"`);
+    steps.add(cp.step);
+  }
+
+  // 1. Plan and identify: all failures of the input happen here.
+  const cells = await planCells(opts.testSets, opts.variants, opts);
+  const identify = opts.identify ?? identifyModelFolder;
+  const identities = opts.checkpoints.map((cp) => identify(cp.dir));
+  const metricOptions: MetricOptions = { positiveLabel: opts.positiveLabel, rouge: new RougeScorer({ stemmer: opts.rougeStemmer === true }), rougeStemmer: opts.rougeStemmer === true };
+  for (const cell of cells) if (cell.task.kind === 'classify' && opts.positiveLabel !== undefined) cellOutcomeCheck(cell, metricOptions);
+
+  const store = ResultStore.open(opts.storePath);
+  const tables = new EvaluationTables(opts.storePath);
+  let loaded = 0;
+  let engineCalls = 0;
+  let computed = 0;
+  let cachedCount = 0;
+  try {
+    // 2. Record what is evaluated; supersede what changed.
+    if (!store.runs().some((r) => r.id === opts.run)) {
+      store.upsertRun({ id: opts.run, model: opts.runModel ?? null, attributes: { createdBy: 'genstudy evaluate' } });
+    }
+    for (const set of opts.testSets) {
+      const stored = store.testSet(set.id);
+      if (stored?.contentHash && stored.contentHash !== set.contentHash) {
+        const counts = tables.supersedeTestSet(set.id, stored.contentHash, set.contentHash, set.examples.length,
+          `test set content changed: ${stored.contentHash} -> ${set.contentHash}`);
+        progress.note(describeSuperseded(
+          `test set "${set.id}" changed since it was stored (content hash ${stored.contentHash.slice(0, 12)}…, n=${stored.n} -> ` +
+            `${set.contentHash.slice(0, 12)}…, n=${set.examples.length}); re-evaluating it`, counts));
+      }
+      const setCells = cells.filter((c) => c.set === set);
+      store.upsertTestSet({
+        id: set.id, contentHash: set.contentHash, n: set.examples.length,
+        spec: {
+          ...set.spec,
+          variants: Object.fromEntries(setCells.map((c) => [c.variant.name, {
+            task: c.task, prompt: c.variant.prompt, shots: c.variant.shots, demonstrations: c.demonstrations ?? null,
+          }])),
+        },
+      });
+    }
+    const storedCheckpoints = new Map(store.checkpoints(opts.run).map((c) => [c.step, c]));
+    opts.checkpoints.forEach((cp, i) => {
+      const before = storedCheckpoints.get(cp.step);
+      if (before?.contentHash && before.contentHash !== identities[i].weights) {
+        const counts = tables.supersedeCheckpoint(opts.run, cp.step, identities[i].weights, `checkpoint weights changed: ${before.contentHash} -> ${identities[i].weights}`);
+        progress.note(describeSuperseded(`run "${opts.run}" step ${cp.step}: the weights in ${cp.dir} differ from the ones evaluated before; re-evaluating`, counts));
+      }
+      store.upsertCheckpoint({ run: opts.run, step: cp.step, path: cp.dir, contentHash: identities[i].weights });
+    });
+
+    // Cache lookups for every checkpoint, so progress knows the model work left.
+    const perCheckpoint = opts.checkpoints.map((cp, i) => {
+      const items: Item[] = [];
+      for (const cell of cells) {
+        cell.digests.forEach((d, e) => items.push({
+          cell, example: e, key: cacheKey(identities[i].key, d), group: engineGroup(cell.payloads[e]), length: requestLength(cell.payloads[e]),
+        }));
+      }
+      const answers = tables.lookup(items.map((it) => it.key));
+      return { cp, identity: identities[i], items, answers };
+    });
+    progress.start({
+      sets: opts.testSets.map((set) => {
+        let total = 0;
+        let toCompute = 0;
+        for (const pc of perCheckpoint) for (const it of pc.items) if (it.cell.set === set) { total++; if (!pc.answers.has(it.key)) toCompute++; }
+        return { id: set.id, total, toCompute };
+      }),
+    });
+
+    // 3. Per checkpoint: answers from the cache, the rest from the engine; cells written when complete.
+    for (const { cp, identity, items, answers } of perCheckpoint) {
+      const missingPerCell = new Map<Cell, number>(cells.map((c) => [c, 0]));
+      for (const it of items) if (!answers.has(it.key)) missingPerCell.set(it.cell, missingPerCell.get(it.cell)! + 1);
+      const partial = new Set(cells.filter((c) => missingPerCell.get(c)! > 0));
+      const cachedAtStart = new Set(answers.keys());
+      const writeCell = (cell: Cell): void => {
+        const keys = cell.digests.map((d) => cacheKey(identity.key, d));
+        const outcome = cellOutcome(cell, keys.map((k) => answers.get(k)), metricOptions);
+        for (const note of outcome.notes) progress.note(`run "${opts.run}" step ${cp.step}, test set "${cell.set.id}"${cell.variant.name ? ` (${cell.variant.name})` : ''}: ${note}`);
+        const base = { run: opts.run, step: cp.step, testSet: cell.set.id, promptVariant: cell.variant.name };
+        const predictions: PredictionRecord[] = outcome.predictions.map((p) => ({ ...base, exampleId: p.exampleId, prediction: p.prediction, gold: p.gold, detail: p.detail }));
+        const scores: StoredScore[] = Object.entries(outcome.metrics).map(([metric, value]) => ({ ...base, metric, value, n: cell.examples.length }));
+        store.transaction(() => {
+          store.writePredictions(predictions);
+          store.writeScores(scores);
+        });
+      };
+      for (const cell of cells) {
+        if (missingPerCell.get(cell) === 0) {
+          progress.advance(cell.set.id, cell.examples.length, false);
+          cachedCount += cell.examples.length;
+          writeCell(cell);
+        }
+      }
+      if ([...missingPerCell.values()].every((n) => n === 0)) continue;
+
+      let handle: ModelHandle | undefined;
+      try {
+        for (const chunk of chunksOf(items, batchExamples)) {
+          const need = chunk.filter((it) => !cachedAtStart.has(it.key));
+          // Answers found in the cache at the start, for cells that still needed the model.
+          const fromCache = chunk.filter((it) => cachedAtStart.has(it.key) && partial.has(it.cell));
+          for (const it of fromCache) progress.advance(it.cell.set.id, 1, false);
+          cachedCount += fromCache.length;
+          if (need.length === 0) continue;
+          // One question per key: two cells can ask the same thing (two ids for one data set).
+          const ask = [...new Map(need.filter((it) => !answers.has(it.key)).map((it) => [it.key, it])).values()];
+          if (ask.length > 0) {
+            if (!handle) {
+              handle = await (opts.loader ?? builtinLoader())(cp.dir);
+              loaded++;
+              if (handle.model.id !== identity.weights) {
+                throw new UserError(`${cp.dir}: the weights changed while being evaluated (identity ${identity.weights} when planned, ${handle.model.id} when loaded); run again once the folder is complete`);
+              }
+            }
+            const got = await askEngine(handle.model, ask);
+            engineCalls++;
+            tables.put(ask.map((it, j): CacheEntry => ({
+              key: it.key, modelId: identity.key, testSetId: it.cell.set.id, testSetHash: it.cell.set.contentHash,
+              exampleId: it.cell.examples[it.example].id, mode: it.cell.mode, answer: got[j],
+            })));
+            ask.forEach((it, j) => answers.set(it.key, got[j]));
+          }
+          computed += need.length;
+          const done = new Set<Cell>();
+          for (const it of need) {
+            const left = missingPerCell.get(it.cell)! - 1;
+            missingPerCell.set(it.cell, left);
+            progress.advance(it.cell.set.id, 1, true);
+            if (left === 0) done.add(it.cell);
+          }
+          for (const cell of [...done].sort((a, b) => a.index - b.index)) writeCell(cell);
+        }
+      } finally {
+        handle?.dispose();
+      }
+    }
+    const setIds = new Set(opts.testSets.map((s) => s.id));
+    const variantNames = new Set(opts.variants.map((v) => v.name));
+    const scores = store.scores({ run: opts.run }).filter((s) => steps.has(s.step) && setIds.has(s.testSet) && variantNames.has(s.promptVariant ?? ''));
+    return {
+      run: opts.run, scores, examples: perCheckpoint.reduce((n, pc) => n + pc.items.length, 0),
+      computed, cached: cachedCount, modelsLoaded: loaded, engineCalls, seconds: (Date.now() - t0) / 1000,
+    };
+  } finally {
+    progress.stop();
+    tables.close();
+    store.close();
+  }
+}
+
+/** Checks options that depend on a cell's task (e.g. the positive label) before any work. */
+function cellOutcomeCheck(cell: Cell, opts: MetricOptions): void {
+  if (cell.task.kind !== 'classify' || opts.positiveLabel === undefined) return;
+  if (!cell.task.labels.includes(opts.positiveLabel)) {
+    throw new UserError(`--positive-label ${opts.positiveLabel}: not a label of task "${cell.task.name}" used for test set "${cell.set.id}" (${cell.task.labels.map((l) => `"${l}"`).join(', ')})`);
+  }
+}

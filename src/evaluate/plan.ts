@@ -1,0 +1,120 @@
+// The model-independent half of the grid: for every (test set, prompt variant) cell, the task, the
+// gold answers and one request per example, each with its digest for the cache key. Everything a
+// user can get wrong (an unknown label, a missing field, too few demonstrations) fails here, before
+// any model is loaded or anything is written.
+import { UserError } from '../errors.ts';
+import type { Example } from '../types.ts';
+import {
+  buildFirstTokenRequests, buildFullWordRequests, buildGenerateRequests, DEFAULT_JOIN, demonstrationsFor, goldLabel, referenceOf,
+  STUDY_B_JOIN, type BuildOptions, type TaskSpec,
+} from '../tasks/index.ts';
+import { requestDigest, type EngineMode, type RequestPayload } from './cache-key.ts';
+import { resolveTask, type TaskChoice } from './task-option.ts';
+import type { EvalTestSet } from './test-sets.ts';
+import type { PromptVariant } from './variants.ts';
+
+export interface Cell {
+  index: number;
+  set: EvalTestSet;
+  variant: PromptVariant;
+  task: TaskSpec;
+  mode: EngineMode;
+  examples: Example[];
+  /** Gold label (classify) or reference (generate) per example. */
+  golds: string[];
+  payloads: RequestPayload[];
+  digests: string[];
+  /** Where the demonstrations came from, for the record; undefined at 0 shots. */
+  demonstrations?: string;
+}
+
+export interface PlanOptions extends Omit<TaskChoice, 'prompt'> {
+  /** Seed for demonstrations sampled from the test set itself (when it has no demonstration pool). */
+  demoSeed?: number;
+}
+
+function withSet<T>(set: EvalTestSet, variant: PromptVariant, fn: () => T): T {
+  try {
+    return fn();
+  } catch (err) {
+    if (err instanceof UserError) {
+      const v = variant.name ? `, prompt variant "${variant.name}"` : '';
+      throw new UserError(`test set "${set.id}" (${set.source}${v}): ${err.message}`);
+    }
+    throw err;
+  }
+}
+
+function goldsOf(task: TaskSpec, set: EvalTestSet): string[] {
+  return set.examples.map((ex) => {
+    if (task.kind === 'generate') return referenceOf(task, ex);
+    if (ex.label === undefined) throw new UserError(`example "${ex.id}" has no label; task "${task.name}" needs one of ${task.labels.map((l) => `"${l}"`).join(', ')}`);
+    return goldLabel(task, ex);
+  });
+}
+
+async function buildOptions(task: TaskSpec, set: EvalTestSet, variant: PromptVariant, opts: PlanOptions): Promise<{ build: BuildOptions; from?: string }> {
+  const join = task.name.startsWith('study-b/') ? STUDY_B_JOIN : DEFAULT_JOIN;
+  if (variant.shots === 0) return { build: { join } };
+  if (set.demonstrationPool) {
+    const pool = await set.demonstrationPool();
+    const demonstrations = withSet(set, variant, () => demonstrationsFor(task, pool.examples, { kind: 'first-k', k: variant.shots }, pool.name));
+    return { build: { join, demonstrations }, from: `first ${variant.shots} of ${pool.name}` };
+  }
+  const seed = opts.demoSeed ?? 0;
+  const demonstrations = withSet(set, variant, () => demonstrationsFor(task, set.examples, { kind: 'sampled', k: variant.shots, seed }, `test set "${set.id}"`));
+  return { build: { join, demonstrations }, from: `${variant.shots} sampled per query from the test set itself (seed ${seed})` };
+}
+
+async function buildCell(index: number, set: EvalTestSet, variant: PromptVariant, opts: PlanOptions): Promise<Cell> {
+  const task = withSet(set, variant, () => resolveTask({ task: opts.task, scoring: opts.scoring, prompt: variant.prompt }, set));
+  const golds = withSet(set, variant, () => goldsOf(task, set));
+  const { build, from } = await buildOptions(task, set, variant, opts);
+  let mode: EngineMode;
+  let payloads: RequestPayload[];
+  withSet(set, variant, () => {
+    if (task.kind === 'generate') {
+      mode = 'generate';
+      payloads = buildGenerateRequests(task, set.examples, build).map((r) => ({ mode: 'generate', prompt: r.prompt, maxNewTokens: r.maxNewTokens, stop: r.stop ?? [] }));
+    } else if (task.scoring === 'first-token') {
+      mode = 'first-token';
+      payloads = buildFirstTokenRequests(task, set.examples, build).map((r) => ({ mode: 'first-token', context: r.context, candidates: r.candidates }));
+    } else {
+      mode = 'full-word';
+      const reqs = buildFullWordRequests(task, set.examples, build);
+      const k = task.labels.length;
+      payloads = set.examples.map((_, i) => ({
+        mode: 'full-word', requests: reqs.slice(i * k, (i + 1) * k).map((r) => ({ context: r.context, continuation: r.continuation })),
+      }));
+    }
+  });
+  const digests = payloads!.map((p, i) => requestDigest(set.contentHash, set.examples[i].id, p));
+  return { index, set, variant, task, mode: mode!, examples: set.examples, golds, payloads: payloads!, digests, demonstrations: from };
+}
+
+/** Every (test set, variant) cell, in test set then variant order. */
+export async function planCells(sets: readonly EvalTestSet[], variants: readonly PromptVariant[], opts: PlanOptions = {}): Promise<Cell[]> {
+  const cells: Cell[] = [];
+  for (const set of sets) {
+    if (set.examples.length === 0) throw new UserError(`test set "${set.id}" (${set.source}) has no examples`);
+    const ids = new Set<string>();
+    for (const ex of set.examples) {
+      if (ids.has(ex.id)) throw new UserError(`test set "${set.id}" (${set.source}): example id "${ex.id}" occurs twice; ids must be unique`);
+      ids.add(ex.id);
+    }
+    for (const v of variants) cells.push(await buildCell(cells.length, set, v, opts));
+  }
+  return cells;
+}
+
+/** A sort length for a request: its prompt's characters (the engine re-sorts by tokens within a call). */
+export function requestLength(p: RequestPayload): number {
+  if (p.mode === 'first-token') return p.context.length;
+  if (p.mode === 'generate') return p.prompt.length + 4 * p.maxNewTokens;
+  return p.requests.reduce((m, r) => Math.max(m, r.context.length + r.continuation.length), 0);
+}
+
+/** Requests that can share one engine call: same mode, and for first-token the same candidates. */
+export function engineGroup(p: RequestPayload): string {
+  return p.mode === 'first-token' ? `first-token\u0000${JSON.stringify(p.candidates)}` : p.mode;
+}

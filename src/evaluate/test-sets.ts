@@ -1,0 +1,140 @@
+// Resolving --test-set arguments into examples with a content hash: a registry id
+// ("study-a/rte:train"), a data set spec file (YAML or JSON, src/data/spec.ts), the generated
+// synthetic suite ("synth" or "synth:in-domain,overlap-broken"), or a folder written by writeSuite.
+// --limit keeps the first N examples; the content hash covers exactly the examples evaluated.
+import fs from 'node:fs';
+import path from 'node:path';
+import { UserError } from '../errors.ts';
+import type { Example } from '../types.ts';
+import { contentHash, isRegistryId, loadDataSet, loadRegistered, readRegistry, readSpecFile } from '../data/index.ts';
+import { generateSuite, readSuite } from '../synth/index.ts';
+
+export interface DemonstrationPool { name: string; examples: Example[] }
+
+export interface EvalTestSet {
+  /** The id scores are stored under. */
+  id: string;
+  examples: Example[];
+  contentHash: string;
+  /** Where the examples came from, for messages. */
+  source: string;
+  /** Recorded with the test set in the store (how it was made). */
+  spec: Record<string, unknown>;
+  /** The task preset the set implies ("study-a", "study-b/<task>", "synth"), used when no --task is given. */
+  taskPreset?: string;
+  /** The pool in-context demonstrations come from (study B: the set's few-shot file); loaded on first use. */
+  demonstrationPool?: () => Promise<DemonstrationPool>;
+}
+
+export interface TestSetOptions {
+  /** Keep the first N examples of every set (study B: 250). */
+  limit?: number;
+  /** Data folder for registry ids (default: GENSTUDY_DATA or ../shared/data). */
+  dataDir?: string;
+  /** The synthetic suite's seed and per-set size when "synth" is asked for. */
+  synthSeed?: number;
+  synthSize?: number;
+}
+
+export const SYNTH_DEFAULTS = { seed: 0, size: 200, trainSize: 200 } as const;
+
+function limited(examples: Example[], limit: number | undefined): Example[] {
+  return limit === undefined ? examples : examples.slice(0, limit);
+}
+
+function checkLimit(limit: number | undefined): void {
+  if (limit !== undefined && !(Number.isInteger(limit) && limit > 0)) throw new UserError(`--limit ${limit}: expected a positive whole number`);
+}
+
+function suiteSets(
+  sets: Record<string, Example[]>, train: Example[], wanted: string[] | undefined, origin: string, opts: TestSetOptions, spec: Record<string, unknown>,
+): EvalTestSet[] {
+  const ids = wanted ?? Object.keys(sets);
+  return ids.map((id) => {
+    const all = sets[id];
+    if (!all) throw new UserError(`${origin}: the synthetic suite has no test set "${id}"; it has ${Object.keys(sets).map((s) => `"${s}"`).join(', ')}`);
+    const examples = limited(all, opts.limit);
+    return {
+      id, examples, contentHash: contentHash(examples), source: `${origin} (${id})`,
+      spec: { ...spec, set: id, limit: opts.limit ?? null },
+      taskPreset: 'synth',
+      demonstrationPool: async () => ({ name: `${origin} training set`, examples: train }),
+    };
+  });
+}
+
+async function fromRegistry(id: string, opts: TestSetOptions): Promise<EvalTestSet> {
+  const loaded = await loadRegistered(id, { dataDir: opts.dataDir, limit: opts.limit });
+  const setId = loaded.id.split(':')[0];
+  const entry = readRegistry().sets[setId];
+  let taskPreset: string | undefined;
+  if (entry.study === 'A') taskPreset = 'study-a';
+  if (entry.study === 'B') taskPreset = `study-b/${setId.split('/')[1]}`;
+  const set: EvalTestSet = {
+    id: loaded.id, examples: loaded.examples, contentHash: loaded.contentHash, source: loaded.source,
+    spec: { registry: loaded.id, source: loaded.source, limit: opts.limit ?? null, dropped: loaded.dropped },
+    taskPreset,
+  };
+  if ('few-shot' in entry.splits && loaded.id !== `${setId}:few-shot`) {
+    const poolId = `${setId}:few-shot`;
+    set.demonstrationPool = async () => {
+      const pool = await loadRegistered(poolId, { dataDir: opts.dataDir });
+      return { name: `${poolId} (${pool.source})`, examples: pool.examples };
+    };
+  }
+  return set;
+}
+
+async function fromSpecFile(file: string, opts: TestSetOptions): Promise<EvalTestSet> {
+  const { spec, baseDir } = await readSpecFile(file);
+  const loaded = await loadDataSet(spec, { baseDir, limit: opts.limit });
+  const id = spec.name ?? path.basename(file).replace(/\.(ya?ml|json)$/i, '');
+  return {
+    id, examples: loaded.examples, contentHash: loaded.contentHash, source: loaded.source,
+    spec: { specFile: path.resolve(file), source: loaded.source, limit: opts.limit ?? null, dropped: loaded.dropped },
+  };
+}
+
+/** Resolves one --test-set argument into one or more test sets. */
+export async function resolveTestSetArg(arg: string, opts: TestSetOptions = {}): Promise<EvalTestSet[]> {
+  checkLimit(opts.limit);
+  if (arg === 'synth' || arg.startsWith('synth:')) {
+    const seed = opts.synthSeed ?? SYNTH_DEFAULTS.seed;
+    const size = opts.synthSize ?? SYNTH_DEFAULTS.size;
+    const suite = generateSuite({ seed, trainSize: SYNTH_DEFAULTS.trainSize, testSize: size });
+    const sets = Object.fromEntries(suite.testSets.map((s) => [s.id, s.examples]));
+    const wanted = arg === 'synth' ? undefined : arg.slice('synth:'.length).split(',').filter((s) => s !== '');
+    return suiteSets(sets, suite.train, wanted, `synthetic suite (seed ${seed}, ${size} per set)`, opts, { synthetic: { seed, testSize: size, trainSize: SYNTH_DEFAULTS.trainSize } });
+  }
+  if (fs.existsSync(arg) && fs.statSync(arg).isDirectory()) {
+    if (!fs.existsSync(path.join(arg, 'suite.json'))) {
+      throw new UserError(`${arg}: a folder given as a test set must be a synthetic suite (with suite.json); for other data write a data set spec file`);
+    }
+    const { manifest, train, testSets } = await readSuite(arg);
+    return suiteSets(testSets, train, undefined, path.resolve(arg), opts, { suiteFolder: path.resolve(arg), seed: manifest.seed });
+  }
+  if (/\.(ya?ml|json)$/i.test(arg)) {
+    if (!fs.existsSync(arg)) throw new UserError(`${arg}: test set spec file not found`);
+    return [await fromSpecFile(arg, opts)];
+  }
+  if (isRegistryId(arg)) return [await fromRegistry(arg, opts)];
+  throw new UserError(
+    `--test-set ${arg}: not a known data set id, a spec file (.yaml/.yml/.json), a synthetic suite folder, or "synth[:set,...]"` +
+      ' (genstudy data list shows the known ids)',
+  );
+}
+
+/** Resolves every --test-set argument; two sets with one id are an error. */
+export async function resolveTestSets(args: readonly string[], opts: TestSetOptions = {}): Promise<EvalTestSet[]> {
+  if (args.length === 0) throw new UserError('no test set: pass --test-set SPEC (a data set id, a spec file, or synth)');
+  const out: EvalTestSet[] = [];
+  const seen = new Map<string, string>();
+  for (const arg of args) {
+    for (const set of await resolveTestSetArg(arg, opts)) {
+      if (seen.has(set.id)) throw new UserError(`test set id "${set.id}" comes twice (from ${seen.get(set.id)} and ${arg}); ids must be unique`);
+      seen.set(set.id, arg);
+      out.push(set);
+    }
+  }
+  return out;
+}
