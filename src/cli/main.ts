@@ -4,6 +4,7 @@ import { UserError } from '../errors.ts';
 import { registerAnalyze } from './analyze.ts';
 import { registerData } from './data.ts';
 import { registerDemo } from './demo.ts';
+import { registerEvaluate } from './evaluate.ts';
 import { registerMetrics } from './metrics.ts';
 import { registerScore } from './score.ts';
 
@@ -15,6 +16,7 @@ export function buildProgram(): Command {
   registerAnalyze(program);
   registerData(program);
   registerDemo(program);
+  registerEvaluate(program);
   registerMetrics(program);
   registerScore(program);
   return program;
