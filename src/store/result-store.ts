@@ -72,6 +72,13 @@ export class ResultStore {
       db.pragma('synchronous = NORMAL');
     }
     const store = new ResultStore(path, db);
+    if (opts.readonly && store.schemaVersion < SCHEMA_VERSION && store.schemaVersion > 0) {
+      // Migrations only add tables and columns, so bringing an older store up to date before
+      // reading it loses nothing; a store this process may not write to stays an error.
+      db.close();
+      ResultStore.open(path).close();
+      return ResultStore.open(path, opts);
+    }
     store.migrate(opts.readonly ?? false);
     return store;
   }

@@ -116,3 +116,18 @@ test('a process killed while writing leaves every batch whole or absent', async 
   for (const [step, count] of perStep) assert.equal(count, batchSize, `batch of step ${step} is partial`);
   store.close();
 });
+
+test('reading an older store brings it up to date first and loses nothing', (t) => {
+  const path = join(tempDir(t), 'v1.sqlite');
+  const db = new Database(path);
+  db.exec(MIGRATIONS[0]);
+  db.pragma('user_version = 1');
+  db.exec(`INSERT INTO runs (id) VALUES ('r'); INSERT INTO checkpoints (run_id, step) VALUES ('r', 5);
+           INSERT INTO test_sets (id) VALUES ('t');
+           INSERT INTO scores (checkpoint_id, test_set_id, metric, value, n) VALUES (1, 't', 'accuracy', 0.7, 3);`);
+  db.close();
+  const store = ResultStore.open(path, { readonly: true });
+  assert.equal(store.schemaVersion, SCHEMA_VERSION);
+  assert.deepEqual(store.scores().map((s) => s.value), [0.7]);
+  store.close();
+});
