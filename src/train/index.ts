@@ -10,3 +10,4 @@ export { encodeForTraining, type Objective, type TrainSequence } from './sequenc
 export { listCheckpoints, checkpointDir, readState, type LogEntry, type TrainerState } from './checkpoints.ts';
 export { progressSink, silentProgress, type ProgressSink } from './progress.ts';
 export { LoraAdapters, loraTargets, type LoraConfig } from '../engine/builtin/lora.ts';
+export { clipByGlobalNorm } from './clip.ts';

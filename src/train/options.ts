@@ -2,6 +2,7 @@
 // rely on them, and checks that name the offending setting.
 import { UserError } from '../errors.ts';
 import type { LoraConfig } from '../engine/builtin/lora.ts';
+import type { BuiltinModel } from '../engine/builtin/model.ts';
 import type { DemonstrationSelection } from '../tasks/demonstrations.ts';
 import type { JoinOptions, TaskSpec } from '../tasks/task.ts';
 import type { ResultStore } from '../store/result-store.ts';
@@ -61,6 +62,11 @@ export interface TrainOptions {
   progress?: ProgressSink;
   /** Called after every optimiser step (after any checkpoint of that step is written). */
   onStep?: (entry: LogEntry) => void;
+  /**
+   * Called after each checkpoint is written, with the live model at that step (LoRA: the base with
+   * the adapters attached, no dropout), e.g. to evaluate along the way without reloading.
+   */
+  onCheckpoint?: (info: { step: number; dir: string; model: BuiltinModel }) => Promise<void> | void;
 }
 
 export type ResolvedOptions = Required<Pick<TrainOptions, 'weightDecay' | 'betas' | 'adamEps' | 'schedule' | 'warmupSteps' | 'warmupRatio' |

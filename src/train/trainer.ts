@@ -23,6 +23,7 @@ import {
   checkpointDir, listCheckpoints, readOptimizer, readState, writeCheckpoint, writeOptimizer, writeState,
   type LogEntry, type TrainerState,
 } from './checkpoints.ts';
+import { clipByGlobalNorm } from './clip.ts';
 import { inputTokens, microBatchLoss } from './loss.ts';
 import { resolveOptions, type ResolvedOptions, type TrainOptions } from './options.ts';
 import { stepMicroBatches, totalSteps, type OrderOptions } from './order.ts';
@@ -145,6 +146,10 @@ export async function train(options: TrainOptions): Promise<TrainResult> {
     });
     checkpoints.push({ step, dir });
     o.store?.upsertCheckpoint({ run: o.run!, step, path: path.resolve(dir) });
+    if (o.onCheckpoint) {
+      adapters?.attach(undefined);
+      await o.onCheckpoint({ step, dir, model });
+    }
   };
 
   progress.start(total, start);
@@ -176,19 +181,7 @@ export async function train(options: TrainOptions): Promise<TrainResult> {
         tokens += inputTokens(batches[j]);
       }
       adapters?.attach(undefined);
-      const normT = tf.tidy(() => tf.sqrt(tf.addN([...grads.values()].map((g) => tf.sum(tf.square(g))))));
-      const gradNorm = (await normT.data())[0];
-      normT.dispose();
-      if (o.maxGradNorm > 0) {
-        // torch.nn.utils.clip_grad_norm_: scale by max_norm / (norm + 1e-6) when that is below 1.
-        const coef = o.maxGradNorm / (gradNorm + 1e-6);
-        if (coef < 1) {
-          for (const [name, g] of grads) {
-            grads.set(name, tf.mul(g, coef));
-            g.dispose();
-          }
-        }
-      }
+      const gradNorm = await clipByGlobalNorm(grads, o.maxGradNorm);
       optimizer.step(grads, lr);
       for (const g of grads.values()) g.dispose();
       const done = step + 1;

@@ -12,6 +12,7 @@
 //    ~15x slower than an explicit transpose followed by a plain matMul (../shared/DESIGN.md, "Facts
 //    measured here"). BatchMatMul's gradient is re-registered with explicit transposes; the values
 //    are the same, only the kernels differ.
+// 3. Tile's gradient for tensors of rank 5 (grouped-query attention's repeat_kv), which tfjs lacks.
 import * as tf from '@tensorflow/tfjs-core';
 import { createRequire } from 'node:module';
 
@@ -49,6 +50,34 @@ const batchMatMulGrad: tf.GradConfig = {
       b: () => {
         const dOpB = tf.matMul(swapLast(applied(a, transposeA)), g);
         return transposeB ? swapLast(dOpB) : dOpB;
+      },
+    };
+  },
+};
+
+/**
+ * Gradient of tile for any rank (tfjs's stops at rank 4; grouped-query attention tiles rank-5
+ * tensors): for each tiled axis, view dy as [before, reps, size, after] and sum over reps.
+ */
+const tileGrad: tf.GradConfig = {
+  kernelName: tf.Tile,
+  inputsToSave: ['x'],
+  gradFunc: (dy: tf.Tensor | tf.Tensor[], saved: tf.Tensor[], attrs: tf.NamedAttrMap) => {
+    const [x] = saved;
+    const { reps } = attrs as unknown as { reps: number[] };
+    return {
+      x: () => {
+        let g = dy as tf.Tensor;
+        const shape = [...g.shape];
+        for (let i = 0; i < reps.length; i++) {
+          if (reps[i] === 1) continue;
+          const before = shape.slice(0, i).reduce((a, b) => a * b, 1);
+          const after = shape.slice(i + 1).reduce((a, b) => a * b, 1);
+          g = tf.sum(tf.reshape(g, [before, reps[i], x.shape[i], after]), 1);
+          shape[i] = x.shape[i];
+          g = tf.reshape(g, shape);
+        }
+        return g;
       },
     };
   },
@@ -92,11 +121,12 @@ export function enableTrainingGradients(): void {
   // registerGradient replaces the built-in config; silence its one-time warning about that.
   const warn = console.warn;
   console.warn = (...args: unknown[]) => {
-    if (typeof args[0] === 'string' && args[0].includes("Overriding the gradient for 'BatchMatMul'")) return;
+    if (typeof args[0] === 'string' && args[0].includes('Overriding the gradient for')) return;
     warn(...args);
   };
   try {
     tf.registerGradient(batchMatMulGrad);
+    tf.registerGradient(tileGrad);
   } finally {
     console.warn = warn;
   }

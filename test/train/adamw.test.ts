@@ -1,0 +1,58 @@
+// AdamW, clipping and schedules against PyTorch (golden/make_adamw.py wrote golden/adamw.json).
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import * as tf from '@tensorflow/tfjs-core';
+import { initBackend } from '../../src/engine/index.ts';
+import { AdamW, clipByGlobalNorm, lrMultiplier, warmupStepsOf } from '../../src/train/index.ts';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const golden = JSON.parse(fs.readFileSync(path.join(here, 'golden/adamw.json'), 'utf8'));
+
+function close(actual: ArrayLike<number>, expected: number[], tol: number, what: string): void {
+  assert.equal(actual.length, expected.length, what);
+  for (let i = 0; i < expected.length; i++) {
+    assert.ok(Math.abs(actual[i] - expected[i]) <= tol * (1 + Math.abs(expected[i])), `${what}[${i}]: ${actual[i]} vs ${expected[i]}`);
+  }
+}
+
+for (const schedule of ['linear', 'cosine'] as const) {
+  test(`AdamW + clip_grad_norm_ + ${schedule} warmup schedule match PyTorch`, async () => {
+    await initBackend();
+    const s = golden.settings;
+    const run = golden.runs[schedule];
+    const w = tf.variable(tf.tensor2d(golden.w0, [3, 4]));
+    const b = tf.variable(tf.tensor1d(golden.b0));
+    const opt = new AdamW(new Map([['w', w], ['b', b]]), { betas: s.betas, eps: s.eps, weightDecay: s.weight_decay, noDecay: new Set(['b']) });
+    for (let step = 0; step < s.steps; step++) {
+      const lr = s.lr * lrMultiplier(schedule, step, s.steps, s.warmup);
+      assert.ok(Math.abs(lr - run.lrs[step]) < 1e-12, `lr at step ${step}: ${lr} vs ${run.lrs[step]}`);
+      const grads = new Map<string, tf.Tensor>([['w', tf.tensor2d(golden.grads[step][0], [3, 4])], ['b', tf.tensor1d(golden.grads[step][1])]]);
+      const norm = await clipByGlobalNorm(grads, s.max_norm);
+      assert.ok(Math.abs(norm - run.grad_norms[step]) < 1e-5 * run.grad_norms[step], `grad norm at step ${step}`);
+      opt.step(grads, lr);
+      for (const g of grads.values()) g.dispose();
+    }
+    close(await w.data(), run.w, 1e-5, 'w');
+    close(await b.data(), run.b, 1e-5, 'b');
+    close(await opt.m.get('w')!.data(), run.exp_avg_w, 1e-5, 'exp_avg');
+    close(await opt.v.get('w')!.data(), run.exp_avg_sq_w, 1e-5, 'exp_avg_sq');
+    opt.dispose();
+    w.dispose();
+    b.dispose();
+  });
+}
+
+test('schedules: warmup ramps from 0, linear ends at 0, constant holds, ratio rounds up', () => {
+  assert.equal(lrMultiplier('linear', 0, 10, 4), 0);
+  assert.equal(lrMultiplier('constant', 2, 10, 4), 0.5);
+  assert.equal(lrMultiplier('constant', 7, 10, 4), 1);
+  assert.equal(lrMultiplier('linear', 10, 10, 4), 0);
+  assert.equal(lrMultiplier('linear', 4, 10, 4), 1);
+  assert.equal(lrMultiplier('cosine', 4, 10, 4), 1);
+  assert.equal(warmupStepsOf(95, 0, 0.1), 10);
+  assert.equal(warmupStepsOf(95, 3, 0.1), 3);
+  assert.throws(() => lrMultiplier('nope' as 'linear', 5, 10, 0), /schedule "nope"/);
+});
