@@ -44,6 +44,7 @@ export interface PartialResult {
 
 export interface PartialOptions {
   method: CorrelationMethod;
+  /** 'spline' takes exactly one covariate (with none, both residualisers just centre the series). */
   residualiser: Residualiser;
   /** Basis dimension of the spline (mgcv's k); default 10. */
   splineBasis?: number;

@@ -99,6 +99,8 @@ test('bad inputs throw UserError: lengths, NaN with its index, spline with two c
   const opts = { method: 'pearson', residualiser: 'linear' } as const;
   assert.throws(() => partialCorrelation([1, 2, 3, 4, 5], [1, 2, 3, 4, 5], [[1, 2, 3]], opts), (e: Error) => e instanceof UserError && /covariates\[0\]/.test(e.message));
   assert.throws(() => partialCorrelation([1, 2, 3, 4, 5], [1, 2, NaN, 4, 5], [], opts), /'y'.*index 2/);
+  assert.throws(() => partialCorrelation([1, 2, 3, 4, 5], [1, 2, 3, 4, 5], [[1, 2, 3, NaN, 5]], opts), /'covariates\[0\]'.*index 3/);
+  assert.throws(() => partialCorrelation([1, 2, 3, 4, 5], [1, 2, 3, 4, 5], [], { method: 'kendall' as 'pearson', residualiser: 'linear' }), /'pearson' or 'spearman'/);
   assert.throws(() => partialCorrelationPairs({ a: [1, 2, 3], b: [1, 2] }, [], opts), /'b' has 2 values/);
   assert.throws(() => partialCorrelationPairs({ a: [1, 2, 3, 4, 5, 6], b: [1, 2, 3, 4, 5, NaN] }, [], opts), /'b'.*index 5/);
   assert.throws(
