@@ -1,0 +1,114 @@
+// Building blocks of the report page: the page skeleton with its inline style sheet, tables,
+// figures and number formats. Everything here returns HTML strings; every piece of text passes
+// through escapeHtml, numbers through the formatters. The page has no scripts and loads nothing.
+import { escapeHtml } from './escape.ts';
+import type { Cell, Table } from './table.ts';
+
+export const STYLE = `
+:root { color-scheme: light; }
+body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; margin: 0; color: #1b1b1b; background: #fafafa; line-height: 1.45; }
+main { max-width: 1180px; margin: 0 auto; padding: 24px 28px 64px; background: white; }
+h1 { font-size: 1.7rem; margin: 0 0 4px; }
+h2 { font-size: 1.3rem; margin: 36px 0 10px; padding-bottom: 4px; border-bottom: 2px solid #e3e3e3; }
+h3 { font-size: 1.1rem; margin: 26px 0 6px; }
+h4 { font-size: 0.98rem; margin: 16px 0 6px; }
+p.meta, p.note, figcaption, .small { color: #555; font-size: 0.88rem; }
+p.headline { font-size: 1.12rem; background: #f1f5fb; border-left: 4px solid #3c6fb0; padding: 10px 14px; margin: 12px 0; }
+nav ul { columns: 3; font-size: 0.9rem; padding-left: 18px; }
+table { border-collapse: collapse; font-size: 0.85rem; margin: 6px 0 14px; }
+th, td { border: 1px solid #ddd; padding: 3px 7px; text-align: left; vertical-align: top; }
+th { background: #f3f3f3; font-weight: 600; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+td.code, code, pre { font-family: ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: 0.8rem; }
+td.code { word-break: break-all; max-width: 420px; }
+pre { background: #f6f6f6; border: 1px solid #e3e3e3; padding: 10px; overflow-x: auto; max-height: 420px; }
+figure { margin: 10px 0 16px; }
+figure svg { max-width: 100%; height: auto; }
+.charts { display: flex; flex-wrap: wrap; gap: 8px 28px; align-items: flex-start; }
+.verdict-positive-in-all { background: #dbe9f7; }
+.verdict-negative-in-all { background: #f8dcdc; }
+.verdict-sign-differs { background: #fff0c2; font-weight: 600; }
+.role-in-domain { background: #eef4ea; }
+.role-cross-domain { background: #f6f3e8; }
+.role-cross-task { background: #f3eef6; }
+.sig { font-weight: 600; }
+article.run { border-top: 1px solid #eee; }
+`;
+
+export function page(title: string, body: string): string {
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
+<title>${escapeHtml(title)}</title>
+<style>${STYLE}</style>
+</head>
+<body>
+<main>
+${body}
+</main>
+</body>
+</html>
+`;
+}
+
+export function esc(text: string): string {
+  return escapeHtml(text);
+}
+
+/** An HTML table of some of a Table's columns, with optional per-row class and per-cell format. */
+export function htmlTable(
+  table: Pick<Table, 'columns' | 'rows'>,
+  opts: { columns?: string[]; headers?: Record<string, string>; rowClass?: (row: Cell[]) => string | undefined; format?: Record<string, (v: Cell, row: Cell[]) => string>; code?: string[] } = {},
+): string {
+  const columns = opts.columns ?? table.columns;
+  const index = columns.map((c) => {
+    const i = table.columns.indexOf(c);
+    if (i < 0) throw new Error(`report table has no column "${c}"`);
+    return i;
+  });
+  const head = `<tr>${columns.map((c) => `<th>${esc(opts.headers?.[c] ?? c)}</th>`).join('')}</tr>`;
+  const body = table.rows.map((row) => {
+    const cls = opts.rowClass?.(row);
+    const cells = columns.map((c, j) => {
+      const v = row[index[j]];
+      const text = opts.format?.[c] ? opts.format[c](v, row) : esc(cellText(v));
+      const klass = typeof v === 'number' ? 'num' : opts.code?.includes(c) ? 'code' : '';
+      return `<td${klass ? ` class="${klass}"` : ''}>${text}</td>`;
+    });
+    return `<tr${cls ? ` class="${esc(cls)}"` : ''}>${cells.join('')}</tr>`;
+  });
+  return `<table>\n<thead>${head}</thead>\n<tbody>\n${body.join('\n')}\n</tbody>\n</table>`;
+}
+
+export function figure(svg: string, caption: string, kind: string): string {
+  return `<figure class="chart" data-chart="${esc(kind)}">${svg}<figcaption>${esc(caption)}</figcaption></figure>`;
+}
+
+export function cellText(v: Cell | undefined): string {
+  if (v === null || v === undefined) return '';
+  if (typeof v === 'number') return Number.isInteger(v) ? String(v) : fixed(v, 4);
+  return String(v);
+}
+
+export function fixed(x: number | null | undefined, digits: number): string {
+  return x === null || x === undefined || !Number.isFinite(x) ? '–' : x.toFixed(digits);
+}
+
+export function signed(x: number | null | undefined, digits: number): string {
+  if (x === null || x === undefined || !Number.isFinite(x)) return '–';
+  const t = x.toFixed(digits);
+  return Number(t) > 0 ? `+${t}` : Number(t) === 0 ? t.replace(/^-/, '') : t.replace(/^-/, '−');
+}
+
+export function pValue(p: number | null | undefined): string {
+  if (p === null || p === undefined) return '–';
+  return p < 1e-4 ? p.toExponential(1) : p.toFixed(4);
+}
+
+/** An id for an element, made from free text: letters, digits and dashes, unique by the index. */
+export function anchor(prefix: string, text: string, index: number): string {
+  return `${prefix}-${index}-${text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 40)}`;
+}

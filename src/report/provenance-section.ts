@@ -1,0 +1,49 @@
+// The page's provenance part: what the results came from (the study file, the store, the
+// versions, seeds and content hashes recorded with every run and test set) and the list of
+// tables written beside the page.
+import { createHash } from 'node:crypto';
+import { esc, htmlTable } from './html.ts';
+import type { ReportData } from './report-data.ts';
+import type { Table } from './table.ts';
+
+export interface Provenance {
+  studyFile: { path: string; text: string; sha256: string } | null;
+  genstudyVersion: string;
+  libraries: Record<string, string>;
+  node: string;
+  generatedAt: string;
+}
+
+export function provenanceSection(data: ReportData, prov: Provenance, tables: readonly Table[]): string {
+  const out: string[] = ['<section id="provenance">', '<h2>Provenance</h2>'];
+  out.push(`<p>Store <code>${esc(data.storePath)}</code> (schema version ${data.schemaVersion})${data.promptVariant ? `, prompt variant <code>${esc(data.promptVariant)}</code>` : ''}; ` +
+    `report made ${esc(prov.generatedAt)} by genstudy ${esc(prov.genstudyVersion)} on Node ${esc(prov.node)} ` +
+    `(${Object.entries(prov.libraries).map(([k, v]) => `${esc(k)} ${esc(v)}`).join(', ')}).</p>`);
+
+  out.push('<h3>Study file</h3>');
+  const recorded = [...new Set(data.runs.map((r) => r.studyFile).filter((x): x is string => !!x))];
+  if (recorded.length) out.push(`<p class="small">Recorded with the runs: ${recorded.map((f) => `<code>${esc(f)}</code>`).join(', ')}</p>`);
+  if (prov.studyFile) {
+    out.push(`<p class="small"><code>${esc(prov.studyFile.path)}</code>, sha256 <code>${esc(prov.studyFile.sha256)}</code></p>`);
+    out.push(`<pre id="study-file">${esc(prov.studyFile.text)}</pre>`);
+  } else if (!recorded.length) {
+    out.push('<p class="note">No study file given or recorded.</p>');
+  }
+
+  out.push('<h3>Runs: seeds and versions</h3>');
+  const runs = tables.find((t) => t.name === 'runs')!;
+  out.push(htmlTable(runs, { columns: ['run', 'model', 'method', 'training_set', 'seed', 'checkpoints', 'checkpoints_hashed', 'versions', 'attributes'], code: ['versions', 'attributes'] }));
+  out.push('<h3>Test sets: content hashes</h3>');
+  out.push(htmlTable(tables.find((t) => t.name === 'test_sets')!, { columns: ['test_set', 'content_hash', 'n', 'task', 'domain'], code: ['content_hash'] }));
+
+  out.push('<h3>Tables</h3><p class="small">Written beside this page as CSV and JSON (full precision).</p><ul class="small">');
+  for (const t of tables) {
+    out.push(`<li><b>${esc(t.title)}</b> (${t.rows.length} rows): <a href="${esc(t.name)}.csv">${esc(t.name)}.csv</a>, <a href="${esc(t.name)}.json">${esc(t.name)}.json</a>. ${esc(t.description)}</li>`);
+  }
+  out.push('</ul>', '</section>');
+  return out.join('\n');
+}
+
+export function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}

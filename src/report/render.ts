@@ -1,0 +1,132 @@
+// renderReport: a results store -> one self-contained HTML page (inline SVG charts, inline styles,
+// no scripts, nothing fetched) plus every table as CSV and JSON. writeReport puts them in a folder,
+// each file written to a temporary name and renamed, so a reader never sees half a file.
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { basename, join, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { UserError } from '../errors.ts';
+import type { AnalyzeOptions } from '../analyze/analysis.ts';
+import { anchor, esc, page } from './html.ts';
+import { provenanceSection, sha256, type Provenance } from './provenance-section.ts';
+import { loadReportData } from './report-data.ts';
+import { agreementSection, runSections, studyAHeadline } from './study-a-section.ts';
+import { studyA } from './study-a.ts';
+import { studyBHeadline, studyBSection } from './study-b-section.ts';
+import { studyB } from './study-b.ts';
+import { tableToCsv, tableToJson } from './table.ts';
+import { buildTables } from './tables.ts';
+
+export interface ReportInput {
+  storePath: string;
+  /** The in-domain test set regressed out (default: the runs' "control_test_set" attribute). */
+  control?: string;
+  /** The metric analysed and drawn (default: per test set, its only metric, else accuracy / acc). */
+  metric?: string;
+  promptVariant?: string;
+  analysis?: Partial<Omit<AnalyzeOptions, 'control'>>;
+  title?: string;
+  /** A study file to embed (its text and sha256) in the provenance section. */
+  studyFile?: string;
+  /** When the report says it was made (default: now). */
+  generatedAt?: Date;
+}
+
+export interface ReportTableOutput { csv: string; json: unknown }
+
+export interface RenderedReport {
+  html: string;
+  tables: Record<string, ReportTableOutput>;
+  /** Study A's answer in one sentence (or why there is none). */
+  headline: string;
+  /** Study B's summary sentence, when the store has study-B runs. */
+  studyBHeadline?: string;
+}
+
+export async function renderReport(input: ReportInput): Promise<RenderedReport> {
+  const data = loadReportData(input.storePath, input.promptVariant ?? '');
+  const a = studyA(data, { control: input.control, metric: input.metric, analysis: input.analysis });
+  const b = studyB(data, { metric: input.metric });
+  const tableList = buildTables(data, a, b);
+  const tables = new Map(tableList.map((t) => [t.name, t]));
+  const prov: Provenance = {
+    studyFile: input.studyFile ? await readStudyFile(input.studyFile) : null,
+    ...toolVersions(),
+    generatedAt: (input.generatedAt ?? new Date()).toISOString(),
+  };
+
+  const title = input.title ?? `genstudy report: ${basename(input.storePath)}`;
+  const runs = await runSections(data, a, tables, { metric: input.metric });
+  const sections = [
+    `<header><h1>${esc(title)}</h1><p class="meta">${data.runs.length} runs · ${data.testSets.length} test sets · ${data.scores.length} scores · store ${esc(data.storePath)}</p></header>`,
+    nav(runs.toc, b.present),
+    await agreementSection(a, tables),
+  ];
+  if (b.present) sections.push(await studyBSection(b));
+  sections.push(runs.html, provenanceSection(data, prov, tableList));
+
+  const out: RenderedReport = {
+    html: page(title, sections.join('\n')),
+    tables: Object.fromEntries(tableList.map((t) => [t.name, { csv: tableToCsv(t), json: tableToJson(t) }])),
+    headline: studyAHeadline(a),
+  };
+  if (b.present) out.studyBHeadline = studyBHeadline(b);
+  return out;
+}
+
+export interface WrittenReport { dir: string; html: string; files: string[]; report: RenderedReport }
+
+/** Renders the report and writes report.html, <table>.csv and <table>.json into `outDir`. */
+export async function writeReport(outDir: string, input: ReportInput): Promise<WrittenReport> {
+  const report = await renderReport(input);
+  const dir = resolve(outDir);
+  await mkdir(dir, { recursive: true });
+  const files: string[] = [];
+  for (const [name, t] of Object.entries(report.tables)) {
+    files.push(await writeAtomically(join(dir, `${name}.csv`), t.csv));
+    files.push(await writeAtomically(join(dir, `${name}.json`), JSON.stringify(t.json, null, 2) + '\n'));
+  }
+  // The page last: when it exists, the tables it links to do too.
+  const html = await writeAtomically(join(dir, 'report.html'), report.html);
+  files.push(html);
+  return { dir, html, files, report };
+}
+
+async function writeAtomically(file: string, text: string): Promise<string> {
+  const tmp = `${file}.tmp-${process.pid}`;
+  await writeFile(tmp, text);
+  await rename(tmp, file);
+  return file;
+}
+
+async function readStudyFile(path: string): Promise<NonNullable<Provenance['studyFile']>> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    throw new UserError(`${path}: cannot read the study file: ${(err as Error).message}`);
+  }
+  return { path, text, sha256: sha256(text) };
+}
+
+const LIBRARIES = ['vega', 'vega-lite', 'better-sqlite3', 'commander'];
+
+/** genstudy's version and the exact (pinned) versions of the libraries the report depends on. */
+function toolVersions(): Pick<Provenance, 'genstudyVersion' | 'libraries' | 'node'> {
+  const pkg = JSON.parse(readFileSync(resolve(import.meta.dirname, '../../package.json'), 'utf8')) as {
+    version: string; dependencies?: Record<string, string>;
+  };
+  const libraries: Record<string, string> = {};
+  for (const name of LIBRARIES) if (pkg.dependencies?.[name]) libraries[name] = pkg.dependencies[name];
+  return { genstudyVersion: pkg.version, libraries, node: process.versions.node };
+}
+
+function nav(toc: { id: string; label: string }[], studyB: boolean): string {
+  const items = [
+    '<li><a href="#study-a">Do generalisation results generalise?</a></li>',
+    studyB ? '<li><a href="#study-b">Study B matrices</a></li>' : '',
+    '<li><a href="#runs">Runs</a></li>',
+    ...toc.map((t) => `<li><a href="#${t.id}">${esc(t.label)}</a></li>`),
+    '<li><a href="#provenance">Provenance</a></li>',
+  ];
+  return `<nav id="${anchor('toc', 'contents', 0)}"><ul>${items.join('')}</ul></nav>`;
+}

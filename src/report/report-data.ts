@@ -1,0 +1,65 @@
+// Everything the report shows, read from a results store in one pass (read-only): runs with their
+// versions and attributes, checkpoints, test sets with their content hashes and specs, scores of
+// one prompt variant, and the training log.
+import { ResultStore, type RunRecord, type StoredScore, type TestSetRecord, type TrainingLogRecord } from '../store/result-store.ts';
+import { UserError } from '../errors.ts';
+
+export interface ReportRun extends RunRecord {
+  checkpoints: { step: number; path: string | null; contentHash: string | null }[];
+  trainingLog: TrainingLogRecord[];
+}
+
+export interface ReportData {
+  storePath: string;
+  schemaVersion: number;
+  runs: ReportRun[];
+  testSets: TestSetRecord[];
+  scores: StoredScore[];
+  promptVariant: string;
+}
+
+export function loadReportData(storePath: string, promptVariant = ''): ReportData {
+  const store = ResultStore.open(storePath, { readonly: true });
+  try {
+    const runs = store.runs().map((r) => ({ ...r, checkpoints: store.checkpoints(r.id), trainingLog: store.trainingLog(r.id) }));
+    const scores = store.scores({ promptVariant });
+    if (scores.length === 0) {
+      const any = store.scores();
+      const variants = [...new Set(any.map((s) => s.promptVariant ?? ''))].map((v) => (v === '' ? '(plain)' : v));
+      throw new UserError(any.length === 0
+        ? `${storePath}: the store has no scores yet`
+        : `${storePath}: no scores for prompt variant "${promptVariant}" (it has: ${variants.join(', ')})`);
+    }
+    const testSetIds = [...new Set(scores.map((s) => s.testSet))].sort();
+    const testSets = testSetIds.map((id) => store.testSet(id) ?? { id });
+    return { storePath, schemaVersion: store.schemaVersion, runs, testSets, scores, promptVariant };
+  } finally {
+    store.close();
+  }
+}
+
+/** The metrics each test set was scored with, sorted. */
+export function metricsByTestSet(scores: readonly StoredScore[]): Map<string, string[]> {
+  const out = new Map<string, Set<string>>();
+  for (const s of scores) {
+    let set = out.get(s.testSet);
+    if (!set) out.set(s.testSet, (set = new Set()));
+    set.add(s.metric);
+  }
+  return new Map([...out].map(([k, v]) => [k, [...v].sort()]));
+}
+
+const PREFERRED_METRICS = ['accuracy', 'acc'];
+
+/**
+ * The metric a test set is shown with: the requested one when the set has it; else the set's
+ * spec.metric; else its only metric; else accuracy / acc; else the first in alphabetical order.
+ */
+export function metricForTestSet(available: readonly string[], spec: Record<string, unknown> | undefined, requested?: string): string {
+  if (requested !== undefined && available.includes(requested)) return requested;
+  const fromSpec = spec?.metric;
+  if (typeof fromSpec === 'string' && available.includes(fromSpec)) return fromSpec;
+  if (available.length === 1) return available[0];
+  for (const m of PREFERRED_METRICS) if (available.includes(m)) return m;
+  return available[0];
+}

@@ -1,0 +1,169 @@
+// The page's study-A parts: the one-sentence answer with the agreement across runs (table and
+// sign-count matrix), then per run its training curves, training loss, and the partial-correlation
+// heatmap of its OOD sets with the table behind it.
+import { signVerdict, type Agreement, type RunAnalysis } from '../analyze/analysis.ts';
+import { curvesSpec, heatmapSpec, lossSpec, renderSvg, type CurvePoint, type HeatCell } from './charts.ts';
+import { anchor, esc, figure, fixed, htmlTable, pValue, signed } from './html.ts';
+import { metricForTestSet, metricsByTestSet, type ReportData, type ReportRun } from './report-data.ts';
+import type { StudyA } from './study-a.ts';
+import { methodOf } from './study-b.ts';
+import { isSignificant } from './tables.ts';
+import type { Table } from './table.ts';
+
+/** Study A's question answered in one sentence. */
+export function studyAHeadline(a: StudyA): string {
+  if (!a.options) return a.note ?? 'No study-A analysis.';
+  const runs = a.analysis.runs.length;
+  if (runs === 0) return a.note ?? 'No run could be analysed.';
+  const verdicts = a.analysis.agreement.map(signVerdict);
+  const pairs = verdicts.length;
+  const consistent = verdicts.filter((v) => v === 'positive in all' || v === 'negative in all').length;
+  const differs = verdicts.filter((v) => v === 'sign differs').length;
+  const none = verdicts.filter((v) => v === 'none significant').length;
+  const partial = pairs - consistent - differs - none;
+  const counts = `${consistent} of ${pairs} pairs of OOD test sets keep the same significant sign in every run, ${differs} change sign between runs, ` +
+    `${partial} are significant in some runs only and ${none} in none`;
+  if (runs === 1) return `Only one run could be analysed, so agreement across runs is not tested: in it, ${counts.replace(' in every run', '').replace(', 0 change sign between runs', '')}.`;
+  // A pair significant in no run is consistent too (no relation anywhere); only a sign change or a
+  // sign in some runs and not others counts against generalising.
+  const answer = differs > 0 ? 'No' : partial > 0 ? 'Partly' : 'Yes';
+  return `${answer}: across ${runs} runs, ${counts} (partial correlations with "${a.control}" regressed out, adjusted p < ${a.options.alpha}).`;
+}
+
+export async function agreementSection(a: StudyA, tables: Map<string, Table>): Promise<string> {
+  const out: string[] = ['<section id="study-a">', '<h2>Do generalisation results generalise?</h2>'];
+  out.push(`<p class="headline" id="study-a-answer">${esc(studyAHeadline(a))}</p>`);
+  if (!a.options) return out.concat('</section>').join('\n');
+  const o = a.options;
+  out.push(`<p class="note">For each run, across its checkpoints: the ${esc(o.method)} partial correlation between every pair of OOD test sets with the ` +
+    `${esc(a.metric ?? '')} of the in-domain set <b>${esc(a.control ?? '')}</b> regressed out (${esc(o.residualiser)} residualiser${o.differences ? ', first differences' : ''}), ` +
+    `p-values corrected over the pairs of the run (${esc(o.correction)}), significant when the adjusted p &lt; ${esc(String(o.alpha))}.</p>`);
+  if (a.skipped.length) {
+    const byReason = new Map<string, string[]>();
+    for (const s of a.skipped) byReason.set(s.reason, [...(byReason.get(s.reason) ?? []), s.run]);
+    out.push('<p class="note">Runs not in this analysis:</p><ul class="small">' +
+      [...byReason].map(([reason, runs]) => `<li>${esc(reason)}: ${esc(runs.join(', '))}</li>`).join('') + '</ul>');
+  }
+  if (a.analysis.agreement.length) {
+    const sets = [...new Set(a.analysis.agreement.flatMap((g) => [g.a, g.b]))].sort();
+    const svg = await renderSvg(heatmapSpec(agreementCells(a.analysis.agreement), {
+      rows: sets, cols: sets, extent: 1, legendTitle: '(pos − neg) / runs',
+    }), 'Sign agreement across runs');
+    out.push('<div class="charts">' + figure(svg, `Per pair: runs with a significant positive (+) and negative (−) partial correlation; colour = (positive − negative) / runs; outlined: the sign differs between runs.`, 'agreement') + '</div>');
+    out.push(htmlTable(tables.get('agreement')!, {
+      headers: { none: 'none', verdict: 'verdict' },
+      rowClass: (row) => `verdict-${String(row[6]).replace(/ /g, '-')}`,
+    }));
+  }
+  out.push('</section>');
+  return out.join('\n');
+}
+
+function agreementCells(agreement: readonly Agreement[]): HeatCell[] {
+  const cells: HeatCell[] = [];
+  const sets = [...new Set(agreement.flatMap((g) => [g.a, g.b]))];
+  for (const s of sets) cells.push({ row: s, col: s, value: null, label: '', outlined: false });
+  for (const g of agreement) {
+    const value = g.runs ? (g.positive - g.negative) / g.runs : null;
+    const label = `${g.positive}+ ${g.negative}−`;
+    const outlined = signVerdict(g) === 'sign differs';
+    cells.push({ row: g.a, col: g.b, value, label, outlined }, { row: g.b, col: g.a, value, label, outlined });
+  }
+  return cells;
+}
+
+export async function runSections(data: ReportData, a: StudyA, tables: Map<string, Table>, opts: { metric?: string }): Promise<{ html: string; toc: { id: string; label: string }[] }> {
+  const metrics = metricsByTestSet(data.scores);
+  const specs = new Map(data.testSets.map((t) => [t.id, t.spec]));
+  const chosenMetric = (testSet: string) => metricForTestSet(metrics.get(testSet) ?? [], specs.get(testSet), opts.metric ?? a.metric ?? undefined);
+  const byRun = new Map<string, typeof data.scores>();
+  for (const s of data.scores) {
+    if (s.metric !== chosenMetric(s.testSet)) continue;
+    let list = byRun.get(s.run);
+    if (!list) byRun.set(s.run, (list = []));
+    list.push(s);
+  }
+  const out: string[] = ['<section id="runs">', '<h2>Runs</h2>'];
+  const toc: { id: string; label: string }[] = [];
+  let index = 0;
+  for (const run of data.runs) {
+    const scores = byRun.get(run.id) ?? [];
+    const id = anchor('run', run.id, index++);
+    toc.push({ id, label: run.id });
+    out.push(`<article class="run" id="${id}" data-run="${esc(run.id)}">`, `<h3>${esc(run.id)}</h3>`, `<p class="meta">${esc(describeRun(run))}</p>`);
+    const steps = new Set(scores.map((s) => s.step));
+    const charts: string[] = [];
+    if (steps.size >= 2) {
+      const runMetrics = new Set(scores.map((s) => s.metric));
+      const points: CurvePoint[] = scores.map((s) => {
+        let series = s.testSet === a.control ? `${s.testSet} (ID)` : s.testSet;
+        if (runMetrics.size > 1) series += ` [${s.metric}]`;
+        return { step: s.step, series, value: s.value, isControl: s.testSet === a.control };
+      });
+      const yTitle = runMetrics.size === 1 ? [...runMetrics][0] : 'score';
+      const svg = await renderSvg(curvesSpec(points, yTitle), `${run.id}: scores against training step`);
+      const hasControl = points.some((p) => p.isControl);
+      charts.push(figure(svg, `${run.id}: ${yTitle} of every test set against training step${hasControl ? `; the in-domain (ID) set "${a.control}" in black` : ''}.`, 'curves'));
+    } else if (scores.length) {
+      out.push(`<p class="note">${steps.size} checkpoint scored (step ${esc([...steps].join(', '))}): no curve to draw; its scores are in scores.csv${methodOf(run) ? ' and in the study B matrices above' : ''}.</p>`);
+    } else {
+      out.push('<p class="note">No scores for this run.</p>');
+    }
+    const loss = run.trainingLog.filter((l) => l.loss !== null && l.loss !== undefined && Number.isFinite(l.loss)).map((l) => ({ step: l.step, loss: l.loss! }));
+    if (loss.length >= 2) {
+      const svg = await renderSvg(lossSpec(loss), `${run.id}: training loss`);
+      charts.push(figure(svg, `${run.id}: training loss (${loss.length} logged steps).`, 'loss'));
+    }
+    if (charts.length) out.push(`<div class="charts">${charts.join('\n')}</div>`);
+    const analysis = a.analysis.runs.find((r) => r.run === run.id);
+    if (analysis && a.options) out.push(await runCorrelations(analysis, a.options.alpha, tables.get('partial_correlations')!));
+    const skipped = a.skipped.find((s) => s.run === run.id);
+    if (skipped && steps.size >= 2) out.push(`<p class="note">Not analysed: ${esc(skipped.reason)}.</p>`);
+    const incomplete = a.series.find((s) => s.run === run.id)?.incompleteSteps ?? [];
+    if (incomplete.length) {
+      out.push(`<p class="note">${incomplete.length} step(s) left out of the analysis because some test set has no score there (e.g. step ${incomplete[0].step}: ${esc(incomplete[0].missing.join(', '))}).</p>`);
+    }
+    out.push('</article>');
+  }
+  out.push('</section>');
+  return { html: out.join('\n'), toc };
+}
+
+async function runCorrelations(run: RunAnalysis, alpha: number, table: Table): Promise<string> {
+  const sets = [...new Set(run.pairs.flatMap((p) => [p.a, p.b]))].sort();
+  const cells: HeatCell[] = sets.map((s) => ({ row: s, col: s, value: null, label: '', outlined: false }));
+  for (const p of run.pairs) {
+    const sig = isSignificant(p, alpha);
+    const label = p.r === null ? 'n/a' : `${signed(p.r, 2)}${sig ? '*' : ''}`;
+    cells.push({ row: p.a, col: p.b, value: p.r, label, outlined: sig }, { row: p.b, col: p.a, value: p.r, label, outlined: sig });
+  }
+  const svg = await renderSvg(heatmapSpec(cells, { rows: sets, cols: sets, extent: 1, legendTitle: 'partial r' }), `${run.run}: partial correlations between OOD test sets`);
+  const caption = `${run.run}: partial correlation between OOD test sets across ${run.n} checkpoints, ${run.control} regressed out; * and outline: adjusted p < ${alpha}.`;
+  const rows = table.rows.filter((r) => r[0] === run.run);
+  const tableHtml = htmlTable({ columns: table.columns, rows }, {
+    columns: ['a', 'b', 'r', 'df', 'p', 'p_adjusted', 'ci95_low', 'ci95_high', 'significant', ...(run.pairs.some((p) => p.reason) ? ['reason'] : [])],
+    headers: { p_adjusted: 'p adjusted', ci95_low: '95% CI low', ci95_high: '95% CI high' },
+    format: {
+      r: (v) => (v === null ? '–' : fixed(v as number, 3)),
+      df: (v) => fixed(v as number, 1),
+      p: (v) => pValue(v as number | null),
+      p_adjusted: (v) => pValue(v as number | null),
+      ci95_low: (v) => fixed(v as number | null, 3),
+      ci95_high: (v) => fixed(v as number | null, 3),
+      significant: (v) => (v ? '<span class="sig">yes</span>' : 'no'),
+    },
+  });
+  return `<h4>Partial correlations of OOD test sets</h4><div class="charts">${figure(svg, caption, 'heatmap')}<div>${tableHtml}</div></div>`;
+}
+
+function describeRun(run: ReportRun): string {
+  const parts: string[] = [];
+  if (run.model) parts.push(`model ${run.model}`);
+  if (run.method) parts.push(`method ${run.method}`);
+  if (run.trainingSet) parts.push(`training set ${run.trainingSet}`);
+  if (run.seed !== null && run.seed !== undefined) parts.push(`seed ${run.seed}`);
+  parts.push(`${run.checkpoints.length} checkpoint${run.checkpoints.length === 1 ? '' : 's'}`);
+  const attrs = Object.entries(run.attributes ?? {}).filter(([k]) => k !== 'test_set_roles');
+  if (attrs.length) parts.push(attrs.map(([k, v]) => `${k} ${typeof v === 'string' ? v : JSON.stringify(v)}`).join(', '));
+  return parts.join(' · ');
+}

@@ -1,0 +1,96 @@
+// Study A's question for the report: per run, partial correlations between OOD test sets across
+// checkpoints with the in-domain (control) score regressed out, and their sign agreement across
+// runs. Unlike `genstudy analyze`, a run that cannot be analysed (a study-B base run with one
+// checkpoint, a run without the control set) is listed with the reason instead of stopping the
+// report, since one store often holds runs of both studies.
+import { UserError } from '../errors.ts';
+import { agreementAcrossRuns, analyzeRun, DEFAULT_OPTIONS, type AnalysisResult, type AnalyzeOptions } from '../analyze/analysis.ts';
+import { buildRunSeries, type RunSeries } from '../analyze/run-series.ts';
+import type { ScoreRow } from '../analyze/score-row.ts';
+import { metricForTestSet, metricsByTestSet, type ReportData } from './report-data.ts';
+
+/** Run attribute naming the in-domain test set, used when no control is given. */
+export const CONTROL_ATTRIBUTE = 'control_test_set';
+
+export interface StudyA {
+  /** Null when no control test set was given or recorded: then there is no analysis. */
+  control: string | null;
+  metric: string | null;
+  options: AnalyzeOptions | null;
+  analysis: AnalysisResult;
+  series: RunSeries[];
+  skipped: { run: string; reason: string }[];
+  /** Why there is no study-A analysis, when there is none. */
+  note?: string;
+}
+
+export function studyA(data: ReportData, opts: { control?: string; metric?: string; analysis?: Partial<Omit<AnalyzeOptions, 'control'>> }): StudyA {
+  const empty = (note: string, control: string | null = null, metric: string | null = null): StudyA => ({
+    control, metric, options: null, analysis: { runs: [], agreement: [] }, series: [], skipped: [], note,
+  });
+  const control = opts.control ?? recordedControl(data);
+  if (control === null) {
+    return empty(`No control (in-domain) test set: pass --control SET, or record it as the run attribute "${CONTROL_ATTRIBUTE}".`);
+  }
+  const metrics = metricsByTestSet(data.scores);
+  const controlMetrics = metrics.get(control);
+  if (!controlMetrics) {
+    throw new UserError(`${data.storePath}: no scores for the control test set "${control}" (it has: ${[...metrics.keys()].join(', ')})`);
+  }
+  if (opts.metric !== undefined && !controlMetrics.includes(opts.metric)) {
+    throw new UserError(`${data.storePath}: the control test set "${control}" has no scores for metric "${opts.metric}" (it has: ${controlMetrics.join(', ')})`);
+  }
+  const spec = data.testSets.find((t) => t.id === control)?.spec;
+  const metric = metricForTestSet(controlMetrics, spec, opts.metric);
+  const options: AnalyzeOptions = { ...DEFAULT_OPTIONS, ...opts.analysis, control };
+
+  const attributes = new Map(data.runs.map((r) => [r.id, runAttributes(r)]));
+  const rows: ScoreRow[] = data.scores.filter((s) => s.metric === metric).map((s) => ({
+    run: s.run, step: s.step, testSet: s.testSet, metric: s.metric, value: s.value,
+    attributes: attributes.get(s.run) ?? {}, origin: `${data.storePath} (store)`,
+  }));
+  const series = buildRunSeries(rows, metric);
+  const analysed: AnalysisResult['runs'] = [];
+  const skipped: StudyA['skipped'] = [];
+  for (const s of series) {
+    if (!s.values.has(control)) {
+      skipped.push({ run: s.run, reason: `no ${metric} scores for the control "${control}"` });
+      continue;
+    }
+    try {
+      analysed.push(analyzeRun(s, options));
+    } catch (err) {
+      if (!(err instanceof UserError)) throw err;
+      skipped.push({ run: s.run, reason: err.message.replace(/^run "[^"]*": /, '') });
+    }
+  }
+  for (const r of data.runs) {
+    if (!series.some((s) => s.run === r.id)) skipped.push({ run: r.id, reason: `no ${metric} scores` });
+  }
+  const result: StudyA = {
+    control, metric, options, series: series.filter((s) => analysed.some((a) => a.run === s.run)), skipped,
+    analysis: { runs: analysed, agreement: agreementAcrossRuns(analysed, options.alpha) },
+  };
+  if (analysed.length === 0) result.note = `No run could be analysed with control "${control}" and metric "${metric}".`;
+  return result;
+}
+
+function recordedControl(data: ReportData): string | null {
+  const values = new Set<string>();
+  for (const r of data.runs) {
+    const v = r.attributes?.[CONTROL_ATTRIBUTE];
+    if (typeof v === 'string' && v !== '') values.add(v);
+  }
+  if (values.size > 1) {
+    throw new UserError(`${data.storePath}: runs record different "${CONTROL_ATTRIBUTE}" values (${[...values].sort().join(', ')}); choose one with --control`);
+  }
+  return values.size === 1 ? [...values][0] : null;
+}
+
+function runAttributes(r: ReportData['runs'][number]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries({ model: r.model, training_set: r.trainingSet, method: r.method, seed: r.seed, ...r.attributes })) {
+    if (v !== null && v !== undefined) out[k] = typeof v === 'string' ? v : JSON.stringify(v);
+  }
+  return out;
+}

@@ -1,0 +1,84 @@
+// Shared by the report tests: temp folders and real results stores (SQLite through ResultStore)
+// filled with simulated study-A runs (scores with a known correlation structure, a training log)
+// and study-B-style runs (base / ft / fticl on a few tasks with tagged test sets).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { ResultStore, type StoredScore } from '../../src/store/result-store.ts';
+import { simulateScores } from '../../src/synth/simulated-scores.ts';
+
+export const repoRoot = resolve(import.meta.dirname, '../..');
+
+export function tempDir(t: { after(fn: () => void): void }): string {
+  const dir = mkdtempSync(join(tmpdir(), 'genstudy-report-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+export const STUDY_A = { runs: 3, steps: 30, seed: 11, control: 'in-domain' };
+
+/** Study A: simulated runs, each with versions, a seed, checkpoint hashes and a training log. */
+export function writeStudyA(store: ResultStore, opts: Partial<typeof STUDY_A> = {}): void {
+  const o = { ...STUDY_A, ...opts };
+  const rows = simulateScores({ seed: o.seed, runs: o.runs, steps: o.steps, noise: 0.005 });
+  const runs = [...new Set(rows.map((r) => r.run))];
+  for (const [i, run] of runs.entries()) {
+    store.upsertRun({
+      id: run, model: `sim-${run}`, trainingSet: 'synthetic-nli', method: 'lora', seed: 40 + i, studyFile: 'examples/study-a.yaml',
+      versions: { genstudy: '0.1.0', 'tfjs-core': '4.22.0' }, attributes: { control_test_set: o.control, lr: 1e-5 },
+    });
+    for (let s = 0; s < o.steps; s++) store.upsertCheckpoint({ run, step: s * 100, contentHash: `sha256:${run}-${s}` });
+    store.writeTrainingLog(Array.from({ length: o.steps }, (_, s) => ({ run, step: s * 100, loss: 0.7 * Math.exp(-s / 8) + 0.25 + 0.01 * Math.sin(s + i), learningRate: 1e-5 })));
+  }
+  for (const id of new Set(rows.map((r) => r.test_set))) store.upsertTestSet({ id, contentHash: `sha256:${id}-content`, n: 800 });
+  store.writeScores(rows.map((r) => ({ run: r.run, step: r.step, testSet: r.test_set, metric: r.metric, value: r.value, n: 800 })));
+}
+
+/** Study B's design in small: three tasks, their test sets, and what each score is. */
+export const STUDY_B_TASKS = [
+  { task: 'sentiment', metric: 'accuracy', sets: [{ id: 'amazon', domain: 'in-domain' }, { id: 'sst2', domain: 'cross-domain' }, { id: 'yelp', domain: 'cross-domain' }] },
+  { task: 'nli', metric: 'accuracy', sets: [{ id: 'mnli', domain: 'in-domain' }, { id: 'rte', domain: 'cross-domain' }] },
+  { task: 'summarisation', metric: 'rougeL', sets: [{ id: 'xsum', domain: 'in-domain' }, { id: 'cnn', domain: 'cross-domain' }] },
+] as const;
+
+/** A known score: base 0.5 (0.2 for ROUGE); fine-tuning adds by role; FTICL adds 0.01 more. */
+export function studyBScore(method: 'base' | 'ft' | 'fticl', trainingTask: string | null, set: { task: string; domain: string; metric: string }, seed: number): number {
+  const base = set.metric === 'rougeL' ? 0.2 : 0.5;
+  if (method === 'base') return base;
+  const role = set.task !== trainingTask ? 'cross-task' : set.domain;
+  const gain = role === 'in-domain' ? 0.3 : role === 'cross-domain' ? 0.1 : -0.05;
+  return base + gain + (method === 'fticl' ? 0.01 : 0) + 0.002 * seed;
+}
+
+export function writeStudyB(store: ResultStore, opts: { model?: string; seeds?: number[] } = {}): void {
+  const model = opts.model ?? 'llama-tiny';
+  const seeds = opts.seeds ?? [0, 1];
+  for (const t of STUDY_B_TASKS) {
+    for (const s of t.sets) store.upsertTestSet({ id: s.id, contentHash: `sha256:${s.id}`, n: 250, spec: { task: t.task, domain: s.domain, metric: t.metric } });
+  }
+  const allSets = STUDY_B_TASKS.flatMap((t) => t.sets.map((s) => ({ ...s, task: t.task, metric: t.metric })));
+  const scores: StoredScore[] = [];
+  store.upsertRun({ id: `${model}-base`, model, method: 'base', seed: 0, versions: { genstudy: '0.1.0' }, attributes: {} });
+  for (const s of allSets) scores.push({ run: `${model}-base`, step: 0, testSet: s.id, metric: s.metric, value: studyBScore('base', null, s, 0), n: 250 });
+  for (const method of ['ft', 'fticl'] as const) {
+    for (const t of STUDY_B_TASKS) {
+      for (const seed of seeds) {
+        const run = `${model}-${method}-${t.task}-s${seed}`;
+        store.upsertRun({ id: run, model, method, seed, trainingSet: t.sets[0].id, versions: { genstudy: '0.1.0' }, attributes: { training_task: t.task, train_size: 2000 } });
+        // An early checkpoint with other values: the report must use the last one.
+        for (const s of allSets) {
+          scores.push({ run, step: 10, testSet: s.id, metric: s.metric, value: 0.01, n: 250 });
+          scores.push({ run, step: 250, testSet: s.id, metric: s.metric, value: studyBScore(method, t.task, s, seed), n: 250 });
+        }
+      }
+    }
+  }
+  store.writeScores(scores);
+}
+
+/** Runs `genstudy <args>` as a user would (a child process through bin/genstudy.js). */
+export function genstudy(args: string[]): { code: number; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [join(repoRoot, 'bin/genstudy.js'), ...args], { encoding: 'utf8', cwd: repoRoot });
+  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+}
