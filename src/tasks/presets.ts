@@ -42,6 +42,17 @@ export function studyBKind(task: StudyBTask): 'classify' | 'generate' {
   return STUDY_B_LABELS[task] ? 'classify' : 'generate';
 }
 
+/**
+ * The Llama-2 token ids study B hard-coded as each label word's first token (evaluate_cross.py,
+ * target_ids), in label order. Kept so an engine's first-token choice for the label strings can be
+ * checked against the paper's with a Llama-2 tokenizer.
+ */
+export const STUDY_B_LLAMA2_TARGET_IDS: Readonly<Partial<Record<StudyBTask, readonly number[]>>> = {
+  sentiment: [1066, 22198],
+  inference: [296, 17821, 9996],
+  detection: [3582, 1217],
+};
+
 /** max_new_tokens in run_evaluate.sh: 60 for generation, 5 for classification. */
 export const STUDY_B_MAX_NEW_TOKENS = { generate: 60, classify: 5 } as const;
 
