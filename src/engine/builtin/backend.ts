@@ -2,6 +2,7 @@
 // (node | wasm | cpu) overrides.
 import * as tf from '@tensorflow/tfjs-core';
 import { UserError } from '../../errors.ts';
+import { registerWasmKernels } from './wasm-kernels.ts';
 
 let ready: Promise<string> | undefined;
 
@@ -26,18 +27,23 @@ async function choose(): Promise<string> {
     await loaders[wanted]();
     if (!(await tf.setBackend(tfNames[wanted]))) throw new UserError(`GENSTUDY_BACKEND=${wanted}: the backend failed to start`);
     await tf.ready();
-    return tf.getBackend();
+    return started();
   }
   for (const name of ['node', 'wasm', 'cpu']) {
     try {
       await loaders[name]();
       if (await tf.setBackend(tfNames[name])) {
         await tf.ready();
-        return tf.getBackend();
+        return started();
       }
     } catch {
       // Not installed or not loadable here: try the next one.
     }
   }
   throw new Error('no tfjs backend could be started (tried tfjs-node, wasm, cpu)');
+}
+
+function started(): string {
+  if (tf.getBackend() === 'wasm') registerWasmKernels();
+  return tf.getBackend();
 }

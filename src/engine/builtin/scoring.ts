@@ -18,8 +18,12 @@ export async function score(model: BuiltinModel, reqs: ScoreRequest[]): Promise<
 }
 
 export async function scoreTokens(model: BuiltinModel, reqs: ScoreRequest[]): Promise<TokenScores[]> {
-  const pairs = reqs.map((r) => encodePair(model.tokenizer, r, model.maxLength));
-  const results: TokenScores[] = new Array(reqs.length);
+  return scoreEncoded(model, reqs.map((r) => encodePair(model.tokenizer, r, model.maxLength)));
+}
+
+/** Scores already tokenised pairs (see requests.ts), in length-sorted batches. */
+export async function scoreEncoded(model: BuiltinModel, pairs: EncodedPair[]): Promise<TokenScores[]> {
+  const results: TokenScores[] = new Array(pairs.length);
   for (const batch of lengthSortedBatches(pairs.map((p) => p.input.length), model.maxBatchTokens)) {
     const scored = await scoreBatch(model, batch.map((i) => pairs[i]));
     batch.forEach((i, j) => { results[i] = scored[j]; });
@@ -43,9 +47,10 @@ async function scoreBatch(model: BuiltinModel, pairs: EncodedPair[]): Promise<To
     const { hidden } = model.step(ids, keyMask, 0);
     const rowsAt = tf.gather(tf.reshape(hidden, [-1, hidden.shape[2]]), tf.tensor1d(at, 'int32'));
     const logits = model.logitsOf(rowsAt as tf.Tensor2D);
-    const logp = tf.logSoftmax(logits);
+    // log-softmax read at the targets only: logit[target] - logsumexp(row).
     const flat = tf.tensor1d(target.map((tok, n) => n * vocab + tok), 'int32');
-    return [tf.gather(tf.reshape(logp, [-1]), flat), tf.argMax(logits, 1)];
+    const picked = tf.sub(tf.gather(tf.reshape(logits, [-1]), flat), tf.logSumExp(logits, 1));
+    return [picked, tf.argMax(logits, 1)];
   });
   const [lp, am] = await Promise.all([picked.data(), greedy.data()]);
   picked.dispose();
