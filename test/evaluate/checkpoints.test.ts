@@ -1,0 +1,88 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { discoverCheckpoints, incompleteReason, storedCheckpoints } from '../../src/evaluate/index.ts';
+import { UserError } from '../../src/errors.ts';
+import { tempDir, tinyRun } from './helpers.ts';
+
+function copyDir(from: string, to: string): void {
+  fs.mkdirSync(to, { recursive: true });
+  for (const f of fs.readdirSync(from)) fs.copyFileSync(path.join(from, f), path.join(to, f));
+}
+
+test('a folder of checkpoint-N folders is sorted by N, not by name', () => {
+  const src = tinyRun([0]);
+  const dir = tempDir();
+  for (const n of [10, 9, 100]) copyDir(path.join(src, 'step-0'), path.join(dir, `checkpoint-${n}`));
+  fs.mkdirSync(path.join(dir, 'runs'));
+  fs.writeFileSync(path.join(dir, 'trainer_state.json'), '{}');
+  const found = discoverCheckpoints(dir);
+  assert.deepEqual(found.checkpoints.map((c) => c.step), [9, 10, 100]);
+  assert.deepEqual(found.checkpoints.map((c) => path.basename(c.dir)), ['checkpoint-9', 'checkpoint-10', 'checkpoint-100']);
+  assert.ok(found.checkpoints.every((c) => path.isAbsolute(c.dir)));
+  assert.deepEqual(found.skipped, []);
+});
+
+test('a model folder alone is one checkpoint; its step comes from its name, else 0', () => {
+  const src = tinyRun([300]);
+  assert.deepEqual(discoverCheckpoints(path.join(src, 'step-300')).checkpoints.map((c) => c.step), [300]);
+  const plain = path.join(tempDir(), 'my-model');
+  copyDir(path.join(src, 'step-300'), plain);
+  assert.deepEqual(discoverCheckpoints(plain).checkpoints, [{ step: 0, dir: plain }]);
+});
+
+test('checkpoints being written are skipped with a message; the complete ones are evaluated', () => {
+  const src = tinyRun([0, 100]);
+  const dir = tempDir();
+  copyDir(path.join(src, 'step-0'), path.join(dir, 'step-0'));
+  copyDir(path.join(src, 'step-100'), path.join(dir, 'step-100'));
+  // A writer that writes in place: the weights are shorter than the header says.
+  copyDir(path.join(src, 'step-100'), path.join(dir, 'step-200'));
+  const w = path.join(dir, 'step-200', 'model.safetensors');
+  fs.truncateSync(w, fs.statSync(w).size - 100);
+  // genstudy's own writer: a temporary file beside the final names.
+  copyDir(path.join(src, 'step-100'), path.join(dir, 'step-300'));
+  fs.renameSync(path.join(dir, 'step-300', 'model.safetensors'), path.join(dir, 'step-300', '.model.safetensors.4242.tmp'));
+  // The Trainer: a tmp-checkpoint-N folder renamed when complete; and a folder with no config yet.
+  copyDir(path.join(src, 'step-100'), path.join(dir, 'tmp-checkpoint-400'));
+  fs.mkdirSync(path.join(dir, 'step-500'));
+  const found = discoverCheckpoints(dir);
+  assert.deepEqual(found.checkpoints.map((c) => c.step), [0, 100]);
+  const text = found.skipped.join('\n');
+  assert.match(text, /step-200: incomplete checkpoint \(weight file model\.safetensors is shorter than its header says/);
+  assert.match(text, /step-300: incomplete checkpoint \(a file is being written \(\.model\.safetensors\.4242\.tmp\)\)/);
+  assert.match(text, /tmp-checkpoint-400: being written \(temporary folder\); skipped/);
+  assert.match(text, /step-500: incomplete checkpoint \(no config\.json\)/);
+});
+
+test('a folder that is not a model is a clear error naming it', () => {
+  const dir = path.join(tempDir(), 'not-a-model');
+  fs.mkdirSync(dir);
+  fs.writeFileSync(path.join(dir, 'README.md'), 'hello');
+  assert.throws(() => discoverCheckpoints(dir), (e: Error) => e instanceof UserError &&
+    e.message === `${dir}: not a model folder (no config.json), and it holds no step-N or checkpoint-N folders`);
+  const noWeights = path.join(tempDir(), 'config-only');
+  fs.mkdirSync(noWeights);
+  fs.writeFileSync(path.join(noWeights, 'config.json'), '{"model_type": "gpt2"}');
+  fs.writeFileSync(path.join(noWeights, 'pytorch_model.bin'), '');
+  assert.throws(() => discoverCheckpoints(noWeights), /config-only: not a model folder \(no weights \(model\.safetensors or model\.safetensors\.index\.json\); found pytorch_model\.bin, convert it to safetensors\)/);
+  assert.throws(() => discoverCheckpoints(path.join(dir, 'missing')), /missing: no such folder/);
+  assert.equal(incompleteReason(noWeights)?.startsWith('no weights'), true);
+});
+
+test('all checkpoint folders incomplete is an error listing why', () => {
+  const dir = tempDir();
+  fs.mkdirSync(path.join(dir, 'step-1'));
+  assert.throws(() => discoverCheckpoints(dir), /none of its 1 checkpoint folders is complete:\n {2}.*step-1: incomplete checkpoint \(no config\.json\)/);
+});
+
+test('a run in the store: checkpoints from their recorded folders; missing folders skipped', () => {
+  const src = tinyRun([0, 100]);
+  const found = storedCheckpoints('r', [
+    { step: 0, path: path.join(src, 'step-0') }, { step: 100, path: path.join(src, 'gone') }, { step: 200, path: null },
+  ], 'results.sqlite');
+  assert.deepEqual(found.checkpoints.map((c) => c.step), [0]);
+  assert.match(found.skipped.join('\n'), /step 100: .*gone: the folder no longer exists; skipped\n.*step 200: no folder recorded/);
+  assert.throws(() => storedCheckpoints('r', [], 'results.sqlite'), /run "r" has no checkpoints in the store; pass --model DIR/);
+});

@@ -1,0 +1,110 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import {
+  cellOutcome, discoverCheckpoints, evaluateGrid, promptVariants, resolveTestSets, type GridOptions,
+} from '../../src/evaluate/index.ts';
+import { UserError } from '../../src/errors.ts';
+import { RougeScorer } from '../../src/metrics/index.ts';
+import type { GenerateTaskSpec } from '../../src/tasks/index.ts';
+import { countingLoader, dumpStore, runCli, SUITE_ARG, tempDir, tinyRun } from './helpers.ts';
+
+const SIZE = 8;
+const runDir = tinyRun([0, 100]);
+const { checkpoints } = discoverCheckpoints(runDir);
+const testSets = await resolveTestSets([SUITE_ARG], { synthSeed: 4, synthSize: SIZE });
+
+/** A store holding one good evaluation, and its dump. */
+async function filledStore(): Promise<{ storePath: string; before: Record<string, unknown[]> }> {
+  const storePath = path.join(tempDir(), 'results.sqlite');
+  await evaluateGrid({ storePath, run: 'good', checkpoints, testSets, variants: promptVariants() });
+  return { storePath, before: dumpStore(storePath) };
+}
+
+function specFile(rows: Record<string, string>[], name = 'custom-nli'): string {
+  const dir = tempDir();
+  fs.writeFileSync(path.join(dir, 'data.jsonl'), rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
+  const file = path.join(dir, `${name}.yaml`);
+  fs.writeFileSync(file, `name: ${name}\npath: data.jsonl\nid: id\nlabel: label\nfields:\n  premise: premise\n  hypothesis: hypothesis\n`);
+  return file;
+}
+
+const rows = testSets[0].examples.map((e) => ({ id: e.id, premise: e.fields.premise, hypothesis: e.fields.hypothesis, label: e.label! }));
+
+test('an unknown label is a clear error naming the test set, the example and the label; nothing stored changes', async () => {
+  const { storePath, before } = await filledStore();
+  const bad = rows.map((r, i) => (i === 3 ? { ...r, label: 'Maybe' } : r));
+  const sets = await resolveTestSets([specFile(bad)]);
+  const { loader, counts } = countingLoader();
+  const opts: GridOptions = { storePath, run: 'good', checkpoints, testSets: [...testSets, ...sets], variants: promptVariants(), task: 'synth', loader };
+  await assert.rejects(evaluateGrid(opts), (e: Error) => {
+    assert.ok(e instanceof UserError);
+    assert.match(e.message, new RegExp(`^test set "custom-nli" \\(.*data\\.jsonl\\): task "synth-nli": label "Maybe" \\(example "${rows[3].id}"\\) is not in the verbalizer; expected one of "Yes", "No"$`));
+    return true;
+  });
+  assert.equal(counts.loads, 0);
+  assert.deepEqual(dumpStore(storePath), before);
+});
+
+test('a missing field, too many shots, and a bad positive label fail before any work; nothing stored changes', async () => {
+  const { storePath, before } = await filledStore();
+  const noHypothesis = rows.map((r, i) => (i === 2 ? { id: r.id, premise: r.premise, label: r.label } : r));
+  const dir = tempDir();
+  fs.writeFileSync(path.join(dir, 'data.jsonl'), noHypothesis.map((r) => JSON.stringify(r)).join('\n') + '\n');
+  fs.writeFileSync(path.join(dir, 'holes.yaml'), 'name: holes\npath: data.jsonl\nid: id\nlabel: label\n');
+  const holes = await resolveTestSets([path.join(dir, 'holes.yaml')]);
+  const base = { storePath, run: 'good', checkpoints, variants: promptVariants(), task: 'synth' };
+  await assert.rejects(evaluateGrid({ ...base, testSets: holes }), /test set "holes" \(.*\): template "synth-nli": example "\S+" has no field "hypothesis" \(it has: premise\)/);
+  await assert.rejects(evaluateGrid({ ...base, testSets: testSets.slice(0, 1), variants: promptVariants(undefined, [300]) }),
+    /test set "in-domain" \(.*, prompt variant "300-shot"\): task "synth-nli", .*training set: k = 300 but the demonstration pool has only 200 examples/);
+  await assert.rejects(evaluateGrid({ ...base, testSets, positiveLabel: 'yes' }), /--positive-label yes: not a label of task "synth-nli" used for test set "in-domain" \("Yes", "No"\)/);
+  assert.throws(() => promptVariants([3]), /--prompt 3: expected 1 or 2/);
+  assert.deepEqual(dumpStore(storePath), before);
+});
+
+test('the positive label of binary F1 is configurable', async () => {
+  const storePath = path.join(tempDir(), 'results.sqlite');
+  const s = await evaluateGrid({ storePath, run: 'r', checkpoints: checkpoints.slice(0, 1), testSets: testSets.slice(0, 1), variants: promptVariants(), positiveLabel: 'No' });
+  const { binaryF1 } = await import('../../src/metrics/index.ts');
+  const { ResultStore } = await import('../../src/store/result-store.ts');
+  const store = ResultStore.open(storePath, { readonly: true });
+  const preds = store.predictions('r', 0, 'in-domain');
+  store.close();
+  const f1 = s.scores.find((x) => x.metric === 'f1')!.value;
+  assert.equal(f1, binaryF1(preds.map((p) => p.prediction!), preds.map((p) => p.gold!), 'No'));
+});
+
+test('empty generations are scored (ROUGE 0), counted, and reported', () => {
+  const task: GenerateTaskSpec = {
+    kind: 'generate', name: 'gen', template: '{premise}', maxNewTokens: 5, stop: [], postprocess: { strip: 'python', cutAt: ['\n\n'] },
+  };
+  const examples = [
+    { id: 'a', fields: { premise: 'p' }, target: 'the cat sat' },
+    { id: 'b', fields: { premise: 'p' }, target: 'a dog ran' },
+    { id: 'c', fields: { premise: 'p' }, target: 'the cat sat' },
+  ];
+  const cell = {
+    index: 0, set: { id: 's', examples, contentHash: 'h', source: 'test', spec: {} }, variant: promptVariants()[0], task, mode: 'generate' as const,
+    examples, golds: examples.map((e) => e.target), payloads: [], digests: [],
+  };
+  const out = cellOutcome(cell, ['  \n', '', ' the cat sat\n\nmore'], { rouge: new RougeScorer(), rougeStemmer: false });
+  assert.deepEqual(out.predictions.map((p) => p.prediction), ['', '', 'the cat sat']);
+  assert.deepEqual(out.predictions.map((p) => p.detail.raw), ['  \n', '', ' the cat sat\n\nmore']);
+  assert.equal(out.metrics.empty_rate, 2 / 3);
+  assert.equal(out.metrics.exact_match, 1 / 3);
+  assert.equal(out.metrics.rougeL_f, 1 / 3);
+  assert.equal(out.metrics.rouge1_p, 1 / 3);
+  assert.deepEqual(out.notes, ['2 of 3 generations are empty after postprocessing; they score 0']);
+});
+
+test('genstudy evaluate: a folder that is not a model exits 2 with one line naming it; the store is untouched', async () => {
+  const { storePath, before } = await filledStore();
+  const notModel = path.join(tempDir(), 'just-notes');
+  fs.mkdirSync(notModel);
+  fs.writeFileSync(path.join(notModel, 'notes.txt'), 'x');
+  const r = await runCli(['evaluate', '--model', notModel, '--test-set', SUITE_ARG, '--store', storePath]);
+  assert.equal(r.status, 2);
+  assert.equal(r.stderr, `genstudy: ${notModel}: not a model folder (no config.json), and it holds no step-N or checkpoint-N folders\n`);
+  assert.deepEqual(dumpStore(storePath), before);
+});
