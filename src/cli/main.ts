@@ -6,7 +6,9 @@ import { registerData } from './data.ts';
 import { registerDemo } from './demo.ts';
 import { registerEvaluate } from './evaluate.ts';
 import { registerMetrics } from './metrics.ts';
+import { registerReport } from './report.ts';
 import { registerScore } from './score.ts';
+import { registerTrain } from './train.ts';
 
 export function buildProgram(): Command {
   const program = new Command('genstudy')
@@ -18,7 +20,9 @@ export function buildProgram(): Command {
   registerDemo(program);
   registerEvaluate(program);
   registerMetrics(program);
+  registerReport(program);
   registerScore(program);
+  registerTrain(program);
   return program;
 }
 

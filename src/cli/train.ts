@@ -1,0 +1,171 @@
+// genstudy train: fine-tune a Hugging Face model (full or LoRA) on a data set or on the synthetic
+// suite, writing checkpoint-N folders along the way; --init trains a tiny model from scratch.
+import fs from 'node:fs';
+import path from 'node:path';
+import { Command, Option } from 'commander';
+import { UserError } from '../errors.ts';
+import { isRegistryId, loadDataSet, loadRegistered, readSpecFile } from '../data/index.ts';
+import { ResultStore } from '../store/result-store.ts';
+import { generateSuite, suiteTask, writeSuite } from '../synth/index.ts';
+import { STUDY_B_TASKS, studyATask, studyBTask, type StudyBTask, type TaskSpec } from '../tasks/index.ts';
+import { initModel, progressSink, SCHEDULES, tinyGpt2Config, tinyLlamaConfig, train, type ScheduleName } from '../train/index.ts';
+import type { Example } from '../types.ts';
+
+interface TrainFlags {
+  model?: string; init?: 'gpt2' | 'llama'; initHidden: string; initLayers: string;
+  data?: string; synthetic?: boolean; syntheticSeed: string; syntheticSize: string; dataDir?: string;
+  task?: string; objective?: 'classify' | 'generate';
+  fticlK?: string; fticlPool?: string; fticlSeed?: string;
+  method: 'full' | 'lora'; loraR: string; loraAlpha: string; loraDropout: string; loraTargets?: string; merge?: boolean;
+  lr: string; weightDecay: string; schedule: ScheduleName; warmupSteps: string; warmupRatio: string;
+  batchSize: string; gradAccum: string; maxGradNorm: string; epochs: string; steps?: string; seed: string; shuffle: boolean;
+  trainSize?: string; subsetSeed?: string; maxLength?: string;
+  saveEvery?: string; saveLogSpaced?: string; saveStart: boolean; logEvery: string; resume: boolean;
+  out: string; store?: string; run?: string;
+}
+
+function num(flag: string, v: string | undefined, opts: { int?: boolean; min?: number } = {}): number | undefined {
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (!Number.isFinite(n) || (opts.int && !Number.isInteger(n)) || (opts.min !== undefined && n < opts.min)) {
+    throw new UserError(`${flag} ${v}: expected ${opts.int ? 'a whole number' : 'a number'}${opts.min !== undefined ? ` >= ${opts.min}` : ''}`);
+  }
+  return n;
+}
+
+/** study-a | study-b:<task>[:<prompt 1|2>] | synthetic */
+export function taskFromFlag(value: string): TaskSpec {
+  if (value === 'study-a') return studyATask();
+  if (value === 'synthetic') return suiteTask();
+  const m = /^study-b:([a-z]+)(?::([12]))?$/.exec(value);
+  if (m && (STUDY_B_TASKS as readonly string[]).includes(m[1])) return studyBTask(m[1] as StudyBTask, (m[2] ? Number(m[2]) : 1) as 1 | 2);
+  throw new UserError(`--task ${value}: expected study-a, synthetic, or study-b:<task>[:1|2] with a task among ${STUDY_B_TASKS.join(', ')}`);
+}
+
+async function loadExamples(spec: string, dataDir: string | undefined): Promise<{ examples: Example[]; name: string }> {
+  if (fs.existsSync(spec)) {
+    const { spec: s, baseDir } = await readSpecFile(spec);
+    return { examples: (await loadDataSet(s, { baseDir })).examples, name: spec };
+  }
+  if (isRegistryId(spec.split(':')[0])) {
+    const loaded = await loadRegistered(spec, { dataDir });
+    return { examples: loaded.examples, name: loaded.id };
+  }
+  throw new UserError(`--data ${spec}: neither a data set spec file nor a registered data set (genstudy data list shows them)`);
+}
+
+export function registerTrain(program: Command): void {
+  program
+    .command('train')
+    .description('Fine-tune a model (full or LoRA) with checkpoints along the way; resumes from the last checkpoint in --out')
+    .option('--model <dir>', 'base model: a Hugging Face folder (config.json, model.safetensors, tokenizer.json)')
+    .addOption(new Option('--init <family>', 'train a tiny randomly initialised model from scratch (with --synthetic)').choices(['gpt2', 'llama']))
+    .option('--init-hidden <n>', 'hidden size of the --init model', '64')
+    .option('--init-layers <n>', 'layers of the --init model', '2')
+    .option('--data <spec>', 'training data: a data set spec file (YAML/JSON) or a registered id such as study-b/sentiment/amazon:train_2000')
+    .option('--synthetic', 'train on the synthetic NLI suite')
+    .option('--synthetic-seed <n>', 'seed of the synthetic suite', '1')
+    .option('--synthetic-size <n>', 'training examples in the synthetic suite', '2000')
+    .option('--data-dir <dir>', 'folder of local data for registered sets (default: GENSTUDY_DATA)')
+    .option('--task <task>', 'prompt and labels: study-a | study-b:<task>[:1|2] | synthetic (default: synthetic with --synthetic, else study-a)')
+    .addOption(new Option('--objective <kind>', 'classify: label-token loss at the last prompt position (study A); generate: prompt + output + EOS, loss on the output (study B)').choices(['classify', 'generate']))
+    .option('--fticl-k <k>', 'FTICL: prepend k demonstrations to every training example')
+    .option('--fticl-pool <spec>', 'FTICL demonstration pool (spec file or registered id; default: the training data)')
+    .option('--fticl-seed <n>', 'FTICL: sample the demonstrations per example with this seed (default: the same first k for all, as study B)')
+    .addOption(new Option('--method <method>', 'full fine-tuning or LoRA').choices(['full', 'lora']).default('full'))
+    .option('--lora-r <r>', 'LoRA rank', '8')
+    .option('--lora-alpha <a>', 'LoRA alpha', '32')
+    .option('--lora-dropout <p>', 'LoRA dropout', '0.1')
+    .option('--lora-targets <names>', 'LoRA target modules, comma-separated (default: q_proj,k_proj,v_proj,o_proj; GPT-2: c_attn,c_proj; OPT: q_proj,k_proj,v_proj,out_proj)')
+    .option('--merge', 'LoRA: also write the merged model into each checkpoint (checkpoint-N/merged)')
+    .requiredOption('--lr <lr>', 'peak learning rate')
+    .option('--weight-decay <wd>', 'AdamW decoupled weight decay (not on biases and norm weights)', '0')
+    .addOption(new Option('--schedule <name>', 'learning-rate schedule after warmup').choices([...SCHEDULES]).default('linear'))
+    .option('--warmup-steps <n>', 'warmup steps', '0')
+    .option('--warmup-ratio <r>', 'warmup as a share of all steps (used when --warmup-steps is 0)', '0')
+    .option('--batch-size <n>', 'examples per micro-batch', '8')
+    .option('--grad-accum <n>', 'micro-batches per optimiser step', '1')
+    .option('--max-grad-norm <x>', 'global-norm clipping (0: off)', '1')
+    .option('--epochs <n>', 'passes over the training data', '1')
+    .option('--steps <n>', 'optimiser steps (overrides --epochs)')
+    .option('--seed <n>', 'seed of data order, LoRA init and dropout', '42')
+    .option('--no-shuffle', 'keep the file order')
+    .option('--train-size <n>', 'train on N examples (the first N, or sampled with --subset-seed)')
+    .option('--subset-seed <n>', 'sample the --train-size examples with this seed')
+    .option('--max-length <n>', 'longest training sequence in tokens (default: the model\'s)')
+    .option('--save-every <n>', 'checkpoint every N steps')
+    .option('--save-log-spaced <n>', 'checkpoint at N log-spaced steps')
+    .option('--no-save-start', 'no checkpoint before training')
+    .option('--log-every <n>', 'log every N steps', '1')
+    .option('--no-resume', 'start afresh even when --out has checkpoints (they are replaced as the run reaches them)')
+    .requiredOption('--out <dir>', 'output folder for checkpoint-N folders')
+    .option('--store <file>', 'results database (SQLite) for the training log and checkpoints')
+    .option('--run <name>', 'run name in the store (default: the --out folder name)')
+    .action(async (f: TrainFlags) => {
+      if (!f.data && !f.synthetic) throw new UserError('give the training data: --data <spec> or --synthetic');
+      if (f.data && f.synthetic) throw new UserError('--data and --synthetic exclude each other');
+      if (!f.model && !f.init) throw new UserError('give the base model: --model <dir>, or --init gpt2|llama to start from scratch');
+      if (f.model && f.init) throw new UserError('--model and --init exclude each other');
+      let examples: Example[];
+      let dataName: string;
+      let model = f.model;
+      const task = taskFromFlag(f.task ?? (f.synthetic ? 'synthetic' : 'study-a'));
+      if (f.synthetic) {
+        const suite = generateSuite({ seed: num('--synthetic-seed', f.syntheticSeed, { int: true, min: 0 })!, trainSize: num('--synthetic-size', f.syntheticSize, { int: true, min: 1 })!, testSize: 50 });
+        examples = suite.train;
+        dataName = `synthetic:seed=${f.syntheticSeed}`;
+        if (f.init) {
+          const suiteDir = path.join(f.out, 'suite');
+          await writeSuite(suiteDir, suite);
+          const v = suite.vocabulary.length;
+          const shape = { hidden: num('--init-hidden', f.initHidden, { int: true, min: 1 }), layers: num('--init-layers', f.initLayers, { int: true, min: 1 }) };
+          model = path.join(f.out, 'init-model');
+          if (!fs.existsSync(path.join(model, 'model.safetensors'))) {
+            await initModel(f.init === 'gpt2' ? tinyGpt2Config(v, shape) : tinyLlamaConfig(v, shape), suiteDir, num('--seed', f.seed, { int: true })!, model);
+          }
+        }
+      } else {
+        if (f.init) throw new UserError('--init builds a model for the synthetic suite\'s vocabulary; use it with --synthetic');
+        ({ examples, name: dataName } = await loadExamples(f.data!, f.dataDir));
+      }
+      const k = num('--fticl-k', f.fticlK, { int: true, min: 1 });
+      const demonstrations = k === undefined ? undefined : {
+        pool: f.fticlPool ? (await loadExamples(f.fticlPool, f.dataDir)).examples : examples,
+        selection: f.fticlSeed === undefined ? { kind: 'first-k' as const, k } : { kind: 'sampled' as const, k, seed: num('--fticl-seed', f.fticlSeed, { int: true })! },
+      };
+      const defaultTargets = (modelDir: string) => {
+        const type = JSON.parse(fs.readFileSync(path.join(modelDir, 'config.json'), 'utf8')).model_type;
+        return type === 'gpt2' ? ['c_attn', 'c_proj'] : type === 'opt' ? ['q_proj', 'k_proj', 'v_proj', 'out_proj'] : ['q_proj', 'k_proj', 'v_proj', 'o_proj'];
+      };
+      const store = f.store ? ResultStore.open(f.store) : undefined;
+      try {
+        const result = await train({
+          model: model!, outDir: f.out, task, train: examples, dataName, objective: f.objective, demonstrations,
+          method: f.method,
+          lora: f.method === 'lora' ? {
+            r: num('--lora-r', f.loraR, { int: true, min: 1 })!, alpha: num('--lora-alpha', f.loraAlpha)!, dropout: num('--lora-dropout', f.loraDropout, { min: 0 })!,
+            targetModules: f.loraTargets ? f.loraTargets.split(',').map((s) => s.trim()).filter(Boolean) : defaultTargets(model!),
+          } : undefined,
+          mergeLora: f.merge ?? false,
+          lr: num('--lr', f.lr)!, weightDecay: num('--weight-decay', f.weightDecay, { min: 0 }), schedule: f.schedule,
+          warmupSteps: num('--warmup-steps', f.warmupSteps, { int: true, min: 0 }), warmupRatio: num('--warmup-ratio', f.warmupRatio, { min: 0 }),
+          batchSize: num('--batch-size', f.batchSize, { int: true, min: 1 }), gradAccum: num('--grad-accum', f.gradAccum, { int: true, min: 1 }),
+          maxGradNorm: num('--max-grad-norm', f.maxGradNorm, { min: 0 }), epochs: num('--epochs', f.epochs, { int: true, min: 1 }),
+          maxSteps: num('--steps', f.steps, { int: true, min: 1 }), seed: num('--seed', f.seed, { int: true }), shuffle: f.shuffle,
+          trainSize: num('--train-size', f.trainSize, { int: true, min: 1 }), subsetSeed: num('--subset-seed', f.subsetSeed, { int: true }),
+          maxLength: num('--max-length', f.maxLength, { int: true, min: 2 }),
+          checkpoints: { atStart: f.saveStart, every: num('--save-every', f.saveEvery, { int: true, min: 1 }), logSpaced: num('--save-log-spaced', f.saveLogSpaced, { int: true, min: 1 }) },
+          logEvery: num('--log-every', f.logEvery, { int: true, min: 1 }), resume: f.resume,
+          store, run: store ? (f.run ?? path.basename(path.resolve(f.out))) : undefined,
+          progress: progressSink(),
+        });
+        const last = result.log.at(-1);
+        process.stdout.write(JSON.stringify({
+          out: f.out, steps: result.steps, resumedFrom: result.resumedFrom ?? null, finalLoss: last?.loss ?? null,
+          checkpoints: result.checkpoints.map((c) => c.dir),
+        }, null, 2) + '\n');
+      } finally {
+        store?.close();
+      }
+    });
+}
