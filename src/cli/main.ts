@@ -6,7 +6,6 @@ import { registerData } from './data.ts';
 import { registerDemo } from './demo.ts';
 import { registerEvaluate } from './evaluate.ts';
 import { registerMetrics } from './metrics.ts';
-import { registerReport } from './report.ts';
 import { registerScore } from './score.ts';
 import { registerTrain } from './train.ts';
 
@@ -20,7 +19,6 @@ export function buildProgram(): Command {
   registerDemo(program);
   registerEvaluate(program);
   registerMetrics(program);
-  registerReport(program);
   registerScore(program);
   registerTrain(program);
   return program;
