@@ -133,11 +133,17 @@ export class BarProgress implements ProgressSink {
   }
 
   note(line: string): void {
-    this.multi?.log(line + '\n');
+    if (!this.multi) { this.stream.write(line + '\n'); return; }
+    // cli-progress prints logged lines at its next redraw; redraw now so none is lost at stop.
+    this.multi.log(line + '\n');
+    this.multi.update();
   }
 
   stop(): void {
-    this.multi?.stop();
+    if (!this.multi) return;
+    this.multi.update();
+    this.multi.stop();
+    this.multi = undefined;
   }
 }
 
