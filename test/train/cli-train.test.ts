@@ -5,6 +5,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
+import { main } from '../../src/cli/main.ts';
 import { ResultStore } from '../../src/store/result-store.ts';
 import { repoRoot, tempDir } from './helpers.ts';
 
@@ -34,15 +35,25 @@ test('genstudy train --synthetic --init gpt2 --method lora writes PEFT checkpoin
   assert.equal(JSON.parse(again.stdout).resumedFrom, 4);
 });
 
-test('genstudy train: missing data and bad numbers are one clear line, exit code 2', () => {
+test('genstudy train: missing data and bad numbers are one clear line, exit code 2', async () => {
   const out = tempDir();
-  const a = genstudy(['train', '--init', 'gpt2', '--lr', '1e-3', '--out', out]);
+  const run = async (args: string[]) => {
+    let stderr = '';
+    const write = process.stderr.write;
+    process.stderr.write = ((chunk: string | Uint8Array) => { stderr += String(chunk); return true; }) as typeof process.stderr.write;
+    try {
+      return { status: await main(args), stderr };
+    } finally {
+      process.stderr.write = write;
+    }
+  };
+  const a = await run(['train', '--init', 'gpt2', '--lr', '1e-3', '--out', out]);
   assert.equal(a.status, 2);
   assert.match(a.stderr, /give the training data: --data <spec> or --synthetic/);
-  const b = genstudy(['train', '--synthetic', '--init', 'gpt2', '--lr', '1e-3', '--batch-size', 'x', '--out', out]);
+  const b = await run(['train', '--synthetic', '--synthetic-size', '8', '--init', 'gpt2', '--init-hidden', '8', '--lr', '1e-3', '--batch-size', 'x', '--out', out]);
   assert.equal(b.status, 2);
   assert.match(b.stderr, /--batch-size x: expected a whole number >= 1/);
-  const c = genstudy(['train', '--synthetic', '--init', 'gpt2', '--lr', '1e-3', '--task', 'study-c', '--out', out]);
+  const c = await run(['train', '--synthetic', '--init', 'gpt2', '--lr', '1e-3', '--task', 'study-c', '--out', out]);
   assert.equal(c.status, 2);
   assert.match(c.stderr, /--task study-c: expected study-a, synthetic, or study-b/);
 });

@@ -24,15 +24,15 @@ test('full fine-tuning from scratch: the loss falls; checkpoints load back with 
   const store = ResultStore.open(path.join(out, 'results.sqlite'));
   const live = new Map<number, Float32Array[]>();
   const r = await train({
-    model, outDir: out, task: suite.task, train: suite.train, method: 'full', lr: 3e-3, batchSize: 16, epochs: 3,
+    model, outDir: out, task: suite.task, train: suite.train, method: 'full', lr: 3e-3, batchSize: 8, maxSteps: 20,
     warmupSteps: 2, weightDecay: 0.01, checkpoints: { every: 10, logSpaced: 3 }, store, run: 'tiny-full', dataName: 'synthetic',
     onCheckpoint: async ({ step, model: m }) => { live.set(step, await logits(m)); },
   });
-  assert.equal(r.steps, 30);
-  assert.deepEqual(r.checkpoints.map((c) => c.step), [0, 1, 5, 10, 20, 30]);
+  assert.equal(r.steps, 20);
+  assert.deepEqual(r.checkpoints.map((c) => c.step), [0, 1, 4, 10, 20]);
   const first = r.log.slice(0, 3).reduce((a, e) => a + e.loss, 0) / 3;
   const last = r.log.slice(-3).reduce((a, e) => a + e.loss, 0) / 3;
-  assert.ok(last < 0.5 * first, `loss fell from ${first} to ${last}`);
+  assert.ok(last < 0.7 * first, `loss fell from ${first} to ${last}`);
   for (const c of r.checkpoints) {
     const m = await loadModel(c.dir);
     const got = await logits(m);
@@ -41,12 +41,12 @@ test('full fine-tuning from scratch: the loss falls; checkpoints load back with 
     for (let i = 0; i < rows.length; i++) assert.equal(maxAbsDiff(got[i], want[i]), 0, `checkpoint-${c.step} row ${i}`);
   }
   const log = store.trainingLog('tiny-full');
-  assert.equal(log.length, 30);
+  assert.equal(log.length, 20);
   assert.ok(log.every((e) => Number.isFinite(e.loss) && e.learningRate! >= 0 && e.gradNorm! > 0 && e.tokensPerSecond! > 0));
-  assert.deepEqual(store.checkpoints('tiny-full').map((c) => c.step), [0, 1, 5, 10, 20, 30]);
+  assert.deepEqual(store.checkpoints('tiny-full').map((c) => c.step), [0, 1, 4, 10, 20]);
   assert.equal(store.runs().find((x) => x.id === 'tiny-full')?.method, 'full');
   store.close();
-  assert.equal(readState(r.checkpoints.at(-1)!.dir).global_step, 30);
+  assert.equal(readState(r.checkpoints.at(-1)!.dir).global_step, 20);
 });
 
 test('LoRA: base weights untouched, PEFT files, merged model = base + B A alpha/r', async () => {
