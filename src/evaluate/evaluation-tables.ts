@@ -53,6 +53,17 @@ export class EvaluationTables {
     return out;
   }
 
+  /** The keys that have a cached answer (without reading the answers). */
+  existing(keys: readonly string[]): Set<string> {
+    const out = new Set<string>();
+    for (let i = 0; i < keys.length; i += KEYS_PER_QUERY) {
+      const part = keys.slice(i, i + KEYS_PER_QUERY);
+      const rows = this.db.prepare(`SELECT key FROM evaluation_cache WHERE key IN (${part.map(() => '?').join(',')})`).all(...part) as { key: string }[];
+      for (const r of rows) out.add(r.key);
+    }
+    return out;
+  }
+
   /** Stores a batch of answers in one transaction. */
   put(entries: readonly CacheEntry[]): void {
     const insert = this.db.prepare(`

@@ -161,13 +161,15 @@ export async function evaluateGrid(opts: GridOptions): Promise<GridSummary> {
             `${set.contentHash.slice(0, 12)}…, n=${set.examples.length}); re-evaluating it`, counts));
       }
       const setCells = cells.filter((c) => c.set === set);
+      // Variants evaluated earlier on the same content stay described next to the new ones.
+      const earlier = stored?.contentHash === set.contentHash ? (stored.spec?.variants as Record<string, unknown> | undefined) ?? {} : {};
       store.upsertTestSet({
         id: set.id, contentHash: set.contentHash, n: set.examples.length,
         spec: {
           ...set.spec,
-          variants: Object.fromEntries(setCells.map((c) => [c.variant.name, {
+          variants: Object.fromEntries([...Object.entries(earlier), ...setCells.map((c) => [c.variant.name, {
             task: c.task, prompt: c.variant.prompt, shots: c.variant.shots, demonstrations: c.demonstrations ?? null,
-          }])),
+          }] as const)]),
         },
       });
     }
@@ -181,28 +183,36 @@ export async function evaluateGrid(opts: GridOptions): Promise<GridSummary> {
       store.upsertCheckpoint({ run: opts.run, step: cp.step, path: cp.dir, contentHash: identities[i].weights });
     });
 
-    // Cache lookups for every checkpoint, so progress knows the model work left.
-    const perCheckpoint = opts.checkpoints.map((cp, i) => {
+    // Which answers the cache already holds, for every checkpoint, so progress knows the model
+    // work left. Only counts are kept; a checkpoint's items and answers are built when its turn comes.
+    const itemsOf = (identity: ModelIdentity): Item[] => {
       const items: Item[] = [];
       for (const cell of cells) {
         cell.digests.forEach((d, e) => items.push({
-          cell, example: e, key: cacheKey(identities[i].key, d), group: engineGroup(cell.payloads[e]), length: requestLength(cell.payloads[e]),
+          cell, example: e, key: cacheKey(identity.key, d), group: engineGroup(cell.payloads[e]), length: requestLength(cell.payloads[e]),
         }));
       }
-      const answers = tables.lookup(items.map((it) => it.key));
-      return { cp, identity: identities[i], items, answers };
-    });
-    progress.start({
-      sets: opts.testSets.map((set) => {
-        let total = 0;
-        let toCompute = 0;
-        for (const pc of perCheckpoint) for (const it of pc.items) if (it.cell.set === set) { total++; if (!pc.answers.has(it.key)) toCompute++; }
-        return { id: set.id, total, toCompute };
-      }),
-    });
+      return items;
+    };
+    const totals = new Map(opts.testSets.map((set) => [set.id, { id: set.id, total: 0, toCompute: 0 }]));
+    let examples = 0;
+    for (const identity of identities) {
+      const items = itemsOf(identity);
+      const have = tables.existing(items.map((it) => it.key));
+      for (const it of items) {
+        const t = totals.get(it.cell.set.id)!;
+        t.total++;
+        if (!have.has(it.key)) t.toCompute++;
+      }
+      examples += items.length;
+    }
+    progress.start({ sets: [...totals.values()] });
 
     // 3. Per checkpoint: answers from the cache, the rest from the engine; cells written when complete.
-    for (const { cp, identity, items, answers } of perCheckpoint) {
+    for (const [i, cp] of opts.checkpoints.entries()) {
+      const identity = identities[i];
+      const items = itemsOf(identity);
+      const answers = tables.lookup(items.map((it) => it.key));
       const missingPerCell = new Map<Cell, number>(cells.map((c) => [c, 0]));
       for (const it of items) if (!answers.has(it.key)) missingPerCell.set(it.cell, missingPerCell.get(it.cell)! + 1);
       const partial = new Set(cells.filter((c) => missingPerCell.get(c)! > 0));
@@ -273,7 +283,7 @@ export async function evaluateGrid(opts: GridOptions): Promise<GridSummary> {
     const variantNames = new Set(opts.variants.map((v) => v.name));
     const scores = store.scores({ run: opts.run }).filter((s) => steps.has(s.step) && setIds.has(s.testSet) && variantNames.has(s.promptVariant ?? ''));
     return {
-      run: opts.run, scores, examples: perCheckpoint.reduce((n, pc) => n + pc.items.length, 0),
+      run: opts.run, scores, examples,
       computed, cached: cachedCount, modelsLoaded: loaded, engineCalls, seconds: (Date.now() - t0) / 1000,
     };
   } finally {

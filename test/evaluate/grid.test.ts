@@ -139,6 +139,14 @@ test('prompt variants (k-shot) are cells of their own; full-word scoring adds ac
   } finally {
     store.close();
   }
+  // The plain prompt asks what the 0-shot variant asked: answered from the cache, described beside the others.
+  const plain = countingLoader();
+  await evaluateGrid(options(storePath, { checkpoints: checkpoints.slice(3, 4), testSets: sets, scoring: 'full-word', loader: plain.loader }));
+  assert.equal(plain.counts.calls, 0);
+  const again = ResultStore.open(storePath, { readonly: true });
+  const variants = Object.keys((again.testSet(sets[0].id)!.spec as { variants: object }).variants).sort();
+  again.close();
+  assert.deepEqual(variants, ['', '0-shot', '2-shot']);
 });
 
 test('a changed test set (same id, other content) is re-evaluated and said so; old rows are kept', async () => {
