@@ -11,3 +11,4 @@ export { listCheckpoints, checkpointDir, readState, type LogEntry, type TrainerS
 export { progressSink, silentProgress, type ProgressSink } from './progress.ts';
 export { LoraAdapters, loraTargets, type LoraConfig } from '../engine/builtin/lora.ts';
 export { clipByGlobalNorm } from './clip.ts';
+export { optimiserStep, type StepContext, type StepResult } from './step.ts';

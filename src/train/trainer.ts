@@ -23,8 +23,7 @@ import {
   checkpointDir, listCheckpoints, readOptimizer, readState, writeCheckpoint, writeOptimizer, writeState,
   type LogEntry, type TrainerState,
 } from './checkpoints.ts';
-import { clipByGlobalNorm } from './clip.ts';
-import { inputTokens, microBatchLoss } from './loss.ts';
+import { optimiserStep } from './step.ts';
 import { resolveOptions, type ResolvedOptions, type TrainOptions } from './options.ts';
 import { stepMicroBatches, totalSteps, type OrderOptions } from './order.ts';
 import { checkpointSteps } from './policy.ts';
@@ -105,7 +104,6 @@ export async function train(options: TrainOptions): Promise<TrainResult> {
   }
   const fp = fingerprint(o, o.method === 'full' && resumeFrom ? readState(resumeFrom.dir).base_model : base.id, seqs);
   const optimizer = new AdamW(trainable, { betas: o.betas, eps: o.adamEps, weightDecay: o.weightDecay, noDecay });
-  const byVariable = new Map([...trainable].map(([name, v]) => [v.name, name]));
 
   let start = 0;
   let log: LogEntry[] = [];
@@ -159,31 +157,8 @@ export async function train(options: TrainOptions): Promise<TrainResult> {
       const t0 = performance.now();
       const micro = stepMicroBatches(order, step);
       const batches = micro.map((m) => m.indices.map((i) => seqs[i]));
-      const normalizer = batches.reduce((n, b) => n + b.reduce((k, s) => k + s.targets.length, 0), 0);
       const lr = o.lr * lrMultiplier(o.schedule, step, total, warmup);
-      const grads = new Map<string, tf.Tensor>();
-      let loss = 0;
-      let tokens = 0;
-      for (let j = 0; j < batches.length; j++) {
-        adapters?.attach(seededRandom(o.seed, 'dropout', step, j).int(2 ** 31));
-        const { value, grads: g } = tf.variableGrads(() => microBatchLoss(model, batches[j], normalizer), [...trainable.values()]);
-        loss += (await value.data())[0];
-        value.dispose();
-        for (const [vname, t] of Object.entries(g)) {
-          const name = byVariable.get(vname)!;
-          const prev = grads.get(name);
-          if (prev) {
-            grads.set(name, tf.add(prev, t));
-            prev.dispose();
-            t.dispose();
-          } else grads.set(name, t);
-        }
-        tokens += inputTokens(batches[j]);
-      }
-      adapters?.attach(undefined);
-      const gradNorm = await clipByGlobalNorm(grads, o.maxGradNorm);
-      optimizer.step(grads, lr);
-      for (const g of grads.values()) g.dispose();
+      const { loss, gradNorm, tokens } = await optimiserStep({ model, trainable, optimizer, adapters, maxGradNorm: o.maxGradNorm, seed: o.seed }, batches, step, lr);
       const done = step + 1;
       const entry: LogEntry = {
         step: done, loss, learningRate: lr, gradNorm, tokensPerSecond: tokens / ((performance.now() - t0) / 1000), epoch: micro.at(-1)?.epoch ?? 0,
