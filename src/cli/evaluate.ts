@@ -82,7 +82,7 @@ export function registerEvaluate(program: Command): void {
       } else {
         if (flags.run === undefined) throw new UserError('pass --model DIR, or --run NAME to evaluate the checkpoints of a run already in the store');
         run = flags.run;
-        const store = ResultStore.open(flags.store, { readonly: true });
+        const store = ResultStore.open(flags.store);
         try {
           discovered = storedCheckpoints(run, store.checkpoints(run), flags.store);
         } finally {

@@ -171,3 +171,24 @@ test('a changed test set (same id, other content) is re-evaluated and said so; o
   for (const old of before.cache) assert.ok(after.cache.some((c) => (c as { key: string }).key === (old as { key: string }).key));
   for (const s of after.test_sets as { n: number }[]) assert.equal(s.n, SIZE - 4);
 });
+
+test('a checkpoint whose weights changed under the same run and step is re-evaluated; its old rows are kept', async () => {
+  const dir = tinyRun([0, 100, 200], 11);
+  const cps = discoverCheckpoints(dir).checkpoints.slice(0, 2);
+  const storePath = path.join(tempDir(), 'results.sqlite');
+  const sets = testSets.slice(0, 1);
+  await evaluateGrid(options(storePath, { checkpoints: cps, testSets: sets }));
+  const before = dumpStore(storePath);
+  const fs = await import('node:fs');
+  fs.copyFileSync(path.join(dir, 'step-200', 'model.safetensors'), path.join(dir, 'step-100', 'model.safetensors'));
+  const { sink, lines } = notes();
+  const { loader, counts } = countingLoader();
+  await evaluateGrid(options(storePath, { checkpoints: cps, testSets: sets, loader, progress: sink }));
+  assert.equal(counts.loads, 1, 'only the changed checkpoint');
+  assert.match(lines.join('\n'), /run "tiny" step 100: the weights in .*step-100 differ from the ones evaluated before; re-evaluating; its earlier 3 scores and 16 predictions \(runs tiny\) were moved/);
+  const after = dumpStore(storePath);
+  assert.equal(after.superseded_scores.length, 3);
+  assert.deepEqual(after.scores.filter((r) => (r as { step: number }).step === 0), before.scores.filter((r) => (r as { step: number }).step === 0));
+  const hashes = (after.checkpoints as { step: number; content_hash: string }[]).map((c) => c.content_hash);
+  assert.notEqual(hashes[1], (before.checkpoints as { content_hash: string }[])[1].content_hash);
+});
