@@ -152,3 +152,16 @@ export function bmm(a: tf.Tensor4D, b: tf.Tensor4D): tf.Tensor4D {
   }
   return tf.reshape(tf.concat(parts, 0), [n0, n1, m, p]);
 }
+
+/**
+ * Runs one decoder layer in its own tidy scope, so that its intermediate tensors are freed as soon
+ * as it returns rather than at the end of the whole forward pass (tensors that gradients need are
+ * kept by tfjs's tape regardless).
+ */
+export function layerScope(h: tf.Tensor3D, body: (h: tf.Tensor3D) => { h: tf.Tensor3D; cache: LayerCache }): { h: tf.Tensor3D; cache: LayerCache } {
+  const out = tf.tidy(() => {
+    const r = body(h);
+    return { h: r.h, k: r.cache.k, v: r.cache.v };
+  });
+  return { h: out.h, cache: { k: out.k, v: out.v } };
+}

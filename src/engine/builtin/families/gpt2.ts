@@ -2,7 +2,7 @@
 // (weights already [in, out]), GELU MLP, lm_head tied to the token embedding.
 import * as tf from '@tensorflow/tfjs-core';
 import { UserError } from '../../../errors.ts';
-import { activation, attention, layerNorm, linear, splitHeads, type LayerCache } from '../blocks.ts';
+import { activation, layerScope, attention, layerNorm, linear, splitHeads, type LayerCache } from '../blocks.ts';
 import type { Params, ParamSpec } from '../params.ts';
 import { bool, num, str, type Arch, type Family, type StepInputs, type StepOutputs } from './family.ts';
 
@@ -63,18 +63,22 @@ export const gpt2: Family<Gpt2Arch> = {
     let h = tf.add(tf.gather(p.get(`${P}wte.weight`), x.ids), tf.gather(p.get(`${P}wpe.weight`), pos)) as tf.Tensor3D;
     const cache: LayerCache[] = [];
     for (let i = 0; i < a.layers; i++) {
-      const l = `${P}h.${i}.`;
-      const n1 = layerNorm(h, p.get(`${l}ln_1.weight`), p.get(`${l}ln_1.bias`), a.eps);
-      const qkv = linear(n1, p.get(`${l}attn.c_attn.weight`), p.get(`${l}attn.c_attn.bias`));
-      const [q, k, v] = tf.split(qkv, 3, 2);
-      let scale = a.scaleAttn ? 1 / Math.sqrt(headDim) : 1;
-      if (a.scaleByLayer) scale /= i + 1;
-      const att = attention(splitHeads(q, a.heads, headDim), splitHeads(k, a.heads, headDim), splitHeads(v, a.heads, headDim), x.mask, scale, x.past?.[i]);
-      cache.push(att.cache);
-      h = tf.add(h, linear(att.out, p.get(`${l}attn.c_proj.weight`), p.get(`${l}attn.c_proj.bias`))) as tf.Tensor3D;
-      const n2 = layerNorm(h, p.get(`${l}ln_2.weight`), p.get(`${l}ln_2.bias`), a.eps);
-      const m = linear(act(linear(n2, p.get(`${l}mlp.c_fc.weight`), p.get(`${l}mlp.c_fc.bias`))), p.get(`${l}mlp.c_proj.weight`), p.get(`${l}mlp.c_proj.bias`));
-      h = tf.add(h, m) as tf.Tensor3D;
+      const r = layerScope(h, (h) => {
+        const l = `${P}h.${i}.`;
+        const n1 = layerNorm(h, p.get(`${l}ln_1.weight`), p.get(`${l}ln_1.bias`), a.eps);
+        const qkv = linear(n1, p.get(`${l}attn.c_attn.weight`), p.get(`${l}attn.c_attn.bias`));
+        const [q, k, v] = tf.split(qkv, 3, 2);
+        let scale = a.scaleAttn ? 1 / Math.sqrt(headDim) : 1;
+        if (a.scaleByLayer) scale /= i + 1;
+        const att = attention(splitHeads(q, a.heads, headDim), splitHeads(k, a.heads, headDim), splitHeads(v, a.heads, headDim), x.mask, scale, x.past?.[i]);
+        h = tf.add(h, linear(att.out, p.get(`${l}attn.c_proj.weight`), p.get(`${l}attn.c_proj.bias`))) as tf.Tensor3D;
+        const n2 = layerNorm(h, p.get(`${l}ln_2.weight`), p.get(`${l}ln_2.bias`), a.eps);
+        const m = linear(act(linear(n2, p.get(`${l}mlp.c_fc.weight`), p.get(`${l}mlp.c_fc.bias`))), p.get(`${l}mlp.c_proj.weight`), p.get(`${l}mlp.c_proj.bias`));
+        h = tf.add(h, m) as tf.Tensor3D;
+        return { h, cache: att.cache };
+      });
+      h = r.h;
+      cache.push(r.cache);
     }
     return { hidden: layerNorm(h, p.get(`${P}ln_f.weight`), p.get(`${P}ln_f.bias`), a.eps) as tf.Tensor3D, cache };
   },

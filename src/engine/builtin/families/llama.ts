@@ -3,7 +3,7 @@
 // the same code with options; see qwen2.ts and olmo2.ts.
 import * as tf from '@tensorflow/tfjs-core';
 import { UserError } from '../../../errors.ts';
-import { activation, applyRotary, attention, linear, rmsNorm, splitHeads, type LayerCache } from '../blocks.ts';
+import { activation, layerScope, applyRotary, attention, linear, rmsNorm, splitHeads, type LayerCache } from '../blocks.ts';
 import type { Params, ParamSpec } from '../params.ts';
 import { parseRope, rotaryTables, type RopeConfig } from '../rotary.ts';
 import { bool, num, str, type Arch, type Family, type StepInputs, type StepOutputs } from './family.ts';
@@ -87,27 +87,31 @@ export function llamaLike(o: LlamaLikeOptions): Family<LlamaArch> {
       const cache: LayerCache[] = [];
       const lin = (l: string, name: string, v: tf.Tensor) => linear(v, p.get(`${l}${name}.weight`), p.maybe(`${l}${name}.bias`));
       for (let i = 0; i < a.layers; i++) {
-        const l = `model.layers.${i}.`;
-        const attnIn = a.olmo2 ? h : rmsNorm(h, p.get(`${l}input_layernorm.weight`), a.eps);
-        let q = lin(l, 'self_attn.q_proj', attnIn);
-        let k = lin(l, 'self_attn.k_proj', attnIn);
-        const v = lin(l, 'self_attn.v_proj', attnIn);
-        if (a.olmo2) {
-          q = rmsNorm(q, p.get(`${l}self_attn.q_norm.weight`), a.eps);
-          k = rmsNorm(k, p.get(`${l}self_attn.k_norm.weight`), a.eps);
-        }
-        const att = attention(
-          applyRotary(splitHeads(q, a.heads, a.headDim), cos, sin),
-          applyRotary(splitHeads(k, a.kvHeads, a.headDim), cos, sin),
-          splitHeads(v, a.kvHeads, a.headDim), x.mask, 1 / Math.sqrt(a.headDim), x.past?.[i]);
-        cache.push(att.cache);
-        let attnOut = lin(l, 'self_attn.o_proj', att.out);
-        if (a.olmo2) attnOut = rmsNorm(attnOut, p.get(`${l}post_attention_layernorm.weight`), a.eps);
-        h = tf.add(h, attnOut) as tf.Tensor3D;
-        const mlpIn = a.olmo2 ? h : rmsNorm(h, p.get(`${l}post_attention_layernorm.weight`), a.eps);
-        let mlpOut = lin(l, 'mlp.down_proj', tf.mul(act(lin(l, 'mlp.gate_proj', mlpIn)), lin(l, 'mlp.up_proj', mlpIn)));
-        if (a.olmo2) mlpOut = rmsNorm(mlpOut, p.get(`${l}post_feedforward_layernorm.weight`), a.eps);
-        h = tf.add(h, mlpOut) as tf.Tensor3D;
+        const r = layerScope(h, (h) => {
+          const l = `model.layers.${i}.`;
+          const attnIn = a.olmo2 ? h : rmsNorm(h, p.get(`${l}input_layernorm.weight`), a.eps);
+          let q = lin(l, 'self_attn.q_proj', attnIn);
+          let k = lin(l, 'self_attn.k_proj', attnIn);
+          const v = lin(l, 'self_attn.v_proj', attnIn);
+          if (a.olmo2) {
+            q = rmsNorm(q, p.get(`${l}self_attn.q_norm.weight`), a.eps);
+            k = rmsNorm(k, p.get(`${l}self_attn.k_norm.weight`), a.eps);
+          }
+          const att = attention(
+            applyRotary(splitHeads(q, a.heads, a.headDim), cos, sin),
+            applyRotary(splitHeads(k, a.kvHeads, a.headDim), cos, sin),
+            splitHeads(v, a.kvHeads, a.headDim), x.mask, 1 / Math.sqrt(a.headDim), x.past?.[i]);
+          let attnOut = lin(l, 'self_attn.o_proj', att.out);
+          if (a.olmo2) attnOut = rmsNorm(attnOut, p.get(`${l}post_attention_layernorm.weight`), a.eps);
+          h = tf.add(h, attnOut) as tf.Tensor3D;
+          const mlpIn = a.olmo2 ? h : rmsNorm(h, p.get(`${l}post_attention_layernorm.weight`), a.eps);
+          let mlpOut = lin(l, 'mlp.down_proj', tf.mul(act(lin(l, 'mlp.gate_proj', mlpIn)), lin(l, 'mlp.up_proj', mlpIn)));
+          if (a.olmo2) mlpOut = rmsNorm(mlpOut, p.get(`${l}post_feedforward_layernorm.weight`), a.eps);
+          h = tf.add(h, mlpOut) as tf.Tensor3D;
+          return { h, cache: att.cache };
+        });
+        h = r.h;
+        cache.push(r.cache);
       }
       return { hidden: rmsNorm(h, p.get('model.norm.weight'), a.eps) as tf.Tensor3D, cache };
     },

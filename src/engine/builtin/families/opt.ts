@@ -4,7 +4,7 @@
 // lm_head tied to the token embedding. nn.LayerNorm's eps (1e-5) is not configurable in OPT.
 import * as tf from '@tensorflow/tfjs-core';
 import { UserError } from '../../../errors.ts';
-import { activation, attention, layerNorm, linear, splitHeads, type LayerCache } from '../blocks.ts';
+import { activation, layerScope, attention, layerNorm, linear, splitHeads, type LayerCache } from '../blocks.ts';
 import type { Params, ParamSpec } from '../params.ts';
 import { bool, num, str, type Arch, type Family, type StepInputs, type StepOutputs } from './family.ts';
 
@@ -79,17 +79,21 @@ export const opt: Family<OptArch> = {
     let h = tf.add(emb, tf.gather(p.get(`${P}embed_positions.weight`), pos)) as tf.Tensor3D;
     const cache: LayerCache[] = [];
     for (let i = 0; i < a.layers; i++) {
-      const l = `${P}layers.${i}.`;
-      const attnIn = a.normBefore ? norm(`${l}self_attn_layer_norm`, h) : h;
-      const q = tf.mul(lin(`${l}self_attn.q_proj`, attnIn), 1 / Math.sqrt(headDim));
-      const att = attention(splitHeads(q, a.heads, headDim), splitHeads(lin(`${l}self_attn.k_proj`, attnIn), a.heads, headDim),
-        splitHeads(lin(`${l}self_attn.v_proj`, attnIn), a.heads, headDim), x.mask, 1, x.past?.[i]);
-      cache.push(att.cache);
-      h = tf.add(h, lin(`${l}self_attn.out_proj`, att.out)) as tf.Tensor3D;
-      if (!a.normBefore) h = norm(`${l}self_attn_layer_norm`, h) as tf.Tensor3D;
-      const mlpIn = a.normBefore ? norm(`${l}final_layer_norm`, h) : h;
-      h = tf.add(h, lin(`${l}fc2`, act(lin(`${l}fc1`, mlpIn)))) as tf.Tensor3D;
-      if (!a.normBefore) h = norm(`${l}final_layer_norm`, h) as tf.Tensor3D;
+      const r = layerScope(h, (h) => {
+        const l = `${P}layers.${i}.`;
+        const attnIn = a.normBefore ? norm(`${l}self_attn_layer_norm`, h) : h;
+        const q = tf.mul(lin(`${l}self_attn.q_proj`, attnIn), 1 / Math.sqrt(headDim));
+        const att = attention(splitHeads(q, a.heads, headDim), splitHeads(lin(`${l}self_attn.k_proj`, attnIn), a.heads, headDim),
+          splitHeads(lin(`${l}self_attn.v_proj`, attnIn), a.heads, headDim), x.mask, 1, x.past?.[i]);
+        h = tf.add(h, lin(`${l}self_attn.out_proj`, att.out)) as tf.Tensor3D;
+        if (!a.normBefore) h = norm(`${l}self_attn_layer_norm`, h) as tf.Tensor3D;
+        const mlpIn = a.normBefore ? norm(`${l}final_layer_norm`, h) : h;
+        h = tf.add(h, lin(`${l}fc2`, act(lin(`${l}fc1`, mlpIn)))) as tf.Tensor3D;
+        if (!a.normBefore) h = norm(`${l}final_layer_norm`, h) as tf.Tensor3D;
+        return { h, cache: att.cache };
+      });
+      h = r.h;
+      cache.push(r.cache);
     }
     if (a.finalNorm) h = norm(`${P}final_layer_norm`, h) as tf.Tensor3D;
     if (a.proj !== a.hidden) h = lin(`${P}project_out`, h) as tf.Tensor3D;

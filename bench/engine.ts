@@ -1,0 +1,150 @@
+// Speed of the built-in engine's scoring against PyTorch (Debian's python3-torch, bench/engine_reference.py)
+// on the same GPT-2-style model (6 layers, width 256, 4 heads, vocabulary 8192, sequences of 128
+// tokens), with the same weights (one safetensors file read by both), the same token ids and one
+// thread on both sides (tfjs wasm runs single-threaded in Node). Each side scores 64 sequences of 128
+// tokens, context 64 + continuation 64, and prints the summed log-probability so the numbers are
+// checked to agree, not only timed. Peak memory is each process's maximum resident set size (the engine
+// runs in a child process for that). Throughput is reported per wall-clock second and per CPU second of
+// the process: the CPU-time figures hold up when other work shares the machine.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as tf from '@tensorflow/tfjs-core';
+import { loadModel } from '../src/engine/index.ts';
+import { scoreEncoded } from '../src/engine/builtin/scoring.ts';
+import { writeSafetensors } from '../src/engine/builtin/safetensors.ts';
+
+const LAYERS = 6, WIDTH = 256, HEADS = 4, VOCAB = 8192, SEQ = 128, N = 64, CONT = 64;
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+/** Deterministic normal numbers (mulberry32 + Box-Muller). */
+function normals(seed: number): () => number {
+  let a = seed >>> 0;
+  const u = () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  return () => Math.sqrt(-2 * Math.log(1 - u())) * Math.cos(2 * Math.PI * u());
+}
+
+/** GPT-2's byte-to-character table, for a 256-token byte-level tokenizer without merges. */
+function byteLevelVocab(): Record<string, number> {
+  const bs: number[] = [];
+  for (let b = 33; b <= 126; b++) bs.push(b);
+  for (let b = 161; b <= 172; b++) bs.push(b);
+  for (let b = 174; b <= 255; b++) bs.push(b);
+  const cs = [...bs];
+  let n = 0;
+  for (let b = 0; b < 256; b++) if (!bs.includes(b)) { bs.push(b); cs.push(256 + n++); }
+  const vocab: Record<string, number> = {};
+  bs.forEach((b, i) => { vocab[String.fromCodePoint(cs[i])] = b; });
+  return vocab;
+}
+
+export function writeBenchModel(dir: string): void {
+  const rand = normals(7);
+  const tensors = new Map<string, { shape: number[]; data: Float32Array }>();
+  const add = (name: string, shape: number[], std: number, mean = 0) => {
+    const data = new Float32Array(shape.reduce((a, b) => a * b, 1));
+    for (let i = 0; i < data.length; i++) data[i] = mean + std * rand();
+    tensors.set(name, { shape, data });
+  };
+  const h = WIDTH, p = 'transformer.';
+  add(`${p}wte.weight`, [VOCAB, h], 0.02);
+  add(`${p}wpe.weight`, [SEQ, h], 0.01);
+  add(`${p}ln_f.weight`, [h], 0.05, 1);
+  add(`${p}ln_f.bias`, [h], 0.05);
+  for (let i = 0; i < LAYERS; i++) {
+    const l = `${p}h.${i}.`;
+    add(`${l}ln_1.weight`, [h], 0.05, 1); add(`${l}ln_1.bias`, [h], 0.05);
+    add(`${l}attn.c_attn.weight`, [h, 3 * h], 0.02); add(`${l}attn.c_attn.bias`, [3 * h], 0.01);
+    add(`${l}attn.c_proj.weight`, [h, h], 0.02); add(`${l}attn.c_proj.bias`, [h], 0.01);
+    add(`${l}ln_2.weight`, [h], 0.05, 1); add(`${l}ln_2.bias`, [h], 0.05);
+    add(`${l}mlp.c_fc.weight`, [h, 4 * h], 0.02); add(`${l}mlp.c_fc.bias`, [4 * h], 0.01);
+    add(`${l}mlp.c_proj.weight`, [4 * h, h], 0.02); add(`${l}mlp.c_proj.bias`, [h], 0.01);
+  }
+  writeSafetensors(path.join(dir, 'model.safetensors'), tensors);
+  fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify({
+    architectures: ['GPT2LMHeadModel'], model_type: 'gpt2', vocab_size: VOCAB, n_positions: SEQ, n_embd: WIDTH,
+    n_layer: LAYERS, n_head: HEADS, n_inner: null, activation_function: 'gelu_new', layer_norm_epsilon: 1e-5,
+    tie_word_embeddings: true, bos_token_id: 0, eos_token_id: 0,
+  }));
+  fs.writeFileSync(path.join(dir, 'tokenizer.json'), JSON.stringify({
+    version: '1.0', added_tokens: [], normalizer: null,
+    pre_tokenizer: { type: 'ByteLevel', add_prefix_space: false, trim_offsets: true, use_regex: true },
+    post_processor: null, decoder: { type: 'ByteLevel', add_prefix_space: false, trim_offsets: true, use_regex: true },
+    model: { type: 'BPE', dropout: null, unk_token: null, continuing_subword_prefix: null, end_of_word_suffix: null, fuse_unk: false, byte_fallback: false, vocab: byteLevelVocab(), merges: [] },
+  }));
+  fs.writeFileSync(path.join(dir, 'tokenizer_config.json'), JSON.stringify({ tokenizer_class: 'PreTrainedTokenizerFast' }));
+}
+
+export function benchSequences(): number[][] {
+  const rand = normals(11);
+  return Array.from({ length: N }, () => Array.from({ length: SEQ }, () => Math.floor(Math.abs(rand() * 1e6)) % VOCAB));
+}
+
+const cpuMs = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
+
+/** The engine's side, run in a child process so that its peak memory is its own. */
+async function measureEngine(dir: string, batchTokens: number): Promise<Record<string, number | string>> {
+  const seqs = JSON.parse(fs.readFileSync(path.join(dir, 'ids.json'), 'utf8')) as number[][];
+  const model = await loadModel(dir, { maxBatchTokens: batchTokens });
+  const pairs = seqs.map((s) => ({ input: s.slice(0, -1), targets: s.slice(SEQ - CONT) }));
+  await scoreEncoded(model, pairs.slice(0, batchTokens / SEQ)); // warm-up: kernels, caches
+  let best = Infinity, bestCpu = Infinity, sum = 0;
+  for (let rep = 0; rep < 3; rep++) {
+    const t0 = performance.now(), c0 = cpuMs();
+    const res = await scoreEncoded(model, pairs);
+    best = Math.min(best, performance.now() - t0);
+    bestCpu = Math.min(bestCpu, cpuMs() - c0);
+    sum = res.reduce((a, r) => a + r.logprob, 0);
+  }
+  const tokens = seqs.length * SEQ;
+  return {
+    backend: tf.getBackend(),
+    score_tokens_per_s: tokens / (best / 1000),
+    score_tokens_per_cpu_s: tokens / (bestCpu / 1000),
+    peak_rss_mb: process.resourceUsage().maxRSS / 1024,
+    logprob_sum: sum,
+  };
+}
+
+function runJson(cmd: string, args: string[]): Record<string, number | string> | string {
+  const r = spawnSync(cmd, args, { encoding: 'utf8', cwd: path.resolve(here, '..') });
+  if (r.status !== 0) return `failed: ${(r.stderr || r.error?.message || '').trim().split('\n').pop()}`;
+  return JSON.parse(r.stdout.trim().split('\n').pop()!) as Record<string, number | string>;
+}
+
+export async function benchEngine(): Promise<Record<string, number | string>> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'genstudy-bench-engine-'));
+  try {
+    writeBenchModel(dir);
+    fs.writeFileSync(path.join(dir, 'ids.json'), JSON.stringify(benchSequences()));
+    const batchTokens = Number(process.env.GENSTUDY_BENCH_BATCH_TOKENS ?? 8 * SEQ);
+    const out: Record<string, number | string> = {};
+    const engine = runJson(process.execPath, ['--import', 'tsx', path.join(here, 'engine.ts'), '--measure', dir, String(batchTokens)]);
+    if (typeof engine === 'string') return { engine };
+    for (const [k, v] of Object.entries(engine)) out[`engine_${k}`] = v;
+    const py = runJson('/usr/bin/python3', [path.join(here, 'engine_reference.py'), dir, String(CONT), String(batchTokens / SEQ)]);
+    if (typeof py === 'string') return { ...out, pytorch: py };
+    for (const [k, v] of Object.entries(py)) out[`pytorch_${k}`] = v;
+    const n = (k: string) => Number(out[k]);
+    out.ratio_score_cpu_time = n('engine_score_tokens_per_cpu_s') / n('pytorch_score_tokens_per_cpu_s');
+    out.ratio_score_wall = n('engine_score_tokens_per_s') / n('pytorch_score_tokens_per_s');
+    out.ratio_vs_pytorch_full_logits_cpu_time = n('engine_score_tokens_per_cpu_s') / n('pytorch_full_logits_tokens_per_cpu_s');
+    out.ratio_peak_rss = n('engine_peak_rss_mb') / n('pytorch_peak_rss_mb');
+    out.logprob_sum_abs_difference = Math.abs(n('engine_logprob_sum') - n('pytorch_logprob_sum'));
+    return out;
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[2] === '--measure') {
+  console.log(JSON.stringify(await measureEngine(process.argv[3], Number(process.argv[4]))));
+}

@@ -1,0 +1,108 @@
+#!/usr/bin/python3
+"""PyTorch reference for bench/engine.ts: the same GPT-2-style model, weights and token ids, scored
+with one thread.
+
+Usage: /usr/bin/python3 bench/engine_reference.py DIR CONT BATCH
+DIR holds config.json, model.safetensors (float32) and ids.json (sequences of token ids). Each
+sequence is scored as context + continuation with the last CONT tokens as the continuation, in
+batches of BATCH sequences. The forward follows transformers' modeling_gpt2.py (eager attention,
+gelu_new, tied lm_head) and runs under torch.inference_mode. Two variants are timed:
+  score       : the lm head and log-softmax only at the positions predicting continuation tokens
+                (what the built-in engine does)
+  full_logits : the lm head at every position, then log-softmax and gather (what a transformers
+                model call followed by lm-evaluation-harness's scoring does)
+Prints JSON: tokens per second of each, by wall clock and by process CPU time (best of 3 passes), peak RSS in MB, the summed log-probability.
+"""
+import json
+import math
+import resource
+import struct
+import sys
+import time
+
+import torch
+
+torch.set_num_threads(1)
+
+
+def read_safetensors(path):
+    with open(path, 'rb') as f:
+        buf = f.read()
+    n = struct.unpack('<Q', buf[:8])[0]
+    header = json.loads(buf[8:8 + n])
+    out = {}
+    for name, e in header.items():
+        if name == '__metadata__':
+            continue
+        a, b = e['data_offsets']
+        out[name] = torch.frombuffer(bytearray(buf[8 + n + a:8 + n + b]), dtype=torch.float32).reshape(e['shape'])
+    return out
+
+
+def gelu_new(x):
+    return 0.5 * x * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * torch.pow(x, 3.0))))
+
+
+def hidden_states(c, w, ids):
+    p, nh = 'transformer.', c['n_head']
+    b, t = ids.shape
+    hd = c['n_embd'] // nh
+    eps = c['layer_norm_epsilon']
+    h = w[p + 'wte.weight'][ids] + w[p + 'wpe.weight'][torch.arange(t)]
+    causal = torch.triu(torch.full((t, t), float('-inf')), 1)
+    for i in range(c['n_layer']):
+        l = f'{p}h.{i}.'
+        a = torch.nn.functional.layer_norm(h, (c['n_embd'],), w[l + 'ln_1.weight'], w[l + 'ln_1.bias'], eps)
+        qkv = torch.addmm(w[l + 'attn.c_attn.bias'], a.view(-1, c['n_embd']), w[l + 'attn.c_attn.weight']).view(b, t, -1)
+        q, k, v = (x.view(b, t, nh, hd).transpose(1, 2) for x in qkv.split(c['n_embd'], dim=2))
+        att = torch.softmax(q @ k.transpose(-1, -2) / math.sqrt(hd) + causal, dim=-1) @ v
+        att = att.transpose(1, 2).reshape(b * t, -1)
+        h = h + torch.addmm(w[l + 'attn.c_proj.bias'], att, w[l + 'attn.c_proj.weight']).view(b, t, -1)
+        m = torch.nn.functional.layer_norm(h, (c['n_embd'],), w[l + 'ln_2.weight'], w[l + 'ln_2.bias'], eps)
+        m = gelu_new(torch.addmm(w[l + 'mlp.c_fc.bias'], m.view(b * t, -1), w[l + 'mlp.c_fc.weight']))
+        h = h + torch.addmm(w[l + 'mlp.c_proj.bias'], m, w[l + 'mlp.c_proj.weight']).view(b, t, -1)
+    return torch.nn.functional.layer_norm(h, (c['n_embd'],), w[p + 'ln_f.weight'], w[p + 'ln_f.bias'], eps)
+
+
+def score(c, w, seqs, cont, batch, full):
+    total = 0.0
+    head = w['transformer.wte.weight']
+    for s in range(0, len(seqs), batch):
+        ids = torch.tensor(seqs[s:s + batch])
+        inp, targets = ids[:, :-1], ids[:, -cont:]
+        h = hidden_states(c, w, inp)
+        if full:
+            logp = torch.log_softmax(h @ head.T, dim=-1)[:, -cont:]
+        else:
+            logp = torch.log_softmax(h[:, -cont:] @ head.T, dim=-1)
+        total += logp.gather(-1, targets.unsqueeze(-1)).sum().item()
+    return total
+
+
+def main():
+    d, cont, batch = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    c = json.load(open(f'{d}/config.json'))
+    w = read_safetensors(f'{d}/model.safetensors')
+    seqs = json.load(open(f'{d}/ids.json'))
+    tokens = len(seqs) * len(seqs[0])
+    out = {}
+    with torch.inference_mode():
+        for name, full in [('score', False), ('full_logits', True)]:
+            score(c, w, seqs[:batch], cont, batch, full)
+            best, best_cpu = math.inf, math.inf
+            for _ in range(3):
+                t0, c0 = time.perf_counter(), time.process_time()
+                total = score(c, w, seqs, cont, batch, full)
+                best = min(best, time.perf_counter() - t0)
+                best_cpu = min(best_cpu, time.process_time() - c0)
+            out[f'{name}_tokens_per_s'] = tokens / best
+            out[f'{name}_tokens_per_cpu_s'] = tokens / best_cpu
+            if not full:
+                out['logprob_sum'] = total
+    out['peak_rss_mb'] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    out['threads'] = torch.get_num_threads()
+    print(json.dumps(out))
+
+
+if __name__ == '__main__':
+    main()

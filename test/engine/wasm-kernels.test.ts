@@ -1,0 +1,50 @@
+// The replacement Slice/SplitV kernels (src/engine/builtin/wasm-kernels.ts) against a naive index loop.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as tf from '@tensorflow/tfjs-core';
+import { initBackend } from '../../src/engine/index.ts';
+
+function naiveSlice(data: Float32Array, shape: number[], begin: number[], size: number[]): number[] {
+  const strides = shape.map((_, d) => shape.slice(d + 1).reduce((a, b) => a * b, 1));
+  const out: number[] = [];
+  const idx = new Array(shape.length).fill(0);
+  const total = size.reduce((a, b) => a * b, 1);
+  for (let n = 0; n < total; n++) {
+    out.push(data[idx.reduce((off, i, d) => off + (begin[d] + i) * strides[d], 0)]);
+    for (let d = shape.length - 1; d >= 0; d--) {
+      if (++idx[d] < size[d]) break;
+      idx[d] = 0;
+    }
+  }
+  return out;
+}
+
+test('slice and split equal a naive index loop on ranks 1-5, every axis, int32 too', async () => {
+  await initBackend();
+  let seed = 3;
+  const rand = (n: number) => { seed = (seed * 1103515245 + 12345) % 2147483648; return seed % n; };
+  for (let c = 0; c < 200; c++) {
+    const rank = 1 + rand(5);
+    const shape = Array.from({ length: rank }, () => 1 + rand(5));
+    const data = Float32Array.from({ length: shape.reduce((a, b) => a * b, 1) }, (_, i) => i + 0.5);
+    const begin = shape.map((n) => rand(n));
+    const size = shape.map((n, d) => 1 + rand(n - begin[d]));
+    const x = tf.tensor(data, shape);
+    const s = tf.slice(x, begin, size);
+    assert.deepEqual(s.shape, size);
+    assert.deepEqual(Array.from(s.dataSync()), naiveSlice(data, shape, begin, size), `slice ${JSON.stringify({ shape, begin, size })}`);
+    const axis = rand(rank);
+    const parts = tf.split(x, shape[axis], axis);
+    parts.forEach((part, i) => {
+      const b = new Array(rank).fill(0); b[axis] = i;
+      const sz = [...shape]; sz[axis] = 1;
+      assert.deepEqual(Array.from(part.dataSync()), naiveSlice(data, shape, b, sz), `split axis ${axis} part ${i} of ${JSON.stringify(shape)}`);
+    });
+    tf.dispose([x, s, ...parts]);
+  }
+  const ints = tf.tensor2d([[1, 2, 3], [4, 5, 6]], undefined, 'int32');
+  const col = tf.slice(ints, [0, 1], [2, 1]);
+  assert.equal(col.dtype, 'int32');
+  assert.deepEqual(Array.from(col.dataSync()), [2, 5]);
+  tf.dispose([ints, col]);
+});
