@@ -115,3 +115,34 @@ test('no tensors leak over 100 calls', async (t) => {
     m.dispose();
   }
 });
+
+test('inputs longer than the model are cut from the left, as lm-evaluation-harness does', async (t) => {
+  const dir = goldenDir('gpt2');
+  if (!dir) return t.skip(NO_SHARED);
+  const m = await loadModel(dir);
+  try {
+    const long = 'The quick brown fox jumps over the lazy dog. '.repeat(20);
+    assert.ok(m.tokenizer.encode(long).length > m.maxLength);
+    const [r] = await m.score([{ context: long, continuation: ' The end.' }]);
+    assert.ok(Number.isFinite(r.logprob) && r.tokens > 0);
+    // Scoring the kept tail alone gives the same number: only the last maxLength + 1 tokens count.
+    const ids = [...m.tokenizer.encode(long), ...m.tokenizer.encode(' The end.')];
+    const kept = ids.slice(-(m.maxLength + 1));
+    const [logits] = await m.logits([kept.slice(0, -1)]);
+    const v = m.arch.vocabSize;
+    let lp = 0;
+    for (let j = kept.length - r.tokens; j < kept.length; j++) {
+      const row = logits.subarray((j - 1) * v, j * v);
+      const max = Math.max(...row);
+      const lse = max + Math.log(row.reduce((a, x) => a + Math.exp(x - max), 0));
+      lp += row[kept[j]] - lse;
+    }
+    assert.ok(Math.abs(lp - r.logprob) < 1e-3, `${lp} vs ${r.logprob}`);
+    const [text] = await m.generate([{ prompt: long, maxNewTokens: 500 }]);
+    assert.equal(typeof text, 'string');
+    const [fb] = await m.firstTokenLogprobs([long], [' Yes']);
+    assert.ok(Number.isFinite(fb[0]));
+  } finally {
+    m.dispose();
+  }
+});

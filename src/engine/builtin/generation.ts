@@ -39,7 +39,8 @@ async function generateBatch(model: BuiltinModel, prompts: number[][], reqs: Gen
   const generated: number[][] = rows.map(() => []);
   const texts: (string | undefined)[] = rows.map(() => undefined);
   const done = reqs.map((r) => r.maxNewTokens <= 0);
-  const steps = Math.max(0, ...reqs.map((r) => r.maxNewTokens));
+  // Never past the model's longest sequence (learned position tables end there).
+  const steps = Math.min(Math.max(0, ...reqs.map((r) => r.maxNewTokens)), model.maxLength - ids[0].length);
   let cache: LayerCache[] | undefined;
   let input = ids;
   let from = 0;
