@@ -10,7 +10,7 @@ import {
 } from '../evaluate/index.ts';
 
 interface EvaluateFlags {
-  model?: string; testSet: string[]; task?: string; prompt?: string; shots?: string; scoring?: 'first-token' | 'full-word';
+  model?: string; baseModel?: string; testSet: string[]; task?: string; prompt?: string; shots?: string; scoring?: 'first-token' | 'full-word';
   positiveLabel?: string; limit?: string; store: string; run?: string; dataDir?: string; rougeStemmer?: boolean;
   synthSeed?: string; synthSize?: string; demoSeed?: string; batchExamples: string; batchTokens?: string; format: 'table' | 'json';
 }
@@ -54,6 +54,7 @@ export function registerEvaluate(program: Command): void {
     .command('evaluate')
     .description('Evaluate checkpoints on test sets (and prompt variants) into the results store; answers are cached, so a rerun does no model work')
     .option('--model <dir>', 'a model folder, or a folder of step-N / checkpoint-N folders (default: the checkpoints of --run in the store)')
+    .option('--base-model <dir>', "base model folder for LoRA adapter checkpoints (default: the adapter's base_model_name_or_path when it is a local folder)")
     .requiredOption('--test-set <spec...>', 'data set ids (genstudy data list), spec files (.yaml/.json), a synthetic suite folder, or synth[:set,...]')
     .option('--task <task>', 'study-a, study-b/<task>, synth, or a task spec file (default: what the test set implies)')
     .option('--prompt <list>', "study B's prompt(s): 1, 2 or 1,2 (each is a prompt variant)")
@@ -77,14 +78,14 @@ export function registerEvaluate(program: Command): void {
       let discovered: Discovered;
       let run: string;
       if (flags.model !== undefined) {
-        discovered = discoverCheckpoints(flags.model);
+        discovered = discoverCheckpoints(flags.model, { baseModel: flags.baseModel });
         run = flags.run ?? defaultRunName(flags.model);
       } else {
         if (flags.run === undefined) throw new UserError('pass --model DIR, or --run NAME to evaluate the checkpoints of a run already in the store');
         run = flags.run;
         const store = ResultStore.open(flags.store);
         try {
-          discovered = storedCheckpoints(run, store.checkpoints(run), flags.store);
+          discovered = storedCheckpoints(run, store.checkpoints(run), flags.store, { baseModel: flags.baseModel });
         } finally {
           store.close();
         }

@@ -1,5 +1,8 @@
 // Finding the checkpoints to evaluate: one model folder, a folder of checkpoint folders (step-N,
 // checkpoint-N as Hugging Face's Trainer writes them, sorted by N), or a run already in the store.
+// A checkpoint folder is a full model, or a LoRA adapter (PEFT's adapter_config.json and
+// adapter_model.safetensors, as the Trainer with PEFT and genstudy train write them) evaluated on
+// its base model; a merged/ model inside an adapter folder is used when complete (no base needed).
 //
 // A checkpoint folder still being written is skipped with a message, never half-read: the Trainer
 // writes into tmp-checkpoint-N and renames it, genstudy's writers leave ".<name>.<pid>.tmp" files
@@ -11,7 +14,15 @@ import { UserError } from '../errors.ts';
 
 export interface CheckpointRef {
   step: number;
+  /** The model folder, or the LoRA adapter folder when `base` is set. */
   dir: string;
+  /** For a LoRA adapter: the base model folder it applies to. */
+  base?: string;
+}
+
+export interface DiscoverOptions {
+  /** Base model folder for LoRA adapter checkpoints (default: the adapter's base_model_name_or_path when that is a local folder). */
+  baseModel?: string;
 }
 
 export interface Discovered {
@@ -84,11 +95,57 @@ export function incompleteReason(dir: string): string | undefined {
   return undefined;
 }
 
+/** Why `dir` is not a complete PEFT LoRA adapter folder, or undefined when it is one. */
+export function incompleteAdapterReason(dir: string): string | undefined {
+  const entries = fs.readdirSync(dir);
+  const temp = entries.find((f) => f.endsWith('.tmp') || f.includes('.tmp-'));
+  if (temp) return `a file is being written (${temp})`;
+  if (!entries.includes('adapter_config.json')) return 'no adapter_config.json';
+  const file = path.join(dir, 'adapter_model.safetensors');
+  if (!fs.existsSync(file)) return 'no adapter_model.safetensors';
+  const want = safetensorsExpectedSize(file);
+  if (want === undefined) return 'adapter_model.safetensors has no readable safetensors header';
+  const have = fs.statSync(file).size;
+  if (have < want) return `adapter_model.safetensors is shorter than its header says (${have} of ${want} bytes)`;
+  return undefined;
+}
+
+/** The base model of an adapter folder: --base-model, else its base_model_name_or_path when that is a local folder. */
+function adapterBase(dir: string, opts: DiscoverOptions): string {
+  const configFile = path.join(dir, 'adapter_config.json');
+  let named: unknown;
+  try {
+    named = (JSON.parse(fs.readFileSync(configFile, 'utf8')) as { base_model_name_or_path?: unknown }).base_model_name_or_path;
+  } catch (err) {
+    throw new UserError(`${configFile}: not valid JSON (${(err as Error).message})`);
+  }
+  const base = opts.baseModel ?? (typeof named === 'string' && named !== '' && fs.existsSync(named) ? named : undefined);
+  if (base === undefined) {
+    throw new UserError(`${configFile}: a LoRA adapter of base model ${JSON.stringify(named ?? null)}, which is not a local folder; pass --base-model DIR`);
+  }
+  const why = fs.existsSync(base) ? incompleteReason(base) : 'no such folder';
+  if (why !== undefined) throw new UserError(`${base}: the base model of ${dir} is not a model folder (${why})`);
+  return path.resolve(base);
+}
+
+/** What to evaluate in a checkpoint folder (itself, its merged/ model, or it as an adapter), or why nothing. */
+function checkpointIn(dir: string, opts: DiscoverOptions): { dir: string; base?: string } | { why: string } {
+  const asModel = incompleteReason(dir);
+  if (asModel === undefined) return { dir };
+  const merged = path.join(dir, 'merged');
+  if (fs.existsSync(merged) && incompleteReason(merged) === undefined) return { dir: merged };
+  if (fs.existsSync(path.join(dir, 'adapter_config.json')) || fs.existsSync(path.join(dir, 'adapter_model.safetensors'))) {
+    const why = incompleteAdapterReason(dir);
+    return why === undefined ? { dir, base: adapterBase(dir, opts) } : { why: `LoRA adapter: ${why}` };
+  }
+  return { why: asModel };
+}
+
 /**
  * The checkpoints under `dir`: the folder itself when it is a model (step from its name, else 0),
  * else its step-N / checkpoint-N folders in step order, skipping incomplete ones.
  */
-export function discoverCheckpoints(folder: string): Discovered {
+export function discoverCheckpoints(folder: string, opts: DiscoverOptions = {}): Discovered {
   const dir = path.resolve(folder);
   if (!fs.existsSync(dir)) throw new UserError(`${dir}: no such folder (--model expects a model folder or a folder of checkpoint folders)`);
   if (!fs.statSync(dir).isDirectory()) throw new UserError(`${dir}: not a folder (--model expects a model folder or a folder of checkpoint folders)`);
@@ -96,11 +153,11 @@ export function discoverCheckpoints(folder: string): Discovered {
   const stepDirs = subdirs.filter((d) => stepOfFolder(d) !== undefined);
   const skipped: string[] = [];
   if (stepDirs.length === 0) {
-    const why = incompleteReason(dir);
-    if (why !== undefined) {
-      throw new UserError(`${dir}: not a model folder (${why}), and it holds no step-N or checkpoint-N folders`);
+    const found = checkpointIn(dir, opts);
+    if ('why' in found) {
+      throw new UserError(`${dir}: not a model folder (${found.why}), and it holds no step-N or checkpoint-N folders`);
     }
-    return { checkpoints: [{ step: stepOfFolder(path.basename(path.resolve(dir))) ?? 0, dir }], skipped };
+    return { checkpoints: [{ step: stepOfFolder(path.basename(dir)) ?? 0, ...found }], skipped };
   }
   if (fs.existsSync(path.join(dir, 'config.json'))) {
     skipped.push(`${dir}: the model at the top of the folder is not evaluated (its checkpoint folders are); pass it alone to evaluate it`);
@@ -111,14 +168,14 @@ export function discoverCheckpoints(folder: string): Discovered {
   for (const name of stepDirs) {
     const step = stepOfFolder(name)!;
     const full = path.join(dir, name);
-    const why = incompleteReason(full);
-    if (why !== undefined) {
-      skipped.push(`${full}: incomplete checkpoint (${why}); skipped, perhaps it is still being written`);
+    const found = checkpointIn(full, opts);
+    if ('why' in found) {
+      skipped.push(`${full}: incomplete checkpoint (${found.why}); skipped, perhaps it is still being written`);
       continue;
     }
     if (seen.has(step)) throw new UserError(`${dir}: two checkpoint folders for step ${step} (${seen.get(step)} and ${name})`);
     seen.set(step, name);
-    checkpoints.push({ step, dir: full });
+    checkpoints.push({ step, ...found });
   }
   if (checkpoints.length === 0) throw new UserError(`${dir}: none of its ${stepDirs.length} checkpoint folders is complete:\n  ${skipped.join('\n  ')}`);
   checkpoints.sort((a, b) => a.step - b.step);
@@ -126,15 +183,15 @@ export function discoverCheckpoints(folder: string): Discovered {
 }
 
 /** The checkpoints of a run already in the store, from the paths recorded with them. */
-export function storedCheckpoints(run: string, rows: readonly { step: number; path: string | null }[], storePath: string): Discovered {
+export function storedCheckpoints(run: string, rows: readonly { step: number; path: string | null }[], storePath: string, opts: DiscoverOptions = {}): Discovered {
   if (rows.length === 0) throw new UserError(`${storePath}: run "${run}" has no checkpoints in the store; pass --model DIR`);
   const checkpoints: CheckpointRef[] = [];
   const skipped: string[] = [];
   for (const r of rows) {
     if (!r.path) { skipped.push(`run "${run}" step ${r.step}: no folder recorded in the store; skipped`); continue; }
-    const why = fs.existsSync(r.path) ? incompleteReason(r.path) : 'the folder no longer exists';
-    if (why !== undefined) { skipped.push(`run "${run}" step ${r.step}: ${r.path}: ${why}; skipped`); continue; }
-    checkpoints.push({ step: r.step, dir: r.path });
+    const found = fs.existsSync(r.path) ? checkpointIn(r.path, opts) : { why: 'the folder no longer exists' };
+    if ('why' in found) { skipped.push(`run "${run}" step ${r.step}: ${r.path}: ${found.why}; skipped`); continue; }
+    checkpoints.push({ step: r.step, ...found });
   }
   if (checkpoints.length === 0) throw new UserError(`${storePath}: no checkpoint of run "${run}" can be evaluated:\n  ${skipped.join('\n  ')}`);
   return { checkpoints, skipped };

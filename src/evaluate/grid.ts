@@ -18,7 +18,8 @@
 // Different checkpoints are different models, so their requests cannot share a forward pass; the
 // engine is kept busy by passing each checkpoint's whole workload in large calls.
 import { ResultStore, type PredictionRecord, type StoredScore } from '../store/result-store.ts';
-import { loadModel } from '../engine/index.ts';
+import { loadModel, type BuiltinModel } from '../engine/index.ts';
+import { LoraAdapters } from '../engine/builtin/lora.ts';
 import { UserError } from '../errors.ts';
 import type { LanguageModel, ScoreResult } from '../types.ts';
 import { RougeScorer } from '../metrics/index.ts';
@@ -26,17 +27,32 @@ import { cacheKey, type RequestPayload } from './cache-key.ts';
 import { cellOutcome, type MetricOptions } from './cell-metrics.ts';
 import type { CheckpointRef } from './checkpoints.ts';
 import { EvaluationTables, type CacheEntry } from './evaluation-tables.ts';
-import { identifyModelFolder, type ModelIdentity } from './model-identity.ts';
+import { identifyCheckpoint, type ModelIdentity } from './model-identity.ts';
 import { engineGroup, planCells, requestLength, type Cell, type PlanOptions } from './plan.ts';
 import { NO_PROGRESS, type ProgressSink } from './progress.ts';
 import type { EvalTestSet } from './test-sets.ts';
 import type { PromptVariant } from './variants.ts';
 
 export interface ModelHandle { model: LanguageModel; dispose(): void }
-export type ModelLoader = (dir: string) => Promise<ModelHandle>;
+export type ModelLoader = (checkpoint: CheckpointRef) => Promise<ModelHandle>;
 
-export const builtinLoader = (maxBatchTokens?: number): ModelLoader => async (dir) => {
-  const model = await loadModel(dir, maxBatchTokens === undefined ? {} : { maxBatchTokens });
+/** The built-in engine; a LoRA checkpoint is loaded as its base model with the adapter merged in (PEFT's merge_and_unload). */
+export const builtinLoader = (maxBatchTokens?: number): ModelLoader => async (cp) => {
+  const opts = maxBatchTokens === undefined ? {} : { maxBatchTokens };
+  if (cp.base === undefined) {
+    const model = await loadModel(cp.dir, opts);
+    return { model, dispose: () => model.dispose() };
+  }
+  const base = await loadModel(cp.base, opts);
+  let model: BuiltinModel;
+  try {
+    const adapters = LoraAdapters.load(base, cp.dir);
+    model = adapters.merged();
+    adapters.dispose();
+  } finally {
+    base.dispose();
+  }
+  model.maxBatchTokens = base.maxBatchTokens;
   return { model, dispose: () => model.dispose() };
 };
 
@@ -53,7 +69,7 @@ export interface GridOptions extends PlanOptions {
   /** Examples per engine call (the engine splits them into forward batches by tokens). Default 512. */
   batchExamples?: number;
   loader?: ModelLoader;
-  identify?: (dir: string) => ModelIdentity;
+  identify?: (checkpoint: CheckpointRef) => ModelIdentity;
   progress?: ProgressSink;
 }
 
@@ -135,8 +151,8 @@ export async function evaluateGrid(opts: GridOptions): Promise<GridSummary> {
 
   // 1. Plan and identify: all failures of the input happen here.
   const cells = await planCells(opts.testSets, opts.variants, opts);
-  const identify = opts.identify ?? identifyModelFolder;
-  const identities = opts.checkpoints.map((cp) => identify(cp.dir));
+  const identify = opts.identify ?? identifyCheckpoint;
+  const identities = opts.checkpoints.map((cp) => identify(cp));
   const metricOptions: MetricOptions = { positiveLabel: opts.positiveLabel, rouge: new RougeScorer({ stemmer: opts.rougeStemmer === true }), rougeStemmer: opts.rougeStemmer === true };
   for (const cell of cells) if (cell.task.kind === 'classify' && opts.positiveLabel !== undefined) cellOutcomeCheck(cell, metricOptions);
 
@@ -251,10 +267,10 @@ export async function evaluateGrid(opts: GridOptions): Promise<GridSummary> {
           const ask = [...new Map(need.filter((it) => !answers.has(it.key)).map((it) => [it.key, it])).values()];
           if (ask.length > 0) {
             if (!handle) {
-              handle = await (opts.loader ?? builtinLoader())(cp.dir);
+              handle = await (opts.loader ?? builtinLoader())(cp);
               loaded++;
-              if (handle.model.id !== identity.weights) {
-                throw new UserError(`${cp.dir}: the weights changed while being evaluated (identity ${identity.weights} when planned, ${handle.model.id} when loaded); run again once the folder is complete`);
+              if (handle.model.id !== identity.engineId) {
+                throw new UserError(`${cp.dir}: the weights changed while being evaluated (identity ${identity.engineId} when planned, ${handle.model.id} when loaded); run again once the folder is complete`);
               }
             }
             const got = await askEngine(handle.model, ask);

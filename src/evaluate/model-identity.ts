@@ -1,29 +1,46 @@
 // What identifies a checkpoint for the cache without loading it: the engine's weights identity
 // (sha256 of the weight files, the same value the loaded model reports as `model.id`) plus a hash
 // of the small files that change what the model sees or how it runs (config.json, the tokenizer
-// files), since identical weights with another tokenizer answer differently.
+// files), since identical weights with another tokenizer answer differently. A LoRA adapter is
+// identified by its base model's identity and the adapter's own weights and config.
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { weightsIdentity } from '../engine/builtin/identity.ts';
 import { weightFiles } from '../engine/builtin/checkpoint.ts';
+import type { CheckpointRef } from './checkpoints.ts';
 
 const SIDE_FILES = ['config.json', 'tokenizer.json', 'tokenizer_config.json', 'special_tokens_map.json', 'generation_config.json'];
 
 export interface ModelIdentity {
-  /** The engine's model.id for this folder. */
+  /** The `id` the loaded model reports (checked after loading, so a folder rewritten meanwhile is caught). */
+  engineId: string;
+  /** The checkpoint's content identity, recorded in the store (checkpoints.content_hash). */
   weights: string;
-  /** The cache's model key: weights identity and side files together. */
+  /** The cache's model key: weights and side files together. */
   key: string;
+}
+
+function sideFilesHash(files: string[]): string {
+  const h = createHash('sha256');
+  for (const file of files) {
+    h.update(`\u0000${path.basename(file)}\u0000`);
+    if (fs.existsSync(file)) h.update(fs.readFileSync(file));
+  }
+  return h.digest('hex').slice(0, 32);
 }
 
 export function identifyModelFolder(dir: string): ModelIdentity {
   const weights = weightsIdentity(weightFiles(dir));
-  const h = createHash('sha256').update(weights);
-  for (const f of SIDE_FILES) {
-    const file = path.join(dir, f);
-    h.update(`\u0000${f}\u0000`);
-    if (fs.existsSync(file)) h.update(fs.readFileSync(file));
-  }
-  return { weights, key: `${weights}+${h.digest('hex').slice(0, 32)}` };
+  return { engineId: weights, weights, key: `${weights}+${sideFilesHash(SIDE_FILES.map((f) => path.join(dir, f)))}` };
+}
+
+/** The identity of a checkpoint: a model folder, or a LoRA adapter on its base model. */
+export function identifyCheckpoint(cp: CheckpointRef): ModelIdentity {
+  if (cp.base === undefined) return identifyModelFolder(cp.dir);
+  const base = weightsIdentity(weightFiles(cp.base));
+  const adapter = weightsIdentity([path.join(cp.dir, 'adapter_model.safetensors')]).replace(/^sha256:/, '');
+  const weights = `${base}+lora:${adapter}`;
+  const side = sideFilesHash([...SIDE_FILES.map((f) => path.join(cp.base!, f)), path.join(cp.dir, 'adapter_config.json')]);
+  return { engineId: `${base}+lora`, weights, key: `${weights}+${side}` };
 }

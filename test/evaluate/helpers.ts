@@ -35,9 +35,9 @@ export interface Counts { loads: number; calls: number; requests: number }
 export function countingLoader(): { loader: ModelLoader; counts: Counts } {
   const counts: Counts = { loads: 0, calls: 0, requests: 0 };
   const inner = builtinLoader();
-  const loader: ModelLoader = async (dir) => {
+  const loader: ModelLoader = async (cp) => {
     counts.loads++;
-    const handle = await inner(dir);
+    const handle = await inner(cp);
     const m = handle.model;
     const counted: LanguageModel = {
       id: m.id,
