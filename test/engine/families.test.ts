@@ -7,7 +7,7 @@ import path from 'node:path';
 import { loadModel } from '../../src/engine/index.ts';
 import { argmaxDecode, fixturesDir } from './helpers.ts';
 
-for (const name of ['opt', 'opt-postnorm', 'olmo2', 'qwen2']) {
+for (const name of ['opt', 'opt-postnorm', 'olmo2', 'qwen2', 'llama-variants']) {
   test(`${name}: logits equal the PyTorch reference to 1e-4 (batched, padded)`, async () => {
     const dir = path.join(fixturesDir, name);
     const expected = JSON.parse(fs.readFileSync(path.join(dir, 'expected.json'), 'utf8')) as { sequences: number[][]; logits: number[][][] };
@@ -26,9 +26,9 @@ for (const name of ['opt', 'opt-postnorm', 'olmo2', 'qwen2']) {
   });
 }
 
-test('KV-cache generation equals uncached argmax decoding for OPT, OLMo2 and Qwen2 (left-padded batch)', async () => {
+test('KV-cache generation equals uncached argmax decoding for OPT, OLMo2, Qwen2 and the Llama variants (left-padded batch)', async () => {
   const prompts = ['The cat sat on the', 'Hi', 'Once upon a time, there was'];
-  for (const name of ['opt', 'opt-postnorm', 'olmo2', 'qwen2']) {
+  for (const name of ['opt', 'opt-postnorm', 'olmo2', 'qwen2', 'llama-variants']) {
     const model = await loadModel(path.join(fixturesDir, name));
     try {
       const got = await model.generate(prompts.map((prompt) => ({ prompt, maxNewTokens: 6 })));
