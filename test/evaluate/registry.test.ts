@@ -79,3 +79,24 @@ test('study A: RTE from the registry gets study A\'s pattern and " Yes" / " No" 
     store.close();
   }
 });
+
+test('study B generation (XSum) with its preset: 60 new tokens, cut at the first blank line, ROUGE-L', async (t) => {
+  if (absent) return t.skip(SKIP);
+  const storePath = path.join(tempDir(), 'results.sqlite');
+  const sets = await resolveTestSets(['study-b/summary/xsum:test'], { limit: 2, dataDir });
+  const summary = await evaluateGrid({ storePath, run: 'gpt2', checkpoints: [{ step: 0, dir: golden }], testSets: sets, variants: promptVariants() });
+  assert.equal(summary.computed, 2);
+  const metric = (m: string) => summary.scores.find((s) => s.metric === m)?.value;
+  for (const m of ['rouge1_f', 'rouge2_f', 'rougeL_f', 'rougeLsum_f', 'exact_match', 'empty_rate']) assert.equal(typeof metric(m), 'number', m);
+  const store = ResultStore.open(storePath, { readonly: true });
+  const preds = store.predictions('gpt2', 0, 'study-b/summary/xsum:test');
+  const spec = store.testSet('study-b/summary/xsum:test')!.spec as { variants: Record<string, { task: { name: string; maxNewTokens: number } }> };
+  store.close();
+  assert.equal(spec.variants[''].task.name, 'study-b/prompt-1/summary');
+  assert.equal(spec.variants[''].task.maxNewTokens, 60);
+  for (const p of preds) {
+    assert.equal(typeof p.detail!.raw, 'string');
+    assert.ok(!p.prediction!.includes('\n\n'));
+    assert.equal(p.gold, sets[0].examples.find((e) => e.id === p.exampleId)!.target);
+  }
+});
