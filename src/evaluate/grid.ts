@@ -97,6 +97,14 @@ function describeSuperseded(what: string, counts: { scores: number; predictions:
 }
 
 async function askEngine(model: LanguageModel, items: Item[]): Promise<unknown[]> {
+  const answers = await askEngineUnchecked(model, items);
+  if (answers.length !== items.length || answers.some((a) => a === undefined || a === null)) {
+    throw new Error(`the engine answered ${answers.filter((a) => a !== undefined && a !== null).length} of ${items.length} requests`);
+  }
+  return answers;
+}
+
+async function askEngineUnchecked(model: LanguageModel, items: Item[]): Promise<unknown[]> {
   const payloads = items.map((it) => it.cell.payloads[it.example]);
   const first = payloads[0];
   if (first.mode === 'first-token') {
@@ -110,6 +118,7 @@ async function askEngine(model: LanguageModel, items: Item[]): Promise<unknown[]
   }
   const flat = payloads.flatMap((p) => (p as Extract<RequestPayload, { mode: 'full-word' }>).requests);
   const results = await model.score(flat);
+  if (results.length !== flat.length) throw new Error(`the engine scored ${results.length} of ${flat.length} continuations`);
   const out: ScoreResult[][] = [];
   let at = 0;
   for (const p of payloads) {
@@ -157,7 +166,13 @@ export async function evaluateGrid(opts: GridOptions): Promise<GridSummary> {
   for (const cell of cells) if (cell.task.kind === 'classify' && opts.positiveLabel !== undefined) cellOutcomeCheck(cell, metricOptions);
 
   const store = ResultStore.open(opts.storePath);
-  const tables = new EvaluationTables(opts.storePath);
+  let tables: EvaluationTables;
+  try {
+    tables = new EvaluationTables(opts.storePath);
+  } catch (err) {
+    store.close();
+    throw err;
+  }
   let loaded = 0;
   let engineCalls = 0;
   let computed = 0;
