@@ -2,8 +2,8 @@
 // (weights already [in, out]), GELU MLP, lm_head tied to the token embedding.
 import * as tf from '@tensorflow/tfjs-core';
 import { UserError } from '../../../errors.ts';
-import { activation, layerScope, attention, layerNorm, linear, splitHeads, type LayerCache } from '../blocks.ts';
-import type { Params, ParamSpec } from '../params.ts';
+import { activation, attention, layerNorm, linear, layerScope, splitHeads, type LayerCache } from '../blocks.ts';
+import type { ParamSpec } from '../params.ts';
 import { bool, num, str, type Arch, type Family, type StepInputs, type StepOutputs } from './family.ts';
 
 export interface Gpt2Arch extends Arch {
@@ -83,7 +83,7 @@ export const gpt2: Family<Gpt2Arch> = {
     return { hidden: layerNorm(h, p.get(`${P}ln_f.weight`), p.get(`${P}ln_f.bias`), a.eps) as tf.Tensor3D, cache };
   },
 
-  logits(a, p, hidden) {
+  logits(_a, p, hidden) {
     const head = p.maybe('lm_head.weight') ?? p.derived('lm_head(tied)', () => tf.transpose(p.get(`${P}wte.weight`)));
     return tf.matMul(hidden, head as tf.Tensor2D);
   },

@@ -3,8 +3,8 @@
 // the same code with options; see qwen2.ts and olmo2.ts.
 import * as tf from '@tensorflow/tfjs-core';
 import { UserError } from '../../../errors.ts';
-import { activation, layerScope, applyRotary, attention, linear, rmsNorm, splitHeads, type LayerCache } from '../blocks.ts';
-import type { Params, ParamSpec } from '../params.ts';
+import { activation, applyRotary, attention, linear, rmsNorm, layerScope, splitHeads, type LayerCache } from '../blocks.ts';
+import type { ParamSpec } from '../params.ts';
 import { parseRope, rotaryTables, type RopeConfig } from '../rotary.ts';
 import { bool, num, str, type Arch, type Family, type StepInputs, type StepOutputs } from './family.ts';
 
@@ -116,7 +116,7 @@ export function llamaLike(o: LlamaLikeOptions): Family<LlamaArch> {
       return { hidden: rmsNorm(h, p.get('model.norm.weight'), a.eps) as tf.Tensor3D, cache };
     },
 
-    logits(a, p, hidden) {
+    logits(_a, p, hidden) {
       const head = p.maybe('lm_head.weight') ?? p.derived('lm_head(tied)', () => tf.transpose(p.get('model.embed_tokens.weight')));
       return tf.matMul(hidden, head as tf.Tensor2D);
     },

@@ -4,8 +4,8 @@
 // lm_head tied to the token embedding. nn.LayerNorm's eps (1e-5) is not configurable in OPT.
 import * as tf from '@tensorflow/tfjs-core';
 import { UserError } from '../../../errors.ts';
-import { activation, layerScope, attention, layerNorm, linear, splitHeads, type LayerCache } from '../blocks.ts';
-import type { Params, ParamSpec } from '../params.ts';
+import { activation, attention, layerNorm, linear, layerScope, splitHeads, type LayerCache } from '../blocks.ts';
+import type { ParamSpec } from '../params.ts';
 import { bool, num, str, type Arch, type Family, type StepInputs, type StepOutputs } from './family.ts';
 
 export interface OptArch extends Arch {
@@ -100,7 +100,7 @@ export const opt: Family<OptArch> = {
     return { hidden: h, cache };
   },
 
-  logits(a, p, hidden) {
+  logits(_a, p, hidden) {
     const head = p.maybe('lm_head.weight') ?? p.derived('lm_head(tied)', () => tf.transpose(p.get(`${P}embed_tokens.weight`)));
     return tf.matMul(hidden, head as tf.Tensor2D);
   },
