@@ -136,6 +136,31 @@ function repeatKv(x: tf.Tensor4D, n: number): tf.Tensor4D {
  * batch is cut into 2D products (cheap with the slice kernel of wasm-kernels.ts) and put back together.
  */
 export function bmm(a: tf.Tensor4D, b: tf.Tensor4D): tf.Tensor4D {
+  // Under a gradient tape the sliced path's backward would pad every slice's gradient back to the
+  // full batch (memory and time quadratic in the batch); bmmWithGrad gives it a sliced backward.
+  if (tf.engine().isTapeOn()) return bmmWithGrad(a, b);
+  return bmmForward(a, b);
+}
+
+/** A^T or B^T over the last two axes of a rank-4 tensor. */
+function swapLast4(x: tf.Tensor4D): tf.Tensor4D {
+  return tf.transpose(x, [0, 1, 3, 2]);
+}
+
+/** bmm with the gradient dA = dC B^T, dB = A^T dC computed by the same sliced products. */
+const bmmWithGrad = tf.customGrad((...args: (tf.Tensor | tf.GradSaveFunc)[]) => {
+  const [a, b, save] = args as [tf.Tensor4D, tf.Tensor4D, tf.GradSaveFunc];
+  save([a, b]);
+  return {
+    value: bmmForward(a, b),
+    gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => {
+      const [sa, sb] = saved as tf.Tensor4D[];
+      return [bmmForward(dy as tf.Tensor4D, swapLast4(sb)), bmmForward(swapLast4(sa), dy as tf.Tensor4D)];
+    },
+  };
+}) as (a: tf.Tensor4D, b: tf.Tensor4D) => tf.Tensor4D;
+
+function bmmForward(a: tf.Tensor4D, b: tf.Tensor4D): tf.Tensor4D {
   const [n0, n1, m, k] = a.shape;
   const p = b.shape[3];
   const n = n0 * n1;
