@@ -1,0 +1,71 @@
+// Training speed of genstudy (tfjs wasm, single-threaded in Node) against PyTorch (Debian's
+// python3-torch, bench/train_reference.py, one thread) on the same GPT-2-style model (4 layers,
+// width 256, 4 heads, vocabulary 8192; transformers' initialisation), the same token ids (batches
+// of 8 sequences of 64 tokens, loss at every position), AdamW and clipping, full fine-tuning and
+// LoRA (r 8 on c_attn / c_proj): 50 timed optimiser steps after 2 warm-up steps, each side in its
+// own process for its peak memory. The first step's loss is reported by both, so the two are seen
+// to train the same model on the same data. Throughput per wall second and per CPU second (the
+// latter holds up when other work shares the machine).
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { generateSuite, writeSuite } from '../src/synth/index.ts';
+import { seededRandom } from '../src/tasks/seeded-random.ts';
+import { initModel } from '../src/train/index.ts';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const STEPS = Number(process.env.GENSTUDY_BENCH_TRAIN_STEPS ?? 50), BATCH = 8, SEQ = 65, VOCAB = 8192;
+
+async function writeBenchModel(dir: string): Promise<void> {
+  const suite = generateSuite({ seed: 1, trainSize: 10, testSize: 2 });
+  const tok = path.join(dir, 'tok');
+  await writeSuite(tok, suite);
+  await initModel({
+    architectures: ['GPT2LMHeadModel'], model_type: 'gpt2', vocab_size: VOCAB, n_positions: 128, n_embd: 256, n_layer: 4, n_head: 4,
+    activation_function: 'gelu_new', layer_norm_epsilon: 1e-5, initializer_range: 0.02, tie_word_embeddings: true, bos_token_id: 1, eos_token_id: 2,
+  }, tok, 1, dir);
+  const rng = seededRandom(5, 'bench-ids');
+  const ids = Array.from({ length: BATCH * 8 }, () => Array.from({ length: SEQ }, () => rng.int(VOCAB)));
+  fs.writeFileSync(path.join(dir, 'ids.json'), JSON.stringify(ids));
+}
+
+function runJson(cmd: string, args: string[]): Record<string, number> {
+  const r = spawnSync(cmd, args, { encoding: 'utf8', maxBuffer: 1 << 24 });
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed: ${r.stderr.slice(-2000)}`);
+  return JSON.parse(r.stdout.trim().split('\n').at(-1)!);
+}
+
+export async function benchTrain(): Promise<Record<string, number | string>> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'genstudy-bench-train-'));
+  await writeBenchModel(dir);
+  const out: Record<string, number | string> = { steps: STEPS, tokens_per_step: BATCH * (SEQ - 1) };
+  for (const method of ['full', 'lora']) {
+    const g = runJson(process.execPath, ['--import', 'tsx', path.join(here, 'train-child.ts'), dir, method, String(STEPS), String(BATCH)]);
+    let t: Record<string, number> | undefined;
+    try {
+      t = runJson('/usr/bin/python3', [path.join(here, 'train_reference.py'), dir, method, String(STEPS), String(BATCH)]);
+    } catch (err) {
+      out[`${method}_torch`] = `unavailable (${(err as Error).message.split('\n')[0].slice(0, 120)})`;
+    }
+    out[`${method}_genstudy_tokens_per_s`] = g.tokens_per_s;
+    out[`${method}_genstudy_tokens_per_cpu_s`] = g.tokens_per_cpu_s;
+    out[`${method}_genstudy_peak_rss_mb`] = g.peak_rss_mb;
+    out[`${method}_genstudy_first_loss`] = g.first_loss;
+    if (t) {
+      out[`${method}_torch_tokens_per_s`] = t.tokens_per_s;
+      out[`${method}_torch_tokens_per_cpu_s`] = t.tokens_per_cpu_s;
+      out[`${method}_torch_peak_rss_mb`] = t.peak_rss_mb;
+      out[`${method}_torch_first_loss`] = t.first_loss;
+      out[`${method}_ratio_wall`] = g.tokens_per_s / t.tokens_per_s;
+      out[`${method}_ratio_cpu`] = g.tokens_per_cpu_s / t.tokens_per_cpu_s;
+    }
+  }
+  fs.rmSync(dir, { recursive: true, force: true });
+  return out;
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  for (const [k, v] of Object.entries(await benchTrain())) console.log(`${k}\t${typeof v === 'number' ? +v.toPrecision(4) : v}`);
+}

@@ -1,0 +1,124 @@
+#!/usr/bin/python3
+"""PyTorch reference for bench/train.ts: training steps of the same GPT-2-style model on the same
+token ids with one thread.
+
+Usage: /usr/bin/python3 bench/train_reference.py DIR full|lora STEPS BATCH
+DIR holds config.json, model.safetensors (float32) and ids.json. The forward follows transformers'
+modeling_gpt2.py (eager attention, gelu_new, tied lm_head); the loss is token cross-entropy at every
+position; AdamW (lr 1e-4, weight decay 0.01 except biases and norm weights), clip_grad_norm_(1.0).
+LoRA: r 8, alpha 16, dropout 0.1 on attn.c_attn, attn.c_proj and mlp.c_proj (PEFT's matching of
+"c_attn", "c_proj"), base weights frozen. Two warm-up steps, then STEPS timed steps.
+Prints JSON: tokens per second (wall and CPU), the first step's loss, peak RSS in MB.
+"""
+import json
+import math
+import resource
+import struct
+import sys
+import time
+
+import torch
+
+torch.set_num_threads(1)
+torch.manual_seed(0)
+
+
+def read_safetensors(path):
+    with open(path, 'rb') as f:
+        buf = f.read()
+    n = struct.unpack('<Q', buf[:8])[0]
+    header = json.loads(buf[8:8 + n])
+    out = {}
+    for name, e in header.items():
+        if name == '__metadata__':
+            continue
+        a, b = e['data_offsets']
+        out[name] = torch.frombuffer(bytearray(buf[8 + n + a:8 + n + b]), dtype=torch.float32).reshape(e['shape']).clone()
+    return out
+
+
+def gelu_new(x):
+    return 0.5 * x * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * torch.pow(x, 3.0))))
+
+
+class Lora:
+    def __init__(self, fan_in, fan_out, r=8, alpha=16, dropout=0.1):
+        self.a = torch.nn.Parameter(torch.empty(r, fan_in).uniform_(-1 / math.sqrt(fan_in), 1 / math.sqrt(fan_in)))
+        self.b = torch.nn.Parameter(torch.zeros(fan_out, r))
+        self.scale = alpha / r
+        self.drop = torch.nn.Dropout(dropout)
+
+    def __call__(self, x):
+        return (self.drop(x) @ self.a.T @ self.b.T) * self.scale
+
+
+def forward(c, w, lora, ids):
+    p, nh, e = 'transformer.', c['n_head'], c['n_embd']
+    b, t = ids.shape
+    hd = e // nh
+    eps = c['layer_norm_epsilon']
+    h = w[p + 'wte.weight'][ids] + w[p + 'wpe.weight'][torch.arange(t)]
+    causal = torch.triu(torch.full((t, t), float('-inf')), 1)
+
+    def lin(name, x):
+        y = torch.addmm(w[name + '.bias'], x, w[name + '.weight'])
+        return y + lora[name](x) if name in lora else y
+
+    for i in range(c['n_layer']):
+        l = f'{p}h.{i}.'
+        a = torch.nn.functional.layer_norm(h, (e,), w[l + 'ln_1.weight'], w[l + 'ln_1.bias'], eps)
+        qkv = lin(l + 'attn.c_attn', a.view(-1, e)).view(b, t, -1)
+        q, k, v = (x.view(b, t, nh, hd).transpose(1, 2) for x in qkv.split(e, dim=2))
+        att = torch.softmax(q @ k.transpose(-1, -2) / math.sqrt(hd) + causal, dim=-1) @ v
+        h = h + lin(l + 'attn.c_proj', att.transpose(1, 2).reshape(b * t, -1)).view(b, t, -1)
+        m = torch.nn.functional.layer_norm(h, (e,), w[l + 'ln_2.weight'], w[l + 'ln_2.bias'], eps)
+        h = h + lin(l + 'mlp.c_proj', gelu_new(lin(l + 'mlp.c_fc', m.view(b * t, -1)))).view(b, t, -1)
+    h = torch.nn.functional.layer_norm(h, (e,), w[p + 'ln_f.weight'], w[p + 'ln_f.bias'], eps)
+    return h @ w[p + 'wte.weight'].T
+
+
+def main():
+    d, method, steps, batch = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+    c = json.load(open(f'{d}/config.json'))
+    w = read_safetensors(f'{d}/model.safetensors')
+    seqs = torch.tensor(json.load(open(f'{d}/ids.json')))
+    lora = {}
+    if method == 'full':
+        for k in w:
+            w[k] = torch.nn.Parameter(w[k])
+        decay = [v for k, v in w.items() if not (k.endswith('.bias') or v.dim() == 1)]
+        no_decay = [v for k, v in w.items() if k.endswith('.bias') or v.dim() == 1]
+        groups = [{'params': decay, 'weight_decay': 0.01}, {'params': no_decay, 'weight_decay': 0.0}]
+        params = decay + no_decay
+    else:
+        for i in range(c['n_layer']):
+            for name in ['attn.c_attn', 'attn.c_proj', 'mlp.c_proj']:
+                full = f'transformer.h.{i}.{name}'
+                fan_in, fan_out = w[full + '.weight'].shape
+                lora[full] = Lora(fan_in, fan_out)
+        params = [t for m in lora.values() for t in (m.a, m.b)]
+        groups = [{'params': params, 'weight_decay': 0.01}]
+    opt = torch.optim.AdamW(groups, lr=1e-4)
+
+    def step(s):
+        start = (s * batch) % len(seqs)
+        ids = seqs[start:start + batch]
+        logits = forward(c, w, lora, ids[:, :-1])
+        loss = torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), ids[:, 1:].reshape(-1))
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(params, 1.0)
+        opt.step()
+        return loss.item(), ids[:, :-1].numel()
+
+    first = step(0)[0]
+    step(1)
+    t0, c0 = time.perf_counter(), time.process_time()
+    tokens = sum(step(s)[1] for s in range(2, 2 + steps))
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    print(json.dumps({'tokens_per_s': tokens / wall, 'tokens_per_cpu_s': tokens / cpu, 'first_loss': first,
+                      'peak_rss_mb': resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 'threads': torch.get_num_threads()}))
+
+
+if __name__ == '__main__':
+    main()
