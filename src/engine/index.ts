@@ -2,4 +2,10 @@
 export type { LanguageModel, Tokenizer, ScoreRequest, ScoreResult, GenerateRequest } from '../types.ts';
 export { loadModel } from './builtin/load.ts';
 export { BuiltinModel, type EngineOptions } from './builtin/model.ts';
+export { saveModel } from './builtin/save.ts';
+export { scoreTokens, type TokenScores } from './builtin/scoring.ts';
+export { encodePair, type EncodedPair } from './builtin/requests.ts';
+export { HfTokenizer, loadTokenizer } from './builtin/tokenizer.ts';
+export { readSafetensors, writeSafetensors } from './builtin/safetensors.ts';
+export { knownModelTypes } from './builtin/registry.ts';
 export { initBackend } from './builtin/backend.ts';

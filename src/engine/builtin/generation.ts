@@ -62,9 +62,10 @@ async function generateBatch(model: BuiltinModel, prompts: number[][], reqs: Gen
         if (done[i]) return;
         if (t === eos) { done[i] = true; return; }
         generated[i].push(t);
-        const text = tok.decode(generated[i], { skipSpecialTokens: true });
-        const cut = cutAtStop(text, reqs[i].stop);
-        if (cut !== undefined) { texts[i] = cut; done[i] = true; }
+        if (reqs[i].stop?.length) {
+          const cut = cutAtStop(tok.decode(generated[i], { skipSpecialTokens: true }), reqs[i].stop);
+          if (cut !== undefined) { texts[i] = cut; done[i] = true; }
+        }
         if (generated[i].length >= reqs[i].maxNewTokens) done[i] = true;
       });
       input = chosen.map((t) => [t]);
