@@ -130,7 +130,7 @@ export async function train(options: TrainOptions): Promise<TrainResult> {
   const save = async (step: number, epoch: number) => {
     const dir = await writeCheckpoint(o.outDir, step, async (tmp) => {
       if (adapters) {
-        await adapters.save(tmp, o.model);
+        await adapters.save(tmp, path.resolve(o.model));
         if (o.mergeLora) {
           const merged = adapters.merged();
           try { await merged.save(path.join(tmp, 'merged')); } finally { merged.dispose(); }
