@@ -28,8 +28,21 @@ def encode(row):
     text = template.replace("{premise}", row["premise"]).replace("{hypothesis}", row["hypothesis"])
     return [BOS] + [vocab[t] for t in re.findall(r"\w+|[^\w\s]+", text)]
 
+SENT = re.compile(r"^the (\w+)( never)? (\w+) the (\w+)(?: in the (\w+))?\.$")
+
+def kind(row):
+    """The construction of an example, read off the text (for the per-kind breakdown)."""
+    p, h = SENT.match(row["premise"]).groups(), SENT.match(row["hypothesis"]).groups()
+    if p[1] != h[1]:
+        return "polarity"
+    diffs = [name for name, i in (("subject", 0), ("verb", 2), ("object", 3), ("place", 4)) if p[i] != h[i]]
+    if p[0] == h[3] and p[3] == h[0] and p[0] != p[3]:
+        return "swap"
+    return ("neg:" if p[1] else "") + ("+".join(diffs) or "identical")
+
 def load(name):
     rows = [json.loads(l) for l in open(os.path.join(suite_dir, name)) if l.strip()]
+    kinds[name] = [kind(r) + ":" + r["label"] for r in rows]
     ids = [encode(r) for r in rows]
     n = max(len(x) for x in ids)
     x = torch.full((len(ids), n), PAD, dtype=torch.long)
@@ -39,8 +52,10 @@ def load(name):
     y = torch.tensor([YES if r["label"] == "Yes" else NO for r in rows])
     return x, lengths, y
 
+kinds = {}
 train = load(manifest["train"]["file"])
-tests = {s["id"]: tuple(t[:eval_rows] for t in load(s["file"])) for s in manifest["sets"]}
+tests = {"train": tuple(t[:eval_rows] for t in train)}
+tests.update({s["id"]: tuple(t[:eval_rows] for t in load(s["file"])) for s in manifest["sets"]})
 
 class Tiny(nn.Module):
     def __init__(self, v, d=64, layers=2, heads=4, max_len=64):
@@ -102,9 +117,21 @@ def pearson(a, b):
     den = math.sqrt(sum((v - ma) ** 2 for v in a) * sum((v - mb) ** 2 for v in b)) or 1e-12
     return num / den
 
-series = {sid: [acc[sid] for _, acc in history[1:]] for sid in tests}
+series = {sid: [acc[sid] for _, acc in history[1:]] for sid in tests if sid != "train"}
 idacc = series["in-domain"]
 print("partial correlations (ID regressed out, linear), expected sign from suite.json:")
 for c in manifest["expectedCorrelations"]:
     r = pearson(resid(series[c["a"]], idacc), resid(series[c["b"]], idacc))
     print(f"  {c['a']:>26} ~ {c['b']:<26} r = {r:+.2f}  expected {c['sign']}")
+
+model.eval()
+with torch.no_grad():
+    x, l, y = load("in-domain.jsonl")
+    logits = model(x, l)
+    ok = (torch.where(logits[:, YES] >= logits[:, NO], YES, NO) == y).tolist()
+by = {}
+for k, o in zip(kinds["in-domain.jsonl"], ok):
+    by.setdefault(k, []).append(o)
+print("in-domain accuracy by construction (kind:label  n  accuracy):")
+for k in sorted(by):
+    print(f"  {k:<40} {len(by[k]):>4}  {sum(by[k]) / len(by[k]):.2f}")
