@@ -4,8 +4,10 @@ import { UserError } from '../errors.ts';
 import { registerAnalyze } from './analyze.ts';
 import { registerData } from './data.ts';
 import { registerDemo } from './demo.ts';
+import { registerRun } from './run.ts';
 import { registerEvaluate } from './evaluate.ts';
 import { registerMetrics } from './metrics.ts';
+import { registerReport } from './report.ts';
 import { registerScore } from './score.ts';
 import { registerTrain } from './train.ts';
 
@@ -17,8 +19,10 @@ export function buildProgram(): Command {
   registerAnalyze(program);
   registerData(program);
   registerDemo(program);
+  registerRun(program);
   registerEvaluate(program);
   registerMetrics(program);
+  registerReport(program);
   registerScore(program);
   registerTrain(program);
   return program;

@@ -2,11 +2,40 @@
 // (renderer 'none', no canvas, no DOM), inlined into the page. The SVG uses the generic
 // "sans-serif" font family and no external resources. Vega numbers its clip paths from 1 in every
 // render, so each chart's ids are prefixed to keep them unique in one page.
+// Without a canvas Vega estimates a label's width as 0.8 em per character, about 1.5 times the
+// width of a real sans-serif label, which leaves wide gaps around rotated axis labels; a
+// per-character estimate closer to DejaVu Sans / Helvetica is put in its place (only when Vega
+// would estimate; with node-canvas installed it measures, and that is left alone).
+import * as vega from 'vega';
 import { parse, View } from 'vega';
 import { compile, type TopLevelSpec } from 'vega-lite';
 import { escapeHtml } from './escape.ts';
 
 const FONT = 'sans-serif';
+
+// vega re-exports vega-scenegraph's textMetrics; its type declarations leave it out.
+type WidthFn = (item: { fontSize?: number; limit?: number }, text: unknown) => number;
+const textMetrics = (vega as unknown as { textMetrics: { width: WidthFn; estimateWidth: WidthFn } }).textMetrics;
+if (textMetrics.width === textMetrics.estimateWidth) {
+  textMetrics.width = (item, text) => {
+    const size = item.fontSize != null ? Number(item.fontSize) || 0 : 11;
+    const width = estimateTextWidth(text == null ? '' : String(text).trim(), size);
+    return item.limit && item.limit > 0 ? Math.min(width, item.limit) : width;
+  };
+}
+
+/** Approximate width in pixels of `text` set in a sans-serif font of `size` pixels. */
+export function estimateTextWidth(text: string, size: number): number {
+  let em = 0;
+  for (const ch of text) {
+    if (/[iljI.,:;'|!()[\] ]/.test(ch)) em += 0.3;
+    else if (/[mwMW@%]/.test(ch)) em += 0.88;
+    else if (/[A-Z]/.test(ch)) em += 0.68;
+    else if (/[0-9]/.test(ch)) em += 0.58;
+    else em += 0.55;
+  }
+  return em * size;
+}
 const CONFIG = {
   font: FONT,
   background: 'white',

@@ -118,7 +118,8 @@ export async function runSections(data: ReportData, a: StudyA, tables: Map<strin
     const analysis = a.analysis.runs.find((r) => r.run === run.id);
     if (analysis && a.options) out.push(await runCorrelations(analysis, a.options.alpha, tables.get('partial_correlations')!));
     const skipped = a.skipped.find((s) => s.run === run.id);
-    if (skipped && steps.size >= 2) out.push(`<p class="note">Not analysed: ${esc(skipped.reason)}.</p>`);
+    // Study-B runs are not expected to have the study-A control; say nothing for them.
+    if (skipped && steps.size >= 2 && methodOf(run) === null) out.push(`<p class="note">Not analysed: ${esc(skipped.reason)}.</p>`);
     const incomplete = a.series.find((s) => s.run === run.id)?.incompleteSteps ?? [];
     if (incomplete.length) {
       out.push(`<p class="note">${incomplete.length} step(s) left out of the analysis because some test set has no score there (e.g. step ${incomplete[0].step}: ${esc(incomplete[0].missing.join(', '))}).</p>`);

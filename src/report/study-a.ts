@@ -35,7 +35,7 @@ export function studyA(data: ReportData, opts: { control?: string; metric?: stri
   const metrics = metricsByTestSet(data.scores);
   const controlMetrics = metrics.get(control);
   if (!controlMetrics) {
-    throw new UserError(`${data.storePath}: no scores for the control test set "${control}" (it has: ${[...metrics.keys()].join(', ')})`);
+    throw new UserError(`${data.storePath}: no scores for the control test set "${control}" (it has: ${[...metrics.keys()].sort().join(', ')})`);
   }
   if (opts.metric !== undefined && !controlMetrics.includes(opts.metric)) {
     throw new UserError(`${data.storePath}: the control test set "${control}" has no scores for metric "${opts.metric}" (it has: ${controlMetrics.join(', ')})`);

@@ -1,0 +1,178 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { parse } from 'csv-parse/sync';
+import { ResultStore } from '../../src/store/result-store.ts';
+import { readStoreScores } from '../../src/analyze/read-scores.ts';
+import { buildRunSeries } from '../../src/analyze/run-series.ts';
+import { analyzeRuns, DEFAULT_OPTIONS, signVerdict } from '../../src/analyze/analysis.ts';
+import { UserError } from '../../src/errors.ts';
+import { renderReport } from '../../src/report/index.ts';
+import { tableToCsv, tableToJson, type Table } from '../../src/report/table.ts';
+import { STUDY_A, STUDY_B_TASKS, studyBScore, tempDir, writeStudyA, writeStudyB } from './helpers.ts';
+
+type Row = Record<string, unknown>;
+
+function makeStore(dir: string, fill: (s: ResultStore) => void): string {
+  const path = join(dir, 'results.sqlite');
+  const store = ResultStore.open(path);
+  fill(store);
+  store.close();
+  return path;
+}
+
+test('CSV quotes commas, quotes and line breaks, leaves missing values empty, and matches the JSON rows', () => {
+  const table: Table = {
+    name: 't', title: 'T', description: '', columns: ['a', 'b', 'c'],
+    rows: [['x,y', 'say "hi"', null], ['line\nbreak', 0.1 + 0.2, true], ['plain', -3, false]],
+  };
+  const csv = tableToCsv(table);
+  assert.equal(csv, 'a,b,c\n"x,y","say ""hi""",\n"line\nbreak",0.30000000000000004,true\nplain,-3,false\n');
+  const json = tableToJson(table);
+  assert.deepEqual(json[0], { a: 'x,y', b: 'say "hi"', c: null });
+  const back = parse(csv, { columns: true }) as Row[];
+  assert.equal(back.length, 3);
+  assert.equal(back[1].a, 'line\nbreak');
+  assert.equal(Number(back[1].b), json[1].b, 'numbers keep full precision in the CSV');
+});
+
+test('study A tables equal the analysis `genstudy analyze` runs, with the same options', async (t) => {
+  const dir = tempDir(t);
+  const storePath = makeStore(dir, (s) => writeStudyA(s));
+  const analysis = { ...DEFAULT_OPTIONS, method: 'spearman' as const, correction: 'bh' as const, alpha: 0.01 };
+  const report = await renderReport({ storePath, analysis });
+  const expected = analyzeRuns(buildRunSeries(readStoreScores(storePath, ''), 'accuracy'), { ...analysis, control: STUDY_A.control });
+
+  const pairs = report.tables.partial_correlations.json as Row[];
+  assert.equal(pairs.length, STUDY_A.runs * 10);
+  const csvRows = parse(report.tables.partial_correlations.csv, { columns: true }) as Row[];
+  assert.equal(csvRows.length, pairs.length);
+  let i = 0;
+  for (const run of expected.runs) {
+    for (const p of run.pairs) {
+      const row = pairs[i];
+      assert.deepEqual([row.run, row.a, row.b, row.n, row.df], [run.run, p.a, p.b, run.n, p.df]);
+      assert.equal(row.r, p.r);
+      assert.equal(row.p_adjusted, p.p_adjusted);
+      assert.equal(row.ci95_low, p.ci95![0]);
+      assert.equal(row.significant, p.p_adjusted! < 0.01);
+      assert.equal(Number(csvRows[i].r), p.r);
+      i++;
+    }
+  }
+  const agreement = report.tables.agreement.json as Row[];
+  assert.deepEqual(agreement, expected.agreement.map((g) => ({
+    a: g.a, b: g.b, positive: g.positive, negative: g.negative, none: g.null, runs: g.runs, verdict: signVerdict(g),
+  })));
+  // The simulated design: cue-sharing sets correlate in every run, so the sentence says so.
+  assert.ok(agreement.some((g) => g.verdict === 'positive in all'));
+  assert.match(report.headline, /^(Yes|Partly|No): across 3 runs, \d+ of 10 pairs of OOD test sets keep the same significant sign in every run/);
+  assert.equal(report.studyBHeadline, undefined);
+  assert.equal(report.tables.study_b, undefined, 'no study-B table without study-B runs');
+
+  const log = report.tables.training_log.json as Row[];
+  assert.equal(log.length, STUDY_A.runs * STUDY_A.steps);
+  const runs = report.tables.runs.json as Row[];
+  assert.deepEqual(runs.map((r) => r.seed), [40, 41, 42]);
+  assert.equal(runs[0].checkpoints_hashed, STUDY_A.steps);
+  assert.deepEqual(JSON.parse(runs[0].versions as string), { genstudy: '0.1.0', 'tfjs-core': '4.22.0' });
+  const sets = report.tables.test_sets.json as Row[];
+  assert.equal(sets.find((s) => s.test_set === 'in-domain')!.content_hash, 'sha256:in-domain-content');
+});
+
+test('the control comes from --control, else the runs\' control_test_set attribute; a wrong one is a clear error', async (t) => {
+  const dir = tempDir(t);
+  const storePath = makeStore(dir, (s) => writeStudyA(s, { runs: 2, steps: 12 }));
+  const recorded = await renderReport({ storePath });
+  assert.ok(recorded.tables.partial_correlations, 'control read from the run attribute');
+  await assert.rejects(renderReport({ storePath, control: 'no-such-set' }), (err: Error) =>
+    err instanceof UserError && /no scores for the control test set "no-such-set" \(it has: in-domain, negation-broken/.test(err.message));
+  await assert.rejects(renderReport({ storePath, control: 'in-domain', metric: 'f1' }), /has no scores for metric "f1" \(it has: accuracy\)/);
+
+  const store = ResultStore.open(storePath);
+  store.upsertRun({ id: 'model-b', attributes: { control_test_set: 'vocabulary-shift' } });
+  store.close();
+  await assert.rejects(renderReport({ storePath }), /runs record different "control_test_set" values \(in-domain, vocabulary-shift\); choose one with --control/);
+  const chosen = await renderReport({ storePath, control: 'vocabulary-shift' });
+  assert.ok((chosen.tables.partial_correlations.json as Row[]).every((p) => p.a !== 'vocabulary-shift' && p.b !== 'vocabulary-shift'));
+});
+
+test('without a control there is no study-A analysis, and the page says how to ask for one', async (t) => {
+  const dir = tempDir(t);
+  const storePath = makeStore(dir, (s) => writeStudyB(s));
+  const report = await renderReport({ storePath });
+  assert.equal(report.tables.partial_correlations, undefined);
+  assert.match(report.headline, /No control \(in-domain\) test set: pass --control SET/);
+  assert.ok(report.html.includes('pass --control SET'));
+});
+
+test('study B: last checkpoint, mean over seeds, roles from test-set tags, deltas against the same model\'s base', async (t) => {
+  const dir = tempDir(t);
+  const storePath = makeStore(dir, (s) => writeStudyB(s, { seeds: [0, 1, 2] }));
+  const report = await renderReport({ storePath });
+  const cells = report.tables.study_b.json as Row[];
+  const sets = STUDY_B_TASKS.flatMap((t) => t.sets.map((s) => ({ ...s, task: t.task, metric: t.metric })));
+  // 2 methods x 3 training tasks x 7 test sets, plus the base model's 7.
+  assert.equal(cells.length, 2 * 3 * sets.length + sets.length);
+  for (const method of ['ft', 'fticl'] as const) {
+    for (const task of STUDY_B_TASKS) {
+      for (const set of sets) {
+        const cell = cells.find((c) => c.method === method && c.training_task === task.task && c.test_set === set.id)!;
+        const seeds = [0, 1, 2].map((seed) => studyBScore(method, task.task, set, seed));
+        const mean = seeds.reduce((a, b) => a + b, 0) / seeds.length;
+        const base = studyBScore('base', null, set, 0);
+        const role = set.task !== task.task ? 'cross-task' : set.domain;
+        assert.equal(cell.role, role, `${method} ${task.task} ${set.id}`);
+        assert.equal(cell.metric, set.metric);
+        assert.ok(Math.abs((cell.score as number) - mean) < 1e-12, `${method} ${task.task} ${set.id}: score ${cell.score} != ${mean}`);
+        assert.ok(Math.abs((cell.base_score as number) - base) < 1e-12);
+        assert.ok(Math.abs((cell.delta as number) - (mean - base)) < 1e-12);
+        assert.equal(cell.train_size, '2000');
+        assert.equal((cell.runs as string).split(' ').length, 3);
+      }
+    }
+  }
+  const byRole = report.tables.study_b_by_role.json as Row[];
+  const sentimentFt = byRole.filter((r) => r.method === 'ft' && r.training_task === 'sentiment');
+  assert.deepEqual(sentimentFt.map((r) => [r.role, r.test_sets]), [['in-domain', 1], ['cross-domain', 2], ['cross-task', 4]]);
+  assert.ok(Math.abs((sentimentFt[0].mean_delta as number) - (0.3 + 0.002)) < 1e-12);
+  assert.ok(Math.abs((sentimentFt[2].mean_delta as number) - (-0.05 + 0.002)) < 1e-12);
+  assert.match(report.studyBHeadline!, /^FT vs base, mean difference by role \(cells\): in-domain \+0\.302 \(3\), cross-domain \+0\.102 \(4\), cross-task −0\.048 \(14\)/);
+});
+
+test('study B: per-run role overrides, base runs matched by shots, and missing bases explained', async (t) => {
+  const dir = tempDir(t);
+  const storePath = makeStore(dir, (s) => {
+    s.upsertTestSet({ id: 'mnli', spec: { task: 'nli', domain: 'in-domain' } });
+    s.upsertTestSet({ id: 'snli', spec: { task: 'nli', domain: 'cross-domain' } });
+    s.upsertRun({ id: 'base-k0', model: 'm', method: 'Base', attributes: { shots: 0 } });
+    s.upsertRun({ id: 'base-k3', model: 'm', method: 'base', attributes: { shots: 3 } });
+    // Trained on SNLI: its own roles say SNLI is in-domain for it.
+    s.upsertRun({ id: 'ft-snli', model: 'm', method: 'ft', attributes: { training_task: 'nli', test_set_roles: { snli: 'in-domain', mnli: 'cross-domain' } } });
+    s.upsertRun({ id: 'fticl-k3', model: 'm', method: 'fticl', attributes: { training_task: 'nli', shots: 3 } });
+    s.upsertRun({ id: 'fticl-k5', model: 'm', method: 'fticl', attributes: { training_task: 'nli', shots: 5 } });
+    s.upsertRun({ id: 'other-model-ft', model: 'n', method: 'ft', attributes: { training_task: 'nli' } });
+    s.upsertRun({ id: 'ft-no-task', model: 'm', method: 'ft' });
+    s.upsertRun({ id: 'lora-run', model: 'm', method: 'lora' });
+    const score = (run: string, testSet: string, value: number) => ({ run, step: 1, testSet, metric: 'accuracy', value, n: 10 });
+    s.writeScores([
+      score('base-k0', 'mnli', 0.4), score('base-k0', 'snli', 0.3), score('base-k3', 'mnli', 0.5), score('base-k3', 'snli', 0.45),
+      score('ft-snli', 'mnli', 0.6), score('ft-snli', 'snli', 0.9), score('fticl-k3', 'mnli', 0.8), score('fticl-k5', 'mnli', 0.85),
+      score('other-model-ft', 'mnli', 0.7), score('ft-no-task', 'mnli', 0.1), score('lora-run', 'mnli', 0.2),
+    ]);
+  });
+  const report = await renderReport({ storePath });
+  const cells = report.tables.study_b.json as Row[];
+  const find = (run: string, testSet: string) => cells.find((c) => (c.runs as string) === run && c.test_set === testSet)!;
+  assert.equal(find('ft-snli', 'snli').role, 'in-domain');
+  assert.equal(find('ft-snli', 'mnli').role, 'cross-domain');
+  assert.ok(Math.abs((find('ft-snli', 'snli').delta as number) - (0.9 - 0.3)) < 1e-12, 'shots 0 (missing) matches the k=0 base');
+  assert.equal(find('fticl-k3', 'mnli').role, 'in-domain', 'from the test set\'s tags');
+  assert.ok(Math.abs((find('fticl-k3', 'mnli').delta as number) - (0.8 - 0.5)) < 1e-12, 'k=3 matches the k=3 base');
+  assert.equal(find('fticl-k5', 'mnli').delta, null);
+  assert.match(find('fticl-k5', 'mnli').note as string, /base runs of model "m" use k = 0, 3, none k = 5/);
+  assert.equal(find('other-model-ft', 'mnli').delta, null);
+  assert.match(find('other-model-ft', 'mnli').note as string, /no base run of model "n" scored on "mnli"/);
+  assert.ok(!cells.some((c) => c.runs === 'lora-run' || c.runs === 'ft-no-task'));
+  assert.ok(report.html.includes('ft-no-task: method &quot;ft&quot; without the run attribute &quot;training_task&quot;'));
+});
