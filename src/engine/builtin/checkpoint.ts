@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { UserError } from '../../errors.ts';
-import { readSafetensors, type RawTensor } from './safetensors.ts';
+import { SafetensorsReader } from './safetensors.ts';
 
 export type HfConfig = Record<string, unknown> & { model_type?: string };
 
@@ -45,14 +45,22 @@ export function weightFiles(dir: string): string[] {
     (other ? ` (found ${other}; convert it to safetensors first)` : ''));
 }
 
-/** Every tensor of the folder, by Hugging Face parameter name, with the file it came from. */
-export function readWeights(dir: string): Map<string, RawTensor & { file: string }> {
-  const out = new Map<string, RawTensor & { file: string }>();
-  for (const file of weightFiles(dir)) {
-    for (const [name, t] of readSafetensors(file).tensors) {
-      if (out.has(name)) throw new UserError(`${file}: tensor "${name}" is also in ${out.get(name)!.file}`);
-      out.set(name, { ...t, file });
+/** The weight files of a folder opened for reading, and which file holds each tensor. Close them after use. */
+export function openWeights(dir: string): { readers: SafetensorsReader[]; byName: Map<string, SafetensorsReader> } {
+  const readers: SafetensorsReader[] = [];
+  const byName = new Map<string, SafetensorsReader>();
+  try {
+    for (const file of weightFiles(dir)) {
+      const r = new SafetensorsReader(file);
+      readers.push(r);
+      for (const name of r.names()) {
+        if (byName.has(name)) throw new UserError(`${file}: tensor "${name}" is also in ${byName.get(name)!.file}`);
+        byName.set(name, r);
+      }
     }
+  } catch (err) {
+    for (const r of readers) r.close();
+    throw err;
   }
-  return out;
+  return { readers, byName };
 }

@@ -3,7 +3,7 @@ import path from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
 import { UserError } from '../../errors.ts';
 import { initBackend } from './backend.ts';
-import { readConfig, readWeights, weightFiles } from './checkpoint.ts';
+import { openWeights, readConfig, weightFiles } from './checkpoint.ts';
 import { weightsIdentity } from './identity.ts';
 import { BuiltinModel, type EngineOptions } from './model.ts';
 import { Params } from './params.ts';
@@ -22,21 +22,23 @@ export async function loadModel(dir: string, opts: EngineOptions = {}): Promise<
       `but the model's vocabulary (${configFile} vocab_size) has ${arch.vocabSize} entries; the tokenizer does not belong to this model`);
   }
   const files = weightFiles(dir);
-  const raw = readWeights(dir);
+  const { readers, byName } = openWeights(dir);
   const where = files.length === 1 ? files[0] : path.join(dir, 'model.safetensors.index.json');
   const tensors = new Map<string, tf.Tensor>();
   try {
     for (const spec of family.params(arch)) {
-      const found = [spec.name, ...(family.aliases?.(spec.name) ?? [])].find((n) => raw.has(n));
+      const found = [spec.name, ...(family.aliases?.(spec.name) ?? [])].find((n) => byName.has(n));
       if (!found) {
         if (spec.optional) continue;
         throw new UserError(`${where}: missing tensor "${spec.name}" (shape ${JSON.stringify(spec.shape)}), needed by model_type "${arch.modelType}"`);
       }
-      const t = raw.get(found)!;
-      if (t.shape.length !== spec.shape.length || t.shape.some((d, i) => d !== spec.shape[i])) {
-        throw new UserError(`${t.file}: tensor "${found}" has shape ${JSON.stringify(t.shape)}; ${configFile} implies ${JSON.stringify(spec.shape)}`);
+      const reader = byName.get(found)!;
+      const shape = reader.shape(found)!;
+      if (shape.length !== spec.shape.length || shape.some((d, i) => d !== spec.shape[i])) {
+        throw new UserError(`${reader.file}: tensor "${found}" has shape ${JSON.stringify(shape)}; ${configFile} implies ${JSON.stringify(spec.shape)}`);
       }
-      raw.delete(found);
+      // One tensor at a time: its float32 copy is dropped as soon as tfjs holds it.
+      const t = reader.read(found);
       tensors.set(spec.name, tf.tidy(() => {
         const x = tf.tensor(t.data, t.shape, 'float32');
         return spec.linear ? tf.transpose(x) : x;
@@ -45,6 +47,8 @@ export async function loadModel(dir: string, opts: EngineOptions = {}): Promise<
   } catch (err) {
     for (const t of tensors.values()) t.dispose();
     throw err;
+  } finally {
+    for (const r of readers) r.close();
   }
   return new BuiltinModel(weightsIdentity(files), dir, family, arch, new Params(tensors), tokenizer, config, opts);
 }

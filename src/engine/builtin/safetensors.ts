@@ -13,46 +13,100 @@ interface HeaderEntry { dtype: string; shape: number[]; data_offsets: [number, n
 
 const BYTES: Record<string, number> = { F32: 4, F16: 2, BF16: 2, F64: 8 };
 
-/** Reads every tensor of one .safetensors file into float32 (F32, F16, BF16 and F64 are accepted). */
-export function readSafetensors(file: string, only?: (name: string) => boolean): SafetensorsFile {
-  const buf = readFileOrThrow(file);
-  if (buf.length < 8) throw new UserError(`${file}: not a safetensors file (shorter than its 8-byte header length)`);
-  const headerLen = Number(buf.readBigUInt64LE(0));
-  if (headerLen <= 0 || 8 + headerLen > buf.length) {
-    throw new UserError(`${file}: not a safetensors file (header length ${headerLen} does not fit in ${buf.length} bytes)`);
-  }
-  let header: Record<string, HeaderEntry | Record<string, string>>;
-  try {
-    header = JSON.parse(buf.subarray(8, 8 + headerLen).toString('utf8'));
-  } catch (err) {
-    throw new UserError(`${file}: the safetensors header is not valid JSON (${(err as Error).message})`);
-  }
-  const dataStart = 8 + headerLen;
-  const tensors = new Map<string, RawTensor>();
-  let metadata: Record<string, string> = {};
-  for (const [name, entry] of Object.entries(header)) {
-    if (name === '__metadata__') { metadata = entry as Record<string, string>; continue; }
-    if (only && !only(name)) continue;
-    const e = entry as HeaderEntry;
-    const width = BYTES[e.dtype];
-    if (width === undefined) {
-      throw new UserError(`${file}: tensor "${name}" has dtype ${e.dtype}; expected one of ${Object.keys(BYTES).join(', ')}`);
+/**
+ * One .safetensors file opened for reading tensor by tensor: only the header is read up front, each
+ * tensor's bytes when asked for, so loading a model never holds a whole file in memory.
+ */
+export class SafetensorsReader {
+  readonly metadata: Record<string, string> = {};
+  private readonly entries = new Map<string, HeaderEntry>();
+  private readonly dataStart: number;
+  private fd: number;
+
+  constructor(readonly file: string) {
+    try {
+      this.fd = fs.openSync(file, 'r');
+    } catch (err) {
+      throw new UserError(`${file}: cannot read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
     }
-    const count = e.shape.reduce((a, b) => a * b, 1);
+    try {
+      const size = fs.fstatSync(this.fd).size;
+      const lenBuf = Buffer.alloc(8);
+      if (size < 8 || fs.readSync(this.fd, lenBuf, 0, 8, 0) < 8) throw new UserError(`${file}: not a safetensors file (shorter than its 8-byte header length)`);
+      const headerLen = Number(lenBuf.readBigUInt64LE(0));
+      if (headerLen <= 0 || 8 + headerLen > size) {
+        throw new UserError(`${file}: not a safetensors file (header length ${headerLen} does not fit in ${size} bytes)`);
+      }
+      const headerBuf = Buffer.alloc(headerLen);
+      fs.readSync(this.fd, headerBuf, 0, headerLen, 8);
+      let header: Record<string, HeaderEntry | Record<string, string>>;
+      try {
+        header = JSON.parse(headerBuf.toString('utf8'));
+      } catch (err) {
+        throw new UserError(`${file}: the safetensors header is not valid JSON (${(err as Error).message})`);
+      }
+      this.dataStart = 8 + headerLen;
+      for (const [name, entry] of Object.entries(header)) {
+        if (name === '__metadata__') { Object.assign(this.metadata, entry); continue; }
+        const e = entry as HeaderEntry;
+        const width = BYTES[e.dtype];
+        if (width === undefined) {
+          throw new UserError(`${file}: tensor "${name}" has dtype ${e.dtype}; expected one of ${Object.keys(BYTES).join(', ')}`);
+        }
+        const count = e.shape.reduce((a, b) => a * b, 1);
+        const [begin, end] = e.data_offsets;
+        if (end - begin !== count * width || this.dataStart + end > size) {
+          throw new UserError(`${file}: tensor "${name}" (${e.dtype} ${JSON.stringify(e.shape)}) has data offsets [${begin}, ${end}] that do not fit its shape or the file`);
+        }
+        this.entries.set(name, e);
+      }
+    } catch (err) {
+      fs.closeSync(this.fd);
+      throw err;
+    }
+  }
+
+  names(): string[] {
+    return [...this.entries.keys()];
+  }
+
+  shape(name: string): number[] | undefined {
+    return this.entries.get(name)?.shape;
+  }
+
+  /** The tensor's values as float32. */
+  read(name: string): RawTensor {
+    const e = this.entries.get(name);
+    if (!e) throw new Error(`internal: ${this.file} has no tensor ${name}`);
     const [begin, end] = e.data_offsets;
-    if (end - begin !== count * width || dataStart + end > buf.length) {
-      throw new UserError(`${file}: tensor "${name}" (${e.dtype} ${JSON.stringify(e.shape)}) has data offsets [${begin}, ${end}] that do not fit its shape or the file`);
+    const bytes = Buffer.alloc(end - begin);
+    let done = 0;
+    while (done < bytes.length) {
+      const n = fs.readSync(this.fd, bytes, done, bytes.length - done, this.dataStart + begin + done);
+      if (n === 0) throw new UserError(`${this.file}: tensor "${name}" is cut short (file truncated?)`);
+      done += n;
     }
-    tensors.set(name, { dtype: e.dtype, shape: e.shape, data: toFloat32(buf, dataStart + begin, count, e.dtype) });
+    // F32 bytes in their own aligned buffer are the values already: no second copy.
+    const data = e.dtype === 'F32' && bytes.byteOffset % 4 === 0
+      ? new Float32Array(bytes.buffer, bytes.byteOffset, bytes.length / 4)
+      : toFloat32(bytes, 0, bytes.length / BYTES[e.dtype], e.dtype);
+    return { dtype: e.dtype, shape: e.shape, data };
   }
-  return { tensors, metadata };
+
+  close(): void {
+    fs.closeSync(this.fd);
+  }
 }
 
-function readFileOrThrow(file: string): Buffer {
+/** Reads every tensor (or those `only` accepts) of one .safetensors file into float32 (F32, F16, BF16, F64). */
+export function readSafetensors(file: string, only?: (name: string) => boolean): SafetensorsFile {
+  const reader = new SafetensorsReader(file);
   try {
-    return fs.readFileSync(file);
-  } catch (err) {
-    throw new UserError(`${file}: cannot read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+    const tensors = new Map<string, RawTensor>();
+    for (const name of reader.names()) if (!only || only(name)) tensors.set(name, reader.read(name));
+    return { tensors, metadata: reader.metadata };
+  } finally {
+    reader.close();
   }
 }
 
