@@ -176,3 +176,31 @@ test('study B: per-run role overrides, base runs matched by shots, and missing b
   assert.ok(!cells.some((c) => c.runs === 'lora-run' || c.runs === 'ft-no-task'));
   assert.ok(report.html.includes('ft-no-task: method &quot;ft&quot; without the run attribute &quot;training_task&quot;'));
 });
+
+test('a pair with no correlation (a constant series) is reported with its reason, never as a number', async (t) => {
+  const dir = tempDir(t);
+  const storePath = makeStore(dir, (s) => {
+    const rows = [];
+    for (let step = 0; step < 10; step++) {
+      const id = 0.5 + step / 40;
+      rows.push({ run: 'r', step, testSet: 'id', metric: 'accuracy', value: id, n: 100 });
+      rows.push({ run: 'r', step, testSet: 'a', metric: 'accuracy', value: 0.4 + Math.sin(step * 1.7) / 10, n: 100 });
+      rows.push({ run: 'r', step, testSet: 'b', metric: 'accuracy', value: 0.3 + Math.cos(step * 2.3) / 10, n: 100 });
+      rows.push({ run: 'r', step, testSet: 'flat', metric: 'accuracy', value: 0.5, n: 100 });
+    }
+    s.writeScores(rows);
+  });
+  const report = await renderReport({ storePath, control: 'id' });
+  const pairs = report.tables.partial_correlations.json as Row[];
+  assert.equal(pairs.length, 3);
+  const flat = pairs.filter((p) => p.a === 'flat' || p.b === 'flat');
+  assert.equal(flat.length, 2);
+  for (const p of flat) {
+    assert.equal(p.r, null);
+    assert.equal(p.significant, false);
+    assert.equal(typeof p.reason, 'string');
+  }
+  assert.match(report.tables.partial_correlations.csv, /\nr,a,flat,10,,/);
+  assert.ok(report.html.includes('>n/a<'), 'the heatmap cell says n/a');
+  assert.ok(!/NaN/.test(report.html));
+});
