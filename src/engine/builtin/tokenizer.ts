@@ -17,7 +17,10 @@ export class HfTokenizer implements Tokenizer {
   constructor(private readonly impl: HfTokenizerImpl, readonly json: Record<string, unknown>, readonly config: Record<string, unknown>) {
     const vocab = impl.get_vocab(true);
     this.vocabSize = vocab.size;
-    this.maxTokenId = Math.max(...vocab.values());
+    // A loop, not Math.max(...ids): real vocabularies (150k entries) overflow the argument limit.
+    let max = -1;
+    for (const id of vocab.values()) if (id > max) max = id;
+    this.maxTokenId = max;
     this.bosTokenId = this.idOf(config.bos_token);
     this.eosTokenId = this.idOf(config.eos_token);
     this.padTokenId = this.idOf(config.pad_token);
