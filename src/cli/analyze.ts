@@ -84,6 +84,7 @@ export function registerAnalyze(program: Command): void {
 
 function chooseMetric(rows: readonly ScoreRow[], wanted: string | undefined, input: string): string {
   const metrics = availableMetrics(rows);
+  if (metrics.length === 0) throw new UserError(`${input}: no scores to analyse (a store keeps prompt variants apart: choose one with --prompt-variant)`);
   if (wanted !== undefined) {
     if (!metrics.includes(wanted)) throw new UserError(`${input}: no scores for metric "${wanted}" (it has: ${metrics.join(', ')})`);
     return wanted;

@@ -4,6 +4,7 @@ import { UserError } from '../errors.ts';
 import { registerAnalyze } from './analyze.ts';
 import { registerData } from './data.ts';
 import { registerDemo } from './demo.ts';
+import { registerRun } from './run.ts';
 import { registerEvaluate } from './evaluate.ts';
 import { registerMetrics } from './metrics.ts';
 import { registerReport } from './report.ts';
@@ -18,6 +19,7 @@ export function buildProgram(): Command {
   registerAnalyze(program);
   registerData(program);
   registerDemo(program);
+  registerRun(program);
   registerEvaluate(program);
   registerMetrics(program);
   registerReport(program);

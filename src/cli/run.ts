@@ -1,0 +1,27 @@
+// genstudy run <study.yaml>: train, evaluate along the way, analyse and report, resumably.
+import { Command } from 'commander';
+import { loadStudyFile } from '../config/load.ts';
+import { runStudy } from '../pipeline/run-study.ts';
+import { writeStudyOutputs, printStudySummary } from '../pipeline/outputs.ts';
+import { progressSink } from '../train/index.ts';
+import { progressFor } from '../evaluate/index.ts';
+
+export function registerRun(program: Command): void {
+  program
+    .command('run')
+    .description('Run a study file: train every run, evaluate its checkpoints as they are written, analyse and write the report; running it again does only what is missing')
+    .argument('<study>', 'study file (YAML or JSON); presets in examples/: demo.yaml, study-a.yaml, study-b.yaml')
+    .option('--out <dir>', 'results folder (default: the study\'s "out", else <name>/ beside the study file)')
+    .option('--only <runs>', 'comma-separated run ids to do (default: all)')
+    .action(async (file: string, flags: { out?: string; only?: string }) => {
+      const study = loadStudyFile(file);
+      const result = await runStudy(study, file, {
+        out: flags.out,
+        only: flags.only?.split(',').map((s) => s.trim()).filter(Boolean),
+        trainProgress: progressSink(),
+        evalProgress: progressFor(process.stderr),
+      });
+      const written = await writeStudyOutputs(study, result);
+      printStudySummary(result, written, (s) => process.stdout.write(s));
+    });
+}

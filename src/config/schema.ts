@@ -1,0 +1,118 @@
+// The study file: what a study trains, evaluates and analyses, validated with zod. A study expands
+// into runs (models x training sets x methods x seeds); see expand.ts.
+import { z } from 'zod';
+
+const positiveInt = z.number().int().min(1);
+
+/** A model: a Hugging Face folder, or a tiny model initialised from scratch (the demo). */
+export const ModelSchema = z.strictObject({
+  id: z.string().regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, ".", "_" or "-" only'),
+  path: z.string().optional(),
+  init: z.strictObject({
+    family: z.enum(['gpt2', 'llama']),
+    layers: positiveInt.default(2),
+    hidden: positiveInt.default(64),
+    heads: positiveInt.default(4),
+    /** "synthetic": the synthetic suite's word-level tokenizer; otherwise a folder with tokenizer.json. */
+    tokenizer: z.string().default('synthetic'),
+  }).optional(),
+  /** What to try instead when `path` is missing (shown in the error). */
+  smaller: z.string().optional(),
+}).refine((m) => (m.path === undefined) !== (m.init === undefined), { message: 'give exactly one of path or init' });
+
+export const SyntheticSchema = z.strictObject({
+  seed: z.number().int().default(1),
+  trainSize: positiveInt.default(2000),
+  testSize: positiveInt.default(200),
+});
+
+/** A training set: a registry id, a spec file, or "synthetic" (the suite's ID training set). */
+export const TrainingSetSchema = z.strictObject({
+  id: z.string().regex(/^[A-Za-z0-9._/-]+$/),
+  data: z.string(),
+  /** The study-B task preset or "study-a" / "synthetic"; default from the data. */
+  task: z.string().optional(),
+  size: positiveInt.optional(),
+  /** Study B: the sets that count as in-domain for this training set. */
+  inDomain: z.array(z.string()).optional(),
+});
+
+export const LoraSchema = z.strictObject({
+  r: positiveInt.default(8),
+  alpha: z.number().positive().default(32),
+  dropout: z.number().min(0).max(1).default(0.1),
+  targets: z.array(z.string()).optional(),
+});
+
+export const MethodSchema = z.strictObject({
+  name: z.string().regex(/^[A-Za-z0-9._-]+$/),
+  /** base: no training, evaluated with k-shot ICL; ft: fine-tuning; fticl: fine-tuning with demonstrations. */
+  kind: z.enum(['base', 'ft', 'fticl']),
+  finetune: z.enum(['full', 'lora']).default('full'),
+  lora: LoraSchema.optional(),
+  lr: z.number().positive().optional(),
+  epochs: positiveInt.optional(),
+  steps: positiveInt.optional(),
+  batchSize: positiveInt.default(8),
+  gradAccum: positiveInt.default(1),
+  weightDecay: z.number().min(0).default(0),
+  warmupRatio: z.number().min(0).max(1).default(0),
+  schedule: z.enum(['linear', 'cosine', 'constant']).default('linear'),
+  maxGradNorm: z.number().min(0).default(1),
+  /** FTICL: demonstrations per training example, the same first k (study B) or sampled per example. */
+  demonstrations: z.number().int().min(0).optional(),
+  demonstrationSelection: z.enum(['first', 'sampled']).default('first'),
+  /** In-context demonstrations at test time (the base model's ICL; study B). */
+  shots: z.array(z.number().int().min(0)).optional(),
+}).refine((m) => m.kind === 'base' || m.lr !== undefined, { message: 'a trained method needs lr', path: ['lr'] })
+  .refine((m) => m.kind !== 'fticl' || (m.demonstrations ?? 0) > 0, { message: 'fticl needs demonstrations >= 1', path: ['demonstrations'] });
+
+export const CheckpointSchema = z.strictObject({
+  atStart: z.boolean().default(true),
+  every: positiveInt.optional(),
+  logSpaced: positiveInt.optional(),
+  atEnd: z.boolean().default(true),
+});
+
+export const EvaluationSchema = z.strictObject({
+  /** The in-domain test set: the control of the analysis. */
+  control: z.string(),
+  testSets: z.array(z.string()).min(1),
+  task: z.string().optional(),
+  scoring: z.enum(['first-token', 'full-word']).default('first-token'),
+  limit: positiveInt.optional(),
+  prompts: z.array(z.union([z.literal(1), z.literal(2)])).optional(),
+});
+
+export const AnalysisSchema = z.strictObject({
+  metric: z.string().default('accuracy'),
+  method: z.enum(['pearson', 'spearman']).default('pearson'),
+  residualiser: z.enum(['linear', 'spline']).default('linear'),
+  correction: z.enum(['holm', 'bonferroni', 'bh', 'by', 'none']).default('holm'),
+  alpha: z.number().gt(0).lt(1).default(0.05),
+  bootstrap: z.number().int().min(0).default(0),
+  permutations: z.number().int().min(0).default(0),
+  differences: z.boolean().default(false),
+  seed: z.number().int().default(0),
+});
+
+export const StudySchema = z.strictObject({
+  name: z.string().regex(/^[A-Za-z0-9._-]+$/),
+  description: z.string().optional(),
+  /** Where the store, checkpoints and report go, relative to the study file (default: <name>/ beside it). */
+  out: z.string().optional(),
+  dataDir: z.string().optional(),
+  synthetic: SyntheticSchema.optional(),
+  models: z.array(ModelSchema).min(1),
+  training: z.array(TrainingSetSchema).min(1),
+  methods: z.array(MethodSchema).min(1),
+  seeds: z.array(z.number().int()).min(1).default([42]),
+  checkpoints: CheckpointSchema.prefault({}),
+  evaluation: EvaluationSchema,
+  analysis: AnalysisSchema.prefault({}),
+});
+
+export type Study = z.infer<typeof StudySchema>;
+export type StudyModel = z.infer<typeof ModelSchema>;
+export type StudyMethod = z.infer<typeof MethodSchema>;
+export type StudyTrainingSet = z.infer<typeof TrainingSetSchema>;

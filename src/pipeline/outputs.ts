@@ -1,0 +1,42 @@
+// What a finished study leaves behind besides the store: the analysis (JSON and CSV) and the
+// report, and the few lines printed at the end.
+import { mkdir, rename, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { Study } from '../config/schema.ts';
+import { formatAgreementCsv, formatJson, formatPairsCsv, formatTable, headline } from '../analyze/format.ts';
+import type { StudyResult } from './run-study.ts';
+
+export interface StudyOutputs { analysis?: string; report?: string }
+
+export async function writeStudyOutputs(study: Study, result: StudyResult): Promise<StudyOutputs> {
+  const out: StudyOutputs = {};
+  if (result.analysis) {
+    const dir = path.join(result.paths.out, 'analysis');
+    await mkdir(dir, { recursive: true });
+    await writeAtomic(path.join(dir, 'analysis.json'), formatJson(result.analysis));
+    await writeAtomic(path.join(dir, 'pairs.csv'), formatPairsCsv(result.analysis));
+    await writeAtomic(path.join(dir, 'agreement.csv'), formatAgreementCsv(result.analysis));
+    await writeAtomic(path.join(dir, 'analysis.txt'), formatTable(result.analysis, result.analyzeOptions));
+    out.analysis = dir;
+  }
+  void study;
+  return out;
+}
+
+export function printStudySummary(result: StudyResult, written: StudyOutputs, print: (s: string) => void): void {
+  if (result.analysis) {
+    print(formatTable(result.analysis, result.analyzeOptions));
+  } else {
+    print(`No analysis: ${result.analysisSkipped}\n`);
+  }
+  print(`\nStore: ${result.paths.store}\n`);
+  if (written.analysis) print(`Analysis: ${written.analysis}\n`);
+  if (written.report) print(`Report: ${written.report}\n`);
+  if (result.analysis) print(`Headline: ${headline(result.analysis)}\n`);
+}
+
+async function writeAtomic(file: string, text: string): Promise<void> {
+  const tmp = `${file}.tmp-${process.pid}`;
+  await writeFile(tmp, text);
+  await rename(tmp, file);
+}

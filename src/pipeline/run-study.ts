@@ -1,0 +1,210 @@
+// Runs a study: expands the study file into runs; each run trains (or, for a base method, does
+// not), its checkpoints are evaluated as they are written, then the analysis and the report
+// follow. Everything is resumable: the trainer resumes from its last checkpoint and the
+// evaluation cache answers what was already asked, so running a study again does only what is
+// missing.
+import fs from 'node:fs';
+import path from 'node:path';
+import { UserError } from '../errors.ts';
+import { expandStudy, type RunPlan } from '../config/expand.ts';
+import type { Study } from '../config/schema.ts';
+import { generateSuite, writeSuite } from '../synth/index.ts';
+import { ResultStore } from '../store/result-store.ts';
+import { discoverCheckpoints, evaluateGrid, promptVariants, resolveTestSets, resolveTask, type EvalTestSet, type ProgressSink as EvalProgress } from '../evaluate/index.ts';
+import { initModel, tinyGpt2Config, tinyLlamaConfig, train, type ProgressSink as TrainProgress } from '../train/index.ts';
+import { readStoreScores } from '../analyze/read-scores.ts';
+import { buildRunSeries } from '../analyze/run-series.ts';
+import { analyzeRuns, type AnalysisResult, type AnalyzeOptions } from '../analyze/analysis.ts';
+import { loadTrainingExamples } from './training-data.ts';
+import { studyVersions } from './versions.ts';
+
+/** Every from-scratch model starts from the same weights, whatever the run's seed (which orders the data). */
+const INIT_SEED = 0;
+/** Training log granularity (store and progress lines): fine enough for the loss curve, quiet enough to read. */
+const LOG_EVERY = 5;
+
+export interface StudyPaths { studyFile: string; out: string; store: string; runs: string; models: string; synthetic: string }
+
+export interface RunStudyOptions {
+  /** Overrides the study's out folder. */
+  out?: string;
+  /** Only these runs (ids as expandStudy makes them). */
+  only?: string[];
+  log?: (line: string) => void;
+  trainProgress?: TrainProgress;
+  evalProgress?: EvalProgress;
+}
+
+export interface StudyResult {
+  paths: StudyPaths;
+  runs: RunPlan[];
+  analysis: AnalysisResult | null;
+  /** Why there is no analysis (e.g. too few checkpoints), when there is none. */
+  analysisSkipped?: string;
+  analyzeOptions: AnalyzeOptions;
+}
+
+export function studyPaths(study: Study, studyFile: string, outOverride?: string): StudyPaths {
+  const base = path.dirname(path.resolve(studyFile));
+  const out = path.resolve(outOverride ?? path.resolve(base, study.out ?? study.name));
+  return {
+    studyFile: path.resolve(studyFile), out, store: path.join(out, 'results.sqlite'), runs: path.join(out, 'runs'),
+    models: path.join(out, 'models'), synthetic: path.join(out, 'synthetic'),
+  };
+}
+
+export async function runStudy(study: Study, studyFile: string, opts: RunStudyOptions = {}): Promise<StudyResult> {
+  const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const paths = studyPaths(study, studyFile, opts.out);
+  fs.mkdirSync(paths.out, { recursive: true });
+  const studyDir = path.dirname(paths.studyFile);
+  const dataDir = study.dataDir === undefined ? undefined : path.resolve(studyDir, study.dataDir);
+
+  const suiteDir = await prepareSynthetic(study, paths);
+  const testSets = await studyTestSets(study, suiteDir, dataDir);
+  if (!testSets.some((t) => t.id === study.evaluation.control)) {
+    throw new UserError(`${paths.studyFile}: evaluation.control "${study.evaluation.control}" is not among the test sets (${testSets.map((t) => t.id).join(', ')})`);
+  }
+
+  let runs = expandStudy(study);
+  if (opts.only?.length) {
+    const unknown = opts.only.filter((id) => !runs.some((r) => r.id === id));
+    if (unknown.length) throw new UserError(`--only: no run ${unknown.join(', ')} in the study; it has ${runs.map((r) => r.id).join(', ')}`);
+    runs = runs.filter((r) => opts.only!.includes(r.id));
+  }
+  log(`genstudy: study "${study.name}": ${runs.length} run(s), ${testSets.length} test sets; results in ${paths.out}`);
+
+  for (const [i, run] of runs.entries()) {
+    log(`genstudy: run ${i + 1}/${runs.length}: ${run.id}`);
+    await executeRun(study, run, { paths, studyDir, dataDir, suiteDir, testSets, log, opts });
+  }
+
+  const analyzeOptions: AnalyzeOptions = { ...study.analysis, control: study.evaluation.control, blockLength: undefined, testSets: undefined };
+  const rows = readStoreScores(paths.store, '').filter((r) => runs.some((p) => p.id === r.run && p.method.kind !== 'base'));
+  const series = buildRunSeries(rows, study.analysis.metric);
+  try {
+    const analysis = analyzeRuns(series, analyzeOptions);
+    return { paths, runs, analysis, analyzeOptions };
+  } catch (err) {
+    if (!(err instanceof UserError)) throw err;
+    return { paths, runs, analysis: null, analysisSkipped: err.message, analyzeOptions };
+  }
+}
+
+/** evaluation.testSets: data set ids and spec files as evaluate takes them; "synthetic" (every set of the suite) or "synthetic:a,b". */
+async function studyTestSets(study: Study, suiteDir: string | undefined, dataDir: string | undefined): Promise<EvalTestSet[]> {
+  const out: EvalTestSet[] = [];
+  for (const arg of study.evaluation.testSets) {
+    if (arg === 'synthetic' || arg.startsWith('synthetic:')) {
+      if (!suiteDir) throw new UserError(`evaluation.testSets: "${arg}" needs a "synthetic:" section in the study`);
+      const sets = await resolveTestSets([suiteDir], { limit: study.evaluation.limit });
+      const wanted = arg === 'synthetic' ? undefined : arg.slice('synthetic:'.length).split(',');
+      for (const w of wanted ?? []) {
+        if (!sets.some((s) => s.id === w)) throw new UserError(`evaluation.testSets: the synthetic suite has no set "${w}" (it has ${sets.map((s) => s.id).join(', ')})`);
+      }
+      out.push(...sets.filter((s) => !wanted || wanted.includes(s.id)));
+    } else {
+      out.push(...(await resolveTestSets([arg], { limit: study.evaluation.limit, dataDir })));
+    }
+  }
+  return out;
+}
+
+/** Writes the synthetic suite once (its files double as the from-scratch tokenizer). */
+async function prepareSynthetic(study: Study, paths: StudyPaths): Promise<string | undefined> {
+  if (!study.synthetic) return undefined;
+  if (!fs.existsSync(path.join(paths.synthetic, 'suite.json'))) {
+    await writeSuite(paths.synthetic, generateSuite(study.synthetic));
+  }
+  return paths.synthetic;
+}
+
+interface RunContext {
+  paths: StudyPaths; studyDir: string; dataDir?: string; suiteDir?: string; testSets: EvalTestSet[];
+  log: (line: string) => void; opts: RunStudyOptions;
+}
+
+async function executeRun(study: Study, run: RunPlan, ctx: RunContext): Promise<void> {
+  const modelDir = await resolveModel(run, ctx);
+  const { method } = run;
+  const store = ResultStore.open(ctx.paths.store);
+  try {
+    store.upsertRun({
+      id: run.id, model: run.model.id, trainingSet: run.trainingSet.id, method: method.name, seed: run.seed,
+      studyFile: ctx.paths.studyFile, versions: studyVersions(),
+      attributes: {
+        kind: method.kind, finetune: method.kind === 'base' ? null : method.finetune,
+        training_task: run.trainingSet.task ?? null, in_domain: run.trainingSet.inDomain ?? [study.evaluation.control],
+        study: study.name,
+      },
+    });
+  } finally {
+    store.close();
+  }
+
+  const variants = promptVariants(study.evaluation.prompts, method.kind === 'base' ? method.shots : undefined);
+  const evaluate = async (checkpoints: { step: number; dir: string; base?: string }[]) => {
+    await evaluateGrid({
+      storePath: ctx.paths.store, run: run.id, runModel: run.model.id, checkpoints, testSets: ctx.testSets, variants,
+      task: study.evaluation.task, scoring: study.evaluation.scoring, progress: ctx.opts.evalProgress,
+    });
+  };
+
+  if (method.kind === 'base') {
+    await evaluate([{ step: 0, dir: modelDir }]);
+    return;
+  }
+
+  const runDir = path.join(ctx.paths.runs, run.id);
+  const training = await loadTrainingExamples(run.trainingSet, { studyDir: ctx.studyDir, dataDir: ctx.dataDir, suiteDir: ctx.suiteDir });
+  const taskName = run.trainingSet.task ?? training.taskPreset ?? study.evaluation.task;
+  const task = resolveTask({ task: taskName, scoring: study.evaluation.scoring }, ctx.testSets.find((t) => t.id === study.evaluation.control)!);
+  const store2 = ResultStore.open(ctx.paths.store);
+  try {
+    await train({
+      model: modelDir, outDir: runDir, task, train: training.examples, dataName: run.trainingSet.id,
+      demonstrations: method.kind === 'fticl'
+        ? { pool: training.examples, selection: method.demonstrationSelection === 'first' ? { kind: 'first-k', k: method.demonstrations! } : { kind: 'sampled', k: method.demonstrations!, seed: run.seed } }
+        : undefined,
+      method: method.finetune,
+      lora: method.finetune === 'lora' ? { r: method.lora?.r ?? 8, alpha: method.lora?.alpha ?? 32, dropout: method.lora?.dropout ?? 0.1, targetModules: method.lora?.targets ?? [] } : undefined,
+      lr: method.lr!, weightDecay: method.weightDecay, schedule: method.schedule, warmupRatio: method.warmupRatio,
+      batchSize: method.batchSize, gradAccum: method.gradAccum, maxGradNorm: method.maxGradNorm,
+      epochs: method.epochs, maxSteps: method.steps, seed: run.seed, trainSize: run.trainingSet.size,
+      checkpoints: study.checkpoints, store: store2, run: run.id, progress: ctx.opts.trainProgress, logEvery: LOG_EVERY,
+      onCheckpoint: async ({ step }) => {
+        const found = discoverCheckpoints(runDir, { baseModel: modelDir }).checkpoints.filter((c) => c.step === step);
+        if (found.length) await evaluate(found);
+      },
+    });
+  } finally {
+    store2.close();
+  }
+  // Checkpoints written by an earlier, interrupted invocation (or before a resume) are evaluated
+  // here; the cache makes this free for those already done.
+  await evaluate(discoverCheckpoints(runDir, { baseModel: modelDir }).checkpoints);
+}
+
+async function resolveModel(run: RunPlan, ctx: RunContext): Promise<string> {
+  const m = run.model;
+  if (m.path !== undefined) {
+    const dir = path.resolve(ctx.studyDir, m.path);
+    if (!fs.existsSync(path.join(dir, 'config.json'))) {
+      const hint = m.smaller ? ` To try the pipeline first, use a smaller model of the same family, e.g. ${m.smaller}.` : '';
+      throw new UserError(`model "${m.id}": ${dir} is not a Hugging Face model folder (no config.json). ` +
+        `Download it with: genstudy data pull <hub id> --repo-type model, then point models[].path at the snapshot folder it prints.${hint}`);
+    }
+    return dir;
+  }
+  const init = m.init!;
+  const dir = path.join(ctx.paths.models, m.id);
+  if (fs.existsSync(path.join(dir, 'config.json'))) return dir;
+  const tokenizerDir = init.tokenizer === 'synthetic' ? ctx.suiteDir : path.resolve(ctx.studyDir, init.tokenizer);
+  if (!tokenizerDir) throw new UserError(`model "${m.id}": init.tokenizer "synthetic" needs a "synthetic:" section in the study`);
+  const vocab = JSON.parse(fs.readFileSync(path.join(tokenizerDir, 'tokenizer.json'), 'utf8')) as { model: { vocab: Record<string, number> }; added_tokens?: { id: number }[] };
+  const vocabSize = Math.max(...Object.values(vocab.model.vocab), ...(vocab.added_tokens ?? []).map((t) => t.id)) + 1;
+  const shape = { layers: init.layers, hidden: init.hidden, heads: init.heads };
+  const config = init.family === 'gpt2' ? tinyGpt2Config(vocabSize, shape) : tinyLlamaConfig(vocabSize, shape);
+  await initModel(config, tokenizerDir, INIT_SEED, dir);
+  return dir;
+}
