@@ -22,7 +22,12 @@ export function provenanceSection(data: ReportData, prov: Provenance, tables: re
 
   out.push('<h3>Study file</h3>');
   const recorded = [...new Set(data.runs.map((r) => r.studyFile).filter((x): x is string => !!x))];
-  if (recorded.length) out.push(`<p class="small">Recorded with the runs: ${recorded.map((f) => `<code>${esc(f)}</code>`).join(', ')}</p>`);
+  // runs.study_file holds a path or the file's text; text is shown as a block.
+  const paths = recorded.filter((f) => !f.includes('\n'));
+  if (paths.length) out.push(`<p class="small">Recorded with the runs: ${paths.map((f) => `<code>${esc(f)}</code>`).join(', ')}</p>`);
+  for (const text of recorded.filter((f) => f.includes('\n'))) {
+    out.push(`<p class="small">Recorded with the runs (sha256 <code>${esc(sha256(text))}</code>):</p><pre>${esc(text)}</pre>`);
+  }
   if (prov.studyFile) {
     out.push(`<p class="small"><code>${esc(prov.studyFile.path)}</code>, sha256 <code>${esc(prov.studyFile.sha256)}</code></p>`);
     out.push(`<pre id="study-file">${esc(prov.studyFile.text)}</pre>`);
