@@ -21,9 +21,18 @@ export function studyAHeadline(a: StudyA): string {
   const differs = verdicts.filter((v) => v === 'sign differs').length;
   const none = verdicts.filter((v) => v === 'none significant').length;
   const partial = pairs - consistent - differs - none;
-  const counts = `${consistent} of ${pairs} pairs of OOD test sets keep the same significant sign in every run, ${differs} change sign between runs, ` +
-    `${partial} are significant in some runs only and ${none} in none`;
-  if (runs === 1) return `Only one run could be analysed, so agreement across runs is not tested: in it, ${counts.replace(' in every run', '').replace(', 0 change sign between runs', '')}.`;
+  // The first clause always, the others only when they count something.
+  const rest = [
+    differs ? `${differs} change sign between runs` : '',
+    partial ? `${partial} ${partial === 1 ? 'is' : 'are'} significant in some runs only` : '',
+    none ? `${none} ${none === 1 ? 'is' : 'are'} significant in none` : '',
+  ].filter(Boolean);
+  const clauses = [`${consistent} of ${pairs} pairs of OOD test sets keep the same significant sign in every run`, ...rest];
+  const counts = clauses.length === 1 ? clauses[0] : `${clauses.slice(0, -1).join(', ')} and ${clauses[clauses.length - 1]}`;
+  if (runs === 1) {
+    const signs = a.analysis.runs[0].pairs.filter((p) => isSignificant(p, a.options!.alpha)).length;
+    return `Only one run could be analysed, so agreement across runs is not tested: in it, ${signs} of ${pairs} pairs of OOD test sets are significantly correlated (adjusted p < ${a.options.alpha}).`;
+  }
   // A pair significant in no run is consistent too (no relation anywhere); only a sign change or a
   // sign in some runs and not others counts against generalising.
   const answer = differs > 0 ? 'No' : partial > 0 ? 'Partly' : 'Yes';
