@@ -47,7 +47,7 @@ export function registerScore(program: Command): void {
     .requiredOption('--model <dir>', 'Hugging Face model folder (config.json, model.safetensors, tokenizer.json)')
     .requiredOption('--input <file>', 'JSON lines {"id": ..., "context": ..., "continuation": ...}')
     .addOption(new Option('--format <format>', 'output: one JSON document, or one JSON line per pair').choices(['json', 'jsonl']).default('json'))
-    .option('--batch-tokens <n>', 'padded tokens per forward batch', '4096')
+    .option('--batch-tokens <n>', 'padded tokens per forward batch', '1024')
     .action(async (flags: ScoreFlags) => {
       const batchTokens = Number(flags.batchTokens);
       if (!Number.isInteger(batchTokens) || batchTokens < 1) throw new UserError(`--batch-tokens ${flags.batchTokens}: expected a positive integer`);

@@ -76,7 +76,7 @@ for (const family of ['gpt2', 'llama'] as const) {
     }
   });
 
-  test(`${family}: padding and batching change no score`, async (t) => {
+  test(`${family}: padding, batching and lm-head chunks change no score`, async (t) => {
     const dir = goldenDir(family);
     if (!dir) return t.skip(NO_SHARED);
     const m = await loadModel(dir, { maxBatchTokens: 100000 });
@@ -85,6 +85,11 @@ for (const family of ['gpt2', 'llama'] as const) {
       const together = await m.score(reqs);
       m.maxBatchTokens = 1;
       const alone = await m.score(reqs);
+      // The lm head in chunks of 3 rows gives the same numbers.
+      m.maxBatchTokens = 100000;
+      m.logitsPerChunk = 3 * m.arch.vocabSize;
+      const chunked = await m.score(reqs);
+      chunked.forEach((r, i) => assert.ok(Math.abs(r.logprob - together[i].logprob) < 1e-5 && r.isGreedy === together[i].isGreedy, `chunked pair ${i}`));
       together.forEach((r, i) => {
         assert.ok(Math.abs(r.logprob - alone[i].logprob) < 1e-4, `pair ${i}: ${r.logprob} vs ${alone[i].logprob}`);
         assert.equal(r.isGreedy, alone[i].isGreedy);

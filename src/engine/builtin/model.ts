@@ -15,10 +15,13 @@ import type { HfTokenizer } from './tokenizer.ts';
 export interface EngineOptions {
   /** Padded tokens per forward batch (rows x longest row); larger is faster up to memory limits. */
   maxBatchTokens?: number;
+  /** Logits computed at once when scoring (default 16M floats, 64 MB): bounds memory for large vocabularies. */
+  logitsPerChunk?: number;
 }
 
 export class BuiltinModel implements LanguageModel {
   maxBatchTokens: number;
+  logitsPerChunk: number;
 
   constructor(
     readonly id: string,
@@ -31,7 +34,9 @@ export class BuiltinModel implements LanguageModel {
     readonly config: Record<string, unknown>,
     opts: EngineOptions = {},
   ) {
-    this.maxBatchTokens = opts.maxBatchTokens ?? 4096;
+    // Throughput on wasm is flat from 512 to 4096 tokens per batch (bench/engine.ts); memory is not.
+    this.maxBatchTokens = opts.maxBatchTokens ?? 1024;
+    this.logitsPerChunk = opts.logitsPerChunk ?? 1 << 24;
   }
 
   /** The model's longest sequence (learned position tables; the config's hint for rotary models). */

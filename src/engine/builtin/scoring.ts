@@ -43,14 +43,23 @@ async function scoreBatch(model: BuiltinModel, pairs: EncodedPair[]): Promise<To
   });
   if (at.length === 0) return pairs.map(() => ({ logprob: 0, tokens: 0, isGreedy: true, tokenIds: [], tokenLogprobs: [] }));
   const vocab = model.arch.vocabSize;
+  // The lm head runs on at most model.logitsPerChunk logits at a time, each chunk in its own scope,
+  // so a large vocabulary (150k for Qwen2) does not need rows x vocab floats several times over.
+  const chunk = Math.max(1, Math.floor(model.logitsPerChunk / vocab));
   const [picked, greedy] = tf.tidy(() => {
     const { hidden } = model.step(ids, keyMask, 0);
-    const rowsAt = tf.gather(tf.reshape(hidden, [-1, hidden.shape[2]]), tf.tensor1d(at, 'int32'));
-    const logits = model.logitsOf(rowsAt as tf.Tensor2D);
-    // log-softmax read at the targets only: logit[target] - logsumexp(row).
-    const flat = tf.tensor1d(target.map((tok, n) => n * vocab + tok), 'int32');
-    const picked = tf.sub(tf.gather(tf.reshape(logits, [-1]), flat), tf.logSumExp(logits, 1));
-    return [picked, tf.argMax(logits, 1)];
+    const rowsAt = tf.gather(tf.reshape(hidden, [-1, hidden.shape[2]]), tf.tensor1d(at, 'int32')) as tf.Tensor2D;
+    const parts: tf.Tensor[][] = [];
+    for (let start = 0; start < at.length; start += chunk) {
+      const n = Math.min(chunk, at.length - start);
+      parts.push(tf.tidy(() => {
+        const logits = model.logitsOf(tf.slice(rowsAt, [start, 0], [n, -1]));
+        // log-softmax read at the targets only: logit[target] - logsumexp(row).
+        const flat = tf.tensor1d(target.slice(start, start + n).map((tok, r) => r * vocab + tok), 'int32');
+        return [tf.sub(tf.gather(tf.reshape(logits, [-1]), flat), tf.logSumExp(logits, 1)), tf.argMax(logits, 1)];
+      }));
+    }
+    return parts.length === 1 ? parts[0] : [tf.concat(parts.map((p) => p[0])), tf.concat(parts.map((p) => p[1]))];
   });
   const [lp, am] = await Promise.all([picked.data(), greedy.data()]);
   picked.dispose();
