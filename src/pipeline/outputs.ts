@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { Study } from '../config/schema.ts';
 import { formatAgreementCsv, formatJson, formatPairsCsv, formatTable, headline } from '../analyze/format.ts';
 import type { StudyResult } from './run-study.ts';
+import { writeReport } from '../report/index.ts';
 
 export interface StudyOutputs { analysis?: string; report?: string }
 
@@ -19,7 +20,13 @@ export async function writeStudyOutputs(study: Study, result: StudyResult): Prom
     await writeAtomic(path.join(dir, 'analysis.txt'), formatTable(result.analysis, result.analyzeOptions));
     out.analysis = dir;
   }
-  void study;
+  const { analysis: a } = study;
+  const report = await writeReport(path.join(result.paths.out, 'report'), {
+    storePath: result.paths.store, control: study.evaluation.control, metric: a.metric, title: `genstudy: ${study.name}`,
+    studyFile: result.paths.studyFile,
+    analysis: { method: a.method, residualiser: a.residualiser, correction: a.correction, alpha: a.alpha, bootstrap: a.bootstrap, permutations: a.permutations, differences: a.differences, seed: a.seed },
+  });
+  out.report = report.html;
   return out;
 }
 

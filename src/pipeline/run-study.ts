@@ -130,11 +130,13 @@ async function executeRun(study: Study, run: RunPlan, ctx: RunContext): Promise<
   const store = ResultStore.open(ctx.paths.store);
   try {
     store.upsertRun({
-      id: run.id, model: run.model.id, trainingSet: run.trainingSet.id, method: method.name, seed: run.seed,
+      // The report's study-B matrices read the method kind (base / ft / fticl) from runs.method.
+      id: run.id, model: run.model.id, trainingSet: run.trainingSet.id, method: method.kind, seed: run.seed,
       studyFile: ctx.paths.studyFile, versions: studyVersions(),
       attributes: {
-        kind: method.kind, finetune: method.kind === 'base' ? null : method.finetune,
-        training_task: run.trainingSet.task ?? null, in_domain: run.trainingSet.inDomain ?? [study.evaluation.control],
+        method_name: method.name, finetune: method.kind === 'base' ? null : method.finetune,
+        training_task: run.trainingSet.task ?? run.trainingSet.id, control_test_set: study.evaluation.control,
+        shots: method.kind === 'fticl' ? method.demonstrations : undefined, train_size: run.trainingSet.size,
         study: study.name,
       },
     });
