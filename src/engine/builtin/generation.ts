@@ -31,7 +31,8 @@ function cutAtStop(text: string, stops: string[] | undefined): string | undefine
   return cut === undefined ? undefined : text.slice(0, cut);
 }
 
-async function generateBatch(model: BuiltinModel, prompts: number[][], reqs: GenerateRequest[]): Promise<string[]> {
+/** One left-padded batch of tokenised prompts (generate() sorts them into batches); exported for src/serve. */
+export async function generateBatch(model: BuiltinModel, prompts: number[][], reqs: GenerateRequest[]): Promise<string[]> {
   const tok = model.tokenizer;
   const eos = tok.eosTokenId;
   const rows = prompts.map((p) => (p.length > 0 ? p : [tok.bosTokenId ?? eos ?? 0]));
