@@ -151,3 +151,23 @@ test('inputs longer than the model are cut from the left, as lm-evaluation-harne
     m.dispose();
   }
 });
+
+test('empty and whitespace-only contexts are scored from the prefix token', async (t) => {
+  const dir = goldenDir('gpt2');
+  if (!dir) return t.skip(NO_SHARED);
+  const m = await loadModel(dir);
+  try {
+    const [empty, spaces, alone] = await m.score([
+      { context: '', continuation: ' hello there' },
+      { context: '  ', continuation: 'hello there' },
+      { context: '<|endoftext|>', continuation: ' hello there' },
+    ]);
+    // GPT-2's prefix token is <|endoftext|> (its BOS and EOS): the first and third are the same request.
+    assert.ok(Math.abs(empty.logprob - alone.logprob) < 1e-5, `${empty.logprob} vs ${alone.logprob}`);
+    assert.equal(empty.tokens, alone.tokens);
+    assert.equal(spaces.tokens, m.tokenizer.encode('  hello there').length);
+    assert.ok(Number.isFinite(spaces.logprob));
+  } finally {
+    m.dispose();
+  }
+});
