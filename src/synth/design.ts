@@ -68,36 +68,37 @@ export function idDesign(o: SuiteOptions): SetDesign {
 export function defaultOodDesigns(o: SuiteOptions): SetDesign[] {
   const id = idDesign(o);
   const c = o.oodCueRate ?? DEFAULTS.oodCueRate;
-  const noNegation = { negationGivenYes: 0, negationGivenNo: 0 };
-  // Every hypothesis reuses the premise's words: overlap says nothing about the label, and a
-  // model's reliance on it moves both negation sets alike, which keeps their contrast visible
-  // once ID accuracy is regressed out (balanced overlap would blur it).
-  const noOverlapCue = { overlapGivenYes: 1, overlapGivenNo: 1 };
+  // Each cue set differs from training in its own cue only: the other cue keeps its training
+  // rates, so a model's reliance on that other cue moves the set as it moves the ID set and is
+  // removed when ID accuracy is regressed out (test/synth/structure.test.ts measured this choice
+  // against removing the other cue, which leaves a shared residual).
+  const idNegation = { negationGivenYes: id.negationGivenYes, negationGivenNo: id.negationGivenNo };
+  const idOverlap = { overlapGivenYes: id.overlapGivenYes, overlapGivenNo: id.overlapGivenNo };
   return [
     {
       id: 'overlap-consistent-long', role: 'ood', cue: 'overlap', relation: 'consistent',
-      shift: 'every premise has a place phrase (longer sentences); no negation',
-      overlapGivenYes: c, overlapGivenNo: 1 - c, ...noNegation, placeRate: 1, substitution: 'mixed', vocabulary: 'id',
+      shift: 'every premise has a place phrase (longer sentences); negation as in training',
+      overlapGivenYes: c, overlapGivenNo: 1 - c, ...idNegation, placeRate: 1, substitution: 'mixed', vocabulary: 'id',
     },
     {
       id: 'overlap-consistent-nouns', role: 'ood', cue: 'overlap', relation: 'consistent',
-      shift: 'substitutions on nouns only (hypernyms, unrelated nouns), no place phrases, no negation',
-      overlapGivenYes: c, overlapGivenNo: 1 - c, ...noNegation, placeRate: 0, substitution: 'hypernym', vocabulary: 'id',
+      shift: 'substitutions on nouns only (hypernyms, unrelated nouns), no place phrases; negation as in training',
+      overlapGivenYes: c, overlapGivenNo: 1 - c, ...idNegation, placeRate: 0, substitution: 'hypernym', vocabulary: 'id',
     },
     {
       id: 'overlap-broken', role: 'ood', cue: 'overlap', relation: 'broken',
-      shift: 'HANS-like: entailed hypotheses use new words, non-entailed ones reuse the premise\'s words (swapped roles); no negation',
-      overlapGivenYes: 1 - c, overlapGivenNo: c, ...noNegation, placeRate: 0.5, substitution: 'mixed', vocabulary: 'id',
+      shift: 'HANS-like: entailed hypotheses use new words, non-entailed ones reuse the premise\'s words (swapped roles, flipped polarity); negation as in training',
+      overlapGivenYes: 1 - c, overlapGivenNo: c, ...idNegation, placeRate: 0.5, substitution: 'mixed', vocabulary: 'id',
     },
     {
       id: 'negation-consistent', role: 'ood', cue: 'negation', relation: 'consistent',
-      shift: '"never" in the hypothesis only when the answer is No; every hypothesis reuses the premise\'s words',
-      ...noOverlapCue, negationGivenYes: 0, negationGivenNo: c, placeRate: 0.5, substitution: 'mixed', vocabulary: 'id',
+      shift: '"never" in the hypothesis only when the answer is No; overlap as in training',
+      ...idOverlap, negationGivenYes: 0, negationGivenNo: c, placeRate: 0.5, substitution: 'mixed', vocabulary: 'id',
     },
     {
       id: 'negation-broken', role: 'ood', cue: 'negation', relation: 'broken',
-      shift: '"never" in the hypothesis only when the answer is Yes (both sentences negated); every hypothesis reuses the premise\'s words',
-      ...noOverlapCue, negationGivenYes: c, negationGivenNo: 0, placeRate: 0.5, substitution: 'mixed', vocabulary: 'id',
+      shift: '"never" in the hypothesis only when the answer is Yes (both sentences negated); overlap as in training',
+      ...idOverlap, negationGivenYes: c, negationGivenNo: 0, placeRate: 0.5, substitution: 'mixed', vocabulary: 'id',
     },
     {
       ...id, id: 'vocabulary-shift', role: 'ood', cue: 'none', relation: 'none',

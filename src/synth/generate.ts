@@ -6,7 +6,8 @@
 // carries two spurious cues that agree with the label more often than not:
 //   overlap  - every content word of the hypothesis occurs in the premise  -> Yes (default 80%)
 //   negation - "never" in the hypothesis                                   -> No  (40% of No, 10% of Yes)
-// The OOD sets (design.ts, defaultOodDesigns) keep the rule and change the cues or a neutral property:
+// The OOD sets (design.ts, defaultOodDesigns) keep the rule and change one cue (the other keeps
+// its training rates) or only a neutral property:
 //   overlap-consistent-long, overlap-consistent-nouns  overlap cue still predictive (2 sets sharing it)
 //   overlap-broken                                     overlap cue reversed (HANS-like)
 //   negation-consistent / negation-broken              negation cue predictive / reversed
