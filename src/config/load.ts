@@ -34,7 +34,10 @@ function describeIssues(issues: readonly z.core.$ZodIssue[], doc: Document, line
   const shown = issues.slice(0, 5).map((issue) => {
     const path = issue.path.map(String);
     const field = path.length ? path.join('.') : '(top level)';
-    return `${file}:${lineOf(doc, lines, issue.path as (string | number)[])}: ${field}: ${issue.message}`;
+    // An unknown key is best shown where it is written, not where its parent starts.
+    const at = issue.code === 'unrecognized_keys' ? [...issue.path, issue.keys[0]] : issue.path;
+    const message = issue.code === 'invalid_type' && /received undefined/.test(issue.message) ? `missing (expected ${issue.expected})` : issue.message;
+    return `${file}:${lineOf(doc, lines, at as (string | number)[])}: ${field}: ${message}`;
   });
   if (issues.length > shown.length) shown.push(`... and ${issues.length - shown.length} more`);
   return shown.join('\n');

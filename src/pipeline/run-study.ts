@@ -9,7 +9,7 @@ import { UserError } from '../errors.ts';
 import { expandStudy, type RunPlan } from '../config/expand.ts';
 import type { Study } from '../config/schema.ts';
 import { generateSuite, writeSuite } from '../synth/index.ts';
-import { ResultStore } from '../store/result-store.ts';
+import { ResultStore, type RunRecord } from '../store/result-store.ts';
 import { discoverCheckpoints, evaluateGrid, promptVariants, resolveTestSets, resolveTask, type EvalTestSet, type ProgressSink as EvalProgress } from '../evaluate/index.ts';
 import { initModel, tinyGpt2Config, tinyLlamaConfig, train, type ProgressSink as TrainProgress } from '../train/index.ts';
 import { readStoreScores } from '../analyze/read-scores.ts';
@@ -42,6 +42,8 @@ export interface StudyResult {
   /** Why there is no analysis (e.g. too few checkpoints), when there is none. */
   analysisSkipped?: string;
   analyzeOptions: AnalyzeOptions;
+  /** Model work done by this invocation: example answers computed (not from the cache) and optimiser steps taken. */
+  work: { answersComputed: number; answersCached: number; trainingSteps: number };
 }
 
 export function studyPaths(study: Study, studyFile: string, outOverride?: string): StudyPaths {
@@ -74,9 +76,10 @@ export async function runStudy(study: Study, studyFile: string, opts: RunStudyOp
   }
   log(`genstudy: study "${study.name}": ${runs.length} run(s), ${testSets.length} test sets; results in ${paths.out}`);
 
+  const work = { answersComputed: 0, answersCached: 0, trainingSteps: 0 };
   for (const [i, run] of runs.entries()) {
     log(`genstudy: run ${i + 1}/${runs.length}: ${run.id}`);
-    await executeRun(study, run, { paths, studyDir, dataDir, suiteDir, testSets, log, opts });
+    await executeRun(study, run, { paths, studyDir, dataDir, suiteDir, testSets, log, opts, work });
   }
 
   const analyzeOptions: AnalyzeOptions = { ...study.analysis, control: study.evaluation.control, blockLength: undefined, testSets: undefined };
@@ -84,10 +87,10 @@ export async function runStudy(study: Study, studyFile: string, opts: RunStudyOp
   const series = buildRunSeries(rows, study.analysis.metric);
   try {
     const analysis = analyzeRuns(series, analyzeOptions);
-    return { paths, runs, analysis, analyzeOptions };
+    return { paths, runs, analysis, analyzeOptions, work };
   } catch (err) {
     if (!(err instanceof UserError)) throw err;
-    return { paths, runs, analysis: null, analysisSkipped: err.message, analyzeOptions };
+    return { paths, runs, analysis: null, analysisSkipped: err.message, analyzeOptions, work };
   }
 }
 
@@ -121,35 +124,33 @@ async function prepareSynthetic(study: Study, paths: StudyPaths): Promise<string
 
 interface RunContext {
   paths: StudyPaths; studyDir: string; dataDir?: string; suiteDir?: string; testSets: EvalTestSet[];
-  log: (line: string) => void; opts: RunStudyOptions;
+  log: (line: string) => void; opts: RunStudyOptions; work: StudyResult['work'];
 }
 
 async function executeRun(study: Study, run: RunPlan, ctx: RunContext): Promise<void> {
   const modelDir = await resolveModel(run, ctx);
   const { method } = run;
-  const store = ResultStore.open(ctx.paths.store);
-  try {
-    store.upsertRun({
-      // The report's study-B matrices read the method kind (base / ft / fticl) from runs.method.
-      id: run.id, model: run.model.id, trainingSet: run.trainingSet.id, method: method.kind, seed: run.seed,
-      studyFile: ctx.paths.studyFile, versions: studyVersions(),
-      attributes: {
-        method_name: method.name, finetune: method.kind === 'base' ? null : method.finetune,
-        training_task: run.trainingSet.task ?? run.trainingSet.id, control_test_set: study.evaluation.control,
-        shots: method.kind === 'fticl' ? method.demonstrations : undefined, train_size: run.trainingSet.size,
-        study: study.name,
-      },
-    });
-  } finally {
-    store.close();
-  }
+  const runRecord: RunRecord = {
+    // The report's study-B matrices read the method kind (base / ft / fticl) from runs.method.
+    id: run.id, model: run.model.id, trainingSet: run.trainingSet.id, method: method.kind, seed: run.seed,
+    studyFile: ctx.paths.studyFile, versions: studyVersions(),
+    attributes: {
+      method_name: method.name, finetune: method.kind === 'base' ? null : method.finetune,
+      training_task: run.trainingSet.task ?? run.trainingSet.id, control_test_set: study.evaluation.control,
+      shots: method.kind === 'fticl' ? method.demonstrations : undefined, train_size: run.trainingSet.size,
+      study: study.name,
+    },
+  };
+  recordRun(ctx.paths.store, runRecord);
 
   const variants = promptVariants(study.evaluation.prompts, method.kind === 'base' ? method.shots : undefined);
   const evaluate = async (checkpoints: { step: number; dir: string; base?: string }[]) => {
-    await evaluateGrid({
+    const summary = await evaluateGrid({
       storePath: ctx.paths.store, run: run.id, runModel: run.model.id, checkpoints, testSets: ctx.testSets, variants,
       task: study.evaluation.task, scoring: study.evaluation.scoring, progress: ctx.opts.evalProgress,
     });
+    ctx.work.answersComputed += summary.computed;
+    ctx.work.answersCached += summary.cached;
   };
 
   if (method.kind === 'base') {
@@ -163,7 +164,7 @@ async function executeRun(study: Study, run: RunPlan, ctx: RunContext): Promise<
   const task = resolveTask({ task: taskName, scoring: study.evaluation.scoring }, ctx.testSets.find((t) => t.id === study.evaluation.control)!);
   const store2 = ResultStore.open(ctx.paths.store);
   try {
-    await train({
+    const trained = await train({
       model: modelDir, outDir: runDir, task, train: training.examples, dataName: run.trainingSet.id,
       demonstrations: method.kind === 'fticl'
         ? { pool: training.examples, selection: method.demonstrationSelection === 'first' ? { kind: 'first-k', k: method.demonstrations! } : { kind: 'sampled', k: method.demonstrations!, seed: run.seed } }
@@ -179,12 +180,26 @@ async function executeRun(study: Study, run: RunPlan, ctx: RunContext): Promise<
         if (found.length) await evaluate(found);
       },
     });
+    ctx.work.trainingSteps += trained.steps - (trained.resumedFrom ?? 0);
+    // The trainer records its own settings on the run; the study's description of it wins.
+    recordRun(ctx.paths.store, runRecord);
   } finally {
     store2.close();
   }
   // Checkpoints written by an earlier, interrupted invocation (or before a resume) are evaluated
   // here; the cache makes this free for those already done.
   await evaluate(discoverCheckpoints(runDir, { baseModel: modelDir }).checkpoints);
+}
+
+/** Upserts the run, keeping attributes others (the trainer) recorded that this record does not name. */
+function recordRun(storePath: string, record: RunRecord): void {
+  const store = ResultStore.open(storePath);
+  try {
+    const earlier = store.runs().find((r) => r.id === record.id);
+    store.upsertRun({ ...record, attributes: { ...earlier?.attributes, ...record.attributes } });
+  } finally {
+    store.close();
+  }
 }
 
 async function resolveModel(run: RunPlan, ctx: RunContext): Promise<string> {

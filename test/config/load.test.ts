@@ -1,0 +1,59 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { parseStudy } from '../../src/config/load.ts';
+import { expandStudy } from '../../src/config/expand.ts';
+
+const VALID = `name: s
+synthetic: { seed: 1 }
+models:
+  - id: tiny
+    init: { family: gpt2 }
+  - id: opt
+    path: models/opt-125m
+training:
+  - id: synthetic
+    data: synthetic
+methods:
+  - name: base
+    kind: base
+    shots: [0, 2]
+  - name: ft
+    kind: ft
+    lr: 0.001
+    steps: 10
+seeds: [1, 2]
+evaluation:
+  control: in-domain
+  testSets: [synthetic]
+`;
+
+test('a valid study gets its defaults and expands into models x training sets x methods x seeds', () => {
+  const study = parseStudy(VALID, 'study.yaml');
+  assert.equal(study.analysis.residualiser, 'linear');
+  assert.equal(study.analysis.correction, 'holm');
+  assert.deepEqual(study.checkpoints, { atStart: true, atEnd: true });
+  assert.equal(study.methods[1].batchSize, 8);
+  const runs = expandStudy(study).map((r) => r.id);
+  assert.deepEqual(runs, [
+    'tiny--synthetic--base', 'tiny--synthetic--ft--seed1', 'tiny--synthetic--ft--seed2',
+    'opt--synthetic--base', 'opt--synthetic--ft--seed1', 'opt--synthetic--ft--seed2',
+  ]);
+});
+
+test('errors name the file, the line and the field', () => {
+  const cases: [string, string, RegExp][] = [
+    ['family', VALID.replace('family: gpt2', 'family: gpt3'), /^study\.yaml:5: models\.0\.init\.family: Invalid option: expected one of "gpt2"\|"llama"/],
+    ['lr', VALID.replace('    lr: 0.001\n', ''), /^study\.yaml:15: methods\.1\.lr: a trained method needs lr/],
+    ['unknown key', VALID.replace('    steps: 10', '    stepz: 10'), /^study\.yaml:18: methods\.1: Unrecognized key: "stepz"/],
+    ['missing control', VALID.replace('  control: in-domain\n', ''), /^study\.yaml:21: evaluation\.control: missing \(expected string\)/],
+    ['yaml syntax', VALID.replace('seeds: [1, 2]', 'seeds: [1, 2'), /^study\.yaml:\d+:\d+: /],
+    ['duplicate key', VALID.replace('name: s\n', 'name: s\nname: t\n'), /^study\.yaml:2:1: Map keys must be unique/],
+    ['path and init', VALID.replace('    path: models/opt-125m', '    path: x\n    init: { family: gpt2 }'), /models\.1: give exactly one of path or init/],
+  ];
+  for (const [what, text, expected] of cases) {
+    assert.throws(() => parseStudy(text, 'study.yaml'), (err: Error) => {
+      assert.match(err.message, expected, what);
+      return true;
+    }, what);
+  }
+});

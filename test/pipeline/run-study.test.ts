@@ -1,0 +1,84 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseStudy } from '../../src/config/load.ts';
+import { runStudy } from '../../src/pipeline/run-study.ts';
+import { writeStudyOutputs } from '../../src/pipeline/outputs.ts';
+import { ResultStore } from '../../src/store/result-store.ts';
+import { silentProgress } from '../../src/train/index.ts';
+import { NO_PROGRESS } from '../../src/evaluate/index.ts';
+
+// Two seeds of a one-layer model trained for 8 steps, checkpoints every 2: five checkpoints per run.
+const STUDY = `name: tiny
+synthetic: { seed: 3, trainSize: 64, testSize: 12 }
+models:
+  - id: tiny
+    init: { family: gpt2, layers: 1, hidden: 16, heads: 2 }
+training:
+  - id: synthetic
+    data: synthetic
+methods:
+  - name: ft
+    kind: ft
+    lr: 0.01
+    steps: 8
+    batchSize: 8
+seeds: [1, 2]
+checkpoints: { every: 2 }
+evaluation:
+  control: in-domain
+  testSets: [synthetic]
+`;
+
+function quiet() {
+  return { log: () => undefined, trainProgress: silentProgress, evalProgress: NO_PROGRESS };
+}
+
+function storeRows(file: string): unknown {
+  const store = ResultStore.open(file, { readonly: true });
+  try {
+    return { runs: store.runs().map((r) => [r.id, r.method, r.seed]), scores: store.scores(), log: store.trainingLog('tiny--synthetic--ft--seed1') };
+  } finally {
+    store.close();
+  }
+}
+
+test('a study trains every run, evaluates each checkpoint, analyses, reports, and a rerun does no model work', async (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'genstudy-run-'));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const file = path.join(dir, 'tiny.yaml');
+  fs.writeFileSync(file, STUDY);
+  const study = parseStudy(STUDY, file);
+
+  const first = await runStudy(study, file, quiet());
+  assert.equal(first.paths.out, path.join(dir, 'tiny'));
+  assert.equal(first.work.trainingSteps, 16);
+  assert.ok(first.work.answersComputed > 0);
+  const store = ResultStore.open(first.paths.store, { readonly: true });
+  const runs = store.runs();
+  assert.deepEqual(runs.map((r) => r.id), ['tiny--synthetic--ft--seed1', 'tiny--synthetic--ft--seed2']);
+  assert.equal(runs[0].method, 'ft');
+  assert.equal(runs[0].attributes?.control_test_set, 'in-domain');
+  const accuracy = store.scores({ run: runs[0].id, metric: 'accuracy' });
+  const sets = new Set(accuracy.map((s) => s.testSet));
+  assert.ok(sets.has('in-domain') && sets.size >= 5, `scored on ${[...sets].join(', ')}`);
+  assert.deepEqual([...new Set(accuracy.map((s) => s.step))], [0, 2, 4, 6, 8]);
+  assert.ok(store.trainingLog(runs[0].id).length > 0);
+  store.close();
+
+  assert.ok(first.analysis, first.analysisSkipped);
+  assert.equal(first.analysis.runs.length, 2);
+  assert.equal(first.analysis.runs[0].n, 5);
+  const written = await writeStudyOutputs(study, first);
+  assert.ok(fs.existsSync(path.join(written.analysis!, 'analysis.json')));
+  assert.match(fs.readFileSync(written.report!, 'utf8'), /<svg/);
+
+  const before = storeRows(first.paths.store);
+  const again = await runStudy(study, file, quiet());
+  assert.equal(again.work.trainingSteps, 0, 'a finished run is not trained again');
+  assert.equal(again.work.answersComputed, 0, 'every answer comes from the cache');
+  assert.deepEqual(storeRows(again.paths.store), before);
+  assert.deepEqual(again.analysis, first.analysis);
+});
