@@ -2,9 +2,11 @@
 // against one by one, and for leaked tensors.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
 import { loadModel } from '../../src/engine/index.ts';
-import { argmaxDecode, goldenDir, NO_SHARED } from './helpers.ts';
+import { argmaxDecode, copyToTemp, goldenDir, NO_SHARED } from './helpers.ts';
 
 const prompts = ['The cat sat on the', 'Once upon a time, there was a', 'Hi', 'Le café est fermé. Müller und Söhne', ' leading space', 'x'];
 
@@ -169,5 +171,23 @@ test('empty and whitespace-only contexts are scored from the prefix token', asyn
     assert.ok(Number.isFinite(spaces.logprob));
   } finally {
     m.dispose();
+  }
+});
+
+test('generation also stops at eos_token_id values of generation_config.json', async (t) => {
+  const src = goldenDir('gpt2');
+  if (!src) return t.skip(NO_SHARED);
+  const m = await loadModel(src);
+  const first = (await argmaxDecode(m, prompts[0], 3));
+  m.dispose();
+  assert.ok(first.length === 3);
+  const dir = copyToTemp(src);
+  fs.writeFileSync(path.join(dir, 'generation_config.json'), JSON.stringify({ eos_token_id: [296, first[1]] }));
+  const g = await loadModel(dir);
+  try {
+    const [text] = await g.generate([{ prompt: prompts[0], maxNewTokens: 10 }]);
+    assert.equal(text, g.tokenizer.decode([first[0]]));
+  } finally {
+    g.dispose();
   }
 });

@@ -1,6 +1,7 @@
 // generate(): greedy decoding with a KV cache, left-padded batches, stop sequences and max new tokens.
-// A row ends at EOS, at its token budget, or when its text contains a stop sequence; the returned text
-// is cut before the first stop sequence (lm-evaluation-harness's generate_until).
+// A row ends at an end-of-sequence token (model.stopTokenIds), at its token budget, or when its text
+// contains a stop sequence; the returned text is cut before the first stop sequence
+// (lm-evaluation-harness's generate_until).
 import * as tf from '@tensorflow/tfjs-core';
 import type { GenerateRequest } from '../../types.ts';
 import { lengthSortedBatches, pad } from './batching.ts';
@@ -35,6 +36,7 @@ function cutAtStop(text: string, stops: string[] | undefined): string | undefine
 export async function generateBatch(model: BuiltinModel, prompts: number[][], reqs: GenerateRequest[]): Promise<string[]> {
   const tok = model.tokenizer;
   const eos = tok.eosTokenId;
+  const stopIds = model.stopTokenIds;
   const rows = prompts.map((p) => (p.length > 0 ? p : [tok.bosTokenId ?? eos ?? 0]));
   const { ids, keyMask } = pad(rows, 'left', tok.padTokenId ?? eos ?? 0);
   const generated: number[][] = rows.map(() => []);
@@ -61,7 +63,7 @@ export async function generateBatch(model: BuiltinModel, prompts: number[][], re
       from += input[0].length;
       chosen.forEach((t, i) => {
         if (done[i]) return;
-        if (t === eos) { done[i] = true; return; }
+        if (stopIds.has(t)) { done[i] = true; return; }
         generated[i].push(t);
         if (reqs[i].stop?.length) {
           const cut = cutAtStop(tok.decode(generated[i], { skipSpecialTokens: true }), reqs[i].stop);

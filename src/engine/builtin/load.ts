@@ -1,9 +1,10 @@
 // Loading a Hugging Face checkpoint folder into a BuiltinModel.
+import fs from 'node:fs';
 import path from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
 import { UserError } from '../../errors.ts';
 import { initBackend } from './backend.ts';
-import { openWeights, readConfig, weightFiles } from './checkpoint.ts';
+import { openWeights, readConfig, readJsonFile, weightFiles } from './checkpoint.ts';
 import { weightsIdentity } from './identity.ts';
 import { BuiltinModel, type EngineOptions } from './model.ts';
 import { Params } from './params.ts';
@@ -50,5 +51,7 @@ export async function loadModel(dir: string, opts: EngineOptions = {}): Promise<
   } finally {
     for (const r of readers) r.close();
   }
-  return new BuiltinModel(weightsIdentity(files), dir, family, arch, new Params(tensors), tokenizer, config, opts);
+  const genFile = path.join(dir, 'generation_config.json');
+  const generationConfig = fs.existsSync(genFile) ? readJsonFile(genFile) : undefined;
+  return new BuiltinModel(weightsIdentity(files), dir, family, arch, new Params(tensors), tokenizer, config, opts, generationConfig);
 }

@@ -33,10 +33,28 @@ export class BuiltinModel implements LanguageModel {
     /** config.json as read, written back unchanged on save. */
     readonly config: Record<string, unknown>,
     opts: EngineOptions = {},
+    /** generation_config.json when the folder has one. */
+    readonly generationConfig?: Record<string, unknown>,
   ) {
     // Throughput on wasm is flat from 512 to 4096 tokens per batch (bench/engine.ts); memory is not.
     this.maxBatchTokens = opts.maxBatchTokens ?? 1024;
     this.logitsPerChunk = opts.logitsPerChunk ?? 1 << 24;
+  }
+
+  /**
+   * Token ids that end generation: the tokenizer's EOS and every eos_token_id of config.json and
+   * generation_config.json (a number or a list, e.g. Llama 3's end-of-turn tokens), as transformers'
+   * generate stops on.
+   */
+  get stopTokenIds(): Set<number> {
+    const ids = new Set<number>();
+    if (this.tokenizer.eosTokenId !== undefined) ids.add(this.tokenizer.eosTokenId);
+    const add = (v: unknown) => {
+      for (const x of Array.isArray(v) ? v : [v]) if (typeof x === 'number') ids.add(x);
+    };
+    add(this.config.eos_token_id);
+    add(this.generationConfig?.eos_token_id);
+    return ids;
   }
 
   /** The model's longest sequence (learned position tables; the config's hint for rotary models). */
