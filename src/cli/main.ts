@@ -9,6 +9,7 @@ import { registerEvaluate } from './evaluate.ts';
 import { registerMetrics } from './metrics.ts';
 import { registerReport } from './report.ts';
 import { registerScore } from './score.ts';
+import { registerServe } from './serve.ts';
 import { registerTrain } from './train.ts';
 
 export function buildProgram(): Command {
@@ -24,6 +25,7 @@ export function buildProgram(): Command {
   registerMetrics(program);
   registerReport(program);
   registerScore(program);
+  registerServe(program);
   registerTrain(program);
   return program;
 }

@@ -1,0 +1,70 @@
+// Log-probabilities of every prompt token given the tokens before it (an echo request), with the
+// top-k alternatives at each position: what an OpenAI-compatible server returns for
+// `echo: true, logprobs: k` and vLLM returns as `prompt_logprobs`. Computed like the built-in
+// engine's score() (engine/builtin/scoring.ts): right-padded length-sorted batches, the lm head in
+// bounded chunks, log-softmax as logit - logsumexp, so the numbers equal score()'s.
+import * as tf from '@tensorflow/tfjs-core';
+import { lengthSortedBatches, pad } from '../engine/builtin/batching.ts';
+import type { BuiltinModel } from '../engine/builtin/model.ts';
+
+export interface PositionLogprobs {
+  /** log P(token i | tokens before i), for i = 1..n-1 (the first token has none). */
+  logprobs: number[];
+  /** Per position i = 1..n-1: the k most likely tokens there, most likely first. */
+  top: { id: number; logprob: number }[][];
+}
+
+/** Prompt log-probabilities of each row of token ids (each at least one token long). */
+export async function promptLogprobs(model: BuiltinModel, rows: number[][], topK: number): Promise<PositionLogprobs[]> {
+  const out: PositionLogprobs[] = new Array(rows.length);
+  // The model reads tokens 0..n-2 of a row; token n-1 is only predicted.
+  const inputs = rows.map((r) => r.slice(0, -1));
+  for (const batch of lengthSortedBatches(inputs.map((r) => r.length), model.maxBatchTokens)) {
+    const done = await batchLogprobs(model, batch.map((i) => rows[i]), topK);
+    batch.forEach((i, j) => { out[i] = done[j]; });
+  }
+  return out;
+}
+
+async function batchLogprobs(model: BuiltinModel, rows: number[][], topK: number): Promise<PositionLogprobs[]> {
+  const live = rows.filter((r) => r.length > 1);
+  if (live.length === 0) return rows.map(() => ({ logprobs: [], top: [] }));
+  const inputs = rows.map((r) => (r.length > 1 ? r.slice(0, -1) : [r[0] ?? 0]));
+  const { ids, keyMask, width } = pad(inputs, 'right');
+  const at: number[] = [];
+  const target: number[] = [];
+  rows.forEach((r, i) => { for (let j = 1; j < r.length; j++) { at.push(i * width + j - 1); target.push(r[j]); } });
+  const vocab = model.arch.vocabSize;
+  const k = Math.max(1, Math.min(topK, vocab));
+  const chunk = Math.max(1, Math.floor(model.logitsPerChunk / vocab));
+  const [picked, topValues, topIds] = tf.tidy(() => {
+    const { hidden } = model.step(ids, keyMask, 0);
+    const rowsAt = tf.gather(tf.reshape(hidden, [-1, hidden.shape[2]]), tf.tensor1d(at, 'int32')) as tf.Tensor2D;
+    const parts: tf.Tensor[][] = [];
+    for (let start = 0; start < at.length; start += chunk) {
+      const n = Math.min(chunk, at.length - start);
+      parts.push(tf.tidy(() => {
+        const logits = model.logitsOf(tf.slice(rowsAt, [start, 0], [n, -1]));
+        const lse = tf.logSumExp(logits, 1, true);
+        const flat = tf.tensor1d(target.slice(start, start + n).map((tok, r) => r * vocab + tok), 'int32');
+        const best = tf.topk(logits, k);
+        return [tf.sub(tf.gather(tf.reshape(logits, [-1]), flat), tf.reshape(lse, [-1])), tf.sub(best.values, lse), best.indices];
+      }));
+    }
+    return parts.length === 1 ? parts[0] : [0, 1, 2].map((c) => tf.concat(parts.map((p) => p[c])));
+  });
+  const [lp, tv, ti] = await Promise.all([picked.data(), topValues.data(), topIds.data()]);
+  picked.dispose(); topValues.dispose(); topIds.dispose();
+  let n = 0;
+  return rows.map((r) => {
+    const logprobs: number[] = [];
+    const top: { id: number; logprob: number }[][] = [];
+    for (let j = 1; j < r.length; j++, n++) {
+      logprobs.push(lp[n]);
+      const alts: { id: number; logprob: number }[] = [];
+      for (let c = 0; c < k; c++) alts.push({ id: ti[n * k + c], logprob: tv[n * k + c] });
+      top.push(alts);
+    }
+    return { logprobs, top };
+  });
+}
