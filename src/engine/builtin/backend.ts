@@ -24,7 +24,11 @@ async function choose(): Promise<string> {
   const wanted = process.env.GENSTUDY_BACKEND?.trim();
   if (wanted) {
     if (!(wanted in loaders)) throw new UserError(`GENSTUDY_BACKEND=${wanted}: expected one of ${Object.keys(loaders).join(', ')}`);
-    await loaders[wanted]();
+    try {
+      await loaders[wanted]();
+    } catch (err) {
+      throw new UserError(`GENSTUDY_BACKEND=${wanted}: the backend cannot be loaded (${(err as Error).message.split('\n')[0]})`);
+    }
     if (!(await tf.setBackend(tfNames[wanted]))) throw new UserError(`GENSTUDY_BACKEND=${wanted}: the backend failed to start`);
     await tf.ready();
     return started();
