@@ -5,7 +5,8 @@
 // LoRA (r 8 on c_attn / c_proj): 50 timed optimiser steps after 2 warm-up steps, each side in its
 // own process for its peak memory. The first step's loss is reported by both, so the two are seen
 // to train the same model on the same data. Throughput per wall second and per CPU second (the
-// latter holds up when other work shares the machine).
+// latter holds up when other work shares the machine). Also the whole trainer on a tiny model from
+// scratch on the synthetic suite (tiny_*).
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -13,7 +14,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateSuite, writeSuite } from '../src/synth/index.ts';
 import { seededRandom } from '../src/tasks/seeded-random.ts';
-import { initModel } from '../src/train/index.ts';
+import { initModel, tinyGpt2Config, train } from '../src/train/index.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const STEPS = Number(process.env.GENSTUDY_BENCH_TRAIN_STEPS ?? 50), BATCH = 8, SEQ = 65, VOCAB = 8192;
@@ -37,10 +38,34 @@ function runJson(cmd: string, args: string[]): Record<string, number> {
   return JSON.parse(r.stdout.trim().split('\n').at(-1)!);
 }
 
+/**
+ * The whole trainer (train()) on the synthetic suite with a tiny GPT-2-style model from scratch
+ * (width 64, 2 layers, vocabulary of the suite), batch 16: tokens per second over the logged steps
+ * and the loss before and after.
+ */
+async function benchTiny(out: Record<string, number | string>): Promise<void> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'genstudy-bench-tiny-'));
+  const suite = generateSuite({ seed: 1, trainSize: 2000, testSize: 10 });
+  await writeSuite(path.join(dir, 'suite'), suite);
+  const model = await initModel(tinyGpt2Config(suite.vocabulary.length, { hidden: 64, layers: 2 }), path.join(dir, 'suite'), 1, path.join(dir, 'model'));
+  for (const method of ['full', 'lora'] as const) {
+    const r = await train({
+      model, outDir: path.join(dir, method), task: suite.task, train: suite.train, method, lr: method === 'full' ? 1e-3 : 3e-3, batchSize: 16, maxSteps: STEPS,
+      lora: { r: 8, alpha: 16, dropout: 0.1, targetModules: ['c_attn', 'c_proj'] }, checkpoints: { atStart: false },
+    });
+    const timed = r.log.slice(2);
+    out[`tiny_${method}_tokens_per_s`] = timed.reduce((a, e) => a + e.tokensPerSecond, 0) / timed.length;
+    out[`tiny_${method}_loss_first`] = r.log[0].loss;
+    out[`tiny_${method}_loss_last`] = r.log.at(-1)!.loss;
+  }
+  fs.rmSync(dir, { recursive: true, force: true });
+}
+
 export async function benchTrain(): Promise<Record<string, number | string>> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'genstudy-bench-train-'));
   await writeBenchModel(dir);
   const out: Record<string, number | string> = { steps: STEPS, tokens_per_step: BATCH * (SEQ - 1) };
+  await benchTiny(out);
   for (const method of ['full', 'lora']) {
     const g = runJson(process.execPath, ['--import', 'tsx', path.join(here, 'train-child.ts'), dir, method, String(STEPS), String(BATCH)]);
     let t: Record<string, number> | undefined;
