@@ -101,7 +101,7 @@ export class RemoteEndpoints {
 
   private release(e: Endpoint): void {
     e.inFlight--;
-    this.waiters.shift()?.();
+    for (const wake of this.waiters.splice(0)) wake();
   }
 
   private backoff(attempt: number, retryAfter?: string | null): number {
@@ -113,15 +113,20 @@ export class RemoteEndpoints {
 
   /** GET `path` (e.g. /v1/models) from one endpoint, as JSON. */
   get(path: string, at?: string): Promise<unknown> {
-    return this.request('GET', path, undefined, at);
+    return this.request('GET', path, undefined, at, 'json');
+  }
+
+  /** POST to `path` on endpoint `at`, with retries; the answer as text (vLLM's LoRA routes answer plain text). */
+  postForText(path: string, body: unknown, at: string): Promise<string> {
+    return this.request('POST', path, body, at, 'text') as Promise<string>;
   }
 
   /** POST a JSON body to `path` on the least busy endpoint (or on `at`), with retries; the answer as JSON. */
   post(path: string, body: unknown, at?: string): Promise<unknown> {
-    return this.request('POST', path, body, at);
+    return this.request('POST', path, body, at, 'json');
   }
 
-  private async request(method: string, path: string, body: unknown, at?: string): Promise<unknown> {
+  private async request(method: string, path: string, body: unknown, at: string | undefined, expect: 'json' | 'text'): Promise<unknown> {
     const pinned = at === undefined ? undefined : this.endpoints.find((e) => e.url === normaliseBase(at));
     if (at !== undefined && !pinned) throw new Error(`${at}: not one of this pool's endpoints`);
     const payload = body === undefined ? undefined : JSON.stringify(body);
@@ -165,6 +170,7 @@ export class RemoteEndpoints {
       if (status < 200 || status >= 300) {
         throw new RemoteError(`the server at ${e.url} answered ${method} ${path} with HTTP ${status}: ${errorMessage(text)}`);
       }
+      if (expect === 'text') return text;
       try {
         return text === '' ? null : JSON.parse(text);
       } catch {
