@@ -1,0 +1,108 @@
+import { test, after, before } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { loadModel, type BuiltinModel } from '../../../src/engine/index.ts';
+import { RemoteEndpoints, RemoteModel, remoteLoader } from '../../../src/engine/remote/index.ts';
+import { builtinLoader, discoverCheckpoints, evaluateGrid, promptVariants, resolveTestSets } from '../../../src/evaluate/index.ts';
+import { identifyCheckpoint } from '../../../src/evaluate/model-identity.ts';
+import { dumpStore, SUITE_ARG, tempDir, tinyRun } from '../../evaluate/helpers.ts';
+import { startServe, type ServeProcess } from './serve-process.ts';
+
+let runDir: string;
+let builtin: BuiltinModel;
+let serve: ServeProcess;
+
+before(async () => {
+  runDir = tinyRun([0, 100], 11, 'remote-run');
+  builtin = await loadModel(path.join(runDir, 'step-100'));
+  serve = await startServe(path.join(runDir, 'step-100'));
+});
+
+after(async () => {
+  builtin?.dispose();
+  await serve?.stop();
+});
+
+function remoteOn(urls: string[], opts: { perRequest?: number } = {}): RemoteModel {
+  return new RemoteModel({
+    endpoints: new RemoteEndpoints(urls), model: 'step-100', tokenizer: builtin.tokenizer, id: builtin.id, maxLength: builtin.maxLength,
+    promptsPerRequest: opts.perRequest ?? 3,
+  });
+}
+
+test('score, first-token and generation through genstudy serve equal the built-in engine (1e-4 per token)', async () => {
+  const remote = remoteOn([serve.url]);
+  const reqs = [
+    { context: 'the dog sees', continuation: ' the cat' },
+    { context: 'a cat likes ', continuation: 'food' },
+    { context: '', continuation: 'the dog' },
+    { context: 'the teacher never holds the pear .', continuation: ' Yes' },
+    { context: 'x', continuation: '' },
+  ];
+  const [want, got] = await Promise.all([builtin.score(reqs), remote.score(reqs)]);
+  got.forEach((g, i) => {
+    assert.equal(g.tokens, want[i].tokens, `request ${i}: tokens`);
+    assert.ok(Math.abs(g.logprob - want[i].logprob) <= 1e-4 * Math.max(1, want[i].tokens), `request ${i}: ${g.logprob} vs ${want[i].logprob}`);
+    assert.equal(g.isGreedy, want[i].isGreedy, `request ${i}: isGreedy`);
+  });
+  // A continuation the model itself generates is greedy, so isGreedy is checked both ways.
+  const [gen] = await builtin.generate([{ prompt: 'the dog', maxNewTokens: 3 }]);
+  const [greedy] = await remote.score([{ context: 'the dog', continuation: ` ${gen}` }]);
+  assert.equal(greedy.isGreedy, (await builtin.score([{ context: 'the dog', continuation: ` ${gen}` }]))[0].isGreedy);
+
+  const contexts = ['the dog sees the cat . Question : does it ? Answer :', 'a pear', 'the teacher'];
+  const candidates = [' Yes', ' No', ' Yes'];
+  const [ftWant, ftGot] = await Promise.all([builtin.firstTokenLogprobs(contexts, candidates), remote.firstTokenLogprobs(contexts, candidates)]);
+  ftGot.forEach((row, i) => row.forEach((v, j) => assert.ok(Math.abs(v - ftWant[i][j]) <= 1e-4, `context ${i} candidate ${j}: ${v} vs ${ftWant[i][j]}`)));
+
+  const gens = [{ prompt: 'the dog', maxNewTokens: 6 }, { prompt: 'a cat likes', maxNewTokens: 4, stop: ['pear'] }, { prompt: 'the', maxNewTokens: 0 }];
+  assert.deepEqual(await remote.generate(gens), await builtin.generate(gens));
+});
+
+test('an evaluation through engine/remote stores what the built-in engine stores (1e-4), with vLLM-style prompt_logprobs too', async () => {
+  const testSets = (await resolveTestSets([SUITE_ARG], { synthSeed: 4, synthSize: 10 })).slice(0, 2);
+  const checkpoints = discoverCheckpoints(runDir).checkpoints.filter((c) => c.step === 100);
+  const local = path.join(tempDir(), 'builtin.sqlite');
+  await evaluateGrid({ storePath: local, run: 'r', checkpoints, testSets, variants: promptVariants(undefined, [0, 2]), loader: builtinLoader() });
+  for (const form of ['echo', 'prompt_logprobs'] as const) {
+    const viaServer = path.join(tempDir(), `remote-${form}.sqlite`);
+    const loader = remoteLoader({ urls: [serve.url], promptsPerRequest: 4, logprobsForm: form });
+    const summary = await evaluateGrid({ storePath: viaServer, run: 'r', checkpoints, testSets, variants: promptVariants(undefined, [0, 2]), loader, batchExamples: 8 });
+    assert.ok(summary.computed > 0);
+    assert.ok((loader.endpoints.sent.get(serve.url) ?? 0) > 0);
+    assertStoresAgree(dumpStore(local), dumpStore(viaServer));
+  }
+});
+
+/** Same rows; numbers within 1e-4 (the remote server batches differently, so floats may differ in the last bits). */
+export function assertStoresAgree(a: Record<string, unknown[]>, b: Record<string, unknown[]>): void {
+  for (const table of ['runs', 'checkpoints', 'test_sets', 'scores', 'predictions']) {
+    assert.equal(b[table].length, a[table].length, `${table}: row count`);
+    a[table].forEach((row, i) => {
+      const other = b[table][i] as Record<string, unknown>;
+      for (const [k, v] of Object.entries(row as Record<string, unknown>)) {
+        if (typeof v === 'number') assert.ok(Math.abs(v - (other[k] as number)) <= 1e-4, `${table}[${i}].${k}: ${v} vs ${other[k]}`);
+        else if (k === 'detail') assertNumbersClose(JSON.parse(String(v)), JSON.parse(String(other[k])), `${table}[${i}].detail`);
+        else assert.deepEqual(other[k], v, `${table}[${i}].${k}`);
+      }
+    });
+  }
+  assert.equal(b.cache.length, a.cache.length, 'cache: one answer per question');
+}
+
+function assertNumbersClose(a: unknown, b: unknown, where: string): void {
+  if (typeof a === 'number') { assert.ok(typeof b === 'number' && Math.abs(a - b) <= 1e-4, `${where}: ${a} vs ${b}`); return; }
+  if (Array.isArray(a)) { assert.ok(Array.isArray(b) && b.length === a.length, where); a.forEach((x, i) => assertNumbersClose(x, (b as unknown[])[i], `${where}[${i}]`)); return; }
+  if (a && typeof a === 'object') {
+    assert.deepEqual(Object.keys(b as object).sort(), Object.keys(a).sort(), where);
+    for (const [k, v] of Object.entries(a)) assertNumbersClose(v, (b as Record<string, unknown>)[k], `${where}.${k}`);
+    return;
+  }
+  assert.deepEqual(b, a, where);
+}
+
+test('identity: a full checkpoint on a server serving other weights is refused', async () => {
+  const cp = discoverCheckpoints(runDir).checkpoints.find((c) => c.step === 0)!;
+  assert.notEqual(identifyCheckpoint(cp).engineId, builtin.id);
+  await assert.rejects(remoteLoader({ urls: [serve.url] })(cp), /serves "step-100" with weights sha256:.*but checkpoint .*step-0 has sha256:/);
+});
