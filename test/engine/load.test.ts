@@ -1,4 +1,5 @@
-// Loading Hugging Face folders: sharded weights, other dtypes, and the errors that name file and tensor.
+// Loading Hugging Face folders: sharded weights, other dtypes, and the errors that name file and tensor
+// (on the committed fixtures, so these run without ../shared).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -6,9 +7,10 @@ import path from 'node:path';
 import { loadModel } from '../../src/engine/index.ts';
 import { readSafetensors, writeSafetensors } from '../../src/engine/builtin/safetensors.ts';
 import { UserError } from '../../src/errors.ts';
-import { copyToTemp, goldenDir, maxAbsDiff, NO_SHARED } from './helpers.ts';
+import { copyToTemp, fixturesDir, maxAbsDiff } from './helpers.ts';
 
 const probe = [[5, 17, 42, 100, 7, 250], [3, 9]];
+const fixture = (name: string) => path.join(fixturesDir, name);
 
 function editConfig(dir: string, edit: (c: Record<string, unknown>) => void): void {
   const f = path.join(dir, 'config.json');
@@ -32,9 +34,8 @@ async function rejects(dir: string, ...parts: string[]): Promise<void> {
   });
 }
 
-test('sharded checkpoints (model.safetensors.index.json) load the same weights', async (t) => {
-  const src = goldenDir('llama');
-  if (!src) return t.skip(NO_SHARED);
+test('sharded checkpoints (model.safetensors.index.json) load the same weights', async () => {
+  const src = fixture('olmo2');
   const dir = copyToTemp(src);
   const all = readSafetensors(path.join(dir, 'model.safetensors')).tensors;
   fs.rmSync(path.join(dir, 'model.safetensors'));
@@ -58,9 +59,8 @@ test('sharded checkpoints (model.safetensors.index.json) load the same weights',
   }
 });
 
-test('F16 and BF16 weights are read into float32', async (t) => {
-  const src = goldenDir('gpt2');
-  if (!src) return t.skip(NO_SHARED);
+test('F16 and BF16 weights are read into float32', async () => {
+  const src = fixture('opt');
   const ref = await loadModel(src);
   const refLogits = await ref.logits(probe);
   ref.dispose();
@@ -107,42 +107,37 @@ function toF16(x: number): number {
   return sign | rounded;
 }
 
-test('an unknown model_type names config.json and the known types', async (t) => {
-  const src = goldenDir('gpt2');
-  if (!src) return t.skip(NO_SHARED);
+test('an unknown model_type names config.json and the known types', async () => {
+  const src = fixture('opt');
   const dir = copyToTemp(src);
   editConfig(dir, (c) => { c.model_type = 'mamba'; });
   await rejects(dir, path.join(dir, 'config.json'), '"mamba"', 'gpt2', 'llama');
 });
 
-test('a missing tensor names the weights file and the tensor', async (t) => {
-  const src = goldenDir('llama');
-  if (!src) return t.skip(NO_SHARED);
+test('a missing tensor names the weights file and the tensor', async () => {
+  const src = fixture('olmo2');
   const dir = copyToTemp(src);
   rewriteWeights(dir, (m) => m.delete('model.layers.1.mlp.up_proj.weight'));
   await rejects(dir, path.join(dir, 'model.safetensors'), '"model.layers.1.mlp.up_proj.weight"', '[128,64]');
 });
 
-test('a shape mismatch names the file, the tensor and both shapes', async (t) => {
-  const src = goldenDir('gpt2');
-  if (!src) return t.skip(NO_SHARED);
+test('a shape mismatch names the file, the tensor and both shapes', async () => {
+  const src = fixture('opt');
   const dir = copyToTemp(src);
-  editConfig(dir, (c) => { c.n_inner = 128; });
-  await rejects(dir, path.join(dir, 'model.safetensors'), '"transformer.h.0.mlp.c_fc.weight"', '[64,256]', '[64,128]');
+  editConfig(dir, (c) => { c.ffn_dim = 96; });
+  await rejects(dir, path.join(dir, 'model.safetensors'), '"model.decoder.layers.0.fc1.weight"', '[128,64]', '[96,64]');
 });
 
-test('a tokenizer larger than the vocabulary is rejected', async (t) => {
-  const src = goldenDir('gpt2');
-  if (!src) return t.skip(NO_SHARED);
+test('a tokenizer larger than the vocabulary is rejected', async () => {
+  const src = fixture('opt');
   const dir = copyToTemp(src);
   editConfig(dir, (c) => { c.vocab_size = 200; });
   // The weights no longer match either; the tokenizer check comes first and says why.
   await rejects(dir, 'tokenizer.json', 'vocab_size', '200');
 });
 
-test('a folder without weights or config says what is missing', async (t) => {
-  const src = goldenDir('gpt2');
-  if (!src) return t.skip(NO_SHARED);
+test('a folder without weights or config says what is missing', async () => {
+  const src = fixture('opt');
   const dir = copyToTemp(src);
   fs.rmSync(path.join(dir, 'model.safetensors'));
   await rejects(dir, dir, 'model.safetensors');

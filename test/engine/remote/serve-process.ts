@@ -18,13 +18,14 @@ export function startServe(modelDir: string, args: string[] = []): Promise<Serve
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`genstudy serve printed no URL within 30 s: ${out}${err}`)); }, 30_000);
-    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`genstudy serve exited (${code}): ${out}${err}`)); });
+    let started = false;
+    child.once('exit', (code) => { if (started) return; clearTimeout(timer); reject(new Error(`genstudy serve exited (${code}): ${out}${err}`)); });
     child.stdout!.on('data', (c: Buffer) => {
       out += c.toString();
       const m = /(http:\/\/127\.0\.0\.1:(\d+))\/v1/.exec(out);
-      if (!m) return;
+      if (!m || started) return;
+      started = true;
       clearTimeout(timer);
-      child.removeAllListeners('exit');
       resolve({
         url: m[1], port: Number(m[2]), child,
         stop: async (signal = 'SIGTERM') => { if (child.exitCode === null && child.signalCode === null) { child.kill(signal); await exited; } },
