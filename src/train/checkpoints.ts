@@ -49,6 +49,14 @@ export async function writeCheckpoint(outDir: string, step: number, fill: (dir: 
   return final;
 }
 
+/** Removes half-built checkpoint folders left by a killed run (.checkpoint-N.tmp-PID). */
+export function removeStaleTemporaries(outDir: string): void {
+  if (!fs.existsSync(outDir)) return;
+  for (const name of fs.readdirSync(outDir)) {
+    if (/^\.checkpoint-\d+\.tmp-\d+$/.test(name)) fs.rmSync(path.join(outDir, name), { recursive: true, force: true });
+  }
+}
+
 /** Complete checkpoints in `outDir`, by step, ascending. */
 export function listCheckpoints(outDir: string): { step: number; dir: string }[] {
   if (!fs.existsSync(outDir)) return [];

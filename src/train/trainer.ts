@@ -20,7 +20,7 @@ import { seededRandom } from '../tasks/seeded-random.ts';
 import type { Example } from '../types.ts';
 import { AdamW } from './adamw.ts';
 import {
-  checkpointDir, listCheckpoints, readOptimizer, readState, writeCheckpoint, writeOptimizer, writeState,
+  checkpointDir, listCheckpoints, readOptimizer, removeStaleTemporaries, readState, writeCheckpoint, writeOptimizer, writeState,
   type LogEntry, type TrainerState,
 } from './checkpoints.ts';
 import { optimiserStep } from './step.ts';
@@ -78,6 +78,7 @@ export async function train(options: TrainOptions): Promise<TrainResult> {
   const o = resolveOptions(options);
   const progress = o.progress ?? silentProgress;
   fs.mkdirSync(o.outDir, { recursive: true });
+  removeStaleTemporaries(o.outDir);
 
   const existing = o.resume ? listCheckpoints(o.outDir) : [];
   const resumeFrom = existing.at(-1);

@@ -28,7 +28,11 @@ test('full fine-tuning killed by SIGKILL after step 5 resumes from checkpoint-3 
   assert.equal(a.status, 0, a.stderr);
   assert.equal(b.signal, 'SIGKILL', `the child was to kill itself: ${b.stderr}`);
   assert.deepEqual(listCheckpoints(killed).map((c) => c.step), [0, 3]);
+  // A half-built checkpoint, as a kill during a save leaves one: ignored, then cleared.
+  fs.mkdirSync(path.join(killed, '.checkpoint-6.tmp-123'));
+  fs.writeFileSync(path.join(killed, '.checkpoint-6.tmp-123', 'trainer_state.json'), '{');
   const c = await run(model, killed, 0);
+  assert.ok(!fs.existsSync(path.join(killed, '.checkpoint-6.tmp-123')));
   assert.equal(c.status, 0, c.stderr);
   assert.deepEqual(listCheckpoints(killed).map((x) => x.step), [0, 3, 6, 8]);
   for (const f of ['model.safetensors', 'optimizer.safetensors']) {
