@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { remoteLoader } from '../../../src/engine/remote/index.ts';
-import { discoverCheckpoints, evaluateGrid, promptVariants, resolveTestSets, type ModelLoader } from '../../../src/evaluate/index.ts';
+import { builtinLoader, discoverCheckpoints, evaluateGrid, promptVariants, resolveTestSets, type ModelLoader } from '../../../src/evaluate/index.ts';
 import type { LanguageModel } from '../../../src/types.ts';
 import { dumpStore, SUITE_ARG, tempDir, tinyRun } from '../../evaluate/helpers.ts';
 import { assertStoresAgree } from './store-compare.ts';
@@ -20,7 +20,7 @@ test('killing and restarting genstudy serve mid-evaluation loses nothing and sco
   const port = serve.port;
   try {
     const plain = path.join(tempDir(), 'plain.sqlite');
-    await evaluateGrid({ storePath: plain, run: 'r', checkpoints, testSets, variants, loader: remoteLoader({ urls: [serve.url] }), batchExamples: 6 });
+    await evaluateGrid({ storePath: plain, run: 'r', checkpoints, testSets, variants, loader: builtinLoader(), batchExamples: 6 });
 
     // The real remote model, with the server killed (SIGKILL, requests in flight) on the 3rd engine call.
     const inner = remoteLoader({ urls: [serve.url], backoffMs: 100, maxBackoffMs: 1000, retries: 20, promptsPerRequest: 2 });
@@ -34,7 +34,7 @@ test('killing and restarting genstudy serve mid-evaluation loses nothing and sco
         const answer = run();
         setTimeout(() => {
           void serve.stop('SIGKILL').then(() => {
-            restarted = new Promise((r) => setTimeout(r, 400)).then(() => startServe(modelDir, ['--port', String(port)]));
+            restarted = startServe(modelDir, ['--port', String(port)]);
           });
         }, 5);
         return answer;

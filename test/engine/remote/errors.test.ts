@@ -1,0 +1,128 @@
+// The remote engine against a local fake server (a real HTTP server on 127.0.0.1) that answers
+// errors, garbage or nothing: retried where retrying helps, a clear message where it does not.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { RemoteEndpoints, RemoteModel } from '../../../src/engine/remote/index.ts';
+import type { Tokenizer } from '../../../src/types.ts';
+
+type Handler = (body: { prompt: number[][]; echo?: boolean }, hit: number, res: http.ServerResponse) => void;
+
+async function fakeServer(handler: Handler): Promise<{ url: string; hits: () => number; close: () => Promise<void> }> {
+  let hits = 0;
+  const server = http.createServer((req, res) => {
+    let text = '';
+    req.on('data', (c: Buffer) => { text += c.toString(); });
+    req.on('end', () => handler(JSON.parse(text || '{}'), ++hits, res));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    hits: () => hits,
+    close: () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); }),
+  };
+}
+
+/** Characters as tokens: enough to exercise request building and response reading. */
+const charTokenizer: Tokenizer = {
+  vocabSize: 256, bosTokenId: 1, eosTokenId: 2,
+  encode: (text) => [...text].map((c) => c.charCodeAt(0) % 256),
+  decode: (ids) => String.fromCharCode(...ids),
+};
+
+function json(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(typeof body === 'string' ? body : JSON.stringify(body));
+}
+
+/** A correct echo answer: every prompt token at log-prob -0.5, the top alternative at -0.25. */
+function echoAnswer(prompts: number[][]): unknown {
+  return {
+    choices: prompts.map((p, i) => ({
+      index: i, text: '', finish_reason: 'length',
+      logprobs: { tokens: p.map(String), token_logprobs: p.map((_, j) => (j === 0 ? null : -0.5)), top_logprobs: p.map((_, j) => (j === 0 ? null : { x: -0.25 })) },
+    })),
+  };
+}
+
+function model(urls: string[], opts: { retries?: number; timeoutMs?: number } = {}): RemoteModel {
+  return new RemoteModel({
+    endpoints: new RemoteEndpoints(urls, { backoffMs: 5, maxBackoffMs: 20, retries: opts.retries ?? 4, timeoutMs: opts.timeoutMs }),
+    model: 'm', tokenizer: charTokenizer, id: 'fake', maxLength: 64,
+  });
+}
+
+const REQ = [{ context: 'ab', continuation: 'cd' }];
+
+test('500 then success, and 429 with Retry-After, are retried', async () => {
+  const s = await fakeServer((body, hit, res) => (hit === 1 ? json(res, 500, { error: { message: 'busy' } })
+    : hit === 2 ? json(res, 429, { error: { message: 'slow down' } }, { 'retry-after': '0' })
+    : json(res, 200, echoAnswer(body.prompt))));
+  try {
+    const [r] = await model([s.url]).score(REQ);
+    assert.deepEqual(r, { logprob: -1, tokens: 2, isGreedy: false });
+    assert.equal(s.hits(), 3);
+  } finally { await s.close(); }
+});
+
+test('400 is not retried and says what the server said', async () => {
+  const s = await fakeServer((_b, _h, res) => json(res, 400, { error: { message: 'This model\'s maximum context length is 64 tokens' } }));
+  try {
+    await assert.rejects(model([s.url]).score(REQ), /the server at http:\/\/127\.0\.0\.1:\d+ answered POST \/v1\/completions with HTTP 400: This model's maximum context length is 64 tokens/);
+    assert.equal(s.hits(), 1);
+  } finally { await s.close(); }
+});
+
+test('garbage, a server without log-probs, and wrong lengths get clear messages', async () => {
+  const cases: [Handler, RegExp][] = [
+    [(_b, _h, res) => json(res, 200, '<html>hello</html>'), /with a body that is not JSON .*<html>hello<\/html>/],
+    [(_b, _h, res) => json(res, 200, { result: 1 }), /without a "choices" list/],
+    [(b, _h, res) => json(res, 200, { choices: b.prompt.map((_, i) => ({ index: i, text: 'x', logprobs: null })) }),
+      /returned no prompt log-probs .*genstudy serve <model folder>/],
+    [(b, _h, res) => json(res, 200, { choices: b.prompt.map((_, i) => ({ index: i, text: '', logprobs: { token_logprobs: [null, -1] } })) }),
+      /token_logprobs has 2 entries for an echoed prompt of 4 tokens/],
+    [(_b, _h, res) => json(res, 200, { choices: [] }), /answered 0 choices for 1 prompts/],
+    [(b, _h, res) => json(res, 200, { choices: b.prompt.map((p, i) => ({ index: i, text: '', logprobs: { token_logprobs: p.map(() => 'abc') } })) }),
+      /token_logprobs\[1\] is "abc", not a log-probability/],
+  ];
+  for (const [handler, message] of cases) {
+    const s = await fakeServer(handler);
+    try {
+      await assert.rejects(model([s.url]).score(REQ), message);
+    } finally { await s.close(); }
+  }
+});
+
+test('a dead endpoint is passed over; with none alive the error names the endpoints and the cause', async () => {
+  const dead = await fakeServer(() => undefined);
+  const deadUrl = dead.url;
+  await dead.close();
+  const s = await fakeServer((body, _h, res) => json(res, 200, echoAnswer(body.prompt)));
+  try {
+    const m = model([deadUrl, s.url]);
+    const reqs = Array.from({ length: 40 }, (_, i) => ({ context: `c${i}`, continuation: 'xy' }));
+    const got = await m.score(reqs);
+    assert.equal(got.length, 40);
+    assert.ok(got.every((r) => r.logprob === -1));
+    await assert.rejects(model([deadUrl], { retries: 2 }).score(REQ), /gave up on POST \/v1\/completions after 3 tries over http:\/\/127\.0\.0\.1:\d+; last: .*connection failed \(ECONNREFUSED\)/);
+  } finally { await s.close(); }
+});
+
+test('requests spread over live endpoints; a server that never answers times out', async () => {
+  const a = await fakeServer((body, _h, res) => setTimeout(() => json(res, 200, echoAnswer(body.prompt)), 5));
+  const b = await fakeServer((body, _h, res) => setTimeout(() => json(res, 200, echoAnswer(body.prompt)), 5));
+  const silent = await fakeServer(() => undefined);
+  try {
+    const reqs = Array.from({ length: 64 }, (_, i) => ({ context: `c${i}`, continuation: 'xy' }));
+    await model([a.url, b.url]).score(reqs);
+    assert.ok(a.hits() > 0 && b.hits() > 0, `hits ${a.hits()} / ${b.hits()}`);
+    await assert.rejects(model([silent.url], { retries: 0, timeoutMs: 200 }).score(REQ), /no answer within 0\.2 s/);
+  } finally { await Promise.all([a.close(), b.close(), silent.close()]); }
+});
+
+test('URLs: /v1 suffix accepted, nonsense refused', () => {
+  assert.deepEqual(new RemoteEndpoints(['http://127.0.0.1:8000/v1/', 'http://h:1']).urls, ['http://127.0.0.1:8000', 'http://h:1']);
+  assert.throws(() => new RemoteEndpoints(['localhost:8000']), /expected an http:\/\/ or https:\/\/ URL|not a URL/);
+  assert.throws(() => new RemoteEndpoints([]), /no server URL/);
+});
