@@ -1,5 +1,6 @@
 // A study expands into runs: every model x training set x method x seed (a base method is not
 // trained, so it gets one run per model and training set whatever the seeds).
+import { UserError } from '../errors.ts';
 import type { Study, StudyMethod, StudyModel, StudyTrainingSet } from './schema.ts';
 
 export interface RunPlan {
@@ -9,6 +10,8 @@ export interface RunPlan {
   trainingSet: StudyTrainingSet;
   method: StudyMethod;
   seed: number;
+  /** In-context demonstrations in every evaluation prompt: base k-shot ICL, or FTICL's k (0: none). */
+  shots: number;
 }
 
 export function expandStudy(study: Study): RunPlan[] {
@@ -16,11 +19,17 @@ export function expandStudy(study: Study): RunPlan[] {
   for (const model of study.models) {
     for (const trainingSet of study.training) {
       for (const method of study.methods) {
-        const seeds = method.kind === 'base' ? [study.seeds[0]] : study.seeds;
-        for (const seed of seeds) {
+        if (method.kind === 'base') {
+          for (const shots of baseShots(method, trainingSet)) {
+            const name = shots === 0 ? method.name : `${method.name}-k${shots}`;
+            runs.push({ id: [model.id, safe(trainingSet.id), name].join('--'), model, trainingSet, method, seed: study.seeds[0], shots });
+          }
+          continue;
+        }
+        for (const seed of study.seeds) {
           const parts = [model.id, safe(trainingSet.id), method.name];
-          if (method.kind !== 'base' && study.seeds.length > 1) parts.push(`seed${seed}`);
-          runs.push({ id: parts.join('--'), model, trainingSet, method, seed });
+          if (study.seeds.length > 1) parts.push(`seed${seed}`);
+          runs.push({ id: parts.join('--'), model, trainingSet, method, seed, shots: method.kind === 'fticl' ? method.demonstrations ?? 0 : 0 });
         }
       }
     }
@@ -31,6 +40,15 @@ export function expandStudy(study: Study): RunPlan[] {
     seen.add(r.id);
   }
   return runs;
+}
+
+function baseShots(method: StudyMethod, set: StudyTrainingSet): number[] {
+  const shots = method.shots;
+  if (shots === undefined) return [0];
+  if (Array.isArray(shots)) return shots;
+  const own = shots[set.id];
+  if (!own) throw new UserError(`methods "${method.name}": shots names no list for training set "${set.id}" (it has: ${Object.keys(shots).join(', ')})`);
+  return own;
 }
 
 function safe(id: string): string {

@@ -8,6 +8,8 @@ const positiveInt = z.number().int().min(1);
 export const ModelSchema = z.strictObject({
   id: z.string().regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, ".", "_" or "-" only'),
   path: z.string().optional(),
+  /** The model's Hugging Face hub id, for the message that says how to download it. */
+  hub: z.string().optional(),
   init: z.strictObject({
     family: z.enum(['gpt2', 'llama']),
     layers: positiveInt.default(2),
@@ -62,8 +64,8 @@ export const MethodSchema = z.strictObject({
   /** FTICL: demonstrations per training example, the same first k (study B) or sampled per example. */
   demonstrations: z.number().int().min(0).optional(),
   demonstrationSelection: z.enum(['first', 'sampled']).default('first'),
-  /** In-context demonstrations at test time (the base model's ICL; study B). */
-  shots: z.array(z.number().int().min(0)).optional(),
+  /** Base: in-context demonstrations at test time, one run per k (study B); a map gives each training set its own list. */
+  shots: z.union([z.array(z.number().int().min(0)), z.record(z.string(), z.array(z.number().int().min(0)))]).optional(),
 }).refine((m) => m.kind === 'base' || m.lr !== undefined, { message: 'a trained method needs lr', path: ['lr'] })
   .refine((m) => m.kind !== 'fticl' || (m.demonstrations ?? 0) > 0, { message: 'fticl needs demonstrations >= 1', path: ['demonstrations'] });
 
@@ -75,8 +77,8 @@ export const CheckpointSchema = z.strictObject({
 });
 
 export const EvaluationSchema = z.strictObject({
-  /** The in-domain test set: the control of the analysis. */
-  control: z.string(),
+  /** The in-domain test set: the control of study A's analysis (none: no partial correlations, e.g. study B). */
+  control: z.string().optional(),
   testSets: z.array(z.string()).min(1),
   task: z.string().optional(),
   scoring: z.enum(['first-token', 'full-word']).default('first-token'),

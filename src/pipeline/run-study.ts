@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { UserError } from '../errors.ts';
 import { expandStudy, type RunPlan } from '../config/expand.ts';
-import type { Study } from '../config/schema.ts';
+import type { Study, StudyModel } from '../config/schema.ts';
 import { generateSuite, writeSuite } from '../synth/index.ts';
 import { ResultStore, type RunRecord } from '../store/result-store.ts';
 import { discoverCheckpoints, evaluateGrid, promptVariants, resolveTestSets, resolveTask, type EvalTestSet, type ProgressSink as EvalProgress } from '../evaluate/index.ts';
@@ -16,6 +16,7 @@ import { readStoreScores } from '../analyze/read-scores.ts';
 import { buildRunSeries } from '../analyze/run-series.ts';
 import { analyzeRuns, type AnalysisResult, type AnalyzeOptions } from '../analyze/analysis.ts';
 import { loadTrainingExamples } from './training-data.ts';
+import { defaultLoraTargetsOf } from '../engine/builtin/lora-defaults.ts';
 import { studyVersions } from './versions.ts';
 
 /** Every from-scratch model starts from the same weights, whatever the run's seed (which orders the data). */
@@ -62,9 +63,10 @@ export async function runStudy(study: Study, studyFile: string, opts: RunStudyOp
   const studyDir = path.dirname(paths.studyFile);
   const dataDir = study.dataDir === undefined ? undefined : path.resolve(studyDir, study.dataDir);
 
+  for (const model of study.models) checkModelPresent(model, studyDir, paths.studyFile);
   const suiteDir = await prepareSynthetic(study, paths);
-  const testSets = await studyTestSets(study, suiteDir, dataDir);
-  if (!testSets.some((t) => t.id === study.evaluation.control)) {
+  const testSets = tagTestSets(study, await studyTestSets(study, suiteDir, dataDir));
+  if (study.evaluation.control !== undefined && !testSets.some((t) => t.id === study.evaluation.control)) {
     throw new UserError(`${paths.studyFile}: evaluation.control "${study.evaluation.control}" is not among the test sets (${testSets.map((t) => t.id).join(', ')})`);
   }
 
@@ -82,7 +84,10 @@ export async function runStudy(study: Study, studyFile: string, opts: RunStudyOp
     await executeRun(study, run, { paths, studyDir, dataDir, suiteDir, testSets, log, opts, work });
   }
 
-  const analyzeOptions: AnalyzeOptions = { ...study.analysis, control: study.evaluation.control, blockLength: undefined, testSets: undefined };
+  const analyzeOptions: AnalyzeOptions = { ...study.analysis, control: study.evaluation.control ?? '', blockLength: undefined, testSets: undefined };
+  if (study.evaluation.control === undefined) {
+    return { paths, runs, analysis: null, analysisSkipped: 'the study names no evaluation.control, so there are no partial correlations', analyzeOptions, work };
+  }
   const rows = readStoreScores(paths.store, '').filter((r) => runs.some((p) => p.id === r.run && p.method.kind !== 'base'));
   const series = buildRunSeries(rows, study.analysis.metric);
   try {
@@ -113,6 +118,19 @@ async function studyTestSets(study: Study, suiteDir: string | undefined, dataDir
   return out;
 }
 
+/**
+ * Records each test set's task and whether it is in-domain for the training set of that task, as
+ * the report's study-B matrices read them (test_sets.spec.task / spec.domain).
+ */
+function tagTestSets(study: Study, sets: EvalTestSet[]): EvalTestSet[] {
+  const inDomain = new Set(study.training.flatMap((t) => t.inDomain ?? []));
+  return sets.map((set) => {
+    const task = taskOfPreset(set.taskPreset);
+    if (!task || task === 'synth' || task === 'study-a') return set;
+    return { ...set, spec: { ...set.spec, task, domain: inDomain.has(set.id) ? 'in-domain' : 'cross-domain' } };
+  });
+}
+
 /** Writes the synthetic suite once (its files double as the from-scratch tokenizer). */
 async function prepareSynthetic(study: Study, paths: StudyPaths): Promise<string | undefined> {
   if (!study.synthetic) return undefined;
@@ -136,14 +154,14 @@ async function executeRun(study: Study, run: RunPlan, ctx: RunContext): Promise<
     studyFile: ctx.paths.studyFile, versions: studyVersions(),
     attributes: {
       method_name: method.name, finetune: method.kind === 'base' ? null : method.finetune,
-      training_task: run.trainingSet.task ?? run.trainingSet.id, control_test_set: study.evaluation.control,
-      shots: method.kind === 'fticl' ? method.demonstrations : undefined, train_size: run.trainingSet.size,
+      training_task: taskOfPreset(run.trainingSet.task) ?? run.trainingSet.id, control_test_set: study.evaluation.control,
+      shots: run.shots, prompt_variant: run.shots > 0 ? `${run.shots}-shot` : '', train_size: run.trainingSet.size,
       study: study.name,
     },
   };
   recordRun(ctx.paths.store, runRecord);
 
-  const variants = promptVariants(study.evaluation.prompts, method.kind === 'base' ? method.shots : undefined);
+  const variants = promptVariants(study.evaluation.prompts, run.shots > 0 ? [run.shots] : undefined);
   const evaluate = async (checkpoints: { step: number; dir: string; base?: string }[]) => {
     const summary = await evaluateGrid({
       storePath: ctx.paths.store, run: run.id, runModel: run.model.id, checkpoints, testSets: ctx.testSets, variants,
@@ -161,7 +179,7 @@ async function executeRun(study: Study, run: RunPlan, ctx: RunContext): Promise<
   const runDir = path.join(ctx.paths.runs, run.id);
   const training = await loadTrainingExamples(run.trainingSet, { studyDir: ctx.studyDir, dataDir: ctx.dataDir, suiteDir: ctx.suiteDir });
   const taskName = run.trainingSet.task ?? training.taskPreset ?? study.evaluation.task;
-  const task = resolveTask({ task: taskName, scoring: study.evaluation.scoring }, ctx.testSets.find((t) => t.id === study.evaluation.control)!);
+  const task = resolveTask({ task: taskName, scoring: study.evaluation.scoring }, ctx.testSets.find((t) => t.id === study.evaluation.control) ?? ctx.testSets[0]);
   const store2 = ResultStore.open(ctx.paths.store);
   try {
     const trained = await train({
@@ -170,7 +188,7 @@ async function executeRun(study: Study, run: RunPlan, ctx: RunContext): Promise<
         ? { pool: training.examples, selection: method.demonstrationSelection === 'first' ? { kind: 'first-k', k: method.demonstrations! } : { kind: 'sampled', k: method.demonstrations!, seed: run.seed } }
         : undefined,
       method: method.finetune,
-      lora: method.finetune === 'lora' ? { r: method.lora?.r ?? 8, alpha: method.lora?.alpha ?? 32, dropout: method.lora?.dropout ?? 0.1, targetModules: method.lora?.targets ?? [] } : undefined,
+      lora: method.finetune === 'lora' ? { r: method.lora?.r ?? 8, alpha: method.lora?.alpha ?? 32, dropout: method.lora?.dropout ?? 0.1, targetModules: method.lora?.targets ?? defaultLoraTargetsOf(modelDir) } : undefined,
       lr: method.lr!, weightDecay: method.weightDecay, schedule: method.schedule, warmupRatio: method.warmupRatio,
       batchSize: method.batchSize, gradAccum: method.gradAccum, maxGradNorm: method.maxGradNorm,
       epochs: method.epochs, maxSteps: method.steps, seed: run.seed, trainSize: run.trainingSet.size,
@@ -191,6 +209,11 @@ async function executeRun(study: Study, run: RunPlan, ctx: RunContext): Promise<
   await evaluate(discoverCheckpoints(runDir, { baseModel: modelDir }).checkpoints);
 }
 
+/** "study-b/sentiment" -> "sentiment": the task a study-B matrix row is named by. */
+function taskOfPreset(preset: string | undefined): string | undefined {
+  return preset?.split('/').pop();
+}
+
 /** Upserts the run, keeping attributes others (the trainer) recorded that this record does not name. */
 function recordRun(storePath: string, record: RunRecord): void {
   const store = ResultStore.open(storePath);
@@ -202,17 +225,20 @@ function recordRun(storePath: string, record: RunRecord): void {
   }
 }
 
+/** A model named by path must be there before anything runs; the error says how to get it. */
+function checkModelPresent(m: StudyModel, studyDir: string, studyFile: string): void {
+  if (m.path === undefined) return;
+  const dir = path.resolve(studyDir, m.path);
+  if (fs.existsSync(path.join(dir, 'config.json'))) return;
+  const pull = `genstudy data pull ${m.hub ?? '<hub id>'} --repo-type model`;
+  const smaller = m.smaller ? ` To try the pipeline on this machine first, use a smaller model of the same family: ${m.smaller} (genstudy data pull ${m.smaller} --repo-type model).` : '';
+  throw new UserError(`${studyFile}: model "${m.id}": ${dir} is not a Hugging Face model folder (no config.json). ` +
+    `Download it with \`${pull}\` and set models[].path to the snapshot folder it prints.${smaller}`);
+}
+
 async function resolveModel(run: RunPlan, ctx: RunContext): Promise<string> {
   const m = run.model;
-  if (m.path !== undefined) {
-    const dir = path.resolve(ctx.studyDir, m.path);
-    if (!fs.existsSync(path.join(dir, 'config.json'))) {
-      const hint = m.smaller ? ` To try the pipeline first, use a smaller model of the same family, e.g. ${m.smaller}.` : '';
-      throw new UserError(`model "${m.id}": ${dir} is not a Hugging Face model folder (no config.json). ` +
-        `Download it with: genstudy data pull <hub id> --repo-type model, then point models[].path at the snapshot folder it prints.${hint}`);
-    }
-    return dir;
-  }
+  if (m.path !== undefined) return path.resolve(ctx.studyDir, m.path);
   const init = m.init!;
   const dir = path.join(ctx.paths.models, m.id);
   if (fs.existsSync(path.join(dir, 'config.json'))) return dir;

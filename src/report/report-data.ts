@@ -15,6 +15,8 @@ export interface ReportData {
   runs: ReportRun[];
   testSets: TestSetRecord[];
   scores: StoredScore[];
+  /** Every prompt variant's scores: study B reads each run's own variant (its run attribute "prompt_variant"). */
+  allScores: StoredScore[];
   promptVariant: string;
 }
 
@@ -22,9 +24,9 @@ export function loadReportData(storePath: string, promptVariant = ''): ReportDat
   const store = ResultStore.open(storePath, { readonly: true });
   try {
     const runs = store.runs().map((r) => ({ ...r, checkpoints: store.checkpoints(r.id), trainingLog: store.trainingLog(r.id) }));
-    const scores = store.scores({ promptVariant });
+    const any = store.scores();
+    const scores = any.filter((s) => (s.promptVariant ?? '') === promptVariant);
     if (scores.length === 0) {
-      const any = store.scores();
       const variants = [...new Set(any.map((s) => s.promptVariant ?? ''))].map((v) => (v === '' ? '(plain)' : v));
       throw new UserError(any.length === 0
         ? `${storePath}: the store has no scores yet`
@@ -32,7 +34,7 @@ export function loadReportData(storePath: string, promptVariant = ''): ReportDat
     }
     const testSetIds = [...new Set(scores.map((s) => s.testSet))].sort();
     const testSets = testSetIds.map((id) => store.testSet(id) ?? { id });
-    return { storePath, schemaVersion: store.schemaVersion, runs, testSets, scores, promptVariant };
+    return { storePath, schemaVersion: store.schemaVersion, runs, testSets, scores, allScores: any, promptVariant };
   } finally {
     store.close();
   }

@@ -89,7 +89,10 @@ export function studyB(data: ReportData, opts: { metric?: string } = {}): StudyB
   const specs = new Map(data.testSets.map((t) => [t.id, t]));
   const metrics = metricsByTestSet(data.scores);
   const metricOf = new Map([...metrics].map(([id, ms]) => [id, metricForTestSet(ms, specs.get(id)?.spec, opts.metric)]));
-  const finalScores = finalScoresByRun(data.scores, metricOf);
+  // A run evaluated with in-context demonstrations (base k-shot ICL, FTICL) records which prompt
+  // variant holds its scores; other runs use the report's variant.
+  const variantOf = new Map(data.runs.map((r) => [r.id, typeof r.attributes?.prompt_variant === 'string' ? r.attributes.prompt_variant : data.promptVariant]));
+  const finalScores = finalScoresByRun(data.allScores.filter((s) => (s.promptVariant ?? '') === variantOf.get(s.run)), metricOf);
 
   // Group runs into cells: (model, method, training task, train size, shots, test set).
   const groups = new Map<string, { info: RunInfo; testSet: string; values: number[]; runs: string[] }>();

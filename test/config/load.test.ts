@@ -35,9 +35,10 @@ test('a valid study gets its defaults and expands into models x training sets x 
   assert.equal(study.methods[1].batchSize, 8);
   const runs = expandStudy(study).map((r) => r.id);
   assert.deepEqual(runs, [
-    'tiny--synthetic--base', 'tiny--synthetic--ft--seed1', 'tiny--synthetic--ft--seed2',
-    'opt--synthetic--base', 'opt--synthetic--ft--seed1', 'opt--synthetic--ft--seed2',
+    'tiny--synthetic--base', 'tiny--synthetic--base-k2', 'tiny--synthetic--ft--seed1', 'tiny--synthetic--ft--seed2',
+    'opt--synthetic--base', 'opt--synthetic--base-k2', 'opt--synthetic--ft--seed1', 'opt--synthetic--ft--seed2',
   ]);
+  assert.deepEqual(expandStudy(study).map((r) => r.shots), [0, 2, 0, 0, 0, 2, 0, 0]);
 });
 
 test('errors name the file, the line and the field', () => {
@@ -45,7 +46,7 @@ test('errors name the file, the line and the field', () => {
     ['family', VALID.replace('family: gpt2', 'family: gpt3'), /^study\.yaml:5: models\.0\.init\.family: Invalid option: expected one of "gpt2"\|"llama"/],
     ['lr', VALID.replace('    lr: 0.001\n', ''), /^study\.yaml:15: methods\.1\.lr: a trained method needs lr/],
     ['unknown key', VALID.replace('    steps: 10', '    stepz: 10'), /^study\.yaml:18: methods\.1: Unrecognized key: "stepz"/],
-    ['missing control', VALID.replace('  control: in-domain\n', ''), /^study\.yaml:21: evaluation\.control: missing \(expected string\)/],
+    ['missing test sets', VALID.replace('  testSets: [synthetic]\n', ''), /^study\.yaml:21: evaluation\.testSets: missing \(expected array\)/],
     ['yaml syntax', VALID.replace('seeds: [1, 2]', 'seeds: [1, 2'), /^study\.yaml:\d+:\d+: /],
     ['duplicate key', VALID.replace('name: s\n', 'name: s\nname: t\n'), /^study\.yaml:2:1: Map keys must be unique/],
     ['path and init', VALID.replace('    path: models/opt-125m', '    path: x\n    init: { family: gpt2 }'), /models\.1: give exactly one of path or init/],
@@ -56,4 +57,12 @@ test('errors name the file, the line and the field', () => {
       return true;
     }, what);
   }
+});
+
+test('the example study files (demo, study A, study B) are valid and expand', async () => {
+  const { loadStudyFile } = await import('../../src/config/load.ts');
+  const root = new URL('../../examples/', import.meta.url).pathname;
+  const counts = Object.fromEntries(['demo', 'study-a', 'study-b'].map((n) => [n, expandStudy(loadStudyFile(`${root}${n}.yaml`)).length]));
+  // study B: 5 training tasks x (4 base shot counts + FT + FTICL).
+  assert.deepEqual(counts, { demo: 3, 'study-a': 3, 'study-b': 30 });
 });
