@@ -83,8 +83,10 @@ async function generateRound(model: BuiltinModel, jobs: GenerateJob[]): Promise<
 }
 
 export class CompletionEngine {
-  private readonly logprobQueue = new EngineQueue<LogprobJob, LogprobAnswer>(logprobRound);
-  private readonly generateQueue = new EngineQueue<GenerateJob, string>(generateRound);
+  /** Engine rounds run (each may answer many requests). */
+  engineCalls = 0;
+  private readonly logprobQueue = new EngineQueue<LogprobJob, LogprobAnswer>((m, jobs) => { this.engineCalls++; return logprobRound(m, jobs); });
+  private readonly generateQueue = new EngineQueue<GenerateJob, string>((m, jobs) => { this.engineCalls++; return generateRound(m, jobs); });
 
   /** The choices of one validated request on `model` (named `name` in answers). */
   async complete(model: BuiltinModel, req: CompletionRequest): Promise<CompletionChoice[]> {

@@ -34,6 +34,8 @@ export interface RunningServer {
   url: string;
   port: number;
   modelName: string;
+  /** Requests answered and engine calls made so far (concurrent requests share engine calls). */
+  stats(): { requests: number; engineCalls: number };
   close(): Promise<void>;
 }
 
@@ -162,6 +164,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     url: `http://${host}:${port}`,
     port,
     modelName: name,
+    stats: () => ({ requests: counter, engineCalls: engine.engineCalls }),
     close: () => new Promise<void>((resolve) => {
       server.close(() => resolve());
       server.closeAllConnections();
