@@ -1,38 +1,41 @@
-// The genstudy command line: one file per command in this folder, each exporting a `register*` function.
+// The genstudy command line: one file per command in this folder, each exporting a `register*`
+// function. Only the command being run is imported, so `genstudy analyze` does not pay for
+// loading the tensor engine or the chart renderer.
 import { Command, CommanderError } from 'commander';
 import { UserError } from '../errors.ts';
-import { registerAnalyze } from './analyze.ts';
-import { registerData } from './data.ts';
-import { registerDemo } from './demo.ts';
-import { registerRun } from './run.ts';
-import { registerEvaluate } from './evaluate.ts';
-import { registerMetrics } from './metrics.ts';
-import { registerReport } from './report.ts';
-import { registerScore } from './score.ts';
-import { registerServe } from './serve.ts';
-import { registerTrain } from './train.ts';
 
-export function buildProgram(): Command {
+type Register = (program: Command) => void;
+
+/** Command name -> its module's register function (add a command: one line here). */
+const COMMANDS: Record<string, () => Promise<Register>> = {
+  analyze: async () => (await import('./analyze.ts')).registerAnalyze,
+  data: async () => (await import('./data.ts')).registerData,
+  demo: async () => (await import('./demo.ts')).registerDemo,
+  evaluate: async () => (await import('./evaluate.ts')).registerEvaluate,
+  metrics: async () => (await import('./metrics.ts')).registerMetrics,
+  report: async () => (await import('./report.ts')).registerReport,
+  run: async () => (await import('./run.ts')).registerRun,
+  score: async () => (await import('./score.ts')).registerScore,
+  serve: async () => (await import('./serve.ts')).registerServe,
+  train: async () => (await import('./train.ts')).registerTrain,
+};
+
+/** Builds the program with the commands `argv` needs (all of them for help or an unknown command). */
+export async function buildProgram(argv: readonly string[] = []): Promise<Command> {
   const program = new Command('genstudy')
     .description('Generalisation studies of fine-tuned language models')
     .version('0.1.0')
     .exitOverride();
-  registerAnalyze(program);
-  registerData(program);
-  registerDemo(program);
-  registerRun(program);
-  registerEvaluate(program);
-  registerMetrics(program);
-  registerReport(program);
-  registerScore(program);
-  registerServe(program);
-  registerTrain(program);
+  const first = argv.find((a) => !a.startsWith('-'));
+  const onlyVersion = first === undefined && argv.some((a) => a === '--version' || a === '-V');
+  const names = onlyVersion ? [] : first !== undefined && first in COMMANDS ? [first] : Object.keys(COMMANDS);
+  for (const name of names) (await COMMANDS[name]())(program);
   return program;
 }
 
 /** Runs the CLI and returns the exit code; user errors print one clear line, not a stack trace. */
 export async function main(argv: string[]): Promise<number> {
-  const program = buildProgram();
+  const program = await buildProgram(argv);
   try {
     await program.parseAsync(argv, { from: 'user' });
     return 0;
