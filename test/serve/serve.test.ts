@@ -5,7 +5,7 @@ import path from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
 import { loadModel, scoreTokens, encodePair, type BuiltinModel } from '../../src/engine/index.ts';
 import { LoraAdapters } from '../../src/engine/builtin/lora.ts';
-import { remoteLoader } from '../../src/engine/remote/index.ts';
+import { remoteLoader, RemoteModel } from '../../src/engine/remote/index.ts';
 import { builtinLoader, discoverCheckpoints, evaluateGrid, promptVariants, resolveTestSets } from '../../src/evaluate/index.ts';
 import { startServer, type RunningServer } from '../../src/serve/index.ts';
 import { EngineQueue } from '../../src/serve/engine-queue.ts';
@@ -134,6 +134,15 @@ test('LoRA checkpoints: one server loads each adapter by name, and the evaluatio
   const viaServer = path.join(tempDir(), 'served.sqlite');
   await evaluateGrid({ storePath: viaServer, run: 'lora', checkpoints, testSets, variants: promptVariants(), loader: remoteLoader({ urls: [server.url] }) });
   assertStoresAgree(dumpStore(local), dumpStore(viaServer));
+  // A server that lost the adapter (restarted) gets it loaded again and the request retried.
+  const handle = await remoteLoader({ urls: [server.url] })(checkpoints[0]);
+  const name = (handle.model as RemoteModel).model;
+  assert.equal((await call('/v1/unload_lora_adapter', { lora_name: name })).status, 200);
+  assert.ok(!(await call('/v1/models')).json.data.some((m: { id: string }) => m.id === name));
+  const [scored] = await handle.model.score([{ context: 'the dog', continuation: ' sees' }]);
+  assert.ok(scored.logprob < 0);
+  assert.ok((await call('/v1/models')).json.data.some((m: { id: string }) => m.id === name));
+  handle.dispose();
   const load = await call('/v1/load_lora_adapter', { lora_name: 'a', lora_path: path.join(runDir, 'nope') });
   assert.equal(load.status, 400);
   assert.match(load.json.error.message, /cannot load the LoRA adapter at .*nope/);

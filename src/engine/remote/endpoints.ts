@@ -18,6 +18,12 @@ export interface EndpointOptions {
   timeoutMs?: number;
 }
 
+/**
+ * Called when an endpoint answers 404 (e.g. a restarted server that lost a LoRA adapter loaded at
+ * run time); true when it put things right and the request should be tried again.
+ */
+export type NotFoundHook = (url: string, message: string) => Promise<boolean>;
+
 interface Endpoint { url: string; inFlight: number; coolUntil: number }
 
 /** A server's answer that will not get better by retrying. */
@@ -122,11 +128,11 @@ export class RemoteEndpoints {
   }
 
   /** POST a JSON body to `path` on the least busy endpoint (or on `at`), with retries; the answer as JSON. */
-  post(path: string, body: unknown, at?: string): Promise<unknown> {
-    return this.request('POST', path, body, at, 'json');
+  post(path: string, body: unknown, at?: string, onNotFound?: NotFoundHook): Promise<unknown> {
+    return this.request('POST', path, body, at, 'json', onNotFound);
   }
 
-  private async request(method: string, path: string, body: unknown, at: string | undefined, expect: 'json' | 'text'): Promise<unknown> {
+  private async request(method: string, path: string, body: unknown, at: string | undefined, expect: 'json' | 'text', onNotFound?: NotFoundHook): Promise<unknown> {
     const pinned = at === undefined ? undefined : this.endpoints.find((e) => e.url === normaliseBase(at));
     if (at !== undefined && !pinned) throw new Error(`${at}: not one of this pool's endpoints`);
     const payload = body === undefined ? undefined : JSON.stringify(body);
@@ -165,6 +171,10 @@ export class RemoteEndpoints {
         const wait = this.backoff(attempt, retryAfter);
         if (status >= 500) e.coolUntil = Date.now() + wait;
         if (attempt < this.retries) await sleep(wait);
+        continue;
+      }
+      if (status === 404 && onNotFound && attempt < this.retries && await onNotFound(e.url, errorMessage(text))) {
+        lastProblem = `${url}: HTTP 404: ${errorMessage(text)}`;
         continue;
       }
       if (status < 200 || status >= 300) {

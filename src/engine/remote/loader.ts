@@ -57,6 +57,7 @@ export function remoteLoader(opts: RemoteLoaderOptions): ModelLoader & { endpoin
     const maxLength = maxLengthOf(local);
     let model: string;
     let unload: (() => void) | undefined;
+    let reload: ((url: string) => Promise<void>) | undefined;
     if (cp.base === undefined) {
       const listed = await Promise.all(endpoints.urls.map((u) => servedModels(endpoints, u)));
       model = opts.modelName ?? listed[0][0]?.id ?? '';
@@ -72,7 +73,7 @@ export function remoteLoader(opts: RemoteLoaderOptions): ModelLoader & { endpoin
       model = `genstudy-lora-${identity.weights.split('lora:')[1].slice(0, 16)}`;
       const adapterDir = path.resolve(cp.dir);
       if (!fs.existsSync(adapterDir)) throw new UserError(`${adapterDir}: no such adapter folder`);
-      await Promise.all(endpoints.urls.map(async (u) => {
+      const loadOn = async (u: string): Promise<void> => {
         try {
           await endpoints.postForText('/v1/load_lora_adapter', { lora_name: model, lora_path: adapterDir }, u);
         } catch (err) {
@@ -88,13 +89,15 @@ export function remoteLoader(opts: RemoteLoaderOptions): ModelLoader & { endpoin
           throw new UserError(`the server at ${u} applies adapter ${cp.dir} to base weights ${m.genstudy_weights.replace(/\+lora$/, '')}, ` +
             `but its base model ${cp.base} has ${identity.engineId.replace(/\+lora$/, '')}`);
         }
-      }));
+      };
+      await Promise.all(endpoints.urls.map(loadOn));
+      reload = loadOn;
       unload = () => {
         for (const u of endpoints.urls) endpoints.postForText('/v1/unload_lora_adapter', { lora_name: model }, u).catch(() => undefined);
       };
     }
     const remote = new RemoteModel({
-      endpoints, model, tokenizer, id: identity.engineId, maxLength,
+      endpoints, model, tokenizer, id: identity.engineId, maxLength, reload,
       promptsPerRequest: opts.promptsPerRequest, scoringMaxTokens: opts.scoringMaxTokens, logprobsForm: opts.logprobsForm,
     });
     return { model: remote, dispose: () => unload?.() };

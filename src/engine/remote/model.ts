@@ -17,7 +17,7 @@
 import { encodePair } from '../builtin/requests.ts';
 import { UserError } from '../../errors.ts';
 import type { GenerateRequest, LanguageModel, ScoreRequest, ScoreResult, Tokenizer } from '../../types.ts';
-import type { RemoteEndpoints } from './endpoints.ts';
+import type { NotFoundHook, RemoteEndpoints } from './endpoints.ts';
 import { choicesOf, choiceText, promptScores, type PromptScores } from './responses.ts';
 
 export interface RemoteModelOptions {
@@ -33,6 +33,8 @@ export interface RemoteModelOptions {
   promptsPerRequest?: number;
   /** max_tokens of scoring requests: 1 (default; what vLLM and lm-evaluation-harness use) or 0. */
   scoringMaxTokens?: 0 | 1;
+  /** Called when an endpoint says the model does not exist (a restarted server lost a run-time adapter): reload it there. */
+  reload?: (url: string) => Promise<void>;
   /** Ask for log-probs as OpenAI's echo + logprobs (default) or as vLLM's prompt_logprobs. */
   logprobsForm?: 'echo' | 'prompt_logprobs';
 }
@@ -52,6 +54,7 @@ export class RemoteModel implements LanguageModel {
   private readonly perRequest: number;
   private readonly scoringMaxTokens: 0 | 1;
   private readonly form: 'echo' | 'prompt_logprobs';
+  private readonly onNotFound?: NotFoundHook;
 
   constructor(opts: RemoteModelOptions) {
     this.id = opts.id;
@@ -62,6 +65,8 @@ export class RemoteModel implements LanguageModel {
     this.perRequest = opts.promptsPerRequest ?? 16;
     this.scoringMaxTokens = opts.scoringMaxTokens ?? 1;
     this.form = opts.logprobsForm ?? 'echo';
+    const reload = opts.reload;
+    if (reload) this.onNotFound = async (url, message) => { if (!/does not exist|not found|not loaded/i.test(message)) return false; await reload(url); return true; };
     if (!Number.isInteger(this.perRequest) || this.perRequest < 1) throw new UserError(`promptsPerRequest ${this.perRequest}: expected a positive whole number`);
   }
 
@@ -74,7 +79,7 @@ export class RemoteModel implements LanguageModel {
       const prompts = group.map((i) => seqs[i]);
       const answer = await this.endpoints.post('/v1/completions', {
         model: this.model, prompt: prompts, max_tokens: this.scoringMaxTokens, temperature: 0, ...form,
-      });
+      }, undefined, this.onNotFound);
       const server = this.endpoints.urls.join(', ');
       const choices = choicesOf(answer, server, prompts.length);
       group.forEach((i, j) => { out[i] = promptScores(choices[j], prompts[j], server, `choices[${j}]`); });
@@ -139,7 +144,7 @@ export class RemoteModel implements LanguageModel {
       const stop = (r.stop ?? []).filter((s) => s !== '');
       const answer = await this.endpoints.post('/v1/completions', {
         model: this.model, prompt: prompts, max_tokens: r.maxNewTokens, temperature: 0, ...(stop.length > 0 ? { stop } : {}),
-      });
+      }, undefined, this.onNotFound);
       const choices = choicesOf(answer, server, prompts.length);
       group.forEach((i, j) => { out[i] = choiceText(choices[j], server, `choices[${j}]`); });
     }));
