@@ -12,6 +12,21 @@ import * as tf from '@tensorflow/tfjs-core';
  */
 export const linearAdapters = new WeakMap<tf.Tensor, (x2: tf.Tensor2D) => tf.Tensor2D>();
 
+/**
+ * The models' own dropout (embeddings, attention probabilities, residual branches) during training:
+ * the trainer sets `seed` for each forward pass (masks then depend only on the seed and the call
+ * order); when it is unset, as in inference, dropout is the identity.
+ */
+export const trainingDropout: { seed?: number; calls: number } = { calls: 0 };
+
+/** Inverted dropout as torch.nn.functional.dropout in training mode; the identity outside training. */
+export function dropout(x: tf.Tensor, rate: number | undefined): tf.Tensor {
+  if (trainingDropout.seed === undefined || !rate) return x;
+  const seed = trainingDropout.seed * 1000003 + trainingDropout.calls++;
+  const keep = tf.cast(tf.greaterEqual(tf.randomUniform(x.shape, 0, 1, 'float32', seed), rate), 'float32');
+  return tf.mul(x, tf.mul(keep, 1 / (1 - rate)));
+}
+
 /** y = x W + b, with W in [in, out] layout; x may have any leading dimensions. */
 export function linear(x: tf.Tensor, w: tf.Tensor, b?: tf.Tensor): tf.Tensor {
   const shape = x.shape;
@@ -102,7 +117,7 @@ export function applyRotary(x: tf.Tensor4D, cos: tf.Tensor, sin: tf.Tensor): tf.
  * a query may attend, a large negative number elsewhere) over the S = past + T key positions. Returns
  * the merged heads [B, T, heads * headDim] and this layer's cache (past and new keys/values).
  */
-export function attention(q: tf.Tensor4D, k: tf.Tensor4D, v: tf.Tensor4D, mask: tf.Tensor, scale: number, past?: LayerCache): { out: tf.Tensor3D; cache: LayerCache } {
+export function attention(q: tf.Tensor4D, k: tf.Tensor4D, v: tf.Tensor4D, mask: tf.Tensor, scale: number, past?: LayerCache, dropoutRate?: number): { out: tf.Tensor3D; cache: LayerCache } {
   if (past) {
     k = tf.concat([past.k, k], 2);
     v = tf.concat([past.v, v], 2);
@@ -120,7 +135,7 @@ export function attention(q: tf.Tensor4D, k: tf.Tensor4D, v: tf.Tensor4D, mask: 
   const kT = tf.transpose(kk, [0, 1, 3, 2]);
   const qs = scale === 1 ? q : tf.mul(q, scale) as tf.Tensor4D;
   const scores = tf.add(bmm(qs, kT as tf.Tensor4D), mask);
-  const probs = tf.softmax(scores);
+  const probs = dropout(tf.softmax(scores), dropoutRate);
   return { out: mergeHeads(bmm(probs as tf.Tensor4D, vv)), cache };
 }
 

@@ -14,6 +14,8 @@ export interface Arch {
   maxPositions: number;
   /** Hidden-state width at the output (before the lm head). */
   outputWidth: number;
+  /** Dropout rates the model applies in training (config.json), used only while the trainer sets a seed. */
+  dropout?: { embd?: number; attn?: number; resid?: number };
 }
 
 export interface StepInputs {

@@ -2,7 +2,7 @@
 // (weights already [in, out]), GELU MLP, lm_head tied to the token embedding.
 import * as tf from '@tensorflow/tfjs-core';
 import { UserError } from '../../../errors.ts';
-import { activation, attention, layerNorm, linear, layerScope, splitHeads, type LayerCache } from '../blocks.ts';
+import { activation, attention, dropout, layerNorm, linear, layerScope, splitHeads, type LayerCache } from '../blocks.ts';
 import type { ParamSpec } from '../params.ts';
 import { bool, num, str, type Arch, type Family, type StepInputs, type StepOutputs } from './family.ts';
 
@@ -28,6 +28,7 @@ export const gpt2: Family<Gpt2Arch> = {
       hidden, heads, inner: num(cfg, 'n_inner', file, 4 * hidden), eps: num(cfg, 'layer_norm_epsilon', file, 1e-5), act,
       scaleAttn: bool(cfg, 'scale_attn_weights', file, true), scaleByLayer: bool(cfg, 'scale_attn_by_inverse_layer_idx', file, false),
       tie: bool(cfg, 'tie_word_embeddings', file, true),
+      dropout: { embd: num(cfg, 'embd_pdrop', file, 0.1), attn: num(cfg, 'attn_pdrop', file, 0.1), resid: num(cfg, 'resid_pdrop', file, 0.1) },
     };
   },
 
@@ -60,7 +61,7 @@ export const gpt2: Family<Gpt2Arch> = {
     const act = activation(a.act)!;
     const headDim = a.hidden / a.heads;
     const pos = tf.tensor2d(x.positions, undefined, 'int32');
-    let h = tf.add(tf.gather(p.get(`${P}wte.weight`), x.ids), tf.gather(p.get(`${P}wpe.weight`), pos)) as tf.Tensor3D;
+    let h = dropout(tf.add(tf.gather(p.get(`${P}wte.weight`), x.ids), tf.gather(p.get(`${P}wpe.weight`), pos)), a.dropout?.embd) as tf.Tensor3D;
     const cache: LayerCache[] = [];
     for (let i = 0; i < a.layers; i++) {
       const r = layerScope(h, (h) => {
@@ -70,11 +71,11 @@ export const gpt2: Family<Gpt2Arch> = {
         const [q, k, v] = tf.split(qkv, 3, 2);
         let scale = a.scaleAttn ? 1 / Math.sqrt(headDim) : 1;
         if (a.scaleByLayer) scale /= i + 1;
-        const att = attention(splitHeads(q, a.heads, headDim), splitHeads(k, a.heads, headDim), splitHeads(v, a.heads, headDim), x.mask, scale, x.past?.[i]);
-        h = tf.add(h, linear(att.out, p.get(`${l}attn.c_proj.weight`), p.get(`${l}attn.c_proj.bias`))) as tf.Tensor3D;
+        const att = attention(splitHeads(q, a.heads, headDim), splitHeads(k, a.heads, headDim), splitHeads(v, a.heads, headDim), x.mask, scale, x.past?.[i], a.dropout?.attn);
+        h = tf.add(h, dropout(linear(att.out, p.get(`${l}attn.c_proj.weight`), p.get(`${l}attn.c_proj.bias`)), a.dropout?.resid)) as tf.Tensor3D;
         const n2 = layerNorm(h, p.get(`${l}ln_2.weight`), p.get(`${l}ln_2.bias`), a.eps);
         const m = linear(act(linear(n2, p.get(`${l}mlp.c_fc.weight`), p.get(`${l}mlp.c_fc.bias`))), p.get(`${l}mlp.c_proj.weight`), p.get(`${l}mlp.c_proj.bias`));
-        h = tf.add(h, m) as tf.Tensor3D;
+        h = tf.add(h, dropout(m, a.dropout?.resid)) as tf.Tensor3D;
         return { h, cache: att.cache };
       });
       h = r.h;

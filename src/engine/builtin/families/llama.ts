@@ -46,6 +46,7 @@ export function llamaLike(o: LlamaLikeOptions): Family<LlamaArch> {
         qkvBias: o.defaults.qkvBias || attentionBias, oBias: !o.defaults.qkvBias && attentionBias,
         mlpBias: bool(cfg, 'mlp_bias', file, false), tie: bool(cfg, 'tie_word_embeddings', file, false),
         rope: parseRope(cfg, headDim, file), olmo2: o.olmo2 ?? false,
+        dropout: { attn: num(cfg, 'attention_dropout', file, 0) },
       };
     },
 
@@ -100,7 +101,7 @@ export function llamaLike(o: LlamaLikeOptions): Family<LlamaArch> {
           const att = attention(
             applyRotary(splitHeads(q, a.heads, a.headDim), cos, sin),
             applyRotary(splitHeads(k, a.kvHeads, a.headDim), cos, sin),
-            splitHeads(v, a.kvHeads, a.headDim), x.mask, 1 / Math.sqrt(a.headDim), x.past?.[i]);
+            splitHeads(v, a.kvHeads, a.headDim), x.mask, 1 / Math.sqrt(a.headDim), x.past?.[i], a.dropout?.attn);
           let attnOut = lin(l, 'self_attn.o_proj', att.out);
           if (a.olmo2) attnOut = rmsNorm(attnOut, p.get(`${l}post_attention_layernorm.weight`), a.eps);
           h = tf.add(h, attnOut) as tf.Tensor3D;

@@ -4,7 +4,7 @@
 // lm_head tied to the token embedding. nn.LayerNorm's eps (1e-5) is not configurable in OPT.
 import * as tf from '@tensorflow/tfjs-core';
 import { UserError } from '../../../errors.ts';
-import { activation, attention, layerNorm, linear, layerScope, splitHeads, type LayerCache } from '../blocks.ts';
+import { activation, attention, dropout, layerNorm, linear, layerScope, splitHeads, type LayerCache } from '../blocks.ts';
 import type { ParamSpec } from '../params.ts';
 import { bool, num, str, type Arch, type Family, type StepInputs, type StepOutputs } from './family.ts';
 
@@ -35,6 +35,7 @@ export const opt: Family<OptArch> = {
       bias: bool(cfg, 'enable_bias', file, true), affine: bool(cfg, 'layer_norm_elementwise_affine', file, true),
       normBefore, finalNorm: normBefore && !bool(cfg, '_remove_final_layer_norm', file, false),
       tie: bool(cfg, 'tie_word_embeddings', file, true),
+      dropout: { embd: num(cfg, 'dropout', file, 0.1), attn: num(cfg, 'attention_dropout', file, 0), resid: num(cfg, 'dropout', file, 0.1) },
     };
   },
 
@@ -76,7 +77,7 @@ export const opt: Family<OptArch> = {
     const pos = tf.tensor2d(x.positions.map((r) => r.map((q) => q + OFFSET)), undefined, 'int32');
     let emb = tf.gather(p.get(`${P}embed_tokens.weight`), x.ids);
     if (a.proj !== a.hidden) emb = lin(`${P}project_in`, emb);
-    let h = tf.add(emb, tf.gather(p.get(`${P}embed_positions.weight`), pos)) as tf.Tensor3D;
+    let h = dropout(tf.add(emb, tf.gather(p.get(`${P}embed_positions.weight`), pos)), a.dropout?.embd) as tf.Tensor3D;
     const cache: LayerCache[] = [];
     for (let i = 0; i < a.layers; i++) {
       const r = layerScope(h, (h) => {
@@ -84,11 +85,11 @@ export const opt: Family<OptArch> = {
         const attnIn = a.normBefore ? norm(`${l}self_attn_layer_norm`, h) : h;
         const q = tf.mul(lin(`${l}self_attn.q_proj`, attnIn), 1 / Math.sqrt(headDim));
         const att = attention(splitHeads(q, a.heads, headDim), splitHeads(lin(`${l}self_attn.k_proj`, attnIn), a.heads, headDim),
-          splitHeads(lin(`${l}self_attn.v_proj`, attnIn), a.heads, headDim), x.mask, 1, x.past?.[i]);
-        h = tf.add(h, lin(`${l}self_attn.out_proj`, att.out)) as tf.Tensor3D;
+          splitHeads(lin(`${l}self_attn.v_proj`, attnIn), a.heads, headDim), x.mask, 1, x.past?.[i], a.dropout?.attn);
+        h = tf.add(h, dropout(lin(`${l}self_attn.out_proj`, att.out), a.dropout?.resid)) as tf.Tensor3D;
         if (!a.normBefore) h = norm(`${l}self_attn_layer_norm`, h) as tf.Tensor3D;
         const mlpIn = a.normBefore ? norm(`${l}final_layer_norm`, h) : h;
-        h = tf.add(h, lin(`${l}fc2`, act(lin(`${l}fc1`, mlpIn)))) as tf.Tensor3D;
+        h = tf.add(h, dropout(lin(`${l}fc2`, act(lin(`${l}fc1`, mlpIn))), a.dropout?.resid)) as tf.Tensor3D;
         if (!a.normBefore) h = norm(`${l}final_layer_norm`, h) as tf.Tensor3D;
         return { h, cache: att.cache };
       });
