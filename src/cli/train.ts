@@ -20,7 +20,7 @@ interface TrainFlags {
   lr: string; weightDecay: string; schedule: ScheduleName; warmupSteps: string; warmupRatio: string;
   batchSize: string; gradAccum: string; maxGradNorm: string; epochs: string; steps?: string; seed: string; shuffle: boolean;
   trainSize?: string; subsetSeed?: string; maxLength?: string;
-  saveEvery?: string; saveLogSpaced?: string; saveStart: boolean; logEvery: string; resume: boolean;
+  modelDropout: boolean; saveEvery?: string; saveLogSpaced?: string; saveStart: boolean; logEvery: string; resume: boolean;
   out: string; store?: string; run?: string;
 }
 
@@ -90,6 +90,7 @@ export function registerTrain(program: Command): void {
     .option('--steps <n>', 'optimiser steps (overrides --epochs)')
     .option('--seed <n>', 'seed of data order, LoRA init and dropout', '42')
     .option('--no-shuffle', 'keep the file order')
+    .option('--no-model-dropout', 'turn off the model\'s own dropout (config.json rates), which training applies by default as transformers does')
     .option('--train-size <n>', 'train on N examples (the first N, or sampled with --subset-seed)')
     .option('--subset-seed <n>', 'sample the --train-size examples with this seed')
     .option('--max-length <n>', 'longest training sequence in tokens (default: the model\'s)')
@@ -151,7 +152,7 @@ export function registerTrain(program: Command): void {
           warmupSteps: num('--warmup-steps', f.warmupSteps, { int: true, min: 0 }), warmupRatio: num('--warmup-ratio', f.warmupRatio, { min: 0 }),
           batchSize: num('--batch-size', f.batchSize, { int: true, min: 1 }), gradAccum: num('--grad-accum', f.gradAccum, { int: true, min: 1 }),
           maxGradNorm: num('--max-grad-norm', f.maxGradNorm, { min: 0 }), epochs: num('--epochs', f.epochs, { int: true, min: 1 }),
-          maxSteps: num('--steps', f.steps, { int: true, min: 1 }), seed: num('--seed', f.seed, { int: true }), shuffle: f.shuffle,
+          maxSteps: num('--steps', f.steps, { int: true, min: 1 }), seed: num('--seed', f.seed, { int: true }), shuffle: f.shuffle, modelDropout: f.modelDropout,
           trainSize: num('--train-size', f.trainSize, { int: true, min: 1 }), subsetSeed: num('--subset-seed', f.subsetSeed, { int: true }),
           maxLength: num('--max-length', f.maxLength, { int: true, min: 2 }),
           checkpoints: { atStart: f.saveStart, every: num('--save-every', f.saveEvery, { int: true, min: 1 }), logSpaced: num('--save-log-spaced', f.saveLogSpaced, { int: true, min: 1 }) },

@@ -40,6 +40,8 @@ export interface TrainOptions {
   warmupRatio?: number;
   batchSize?: number;
   gradAccum?: number;
+  /** The model's own dropout (config.json: GPT-2 *_pdrop, OPT dropout, attention_dropout) while training, as transformers' train mode. Default true. */
+  modelDropout?: boolean;
   /** Global-norm clipping; 0 turns it off. Default 1 (Trainer's max_grad_norm). */
   maxGradNorm?: number;
   epochs?: number;
@@ -70,7 +72,7 @@ export interface TrainOptions {
 }
 
 export type ResolvedOptions = Required<Pick<TrainOptions, 'weightDecay' | 'betas' | 'adamEps' | 'schedule' | 'warmupSteps' | 'warmupRatio' |
-  'batchSize' | 'gradAccum' | 'maxGradNorm' | 'epochs' | 'seed' | 'shuffle' | 'logEvery' | 'resume' | 'mergeLora'>> & TrainOptions & { objective: Objective };
+  'batchSize' | 'gradAccum' | 'maxGradNorm' | 'epochs' | 'seed' | 'shuffle' | 'logEvery' | 'resume' | 'mergeLora' | 'modelDropout'>> & TrainOptions & { objective: Objective };
 
 function positiveInt(v: number, what: string): void {
   if (!Number.isInteger(v) || v < 1) throw new UserError(`${what}: expected a whole number >= 1, got ${v}`);
@@ -79,7 +81,7 @@ function positiveInt(v: number, what: string): void {
 export function resolveOptions(o: TrainOptions): ResolvedOptions {
   const r: ResolvedOptions = {
     weightDecay: 0, betas: [0.9, 0.999], adamEps: 1e-8, schedule: 'linear', warmupSteps: 0, warmupRatio: 0,
-    batchSize: 8, gradAccum: 1, maxGradNorm: 1, epochs: 1, seed: 42, shuffle: true, logEvery: 1, resume: true, mergeLora: false,
+    batchSize: 8, gradAccum: 1, maxGradNorm: 1, epochs: 1, seed: 42, shuffle: true, logEvery: 1, resume: true, mergeLora: false, modelDropout: true,
     ...Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)),
     objective: o.objective ?? (o.task.kind === 'classify' ? 'classify' : 'generate'),
   } as ResolvedOptions;

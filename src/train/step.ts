@@ -1,6 +1,7 @@
 // One optimiser step: forward and backward over each micro-batch (gradients summed; the loss is
 // normalised by the step's target tokens, see loss.ts), global-norm clipping, the AdamW update.
 import * as tf from '@tensorflow/tfjs-core';
+import { trainingDropout } from '../engine/builtin/blocks.ts';
 import type { LoraAdapters } from '../engine/builtin/lora.ts';
 import type { BuiltinModel } from '../engine/builtin/model.ts';
 import { seededRandom } from '../tasks/seeded-random.ts';
@@ -16,8 +17,10 @@ export interface StepContext {
   optimizer: AdamW;
   adapters?: LoraAdapters;
   maxGradNorm: number;
-  /** Seeds LoRA dropout, with the step and micro-batch numbers. */
+  /** Seeds LoRA and model dropout, with the step and micro-batch numbers. */
   seed: number;
+  /** Apply the model's own dropout (config.json rates), as transformers does in train mode. Default false. */
+  modelDropout?: boolean;
 }
 
 export interface StepResult { loss: number; gradNorm: number; tokens: number }
@@ -32,6 +35,10 @@ export async function optimiserStep(ctx: StepContext, batches: readonly (readonl
   try {
     for (let j = 0; j < batches.length; j++) {
       ctx.adapters?.attach(seededRandom(ctx.seed, 'dropout', step, j).int(2 ** 31));
+      if (ctx.modelDropout) {
+        trainingDropout.seed = seededRandom(ctx.seed, 'model-dropout', step, j).int(2 ** 31);
+        trainingDropout.calls = 0;
+      }
       const { value, grads: g } = tf.variableGrads(() => microBatchLoss(ctx.model, batches[j], normalizer), vars);
       loss += (await value.data())[0];
       value.dispose();
@@ -48,6 +55,7 @@ export async function optimiserStep(ctx: StepContext, batches: readonly (readonl
     }
   } finally {
     ctx.adapters?.attach(undefined);
+    trainingDropout.seed = undefined;
   }
   const gradNorm = await clipByGlobalNorm(grads, ctx.maxGradNorm);
   ctx.optimizer.step(grads, lr);

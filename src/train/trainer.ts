@@ -60,7 +60,7 @@ function fingerprint(o: ResolvedOptions, baseId: string, seqs: readonly TrainSeq
     baseId, method: o.method, lora: o.method === 'lora' ? o.lora : null, lr: o.lr, weightDecay: o.weightDecay, betas: o.betas,
     eps: o.adamEps, schedule: o.schedule, warmupSteps: o.warmupSteps, warmupRatio: o.warmupRatio, batchSize: o.batchSize,
     gradAccum: o.gradAccum, maxGradNorm: o.maxGradNorm, epochs: o.epochs, maxSteps: o.maxSteps ?? null, seed: o.seed,
-    shuffle: o.shuffle, objective: o.objective, data: data.digest('hex'),
+    shuffle: o.shuffle, objective: o.objective, modelDropout: o.modelDropout, data: data.digest('hex'),
   };
   return createHash('sha256').update(JSON.stringify(settings)).digest('hex').slice(0, 32);
 }
@@ -159,7 +159,7 @@ export async function train(options: TrainOptions): Promise<TrainResult> {
       const micro = stepMicroBatches(order, step);
       const batches = micro.map((m) => m.indices.map((i) => seqs[i]));
       const lr = o.lr * lrMultiplier(o.schedule, step, total, warmup);
-      const { loss, gradNorm, tokens } = await optimiserStep({ model, trainable, optimizer, adapters, maxGradNorm: o.maxGradNorm, seed: o.seed }, batches, step, lr);
+      const { loss, gradNorm, tokens } = await optimiserStep({ model, trainable, optimizer, adapters, maxGradNorm: o.maxGradNorm, seed: o.seed, modelDropout: o.modelDropout }, batches, step, lr);
       const done = step + 1;
       const entry: LogEntry = {
         step: done, loss, learningRate: lr, gradNorm, tokensPerSecond: tokens / ((performance.now() - t0) / 1000), epoch: micro.at(-1)?.epoch ?? 0,

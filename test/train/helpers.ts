@@ -27,12 +27,13 @@ export async function smallSuite(): Promise<{ suite: Suite; dir: string }> {
   return cached;
 }
 
-export async function tinyModelDir(kind: 'gpt2' | 'llama', o: { hidden?: number; layers?: number; seed?: number } = {}): Promise<string> {
+export async function tinyModelDir(kind: 'gpt2' | 'llama', o: { hidden?: number; layers?: number; seed?: number; dropout?: number } = {}): Promise<string> {
   const { suite, dir } = await smallSuite();
   const v = suite.vocabulary.length;
   const cfg = kind === 'gpt2'
     ? tinyGpt2Config(v, { hidden: o.hidden ?? 32, layers: o.layers ?? 2, heads: 4 })
     : tinyLlamaConfig(v, { hidden: o.hidden ?? 32, layers: o.layers ?? 2, heads: 4, kvHeads: 2 });
+  if (o.dropout !== undefined) Object.assign(cfg, kind === 'gpt2' ? { resid_pdrop: o.dropout, embd_pdrop: o.dropout, attn_pdrop: o.dropout } : { attention_dropout: o.dropout });
   return initModel(cfg, dir, o.seed ?? 1, tempDir(`genstudy-${kind}-`));
 }
 

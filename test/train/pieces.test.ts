@@ -82,3 +82,20 @@ test('checkpoint policy and data order', () => {
   assert.deepEqual(stepMicroBatches({ ...o, shuffle: false }, 0).map((m) => m.indices), [[0, 1, 2, 3], [4, 5, 6, 7]]);
   assert.equal(totalSteps({ ...o, maxSteps: 7 }), 7);
 });
+
+test('model dropout: the identity outside training; inverted dropout at the configured rate while the trainer sets a seed', async () => {
+  const { dropout, trainingDropout } = await import('../../src/engine/builtin/blocks.ts');
+  const x = tf.ones([100, 100]);
+  assert.equal(dropout(x, 0.1), x);
+  trainingDropout.seed = 5;
+  trainingDropout.calls = 0;
+  const y = (await dropout(x, 0.1).data()) as Float32Array;
+  trainingDropout.calls = 0;
+  const again = (await dropout(x, 0.1).data()) as Float32Array;
+  trainingDropout.seed = undefined;
+  const zeros = y.filter((v) => v === 0).length;
+  assert.ok(zeros > 800 && zeros < 1200, `${zeros} of 10000 dropped at rate 0.1`);
+  assert.ok(y.every((v) => v === 0 || Math.abs(v - 1 / 0.9) < 1e-6));
+  assert.deepEqual(again, y, 'the same seed and call number give the same mask');
+  x.dispose();
+});

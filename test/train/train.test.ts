@@ -103,9 +103,9 @@ test('LoRA: base weights untouched, PEFT files, merged model = base + B A alpha/
   merged.dispose();
 });
 
-test('LoRA with dropout: a run stopped after a checkpoint and resumed ends with the same adapter as an uninterrupted one', async () => {
+test('LoRA and model dropout: a run stopped after a checkpoint and resumed ends with the same adapter as an uninterrupted one', async () => {
   const { suite } = await smallSuite();
-  const model = await tinyModelDir('gpt2', { hidden: 32, layers: 1, seed: 4 });
+  const model = await tinyModelDir('gpt2', { hidden: 32, layers: 1, seed: 4, dropout: 0.1 });
   const opts = (outDir: string): TrainOptions => ({
     model, outDir, task: suite.task, train: suite.train, method: 'lora', lr: 1e-2, batchSize: 8, gradAccum: 2, maxSteps: 6,
     schedule: 'cosine', warmupRatio: 0.2, lora: { r: 2, alpha: 4, dropout: 0.2, targetModules: ['c_attn', 'c_fc'] }, checkpoints: { every: 2 },
@@ -120,6 +120,10 @@ test('LoRA with dropout: a run stopped after a checkpoint and resumed ends with 
   const file = 'checkpoint-6/adapter_model.safetensors';
   assert.deepEqual(fs.readFileSync(path.join(broken, file)), fs.readFileSync(path.join(whole, file)));
   assert.deepEqual(fs.readFileSync(path.join(broken, 'checkpoint-6/optimizer.safetensors')), fs.readFileSync(path.join(whole, 'checkpoint-6/optimizer.safetensors')));
+  // Dropout is on (the same run without it ends elsewhere), and the logits of a checkpoint are not dropped out.
+  const plain = tempDir();
+  await train({ ...opts(plain), modelDropout: false });
+  assert.notDeepEqual(fs.readFileSync(path.join(plain, file)), fs.readFileSync(path.join(whole, file)));
   // Other settings in the same folder are refused rather than mixed.
   await assert.rejects(train({ ...opts(broken), lr: 2e-2 }), /belongs to a run with other settings/);
 });
