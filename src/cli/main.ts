@@ -18,6 +18,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   score: async () => (await import('./score.ts')).registerScore,
   serve: async () => (await import('./serve.ts')).registerServe,
   train: async () => (await import('./train.ts')).registerTrain,
+  watch: async () => (await import('./watch.ts')).registerWatch,
 };
 
 /** Builds the program with the commands `argv` needs (all of them for help or an unknown command). */

@@ -1,0 +1,91 @@
+// genstudy watch: evaluates each new complete checkpoint folder an external trainer writes, and
+// refreshes the analysis and the report (src/pipeline/watch.ts). SIGINT stops it after the current
+// round; a second SIGINT stops it at once (every store write is a transaction, so nothing is
+// half-written and a restart picks up where it stopped).
+import path from 'node:path';
+import { Command, Option } from 'commander';
+import { UserError } from '../errors.ts';
+import { remoteLoader } from '../engine/remote/index.ts';
+import { builtinLoader, parseNumberList, progressFor, promptVariants, resolveTestSets } from '../evaluate/index.ts';
+import { watchRun } from '../pipeline/watch.ts';
+
+interface WatchFlags {
+  testSet: string[]; store: string; run?: string; interval: string; once?: boolean; control?: string; metric?: string; out?: string;
+  baseModel?: string; task?: string; scoring?: 'first-token' | 'full-word'; prompt?: string; shots?: string; limit?: string;
+  dataDir?: string; synthSeed?: string; synthSize?: string; batchExamples: string; batchTokens?: string; remote?: string[]; remoteModel?: string;
+}
+
+function wholeNumber(flag: string, value: string | undefined, min = 1): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < min) throw new UserError(`${flag} ${value}: expected a whole number >= ${min}`);
+  return n;
+}
+
+export function registerWatch(program: Command): void {
+  program
+    .command('watch')
+    .description('Evaluate each new complete checkpoint-N folder a trainer writes (HF Trainer, PEFT), then refresh the analysis and report; restarts pick up where they stopped')
+    .argument('<run>', 'the folder the trainer writes checkpoint-N folders into')
+    .requiredOption('--test-set <spec...>', 'data set ids, spec files, a synthetic suite folder, or synth[:set,...] (as genstudy evaluate takes them)')
+    .option('--store <file>', 'results store (SQLite)', 'results.sqlite')
+    .option('--run <name>', 'run name in the store (default: the run folder name)')
+    .option('--interval <seconds>', 'pause between looks at the folder (0.1 to 3600)', '30')
+    .option('--once', 'look once, evaluate what is complete, refresh, and exit')
+    .option('--control <set>', 'in-domain test set: refresh the analysis and report after each new checkpoint')
+    .option('--metric <metric>', 'metric analysed (default: accuracy, or the only one)')
+    .option('--out <dir>', 'where analysis.json, analysis.txt and report/ go (default: <store folder>/<run>-watch)')
+    .option('--base-model <dir>', 'base model folder for LoRA adapter checkpoints')
+    .option('--task <task>', 'study-a, study-b/<task>, synth, or a task spec file')
+    .addOption(new Option('--scoring <mode>', 'classification scoring').choices(['first-token', 'full-word']))
+    .option('--prompt <list>', "study B's prompt(s): 1, 2 or 1,2")
+    .option('--shots <list>', 'numbers of in-context demonstrations, e.g. 0,2,4')
+    .option('--limit <n>', 'evaluate the first N examples of every test set')
+    .option('--data-dir <dir>', 'data folder for registry ids')
+    .option('--synth-seed <n>', 'seed of the generated synthetic suite')
+    .option('--synth-size <n>', 'examples per set of the generated synthetic suite')
+    .option('--batch-examples <n>', 'examples per engine call', '512')
+    .option('--batch-tokens <n>', "the built-in engine's padded tokens per forward batch")
+    .option('--remote <url...>', 'evaluate through these OpenAI-compatible servers (vLLM, genstudy serve) instead of the built-in engine')
+    .option('--remote-model <name>', 'the served model name for full checkpoints (default: the one the server lists)')
+    .action(async (runDir: string, flags: WatchFlags) => {
+      const seconds = Number(flags.interval);
+      if (!Number.isFinite(seconds)) throw new UserError(`--interval ${flags.interval}: expected a number of seconds`);
+      const testSets = await resolveTestSets(flags.testSet, {
+        limit: wholeNumber('--limit', flags.limit), dataDir: flags.dataDir,
+        synthSeed: wholeNumber('--synth-seed', flags.synthSeed, 0), synthSize: wholeNumber('--synth-size', flags.synthSize),
+      });
+      if (flags.control !== undefined && !testSets.some((t) => t.id === flags.control)) {
+        throw new UserError(`--control ${flags.control}: not among the test sets (${testSets.map((t) => t.id).join(', ')})`);
+      }
+      const controller = new AbortController();
+      let interrupts = 0;
+      const onSignal = (): void => {
+        interrupts++;
+        if (interrupts === 1) {
+          process.stderr.write('genstudy watch: stopping after this round (Ctrl-C again to stop now; nothing stored is lost)\n');
+          controller.abort();
+        } else {
+          process.exit(130);
+        }
+      };
+      process.on('SIGINT', onSignal);
+      process.on('SIGTERM', onSignal);
+      try {
+        const result = await watchRun({
+          runDir, storePath: flags.store, run: flags.run ?? path.basename(path.resolve(runDir)), runModel: path.resolve(runDir),
+          testSets, variants: promptVariants(flags.prompt ? parseNumberList('--prompt', flags.prompt) : undefined, flags.shots ? parseNumberList('--shots', flags.shots) : undefined),
+          task: flags.task, scoring: flags.scoring, batchExamples: wholeNumber('--batch-examples', flags.batchExamples),
+          loader: flags.remote ? remoteLoader({ urls: flags.remote, modelName: flags.remoteModel }) : builtinLoader(wholeNumber('--batch-tokens', flags.batchTokens)),
+          baseModel: flags.baseModel, control: flags.control, metric: flags.metric, outDir: flags.out,
+          intervalMs: seconds * 1000, once: flags.once === true, signal: controller.signal,
+          progress: progressFor(process.stderr),
+          log: (line) => process.stderr.write(`genstudy watch: ${line}\n`),
+        });
+        process.stderr.write(`genstudy watch: ${result.rounds} round(s); evaluated steps ${result.evaluatedSteps.join(', ') || 'none'}\n`);
+      } finally {
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
+      }
+    });
+}

@@ -1,0 +1,166 @@
+// Watching a training run written by another trainer (Hugging Face Trainer, PEFT, genstudy train):
+// each round lists the run folder's checkpoint-N / step-N folders, evaluates the complete ones not
+// evaluated yet by this watcher (evaluateGrid: a restarted watcher re-plans them, and the
+// evaluation cache answers what was already asked, so it picks up where it stopped for free), then
+// refreshes the analysis and the report when a control set is given. A folder still being written
+// (the Trainer's tmp-checkpoint-N, .tmp files, short safetensors, a missing file) is left for a later
+// round; incompleteReason says why, and the reason is logged when it changes.
+import fs from 'node:fs';
+import path from 'node:path';
+import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { UserError } from '../errors.ts';
+import { discoverCheckpoints, evaluateGrid, stepOfFolder, type CheckpointRef, type GridOptions, type GridSummary } from '../evaluate/index.ts';
+import { readStoreScores } from '../analyze/read-scores.ts';
+import { availableMetrics, buildRunSeries } from '../analyze/run-series.ts';
+import { analyzeRuns, DEFAULT_OPTIONS, type AnalysisResult, type AnalyzeOptions } from '../analyze/analysis.ts';
+import { formatJson, formatTable } from '../analyze/format.ts';
+import { writeReport } from '../report/index.ts';
+
+/** Shortest and longest pause between rounds. */
+export const MIN_INTERVAL_MS = 100;
+export const MAX_INTERVAL_MS = 3_600_000;
+
+export interface WatchOptions extends Omit<GridOptions, 'checkpoints' | 'identify'> {
+  /** The folder the trainer writes checkpoint-N folders into. */
+  runDir: string;
+  /** Base model folder for LoRA adapter checkpoints (default: the adapter's base_model_name_or_path). */
+  baseModel?: string;
+  /** In-domain test set: with it, the analysis and the report are refreshed after each round that evaluated something. */
+  control?: string;
+  /** Metric analysed (default: accuracy when present, else the only metric). */
+  metric?: string;
+  analysis?: Partial<Omit<AnalyzeOptions, 'control'>>;
+  /** Where analysis.json / analysis.txt and report/ go (default: <store folder>/<run>-watch). */
+  outDir?: string;
+  /** Pause between rounds in ms (default 30 s), bounded to [MIN_INTERVAL_MS, MAX_INTERVAL_MS]. */
+  intervalMs?: number;
+  /** One round, then return (scripts, tests). */
+  once?: boolean;
+  /** Stops the watcher after the current round (the CLI aborts it on SIGINT). */
+  signal?: AbortSignal;
+  log?: (line: string) => void;
+  /** Called after each round (tests, progress). */
+  onRound?: (round: WatchRound) => void;
+}
+
+export interface WatchRound {
+  /** Steps evaluated in this round. */
+  evaluated: number[];
+  /** Checkpoint folders left for a later round, with the reason. */
+  waiting: string[];
+  summary?: GridSummary;
+  /** The refreshed analysis, or why there is none (yet). */
+  analysis?: AnalysisResult;
+  analysisSkipped?: string;
+  report?: string;
+}
+
+export interface WatchResult { rounds: number; evaluatedSteps: number[] }
+
+/** The complete checkpoint folders of `runDir` and the ones still being written (with why). */
+export function scanRunFolder(runDir: string, baseModel?: string): { complete: CheckpointRef[]; waiting: string[] } {
+  if (!fs.existsSync(runDir) || !fs.statSync(runDir).isDirectory()) {
+    throw new UserError(`${runDir}: no such folder (genstudy watch expects the folder a trainer writes checkpoint-N folders into)`);
+  }
+  const complete: CheckpointRef[] = [];
+  const waiting: string[] = [];
+  const names = fs.readdirSync(runDir, { withFileTypes: true }).filter((d) => d.isDirectory() && stepOfFolder(d.name) !== undefined).map((d) => d.name);
+  for (const name of names) {
+    const full = path.join(runDir, name);
+    try {
+      // One folder at a time: a checkpoint folder passed alone is evaluated as itself (or its adapter / merged/ model).
+      const [cp] = discoverCheckpoints(full, { baseModel }).checkpoints;
+      complete.push({ ...cp, step: stepOfFolder(name)! });
+    } catch (err) {
+      if (!(err instanceof UserError)) throw err;
+      const why = err.message.replace(`${full}: `, '').replace(/^not a model folder \((.*)\), and it holds no step-N or checkpoint-N folders$/s, '$1');
+      waiting.push(`${full}: incomplete checkpoint (${why}); left for a later round`);
+    }
+  }
+  complete.sort((a, b) => a.step - b.step);
+  return { complete, waiting };
+}
+
+async function writeAtomic(file: string, text: string): Promise<void> {
+  const tmp = `${file}.tmp-${process.pid}`;
+  await writeFile(tmp, text);
+  await rename(tmp, file);
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) { resolve(); return; }
+    const timer = setTimeout(done, ms);
+    function done(): void { clearTimeout(timer); signal?.removeEventListener('abort', done); resolve(); }
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
+
+/** Analysis (analysis.json, analysis.txt) and report of the run from the store, or why not yet. */
+async function refreshOutputs(opts: WatchOptions, outDir: string): Promise<Pick<WatchRound, 'analysis' | 'analysisSkipped' | 'report'>> {
+  const rows = readStoreScores(opts.storePath, '').filter((r) => r.run === opts.run);
+  const metrics = availableMetrics(rows);
+  const metric = opts.metric ?? (metrics.includes('accuracy') ? 'accuracy' : metrics.length === 1 ? metrics[0] : undefined);
+  if (metric === undefined) return { analysisSkipped: `several metrics (${metrics.join(', ')}); choose one with --metric` };
+  const analyzeOptions: AnalyzeOptions = { ...DEFAULT_OPTIONS, ...opts.analysis, control: opts.control! };
+  await mkdir(outDir, { recursive: true });
+  const out: Pick<WatchRound, 'analysis' | 'analysisSkipped' | 'report'> = {};
+  try {
+    const analysis = analyzeRuns(buildRunSeries(rows, metric), analyzeOptions);
+    await writeAtomic(path.join(outDir, 'analysis.json'), formatJson(analysis));
+    await writeAtomic(path.join(outDir, 'analysis.txt'), formatTable(analysis, analyzeOptions));
+    out.analysis = analysis;
+  } catch (err) {
+    if (!(err instanceof UserError)) throw err;
+    out.analysisSkipped = err.message;
+    return out;
+  }
+  const { control: _control, ...analysisOpts } = analyzeOptions;
+  const report = await writeReport(path.join(outDir, 'report'), {
+    storePath: opts.storePath, control: opts.control, metric, title: `genstudy watch: ${opts.run}`, analysis: analysisOpts,
+  });
+  out.report = report.html;
+  return out;
+}
+
+export async function watchRun(opts: WatchOptions): Promise<WatchResult> {
+  const log = opts.log ?? (() => undefined);
+  const interval = opts.intervalMs ?? 30_000;
+  if (!Number.isFinite(interval) || interval < MIN_INTERVAL_MS || interval > MAX_INTERVAL_MS) {
+    throw new UserError(`interval ${interval / 1000} s: expected between ${MIN_INTERVAL_MS / 1000} s and ${MAX_INTERVAL_MS / 1000} s`);
+  }
+  const runDir = path.resolve(opts.runDir);
+  const outDir = path.resolve(opts.outDir ?? path.join(path.dirname(path.resolve(opts.storePath)), `${opts.run}-watch`));
+  const done = new Set<string>();
+  const evaluatedSteps: number[] = [];
+  let lastWaiting = '';
+  let rounds = 0;
+  for (;;) {
+    const { complete, waiting } = scanRunFolder(runDir, opts.baseModel);
+    const waitingText = waiting.join('\n');
+    if (waitingText !== lastWaiting && waiting.length > 0) for (const w of waiting) log(`waiting for ${w}`);
+    lastWaiting = waitingText;
+    const fresh = complete.filter((cp) => !done.has(`${cp.step}\0${cp.dir}`));
+    const round: WatchRound = { evaluated: [], waiting };
+    if (fresh.length > 0) {
+      log(`evaluating step${fresh.length > 1 ? 's' : ''} ${fresh.map((c) => c.step).join(', ')} of ${runDir}`);
+      const { runDir: _r, baseModel: _b, control: _c, metric: _m, analysis: _a, outDir: _o, intervalMs: _i, once: _once, signal: _s, log: _l, onRound: _or, ...grid } = opts;
+      round.summary = await evaluateGrid({ ...grid, checkpoints: fresh });
+      for (const cp of fresh) done.add(`${cp.step}\0${cp.dir}`);
+      round.evaluated = fresh.map((c) => c.step);
+      evaluatedSteps.push(...round.evaluated);
+      log(`evaluated step${fresh.length > 1 ? 's' : ''} ${round.evaluated.join(', ')}: ${round.summary.computed} answers from the model, ${round.summary.cached} from the cache`);
+      if (opts.control !== undefined) {
+        Object.assign(round, await refreshOutputs(opts, outDir));
+        if (round.analysis) log(`analysis and report refreshed: ${round.report}`);
+        else log(`no analysis yet: ${round.analysisSkipped}`);
+      }
+    }
+    rounds++;
+    opts.onRound?.(round);
+    if (opts.once || opts.signal?.aborted) break;
+    await sleep(interval, opts.signal);
+    if (opts.signal?.aborted) break;
+  }
+  return { rounds, evaluatedSteps };
+}

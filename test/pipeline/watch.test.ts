@@ -1,0 +1,94 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { builtinLoader, promptVariants, resolveTestSets } from '../../src/evaluate/index.ts';
+import { watchRun, type WatchRound } from '../../src/pipeline/watch.ts';
+import { ResultStore } from '../../src/store/result-store.ts';
+import { suiteTask, suiteVocabulary } from '../../src/synth/index.ts';
+import { writeTinyRun } from '../evaluate/tiny-model.ts';
+import { runCli, SUITE_ARG, tempDir } from '../evaluate/helpers.ts';
+
+const VOCAB = suiteVocabulary(suiteTask());
+
+/** Writes checkpoint-<step> as a trainer does: into a temporary folder, then renamed into place. */
+function writeCheckpoint(runDir: string, step: number): void {
+  const staging = tempDir('genstudy-watch-staging-');
+  writeTinyRun(staging, { vocabulary: VOCAB, seed: 9 }, [step]);
+  fs.renameSync(path.join(staging, `step-${step}`), path.join(runDir, `checkpoint-${step}`));
+}
+
+function storedSteps(storePath: string): number[] {
+  const store = ResultStore.open(storePath, { readonly: true });
+  try {
+    return [...new Set(store.scores({ run: 'watched' }).map((s) => s.step))].sort((a, b) => a - b);
+  } finally {
+    store.close();
+  }
+}
+
+test('watch evaluates a checkpoint that appears while it runs, ignores an incomplete one, and refreshes analysis and report', async () => {
+  const runDir = path.join(tempDir(), 'trainer-out');
+  fs.mkdirSync(runDir);
+  const storePath = path.join(tempDir(), 'results.sqlite');
+  const outDir = path.join(tempDir(), 'watch-out');
+  const testSets = (await resolveTestSets([SUITE_ARG], { synthSeed: 2, synthSize: 6 }));
+  const base = { storePath, run: 'watched', testSets, variants: promptVariants(), loader: builtinLoader(), outDir, control: 'in-domain' };
+
+  const controller = new AbortController();
+  const rounds: WatchRound[] = [];
+  let wrote = false;
+  const result = await watchRun({
+    ...base, runDir, intervalMs: 100, signal: controller.signal,
+    onRound: (round) => {
+      rounds.push(round);
+      if (!wrote) {
+        wrote = true;
+        // An incomplete checkpoint (a trainer still writing it without a temporary name) and a complete one.
+        fs.mkdirSync(path.join(runDir, 'checkpoint-200'));
+        fs.writeFileSync(path.join(runDir, 'checkpoint-200', 'config.json'), '{}');
+        fs.mkdirSync(path.join(runDir, 'tmp-checkpoint-300'));
+        writeCheckpoint(runDir, 100);
+      }
+      if (round.evaluated.length > 0) controller.abort();
+    },
+  });
+  assert.equal(rounds[0].evaluated.length, 0, 'nothing to evaluate at first');
+  assert.deepEqual(result.evaluatedSteps, [100]);
+  assert.ok(rounds.at(-1)!.waiting.some((w) => /checkpoint-200: incomplete checkpoint \(no weights \(model\.safetensors or model\.safetensors\.index\.json\)\); left for a later round$/.test(w)), rounds.at(-1)!.waiting.join('\n'));
+  assert.ok(!rounds.some((r) => r.waiting.some((w) => w.includes('tmp-checkpoint-300'))));
+  assert.deepEqual(storedSteps(storePath), [100]);
+  assert.match(rounds.at(-1)!.analysisSkipped ?? '', /checkpoints|needs at least/);
+
+  // The trainer goes on; a restarted watcher (--once) evaluates only what is new: 100 comes from the cache.
+  fs.rmSync(path.join(runDir, 'checkpoint-200'), { recursive: true });
+  for (const step of [200, 300, 400, 500]) writeCheckpoint(runDir, step);
+  const again: WatchRound[] = [];
+  await watchRun({ ...base, runDir, once: true, onRound: (r) => again.push(r) });
+  assert.equal(again.length, 1);
+  assert.deepEqual(again[0].evaluated, [100, 200, 300, 400, 500]);
+  const perCheckpoint = again[0].summary!.examples / 5;
+  assert.equal(again[0].summary!.cached, perCheckpoint, 'step 100 answered from the cache');
+  assert.equal(again[0].summary!.computed, 4 * perCheckpoint);
+  assert.deepEqual(storedSteps(storePath), [100, 200, 300, 400, 500]);
+  assert.ok(again[0].analysis, again[0].analysisSkipped);
+  assert.ok(fs.existsSync(path.join(outDir, 'analysis.json')));
+  assert.ok(fs.existsSync(path.join(outDir, 'report', 'report.html')));
+});
+
+test('genstudy watch --once from the command line; bad intervals and folders are refused clearly', async () => {
+  const runDir = path.join(tempDir(), 'cli-run');
+  fs.mkdirSync(runDir);
+  writeCheckpoint(runDir, 10);
+  const storePath = path.join(tempDir(), 'results.sqlite');
+  const ok = await runCli(['watch', runDir, '--test-set', 'synth:in-domain', '--synth-size', '4', '--store', storePath, '--once']);
+  assert.equal(ok.status, 0, ok.stderr);
+  assert.match(ok.stderr, /evaluated steps 10/);
+  const bad = await runCli(['watch', runDir, '--test-set', 'synth:in-domain', '--store', storePath, '--interval', '0.001']);
+  assert.equal(bad.status, 2);
+  assert.match(bad.stderr, /interval 0\.000001 s|interval 0\.001 s: expected between 0\.1 s and 3600 s/);
+  const missing = await runCli(['watch', path.join(runDir, 'nope'), '--test-set', 'synth:in-domain', '--store', storePath, '--once']);
+  assert.equal(missing.status, 2);
+  assert.match(missing.stderr, /nope: no such folder/);
+  await assert.rejects(watchRun({ runDir, storePath, run: 'x', testSets: [], variants: promptVariants(), intervalMs: 5 }), /interval 0\.005 s/);
+});
