@@ -8,6 +8,7 @@ const BENCHES: Record<string, { module: string; fn: string }> = {
   stats: { module: './stats.ts', fn: 'benchStats' },
   metrics: { module: './metrics.ts', fn: 'benchMetrics' },
   engine: { module: './engine.ts', fn: 'benchEngine' },
+  train: { module: './train.ts', fn: 'benchTrain' },
   evaluate: { module: './evaluate.ts', fn: 'benchEvaluate' },
 };
 
