@@ -120,28 +120,5 @@ export function studyATask(scoring: ScoringMode = 'first-token'): ClassifyTaskSp
   };
 }
 
-/** A binary label map: raw label values (as strings) to Yes / No, and values to drop. */
-export interface BinaryLabelMap { split: string; yes: readonly string[]; no: readonly string[]; drop: readonly string[] }
-
-/**
- * Study A's eight test sets: split and binary map (../shared/PAPERS.md). Raw values are given by
- * name and, where the Hugging Face copy stores integers, by that integer too.
- */
-export const STUDY_A_LABEL_MAPS: Readonly<Record<string, BinaryLabelMap>> = {
-  snli: { split: 'test', yes: ['entailment', '0'], no: ['contradiction', '2'], drop: ['neutral', '1', '-1', '-'] },
-  mnli: { split: 'validation_matched', yes: ['entailment', '0'], no: ['contradiction', '2'], drop: ['neutral', '1'] },
-  anli: { split: 'test_r3', yes: ['entailment', '0'], no: ['contradiction', '2'], drop: ['neutral', '1'] },
-  hans: { split: 'validation', yes: ['entailment', '0'], no: ['non-entailment', '1'], drop: [] },
-  scitail: { split: 'test', yes: ['entails'], no: ['neutral'], drop: [] },
-  rte: { split: 'train', yes: ['entailment', '0'], no: ['not_entailment', '1'], drop: [] },
-  wnli: { split: 'train', yes: ['1'], no: ['0'], drop: [] },
-  paws: { split: 'test', yes: ['1', 'paraphrase'], no: ['0'], drop: [] },
-};
-
-/** Maps a raw label through a binary map: 'Yes', 'No', or null (drop). UserError for an unknown value. */
-export function applyBinaryLabelMap(map: BinaryLabelMap, raw: string, where: string): 'Yes' | 'No' | null {
-  if (map.yes.includes(raw)) return 'Yes';
-  if (map.no.includes(raw)) return 'No';
-  if (map.drop.includes(raw)) return null;
-  throw new UserError(`${where}: unknown label "${raw}"; expected one of ${[...map.yes, ...map.no, ...map.drop].map((v) => `"${v}"`).join(', ')}`);
-}
+// Study A's binary label maps (which raw labels are Yes, No or dropped) live with its data sets, in
+// src/data/registry.json, the one place they are defined.

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Example } from '../../src/types.ts';
 import {
-  applyBinaryLabelMap, buildFirstTokenRequests, buildGenerateRequests, demonstrationsFor, STUDY_A_LABEL_MAPS,
+  buildFirstTokenRequests, buildGenerateRequests, demonstrationsFor,
   STUDY_B_JOIN, STUDY_B_LABELS, STUDY_B_PROMPT_MAP, STUDY_B_TASKS, studyBKind, studyBTask, trainingPieces,
   type ClassifyTaskSpec, type GenerateTaskSpec,
 } from '../../src/tasks/index.ts';
@@ -35,14 +35,6 @@ test('study B task kinds and label words', () => {
   assert.deepEqual(STUDY_B_LABELS.inference, ['entailment', 'neutral', 'contradiction']);
   for (const p of [1, 2] as const) for (const t of STUDY_B_TASKS) assert.equal(studyBTask(t, p).template, STUDY_B_PROMPT_MAP[p - 1][t]);
   assert.throws(() => studyBTask('sentiment', 3 as 1), /Prompt-3/);
-});
-
-test('study A label maps: binary, with the dropped values', () => {
-  assert.equal(Object.keys(STUDY_A_LABEL_MAPS).length, 8);
-  assert.equal(applyBinaryLabelMap(STUDY_A_LABEL_MAPS.rte, 'not_entailment', 'rte/train.tsv:3'), 'No');
-  assert.equal(applyBinaryLabelMap(STUDY_A_LABEL_MAPS.snli, 'neutral', 'x'), null);
-  assert.equal(applyBinaryLabelMap(STUDY_A_LABEL_MAPS.wnli, '1', 'x'), 'Yes');
-  assert.throws(() => applyBinaryLabelMap(STUDY_A_LABEL_MAPS.hans, 'maybe', 'hans:12'), /hans:12: unknown label "maybe"/);
 });
 
 test('real data: amazon test rows with the first 2 few-shot demonstrations, Prompt-1 and Prompt-2', (t) => {
