@@ -20,7 +20,7 @@ import { seededRandom } from '../tasks/seeded-random.ts';
 import type { Example } from '../types.ts';
 import { AdamW } from './adamw.ts';
 import {
-  checkpointDir, listCheckpoints, readOptimizer, removeStaleTemporaries, readState, writeCheckpoint, writeOptimizer, writeState,
+  listCheckpoints, readOptimizer, removeStaleTemporaries, readState, writeCheckpoint, writeOptimizer, writeState,
   type LogEntry, type TrainerState,
 } from './checkpoints.ts';
 import { optimiserStep } from './step.ts';
@@ -82,6 +82,10 @@ export async function train(options: TrainOptions): Promise<TrainResult> {
 
   const existing = o.resume ? listCheckpoints(o.outDir) : [];
   const resumeFrom = existing.at(-1);
+  const resumeState = resumeFrom ? readState(resumeFrom.dir) : undefined;
+  const mismatch = (detail: string) => new UserError(`${path.join(resumeFrom!.dir, 'trainer_state.json')}: this checkpoint belongs to a run with ` +
+    `other settings or data (${detail}); use another --out folder, or turn resuming off`);
+  if (resumeState && resumeState.method !== o.method) throw mismatch(`method ${resumeState.method}, now ${o.method}`);
   const base = await loadModel(resumeFrom && o.method === 'full' ? resumeFrom.dir : o.model);
   enableTrainingGradients();
   const maxLength = Math.min(o.maxLength ?? base.maxLength, base.maxLength);
@@ -103,22 +107,29 @@ export async function train(options: TrainOptions): Promise<TrainResult> {
     adapters = resumeFrom ? LoraAdapters.load(base, resumeFrom.dir) : LoraAdapters.create(base, o.lora!, o.seed);
     trainable = adapters.namedVariables();
   }
-  const fp = fingerprint(o, o.method === 'full' && resumeFrom ? readState(resumeFrom.dir).base_model : base.id, seqs);
+  // A full fine-tuning run resumes from the checkpoint's weights; the run is still named by its base.
+  const baseModelName = o.method === 'full' && resumeState ? resumeState.base_model : base.id;
+  const fp = fingerprint(o, baseModelName, seqs);
   const optimizer = new AdamW(trainable, { betas: o.betas, eps: o.adamEps, weightDecay: o.weightDecay, noDecay });
+  const release = () => {
+    adapters?.dispose();
+    optimizer.dispose();
+    model.dispose();
+  };
 
   let start = 0;
   let log: LogEntry[] = [];
-  if (resumeFrom) {
-    const state = readState(resumeFrom.dir);
-    if (state.fingerprint !== fp) {
-      throw new UserError(`${path.join(resumeFrom.dir, 'trainer_state.json')}: this checkpoint belongs to a run with other settings or data ` +
-        `(fingerprint ${state.fingerprint}, now ${fp}); use another --out folder, or turn resuming off`);
+  if (resumeFrom && resumeState) {
+    try {
+      if (resumeState.fingerprint !== fp) throw mismatch(`fingerprint ${resumeState.fingerprint}, now ${fp}`);
+      readOptimizer(resumeFrom.dir, optimizer);
+    } catch (err) {
+      release();
+      throw err;
     }
-    readOptimizer(resumeFrom.dir, optimizer);
-    start = state.global_step;
-    log = state.log_history.filter((e) => e.step <= start);
+    start = resumeState.global_step;
+    log = resumeState.log_history.filter((e) => e.step <= start);
   }
-  const baseModelName = o.method === 'full' && resumeFrom ? readState(resumeFrom.dir).base_model : base.id;
 
   if (o.store && o.run) {
     o.store.upsertRun({
@@ -174,11 +185,8 @@ export async function train(options: TrainOptions): Promise<TrainResult> {
     }
   } finally {
     progress.stop();
-    adapters?.dispose();
-    optimizer.dispose();
-    model.dispose();
+    release();
   }
   return { steps: total, checkpoints, log, resumedFrom: resumeFrom?.step };
 }
 
-export { checkpointDir };

@@ -127,3 +127,12 @@ test('LoRA and model dropout: a run stopped after a checkpoint and resumed ends 
   // Other settings in the same folder are refused rather than mixed.
   await assert.rejects(train({ ...opts(broken), lr: 2e-2 }), /belongs to a run with other settings/);
 });
+
+test('resuming with another method in the same folder is refused with the checkpoint named', async () => {
+  const { suite } = await smallSuite();
+  const model = await tinyModelDir('gpt2', { hidden: 16, layers: 1, seed: 6 });
+  const out = tempDir();
+  await train({ model, outDir: out, task: suite.task, train: suite.train.slice(0, 16), method: 'full', lr: 1e-3, batchSize: 8, maxSteps: 1 });
+  await assert.rejects(train({ model, outDir: out, task: suite.task, train: suite.train.slice(0, 16), method: 'lora', lr: 1e-3, batchSize: 8, maxSteps: 1,
+    lora: { r: 2, alpha: 4, dropout: 0, targetModules: ['c_attn'] } }), /checkpoint-1\/trainer_state.json: this checkpoint belongs to a run with other settings or data \(method full, now lora\)/);
+});
