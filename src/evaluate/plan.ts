@@ -53,21 +53,6 @@ function goldsOf(task: TaskSpec, set: EvalTestSet): string[] {
   });
 }
 
-/**
- * Study B's generate presets name the reference field "output" (its JSON files' key), while data
- * set specs and the registry map that column to Example.target. When no example has the named
- * field and every example has a target, the target is the reference.
- */
-function referenceFromTarget(task: TaskSpec, set: EvalTestSet): TaskSpec {
-  if (task.kind !== 'generate' || task.targetField === undefined) return task;
-  const field = task.targetField;
-  if (set.examples.every((e) => !Object.hasOwn(e.fields, field) && typeof e.target === 'string')) {
-    const { targetField: _unused, ...rest } = task;
-    return rest;
-  }
-  return task;
-}
-
 async function buildOptions(task: TaskSpec, set: EvalTestSet, variant: PromptVariant, opts: PlanOptions): Promise<{ build: BuildOptions; from?: string }> {
   const join = task.name.startsWith('study-b/') ? STUDY_B_JOIN : DEFAULT_JOIN;
   if (variant.shots === 0) return { build: { join } };
@@ -82,7 +67,7 @@ async function buildOptions(task: TaskSpec, set: EvalTestSet, variant: PromptVar
 }
 
 async function buildCell(index: number, set: EvalTestSet, variant: PromptVariant, opts: PlanOptions): Promise<Cell> {
-  const task = referenceFromTarget(withSet(set, variant, () => resolveTask({ task: opts.task, scoring: opts.scoring, prompt: variant.prompt }, set)), set);
+  const task = withSet(set, variant, () => resolveTask({ task: opts.task, scoring: opts.scoring, prompt: variant.prompt }, set));
   const golds = withSet(set, variant, () => goldsOf(task, set));
   const { build, from } = await buildOptions(task, set, variant, opts);
   let mode: EngineMode;

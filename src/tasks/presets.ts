@@ -101,7 +101,7 @@ export function studyBTask(task: StudyBTask, prompt: 1 | 2 = 1, scoring: Scoring
     return spec;
   }
   const spec: GenerateTaskSpec = {
-    kind: 'generate', name, template, targetField: 'output', maxNewTokens: STUDY_B_MAX_NEW_TOKENS.generate,
+    kind: 'generate', name, template, maxNewTokens: STUDY_B_MAX_NEW_TOKENS.generate,
     stop: [], postprocess: { strip: 'python', cutAt: ['\n\n'] },
   };
   return spec;

@@ -30,7 +30,7 @@ test('study B generate spec: 60 new tokens, no engine stop, strip then cut at th
   assert.equal(task.kind, 'generate');
   assert.equal(task.maxNewTokens, 60);
   assert.deepEqual(task.stop, []);
-  const ex: Example = { id: 'd', fields: { input: 'Text.', output: 'Ref.' } };
+  const ex: Example = { id: 'd', fields: { input: 'Text.' }, target: 'Ref.' };
   const [req] = buildGenerateRequests(task, [ex]);
   assert.deepEqual(req, { exampleId: 'd', prompt: '### Input:\nText.\n### Summary:', maxNewTokens: 60 });
   // generation.strip().split("\n\n")[0], as evaluate_cross.py + indicator_cross.py.
@@ -54,8 +54,10 @@ test('engine stop sequences are passed when the task has them', () => {
   assert.throws(() => generationRecords({ ...task, targetField: 'out' }, [{ id: '1', fields: { q: 'x', out: 'y' } }], []), /got 0 generations for 1 examples/);
 });
 
-test('a missing target field is a user error naming the example', () => {
+test('a missing target is a user error naming the example', () => {
   const task = studyBTask('question', 1);
   const ex: Example = { id: 'q1', fields: { input: 'c', answer: 'a' } };
-  assert.throws(() => buildGenerateRequests(task as GenerateTaskSpec, [ex], { demonstrations: () => [ex] }), /example "q1" has no field "output"/);
+  assert.throws(() => buildGenerateRequests(task as GenerateTaskSpec, [ex], { demonstrations: () => [ex] }), /example "q1" has no target/);
+  const named = { ...task, targetField: 'output' } as GenerateTaskSpec;
+  assert.throws(() => buildGenerateRequests(named, [ex], { demonstrations: () => [ex] }), /example "q1" has no field "output"/);
 });

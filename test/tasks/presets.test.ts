@@ -16,10 +16,12 @@ const dataDir = path.resolve(repoRoot, '../shared/data/ft-generalisation');
 const haveData = existsSync(dataDir);
 type Row = Record<string, string | number>;
 const readRows = (rel: string): Row[] => JSON.parse(readFileSync(path.join(dataDir, rel), 'utf8')) as Row[];
+// As the registry loads these files: the output is the label (classification) and the target (generation).
 const toExample = (r: Row, i: number): Example => ({
   id: String(r.idx ?? i),
-  fields: Object.fromEntries(Object.entries(r).map(([k, v]) => [k, String(v)])),
+  fields: Object.fromEntries(Object.entries(r).filter(([k]) => k !== 'output').map(([k, v]) => [k, String(v)])),
   label: String(r.output),
+  target: String(r.output),
 });
 
 test('embedded prompt map equals ../shared prompt_map.json', (t) => {
