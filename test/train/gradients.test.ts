@@ -2,6 +2,7 @@
 // UnsortedSegmentSum kernel and the transpose-free BatchMatMul gradient) against central finite
 // differences of the same loss, along a random direction in parameter space.
 import assert from 'node:assert/strict';
+import path from 'node:path';
 import { test } from 'node:test';
 import * as tf from '@tensorflow/tfjs-core';
 import { enableTrainingGradients } from '../../src/engine/builtin/gradients.ts';
@@ -11,7 +12,7 @@ import { LoraAdapters } from '../../src/engine/builtin/lora.ts';
 import { microBatchLoss } from '../../src/train/loss.ts';
 import type { TrainSequence } from '../../src/train/index.ts';
 import { seededRandom } from '../../src/tasks/seeded-random.ts';
-import { loaded, tinyModelDir } from './helpers.ts';
+import { loaded, repoRoot, tinyModelDir } from './helpers.ts';
 
 const seqs: TrainSequence[] = [
   { exampleId: 'a', ids: [1, 5, 9, 12, 7, 30], lossPositions: [2, 3, 4, 5], targets: [12, 7, 30, 2] },
@@ -19,7 +20,7 @@ const seqs: TrainSequence[] = [
 ];
 
 /** Directional derivative by finite differences vs the gradient's dot product with the direction. */
-async function check(model: BuiltinModel, vars: Map<string, tf.Variable>): Promise<void> {
+async function check(model: BuiltinModel, vars: Map<string, tf.Variable>, eps = 1e-3): Promise<void> {
   enableTrainingGradients();
   const names = [...vars.keys()];
   const rng = seededRandom(3, 'direction');
@@ -33,7 +34,6 @@ async function check(model: BuiltinModel, vars: Map<string, tf.Variable>): Promi
   let analytic = 0;
   for (const [vn, g] of Object.entries(grads)) analytic += (await tf.sum(tf.mul(g, dirs.get(byVar.get(vn)!)!)).data())[0];
   assert.equal(Object.keys(grads).length, names.length, 'every parameter gets a gradient');
-  const eps = 1e-3;
   const originals = new Map(names.map((n) => [n, tf.clone(vars.get(n)!)]));
   const lossAt = async (sign: number) => {
     for (const n of names) vars.get(n)!.assign(tf.add(originals.get(n)!, tf.mul(dirs.get(n)!, sign * eps)));
@@ -56,6 +56,17 @@ for (const kind of ['gpt2', 'llama'] as const) {
     for (const [n, t] of base.params.tensors) vars.set(n, tf.variable(n.endsWith('.bias') || t.rank === 1 ? t : tf.mul(t, 10), true));
     const model = new BuiltinModel(base.id, base.dir, base.family, base.arch, new Params(vars as Map<string, tf.Tensor>, false), base.tokenizer, base.config);
     await check(model, vars);
+  });
+}
+
+for (const fixture of ['opt', 'opt-postnorm', 'olmo2', 'qwen2']) {
+  test(`${fixture} (engine fixture): full-model gradients match finite differences`, async () => {
+    const base = await loaded(path.join(repoRoot, 'test/engine/fixtures', fixture));
+    const vars = new Map<string, tf.Variable>();
+    for (const [n, t] of base.params.tensors) vars.set(n, tf.variable(t, true));
+    const model = new BuiltinModel(base.id, base.dir, base.family, base.arch, new Params(vars as Map<string, tf.Tensor>, false), base.tokenizer, base.config);
+    // OPT's ReLU has kinks that a wider finite-difference step crosses.
+    await check(model, vars, fixture.startsWith('opt') ? 1e-4 : 1e-3);
   });
 }
 
