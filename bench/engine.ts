@@ -139,6 +139,17 @@ export async function benchEngine(): Promise<Record<string, number | string>> {
     out.ratio_vs_pytorch_full_logits_cpu_time = n('engine_score_tokens_per_cpu_s') / n('pytorch_full_logits_tokens_per_cpu_s');
     out.ratio_peak_rss = n('engine_peak_rss_mb') / n('pytorch_peak_rss_mb');
     out.logprob_sum_abs_difference = Math.abs(n('engine_logprob_sum') - n('pytorch_logprob_sum'));
+    // Optionally a second PyTorch (e.g. a current wheel in a virtual environment), whose CPU kernels
+    // can be much faster than Debian's build: GENSTUDY_BENCH_TORCH_PYTHON=/path/to/python.
+    const other = process.env.GENSTUDY_BENCH_TORCH_PYTHON;
+    if (other) {
+      const py2 = runJson(other, [path.join(here, 'engine_reference.py'), dir, String(CONT), String(batchTokens / SEQ)]);
+      if (typeof py2 === 'string') out.other_pytorch = py2;
+      else {
+        for (const [k, v] of Object.entries(py2)) out[`other_pytorch_${k}`] = v;
+        out.ratio_score_cpu_time_vs_other_pytorch = n('engine_score_tokens_per_cpu_s') / Number(py2.score_tokens_per_cpu_s);
+      }
+    }
     return out;
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });

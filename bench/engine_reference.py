@@ -101,6 +101,7 @@ def main():
                 out['logprob_sum'] = total
     out['peak_rss_mb'] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     out['threads'] = torch.get_num_threads()
+    out['torch_version'] = torch.__version__
     print(json.dumps(out))
 
 
