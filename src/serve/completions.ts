@@ -21,7 +21,8 @@ import {
 interface Alt { id: number; logprob: number }
 interface ScoredToken { id: number; logprob: number; top: Alt[] }
 
-interface LogprobJob { ids: number[]; steps: number; k: number; stop: string[] }
+/** `prompt`: whether the prompt's own log-probs are wanted (echo, prompt_logprobs), or only what follows it. */
+interface LogprobJob { ids: number[]; steps: number; k: number; stop: string[]; prompt: boolean }
 interface LogprobAnswer { prompt: ScoredToken[]; generated: ScoredToken[]; text: string; stopped: boolean; cut?: string }
 interface GenerateJob { ids: number[]; steps: number; stop: string[] }
 
@@ -42,11 +43,12 @@ async function logprobRound(model: BuiltinModel, jobs: LogprobJob[]): Promise<Lo
   // A placeholder after the sequence makes the last position's distribution (the next token) come out.
   const PLACEHOLDER = 0;
   const answers: LogprobAnswer[] = jobs.map(() => ({ prompt: [], generated: [], text: '', stopped: false }));
-  const first = await promptLogprobs(model, jobs.map((j) => (j.steps > 0 ? [...j.ids, PLACEHOLDER] : j.ids)), k);
+  const first = await promptLogprobs(model, jobs.map((j) => (j.steps > 0 ? [...j.ids, PLACEHOLDER] : j.ids)), k,
+    jobs.map((j) => (j.prompt ? 1 : j.ids.length)));
   const active: number[] = [];
   jobs.forEach((j, i) => {
     const r = first[i];
-    for (let p = 0; p < j.ids.length - 1; p++) answers[i].prompt.push({ id: j.ids[p + 1], logprob: r.logprobs[p], top: r.top[p] });
+    if (j.prompt) for (let p = 0; p < j.ids.length - 1; p++) answers[i].prompt.push({ id: j.ids[p + 1], logprob: r.logprobs[p], top: r.top[p] });
     if (j.steps > 0) active.push(i);
   });
   let next = new Map(active.map((i) => [i, first[i].top[first[i].top.length - 1]] as const));
@@ -64,7 +66,7 @@ async function logprobRound(model: BuiltinModel, jobs: LogprobJob[]): Promise<Lo
     const more = [...next.keys()].filter((i) => !answers[i].stopped && answers[i].generated.length < jobs[i].steps);
     if (more.length === 0) break;
     const rows = more.map((i) => [...jobs[i].ids, ...answers[i].generated.map((g) => g.id), PLACEHOLDER]);
-    const got = await promptLogprobs(model, rows, k);
+    const got = await promptLogprobs(model, rows, k, rows.map((r) => r.length - 1));
     next = new Map(more.map((i, j) => [i, got[j].top[got[j].top.length - 1]] as const));
   }
   for (const a of answers) a.text = a.cut ?? model.tokenizer.decode(a.generated.map((g) => g.id), { skipSpecialTokens: true });
@@ -87,6 +89,17 @@ export class CompletionEngine {
   engineCalls = 0;
   private readonly logprobQueue = new EngineQueue<LogprobJob, LogprobAnswer>((m, jobs) => { this.engineCalls++; return logprobRound(m, jobs); });
   private readonly generateQueue = new EngineQueue<GenerateJob, string>((m, jobs) => { this.engineCalls++; return generateRound(m, jobs); });
+
+  private readonly texts = new WeakMap<BuiltinModel, Map<number, string>>();
+
+  /** A token's text, decoded once per model (answers with top-k decode many tokens many times). */
+  private tokenText(model: BuiltinModel, id: number): string {
+    let m = this.texts.get(model);
+    if (!m) this.texts.set(model, (m = new Map()));
+    let t = m.get(id);
+    if (t === undefined) m.set(id, (t = model.tokenizer.decode([id])));
+    return t;
+  }
 
   /** The choices of one validated request on `model` (named `name` in answers). */
   async complete(model: BuiltinModel, req: CompletionRequest): Promise<CompletionChoice[]> {
@@ -122,9 +135,10 @@ export class CompletionEngine {
       // The last prompt token is only predicted, never read, so echo scoring takes one token more.
       if (ids.length > maxLength + 1) throw new HttpError(400, `prompt ${i} has ${ids.length} tokens; this model reads at most ${maxLength}`);
     });
-    const jobs = prompts.map((ids) => ({ ids, steps: Math.max(0, Math.min(maxTokens, maxLength - ids.length)), k, stop }));
+    const wantsPrompt = (echo && req.logprobs !== undefined && req.logprobs !== null) || (req.prompt_logprobs !== undefined && req.prompt_logprobs !== null);
+    const jobs = prompts.map((ids) => ({ ids, steps: Math.max(0, Math.min(maxTokens, maxLength - ids.length)), k, stop, prompt: wantsPrompt }));
     const answers = await this.logprobQueue.submit(model, jobs);
-    const asKey = (id: number): string => (req.return_tokens_as_token_ids ? `token_id:${id}` : tok.decode([id]));
+    const asKey = (id: number): string => (req.return_tokens_as_token_ids ? `token_id:${id}` : this.tokenText(model, id));
     const topDict = (t: ScoredToken, n: number): Record<string, number> => {
       const d: Record<string, number> = {};
       for (const alt of [...t.top.slice(0, n), { id: t.id, logprob: t.logprob }]) {
@@ -165,11 +179,11 @@ export class CompletionEngine {
         const entries: PromptLogprob[] = [null];
         for (const t of a.prompt) {
           const e: Record<string, { logprob: number; rank: number; decoded_token: string }> = {};
-          t.top.slice(0, n).forEach((alt, r) => { e[String(alt.id)] = { logprob: alt.logprob, rank: r + 1, decoded_token: tok.decode([alt.id]) }; });
+          t.top.slice(0, n).forEach((alt, r) => { e[String(alt.id)] = { logprob: alt.logprob, rank: r + 1, decoded_token: this.tokenText(model, alt.id) }; });
           if (!(String(t.id) in e)) {
             // Outside the top n: its rank is at least n + 1 (only the top-k are computed).
             const rank = t.top.findIndex((alt) => alt.id === t.id);
-            e[String(t.id)] = { logprob: t.logprob, rank: rank >= 0 ? rank + 1 : Math.max(n, t.top.length) + 1, decoded_token: tok.decode([t.id]) };
+            e[String(t.id)] = { logprob: t.logprob, rank: rank >= 0 ? rank + 1 : Math.max(n, t.top.length) + 1, decoded_token: this.tokenText(model, t.id) };
           }
           entries.push(e);
         }

@@ -8,32 +8,35 @@ import { lengthSortedBatches, pad } from '../engine/builtin/batching.ts';
 import type { BuiltinModel } from '../engine/builtin/model.ts';
 
 export interface PositionLogprobs {
-  /** log P(token i | tokens before i), for i = 1..n-1 (the first token has none). */
+  /** log P(token i | tokens before i), for i = from..n-1 (the first token has none). */
   logprobs: number[];
-  /** Per position i = 1..n-1: the k most likely tokens there, most likely first. */
+  /** Per position i = from..n-1: the k most likely tokens there, most likely first. */
   top: { id: number; logprob: number }[][];
 }
 
-/** Prompt log-probabilities of each row of token ids (each at least one token long). */
-export async function promptLogprobs(model: BuiltinModel, rows: number[][], topK: number): Promise<PositionLogprobs[]> {
+/**
+ * Prompt log-probabilities of each row of token ids (each at least one token long), for the
+ * positions from `from[i]` (default 1: all) to the row's end; the lm head runs on those only.
+ */
+export async function promptLogprobs(model: BuiltinModel, rows: number[][], topK: number, from?: number[]): Promise<PositionLogprobs[]> {
   const out: PositionLogprobs[] = new Array(rows.length);
   // The model reads tokens 0..n-2 of a row; token n-1 is only predicted.
   const inputs = rows.map((r) => r.slice(0, -1));
   for (const batch of lengthSortedBatches(inputs.map((r) => r.length), model.maxBatchTokens)) {
-    const done = await batchLogprobs(model, batch.map((i) => rows[i]), topK);
+    const done = await batchLogprobs(model, batch.map((i) => rows[i]), topK, batch.map((i) => Math.max(1, from?.[i] ?? 1)));
     batch.forEach((i, j) => { out[i] = done[j]; });
   }
   return out;
 }
 
-async function batchLogprobs(model: BuiltinModel, rows: number[][], topK: number): Promise<PositionLogprobs[]> {
+async function batchLogprobs(model: BuiltinModel, rows: number[][], topK: number, from: number[]): Promise<PositionLogprobs[]> {
   const live = rows.filter((r) => r.length > 1);
-  if (live.length === 0) return rows.map(() => ({ logprobs: [], top: [] }));
+  if (live.length === 0 || rows.every((r, i) => from[i] >= r.length)) return rows.map(() => ({ logprobs: [], top: [] }));
   const inputs = rows.map((r) => (r.length > 1 ? r.slice(0, -1) : [r[0] ?? 0]));
   const { ids, keyMask, width } = pad(inputs, 'right');
   const at: number[] = [];
   const target: number[] = [];
-  rows.forEach((r, i) => { for (let j = 1; j < r.length; j++) { at.push(i * width + j - 1); target.push(r[j]); } });
+  rows.forEach((r, i) => { for (let j = from[i]; j < r.length; j++) { at.push(i * width + j - 1); target.push(r[j]); } });
   const vocab = model.arch.vocabSize;
   const k = Math.max(1, Math.min(topK, vocab));
   const chunk = Math.max(1, Math.floor(model.logitsPerChunk / vocab));
@@ -56,10 +59,10 @@ async function batchLogprobs(model: BuiltinModel, rows: number[][], topK: number
   const [lp, tv, ti] = await Promise.all([picked.data(), topValues.data(), topIds.data()]);
   picked.dispose(); topValues.dispose(); topIds.dispose();
   let n = 0;
-  return rows.map((r) => {
+  return rows.map((r, i) => {
     const logprobs: number[] = [];
     const top: { id: number; logprob: number }[][] = [];
-    for (let j = 1; j < r.length; j++, n++) {
+    for (let j = from[i]; j < r.length; j++, n++) {
       logprobs.push(lp[n]);
       const alts: { id: number; logprob: number }[] = [];
       for (let c = 0; c < k; c++) alts.push({ id: ti[n * k + c], logprob: tv[n * k + c] });

@@ -19,7 +19,7 @@ import { identifyCheckpoint } from '../../evaluate/model-identity.ts';
 import { RemoteEndpoints, RemoteError, type EndpointOptions } from './endpoints.ts';
 import { RemoteModel, type RemoteModelOptions } from './model.ts';
 
-export interface RemoteLoaderOptions extends EndpointOptions, Pick<RemoteModelOptions, 'promptsPerRequest' | 'scoringMaxTokens' | 'logprobsForm'> {
+export interface RemoteLoaderOptions extends EndpointOptions, Pick<RemoteModelOptions, 'promptsPerRequest' | 'scoringMaxTokens' | 'logprobsForm' | 'firstTokenTopK'> {
   /** Base URLs of the servers (http://host:port or http://host:port/v1). */
   urls: string[];
   /** The served model's name (default: the first model /v1/models lists). */
@@ -98,7 +98,7 @@ export function remoteLoader(opts: RemoteLoaderOptions): ModelLoader & { endpoin
     }
     const remote = new RemoteModel({
       endpoints, model, tokenizer, id: identity.engineId, maxLength, reload,
-      promptsPerRequest: opts.promptsPerRequest, scoringMaxTokens: opts.scoringMaxTokens, logprobsForm: opts.logprobsForm,
+      promptsPerRequest: opts.promptsPerRequest, scoringMaxTokens: opts.scoringMaxTokens, logprobsForm: opts.logprobsForm, firstTokenTopK: opts.firstTokenTopK,
     });
     return { model: remote, dispose: () => unload?.() };
   };

@@ -6,11 +6,11 @@
 // - score(): the whole sequence (context + continuation) echoed with `logprobs: 1`; the
 //   continuation's log-probs are the last tokens' prompt log-probs, is_greedy from the top-1 at
 //   each of those positions (compared by value: top_logprobs keys are token strings).
-// - firstTokenLogprobs(): a constrained continuation: for each context and each candidate, the
-//   context followed by the candidate's first token, echoed; the last prompt log-prob is the
-//   candidate's log-softmax at the context's last position. Exact for any vocabulary and any
-//   number of candidates (top_logprobs would be capped by the server's max_logprobs, and its keys
-//   are strings); costs contexts x candidates prompts, which vLLM's prefix caching makes cheap.
+// - firstTokenLogprobs(): first the top log-probs after each context (one generated token,
+//   `logprobs: firstTokenTopK` with vLLM's return_tokens_as_token_ids, so keys are token ids);
+//   candidates outside that top-k (or all, when the server keys by text) by constrained
+//   continuation: the context followed by the candidate's first token, echoed, whose last prompt
+//   log-prob is the candidate's log-softmax at the context's last position. Exact either way.
 // - generate(): greedy (temperature 0) with the request's stop sequences and max_tokens; the prompt
 //   keeps its last tokens that leave room for the generation, as the built-in engine does.
 // Requests go out `promptsPerRequest` prompts per HTTP request, spread over the endpoints.
@@ -33,10 +33,30 @@ export interface RemoteModelOptions {
   promptsPerRequest?: number;
   /** max_tokens of scoring requests: 1 (default; what vLLM and lm-evaluation-harness use) or 0. */
   scoringMaxTokens?: 0 | 1;
+  /**
+   * First-token scoring asks for this many top log-probs after each context (default 20, vLLM's
+   * default max_logprobs) and scores only candidates outside them by constrained continuation;
+   * 0: constrained continuation for every candidate.
+   */
+  firstTokenTopK?: number;
   /** Called when an endpoint says the model does not exist (a restarted server lost a run-time adapter): reload it there. */
   reload?: (url: string) => Promise<void>;
   /** Ask for log-probs as OpenAI's echo + logprobs (default) or as vLLM's prompt_logprobs. */
   logprobsForm?: 'echo' | 'prompt_logprobs';
+}
+
+/** The first generated position's top log-probs by token id, when the keys are "token_id:N". */
+function topById(choice: Record<string, unknown>): Map<number, number> | undefined {
+  const lp = choice.logprobs as { top_logprobs?: unknown } | null | undefined;
+  const first = Array.isArray(lp?.top_logprobs) ? (lp.top_logprobs as unknown[])[0] : undefined;
+  if (typeof first !== 'object' || first === null) return undefined;
+  const m = new Map<number, number>();
+  for (const [k, v] of Object.entries(first)) {
+    const id = /^token_id:(\d+)$/.exec(k);
+    if (!id || typeof v !== 'number') return undefined;
+    m.set(Number(id[1]), v);
+  }
+  return m.size > 0 ? m : undefined;
 }
 
 function chunks<T>(items: T[], size: number): T[][] {
@@ -55,6 +75,7 @@ export class RemoteModel implements LanguageModel {
   private readonly scoringMaxTokens: 0 | 1;
   private readonly form: 'echo' | 'prompt_logprobs';
   private readonly onNotFound?: NotFoundHook;
+  private readonly firstTokenTopK: number;
 
   constructor(opts: RemoteModelOptions) {
     this.id = opts.id;
@@ -65,6 +86,7 @@ export class RemoteModel implements LanguageModel {
     this.perRequest = opts.promptsPerRequest ?? 16;
     this.scoringMaxTokens = opts.scoringMaxTokens ?? 1;
     this.form = opts.logprobsForm ?? 'echo';
+    this.firstTokenTopK = opts.firstTokenTopK ?? 20;
     const reload = opts.reload;
     if (reload) this.onNotFound = async (url, message) => { if (!/does not exist|not found|not loaded/i.test(message)) return false; await reload(url); return true; };
     if (!Number.isInteger(this.perRequest) || this.perRequest < 1) throw new UserError(`promptsPerRequest ${this.perRequest}: expected a positive whole number`);
@@ -110,18 +132,53 @@ export class RemoteModel implements LanguageModel {
       if (ids.length === 0) throw new UserError(`candidate ${JSON.stringify(c)} encodes to no tokens`);
       return ids[0];
     });
-    const distinct = [...new Set(cand)];
     const rows = contexts.map((c, i) => {
       const ids = this.tokenizer.encode(c).slice(-this.maxLength);
       if (ids.length === 0) throw new UserError(`context ${i} (${JSON.stringify(c.slice(0, 40))}) encodes to no tokens`);
       return ids;
     });
-    const seqs = rows.flatMap((r) => distinct.map((t) => [...r, t]));
-    const scored = await this.promptLogprobs(seqs);
-    return rows.map((_, i) => cand.map((t) => {
-      const s = scored[i * distinct.length + distinct.indexOf(t)];
-      return s.logprobs[s.logprobs.length - 1];
+    const out: (number | undefined)[][] = rows.map(() => cand.map(() => undefined));
+    if (this.firstTokenTopK > 0) {
+      const tops = await this.nextTokenTop(rows);
+      tops.forEach((top, i) => { if (top) cand.forEach((t, j) => { out[i][j] = top.get(t); }); });
+    }
+    // The rest by constrained continuation: context + the candidate's first token, echoed.
+    const missing: [number, number][] = [];
+    const seen = new Map<string, number>();
+    const seqs: number[][] = [];
+    out.forEach((row, i) => row.forEach((v, j) => {
+      if (v !== undefined) return;
+      const key = `${i}:${cand[j]}`;
+      if (!seen.has(key)) { seen.set(key, seqs.length); seqs.push([...rows[i], cand[j]]); }
+      missing.push([i, j]);
     }));
+    if (seqs.length > 0) {
+      const scored = await this.promptLogprobs(seqs);
+      for (const [i, j] of missing) {
+        const s = scored[seen.get(`${i}:${cand[j]}`)!];
+        out[i][j] = s.logprobs[s.logprobs.length - 1];
+      }
+    }
+    return out as number[][];
+  }
+
+  /**
+   * The top-k log-probs of the token after each row (one generated token, its top_logprobs keyed
+   * by token id through vLLM's return_tokens_as_token_ids), or undefined where the server did not
+   * give them by id.
+   */
+  private async nextTokenTop(rows: number[][]): Promise<(Map<number, number> | undefined)[]> {
+    const out: (Map<number, number> | undefined)[] = new Array(rows.length);
+    const server = this.endpoints.urls.join(', ');
+    await Promise.all(chunks(rows.map((_, i) => i), this.perRequest).map(async (group) => {
+      const prompts = group.map((i) => rows[i]);
+      const answer = await this.endpoints.post('/v1/completions', {
+        model: this.model, prompt: prompts, max_tokens: 1, temperature: 0, logprobs: this.firstTokenTopK, return_tokens_as_token_ids: true,
+      }, undefined, this.onNotFound);
+      const choices = choicesOf(answer, server, prompts.length);
+      group.forEach((i, j) => { out[i] = topById(choices[j]); });
+    }));
+    return out;
   }
 
   async generate(reqs: GenerateRequest[]): Promise<string[]> {

@@ -24,8 +24,9 @@ after(async () => {
   await serve?.stop();
 });
 
-function remoteOn(urls: string[], opts: { perRequest?: number } = {}): RemoteModel {
+function remoteOn(urls: string[], opts: { perRequest?: number; topK?: number } = {}): RemoteModel {
   return new RemoteModel({
+    firstTokenTopK: opts.topK,
     endpoints: new RemoteEndpoints(urls), model: 'step-100', tokenizer: builtin.tokenizer, id: builtin.id, maxLength: builtin.maxLength,
     promptsPerRequest: opts.perRequest ?? 3,
   });
@@ -53,8 +54,12 @@ test('score, first-token and generation through genstudy serve equal the built-i
 
   const contexts = ['the dog sees the cat . Question : does it ? Answer :', 'a pear', 'the teacher'];
   const candidates = [' Yes', ' No', ' Yes'];
-  const [ftWant, ftGot] = await Promise.all([builtin.firstTokenLogprobs(contexts, candidates), remote.firstTokenLogprobs(contexts, candidates)]);
-  ftGot.forEach((row, i) => row.forEach((v, j) => assert.ok(Math.abs(v - ftWant[i][j]) <= 1e-4, `context ${i} candidate ${j}: ${v} vs ${ftWant[i][j]}`)));
+  const ftWant = await builtin.firstTokenLogprobs(contexts, candidates);
+  // Top-k with id keys (all candidates inside), constrained continuation only, and a mix.
+  for (const topK of [builtin.arch.vocabSize, 0, 2]) {
+    const ftGot = await remoteOn([serve.url], { topK }).firstTokenLogprobs(contexts, candidates);
+    ftGot.forEach((row, i) => row.forEach((v, j) => assert.ok(Math.abs(v - ftWant[i][j]) <= 1e-4, `top-${topK}, context ${i} candidate ${j}: ${v} vs ${ftWant[i][j]}`)));
+  }
 
   const gens = [{ prompt: 'the dog', maxNewTokens: 6 }, { prompt: 'a cat likes', maxNewTokens: 4, stop: ['pear'] }, { prompt: 'the', maxNewTokens: 0 }];
   assert.deepEqual(await remote.generate(gens), await builtin.generate(gens));
