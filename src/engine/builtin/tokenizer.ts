@@ -44,8 +44,6 @@ export class HfTokenizer implements Tokenizer {
   }
 }
 
-export const TOKENIZER_FILES = ['tokenizer.json', 'tokenizer_config.json', 'special_tokens_map.json', 'generation_config.json'];
-
 export function loadTokenizer(dir: string): HfTokenizer {
   const jsonFile = path.join(dir, 'tokenizer.json');
   if (!fs.existsSync(jsonFile)) {
