@@ -14,6 +14,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateSuite, writeSuite } from '../src/synth/index.ts';
 import { seededRandom } from '../src/tasks/seeded-random.ts';
+import * as tf from '@tensorflow/tfjs-core';
+import { initBackend } from '../src/engine/index.ts';
+import { enableTrainingGradients } from '../src/engine/builtin/gradients.ts';
 import { initModel, tinyGpt2Config, train } from '../src/train/index.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -61,11 +64,44 @@ async function benchTiny(out: Record<string, number | string>): Promise<void> {
   fs.rmSync(dir, { recursive: true, force: true });
 }
 
+/**
+ * The gradient of an embedding lookup (vocabulary 8192, width 256, 512 tokens) two ways on the
+ * backend in use: the scatter-add kernel gradients.ts registers (UnsortedSegmentSum), and the
+ * alternative of a lookup as oneHot x matMul, whose gradient is a [vocab x tokens] x [tokens x width]
+ * product. Median of 5, milliseconds.
+ */
+async function benchEmbeddingGradient(out: Record<string, number | string>): Promise<void> {
+  await initBackend();
+  enableTrainingGradients();
+  const table = tf.variable(tf.randomNormal([VOCAB, 256], 0, 0.02, 'float32', 1));
+  const rng = seededRandom(3, 'embedding-bench');
+  const ids = tf.tensor1d(Array.from({ length: 512 }, () => rng.int(VOCAB)), 'int32');
+  const w = tf.randomNormal([512, 256], 0, 1, 'float32', 2);
+  const time = async (lookup: () => tf.Tensor) => {
+    const ms: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      const t0 = performance.now();
+      const { value, grads } = tf.variableGrads(() => tf.sum(tf.mul(lookup(), w)) as tf.Scalar, [table]);
+      await grads[table.name].data();
+      if (i > 0) ms.push(performance.now() - t0);
+      value.dispose();
+      grads[table.name].dispose();
+    }
+    return ms.sort((a, b) => a - b)[2];
+  };
+  out.embedding_grad_segment_sum_ms = await time(() => tf.gather(table, ids));
+  out.embedding_grad_onehot_matmul_ms = await time(() => tf.matMul(tf.oneHot(ids, VOCAB), table));
+  out.backend = tf.getBackend();
+  table.dispose(); ids.dispose(); w.dispose();
+}
+
 export async function benchTrain(): Promise<Record<string, number | string>> {
+  const out: Record<string, number | string> = { steps: STEPS, tokens_per_step: BATCH * (SEQ - 1) };
+  await benchEmbeddingGradient(out);
+  if (process.env.GENSTUDY_BENCH_TRAIN_ONLY === 'embedding') return out;
+  await benchTiny(out);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'genstudy-bench-train-'));
   await writeBenchModel(dir);
-  const out: Record<string, number | string> = { steps: STEPS, tokens_per_step: BATCH * (SEQ - 1) };
-  await benchTiny(out);
   for (const method of ['full', 'lora']) {
     const g = runJson(process.execPath, ['--import', 'tsx', path.join(here, 'train-child.ts'), dir, method, String(STEPS), String(BATCH)]);
     let t: Record<string, number> | undefined;
