@@ -10,8 +10,16 @@ import { initModel, tinyGpt2Config, tinyLlamaConfig } from '../../src/train/inde
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
+const made: string[] = [];
+process.on('exit', () => {
+  for (const d of made) fs.rmSync(d, { recursive: true, force: true });
+});
+
+/** A temporary folder, removed when the test process exits. */
 export function tempDir(prefix = 'genstudy-train-'): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  const d = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  made.push(d);
+  return d;
 }
 
 let cached: { suite: Suite; dir: string } | undefined;
