@@ -62,7 +62,7 @@ export function registerTrain(program: Command): void {
     .addOption(new Option('--init <family>', 'train a tiny randomly initialised model from scratch (with --synthetic)').choices(['gpt2', 'llama']))
     .option('--init-hidden <n>', 'hidden size of the --init model', '64')
     .option('--init-layers <n>', 'layers of the --init model', '2')
-    .option('--data <spec>', 'training data: a data set spec file (YAML/JSON) or a registered id such as study-b/sentiment/amazon:train_2000')
+    .option('--data <spec>', 'training data: a data set spec file (YAML/JSON) or a registered id such as study-b/sentiment/amazon:train-2000')
     .option('--synthetic', 'train on the synthetic NLI suite')
     .option('--synthetic-seed <n>', 'seed of the synthetic suite', '1')
     .option('--synthetic-size <n>', 'training examples in the synthetic suite', '2000')
