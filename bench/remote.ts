@@ -1,0 +1,62 @@
+// Evaluation throughput through `genstudy serve` processes (1, 2, 4) on this machine, against the
+// built-in engine in process: examples per second of one synthetic-suite evaluation (first-token
+// scoring) with a fresh store each time, so every answer comes from a model. Each server is a real
+// child process on 127.0.0.1; the remote engine spreads requests over them.
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { remoteLoader } from '../src/engine/remote/index.ts';
+import { builtinLoader, discoverCheckpoints, evaluateGrid, promptVariants, resolveTestSets, type ModelLoader } from '../src/evaluate/index.ts';
+import { suiteTask, suiteVocabulary } from '../src/synth/index.ts';
+import { writeTinyRun } from '../test/evaluate/tiny-model.ts';
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+function startServe(modelDir: string): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, [path.join(repoRoot, 'bin/genstudy.js'), 'serve', modelDir, '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.once('exit', (code) => reject(new Error(`genstudy serve exited (${code}): ${out}`)));
+    child.stdout!.on('data', (c: Buffer) => {
+      out += c.toString();
+      const m = /(http:\/\/127\.0\.0\.1:\d+)\/v1/.exec(out);
+      if (m) resolve({ url: m[1], child });
+    });
+  });
+}
+
+export async function benchRemote(): Promise<Record<string, number>> {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'genstudy-bench-remote-'));
+  writeTinyRun(path.join(tmp, 'run'), { vocabulary: suiteVocabulary(suiteTask()), seed: 3, hidden: 256, layers: 4 }, [0]);
+  const modelDir = path.join(tmp, 'run', 'step-0');
+  const checkpoints = discoverCheckpoints(modelDir).checkpoints;
+  const testSets = await resolveTestSets(['synth'], { synthSeed: 1, synthSize: 60 });
+  const variants = promptVariants(undefined, [0, 2]);
+  let n = 0;
+  const timed = async (loader: ModelLoader): Promise<{ perSecond: number; examples: number }> => {
+    const t0 = performance.now();
+    const s = await evaluateGrid({ storePath: path.join(tmp, `store-${n++}.sqlite`), run: 'bench', checkpoints, testSets, variants, loader });
+    return { perSecond: s.computed / ((performance.now() - t0) / 1000), examples: s.computed };
+  };
+  const out: Record<string, number> = { cpus: os.cpus().length };
+  const local = await timed(builtinLoader());
+  out.examples = local.examples;
+  out.builtin_examples_per_s = local.perSecond;
+  for (const servers of [1, 2, 4]) {
+    const started = await Promise.all(Array.from({ length: servers }, () => startServe(modelDir)));
+    try {
+      const r = await timed(remoteLoader({ urls: started.map((s) => s.url), concurrency: 2 }));
+      out[`serve${servers}_examples_per_s`] = r.perSecond;
+    } finally {
+      for (const s of started) s.child.kill('SIGTERM');
+    }
+  }
+  fs.rmSync(tmp, { recursive: true, force: true });
+  return out;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  for (const [k, v] of Object.entries(await benchRemote())) console.log(`${k}\t${+v.toPrecision(4)}`);
+}
