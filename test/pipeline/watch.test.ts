@@ -18,10 +18,10 @@ function writeCheckpoint(runDir: string, step: number): void {
   fs.renameSync(path.join(staging, `step-${step}`), path.join(runDir, `checkpoint-${step}`));
 }
 
-function storedSteps(storePath: string): number[] {
+function storedSteps(storePath: string, run = 'watched'): number[] {
   const store = ResultStore.open(storePath, { readonly: true });
   try {
-    return [...new Set(store.scores({ run: 'watched' }).map((s) => s.step))].sort((a, b) => a - b);
+    return [...new Set(store.scores({ run }).map((s) => s.step))].sort((a, b) => a - b);
   } finally {
     store.close();
   }
@@ -91,4 +91,30 @@ test('genstudy watch --once from the command line; bad intervals and folders are
   assert.equal(missing.status, 2);
   assert.match(missing.stderr, /nope: no such folder/);
   await assert.rejects(watchRun({ runDir, storePath, run: 'x', testSets: [], variants: promptVariants(), intervalMs: 5 }), /interval 0\.005 s/);
+});
+
+test('genstudy watch as a process stops cleanly on SIGINT', async () => {
+  const { spawn } = await import('node:child_process');
+  const runDir = path.join(tempDir(), 'signal-run');
+  fs.mkdirSync(runDir);
+  const storePath = path.join(tempDir(), 'results.sqlite');
+  const child = spawn(process.execPath, ['bin/genstudy.js', 'watch', runDir, '--test-set', 'synth:in-domain', '--synth-size', '4', '--store', storePath, '--interval', '0.2'], {
+    cwd: path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..'), stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (c: Buffer) => { stderr += c.toString(); });
+  // Let it look at the folder a few times, then interrupt it.
+  writeCheckpoint(runDir, 5);
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no evaluation within 60 s: ${stderr}`)), 60_000);
+    const poll = setInterval(() => {
+      if (/evaluated step 5/.test(stderr)) { clearInterval(poll); clearTimeout(timer); resolve(); }
+    }, 50);
+  });
+  child.kill('SIGINT');
+  const code = await new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
+  assert.equal(code, 0, stderr);
+  assert.match(stderr, /stopping after this round/);
+  assert.match(stderr, /round\(s\); evaluated steps 5/);
+  assert.deepEqual(storedSteps(storePath, 'signal-run'), [5]);
 });
