@@ -4,17 +4,18 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Command, Option } from 'commander';
 import { UserError } from '../errors.ts';
-import { isRegistryId, loadDataSet, loadRegistered, readSpecFile } from '../data/index.ts';
+import { loadExamples } from '../data/index.ts';
+import { taskByName, TASK_PRESETS } from '../evaluate/index.ts';
+import { defaultLoraTargetsOf } from '../engine/builtin/lora-defaults.ts';
 import { ResultStore } from '../store/result-store.ts';
-import { generateSuite, suiteTask, writeSuite } from '../synth/index.ts';
-import { STUDY_B_TASKS, studyATask, studyBTask, type StudyBTask, type TaskSpec } from '../tasks/index.ts';
+import { generateSuite, writeSuite } from '../synth/index.ts';
 import { initModel, progressSink, SCHEDULES, tinyGpt2Config, tinyLlamaConfig, train, type ScheduleName } from '../train/index.ts';
 import type { Example } from '../types.ts';
 
 interface TrainFlags {
   model?: string; init?: 'gpt2' | 'llama'; initHidden: string; initLayers: string;
   data?: string; synthetic?: boolean; syntheticSeed: string; syntheticSize: string; dataDir?: string;
-  task?: string; objective?: 'classify' | 'generate';
+  task?: string; prompt: string; objective?: 'classify' | 'generate';
   fticlK?: string; fticlPool?: string; fticlSeed?: string;
   method: 'full' | 'lora'; loraR: string; loraAlpha: string; loraDropout: string; loraTargets?: string; merge?: boolean;
   lr: string; weightDecay: string; schedule: ScheduleName; warmupSteps: string; warmupRatio: string;
@@ -33,27 +34,6 @@ function num(flag: string, v: string | undefined, opts: { int?: boolean; min?: n
   return n;
 }
 
-/** study-a | study-b:<task>[:<prompt 1|2>] | synthetic */
-export function taskFromFlag(value: string): TaskSpec {
-  if (value === 'study-a') return studyATask();
-  if (value === 'synthetic') return suiteTask();
-  const m = /^study-b:([a-z]+)(?::([12]))?$/.exec(value);
-  if (m && (STUDY_B_TASKS as readonly string[]).includes(m[1])) return studyBTask(m[1] as StudyBTask, (m[2] ? Number(m[2]) : 1) as 1 | 2);
-  throw new UserError(`--task ${value}: expected study-a, synthetic, or study-b:<task>[:1|2] with a task among ${STUDY_B_TASKS.join(', ')}`);
-}
-
-async function loadExamples(spec: string, dataDir: string | undefined): Promise<{ examples: Example[]; name: string }> {
-  if (fs.existsSync(spec)) {
-    const { spec: s, baseDir } = await readSpecFile(spec);
-    return { examples: (await loadDataSet(s, { baseDir })).examples, name: spec };
-  }
-  if (isRegistryId(spec.split(':')[0])) {
-    const loaded = await loadRegistered(spec, { dataDir });
-    return { examples: loaded.examples, name: loaded.id };
-  }
-  throw new UserError(`--data ${spec}: neither a data set spec file nor a registered data set (genstudy data list shows them)`);
-}
-
 export function registerTrain(program: Command): void {
   program
     .command('train')
@@ -67,7 +47,8 @@ export function registerTrain(program: Command): void {
     .option('--synthetic-seed <n>', 'seed of the synthetic suite', '1')
     .option('--synthetic-size <n>', 'training examples in the synthetic suite', '2000')
     .option('--data-dir <dir>', 'folder of local data for registered sets (default: GENSTUDY_DATA)')
-    .option('--task <task>', 'prompt and labels: study-a | study-b:<task>[:1|2] | synthetic (default: synthetic with --synthetic, else study-a)')
+    .option('--task <task>', `prompt and labels: ${TASK_PRESETS.join(' | ')} | a task spec file (default: synth with --synthetic, else study-a)`)
+    .addOption(new Option('--prompt <n>', "study B's Prompt-1 or Prompt-2").choices(['1', '2']).default('1'))
     .addOption(new Option('--objective <kind>', 'classify: label-token loss at the last prompt position (study A); generate: prompt + output + EOS, loss on the output (study B)').choices(['classify', 'generate']))
     .option('--fticl-k <k>', 'FTICL: prepend k demonstrations to every training example')
     .option('--fticl-pool <spec>', 'FTICL demonstration pool (spec file or registered id; default: the training data)')
@@ -110,7 +91,7 @@ export function registerTrain(program: Command): void {
       let examples: Example[];
       let dataName: string;
       let model = f.model;
-      const task = taskFromFlag(f.task ?? (f.synthetic ? 'synthetic' : 'study-a'));
+      const task = taskByName(f.task ?? (f.synthetic ? 'synth' : 'study-a'), { prompt: Number(f.prompt) as 1 | 2 });
       if (f.synthetic) {
         const suite = generateSuite({ seed: num('--synthetic-seed', f.syntheticSeed, { int: true, min: 0 })!, trainSize: num('--synthetic-size', f.syntheticSize, { int: true, min: 1 })!, testSize: 50 });
         examples = suite.train;
@@ -127,16 +108,12 @@ export function registerTrain(program: Command): void {
         }
       } else {
         if (f.init) throw new UserError('--init builds a model for the synthetic suite\'s vocabulary; use it with --synthetic');
-        ({ examples, name: dataName } = await loadExamples(f.data!, f.dataDir));
+        ({ examples, name: dataName } = await loadExamples(f.data!, { dataDir: f.dataDir }));
       }
       const k = num('--fticl-k', f.fticlK, { int: true, min: 1 });
       const demonstrations = k === undefined ? undefined : {
-        pool: f.fticlPool ? (await loadExamples(f.fticlPool, f.dataDir)).examples : examples,
+        pool: f.fticlPool ? (await loadExamples(f.fticlPool, { dataDir: f.dataDir })).examples : examples,
         selection: f.fticlSeed === undefined ? { kind: 'first-k' as const, k } : { kind: 'sampled' as const, k, seed: num('--fticl-seed', f.fticlSeed, { int: true })! },
-      };
-      const defaultTargets = (modelDir: string) => {
-        const type = JSON.parse(fs.readFileSync(path.join(modelDir, 'config.json'), 'utf8')).model_type;
-        return type === 'gpt2' ? ['c_attn', 'c_proj'] : type === 'opt' ? ['q_proj', 'k_proj', 'v_proj', 'out_proj'] : ['q_proj', 'k_proj', 'v_proj', 'o_proj'];
       };
       const store = f.store ? ResultStore.open(f.store) : undefined;
       try {
@@ -145,7 +122,7 @@ export function registerTrain(program: Command): void {
           method: f.method,
           lora: f.method === 'lora' ? {
             r: num('--lora-r', f.loraR, { int: true, min: 1 })!, alpha: num('--lora-alpha', f.loraAlpha)!, dropout: num('--lora-dropout', f.loraDropout, { min: 0 })!,
-            targetModules: f.loraTargets ? f.loraTargets.split(',').map((s) => s.trim()).filter(Boolean) : defaultTargets(model!),
+            targetModules: f.loraTargets ? f.loraTargets.split(',').map((s) => s.trim()).filter(Boolean) : defaultLoraTargetsOf(model!),
           } : undefined,
           mergeLora: f.merge ?? false,
           lr: num('--lr', f.lr)!, weightDecay: num('--weight-decay', f.weightDecay, { min: 0 }), schedule: f.schedule,

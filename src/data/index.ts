@@ -3,6 +3,7 @@ export { readRows, formatOf, rowWhere, type Format, type ReadOptions, type Sourc
 export { DataSetSpecSchema, parseDataSetSpec, type DataSetSpec, type DataSetSpecInput, type HubFile, type Sample } from './spec.ts';
 export { loadDataSet, readSpecFile, type LoadOptions, type LoadedDataSet } from './load.ts';
 export { contentHash } from './hash.ts';
+export { loadExamples } from './load-examples.ts';
 export {
   readRegistry,
   registeredIds,

@@ -2,7 +2,7 @@
 export { evaluateGrid, builtinLoader, type GridOptions, type GridSummary, type ModelHandle, type ModelLoader } from './grid.ts';
 export { discoverCheckpoints, storedCheckpoints, incompleteReason, incompleteAdapterReason, stepOfFolder, type CheckpointRef, type Discovered, type DiscoverOptions } from './checkpoints.ts';
 export { resolveTestSets, resolveTestSetArg, SYNTH_DEFAULTS, type EvalTestSet, type TestSetOptions, type DemonstrationPool } from './test-sets.ts';
-export { resolveTask, readTaskFile, TASK_PRESETS, type TaskChoice } from './task-option.ts';
+export { resolveTask, taskByName, readTaskFile, TASK_PRESETS, type TaskChoice } from './task-option.ts';
 export { promptVariants, parseNumberList, type PromptVariant } from './variants.ts';
 export { planCells, type Cell, type PlanOptions } from './plan.ts';
 export { cellOutcome, positiveLabelOf, type CellOutcome, type MetricOptions } from './cell-metrics.ts';

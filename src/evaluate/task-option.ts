@@ -69,23 +69,28 @@ function preset(name: string, prompt: 1 | 2, scoring: ScoringMode): TaskSpec | u
   return undefined;
 }
 
-/** The task for one test set, validated. */
-export function resolveTask(choice: TaskChoice, set: EvalTestSet): TaskSpec {
-  const prompt = choice.prompt ?? 1;
-  const name = choice.task ?? set.taskPreset;
-  if (name === undefined) {
-    throw new UserError(`test set "${set.id}" (${set.source}) implies no task; pass --task (${TASK_PRESETS.join(', ')}, or a task spec file)`);
-  }
-  let task = preset(name, prompt, choice.scoring ?? 'first-token');
+/** A task by name: a preset (study-a, study-b/<task>, synth) or a task spec file; validated. */
+export function taskByName(name: string, opts: { prompt?: 1 | 2; scoring?: ScoringMode } = {}): TaskSpec {
+  const prompt = opts.prompt ?? 1;
+  let task = preset(name, prompt, opts.scoring ?? 'first-token');
   if (task === undefined) {
     if (!/\.(ya?ml|json)$/i.test(name) || !fs.existsSync(name)) {
       throw new UserError(`--task ${name}: not a preset (${TASK_PRESETS.join(', ')}) and not a task spec file (.yaml/.yml/.json)`);
     }
     task = readTaskFile(path.resolve(name));
-    if (choice.scoring && task.kind === 'classify') task = { ...task, scoring: choice.scoring };
+    if (opts.scoring && task.kind === 'classify') task = { ...task, scoring: opts.scoring };
   }
   if (prompt !== 1 && !name.startsWith('study-b/')) throw new UserError(`--prompt ${prompt}: only study B's tasks have a Prompt-2 (task "${task.name}")`);
   if (task.kind === 'classify') validateClassifyTask(task);
   else validateGenerateTask(task);
   return task;
+}
+
+/** The task for one test set: the one chosen, else the preset the set implies. */
+export function resolveTask(choice: TaskChoice, set: EvalTestSet): TaskSpec {
+  const name = choice.task ?? set.taskPreset;
+  if (name === undefined) {
+    throw new UserError(`test set "${set.id}" (${set.source}) implies no task; pass --task (${TASK_PRESETS.join(', ')}, or a task spec file)`);
+  }
+  return taskByName(name, { prompt: choice.prompt, scoring: choice.scoring });
 }

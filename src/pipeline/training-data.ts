@@ -1,9 +1,7 @@
-// A study's training set as examples: the synthetic suite's ID training set, a registered data
-// set, or a data set spec file.
-import fs from 'node:fs';
-import path from 'node:path';
+// A study's training set as examples: the synthetic suite's ID training set, or what a data set
+// spec file or registry id names.
 import { UserError } from '../errors.ts';
-import { isRegistryId, loadDataSet, loadRegistered, readSpecFile } from '../data/index.ts';
+import { loadExamples } from '../data/index.ts';
 import { readSuite } from '../synth/index.ts';
 import type { StudyTrainingSet } from '../config/schema.ts';
 import type { Example } from '../types.ts';
@@ -15,14 +13,10 @@ export async function loadTrainingExamples(set: StudyTrainingSet, o: { studyDir:
     if (!o.suiteDir) throw new UserError(`training set "${set.id}": data "synthetic" needs a "synthetic:" section in the study`);
     return { examples: (await readSuite(o.suiteDir)).train, taskPreset: 'synth' };
   }
-  const file = path.resolve(o.studyDir, set.data);
-  if (/\.(ya?ml|json)$/i.test(set.data) && fs.existsSync(file)) {
-    const { spec, baseDir } = await readSpecFile(file);
-    return { examples: (await loadDataSet(spec, { baseDir })).examples };
+  try {
+    return { examples: (await loadExamples(set.data, { dataDir: o.dataDir, baseDir: o.studyDir })).examples };
+  } catch (err) {
+    if (err instanceof UserError) throw new UserError(`training set "${set.id}": ${err.message}`);
+    throw err;
   }
-  if (isRegistryId(set.data)) {
-    const loaded = await loadRegistered(set.data, { dataDir: o.dataDir });
-    return { examples: loaded.examples };
-  }
-  throw new UserError(`training set "${set.id}": data "${set.data}" is neither "synthetic", a data set spec file, nor a registered data set (genstudy data list)`);
 }

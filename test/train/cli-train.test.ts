@@ -55,5 +55,5 @@ test('genstudy train: missing data and bad numbers are one clear line, exit code
   assert.match(b.stderr, /--batch-size x: expected a whole number >= 1/);
   const c = await run(['train', '--synthetic', '--init', 'gpt2', '--lr', '1e-3', '--task', 'study-c', '--out', out]);
   assert.equal(c.status, 2);
-  assert.match(c.stderr, /--task study-c: expected study-a, synthetic, or study-b/);
+  assert.match(c.stderr, /--task study-c: not a preset \(study-a, study-b\/summary, .*synth\) and not a task spec file/);
 });
