@@ -33,6 +33,9 @@ export function registerServe(program: Command): void {
         if (err.code === 'EADDRNOTAVAIL') throw new UserError(`--host ${flags.host}: not an address of this machine`);
         throw err;
       });
+      if (!['127.0.0.1', 'localhost', '::1'].includes(flags.host)) {
+        process.stderr.write(`genstudy serve: listening on ${flags.host}, beyond this machine; the API has no authentication\n`);
+      }
       process.stdout.write(`genstudy serve: model "${server.modelName}" at ${server.url}/v1 (POST /v1/completions, GET /v1/models, GET /health)\n`);
       await new Promise<void>((resolve) => {
         const stop = (): void => { process.off('SIGINT', stop); process.off('SIGTERM', stop); void server.close().then(resolve); };

@@ -101,8 +101,8 @@ export class CompletionEngine {
     return t;
   }
 
-  /** The choices of one validated request on `model` (named `name` in answers). */
-  async complete(model: BuiltinModel, req: CompletionRequest): Promise<CompletionChoice[]> {
+  /** The choices of one validated request on `model`, and its token counts. */
+  async complete(model: BuiltinModel, req: CompletionRequest): Promise<{ choices: CompletionChoice[]; usage: Usage }> {
     if (req.temperature !== undefined && req.temperature !== null && req.temperature !== 0) {
       throw new HttpError(400, `temperature ${req.temperature}: genstudy serve decodes greedily; send temperature 0`);
     }
@@ -129,7 +129,11 @@ export class CompletionEngine {
       // Generation as the engine's generate() does it: the prompt's last tokens that leave room.
       const jobs = prompts.map((ids) => ({ ids: ids.slice(-Math.max(1, maxLength - maxTokens)), steps: maxTokens, stop }));
       const texts = maxTokens > 0 ? await this.generateQueue.submit(model, jobs) : jobs.map(() => '');
-      return texts.map((t, i) => ({ ...base(i), text: (echo ? tok.decode(prompts[i]) : '') + t, logprobs: null, finish_reason: 'length' }));
+      return {
+        choices: texts.map((t, i) => ({ ...base(i), text: (echo ? tok.decode(prompts[i]) : '') + t, logprobs: null, finish_reason: 'length' })),
+        // The engine returns text only; its tokens are counted by encoding it again.
+        usage: usageOf(prompts, texts.map((t) => (t === '' ? 0 : tok.encode(t, { addSpecialTokens: false }).length))),
+      };
     }
     prompts.forEach((ids, i) => {
       // The last prompt token is only predicted, never read, so echo scoring takes one token more.
@@ -147,7 +151,7 @@ export class CompletionEngine {
       }
       return d;
     };
-    return answers.map((a, i) => {
+    const choices = answers.map((a, i) => {
       const ids = prompts[i];
       const choice: CompletionChoice = {
         ...base(i),
@@ -191,5 +195,14 @@ export class CompletionEngine {
       }
       return choice;
     });
+    return { choices, usage: usageOf(prompts, answers.map((a) => a.generated.length)) };
   }
+}
+
+export interface Usage { prompt_tokens: number; completion_tokens: number; total_tokens: number }
+
+function usageOf(prompts: number[][], generated: number[]): Usage {
+  const p = prompts.reduce((n, ids) => n + ids.length, 0);
+  const c = generated.reduce((n, k) => n + k, 0);
+  return { prompt_tokens: p, completion_tokens: c, total_tokens: p + c };
 }

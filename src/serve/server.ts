@@ -98,12 +98,8 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       const parsed = completionRequestSchema.safeParse(body);
       if (!parsed.success) throw new HttpError(400, describeZodError(parsed.error));
       const [modelName, s] = modelNamed(parsed.data.model);
-      const choices = await engine.complete(s.model, parsed.data);
-      const promptTokens = choices.reduce((n, c) => n + (c.logprobs?.tokens.length ?? 0), 0);
-      return [200, {
-        id: `cmpl-${++counter}`, object: 'text_completion', created: Math.floor(Date.now() / 1000), model: modelName, choices,
-        usage: { prompt_tokens: promptTokens, completion_tokens: 0, total_tokens: promptTokens },
-      }];
+      const { choices, usage } = await engine.complete(s.model, parsed.data);
+      return [200, { id: `cmpl-${++counter}`, object: 'text_completion', created: Math.floor(Date.now() / 1000), model: modelName, choices, usage }];
     },
     'POST /v1/load_lora_adapter': async (body) => {
       const parsed = loadAdapterSchema.safeParse(body);

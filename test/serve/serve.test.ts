@@ -52,6 +52,7 @@ test('echo + logprobs equal the engine\'s token scores; text and token-id prompt
   const asIds = await call('/v1/completions', { prompt: model.tokenizer.encode('the dog sees the cat'), echo: true, logprobs: 1, max_tokens: 0 });
   assert.deepEqual(asText.json.choices, asIds.json.choices);
   assert.equal(asText.json.model, 'tiny');
+  assert.deepEqual(asText.json.usage, { prompt_tokens: model.tokenizer.encode('the dog sees the cat').length, completion_tokens: 0, total_tokens: model.tokenizer.encode('the dog sees the cat').length });
 });
 
 test('generation equals the engine\'s generate, with and without log-probs, stop sequences cut the text', async () => {
