@@ -118,3 +118,32 @@ test('genstudy watch as a process stops cleanly on SIGINT', async () => {
   assert.match(stderr, /round\(s\); evaluated steps 5/);
   assert.deepEqual(storedSteps(storePath, 'signal-run'), [5]);
 });
+
+test('PEFT layout: adapter checkpoints are evaluated on their base, a half-written adapter waits', async () => {
+  const { loadModel } = await import('../../src/engine/index.ts');
+  const { LoraAdapters } = await import('../../src/engine/builtin/lora.ts');
+  const baseDir = path.join(tempDir(), 'base');
+  writeTinyRun(baseDir, { vocabulary: VOCAB, seed: 4 }, [0]);
+  const base = path.join(baseDir, 'step-0');
+  const runDir = path.join(tempDir(), 'peft-run');
+  fs.mkdirSync(runDir);
+  const model = await loadModel(base);
+  for (const step of [50, 60]) {
+    const adapters = LoraAdapters.create(model, { r: 2, alpha: 4, dropout: 0, targetModules: ['c_attn'] }, step);
+    await adapters.save(path.join(runDir, `checkpoint-${step}`), base);
+    adapters.dispose();
+  }
+  model.dispose();
+  // checkpoint-60's weights cut short, as a copy still in progress leaves them.
+  const file = path.join(runDir, 'checkpoint-60', 'adapter_model.safetensors');
+  fs.truncateSync(file, fs.statSync(file).size - 16);
+  const storePath = path.join(tempDir(), 'results.sqlite');
+  const rounds: WatchRound[] = [];
+  await watchRun({
+    runDir, storePath, run: 'watched', testSets: await resolveTestSets(['synth:in-domain'], { synthSeed: 1, synthSize: 4 }),
+    variants: promptVariants(), once: true, onRound: (r) => rounds.push(r),
+  });
+  assert.deepEqual(rounds[0].evaluated, [50]);
+  assert.match(rounds[0].waiting.join('\n'), /checkpoint-60: incomplete checkpoint \(LoRA adapter: adapter_model\.safetensors is shorter than its header says/);
+  assert.deepEqual(storedSteps(storePath), [50]);
+});
