@@ -123,6 +123,12 @@ async function refreshOutputs(opts: WatchOptions, outDir: string): Promise<Pick<
   return out;
 }
 
+/** The evaluateGrid options among the watcher's. */
+function gridOptionsOf(opts: WatchOptions): Omit<GridOptions, 'checkpoints'> {
+  const watchOnly = new Set<string>(['runDir', 'baseModel', 'control', 'metric', 'analysis', 'outDir', 'intervalMs', 'once', 'signal', 'log', 'onRound']);
+  return Object.fromEntries(Object.entries(opts).filter(([k]) => !watchOnly.has(k))) as Omit<GridOptions, 'checkpoints'>;
+}
+
 export async function watchRun(opts: WatchOptions): Promise<WatchResult> {
   const log = opts.log ?? (() => undefined);
   const interval = opts.intervalMs ?? 30_000;
@@ -144,8 +150,7 @@ export async function watchRun(opts: WatchOptions): Promise<WatchResult> {
     const round: WatchRound = { evaluated: [], waiting };
     if (fresh.length > 0) {
       log(`evaluating step${fresh.length > 1 ? 's' : ''} ${fresh.map((c) => c.step).join(', ')} of ${runDir}`);
-      const { runDir: _r, baseModel: _b, control: _c, metric: _m, analysis: _a, outDir: _o, intervalMs: _i, once: _once, signal: _s, log: _l, onRound: _or, ...grid } = opts;
-      round.summary = await evaluateGrid({ ...grid, checkpoints: fresh });
+      round.summary = await evaluateGrid({ ...gridOptionsOf(opts), checkpoints: fresh });
       for (const cp of fresh) done.add(`${cp.step}\0${cp.dir}`);
       round.evaluated = fresh.map((c) => c.step);
       evaluatedSteps.push(...round.evaluated);
