@@ -10,6 +10,7 @@ const BENCHES: Record<string, { module: string; fn: string }> = {
   engine: { module: './engine.ts', fn: 'benchEngine' },
   train: { module: './train.ts', fn: 'benchTrain' },
   evaluate: { module: './evaluate.ts', fn: 'benchEvaluate' },
+  remote: { module: './remote.ts', fn: 'benchRemote' },
 };
 
 const wanted = process.argv.slice(2);

@@ -2,6 +2,7 @@
 // every engine answer cached per example (see src/evaluate/grid.ts).
 import path from 'node:path';
 import { Command, Option } from 'commander';
+import { remoteLoader } from '../engine/remote/index.ts';
 import { UserError } from '../errors.ts';
 import { ResultStore } from '../store/result-store.ts';
 import {
@@ -12,7 +13,7 @@ import {
 interface EvaluateFlags {
   model?: string; baseModel?: string; testSet: string[]; task?: string; prompt?: string; shots?: string; scoring?: 'first-token' | 'full-word';
   positiveLabel?: string; limit?: string; store: string; run?: string; dataDir?: string; rougeStemmer?: boolean;
-  synthSeed?: string; synthSize?: string; demoSeed?: string; batchExamples: string; batchTokens?: string; format: 'table' | 'json';
+  synthSeed?: string; synthSize?: string; demoSeed?: string; batchExamples: string; batchTokens?: string; format: 'table' | 'json'; remote?: string[]; remoteModel?: string;
 }
 
 function wholeNumber(flag: string, value: string | undefined, min = 1): number | undefined {
@@ -71,6 +72,8 @@ export function registerEvaluate(program: Command): void {
     .option('--demo-seed <n>', 'seed for demonstrations sampled from the test set itself (sets without a few-shot pool)')
     .option('--batch-examples <n>', 'examples per engine call', '512')
     .option('--batch-tokens <n>', "the engine's padded tokens per forward batch")
+    .option('--remote <url...>', 'evaluate through these OpenAI-compatible servers (vLLM, genstudy serve) instead of the built-in engine')
+    .option('--remote-model <name>', 'the served model name for full checkpoints (default: the one the server lists)')
     .addOption(new Option('--format <format>', 'summary on stdout').choices(['table', 'json']).default('table'))
     .action(async (flags: EvaluateFlags) => {
       const progress = progressFor(process.stderr);
@@ -100,7 +103,7 @@ export function registerEvaluate(program: Command): void {
         variants: promptVariants(flags.prompt ? parseNumberList('--prompt', flags.prompt) : undefined, flags.shots ? parseNumberList('--shots', flags.shots) : undefined),
         task: flags.task, scoring: flags.scoring, positiveLabel: flags.positiveLabel, rougeStemmer: flags.rougeStemmer === true,
         demoSeed: wholeNumber('--demo-seed', flags.demoSeed, 0), batchExamples: wholeNumber('--batch-examples', flags.batchExamples),
-        loader: builtinLoader(wholeNumber('--batch-tokens', flags.batchTokens)), progress,
+        loader: flags.remote ? remoteLoader({ urls: flags.remote, modelName: flags.remoteModel }) : builtinLoader(wholeNumber('--batch-tokens', flags.batchTokens)), progress,
       });
       process.stdout.write(flags.format === 'json' ? JSON.stringify(summary, null, 2) + '\n' : formatSummary(summary));
       process.stderr.write(

@@ -5,7 +5,7 @@ import { loadModel, type BuiltinModel } from '../../../src/engine/index.ts';
 import { RemoteEndpoints, RemoteModel, remoteLoader } from '../../../src/engine/remote/index.ts';
 import { builtinLoader, discoverCheckpoints, evaluateGrid, promptVariants, resolveTestSets } from '../../../src/evaluate/index.ts';
 import { identifyCheckpoint } from '../../../src/evaluate/model-identity.ts';
-import { dumpStore, SUITE_ARG, tempDir, tinyRun } from '../../evaluate/helpers.ts';
+import { dumpStore, runCli, SUITE_ARG, tempDir, tinyRun } from '../../evaluate/helpers.ts';
 import { startServe, type ServeProcess } from './serve-process.ts';
 import { assertStoresAgree } from './store-compare.ts';
 
@@ -84,4 +84,18 @@ test('identity: a full checkpoint on a server serving other weights is refused',
   const cp = discoverCheckpoints(runDir).checkpoints.find((c) => c.step === 0)!;
   assert.notEqual(identifyCheckpoint(cp).engineId, builtin.id);
   await assert.rejects(remoteLoader({ urls: [serve.url] })(cp), /serves "step-100" with weights sha256:.*but checkpoint .*step-0 has sha256:/);
+});
+
+test('genstudy evaluate --remote stores what the built-in engine stores, through the server it names', async () => {
+  const dir = tempDir();
+  const common = ['evaluate', '--model', path.join(runDir, 'step-100'), '--test-set', SUITE_ARG, '--synth-seed', '4', '--synth-size', '6', '--run', 'r'];
+  const local = await runCli([...common, '--store', path.join(dir, 'local.sqlite')]);
+  assert.equal(local.status, 0, local.stderr);
+  const viaServer = await runCli([...common, '--store', path.join(dir, 'remote.sqlite'), '--remote', serve.url]);
+  assert.equal(viaServer.status, 0, viaServer.stderr);
+  assertStoresAgree(dumpStore(path.join(dir, 'local.sqlite')), dumpStore(path.join(dir, 'remote.sqlite')));
+  // The requests do go to that server: a model name it does not serve is its error, not a local one.
+  const wrong = await runCli([...common, '--store', path.join(dir, 'wrong.sqlite'), '--remote', serve.url, '--remote-model', 'no-such-model']);
+  assert.equal(wrong.status, 2, wrong.stderr);
+  assert.match(wrong.stderr, new RegExp(`${serve.url.replace(/[.:/]/g, (c) => `\\${c}`)}.*no-such-model|no-such-model.*${serve.url.replace(/[.:/]/g, (c) => `\\${c}`)}`));
 });
