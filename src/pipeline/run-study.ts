@@ -154,7 +154,8 @@ async function executeRun(study: Study, run: RunPlan, ctx: RunContext): Promise<
     studyFile: ctx.paths.studyFile, versions: studyVersions(),
     attributes: {
       method_name: method.name, finetune: method.kind === 'base' ? null : method.finetune,
-      training_task: taskOfPreset(run.trainingSet.task) ?? run.trainingSet.id, control_test_set: study.evaluation.control,
+      // Only a training set with an explicit task takes part in study B's task x test set matrices.
+      training_task: taskOfPreset(run.trainingSet.task), control_test_set: study.evaluation.control,
       shots: run.shots, prompt_variant: run.shots > 0 ? `${run.shots}-shot` : '', train_size: run.trainingSet.size,
       study: study.name,
     },

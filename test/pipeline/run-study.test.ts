@@ -61,6 +61,7 @@ test('a study trains every run, evaluates each checkpoint, analyses, reports, an
   assert.deepEqual(runs.map((r) => r.id), ['tiny--synthetic--ft--seed1', 'tiny--synthetic--ft--seed2']);
   assert.equal(runs[0].method, 'ft');
   assert.equal(runs[0].attributes?.control_test_set, 'in-domain');
+  assert.equal(runs[0].attributes?.training_task, undefined, 'no task named: not part of study B matrices');
   const accuracy = store.scores({ run: runs[0].id, metric: 'accuracy' });
   const sets = new Set(accuracy.map((s) => s.testSet));
   assert.ok(sets.has('in-domain') && sets.size >= 5, `scored on ${[...sets].join(', ')}`);
@@ -73,7 +74,9 @@ test('a study trains every run, evaluates each checkpoint, analyses, reports, an
   assert.equal(first.analysis.runs[0].n, 5);
   const written = await writeStudyOutputs(study, first);
   assert.ok(fs.existsSync(path.join(written.analysis!, 'analysis.json')));
-  assert.match(fs.readFileSync(written.report!, 'utf8'), /<svg/);
+  const html = fs.readFileSync(written.report!, 'utf8');
+  assert.match(html, /<svg/);
+  assert.doesNotMatch(html, /Study B: training task/);
 
   const before = storeRows(first.paths.store);
   const again = await runStudy(study, file, quiet());
