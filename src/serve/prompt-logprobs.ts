@@ -1,11 +1,10 @@
 // Log-probabilities of every prompt token given the tokens before it (an echo request), with the
 // top-k alternatives at each position: what an OpenAI-compatible server returns for
-// `echo: true, logprobs: k` and vLLM returns as `prompt_logprobs`. Computed like the built-in
-// engine's score() (engine/builtin/scoring.ts): right-padded length-sorted batches, the lm head in
-// bounded chunks, log-softmax as logit - logsumexp, so the numbers equal score()'s.
-import * as tf from '@tensorflow/tfjs-core';
+// `echo: true, logprobs: k` and vLLM returns as `prompt_logprobs`. Computed by the same function as
+// the built-in engine's score() (engine/builtin/position-logprobs.ts), so the numbers equal score()'s.
 import { lengthSortedBatches, pad } from '../engine/builtin/batching.ts';
 import type { BuiltinModel } from '../engine/builtin/model.ts';
+import { logprobsAtPositions } from '../engine/builtin/position-logprobs.ts';
 
 export interface PositionLogprobs {
   /** log P(token i | tokens before i), for i = from..n-1 (the first token has none). */
@@ -37,27 +36,8 @@ async function batchLogprobs(model: BuiltinModel, rows: number[][], topK: number
   const at: number[] = [];
   const target: number[] = [];
   rows.forEach((r, i) => { for (let j = from[i]; j < r.length; j++) { at.push(i * width + j - 1); target.push(r[j]); } });
-  const vocab = model.arch.vocabSize;
-  const k = Math.max(1, Math.min(topK, vocab));
-  const chunk = Math.max(1, Math.floor(model.logitsPerChunk / vocab));
-  const [picked, topValues, topIds] = tf.tidy(() => {
-    const { hidden } = model.step(ids, keyMask, 0);
-    const rowsAt = tf.gather(tf.reshape(hidden, [-1, hidden.shape[2]]), tf.tensor1d(at, 'int32')) as tf.Tensor2D;
-    const parts: tf.Tensor[][] = [];
-    for (let start = 0; start < at.length; start += chunk) {
-      const n = Math.min(chunk, at.length - start);
-      parts.push(tf.tidy(() => {
-        const logits = model.logitsOf(tf.slice(rowsAt, [start, 0], [n, -1]));
-        const lse = tf.logSumExp(logits, 1, true);
-        const flat = tf.tensor1d(target.slice(start, start + n).map((tok, r) => r * vocab + tok), 'int32');
-        const best = tf.topk(logits, k);
-        return [tf.sub(tf.gather(tf.reshape(logits, [-1]), flat), tf.reshape(lse, [-1])), tf.sub(best.values, lse), best.indices];
-      }));
-    }
-    return parts.length === 1 ? parts[0] : [0, 1, 2].map((c) => tf.concat(parts.map((p) => p[c])));
-  });
-  const [lp, tv, ti] = await Promise.all([picked.data(), topValues.data(), topIds.data()]);
-  picked.dispose(); topValues.dispose(); topIds.dispose();
+  const k = Math.max(1, Math.min(topK, model.arch.vocabSize));
+  const { logprobs: lp, topIds: ti, topLogprobs: tv } = await logprobsAtPositions(model, ids, keyMask, at, target, k);
   let n = 0;
   return rows.map((r, i) => {
     const logprobs: number[] = [];
@@ -65,7 +45,7 @@ async function batchLogprobs(model: BuiltinModel, rows: number[][], topK: number
     for (let j = from[i]; j < r.length; j++, n++) {
       logprobs.push(lp[n]);
       const alts: { id: number; logprob: number }[] = [];
-      for (let c = 0; c < k; c++) alts.push({ id: ti[n * k + c], logprob: tv[n * k + c] });
+      for (let c = 0; c < k; c++) alts.push({ id: ti![n * k + c], logprob: tv![n * k + c] });
       top.push(alts);
     }
     return { logprobs, top };
