@@ -8,6 +8,17 @@ import Database from 'better-sqlite3';
 import { ResultStore, type StoredScore } from '../../src/store/result-store.ts';
 import { MIGRATIONS, SCHEMA_VERSION } from '../../src/store/schema.ts';
 
+/** A store at schema version 1 with one score (run r, step 5, test set t, accuracy 0.7). */
+function writeVersion1Store(path: string): void {
+  const db = new Database(path);
+  db.exec(MIGRATIONS[0]);
+  db.pragma('user_version = 1');
+  db.exec(`INSERT INTO runs (id) VALUES ('r'); INSERT INTO checkpoints (run_id, step) VALUES ('r', 5);
+           INSERT INTO test_sets (id) VALUES ('t');
+           INSERT INTO scores (checkpoint_id, test_set_id, metric, value, n) VALUES (1, 't', 'accuracy', 0.7, 3);`);
+  db.close();
+}
+
 function tempDir(t: { after(fn: () => void): void }): string {
   const dir = mkdtempSync(join(tmpdir(), 'genstudy-store-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
@@ -64,13 +75,7 @@ test('a batch with a bad value stores nothing of that batch', (t) => {
 
 test('an older database is migrated forward without losing its rows', (t) => {
   const path = join(tempDir(t), 'old.sqlite');
-  const db = new Database(path);
-  db.exec(MIGRATIONS[0]);
-  db.pragma('user_version = 1');
-  db.exec(`INSERT INTO runs (id) VALUES ('r'); INSERT INTO checkpoints (run_id, step) VALUES ('r', 5);
-           INSERT INTO test_sets (id) VALUES ('t');
-           INSERT INTO scores (checkpoint_id, test_set_id, metric, value, n) VALUES (1, 't', 'accuracy', 0.7, 3);`);
-  db.close();
+  writeVersion1Store(path);
   const store = ResultStore.open(path);
   assert.equal(store.schemaVersion, SCHEMA_VERSION);
   assert.deepEqual(store.scores().map((s) => [s.run, s.step, s.value]), [['r', 5, 0.7]]);
@@ -119,13 +124,7 @@ test('a process killed while writing leaves every batch whole or absent', async 
 
 test('reading an older store brings it up to date first and loses nothing', (t) => {
   const path = join(tempDir(t), 'v1.sqlite');
-  const db = new Database(path);
-  db.exec(MIGRATIONS[0]);
-  db.pragma('user_version = 1');
-  db.exec(`INSERT INTO runs (id) VALUES ('r'); INSERT INTO checkpoints (run_id, step) VALUES ('r', 5);
-           INSERT INTO test_sets (id) VALUES ('t');
-           INSERT INTO scores (checkpoint_id, test_set_id, metric, value, n) VALUES (1, 't', 'accuracy', 0.7, 3);`);
-  db.close();
+  writeVersion1Store(path);
   const store = ResultStore.open(path, { readonly: true });
   assert.equal(store.schemaVersion, SCHEMA_VERSION);
   assert.deepEqual(store.scores().map((s) => s.value), [0.7]);
