@@ -11,7 +11,7 @@ import {
 } from '../evaluate/index.ts';
 
 interface EvaluateFlags {
-  model?: string; baseModel?: string; testSet: string[]; task?: string; prompt?: string; shots?: string; scoring?: 'first-token' | 'full-word';
+  model?: string; baseModel?: string; tokenizer?: string; testSet: string[]; task?: string; prompt?: string; shots?: string; scoring?: 'first-token' | 'full-word';
   positiveLabel?: string; limit?: string; store: string; run?: string; dataDir?: string; rougeStemmer?: boolean;
   synthSeed?: string; synthSize?: string; demoSeed?: string; batchExamples: string; batchTokens?: string; format: 'table' | 'json'; remote?: string[]; remoteModel?: string;
 }
@@ -56,6 +56,7 @@ export function registerEvaluate(program: Command): void {
     .description('Evaluate checkpoints on test sets (and prompt variants) into the results store; answers are cached, so a rerun does no model work')
     .option('--model <dir>', 'a model folder, or a folder of step-N / checkpoint-N folders (default: the checkpoints of --run in the store)')
     .option('--base-model <dir>', "base model folder for LoRA adapter checkpoints (default: the adapter's base_model_name_or_path when it is a local folder)")
+    .option('--tokenizer <dir>', 'a folder with tokenizer.json for checkpoints saved without one (a Trainer given no tokenizer saves none)')
     .requiredOption('--test-set <spec...>', 'data set ids (genstudy data list), spec files (.yaml/.json), a synthetic suite folder, or synth[:set,...]')
     .option('--task <task>', 'study-a, study-b/<task>, synth, or a task spec file (default: what the test set implies)')
     .option('--prompt <list>', "study B's prompt(s): 1, 2 or 1,2 (each is a prompt variant)")
@@ -81,14 +82,14 @@ export function registerEvaluate(program: Command): void {
       let discovered: Discovered;
       let run: string;
       if (flags.model !== undefined) {
-        discovered = discoverCheckpoints(flags.model, { baseModel: flags.baseModel });
+        discovered = discoverCheckpoints(flags.model, { baseModel: flags.baseModel, tokenizerDir: flags.tokenizer });
         run = flags.run ?? defaultRunName(flags.model);
       } else {
         if (flags.run === undefined) throw new UserError('pass --model DIR, or --run NAME to evaluate the checkpoints of a run already in the store');
         run = flags.run;
         const store = ResultStore.open(flags.store);
         try {
-          discovered = storedCheckpoints(run, store.checkpoints(run), flags.store, { baseModel: flags.baseModel });
+          discovered = storedCheckpoints(run, store.checkpoints(run), flags.store, { baseModel: flags.baseModel, tokenizerDir: flags.tokenizer });
         } finally {
           store.close();
         }

@@ -11,7 +11,7 @@ import { watchRun } from '../pipeline/watch.ts';
 
 interface WatchFlags {
   testSet: string[]; store: string; run?: string; interval: string; once?: boolean; control?: string; metric?: string; out?: string;
-  baseModel?: string; task?: string; scoring?: 'first-token' | 'full-word'; prompt?: string; shots?: string; limit?: string;
+  baseModel?: string; tokenizer?: string; task?: string; scoring?: 'first-token' | 'full-word'; prompt?: string; shots?: string; limit?: string;
   dataDir?: string; synthSeed?: string; synthSize?: string; batchExamples: string; batchTokens?: string; remote?: string[]; remoteModel?: string;
 }
 
@@ -36,6 +36,7 @@ export function registerWatch(program: Command): void {
     .option('--metric <metric>', 'metric analysed (default: accuracy, or the only one)')
     .option('--out <dir>', 'where analysis.json, analysis.txt and report/ go (default: <store folder>/<run>-watch)')
     .option('--base-model <dir>', 'base model folder for LoRA adapter checkpoints')
+    .option('--tokenizer <dir>', 'a folder with tokenizer.json for checkpoints saved without one (a Trainer given no tokenizer saves none)')
     .option('--task <task>', 'study-a, study-b/<task>, synth, or a task spec file')
     .addOption(new Option('--scoring <mode>', 'classification scoring').choices(['first-token', 'full-word']))
     .option('--prompt <list>', "study B's prompt(s): 1, 2 or 1,2")
@@ -77,7 +78,7 @@ export function registerWatch(program: Command): void {
           testSets, variants: promptVariants(flags.prompt ? parseNumberList('--prompt', flags.prompt) : undefined, flags.shots ? parseNumberList('--shots', flags.shots) : undefined),
           task: flags.task, scoring: flags.scoring, batchExamples: wholeNumber('--batch-examples', flags.batchExamples),
           loader: flags.remote ? remoteLoader({ urls: flags.remote, modelName: flags.remoteModel }) : builtinLoader(wholeNumber('--batch-tokens', flags.batchTokens)),
-          baseModel: flags.baseModel, control: flags.control, metric: flags.metric, outDir: flags.out,
+          baseModel: flags.baseModel, tokenizerDir: flags.tokenizer, control: flags.control, metric: flags.metric, outDir: flags.out,
           intervalMs: seconds * 1000, once: flags.once === true, signal: controller.signal,
           progress: progressFor(process.stderr),
           log: (line) => process.stderr.write(`genstudy watch: ${line}\n`),

@@ -18,11 +18,15 @@ export interface CheckpointRef {
   dir: string;
   /** For a LoRA adapter: the base model folder it applies to. */
   base?: string;
+  /** The folder whose tokenizer files to use, when the checkpoint has none (a Trainer given no tokenizer saves none). */
+  tokenizer?: string;
 }
 
 export interface DiscoverOptions {
   /** Base model folder for LoRA adapter checkpoints (default: the adapter's base_model_name_or_path when that is a local folder). */
   baseModel?: string;
+  /** A folder with tokenizer.json for checkpoints saved without one. */
+  tokenizerDir?: string;
 }
 
 export interface Discovered {
@@ -61,8 +65,8 @@ function safetensorsExpectedSize(file: string): number | undefined {
   }
 }
 
-/** Why `dir` is not a complete model folder, or undefined when it is one. */
-export function incompleteReason(dir: string): string | undefined {
+/** Why `dir` is not a complete model folder, or undefined when it is one (`tokenizerDir` stands in for a missing tokenizer). */
+export function incompleteReason(dir: string, tokenizerDir?: string): string | undefined {
   if (!fs.existsSync(path.join(dir, 'config.json'))) return 'no config.json';
   const entries = fs.readdirSync(dir);
   const temp = entries.find((f) => f.endsWith('.tmp') || f.includes('.tmp-'));
@@ -91,7 +95,9 @@ export function incompleteReason(dir: string): string | undefined {
     const have = fs.statSync(file).size;
     if (have < want) return `weight file ${s} is shorter than its header says (${have} of ${want} bytes)`;
   }
-  if (!fs.existsSync(path.join(dir, 'tokenizer.json'))) return 'no tokenizer.json';
+  if (!fs.existsSync(path.join(dir, 'tokenizer.json')) && !(tokenizerDir && fs.existsSync(path.join(tokenizerDir, 'tokenizer.json')))) {
+    return 'no tokenizer.json (a trainer given no tokenizer saves none: pass --tokenizer DIR)';
+  }
   return undefined;
 }
 
@@ -129,11 +135,12 @@ function adapterBase(dir: string, opts: DiscoverOptions): string {
 }
 
 /** What to evaluate in a checkpoint folder (itself, its merged/ model, or it as an adapter), or why nothing. */
-function checkpointIn(dir: string, opts: DiscoverOptions): { dir: string; base?: string } | { why: string } {
-  const asModel = incompleteReason(dir);
-  if (asModel === undefined) return { dir };
+function checkpointIn(dir: string, opts: DiscoverOptions): { dir: string; base?: string; tokenizer?: string } | { why: string } {
+  const withTokenizer = (model: string) => (fs.existsSync(path.join(model, 'tokenizer.json')) || !opts.tokenizerDir ? { dir: model } : { dir: model, tokenizer: path.resolve(opts.tokenizerDir) });
+  const asModel = incompleteReason(dir, opts.tokenizerDir);
+  if (asModel === undefined) return withTokenizer(dir);
   const merged = path.join(dir, 'merged');
-  if (fs.existsSync(merged) && incompleteReason(merged) === undefined) return { dir: merged };
+  if (fs.existsSync(merged) && incompleteReason(merged, opts.tokenizerDir) === undefined) return withTokenizer(merged);
   if (fs.existsSync(path.join(dir, 'adapter_config.json')) || fs.existsSync(path.join(dir, 'adapter_model.safetensors'))) {
     const why = incompleteAdapterReason(dir);
     return why === undefined ? { dir, base: adapterBase(dir, opts) } : { why: `LoRA adapter: ${why}` };

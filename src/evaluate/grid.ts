@@ -38,7 +38,7 @@ export type ModelLoader = (checkpoint: CheckpointRef) => Promise<ModelHandle>;
 
 /** The built-in engine; a LoRA checkpoint is loaded as its base model with the adapter merged in (PEFT's merge_and_unload). */
 export const builtinLoader = (maxBatchTokens?: number): ModelLoader => async (cp) => {
-  const opts = maxBatchTokens === undefined ? {} : { maxBatchTokens };
+  const opts = { ...(maxBatchTokens === undefined ? {} : { maxBatchTokens }), ...(cp.tokenizer === undefined ? {} : { tokenizerDir: cp.tokenizer }) };
   if (cp.base === undefined) {
     const model = await loadModel(cp.dir, opts);
     return { model, dispose: () => model.dispose() };

@@ -30,14 +30,16 @@ function sideFilesHash(files: string[]): string {
   return h.digest('hex').slice(0, 32);
 }
 
-export function identifyModelFolder(dir: string): ModelIdentity {
+/** `tokenizerDir`: where the tokenizer files come from when the folder has none. */
+export function identifyModelFolder(dir: string, tokenizerDir?: string): ModelIdentity {
   const weights = weightsIdentity(weightFiles(dir));
-  return { engineId: weights, weights, key: `${weights}+${sideFilesHash(SIDE_FILES.map((f) => path.join(dir, f)))}` };
+  const side = SIDE_FILES.map((f) => path.join(tokenizerDir !== undefined && f.startsWith('tokenizer') ? tokenizerDir : dir, f));
+  return { engineId: weights, weights, key: `${weights}+${sideFilesHash(side)}` };
 }
 
 /** The identity of a checkpoint: a model folder, or a LoRA adapter on its base model. */
 export function identifyCheckpoint(cp: CheckpointRef): ModelIdentity {
-  if (cp.base === undefined) return identifyModelFolder(cp.dir);
+  if (cp.base === undefined) return identifyModelFolder(cp.dir, cp.tokenizer);
   const base = weightsIdentity(weightFiles(cp.base));
   const adapter = weightsIdentity([path.join(cp.dir, 'adapter_model.safetensors')]).replace(/^sha256:/, '');
   const weights = `${base}+lora:${adapter}`;

@@ -25,6 +25,8 @@ export interface WatchOptions extends Omit<GridOptions, 'checkpoints' | 'identif
   runDir: string;
   /** Base model folder for LoRA adapter checkpoints (default: the adapter's base_model_name_or_path). */
   baseModel?: string;
+  /** A folder with tokenizer.json for checkpoints the trainer saved without one. */
+  tokenizerDir?: string;
   /** In-domain test set: with it, the analysis and the report are refreshed after each round that evaluated something. */
   control?: string;
   /** Metric analysed (default: accuracy when present, else the only metric). */
@@ -58,7 +60,7 @@ export interface WatchRound {
 export interface WatchResult { rounds: number; evaluatedSteps: number[] }
 
 /** The complete checkpoint folders of `runDir` and the ones still being written (with why). */
-export function scanRunFolder(runDir: string, baseModel?: string): { complete: CheckpointRef[]; waiting: string[] } {
+export function scanRunFolder(runDir: string, baseModel?: string, tokenizerDir?: string): { complete: CheckpointRef[]; waiting: string[] } {
   if (!fs.existsSync(runDir) || !fs.statSync(runDir).isDirectory()) {
     throw new UserError(`${runDir}: no such folder (genstudy watch expects the folder a trainer writes checkpoint-N folders into)`);
   }
@@ -69,7 +71,7 @@ export function scanRunFolder(runDir: string, baseModel?: string): { complete: C
     const full = path.join(runDir, name);
     try {
       // One folder at a time: a checkpoint folder passed alone is evaluated as itself (or its adapter / merged/ model).
-      const [cp] = discoverCheckpoints(full, { baseModel }).checkpoints;
+      const [cp] = discoverCheckpoints(full, { baseModel, tokenizerDir }).checkpoints;
       complete.push({ ...cp, step: stepOfFolder(name)! });
     } catch (err) {
       if (!(err instanceof UserError)) throw err;
@@ -125,7 +127,7 @@ async function refreshOutputs(opts: WatchOptions, outDir: string): Promise<Pick<
 
 /** The evaluateGrid options among the watcher's. */
 function gridOptionsOf(opts: WatchOptions): Omit<GridOptions, 'checkpoints'> {
-  const watchOnly = new Set<string>(['runDir', 'baseModel', 'control', 'metric', 'analysis', 'outDir', 'intervalMs', 'once', 'signal', 'log', 'onRound']);
+  const watchOnly = new Set<string>(['runDir', 'baseModel', 'tokenizerDir', 'control', 'metric', 'analysis', 'outDir', 'intervalMs', 'once', 'signal', 'log', 'onRound']);
   return Object.fromEntries(Object.entries(opts).filter(([k]) => !watchOnly.has(k))) as Omit<GridOptions, 'checkpoints'>;
 }
 
@@ -142,7 +144,7 @@ export async function watchRun(opts: WatchOptions): Promise<WatchResult> {
   let lastWaiting = '';
   let rounds = 0;
   for (;;) {
-    const { complete, waiting } = scanRunFolder(runDir, opts.baseModel);
+    const { complete, waiting } = scanRunFolder(runDir, opts.baseModel, opts.tokenizerDir);
     const waitingText = waiting.join('\n');
     if (waitingText !== lastWaiting && waiting.length > 0) for (const w of waiting) log(`waiting for ${w}`);
     lastWaiting = waitingText;

@@ -86,3 +86,33 @@ test('a run in the store: checkpoints from their recorded folders; missing folde
   assert.match(found.skipped.join('\n'), /step 100: .*gone: the folder no longer exists; skipped\n.*step 200: no folder recorded/);
   assert.throws(() => storedCheckpoints('r', [], 'results.sqlite'), /run "r" has no checkpoints in the store; pass --model DIR/);
 });
+
+test('checkpoints saved without a tokenizer wait for one, and evaluate with --tokenizer as with their own', async () => {
+  const { runCli, SUITE_ARG, dumpStore } = await import('./helpers.ts');
+  const { scanRunFolder } = await import('../../src/pipeline/watch.ts');
+  const src = tinyRun([0, 100]);
+  const bare = path.join(tempDir(), 'bare-run');
+  for (const step of ['step-0', 'step-100']) {
+    copyDir(path.join(src, step), path.join(bare, step));
+    for (const f of ['tokenizer.json', 'tokenizer_config.json']) fs.rmSync(path.join(bare, step, f), { force: true });
+  }
+  const tokenizer = path.join(src, 'step-0');
+  assert.match(incompleteReason(path.join(bare, 'step-0')) ?? '', /no tokenizer\.json .*--tokenizer DIR/);
+  assert.equal(incompleteReason(path.join(bare, 'step-0'), tokenizer), undefined);
+  assert.deepEqual(scanRunFolder(bare).complete, []);
+  assert.deepEqual(scanRunFolder(bare, undefined, tokenizer).complete.map((c) => [c.step, c.tokenizer]), [[0, tokenizer], [100, tokenizer]]);
+
+  const dir = tempDir();
+  const args = (model: string, store: string) => ['evaluate', '--model', model, '--test-set', SUITE_ARG, '--synth-seed', '2', '--synth-size', '6', '--run', 'r', '--store', path.join(dir, store)];
+  const refused = await runCli(args(bare, 'refused.sqlite'));
+  assert.equal(refused.status, 2);
+  assert.match(refused.stderr, /none of its 2 checkpoint folders is complete.*no tokenizer\.json/s);
+  const own = await runCli(args(src, 'own.sqlite'));
+  assert.equal(own.status, 0, own.stderr);
+  const borrowed = await runCli([...args(bare, 'borrowed.sqlite'), '--tokenizer', tokenizer]);
+  assert.equal(borrowed.status, 0, borrowed.stderr);
+  const a = dumpStore(path.join(dir, 'own.sqlite'));
+  const b = dumpStore(path.join(dir, 'borrowed.sqlite'));
+  assert.deepEqual(b.scores, a.scores);
+  assert.deepEqual(b.predictions, a.predictions);
+});

@@ -17,9 +17,9 @@ export async function loadModel(dir: string, opts: EngineOptions = {}): Promise<
   const config = readConfig(dir);
   const family = familyFor(config.model_type, configFile);
   const arch = family.parseConfig(config, configFile);
-  const tokenizer = loadTokenizer(dir);
+  const tokenizer = loadTokenizer(opts.tokenizerDir ?? dir);
   if (tokenizer.maxTokenId >= arch.vocabSize) {
-    throw new UserError(`${path.join(dir, 'tokenizer.json')}: the tokenizer has token id ${tokenizer.maxTokenId}, ` +
+    throw new UserError(`${path.join(opts.tokenizerDir ?? dir, 'tokenizer.json')}: the tokenizer has token id ${tokenizer.maxTokenId}, ` +
       `but the model's vocabulary (${configFile} vocab_size) has ${arch.vocabSize} entries; the tokenizer does not belong to this model`);
   }
   const files = weightFiles(dir);

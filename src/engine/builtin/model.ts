@@ -17,6 +17,8 @@ export interface EngineOptions {
   maxBatchTokens?: number;
   /** Logits computed at once when scoring (default 16M floats, 64 MB): bounds memory for large vocabularies. */
   logitsPerChunk?: number;
+  /** Load tokenizer.json / tokenizer_config.json from here instead of the model folder. */
+  tokenizerDir?: string;
 }
 
 export class BuiltinModel implements LanguageModel {

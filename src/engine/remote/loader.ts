@@ -53,7 +53,7 @@ export function remoteLoader(opts: RemoteLoaderOptions): ModelLoader & { endpoin
   const loader = async (cp: CheckpointRef): Promise<ModelHandle> => {
     const identity = identifyCheckpoint(cp);
     const local = cp.base ?? cp.dir;
-    const tokenizer = loadTokenizer(local);
+    const tokenizer = loadTokenizer(cp.tokenizer ?? local);
     const maxLength = maxLengthOf(local);
     let model: string;
     let unload: (() => void) | undefined;
