@@ -6,11 +6,11 @@ import { simulateScores, DEFAULT_SIMULATED_SETS, expectedSign } from '../../src/
 import { ResultStore } from '../../src/store/result-store.ts';
 import { genstudy, tempDir, writeCsv, writeJsonl } from './helpers.ts';
 
-test('analyze recovers the simulated structure and prints the documented JSON', (t) => {
+test('analyze recovers the simulated structure and prints the documented JSON', async (t) => {
   const dir = tempDir(t);
   const file = join(dir, 'scores.csv');
   writeCsv(file, simulateScores({ seed: 7, runs: 3, steps: 60, noise: 0.005 }));
-  const r = genstudy(['analyze', file, '--control', 'in-domain', '--format', 'json']);
+  const r = await genstudy(['analyze', file, '--control', 'in-domain', '--format', 'json']);
   assert.equal(r.code, 0, r.stderr);
   const out = JSON.parse(r.stdout);
   assert.deepEqual(Object.keys(out), ['runs', 'agreement']);
@@ -37,7 +37,7 @@ test('analyze recovers the simulated structure and prints the documented JSON', 
   }
 });
 
-test('CSV, JSONL and the store give the same analysis; the table names runs and the verdict', (t) => {
+test('CSV, JSONL and the store give the same analysis; the table names runs and the verdict', async (t) => {
   const dir = tempDir(t);
   const rows = simulateScores({ seed: 3, runs: 2, steps: 30 });
   writeCsv(join(dir, 's.csv'), rows);
@@ -45,25 +45,26 @@ test('CSV, JSONL and the store give the same analysis; the table names runs and 
   const store = ResultStore.open(join(dir, 'results.sqlite'));
   store.writeScores(rows.map((r) => ({ run: r.run, step: r.step, testSet: r.test_set, metric: r.metric, value: r.value, n: 500 })));
   store.close();
-  const outputs = ['s.csv', 's.jsonl', 'results.sqlite'].map((f) => {
-    const r = genstudy(['analyze', join(dir, f), '--control', 'in-domain', '--format', 'json', '--method', 'spearman']);
+  const outputs = [];
+  for (const f of ['s.csv', 's.jsonl', 'results.sqlite']) {
+    const r = await genstudy(['analyze', join(dir, f), '--control', 'in-domain', '--format', 'json', '--method', 'spearman']);
     assert.equal(r.code, 0, r.stderr);
-    return JSON.parse(r.stdout);
-  });
+    outputs.push(JSON.parse(r.stdout));
+  }
   assert.deepEqual(outputs[1], outputs[0]);
   assert.deepEqual(outputs[2], outputs[0]);
 
-  const table = genstudy(['analyze', join(dir, 's.csv'), '--control', 'in-domain']);
+  const table = await genstudy(['analyze', join(dir, 's.csv'), '--control', 'in-domain']);
   assert.equal(table.code, 0, table.stderr);
   assert.match(table.stdout, /run model-a: 30 checkpoints/);
   assert.match(table.stdout, /verdict/);
   assert.match(table.stdout, /OOD pairs have the same significant sign in every run/);
 });
 
-test('csv output with --out writes the pairs and the agreement tables', (t) => {
+test('csv output with --out writes the pairs and the agreement tables', async (t) => {
   const dir = tempDir(t);
   writeCsv(join(dir, 's.csv'), simulateScores({ seed: 5, runs: 2, steps: 25 }));
-  const r = genstudy(['analyze', join(dir, 's.csv'), '--control', 'in-domain', '--format', 'csv', '--out', join(dir, 'out.csv'), '--bootstrap', '50']);
+  const r = await genstudy(['analyze', join(dir, 's.csv'), '--control', 'in-domain', '--format', 'csv', '--out', join(dir, 'out.csv'), '--bootstrap', '50']);
   assert.equal(r.code, 0, r.stderr);
   const pairs = readFileSync(join(dir, 'out.csv'), 'utf8').trim().split('\n');
   assert.equal(pairs[0], 'run,a,b,n,r,df,p,p_adjusted,ci95_low,ci95_high,reason,bootstrap_ci95_low,bootstrap_ci95_high');
@@ -73,7 +74,7 @@ test('csv output with --out writes the pairs and the agreement tables', (t) => {
   assert.equal(agreement.length, 11);
 });
 
-test('lm-evaluation-harness result folders are read with the step from the path', (t) => {
+test('lm-evaluation-harness result folders are read with the step from the path', async (t) => {
   const dir = tempDir(t);
   const rows = simulateScores({ seed: 11, runs: 1, steps: 12 });
   const byStep = new Map<number, Record<string, Record<string, unknown>>>();
@@ -87,7 +88,7 @@ test('lm-evaluation-harness result folders are read with the step from the path'
     mkdirSync(folder, { recursive: true });
     writeFileSync(join(folder, 'results_2026-11-30T00-00-00.json'), JSON.stringify({ results, config: { model_args: 'pretrained=x' } }));
   }
-  const r = genstudy(['analyze', dir, '--control', 'in-domain', '--format', 'json']);
+  const r = await genstudy(['analyze', dir, '--control', 'in-domain', '--format', 'json']);
   assert.equal(r.code, 0, r.stderr);
   const out = JSON.parse(r.stdout);
   assert.equal(out.runs[0].run, 'opt-1.3b-mnli/opt-1.3b');
@@ -95,15 +96,15 @@ test('lm-evaluation-harness result folders are read with the step from the path'
 
   const csv = join(dir, 'same.csv');
   writeCsv(csv, rows.map((x) => ({ ...x, run: 'opt-1.3b-mnli/opt-1.3b', metric: 'acc' })));
-  const direct = genstudy(['analyze', csv, '--control', 'in-domain', '--format', 'json']);
+  const direct = await genstudy(['analyze', csv, '--control', 'in-domain', '--format', 'json']);
   assert.deepEqual(JSON.parse(direct.stdout).runs[0].pairs, out.runs[0].pairs);
 });
 
-test('a constant series is reported as undefined with a reason, never as NaN or 0', (t) => {
+test('a constant series is reported as undefined with a reason, never as NaN or 0', async (t) => {
   const dir = tempDir(t);
   const rows = simulateScores({ seed: 2, runs: 1, steps: 20 }).map((r) => (r.test_set === 'vocabulary-shift' ? { ...r, value: 0.5 } : r));
   writeCsv(join(dir, 's.csv'), rows);
-  const r = genstudy(['analyze', join(dir, 's.csv'), '--control', 'in-domain', '--format', 'json']);
+  const r = await genstudy(['analyze', join(dir, 's.csv'), '--control', 'in-domain', '--format', 'json']);
   assert.equal(r.code, 0, r.stderr);
   const pairs = JSON.parse(r.stdout).runs[0].pairs.filter((p: { a: string; b: string }) => p.a === 'vocabulary-shift' || p.b === 'vocabulary-shift');
   assert.equal(pairs.length, 4);
@@ -115,7 +116,7 @@ test('a constant series is reported as undefined with a reason, never as NaN or 
   }
 });
 
-test('bad input gets one clear line naming the file, line and column', (t) => {
+test('bad input gets one clear line naming the file, line and column', async (t) => {
   const dir = tempDir(t);
   const cases: [string, string, RegExp][] = [
     ['missing.csv', 'run,step,test_set,metric\na,1,x,accuracy\n', /missing\.csv:2: column "value" is missing/],
@@ -125,23 +126,23 @@ test('bad input gets one clear line naming the file, line and column', (t) => {
   ];
   for (const [name, text, expected] of cases) {
     writeFileSync(join(dir, name), text);
-    const r = genstudy(['analyze', join(dir, name), '--control', 'x']);
+    const r = await genstudy(['analyze', join(dir, name), '--control', 'x']);
     assert.equal(r.code, 2, `${name}: ${r.stderr}`);
     assert.match(r.stderr, expected);
     assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace');
   }
 });
 
-test('too few checkpoints, a missing control and a missing metric are clear errors', (t) => {
+test('too few checkpoints, a missing control and a missing metric are clear errors', async (t) => {
   const dir = tempDir(t);
   writeCsv(join(dir, 'short.csv'), simulateScores({ seed: 1, runs: 1, steps: 4 }));
-  let r = genstudy(['analyze', join(dir, 'short.csv'), '--control', 'in-domain']);
+  let r = await genstudy(['analyze', join(dir, 'short.csv'), '--control', 'in-domain']);
   assert.equal(r.code, 2);
   assert.match(r.stderr, /run "model-a": 4 checkpoints .* needs at least 5/);
-  r = genstudy(['analyze', join(dir, 'short.csv'), '--control', 'mnli']);
+  r = await genstudy(['analyze', join(dir, 'short.csv'), '--control', 'mnli']);
   assert.match(r.stderr, /no scores for the control test set "mnli" \(it has: in-domain, /);
-  r = genstudy(['analyze', join(dir, 'short.csv'), '--control', 'in-domain', '--metric', 'f1']);
+  r = await genstudy(['analyze', join(dir, 'short.csv'), '--control', 'in-domain', '--metric', 'f1']);
   assert.match(r.stderr, /no scores for metric "f1" \(it has: accuracy\)/);
-  r = genstudy(['analyze', join(dir, 'nope.csv'), '--control', 'in-domain']);
+  r = await genstudy(['analyze', join(dir, 'nope.csv'), '--control', 'in-domain']);
   assert.match(r.stderr, /nope\.csv: no such file or folder/);
 });

@@ -2,7 +2,6 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { spawnSync } from 'node:child_process';
 
 export const repoRoot = resolve(import.meta.dirname, '../..');
 
@@ -22,8 +21,4 @@ export function writeJsonl(file: string, rows: readonly object[]): void {
   writeFileSync(file, rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
 }
 
-/** Runs `genstudy <args>` as a user would (a child process through bin/genstudy.js). */
-export function genstudy(args: string[]): { code: number; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [join(repoRoot, 'bin/genstudy.js'), ...args], { encoding: 'utf8', cwd: repoRoot });
-  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
-}
+export { genstudy } from '../support/genstudy-process.ts';

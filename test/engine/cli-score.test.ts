@@ -1,26 +1,13 @@
 // genstudy score, run as a user would (bin/genstudy.js in a child process).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { readScorePairs } from '../../src/cli/score.ts';
 import { UserError } from '../../src/errors.ts';
-import { goldenDir, NO_SHARED, readJsonl, repoRoot } from './helpers.ts';
-
-const run = promisify(execFile);
-
-async function genstudy(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'bin/genstudy.js', ...args], { cwd: repoRoot });
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
+import { goldenDir, NO_SHARED, readJsonl } from './helpers.ts';
+import { genstudy } from '../support/genstudy-process.ts';
 
 test('score --format jsonl and json print the golden log-likelihoods', async (t) => {
   const dir = goldenDir('llama');

@@ -1,25 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { meanRougeScores, ROUGE_TYPES, rougeScore } from '../../src/metrics/rouge.ts';
-import { repoRoot } from './paths.ts';
-
-const run = promisify(execFile);
-
-/** Runs bin/genstudy.js as a user would; resolves with the exit code instead of throwing. */
-async function genstudy(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'bin/genstudy.js', ...args], { cwd: repoRoot });
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
+import { genstudy } from '../support/genstudy-process.ts';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'genstudy-metrics-cli-'));
 const predictions = path.join(dir, 'pred.jsonl');
