@@ -16,6 +16,10 @@ import { loadModel } from '../src/engine/index.ts';
 import { scoreEncoded } from '../src/engine/builtin/scoring.ts';
 import { writeSafetensors } from '../src/engine/builtin/safetensors.ts';
 
+// The reference runs on one thread like the engine: torch.set_num_threads(1) alone leaves
+// OpenBLAS / OpenMP pools that were seen using a second core.
+const ONE_THREAD = { OMP_NUM_THREADS: '1', OPENBLAS_NUM_THREADS: '1', MKL_NUM_THREADS: '1' };
+
 const LAYERS = 6, WIDTH = 256, HEADS = 4, VOCAB = 8192, SEQ = 128, N = 64, CONT = 64;
 const here = path.dirname(fileURLToPath(import.meta.url));
 
@@ -115,7 +119,7 @@ async function measureEngine(dir: string, batchTokens: number): Promise<Record<s
 }
 
 function runJson(cmd: string, args: string[]): Record<string, number | string> | string {
-  const r = spawnSync(cmd, args, { encoding: 'utf8', cwd: path.resolve(here, '..') });
+  const r = spawnSync(cmd, args, { encoding: 'utf8', env: { ...process.env, ...ONE_THREAD }, cwd: path.resolve(here, '..') });
   if (r.status !== 0) return `failed: ${(r.stderr || r.error?.message || '').trim().split('\n').pop()}`;
   return JSON.parse(r.stdout.trim().split('\n').pop()!) as Record<string, number | string>;
 }

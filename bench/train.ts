@@ -19,6 +19,10 @@ import { initBackend } from '../src/engine/index.ts';
 import { enableTrainingGradients } from '../src/engine/builtin/gradients.ts';
 import { initModel, tinyGpt2Config, train } from '../src/train/index.ts';
 
+// The reference runs on one thread like the engine: torch.set_num_threads(1) alone leaves
+// OpenBLAS / OpenMP pools that were seen using a second core.
+const ONE_THREAD = { OMP_NUM_THREADS: '1', OPENBLAS_NUM_THREADS: '1', MKL_NUM_THREADS: '1' };
+
 const here = path.dirname(fileURLToPath(import.meta.url));
 const STEPS = Number(process.env.GENSTUDY_BENCH_TRAIN_STEPS ?? 50), BATCH = 8, SEQ = 65, VOCAB = 8192;
 
@@ -36,7 +40,7 @@ async function writeBenchModel(dir: string): Promise<void> {
 }
 
 function runJson(cmd: string, args: string[]): Record<string, number> {
-  const r = spawnSync(cmd, args, { encoding: 'utf8', maxBuffer: 1 << 24 });
+  const r = spawnSync(cmd, args, { encoding: 'utf8', env: { ...process.env, ...ONE_THREAD }, maxBuffer: 1 << 24 });
   if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed: ${r.stderr.slice(-2000)}`);
   return JSON.parse(r.stdout.trim().split('\n').at(-1)!);
 }

@@ -12,29 +12,18 @@ Prints JSON: tokens per second (wall and CPU), the first step's loss, peak RSS i
 """
 import json
 import math
+import os
 import resource
-import struct
 import sys
 import time
 
 import torch
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from torch_safetensors import read_safetensors  # noqa: E402
+
 torch.set_num_threads(1)
 torch.manual_seed(0)
-
-
-def read_safetensors(path):
-    with open(path, 'rb') as f:
-        buf = f.read()
-    n = struct.unpack('<Q', buf[:8])[0]
-    header = json.loads(buf[8:8 + n])
-    out = {}
-    for name, e in header.items():
-        if name == '__metadata__':
-            continue
-        a, b = e['data_offsets']
-        out[name] = torch.frombuffer(bytearray(buf[8 + n + a:8 + n + b]), dtype=torch.float32).reshape(e['shape']).clone()
-    return out
 
 
 def gelu_new(x):
