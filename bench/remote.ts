@@ -8,7 +8,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { remoteLoader } from '../src/engine/remote/index.ts';
-import { builtinLoader, discoverCheckpoints, evaluateGrid, promptVariants, resolveTestSets, type ModelLoader } from '../src/evaluate/index.ts';
+import { discoverCheckpoints, evaluateGrid, promptVariants, resolveTestSets } from '../src/evaluate/index.ts';
+import { builtinLoader, type ModelLoader } from '../src/engine/index.ts';
 import { suiteTask, suiteVocabulary } from '../src/synth/index.ts';
 import { writeTinyRun } from '../test/evaluate/tiny-model.ts';
 

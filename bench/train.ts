@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateSuite, writeSuite } from '../src/synth/index.ts';
-import { seededRandom } from '../src/tasks/seeded-random.ts';
+import { seededRandom } from '../src/seeded-random.ts';
 import * as tf from '@tensorflow/tfjs-core';
 import { initBackend } from '../src/engine/index.ts';
 import { enableTrainingGradients } from '../src/engine/builtin/gradients.ts';

@@ -27,3 +27,19 @@ export interface Example { id: string; fields: Record<string, string>; label?: s
 
 /** One measurement: a metric of one checkpoint (run, step) on one test set. */
 export interface Score { run: string; step: number; testSet: string; metric: string; value: number; n: number }
+
+/** A checkpoint to evaluate: a model folder, or a LoRA adapter folder on its base model. */
+export interface CheckpointRef {
+  step: number;
+  /** The model folder, or the LoRA adapter folder when `base` is set. */
+  dir: string;
+  /** For a LoRA adapter: the base model folder it applies to. */
+  base?: string;
+  /** The folder whose tokenizer files to use, when the checkpoint has none (a Trainer given no tokenizer saves none). */
+  tokenizer?: string;
+}
+
+/** A loaded model and how to free it. */
+export interface ModelHandle { model: LanguageModel; dispose(): void }
+/** Loads a checkpoint on some engine (the built-in one, or OpenAI-compatible servers). */
+export type ModelLoader = (checkpoint: CheckpointRef) => Promise<ModelHandle>;

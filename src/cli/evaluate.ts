@@ -5,10 +5,8 @@ import { Command, Option } from 'commander';
 import { remoteLoader } from '../engine/remote/index.ts';
 import { UserError } from '../errors.ts';
 import { ResultStore } from '../store/result-store.ts';
-import {
-  builtinLoader, discoverCheckpoints, evaluateGrid, parseNumberList, progressFor, promptVariants, resolveTestSets, storedCheckpoints,
-  stepOfFolder, type Discovered, type GridSummary,
-} from '../evaluate/index.ts';
+import { discoverCheckpoints, evaluateGrid, parseNumberList, progressFor, promptVariants, resolveTestSets, storedCheckpoints, stepOfFolder, type Discovered, type GridSummary } from '../evaluate/index.ts';
+import { builtinLoader } from '../engine/index.ts';
 
 interface EvaluateFlags {
   model?: string; baseModel?: string; tokenizer?: string; testSet: string[]; task?: string; prompt?: string; shots?: string; scoring?: 'first-token' | 'full-word';

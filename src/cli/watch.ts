@@ -6,7 +6,8 @@ import path from 'node:path';
 import { Command, Option } from 'commander';
 import { UserError } from '../errors.ts';
 import { remoteLoader } from '../engine/remote/index.ts';
-import { builtinLoader, parseNumberList, progressFor, promptVariants, resolveTestSets } from '../evaluate/index.ts';
+import { parseNumberList, progressFor, promptVariants, resolveTestSets } from '../evaluate/index.ts';
+import { builtinLoader } from '../engine/index.ts';
 import { watchRun } from '../pipeline/watch.ts';
 
 interface WatchFlags {

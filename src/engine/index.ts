@@ -1,5 +1,5 @@
 // The engine: the LanguageModel interface every stage uses, and the built-in implementation.
-export type { LanguageModel, Tokenizer, ScoreRequest, ScoreResult, GenerateRequest } from '../types.ts';
+export type { LanguageModel, Tokenizer, ScoreRequest, ScoreResult, GenerateRequest, CheckpointRef, ModelHandle, ModelLoader } from '../types.ts';
 export { loadModel } from './builtin/load.ts';
 export { BuiltinModel, type EngineOptions } from './builtin/model.ts';
 export { saveModel } from './builtin/save.ts';
@@ -9,3 +9,5 @@ export { HfTokenizer, loadTokenizer } from './builtin/tokenizer.ts';
 export { readSafetensors, writeSafetensors } from './builtin/safetensors.ts';
 export { knownModelTypes } from './builtin/registry.ts';
 export { initBackend } from './builtin/backend.ts';
+export { builtinLoader } from './builtin/loader.ts';
+export { identifyCheckpoint, identifyModelFolder, type ModelIdentity } from './model-identity.ts';

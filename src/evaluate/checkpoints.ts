@@ -11,16 +11,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { UserError } from '../errors.ts';
+import type { CheckpointRef } from '../types.ts';
 
-export interface CheckpointRef {
-  step: number;
-  /** The model folder, or the LoRA adapter folder when `base` is set. */
-  dir: string;
-  /** For a LoRA adapter: the base model folder it applies to. */
-  base?: string;
-  /** The folder whose tokenizer files to use, when the checkpoint has none (a Trainer given no tokenizer saves none). */
-  tokenizer?: string;
-}
 
 export interface DiscoverOptions {
   /** Base model folder for LoRA adapter checkpoints (default: the adapter's base_model_name_or_path when that is a local folder). */

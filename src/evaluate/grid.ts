@@ -18,43 +18,18 @@
 // Different checkpoints are different models, so their requests cannot share a forward pass; the
 // engine is kept busy by passing each checkpoint's whole workload in large calls.
 import { ResultStore, type PredictionRecord, type StoredScore } from '../store/result-store.ts';
-import { loadModel, type BuiltinModel } from '../engine/index.ts';
-import { LoraAdapters } from '../engine/builtin/lora.ts';
+import { builtinLoader } from '../engine/builtin/loader.ts';
 import { UserError } from '../errors.ts';
-import type { LanguageModel, ScoreResult } from '../types.ts';
+import type { CheckpointRef, LanguageModel, ModelHandle, ModelLoader, ScoreResult } from '../types.ts';
 import { RougeScorer } from '../metrics/index.ts';
 import { cacheKey, type RequestPayload } from './cache-key.ts';
 import { cellOutcome, type MetricOptions } from './cell-metrics.ts';
-import type { CheckpointRef } from './checkpoints.ts';
 import { EvaluationTables, type CacheEntry } from './evaluation-tables.ts';
-import { identifyCheckpoint, type ModelIdentity } from './model-identity.ts';
+import { identifyCheckpoint, type ModelIdentity } from '../engine/model-identity.ts';
 import { engineGroup, planCells, requestLength, type Cell, type PlanOptions } from './plan.ts';
 import { NO_PROGRESS, type ProgressSink } from './progress.ts';
 import type { EvalTestSet } from './test-sets.ts';
 import type { PromptVariant } from './variants.ts';
-
-export interface ModelHandle { model: LanguageModel; dispose(): void }
-export type ModelLoader = (checkpoint: CheckpointRef) => Promise<ModelHandle>;
-
-/** The built-in engine; a LoRA checkpoint is loaded as its base model with the adapter merged in (PEFT's merge_and_unload). */
-export const builtinLoader = (maxBatchTokens?: number): ModelLoader => async (cp) => {
-  const opts = { ...(maxBatchTokens === undefined ? {} : { maxBatchTokens }), ...(cp.tokenizer === undefined ? {} : { tokenizerDir: cp.tokenizer }) };
-  if (cp.base === undefined) {
-    const model = await loadModel(cp.dir, opts);
-    return { model, dispose: () => model.dispose() };
-  }
-  const base = await loadModel(cp.base, opts);
-  let model: BuiltinModel;
-  try {
-    const adapters = LoraAdapters.load(base, cp.dir);
-    model = adapters.merged();
-    adapters.dispose();
-  } finally {
-    base.dispose();
-  }
-  model.maxBatchTokens = base.maxBatchTokens;
-  return { model, dispose: () => model.dispose() };
-};
 
 export interface GridOptions extends PlanOptions {
   storePath: string;

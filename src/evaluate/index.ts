@@ -1,12 +1,11 @@
 // The evaluation grid (checkpoints x test sets x prompt variants), its cache and its inputs.
-export { evaluateGrid, builtinLoader, type GridOptions, type GridSummary, type ModelHandle, type ModelLoader } from './grid.ts';
-export { discoverCheckpoints, storedCheckpoints, incompleteReason, incompleteAdapterReason, stepOfFolder, type CheckpointRef, type Discovered, type DiscoverOptions } from './checkpoints.ts';
+export { evaluateGrid, type GridOptions, type GridSummary } from './grid.ts';
+export { discoverCheckpoints, storedCheckpoints, incompleteReason, incompleteAdapterReason, stepOfFolder, type Discovered, type DiscoverOptions } from './checkpoints.ts';
 export { resolveTestSets, resolveTestSetArg, SYNTH_DEFAULTS, type EvalTestSet, type TestSetOptions, type DemonstrationPool } from './test-sets.ts';
 export { resolveTask, taskByName, readTaskFile, TASK_PRESETS, type TaskChoice } from './task-option.ts';
 export { promptVariants, parseNumberList, type PromptVariant } from './variants.ts';
 export { planCells, type Cell, type PlanOptions } from './plan.ts';
 export { cellOutcome, positiveLabelOf, type CellOutcome, type MetricOptions } from './cell-metrics.ts';
-export { identifyCheckpoint, identifyModelFolder, type ModelIdentity } from './model-identity.ts';
 export { EvaluationTables, type CacheEntry } from './evaluation-tables.ts';
 export { cacheKey, requestDigest, CACHE_FORMAT, type EngineMode, type RequestPayload } from './cache-key.ts';
 export { progressFor, LogProgress, BarProgress, NO_PROGRESS, type ProgressSink, type ProgressPlan } from './progress.ts';

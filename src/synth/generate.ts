@@ -24,7 +24,7 @@
 // (premise, hypothesis) pair occurs twice anywhere in a suite.
 import { UserError } from '../errors.ts';
 import type { Example } from '../types.ts';
-import { seededRandom, type Random } from '../tasks/seeded-random.ts';
+import { seededRandom, type Random } from '../seeded-random.ts';
 import { studyATask, type ClassifyTaskSpec } from '../tasks/index.ts';
 import {
   AGENT_CATEGORIES, ALL_VERBS, CATEGORIES, hypernymOf, nounsOf, PLACES, sameSynset, synonymsOf, type Category,

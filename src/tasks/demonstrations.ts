@@ -9,7 +9,7 @@
 import { UserError } from '../errors.ts';
 import type { Example } from '../types.ts';
 import type { BuildOptions, DemonstrationsFor } from './classify.ts';
-import { seededRandom } from './seeded-random.ts';
+import { seededRandom } from '../seeded-random.ts';
 import { buildContext, DEFAULT_JOIN, outputOf, type TaskSpec } from './task.ts';
 
 export type DemonstrationSelection =

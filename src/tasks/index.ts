@@ -6,5 +6,4 @@ export * from './generate.ts';
 export * from './demonstrations.ts';
 export * from './context-whitespace.ts';
 export * from './python-whitespace.ts';
-export * from './seeded-random.ts';
 export * from './presets.ts';

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { UserError } from '../errors.ts';
 import { familyFor } from '../engine/builtin/registry.ts';
 import { writeSafetensors } from '../engine/builtin/safetensors.ts';
-import { seededRandom } from '../tasks/seeded-random.ts';
+import { seededRandom } from '../seeded-random.ts';
 
 /** A GPT-2-style config small enough to train from scratch here; fields as transformers writes them. */
 export function tinyGpt2Config(vocabSize: number, o: { layers?: number; hidden?: number; heads?: number; positions?: number } = {}): Record<string, unknown> {

@@ -2,7 +2,7 @@
 // (or the file order without shuffling), cut into micro-batches that never cross an epoch; an
 // optimiser step takes `gradAccum` consecutive micro-batches of that stream. Everything is a pure
 // function of (seed, sizes, step), so a resumed run needs only the step number to continue exactly.
-import { seededRandom } from '../tasks/seeded-random.ts';
+import { seededRandom } from '../seeded-random.ts';
 
 export interface OrderOptions { examples: number; batchSize: number; gradAccum: number; epochs: number; maxSteps?: number; shuffle: boolean; seed: number }
 

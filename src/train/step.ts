@@ -4,7 +4,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import { trainingDropout } from '../engine/builtin/blocks.ts';
 import type { LoraAdapters } from '../engine/builtin/lora.ts';
 import type { BuiltinModel } from '../engine/builtin/model.ts';
-import { seededRandom } from '../tasks/seeded-random.ts';
+import { seededRandom } from '../seeded-random.ts';
 import type { AdamW } from './adamw.ts';
 import { clipByGlobalNorm } from './clip.ts';
 import { inputTokens, microBatchLoss } from './loss.ts';

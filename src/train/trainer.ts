@@ -16,7 +16,7 @@ import { BuiltinModel } from '../engine/builtin/model.ts';
 import { Params } from '../engine/builtin/params.ts';
 import { demonstrationsFor } from '../tasks/demonstrations.ts';
 import { trainingPieces } from '../tasks/demonstrations.ts';
-import { seededRandom } from '../tasks/seeded-random.ts';
+import { seededRandom } from '../seeded-random.ts';
 import type { Example } from '../types.ts';
 import { AdamW } from './adamw.ts';
 import {

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
-import { builtinLoader, type ModelLoader } from '../../src/evaluate/index.ts';
+import { builtinLoader, type ModelLoader } from '../../src/engine/index.ts';
 import { suiteTask, suiteVocabulary } from '../../src/synth/index.ts';
 import type { LanguageModel } from '../../src/types.ts';
 import { writeTinyRun } from './tiny-model.ts';

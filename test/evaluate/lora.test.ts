@@ -7,7 +7,7 @@ import { discoverCheckpoints, evaluateGrid, promptVariants, resolveTestSets } fr
 import { loadModel } from '../../src/engine/index.ts';
 import { LoraAdapters } from '../../src/engine/builtin/lora.ts';
 import { ResultStore } from '../../src/store/result-store.ts';
-import { seededRandom } from '../../src/tasks/seeded-random.ts';
+import { seededRandom } from '../../src/seeded-random.ts';
 import { buildFirstTokenRequests } from '../../src/tasks/index.ts';
 import { suiteTask } from '../../src/synth/index.ts';
 import { countingLoader, SUITE_ARG, tempDir, tinyRun } from './helpers.ts';

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { gpt2 } from '../../src/engine/builtin/families/gpt2.ts';
 import { writeSafetensors } from '../../src/engine/builtin/safetensors.ts';
 import { suiteTokenizerConfig, suiteTokenizerJson } from '../../src/synth/index.ts';
-import { seededRandom } from '../../src/tasks/seeded-random.ts';
+import { seededRandom } from '../../src/seeded-random.ts';
 
 export interface TinyModelOptions {
   vocabulary: string[];

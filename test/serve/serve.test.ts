@@ -6,10 +6,11 @@ import * as tf from '@tensorflow/tfjs-core';
 import { loadModel, scoreTokens, encodePair, type BuiltinModel } from '../../src/engine/index.ts';
 import { LoraAdapters } from '../../src/engine/builtin/lora.ts';
 import { remoteLoader, RemoteModel } from '../../src/engine/remote/index.ts';
-import { builtinLoader, discoverCheckpoints, evaluateGrid, promptVariants, resolveTestSets } from '../../src/evaluate/index.ts';
+import { discoverCheckpoints, evaluateGrid, promptVariants, resolveTestSets } from '../../src/evaluate/index.ts';
+import { builtinLoader } from '../../src/engine/index.ts';
 import { startServer, type RunningServer } from '../../src/serve/index.ts';
 import { EngineQueue } from '../../src/serve/engine-queue.ts';
-import { seededRandom } from '../../src/tasks/seeded-random.ts';
+import { seededRandom } from '../../src/seeded-random.ts';
 import { dumpStore, SUITE_ARG, tempDir, tinyRun } from '../evaluate/helpers.ts';
 import { assertStoresAgree } from '../engine/remote/store-compare.ts';
 

@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Example } from '../../src/types.ts';
 import { describeSuite, generateSuite, highOverlap, hypothesisNegated, trueLabel } from '../../src/synth/index.ts';
-import { seededRandom } from '../../src/tasks/seeded-random.ts';
+import { seededRandom } from '../../src/seeded-random.ts';
 
 const suite = generateSuite({ seed: 21, trainSize: 200, testSize: 400 });
 

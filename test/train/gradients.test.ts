@@ -11,7 +11,7 @@ import { Params } from '../../src/engine/builtin/params.ts';
 import { LoraAdapters } from '../../src/engine/builtin/lora.ts';
 import { microBatchLoss } from '../../src/train/loss.ts';
 import type { TrainSequence } from '../../src/train/index.ts';
-import { seededRandom } from '../../src/tasks/seeded-random.ts';
+import { seededRandom } from '../../src/seeded-random.ts';
 import { loaded, repoRoot, tinyModelDir } from './helpers.ts';
 
 const seqs: TrainSequence[] = [

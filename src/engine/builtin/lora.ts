@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
 import { UserError } from '../../errors.ts';
-import { seededRandom } from '../../tasks/seeded-random.ts';
+import { seededRandom } from '../../seeded-random.ts';
 import { linearAdapters } from './blocks.ts';
 import { readJsonFile } from './checkpoint.ts';
 import { BuiltinModel } from './model.ts';

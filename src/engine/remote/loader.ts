@@ -13,9 +13,8 @@ import path from 'node:path';
 import { UserError } from '../../errors.ts';
 import { readJsonFile } from '../builtin/checkpoint.ts';
 import { loadTokenizer } from '../builtin/tokenizer.ts';
-import type { CheckpointRef } from '../../evaluate/checkpoints.ts';
-import type { ModelHandle, ModelLoader } from '../../evaluate/grid.ts';
-import { identifyCheckpoint } from '../../evaluate/model-identity.ts';
+import type { CheckpointRef, ModelHandle, ModelLoader } from '../../types.ts';
+import { identifyCheckpoint } from '../model-identity.ts';
 import { RemoteEndpoints, RemoteError, type EndpointOptions } from './endpoints.ts';
 import { RemoteModel, type RemoteModelOptions } from './model.ts';
 

@@ -25,7 +25,7 @@ export interface RemoteModelOptions {
   /** The `model` field: the served model's name, or a loaded LoRA adapter's name. */
   model: string;
   tokenizer: Tokenizer;
-  /** The content identity (the local checkpoint's, see evaluate/model-identity.ts). */
+  /** The content identity (the local checkpoint's, see engine/model-identity.ts). */
   id: string;
   /** The model's longest sequence (config.json's position limit). */
   maxLength: number;

@@ -6,9 +6,9 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { weightsIdentity } from '../engine/builtin/identity.ts';
-import { weightFiles } from '../engine/builtin/checkpoint.ts';
-import type { CheckpointRef } from './checkpoints.ts';
+import type { CheckpointRef } from '../types.ts';
+import { weightsIdentity } from './builtin/identity.ts';
+import { weightFiles } from './builtin/checkpoint.ts';
 
 const SIDE_FILES = ['config.json', 'tokenizer.json', 'tokenizer_config.json', 'special_tokens_map.json', 'generation_config.json'];
 
