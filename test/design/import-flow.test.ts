@@ -1,0 +1,86 @@
+// The flow of docs/design.md runs one way: a folder imports only from the folders listed for it
+// below (and from the shared top-level modules src/*.ts), and the pure folders do no I/O. The
+// table is the one in docs/design.md; change both together.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+const src = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../src');
+
+/** folder -> the folders it may import from (besides itself and src/*.ts). */
+const MAY_IMPORT: Record<string, string[]> = {
+  stats: [],
+  metrics: [],
+  store: [],
+  data: [],
+  engine: [],
+  tasks: ['data'],
+  synth: ['data', 'tasks'],
+  config: ['data', 'tasks'],
+  train: ['data', 'tasks', 'synth', 'engine', 'store'],
+  evaluate: ['data', 'tasks', 'synth', 'engine', 'metrics', 'store'],
+  analyze: ['data', 'stats', 'store'],
+  report: ['analyze', 'stats', 'store'],
+  serve: ['engine'],
+  pipeline: ['config', 'data', 'tasks', 'synth', 'engine', 'train', 'evaluate', 'metrics', 'store', 'stats', 'analyze', 'report'],
+  cli: ['config', 'data', 'tasks', 'synth', 'engine', 'train', 'evaluate', 'metrics', 'store', 'stats', 'analyze', 'report', 'pipeline', 'serve'],
+};
+
+/** Folders that compute only: no files, network, processes or databases. */
+const NO_IO = ['stats'];
+const IO_MODULES = /^(node:)?(fs|fs\/promises|net|http|https|child_process|worker_threads|dgram|tls)$|^better-sqlite3$/;
+
+function sourceFiles(dir: string): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) return sourceFiles(p);
+    return e.name.endsWith('.ts') ? [p] : [];
+  });
+}
+
+/** Every module specifier a file imports or re-exports, statically or with import(). */
+function specifiers(text: string): string[] {
+  const found: string[] = [];
+  for (const m of text.matchAll(/(?:^|\n)\s*(?:import|export)\b[^'";]*?\bfrom\s*'([^']+)'/g)) found.push(m[1]);
+  for (const m of text.matchAll(/(?:^|\n)\s*import\s*'([^']+)'/g)) found.push(m[1]);
+  for (const m of text.matchAll(/\bimport\(\s*'([^']+)'\s*\)/g)) found.push(m[1]);
+  return found;
+}
+
+const folderOf = (file: string): string | undefined => {
+  const rel = path.relative(src, file).split(path.sep);
+  return rel.length > 1 ? rel[0] : undefined;
+};
+
+test('every folder imports only from the folders the flow allows, and pure folders do no I/O', () => {
+  const files = sourceFiles(src);
+  assert.ok(files.length > 100, `only ${files.length} source files found under ${src}`);
+  const folders = new Set(files.map(folderOf).filter((f): f is string => f !== undefined));
+  assert.deepEqual([...folders].filter((f) => !(f in MAY_IMPORT)), [], 'a folder is missing from the table (add it here and in docs/design.md)');
+  const wrong: string[] = [];
+  let checked = 0;
+  for (const file of files) {
+    const from = folderOf(file);
+    for (const spec of specifiers(fs.readFileSync(file, 'utf8'))) {
+      const rel = path.relative(src, file);
+      if (spec.startsWith('.')) {
+        checked++;
+        const target = folderOf(path.resolve(path.dirname(file), spec));
+        if (target === undefined || target === from) continue;
+        if (from === undefined) wrong.push(`${rel} (a shared top-level module) imports ${target}/ (${spec})`);
+        else if (!MAY_IMPORT[from].includes(target)) wrong.push(`${rel} imports ${target}/ (${spec}), later in the flow or beside it`);
+      } else if (from !== undefined && NO_IO.includes(from) && IO_MODULES.test(spec)) {
+        wrong.push(`${rel} imports ${spec}: ${from}/ computes only`);
+      }
+    }
+  }
+  assert.ok(checked > 300, `only ${checked} relative imports seen: the import pattern no longer matches the code`);
+  assert.deepEqual(wrong, []);
+});
+
+test('the checker sees a backwards import', () => {
+  const text = "import { x } from '../evaluate/grid.ts';\nexport { y } from './z.ts';\nconst m = await import('../report/index.ts');\nimport type {\n  A,\n} from '../cli/main.ts';\n";
+  assert.deepEqual(specifiers(text), ['../evaluate/grid.ts', './z.ts', '../cli/main.ts', '../report/index.ts']);
+});
