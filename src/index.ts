@@ -1,0 +1,31 @@
+// genstudy as a library: what a user composes in their own script. The CLI (src/cli/) is one
+// user of these; everything here is also reachable through the folders' own index files.
+export type {
+  LanguageModel, Tokenizer, ScoreRequest, ScoreResult, GenerateRequest, Example, Score,
+  CheckpointRef, ModelHandle, ModelLoader,
+} from './types.ts';
+export { UserError } from './errors.ts';
+
+// Statistics (pure functions, no I/O).
+export * from './stats/index.ts';
+
+// Scores in, per-run partial correlations and the across-run agreement out.
+export { analyzeRuns, analyzeRun, type AnalyzeOptions, type AnalysisResult, type RunAnalysis, type PairResult } from './analyze/analysis.ts';
+export { readScores } from './analyze/read-scores.ts';
+export { buildRunSeries, type RunSeries } from './analyze/run-series.ts';
+export type { ScoreRow } from './analyze/score-row.ts';
+
+// Models: the built-in engine and OpenAI-compatible servers.
+export { loadModel, builtinLoader, saveModel, loadTokenizer, identifyCheckpoint } from './engine/index.ts';
+export { remoteLoader, RemoteModel, RemoteError, type RemoteLoaderOptions } from './engine/remote/index.ts';
+
+// Training, evaluation, the store and the report.
+export { train, initModel, tinyGpt2Config, tinyLlamaConfig, type TrainOptions, type TrainResult } from './train/index.ts';
+export { evaluateGrid, discoverCheckpoints, resolveTestSets, promptVariants, type GridOptions, type GridSummary } from './evaluate/index.ts';
+export { ResultStore } from './store/result-store.ts';
+export { renderReport, writeReport, type ReportInput, type RenderedReport } from './report/index.ts';
+
+// Whole studies from a study file.
+export { loadStudyFile, parseStudy } from './config/load.ts';
+export type { Study } from './config/schema.ts';
+export { runStudy, type RunStudyOptions, type StudyResult } from './pipeline/run-study.ts';
