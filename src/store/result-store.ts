@@ -48,6 +48,9 @@ export interface TrainingLogRecord {
 
 export interface ScoreFilter { run?: string; metric?: string; promptVariant?: string }
 
+/** How long an open or a write waits for another process's lock before giving up. */
+const BUSY_TIMEOUT_MS = 30_000;
+
 export class ResultStore {
   readonly path: string;
   private readonly db: Database.Database;
@@ -62,7 +65,8 @@ export class ResultStore {
     if (!opts.readonly && path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
     let db: Database.Database;
     try {
-      db = new Database(path, { readonly: opts.readonly ?? false, fileMustExist: opts.readonly ?? false });
+      // A writer holding the lock (another process migrating, a long batch) is waited for, not an error.
+      db = new Database(path, { readonly: opts.readonly ?? false, fileMustExist: opts.readonly ?? false, timeout: BUSY_TIMEOUT_MS });
     } catch (err) {
       throw new UserError(`${path}: cannot open the results store: ${(err as Error).message}`);
     }
@@ -88,13 +92,20 @@ export class ResultStore {
   }
 
   private migrate(readonly: boolean): void {
-    const current = this.schemaVersion;
-    if (current > SCHEMA_VERSION) {
-      throw new UserError(`${this.path}: the store has schema version ${current}, newer than this genstudy understands (${SCHEMA_VERSION}); upgrade genstudy`);
-    }
-    if (current === SCHEMA_VERSION) return;
-    if (readonly) throw new UserError(`${this.path}: the store has schema version ${current} and needs migrating to ${SCHEMA_VERSION}; open it writable once`);
+    const check = (current: number): boolean => {
+      if (current > SCHEMA_VERSION) {
+        throw new UserError(`${this.path}: the store has schema version ${current}, newer than this genstudy understands (${SCHEMA_VERSION}); upgrade genstudy`);
+      }
+      if (current === SCHEMA_VERSION) return false;
+      if (readonly) throw new UserError(`${this.path}: the store has schema version ${current} and needs migrating to ${SCHEMA_VERSION}; open it writable once`);
+      return true;
+    };
+    if (!check(this.schemaVersion)) return;
+    // The version is read again inside the write lock (BEGIN IMMEDIATE): processes opening a new
+    // store at the same moment migrate it once, the others see the migrated version.
     this.db.transaction(() => {
+      const current = this.schemaVersion;
+      if (!check(current)) return;
       for (let v = current; v < SCHEMA_VERSION; v++) this.db.exec(MIGRATIONS[v]);
       this.db.pragma(`user_version = ${SCHEMA_VERSION}`);
     }).immediate();

@@ -130,3 +130,57 @@ test('reading an older store brings it up to date first and loses nothing', (t) 
   assert.deepEqual(store.scores().map((s) => s.value), [0.7]);
   store.close();
 });
+
+test('three processes opening one new store at the same moment all get a migrated store', async (t) => {
+  const dir = tempDir(t);
+  const trials = 12;
+  // Each child opens trial i's store when told "i" on stdin, so the three opens start together.
+  const childCode = `
+    import('${new URL('../../src/store/result-store.ts', import.meta.url).href}').then(({ ResultStore }) => {
+      process.stdout.write('ready\\n');
+      let buf = '';
+      process.stdin.on('data', (d) => {
+        buf += d;
+        for (let nl; (nl = buf.indexOf('\\n')) >= 0; buf = buf.slice(nl + 1)) {
+          const i = buf.slice(0, nl);
+          if (i === 'end') process.exit(0);
+          try {
+            const store = ResultStore.open(${JSON.stringify(dir)} + '/s' + i + '.sqlite');
+            store.upsertRun({ id: 'r' + process.pid });
+            store.close();
+            process.stdout.write('ok ' + i + '\\n');
+          } catch (err) {
+            process.stdout.write('failed ' + i + ': ' + err.message.replace(/\\n/g, ' ') + '\\n');
+          }
+        }
+      });
+    });`;
+  const children = [0, 1, 2].map(() => spawn(process.execPath, ['--import', 'tsx', '-e', childCode], { stdio: ['pipe', 'pipe', 'inherit'] }));
+  const lines = children.map(() => [] as string[]);
+  const waiters: (() => void)[] = [];
+  children.forEach((c, k) => {
+    let buf = '';
+    c.stdout.on('data', (d: Buffer) => {
+      buf += d.toString();
+      for (let nl; (nl = buf.indexOf('\n')) >= 0; buf = buf.slice(nl + 1)) { lines[k].push(buf.slice(0, nl)); for (const w of waiters.splice(0)) w(); }
+    });
+  });
+  const until = async (ok: () => boolean): Promise<void> => { while (!ok()) await new Promise<void>((r) => waiters.push(r)); };
+  try {
+    await until(() => lines.every((l) => l.includes('ready')));
+    const failures: string[] = [];
+    for (let i = 0; i < trials; i++) {
+      for (const c of children) c.stdin.write(`${i}\n`);
+      await until(() => lines.every((l) => l.some((x) => x.endsWith(` ${i}`) || x.includes(` ${i}: `))));
+      failures.push(...lines.flat().filter((x) => x.startsWith(`failed ${i}:`)));
+      const store = ResultStore.open(join(dir, `s${i}.sqlite`), { readonly: true });
+      assert.equal(store.schemaVersion, SCHEMA_VERSION);
+      assert.equal(store.runs().length, 3 - failures.filter((x) => x.startsWith(`failed ${i}:`)).length);
+      store.close();
+    }
+    assert.deepEqual(failures, [], `${failures.length} of ${trials * 3} concurrent opens failed`);
+  } finally {
+    for (const c of children) c.stdin.end('end\n');
+    await Promise.all(children.map((c) => new Promise((r) => (c.exitCode === null ? c.once('close', r) : r(null)))));
+  }
+});
