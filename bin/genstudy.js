@@ -9,5 +9,13 @@ process.stdout.on('error', (err) => {
 });
 
 register();
-const { main } = await import('../src/cli/main.ts');
+const { main, describeCrash } = await import('../src/cli/main.ts');
+// Errors that escape main (a timer, a stream): reported as main reports a bug, before the wasm
+// backend's emscripten handler can rethrow them and Node print its minified source line.
+for (const event of ['uncaughtException', 'unhandledRejection']) {
+  process.on(event, (err) => {
+    process.stderr.write(describeCrash(err));
+    process.exit(1);
+  });
+}
 process.exitCode = await main(process.argv.slice(2));

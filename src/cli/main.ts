@@ -46,6 +46,19 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`genstudy: ${err.message}\n`);
       return 2;
     }
-    throw err;
+    process.stderr.write(describeCrash(err));
+    return 1;
   }
+}
+
+/**
+ * A bug's report: the error and its stack frames, never a source line. Node prints the source line
+ * of an uncaught error, and when it was thrown from (or rethrown by) a minified library file such
+ * as tfjs-backend-wasm's emscripten glue, that "line" is tens of kilobytes of library source.
+ */
+export function describeCrash(err: unknown): string {
+  const e = err instanceof Error ? err : new Error(String(err));
+  const frames = (e.stack ?? '').split('\n').filter((l) => /^\s+at /.test(l)).map((l) => (l.length > 300 ? `${l.slice(0, 300)}…` : l));
+  const message = e.message.length > 2000 ? `${e.message.slice(0, 2000)}…` : e.message;
+  return `genstudy: internal error (a bug; please report it with the command that caused it): ${e.name}: ${message}\n${frames.join('\n')}\n`;
 }

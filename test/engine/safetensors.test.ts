@@ -62,7 +62,49 @@ test('unsupported dtypes and truncated files are clear errors', () => {
   assert.throws(() => readSafetensors(file), (e: Error) => e instanceof UserError && e.message.includes('"ids"') && e.message.includes('I64') && e.message.includes(file));
   const bad = path.join(dir, 'bad.safetensors');
   rawFile(bad, [{ name: 'w', dtype: 'F32', shape: [4], bytes: Buffer.alloc(8) }]);
-  assert.throws(() => readSafetensors(bad), /"w".*do not fit/);
+  assert.throws(() => readSafetensors(bad), /"w" \(F32 \[4\]: 16 bytes\) has data offsets \[0, 8\] \(8 bytes\)/);
   fs.writeFileSync(path.join(dir, 'short.safetensors'), Buffer.from([1, 2]));
   assert.throws(() => readSafetensors(path.join(dir, 'short.safetensors')), UserError);
+});
+
+/** A file whose header is `header` verbatim (any JSON), followed by `dataBytes` zero bytes. */
+function headerFile(file: string, header: unknown, dataBytes = 16): string {
+  const h = Buffer.from(JSON.stringify(header));
+  const len = Buffer.alloc(8);
+  len.writeBigUInt64LE(BigInt(h.length));
+  fs.writeFileSync(file, Buffer.concat([len, h, Buffer.alloc(dataBytes)]));
+  return file;
+}
+
+test('every header entry is checked (dtype, shape, offsets, overlaps): a clear error naming the file and tensor, never a TypeError', () => {
+  const dir = tmp();
+  const ok = { dtype: 'F32', shape: [2, 2], data_offsets: [0, 16] };
+  const cases: [unknown, RegExp][] = [
+    [{ w: { dtype: 'F32', data_offsets: [0, 16] } }, /tensor "w" has shape undefined; expected a list of whole numbers/],
+    [{ w: { ...ok, shape: 'big' } }, /tensor "w" has shape "big"/],
+    [{ w: { ...ok, shape: [2, -2] } }, /tensor "w" has shape \[2,-2\]/],
+    [{ w: { ...ok, shape: [2, 1.5] } }, /tensor "w" has shape \[2,1\.5\]/],
+    [{ w: { shape: [4], data_offsets: [0, 16] } }, /tensor "w" has dtype undefined; expected one of F32/],
+    [{ w: { ...ok, dtype: 7 } }, /tensor "w" has dtype 7/],
+    [{ w: { dtype: 'F32', shape: [4] } }, /tensor "w" has data_offsets undefined; expected \[begin, end\]/],
+    [{ w: { ...ok, data_offsets: [16, 0] } }, /tensor "w" has data_offsets \[16,0\]/],
+    [{ w: { ...ok, data_offsets: ['0', '16'] } }, /tensor "w" has data_offsets \["0","16"\]/],
+    [{ w: { ...ok, data_offsets: [0, 32] } }, /tensor "w" has data offsets \[0, 32\] past the end of the file's 16 data bytes/],
+    [{ w: null }, /tensor "w": the header entry is null/],
+    [{ w: [1, 2] }, /tensor "w": the header entry is \[1,2\]/],
+    [{ a: { dtype: 'F32', shape: [3], data_offsets: [0, 12] }, b: { dtype: 'F32', shape: [2], data_offsets: [8, 16] } }, /tensors "a" and "b" overlap/],
+    [{ __metadata__: { step: 3 }, w: ok }, /__metadata__ must map names to strings/],
+    [[1, 2, 3], /the safetensors header is not a JSON object/],
+    [null, /the safetensors header is not a JSON object/],
+  ];
+  cases.forEach(([header, message], i) => {
+    const file = headerFile(path.join(dir, `case-${i}.safetensors`), header);
+    assert.throws(() => readSafetensors(file), (e: Error) => {
+      assert.ok(e instanceof UserError, `case ${i}: ${e.name}: ${e.message}`);
+      assert.match(e.message, message, `case ${i}`);
+      assert.ok(e.message.startsWith(file), `case ${i}: names the file`);
+      return true;
+    });
+  });
+  assert.equal(readSafetensors(headerFile(path.join(dir, 'fine.safetensors'), { w: ok })).tensors.get('w')!.shape.join(), '2,2');
 });

@@ -13,6 +13,52 @@ interface HeaderEntry { dtype: string; shape: number[]; data_offsets: [number, n
 
 const BYTES: Record<string, number> = { F32: 4, F16: 2, BF16: 2, F64: 8 };
 
+const isWhole = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+
+/** One header entry, checked field by field (a hostile or broken file must not reach the engine). */
+function checkEntry(file: string, name: string, entry: unknown, dataBytes: number): HeaderEntry {
+  const at = `${file}: tensor "${name}"`;
+  if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) throw new UserError(`${at}: the header entry is ${JSON.stringify(entry)?.slice(0, 80)}, expected {dtype, shape, data_offsets}`);
+  const e = entry as Record<string, unknown>;
+  const width = typeof e.dtype === 'string' ? BYTES[e.dtype] : undefined;
+  if (width === undefined) {
+    throw new UserError(`${at} has dtype ${JSON.stringify(e.dtype)}; expected one of ${Object.keys(BYTES).join(', ')}`);
+  }
+  if (!Array.isArray(e.shape) || !e.shape.every(isWhole)) {
+    throw new UserError(`${at} has shape ${JSON.stringify(e.shape)}; expected a list of whole numbers (e.g. [768, 3072])`);
+  }
+  const shape = e.shape as number[];
+  const count = shape.reduce((a, b) => a * b, 1);
+  const offsets = e.data_offsets;
+  if (!Array.isArray(offsets) || offsets.length !== 2 || !offsets.every(isWhole) || offsets[0] > offsets[1]) {
+    throw new UserError(`${at} has data_offsets ${JSON.stringify(offsets)}; expected [begin, end], whole numbers with begin <= end`);
+  }
+  const [begin, end] = offsets as [number, number];
+  if (end > dataBytes) throw new UserError(`${at} has data offsets [${begin}, ${end}] past the end of the file's ${dataBytes} data bytes (file truncated?)`);
+  if (end - begin !== count * width) {
+    throw new UserError(`${at} (${e.dtype} ${JSON.stringify(shape)}: ${count * width} bytes) has data offsets [${begin}, ${end}] (${end - begin} bytes)`);
+  }
+  return { dtype: e.dtype as string, shape, data_offsets: [begin, end] };
+}
+
+function checkMetadata(file: string, entry: unknown): Record<string, string> {
+  if (typeof entry !== 'object' || entry === null || Array.isArray(entry) || Object.values(entry).some((v) => typeof v !== 'string')) {
+    throw new UserError(`${file}: the header's __metadata__ must map names to strings`);
+  }
+  return entry as Record<string, string>;
+}
+
+/** The tensors' byte ranges must not overlap (the format's rule; the reference reader checks it too). */
+function checkLayout(file: string, entries: Map<string, HeaderEntry>): void {
+  const ranges = [...entries].map(([name, e]) => ({ name, begin: e.data_offsets[0], end: e.data_offsets[1] }))
+    .filter((r) => r.end > r.begin).sort((a, b) => a.begin - b.begin);
+  for (let i = 1; i < ranges.length; i++) {
+    if (ranges[i].begin < ranges[i - 1].end) {
+      throw new UserError(`${file}: tensors "${ranges[i - 1].name}" and "${ranges[i].name}" overlap (data offsets [${ranges[i - 1].begin}, ${ranges[i - 1].end}] and [${ranges[i].begin}, ${ranges[i].end}])`);
+    }
+  }
+}
+
 /**
  * One .safetensors file opened for reading tensor by tensor: only the header is read up front, each
  * tensor's bytes when asked for, so loading a model never holds a whole file in memory.
@@ -39,27 +85,21 @@ export class SafetensorsReader {
       }
       const headerBuf = Buffer.alloc(headerLen);
       fs.readSync(this.fd, headerBuf, 0, headerLen, 8);
-      let header: Record<string, HeaderEntry | Record<string, string>>;
+      let header: unknown;
       try {
         header = JSON.parse(headerBuf.toString('utf8'));
       } catch (err) {
         throw new UserError(`${file}: the safetensors header is not valid JSON (${(err as Error).message})`);
       }
+      if (typeof header !== 'object' || header === null || Array.isArray(header)) {
+        throw new UserError(`${file}: the safetensors header is not a JSON object of tensor entries`);
+      }
       this.dataStart = 8 + headerLen;
       for (const [name, entry] of Object.entries(header)) {
-        if (name === '__metadata__') { Object.assign(this.metadata, entry); continue; }
-        const e = entry as HeaderEntry;
-        const width = BYTES[e.dtype];
-        if (width === undefined) {
-          throw new UserError(`${file}: tensor "${name}" has dtype ${e.dtype}; expected one of ${Object.keys(BYTES).join(', ')}`);
-        }
-        const count = e.shape.reduce((a, b) => a * b, 1);
-        const [begin, end] = e.data_offsets;
-        if (end - begin !== count * width || this.dataStart + end > size) {
-          throw new UserError(`${file}: tensor "${name}" (${e.dtype} ${JSON.stringify(e.shape)}) has data offsets [${begin}, ${end}] that do not fit its shape or the file`);
-        }
-        this.entries.set(name, e);
+        if (name === '__metadata__') { Object.assign(this.metadata, checkMetadata(file, entry)); continue; }
+        this.entries.set(name, checkEntry(file, name, entry, size - this.dataStart));
       }
+      checkLayout(file, this.entries);
     } catch (err) {
       fs.closeSync(this.fd);
       throw err;
