@@ -34,6 +34,8 @@ export interface TestSetOptions {
   /** The synthetic suite's seed and per-set size when "synth" is asked for. */
   synthSeed?: number;
   synthSize?: number;
+  /** How an unknown argument is named in the error (default: "--test-set ARG"; a study file names its field). */
+  origin?: string;
 }
 
 export const SYNTH_DEFAULTS = { seed: 0, size: 200, trainSize: 200 } as const;
@@ -119,7 +121,7 @@ export async function resolveTestSetArg(arg: string, opts: TestSetOptions = {}):
   }
   if (isRegistryId(arg)) return [await fromRegistry(arg, opts)];
   throw new UserError(
-    `--test-set ${arg}: not a known data set id, a spec file (.yaml/.yml/.json), a synthetic suite folder, or "synth[:set,...]"` +
+    `${opts.origin ?? `--test-set ${arg}`}: not a known data set id, a spec file (.yaml/.yml/.json), a synthetic suite folder, or "synth[:set,...]"` +
       ' (genstudy data list shows the known ids)',
   );
 }

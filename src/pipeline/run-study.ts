@@ -17,6 +17,8 @@ import { buildRunSeries } from '../analyze/run-series.ts';
 import { analyzeRuns, type AnalysisResult, type AnalyzeOptions } from '../analyze/analysis.ts';
 import { loadTrainingExamples } from './training-data.ts';
 import { defaultLoraTargetsOf } from '../engine/builtin/lora-defaults.ts';
+import { familyFor } from '../engine/builtin/registry.ts';
+import { modelSizeProblem } from '../engine/builtin/model-size.ts';
 import { studyVersions } from './versions.ts';
 
 /** Every from-scratch model starts from the same weights, whatever the run's seed (which orders the data). */
@@ -65,7 +67,8 @@ export async function runStudy(study: Study, studyFile: string, opts: RunStudyOp
 
   for (const model of study.models) checkModelPresent(model, studyDir, paths.studyFile);
   const suiteDir = await prepareSynthetic(study, paths);
-  const testSets = tagTestSets(study, await studyTestSets(study, suiteDir, dataDir));
+  study.models.forEach((m, i) => checkInitSize(m, i, { studyDir, suiteDir, studyFile: paths.studyFile }));
+  const testSets = tagTestSets(study, await studyTestSets(study, suiteDir, dataDir, paths.studyFile));
   if (study.evaluation.control !== undefined && !testSets.some((t) => t.id === study.evaluation.control)) {
     throw new UserError(`${paths.studyFile}: evaluation.control "${study.evaluation.control}" is not among the test sets (${testSets.map((t) => t.id).join(', ')})`);
   }
@@ -100,19 +103,25 @@ export async function runStudy(study: Study, studyFile: string, opts: RunStudyOp
 }
 
 /** evaluation.testSets: data set ids and spec files as evaluate takes them; "synthetic" (every set of the suite) or "synthetic:a,b". */
-async function studyTestSets(study: Study, suiteDir: string | undefined, dataDir: string | undefined): Promise<EvalTestSet[]> {
+async function studyTestSets(study: Study, suiteDir: string | undefined, dataDir: string | undefined, studyFile: string): Promise<EvalTestSet[]> {
   const out: EvalTestSet[] = [];
-  for (const arg of study.evaluation.testSets) {
+  for (const [i, arg] of study.evaluation.testSets.entries()) {
+    const field = `${studyFile}: evaluation.testSets[${i}]`;
     if (arg === 'synthetic' || arg.startsWith('synthetic:')) {
-      if (!suiteDir) throw new UserError(`evaluation.testSets: "${arg}" needs a "synthetic:" section in the study`);
+      if (!suiteDir) throw new UserError(`${field}: "${arg}" needs a "synthetic:" section in the study`);
       const sets = await resolveTestSets([suiteDir], { limit: study.evaluation.limit });
       const wanted = arg === 'synthetic' ? undefined : arg.slice('synthetic:'.length).split(',');
       for (const w of wanted ?? []) {
-        if (!sets.some((s) => s.id === w)) throw new UserError(`evaluation.testSets: the synthetic suite has no set "${w}" (it has ${sets.map((s) => s.id).join(', ')})`);
+        if (!sets.some((s) => s.id === w)) throw new UserError(`${field}: the synthetic suite has no set "${w}" (it has ${sets.map((s) => s.id).join(', ')})`);
       }
       out.push(...sets.filter((s) => !wanted || wanted.includes(s.id)));
     } else {
-      out.push(...(await resolveTestSets([arg], { limit: study.evaluation.limit, dataDir })));
+      try {
+        out.push(...(await resolveTestSets([arg], { limit: study.evaluation.limit, dataDir, origin: `${field} "${arg}"` })));
+      } catch (err) {
+        if (err instanceof UserError && !err.message.startsWith(field)) throw new UserError(`${field}: ${err.message}`);
+        throw err;
+      }
     }
   }
   return out;
@@ -160,6 +169,10 @@ async function executeRun(study: Study, run: RunPlan, ctx: RunContext): Promise<
       study: study.name,
     },
   };
+  // Everything that can fail on the study's input is read before the run is recorded, so a bad
+  // study leaves no runs row behind.
+  const training = method.kind === 'base' ? undefined
+    : await loadTrainingExamples(run.trainingSet, { studyDir: ctx.studyDir, dataDir: ctx.dataDir, suiteDir: ctx.suiteDir });
   recordRun(ctx.paths.store, runRecord);
 
   const variants = promptVariants(study.evaluation.prompts, run.shots > 0 ? [run.shots] : undefined);
@@ -172,13 +185,12 @@ async function executeRun(study: Study, run: RunPlan, ctx: RunContext): Promise<
     ctx.work.answersCached += summary.cached;
   };
 
-  if (method.kind === 'base') {
+  if (training === undefined) {
     await evaluate([{ step: 0, dir: modelDir }]);
     return;
   }
 
   const runDir = path.join(ctx.paths.runs, run.id);
-  const training = await loadTrainingExamples(run.trainingSet, { studyDir: ctx.studyDir, dataDir: ctx.dataDir, suiteDir: ctx.suiteDir });
   const taskName = run.trainingSet.task ?? training.taskPreset ?? study.evaluation.task;
   const task = resolveTask({ task: taskName, scoring: study.evaluation.scoring }, ctx.testSets.find((t) => t.id === study.evaluation.control) ?? ctx.testSets[0]);
   const store2 = ResultStore.open(ctx.paths.store);
@@ -237,18 +249,39 @@ function checkModelPresent(m: StudyModel, studyDir: string, studyFile: string): 
     `Download it with \`${pull}\` and set models[].path to the snapshot folder it prints.${smaller}`);
 }
 
-async function resolveModel(run: RunPlan, ctx: RunContext): Promise<string> {
-  const m = run.model;
-  if (m.path !== undefined) return path.resolve(ctx.studyDir, m.path);
+/** A from-scratch model's config.json and the folder its tokenizer comes from. */
+function initConfig(m: StudyModel, o: { studyDir: string; suiteDir?: string }): { config: Record<string, unknown>; tokenizerDir: string } {
   const init = m.init!;
-  const dir = path.join(ctx.paths.models, m.id);
-  if (fs.existsSync(path.join(dir, 'config.json'))) return dir;
-  const tokenizerDir = init.tokenizer === 'synthetic' ? ctx.suiteDir : path.resolve(ctx.studyDir, init.tokenizer);
+  const tokenizerDir = init.tokenizer === 'synthetic' ? o.suiteDir : path.resolve(o.studyDir, init.tokenizer);
   if (!tokenizerDir) throw new UserError(`model "${m.id}": init.tokenizer "synthetic" needs a "synthetic:" section in the study`);
   const vocab = JSON.parse(fs.readFileSync(path.join(tokenizerDir, 'tokenizer.json'), 'utf8')) as { model: { vocab: Record<string, number> }; added_tokens?: { id: number }[] };
   const vocabSize = Math.max(...Object.values(vocab.model.vocab), ...(vocab.added_tokens ?? []).map((t) => t.id)) + 1;
   const shape = { layers: init.layers, hidden: init.hidden, heads: init.heads };
-  const config = init.family === 'gpt2' ? tinyGpt2Config(vocabSize, shape) : tinyLlamaConfig(vocabSize, shape);
+  return { config: init.family === 'gpt2' ? tinyGpt2Config(vocabSize, shape) : tinyLlamaConfig(vocabSize, shape), tokenizerDir };
+}
+
+/** A from-scratch model too large to allocate is refused before any run starts, naming the study's field. */
+function checkInitSize(m: StudyModel, index: number, o: { studyDir: string; suiteDir?: string; studyFile: string }): void {
+  if (m.init === undefined) return;
+  const { config } = initConfig(m, o);
+  const field = `${o.studyFile}: models[${index}] "${m.id}" init (layers ${m.init.layers}, hidden ${m.init.hidden}, heads ${m.init.heads})`;
+  const family = familyFor(config.model_type, field);
+  let problem: string | undefined;
+  try {
+    problem = modelSizeProblem(family, family.parseConfig(config, field));
+  } catch (err) {
+    if (err instanceof UserError) throw new UserError(err.message.startsWith(field) ? err.message : `${field}: ${err.message}`);
+    throw err;
+  }
+  if (problem) throw new UserError(`${field}: ${problem}`);
+}
+
+async function resolveModel(run: RunPlan, ctx: RunContext): Promise<string> {
+  const m = run.model;
+  if (m.path !== undefined) return path.resolve(ctx.studyDir, m.path);
+  const dir = path.join(ctx.paths.models, m.id);
+  if (fs.existsSync(path.join(dir, 'config.json'))) return dir;
+  const { config, tokenizerDir } = initConfig(m, ctx);
   await initModel(config, tokenizerDir, INIT_SEED, dir);
   return dir;
 }

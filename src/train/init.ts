@@ -10,6 +10,7 @@ import path from 'node:path';
 import { UserError } from '../errors.ts';
 import { familyFor } from '../engine/builtin/registry.ts';
 import { writeSafetensors } from '../engine/builtin/safetensors.ts';
+import { modelSizeProblem } from '../engine/builtin/model-size.ts';
 import { seededRandom } from '../seeded-random.ts';
 
 /** A GPT-2-style config small enough to train from scratch here; fields as transformers writes them. */
@@ -49,6 +50,12 @@ function normals(n: number, std: number, seed: number, name: string): Float32Arr
   return out;
 }
 
+/** The config fields that decide a tiny model's size, as a user set them. */
+function describeShape(config: Record<string, unknown>): string {
+  const keys = ['model_type', 'vocab_size', 'n_embd', 'hidden_size', 'n_layer', 'num_hidden_layers', 'n_head', 'num_attention_heads', 'intermediate_size'];
+  return keys.filter((k) => config[k] !== undefined).map((k) => `${k} ${JSON.stringify(config[k])}`).join(', ');
+}
+
 function isNormWeight(name: string): boolean {
   return /(^|\.)(ln_\d|ln_f|norm|[a-z_]*layer_?norm|[a-z_]*_norm)\.weight$/.test(name);
 }
@@ -62,6 +69,8 @@ export async function initModel(config: Record<string, unknown>, tokenizerDir: s
   const configFile = path.join(outDir, 'config.json');
   const family = familyFor(config.model_type, `${configFile} (model_type)`);
   const arch = family.parseConfig(config, configFile);
+  const tooBig = modelSizeProblem(family, arch);
+  if (tooBig) throw new UserError(`the model to initialise (${describeShape(config)}): ${tooBig}`);
   const std = typeof config.initializer_range === 'number' ? config.initializer_range : 0.02;
   const layers = arch.layers;
   for (const f of ['tokenizer.json']) {

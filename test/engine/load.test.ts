@@ -144,3 +144,14 @@ test('a folder without weights or config says what is missing', async () => {
   fs.rmSync(path.join(dir, 'config.json'));
   await rejects(dir, dir, 'config.json');
 });
+
+test('a config too large to hold is refused from config.json alone, before any weight is read', async () => {
+  const dir = copyToTemp(fixture('opt'));
+  // One tensor over 2^31 values, and a model over this machine's memory in small tensors.
+  editConfig(dir, (c) => { c.ffn_dim = 100_000_000; });
+  await rejects(dir, path.join(dir, 'config.json'), '"model.decoder.layers.0.fc1.weight"', 'more than one tensor can hold');
+  editConfig(dir, (c) => { c.ffn_dim = 30_000_000; c.num_hidden_layers = 4000; });
+  await rejects(dir, path.join(dir, 'config.json'), "more than this machine's memory");
+  editConfig(dir, (c) => { c.ffn_dim = 128; c.num_hidden_layers = 10_000_000; });
+  await rejects(dir, path.join(dir, 'config.json'), '10000000 layers');
+});

@@ -56,4 +56,9 @@ test('genstudy train: missing data and bad numbers are one clear line, exit code
   const c = await run(['train', '--synthetic', '--init', 'gpt2', '--lr', '1e-3', '--task', 'study-c', '--out', out]);
   assert.equal(c.status, 2);
   assert.match(c.stderr, /--task study-c: not a preset \(study-a, study-b\/summary, .*synth\) and not a task spec file/);
+  // A model too large to allocate: its size, before any allocation (was a RangeError and a stack trace).
+  const d = await run(['train', '--synthetic', '--synthetic-size', '8', '--init', 'gpt2', '--init-hidden', '100000', '--lr', '1e-3', '--out', path.join(out, 'big')]);
+  assert.equal(d.status, 2, d.stderr);
+  assert.match(d.stderr, /the model to initialise \(.*n_embd 100000.*\): tensor .* more than one tensor can hold/);
+  assert.ok(!fs.existsSync(path.join(out, 'big', 'init-model')), 'no model folder for a model that was never made');
 });

@@ -8,15 +8,18 @@ import { openWeights, readConfig, readJsonFile, weightFiles } from './checkpoint
 import { weightsIdentity } from './identity.ts';
 import { BuiltinModel, type EngineOptions } from './model.ts';
 import { Params } from './params.ts';
+import { modelSizeProblem } from './model-size.ts';
 import { familyFor } from './registry.ts';
 import { loadTokenizer } from './tokenizer.ts';
 
 export async function loadModel(dir: string, opts: EngineOptions = {}): Promise<BuiltinModel> {
-  await initBackend();
+  const backend = await initBackend();
   const configFile = path.join(dir, 'config.json');
   const config = readConfig(dir);
   const family = familyFor(config.model_type, configFile);
   const arch = family.parseConfig(config, configFile);
+  const tooBig = modelSizeProblem(family, arch, backend);
+  if (tooBig) throw new UserError(`${configFile}: ${tooBig}`);
   const tokenizer = loadTokenizer(opts.tokenizerDir ?? dir);
   if (tokenizer.maxTokenId >= arch.vocabSize) {
     throw new UserError(`${path.join(opts.tokenizerDir ?? dir, 'tokenizer.json')}: the tokenizer has token id ${tokenizer.maxTokenId}, ` +
