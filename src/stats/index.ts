@@ -17,3 +17,9 @@ export { permutationTest, type PermutationOptions } from './permutation.ts';
 export { createRandom, type Random } from './random.ts';
 export { splineResidualiser, type SplineResidualiser } from './spline-residuals.ts';
 export { placeKnots, crSpline, crDesign } from './cr-basis.ts';
+export { randomEffectsMeta, qProfileCi, type MetaAnalysis, type MetaOptions } from './meta-analysis.ts';
+export {
+  metaRegression, moderatorDesign, isMetaRegression,
+  type Moderator, type MetaRegression, type MetaRegressionShortfall, type Coefficient, type LevelEffect,
+} from './meta-regression.ts';
+export { TAU2_ESTIMATORS, type Tau2Estimator } from './tau2-estimators.ts';

@@ -1,0 +1,145 @@
+/**
+ * The weighted least-squares core of the random-effects model y_i = x_i'b + u_i + e_i, with
+ * e_i ~ N(0, v_i) (known within-run variance) and u_i ~ N(0, tau^2) (between-run variance):
+ * for a given tau^2, with weights w_i = 1 / (v_i + tau^2) and W = diag(w),
+ *   b = (X'WX)^-1 X'W y,   Var(b) = (X'WX)^-1,
+ *   P = W - W X (X'WX)^-1 X' W     (the residual-maker of the weighted fit),
+ * and the quantities every estimator and test is built from: y'Py (the weighted residual sum of
+ * squares, the generalised Q statistic), tr(P), y'PPy and tr(PP).
+ * These are metafor's definitions (Viechtbauer 2010, J. Stat. Softw. 36(3); rma.uni source).
+ * P is formed explicitly: k (runs) is small, and the explicit form keeps tr(PP) exact.
+ */
+import { UserError } from '../errors.ts';
+
+/** The design: k rows of p columns, row-major. */
+export interface Design { k: number; p: number; x: Float64Array }
+
+export interface WeightedFit {
+  /** Coefficients b (p). */
+  beta: Float64Array;
+  /** (X'WX)^-1 (p x p, row-major): the variance of b under the model. */
+  vb: Float64Array;
+  /** y'Py = sum w_i (y_i - x_i'b)^2. */
+  rss: number;
+  /** tr(P). */
+  trP: number;
+  /** y'PPy = |Py|^2 (only with `second`). */
+  yPPy: number;
+  /** tr(PP) = sum of P_ij^2 (P is symmetric; only with `second`). */
+  trPP: number;
+}
+
+/** The intercept-only design (k x 1 of ones). */
+export function interceptDesign(k: number): Design {
+  return { k, p: 1, x: new Float64Array(k).fill(1) };
+}
+
+/**
+ * The weighted fit at between-run variance tau2 (tau2 = 0: the fixed-effect, inverse-variance
+ * fit). `second` also computes y'PPy and tr(PP), which only REML needs.
+ */
+export function weightedFit(y: Float64Array, v: Float64Array, tau2: number, design: Design, second = false): WeightedFit {
+  const { k, p, x } = design;
+  const w = new Float64Array(k);
+  for (let i = 0; i < k; i++) w[i] = 1 / (v[i] + tau2);
+  // X'WX and X'Wy
+  const xwx = new Float64Array(p * p);
+  const xwy = new Float64Array(p);
+  for (let i = 0; i < k; i++) {
+    const o = i * p;
+    for (let a = 0; a < p; a++) {
+      const wa = w[i] * x[o + a];
+      xwy[a] += wa * y[i];
+      for (let b = 0; b <= a; b++) xwx[a * p + b] += wa * x[o + b];
+    }
+  }
+  for (let a = 0; a < p; a++) for (let b = 0; b < a; b++) xwx[b * p + a] = xwx[a * p + b];
+  const vb = invertPositiveDefinite(xwx, p);
+  const beta = new Float64Array(p);
+  for (let a = 0; a < p; a++) {
+    let s = 0;
+    for (let b = 0; b < p; b++) s += vb[a * p + b] * xwy[b];
+    beta[a] = s;
+  }
+  let rss = 0;
+  for (let i = 0; i < k; i++) {
+    let fitted = 0;
+    for (let a = 0; a < p; a++) fitted += x[i * p + a] * beta[a];
+    const e = y[i] - fitted;
+    rss += w[i] * e * e;
+  }
+  // A = W X (k x p); P_ij = w_i [i = j] - A_i' vb A_j
+  const A = new Float64Array(k * p);
+  for (let i = 0; i < k; i++) for (let a = 0; a < p; a++) A[i * p + a] = w[i] * x[i * p + a];
+  const AV = new Float64Array(k * p); // A vb
+  for (let i = 0; i < k; i++) {
+    for (let a = 0; a < p; a++) {
+      let s = 0;
+      for (let b = 0; b < p; b++) s += A[i * p + b] * vb[b * p + a];
+      AV[i * p + a] = s;
+    }
+  }
+  const pij = (i: number, j: number): number => {
+    let s = 0;
+    for (let a = 0; a < p; a++) s += AV[i * p + a] * A[j * p + a];
+    return (i === j ? w[i] : 0) - s;
+  };
+  let trP = 0;
+  for (let i = 0; i < k; i++) trP += pij(i, i);
+  let yPPy = Number.NaN, trPP = Number.NaN;
+  if (second) {
+    trPP = 0;
+    const py = new Float64Array(k);
+    for (let i = 0; i < k; i++) {
+      for (let j = 0; j < k; j++) {
+        const e = pij(i, j);
+        trPP += e * e;
+        py[i] += e * y[j];
+      }
+    }
+    yPPy = 0;
+    for (let i = 0; i < k; i++) yPPy += py[i] * py[i];
+  }
+  return { beta, vb, rss, trP, yPPy, trPP };
+}
+
+/** Inverse of a symmetric positive-definite p x p matrix by Cholesky; a singular one is the caller's design. */
+export function invertPositiveDefinite(a: Float64Array, p: number): Float64Array {
+  const L = new Float64Array(p * p);
+  let scale = 0;
+  for (let i = 0; i < p; i++) scale = Math.max(scale, Math.abs(a[i * p + i]));
+  for (let j = 0; j < p; j++) {
+    let d = a[j * p + j];
+    for (let m = 0; m < j; m++) d -= L[j * p + m] * L[j * p + m];
+    if (!(d > 1e-13 * scale)) {
+      throw new UserError('the moderator design is singular: a column is a combination of the others (e.g. a level with no runs, or a constant numeric moderator)');
+    }
+    const ljj = Math.sqrt(d);
+    L[j * p + j] = ljj;
+    for (let i = j + 1; i < p; i++) {
+      let s = a[i * p + j];
+      for (let m = 0; m < j; m++) s -= L[i * p + m] * L[j * p + m];
+      L[i * p + j] = s / ljj;
+    }
+  }
+  // inv(L), then inv(A) = inv(L)' inv(L)
+  const Li = new Float64Array(p * p);
+  for (let j = 0; j < p; j++) {
+    Li[j * p + j] = 1 / L[j * p + j];
+    for (let i = j + 1; i < p; i++) {
+      let s = 0;
+      for (let m = j; m < i; m++) s -= L[i * p + m] * Li[m * p + j];
+      Li[i * p + j] = s / L[i * p + i];
+    }
+  }
+  const inv = new Float64Array(p * p);
+  for (let i = 0; i < p; i++) {
+    for (let j = 0; j <= i; j++) {
+      let s = 0;
+      for (let m = i; m < p; m++) s += Li[m * p + i] * Li[m * p + j];
+      inv[i * p + j] = s;
+      inv[j * p + i] = s;
+    }
+  }
+  return inv;
+}

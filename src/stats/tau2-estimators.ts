@@ -1,0 +1,88 @@
+/**
+ * Estimators of the between-run variance tau^2 of a random-effects model (meta-wls.ts), each as
+ * metafor's rma.uni defines it, and each run to convergence (metafor stops its iterations at
+ * 1e-5 by default; the golden values are made with tight tolerances, see test/stats/golden):
+ * - DL, DerSimonian & Laird (1986), method of moments, generalised to meta-regression:
+ *     tau^2 = max(0, (Q_FE - (k - p)) / tr(P_FE)),  Q_FE = y'P_0 y, P at tau^2 = 0.
+ * - PM, Paule & Mandel (1982): the tau^2 >= 0 at which the generalised Q statistic
+ *     Q(tau^2) = y'P(tau^2)y equals its expectation k - p (0 when Q(0) < k - p). Q decreases in
+ *     tau^2, so the root is bracketed and found by bisection to machine precision.
+ * - REML, restricted maximum likelihood (Viechtbauer 2005): Fisher scoring
+ *     tau^2 <- tau^2 + (y'PPy - tr(P)) / tr(PP),
+ *   from the DL value, halving a step that would leave tau^2 < 0; when the maximum is at the
+ *   boundary (the restricted score at 0 is <= 0 and the iterates head there) tau^2 is exactly 0.
+ */
+import { weightedFit, type Design } from './meta-wls.ts';
+
+export type Tau2Estimator = 'REML' | 'DL' | 'PM';
+export const TAU2_ESTIMATORS: readonly Tau2Estimator[] = ['REML', 'DL', 'PM'];
+
+const MAX_ITERATIONS = 1000;
+
+/** tau^2 by the chosen estimator (needs k - p >= 1). */
+export function estimateTau2(y: Float64Array, v: Float64Array, design: Design, estimator: Tau2Estimator): number {
+  switch (estimator) {
+    case 'DL': return dersimonianLaird(y, v, design);
+    case 'PM': return pauleMandel(y, v, design);
+    case 'REML': return restrictedML(y, v, design);
+  }
+}
+
+export function dersimonianLaird(y: Float64Array, v: Float64Array, design: Design): number {
+  const fe = weightedFit(y, v, 0, design);
+  return Math.max(0, (fe.rss - (design.k - design.p)) / fe.trP);
+}
+
+export function pauleMandel(y: Float64Array, v: Float64Array, design: Design): number {
+  const target = design.k - design.p;
+  const q = (t: number) => weightedFit(y, v, t, design).rss;
+  if (q(0) <= target) return 0;
+  return decreasingRoot(q, target, 0, initialUpper(v));
+}
+
+export function restrictedML(y: Float64Array, v: Float64Array, design: Design): number {
+  let tau2 = dersimonianLaird(y, v, design);
+  // steps below this are rounding noise in y'PPy - tr(P) (both of the order of sum w^2)
+  let vMean = 0;
+  for (const x of v) vMean += x / v.length;
+  for (let iter = 0; iter < MAX_ITERATIONS; iter++) {
+    const f = weightedFit(y, v, tau2, design, true);
+    let step = (f.yPPy - f.trP) / f.trPP;
+    if (tau2 + step < 0) {
+      // the score points below zero: the maximum is at 0 when the score there is not positive
+      const at0 = tau2 === 0 ? f : weightedFit(y, v, 0, design, true);
+      if (at0.yPPy - at0.trP <= 0) return 0;
+      while (tau2 + step < 0) step /= 2;
+    }
+    const next = tau2 + step;
+    if (Math.abs(step) <= 1e-14 * (next + vMean)) return next;
+    tau2 = next;
+  }
+  throw new Error(`REML did not converge in ${MAX_ITERATIONS} Fisher scoring iterations`);
+}
+
+/** A tau^2 larger than any plausible root to start the bracket from (grown as needed). */
+export function initialUpper(v: Float64Array): number {
+  let m = 0;
+  for (const x of v) m = Math.max(m, x);
+  return Math.max(1, 10 * m);
+}
+
+/**
+ * The t >= lo where the decreasing function f equals target, given f(lo) > target; the upper end
+ * of the bracket is doubled from `hi` until f(hi) < target. Bisection to machine precision.
+ */
+export function decreasingRoot(f: (t: number) => number, target: number, lo: number, hi: number): number {
+  let grow = 0;
+  while (f(hi) >= target) {
+    lo = hi;
+    hi *= 2;
+    if (++grow > 200) throw new Error('could not bracket the root of the Q profile');
+  }
+  for (let i = 0; i < 400; i++) {
+    const mid = 0.5 * (lo + hi);
+    if (mid <= lo || mid >= hi) break;
+    if (f(mid) >= target) lo = mid; else hi = mid;
+  }
+  return 0.5 * (lo + hi);
+}
