@@ -12,7 +12,7 @@
  *   QM = b' Var(b)^-1 b ~ chi-square(m), or with Hartung-Knapp F = QM / m ~ F(m, k - p);
  * - QE = y'P_FE y ~ chi-square(k - p): residual heterogeneity (Cochran's Q of the model);
  * - R^2 = max(0, (tau^2_RE - tau^2_res) / tau^2_RE), tau^2_RE from the model without the moderator
- *   and the same estimator (0 when tau^2_RE is 0, where metafor reports 0 too... see notes);
+ *   and the same estimator; undefined (null, with a note) when tau^2_RE = 0, where metafor prints 0;
  * - for a categorical moderator, the fitted effect of each level with its CI (metafor's predict()).
  * Needs k - p >= 1 (one more run than coefficients); with fewer, `notes` says so and there is no test.
  */
