@@ -1,6 +1,6 @@
 // genstudy analyze: partial correlations between OOD test sets across checkpoints, per run, and
 // their agreement across runs.
-import { writeFile, rename } from 'node:fs/promises';
+import { writeFileAtomic } from '../atomic-write.ts';
 import { Command, Option } from 'commander';
 import { UserError } from '../errors.ts';
 import { readScores } from '../analyze/read-scores.ts';
@@ -41,8 +41,8 @@ export function registerAnalyze(program: Command): void {
       const result = analyzeRuns(series, opts);
       const text = flags.format === 'json' ? formatJson(result) : flags.format === 'csv' ? formatPairsCsv(result) : formatTable(result, opts);
       if (flags.out) {
-        await writeAtomically(flags.out, text);
-        if (flags.format === 'csv') await writeAtomically(`${flags.out.replace(/\.csv$/, '')}.agreement.csv`, formatAgreementCsv(result));
+        writeFileAtomic(flags.out, text);
+        if (flags.format === 'csv') writeFileAtomic(`${flags.out.replace(/\.csv$/, '')}.agreement.csv`, formatAgreementCsv(result));
         process.stderr.write(`genstudy: wrote ${flags.out}\n`);
       } else {
         process.stdout.write(text);
@@ -60,10 +60,4 @@ function chooseMetric(rows: readonly ScoreRow[], wanted: string | undefined, inp
   if (metrics.length === 1) return metrics[0];
   for (const m of ['accuracy', 'acc']) if (metrics.includes(m)) return m;
   throw new UserError(`${input}: several metrics (${metrics.join(', ')}); choose one with --metric`);
-}
-
-async function writeAtomically(file: string, text: string): Promise<void> {
-  const tmp = `${file}.tmp-${process.pid}`;
-  await writeFile(tmp, text);
-  await rename(tmp, file);
 }

@@ -5,13 +5,14 @@
 // its base model; a merged/ model inside an adapter folder is used when complete (no base needed).
 //
 // A checkpoint folder still being written is skipped with a message, never half-read: the Trainer
-// writes into tmp-checkpoint-N and renames it, genstudy's writers leave ".<name>.<pid>.tmp" files
+// writes into tmp-checkpoint-N and renames it, genstudy's writers leave temporary names (src/atomic-write.ts)
 // until they rename, and a writer without either shows as a missing file or a safetensors file
 // shorter than its header says.
 import fs from 'node:fs';
 import path from 'node:path';
 import { UserError } from '../errors.ts';
 import type { CheckpointRef } from '../types.ts';
+import { isTemporaryName } from '../atomic-write.ts';
 
 
 export interface DiscoverOptions {
@@ -61,7 +62,7 @@ function safetensorsExpectedSize(file: string): number | undefined {
 export function incompleteReason(dir: string, tokenizerDir?: string): string | undefined {
   if (!fs.existsSync(path.join(dir, 'config.json'))) return 'no config.json';
   const entries = fs.readdirSync(dir);
-  const temp = entries.find((f) => f.endsWith('.tmp') || f.includes('.tmp-'));
+  const temp = entries.find(isTemporaryName);
   if (temp) return `a file is being written (${temp})`;
   let shards: string[];
   const index = path.join(dir, 'model.safetensors.index.json');
@@ -96,7 +97,7 @@ export function incompleteReason(dir: string, tokenizerDir?: string): string | u
 /** Why `dir` is not a complete PEFT LoRA adapter folder, or undefined when it is one. */
 export function incompleteAdapterReason(dir: string): string | undefined {
   const entries = fs.readdirSync(dir);
-  const temp = entries.find((f) => f.endsWith('.tmp') || f.includes('.tmp-'));
+  const temp = entries.find(isTemporaryName);
   if (temp) return `a file is being written (${temp})`;
   if (!entries.includes('adapter_config.json')) return 'no adapter_config.json';
   const file = path.join(dir, 'adapter_model.safetensors');

@@ -1,6 +1,7 @@
 // What a finished study leaves behind besides the store: the analysis (JSON and CSV) and the
 // report, and the few lines printed at the end.
-import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
+import { writeFileAtomic } from '../atomic-write.ts';
 import path from 'node:path';
 import type { Study } from '../config/schema.ts';
 import { formatAgreementCsv, formatJson, formatPairsCsv, formatTable, headline } from '../analyze/format.ts';
@@ -14,10 +15,10 @@ export async function writeStudyOutputs(study: Study, result: StudyResult): Prom
   if (result.analysis) {
     const dir = path.join(result.paths.out, 'analysis');
     await mkdir(dir, { recursive: true });
-    await writeAtomic(path.join(dir, 'analysis.json'), formatJson(result.analysis));
-    await writeAtomic(path.join(dir, 'pairs.csv'), formatPairsCsv(result.analysis));
-    await writeAtomic(path.join(dir, 'agreement.csv'), formatAgreementCsv(result.analysis));
-    await writeAtomic(path.join(dir, 'analysis.txt'), formatTable(result.analysis, result.analyzeOptions));
+    writeFileAtomic(path.join(dir, 'analysis.json'), formatJson(result.analysis));
+    writeFileAtomic(path.join(dir, 'pairs.csv'), formatPairsCsv(result.analysis));
+    writeFileAtomic(path.join(dir, 'agreement.csv'), formatAgreementCsv(result.analysis));
+    writeFileAtomic(path.join(dir, 'analysis.txt'), formatTable(result.analysis, result.analyzeOptions));
     out.analysis = dir;
   }
   const { analysis: a } = study;
@@ -40,10 +41,4 @@ export function printStudySummary(result: StudyResult, written: StudyOutputs, pr
   if (written.analysis) print(`Analysis: ${written.analysis}\n`);
   if (written.report) print(`Report: ${written.report}\n`);
   if (result.analysis) print(`Headline: ${headline(result.analysis)}\n`);
-}
-
-async function writeAtomic(file: string, text: string): Promise<void> {
-  const tmp = `${file}.tmp-${process.pid}`;
-  await writeFile(tmp, text);
-  await rename(tmp, file);
 }

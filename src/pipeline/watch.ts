@@ -7,7 +7,8 @@
 // round; incompleteReason says why, and the reason is logged when it changes.
 import fs from 'node:fs';
 import path from 'node:path';
-import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
+import { writeFileAtomic } from '../atomic-write.ts';
 import { UserError } from '../errors.ts';
 import { discoverCheckpoints, evaluateGrid, stepOfFolder, type GridOptions, type GridSummary } from '../evaluate/index.ts';
 import { type CheckpointRef } from '../engine/index.ts';
@@ -84,12 +85,6 @@ export function scanRunFolder(runDir: string, baseModel?: string, tokenizerDir?:
   return { complete, waiting };
 }
 
-async function writeAtomic(file: string, text: string): Promise<void> {
-  const tmp = `${file}.tmp-${process.pid}`;
-  await writeFile(tmp, text);
-  await rename(tmp, file);
-}
-
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     if (signal?.aborted) { resolve(); return; }
@@ -110,8 +105,8 @@ async function refreshOutputs(opts: WatchOptions, outDir: string): Promise<Pick<
   const out: Pick<WatchRound, 'analysis' | 'analysisSkipped' | 'report'> = {};
   try {
     const analysis = analyzeRuns(buildRunSeries(rows, metric), analyzeOptions);
-    await writeAtomic(path.join(outDir, 'analysis.json'), formatJson(analysis));
-    await writeAtomic(path.join(outDir, 'analysis.txt'), formatTable(analysis, analyzeOptions));
+    writeFileAtomic(path.join(outDir, 'analysis.json'), formatJson(analysis));
+    writeFileAtomic(path.join(outDir, 'analysis.txt'), formatTable(analysis, analyzeOptions));
     out.analysis = analysis;
   } catch (err) {
     if (!(err instanceof UserError)) throw err;

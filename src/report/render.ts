@@ -1,7 +1,8 @@
 // renderReport: a results store -> one self-contained HTML page (inline SVG charts, inline styles,
 // no scripts, nothing fetched) plus every table as CSV and JSON. writeReport puts them in a folder,
 // each file written to a temporary name and renamed, so a reader never sees half a file.
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
+import { writeFileAtomic } from '../atomic-write.ts';
 import { basename, join, resolve } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { UserError } from '../errors.ts';
@@ -82,20 +83,13 @@ export async function writeReport(outDir: string, input: ReportInput): Promise<W
   await mkdir(dir, { recursive: true });
   const files: string[] = [];
   for (const [name, t] of Object.entries(report.tables)) {
-    files.push(await writeAtomically(join(dir, `${name}.csv`), t.csv));
-    files.push(await writeAtomically(join(dir, `${name}.json`), JSON.stringify(t.json, null, 2) + '\n'));
+    files.push(writeFileAtomic(join(dir, `${name}.csv`), t.csv));
+    files.push(writeFileAtomic(join(dir, `${name}.json`), JSON.stringify(t.json, null, 2) + '\n'));
   }
   // The page last: when it exists, the tables it links to do too.
-  const html = await writeAtomically(join(dir, 'report.html'), report.html);
+  const html = writeFileAtomic(join(dir, 'report.html'), report.html);
   files.push(html);
   return { dir, html, files, report };
-}
-
-async function writeAtomically(file: string, text: string): Promise<string> {
-  const tmp = `${file}.tmp-${process.pid}`;
-  await writeFile(tmp, text);
-  await rename(tmp, file);
-  return file;
 }
 
 async function readStudyFile(path: string): Promise<NonNullable<Provenance['studyFile']>> {

@@ -2,29 +2,19 @@
 // {"id","premise","hypothesis","label"}), suite.json (describeSuite plus the generator options),
 // tokenizer.json and tokenizer_config.json. Each file is written under a temporary name and then
 // renamed, so a reader never sees half a file. The bytes depend only on the options.
-import { mkdir, readFile, rename, writeFile, rm } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { UserError } from '../errors.ts';
 import type { Example } from '../types.ts';
 import { describeSuite, type SuiteDescription } from './describe.ts';
 import type { Suite } from './generate.ts';
 import { suiteTokenizerConfig, suiteTokenizerJson } from './tokenizer.ts';
+import { writeFileAtomic } from '../atomic-write.ts';
 
 export interface SuiteManifest extends SuiteDescription { options: Suite['options']; vocabulary: string[] }
 
 function toJsonl(examples: readonly Example[]): string {
   return examples.map((e) => JSON.stringify({ id: e.id, premise: e.fields.premise, hypothesis: e.fields.hypothesis, label: e.label })).join('\n') + '\n';
-}
-
-async function writeAtomic(file: string, text: string): Promise<void> {
-  const tmp = `${file}.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`;
-  try {
-    await writeFile(tmp, text, 'utf8');
-    await rename(tmp, file);
-  } catch (err) {
-    await rm(tmp, { force: true });
-    throw err;
-  }
 }
 
 export function suiteManifest(suite: Suite): SuiteManifest {
@@ -45,7 +35,7 @@ export async function writeSuite(dir: string, suite: Suite): Promise<string[]> {
   const written: string[] = [];
   for (const [name, text] of files) {
     const file = path.join(dir, name);
-    await writeAtomic(file, text);
+    writeFileAtomic(file, text);
     written.push(file);
   }
   return written;

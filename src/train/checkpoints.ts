@@ -4,7 +4,7 @@
 //   trainer_state.json    step, run fingerprint, log history
 //   optimizer.safetensors AdamW's exp_avg / exp_avg_sq per parameter (memory layout), step in metadata
 // A folder is built under a temporary name and renamed into place, so checkpoint-N exists only
-// when complete; a killed run leaves at most a .checkpoint-N.tmp-* folder, which is ignored.
+// when complete; a killed run leaves at most a temporary .checkpoint-N.*.tmp folder, which is ignored.
 import fs from 'node:fs';
 import path from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
@@ -12,6 +12,7 @@ import { UserError } from '../errors.ts';
 import { readJsonFile } from '../engine/builtin/checkpoint.ts';
 import { readSafetensors, writeSafetensors } from '../engine/builtin/safetensors.ts';
 import type { AdamW } from './adamw.ts';
+import { buildAtomically, isTemporaryName, writeFileAtomic } from '../atomic-write.ts';
 
 export interface LogEntry { step: number; loss: number; learningRate: number; gradNorm: number; tokensPerSecond: number; epoch: number }
 
@@ -35,25 +36,18 @@ export function checkpointDir(outDir: string, step: number): string {
 /** Builds a checkpoint in a temporary folder with `fill`, then renames it to checkpoint-N. */
 export async function writeCheckpoint(outDir: string, step: number, fill: (dir: string) => Promise<void>): Promise<string> {
   const final = checkpointDir(outDir, step);
-  const tmp = path.join(outDir, `.checkpoint-${step}.tmp-${process.pid}`);
-  fs.rmSync(tmp, { recursive: true, force: true });
-  fs.mkdirSync(tmp, { recursive: true });
-  try {
+  await buildAtomically(final, async (tmp) => {
+    fs.mkdirSync(tmp, { recursive: true });
     await fill(tmp);
-  } catch (err) {
-    fs.rmSync(tmp, { recursive: true, force: true });
-    throw err;
-  }
-  fs.rmSync(final, { recursive: true, force: true });
-  fs.renameSync(tmp, final);
+  });
   return final;
 }
 
-/** Removes half-built checkpoint folders left by a killed run (.checkpoint-N.tmp-PID). */
+/** Removes half-built checkpoint folders left by a killed run. */
 export function removeStaleTemporaries(outDir: string): void {
   if (!fs.existsSync(outDir)) return;
   for (const name of fs.readdirSync(outDir)) {
-    if (/^\.checkpoint-\d+\.tmp-\d+$/.test(name)) fs.rmSync(path.join(outDir, name), { recursive: true, force: true });
+    if (name.startsWith('.checkpoint-') && isTemporaryName(name)) fs.rmSync(path.join(outDir, name), { recursive: true, force: true });
   }
 }
 
@@ -68,9 +62,7 @@ export function listCheckpoints(outDir: string): { step: number; dir: string }[]
 }
 
 export function writeState(dir: string, state: TrainerState): void {
-  const tmp = path.join(dir, `.${STATE_FILE}.${process.pid}.tmp`);
-  fs.writeFileSync(tmp, JSON.stringify(state, null, 2) + '\n');
-  fs.renameSync(tmp, path.join(dir, STATE_FILE));
+  writeFileAtomic(path.join(dir, STATE_FILE), JSON.stringify(state, null, 2) + '\n');
 }
 
 export function readState(dir: string): TrainerState {

@@ -12,6 +12,7 @@ import { familyFor } from '../engine/builtin/registry.ts';
 import { writeSafetensors } from '../engine/builtin/safetensors.ts';
 import { modelSizeProblem } from '../engine/builtin/model-size.ts';
 import { seededRandom } from '../seeded-random.ts';
+import { writeFileAtomic } from '../atomic-write.ts';
 
 /** A GPT-2-style config small enough to train from scratch here; fields as transformers writes them. */
 export function tinyGpt2Config(vocabSize: number, o: { layers?: number; hidden?: number; heads?: number; positions?: number } = {}): Record<string, unknown> {
@@ -97,10 +98,6 @@ export async function initModel(config: Record<string, unknown>, tokenizerDir: s
     const src = path.join(tokenizerDir, f);
     if (fs.existsSync(src)) files.push([f, fs.readFileSync(src, 'utf8')]);
   }
-  for (const [name, text] of files) {
-    const tmp = path.join(outDir, `.${name}.${process.pid}.tmp`);
-    fs.writeFileSync(tmp, text);
-    fs.renameSync(tmp, path.join(outDir, name));
-  }
+  for (const [name, text] of files) writeFileAtomic(path.join(outDir, name), text);
   return outDir;
 }

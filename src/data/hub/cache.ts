@@ -5,8 +5,8 @@
 //   <cache>/<...>/refs/<revision>                     (the commit a branch or tag pointed at)
 import { homedir } from 'node:os';
 import { join, dirname, relative } from 'node:path';
-import { mkdir, readFile, rename, symlink, copyFile, unlink, writeFile, readdir, lstat } from 'node:fs/promises';
-import { randomBytes } from 'node:crypto';
+import { mkdir, readFile, symlink, copyFile, readdir, lstat } from 'node:fs/promises';
+import { buildAtomically, isTemporaryName, writeFileAtomic } from '../../atomic-write.ts';
 
 export type RepoType = 'dataset' | 'model';
 
@@ -62,18 +62,13 @@ export class RepoCache {
   async link(commit: string, file: string, blob: string): Promise<string> {
     const pointer = this.snapshotPath(commit, file);
     await mkdir(dirname(pointer), { recursive: true });
-    const tmp = `${pointer}.${randomBytes(6).toString('hex')}.tmp`;
-    try {
-      await symlink(relative(dirname(pointer), blob), tmp);
-    } catch {
-      await copyFile(blob, tmp); // file systems without symlinks get a copy, as huggingface_hub does
-    }
-    try {
-      await rename(tmp, pointer);
-    } catch (err) {
-      await unlink(tmp).catch(() => undefined);
-      throw err;
-    }
+    await buildAtomically(pointer, async (tmp) => {
+      try {
+        await symlink(relative(dirname(pointer), blob), tmp);
+      } catch {
+        await copyFile(blob, tmp); // file systems without symlinks get a copy, as huggingface_hub does
+      }
+    });
     return pointer;
   }
 
@@ -85,7 +80,7 @@ export class RepoCache {
       for (const entry of await readdir(dir, { withFileTypes: true })) {
         const rel = prefix ? `${prefix}/${entry.name}` : entry.name;
         if (entry.isDirectory()) await walk(join(dir, entry.name), rel);
-        else if (!entry.name.endsWith('.tmp')) out.push(rel);
+        else if (!isTemporaryName(entry.name)) out.push(rel);
       }
     };
     if (await exists(root)) await walk(root, '');
@@ -104,7 +99,5 @@ export async function exists(path: string): Promise<boolean> {
 
 export async function writeAtomically(path: string, content: string): Promise<void> {
   await mkdir(dirname(path), { recursive: true });
-  const tmp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
-  await writeFile(tmp, content);
-  await rename(tmp, path);
+  writeFileAtomic(path, content);
 }

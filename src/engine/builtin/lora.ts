@@ -17,6 +17,7 @@ import { readJsonFile } from './checkpoint.ts';
 import { BuiltinModel } from './model.ts';
 import { Params } from './params.ts';
 import { readSafetensors, writeSafetensors } from './safetensors.ts';
+import { writeFileAtomic } from '../../atomic-write.ts';
 
 export interface LoraConfig {
   r: number;
@@ -175,10 +176,7 @@ export class LoraAdapters {
       modules_to_save: null, peft_type: 'LORA', r: this.config.r, rank_pattern: {}, revision: null,
       target_modules: [...this.config.targetModules].sort(), task_type: 'CAUSAL_LM', use_dora: false, use_rslora: false,
     };
-    const file = path.join(dir, 'adapter_config.json');
-    const tmp = path.join(dir, `.adapter_config.json.${process.pid}.tmp`);
-    fs.writeFileSync(tmp, JSON.stringify(config, null, 2) + '\n');
-    fs.renameSync(tmp, file);
+    writeFileAtomic(path.join(dir, 'adapter_config.json'), JSON.stringify(config, null, 2) + '\n');
   }
 
   /** A new model whose weights are base + A B (alpha / r) for every adapted layer (PEFT's merge_and_unload). */

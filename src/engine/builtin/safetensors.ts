@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { UserError } from '../../errors.ts';
+import { buildAtomicallySync } from '../../atomic-write.ts';
 
 export interface RawTensor { dtype: string; shape: number[]; data: Float32Array }
 export interface SafetensorsFile { tensors: Map<string, RawTensor>; metadata: Record<string, string> }
@@ -199,17 +200,17 @@ export function writeSafetensors(file: string, tensors: Map<string, { shape: num
   const headerBytes = Buffer.from(json, 'utf8');
   const lenBytes = Buffer.alloc(8);
   lenBytes.writeBigUInt64LE(BigInt(headerBytes.length));
-  const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.tmp`);
-  const fd = fs.openSync(tmp, 'w');
-  try {
-    fs.writeSync(fd, lenBytes);
-    fs.writeSync(fd, headerBytes);
-    for (const name of names) {
-      const d = tensors.get(name)!.data;
-      fs.writeSync(fd, new Uint8Array(d.buffer, d.byteOffset, d.byteLength));
+  buildAtomicallySync(file, (tmp) => {
+    const fd = fs.openSync(tmp, 'w');
+    try {
+      fs.writeSync(fd, lenBytes);
+      fs.writeSync(fd, headerBytes);
+      for (const name of names) {
+        const d = tensors.get(name)!.data;
+        fs.writeSync(fd, new Uint8Array(d.buffer, d.byteOffset, d.byteLength));
+      }
+    } finally {
+      fs.closeSync(fd);
     }
-  } finally {
-    fs.closeSync(fd);
-  }
-  fs.renameSync(tmp, file);
+  });
 }

@@ -6,15 +6,10 @@ import path from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
 import type { BuiltinModel } from './model.ts';
 import { writeSafetensors } from './safetensors.ts';
+import { writeFileAtomic } from '../../atomic-write.ts';
 
 /** Files of the source folder that are copied along unchanged when present. */
 const COPIED = ['special_tokens_map.json', 'generation_config.json'];
-
-function writeAtomic(file: string, text: string): void {
-  const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.tmp`);
-  fs.writeFileSync(tmp, text);
-  fs.renameSync(tmp, file);
-}
 
 export async function saveModel(model: BuiltinModel, dir: string): Promise<void> {
   fs.mkdirSync(dir, { recursive: true });
@@ -32,11 +27,11 @@ export async function saveModel(model: BuiltinModel, dir: string): Promise<void>
   const config: Record<string, unknown> = { ...model.config };
   if ('torch_dtype' in config || !('dtype' in config)) config.torch_dtype = 'float32';
   if ('dtype' in config) config.dtype = 'float32';
-  writeAtomic(path.join(dir, 'config.json'), JSON.stringify(config, null, 2) + '\n');
-  writeAtomic(path.join(dir, 'tokenizer.json'), JSON.stringify(model.tokenizer.json, null, 2) + '\n');
-  writeAtomic(path.join(dir, 'tokenizer_config.json'), JSON.stringify(model.tokenizer.config, null, 2) + '\n');
+  writeFileAtomic(path.join(dir, 'config.json'), JSON.stringify(config, null, 2) + '\n');
+  writeFileAtomic(path.join(dir, 'tokenizer.json'), JSON.stringify(model.tokenizer.json, null, 2) + '\n');
+  writeFileAtomic(path.join(dir, 'tokenizer_config.json'), JSON.stringify(model.tokenizer.config, null, 2) + '\n');
   for (const f of COPIED) {
     const src = path.join(model.dir, f);
-    if (fs.existsSync(src) && path.resolve(src) !== path.resolve(dir, f)) writeAtomic(path.join(dir, f), fs.readFileSync(src, 'utf8'));
+    if (fs.existsSync(src) && path.resolve(src) !== path.resolve(dir, f)) writeFileAtomic(path.join(dir, f), fs.readFileSync(src, 'utf8'));
   }
 }
