@@ -10,7 +10,7 @@
 // - plain generation: the engine's KV-cached greedy decoding (engine/builtin/generation.ts).
 // Concurrent requests for the same model share engine calls (engine-queue.ts).
 import { lengthSortedBatches } from '../engine/builtin/batching.ts';
-import { generateBatch } from '../engine/builtin/generation.ts';
+import { cutAtStop, generateBatch } from '../engine/builtin/generation.ts';
 import type { BuiltinModel } from '../engine/builtin/model.ts';
 import { EngineQueue } from './engine-queue.ts';
 import { promptLogprobs } from './prompt-logprobs.ts';
@@ -25,17 +25,6 @@ interface ScoredToken { id: number; logprob: number; top: Alt[] }
 interface LogprobJob { ids: number[]; steps: number; k: number; stop: string[]; prompt: boolean }
 interface LogprobAnswer { prompt: ScoredToken[]; generated: ScoredToken[]; text: string; stopped: boolean; cut?: string }
 interface GenerateJob { ids: number[]; steps: number; stop: string[] }
-
-/** Text before the first stop sequence, or undefined when none occurs (as the engine cuts). */
-function cutAtStop(text: string, stops: string[]): string | undefined {
-  let cut: number | undefined;
-  for (const s of stops) {
-    if (s === '') continue;
-    const i = text.indexOf(s);
-    if (i >= 0 && (cut === undefined || i < cut)) cut = i;
-  }
-  return cut === undefined ? undefined : text.slice(0, cut);
-}
 
 async function logprobRound(model: BuiltinModel, jobs: LogprobJob[]): Promise<LogprobAnswer[]> {
   const k = Math.max(1, ...jobs.map((j) => j.k));

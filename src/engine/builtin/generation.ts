@@ -21,8 +21,8 @@ export async function generate(model: BuiltinModel, reqs: GenerateRequest[]): Pr
   return out;
 }
 
-/** Text before the first occurrence of any stop sequence, or undefined when none occurs. */
-function cutAtStop(text: string, stops: string[] | undefined): string | undefined {
+/** Text before the first occurrence of any stop sequence, or undefined when none occurs (serve cuts the same way). */
+export function cutAtStop(text: string, stops: string[] | undefined): string | undefined {
   let cut: number | undefined;
   for (const s of stops ?? []) {
     if (s === '') continue;
