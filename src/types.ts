@@ -11,7 +11,21 @@ export interface Tokenizer {
 
 export interface ScoreRequest { context: string; continuation: string }
 export interface ScoreResult { logprob: number; tokens: number; isGreedy: boolean }
-export interface GenerateRequest { prompt: string; maxNewTokens: number; stop?: string[] }
+export interface GenerateRequest {
+  prompt: string;
+  maxNewTokens: number;
+  stop?: string[];
+  /** Encode the prompt with the tokenizer's special tokens (e.g. Llama's BOS). Default true. */
+  addSpecialTokens?: boolean;
+}
+
+/** How firstTokenLogprobs tokenises (see engine/builtin/requests.ts, encodeFirstToken). */
+export interface FirstTokenOptions {
+  /** 'in-context' (default): the label's first token as encode(context + label) splits it; 'standalone': encode(label) alone. */
+  labelTokens?: 'in-context' | 'standalone';
+  /** Encode contexts with the tokenizer's special tokens. Default true. */
+  addSpecialTokens?: boolean;
+}
 
 export interface LanguageModel {
   /** Content identity: a weights hash, or checkpoint path + step. */
@@ -19,7 +33,7 @@ export interface LanguageModel {
   readonly tokenizer: Tokenizer;
   score(reqs: ScoreRequest[]): Promise<ScoreResult[]>;
   /** The papers' label scoring: log-softmax at the last context position, read at each candidate's first token. */
-  firstTokenLogprobs(contexts: string[], candidates: string[]): Promise<number[][]>;
+  firstTokenLogprobs(contexts: string[], candidates: string[], opts?: FirstTokenOptions): Promise<number[][]>;
   generate(reqs: GenerateRequest[]): Promise<string[]>;
 }
 

@@ -5,6 +5,7 @@
 // commands that ask the same question of the same weights share answers, whatever the run is
 // called; change any of those and the key changes, so a stale answer is never reused.
 import { createHash } from 'node:crypto';
+import type { LabelTokens } from '../tasks/protocol.ts';
 
 /** Bump when the meaning of a cached answer changes (an engine fix that changes numbers). */
 export const CACHE_FORMAT = 'genstudy-evaluate-cache/1';
@@ -12,9 +13,9 @@ export const CACHE_FORMAT = 'genstudy-evaluate-cache/1';
 export type EngineMode = 'first-token' | 'full-word' | 'generate';
 
 export type RequestPayload =
-  | { mode: 'first-token'; context: string; candidates: string[] }
+  | { mode: 'first-token'; context: string; candidates: string[]; labelTokens: LabelTokens; addSpecialTokens: boolean }
   | { mode: 'full-word'; requests: { context: string; continuation: string }[] }
-  | { mode: 'generate'; prompt: string; maxNewTokens: number; stop: string[] };
+  | { mode: 'generate'; prompt: string; maxNewTokens: number; stop: string[]; addSpecialTokens: boolean };
 
 function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex');

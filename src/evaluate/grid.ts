@@ -83,12 +83,14 @@ async function askEngineUnchecked(model: LanguageModel, items: Item[]): Promise<
   const payloads = items.map((it) => it.cell.payloads[it.example]);
   const first = payloads[0];
   if (first.mode === 'first-token') {
-    return model.firstTokenLogprobs(payloads.map((p) => (p as Extract<RequestPayload, { mode: 'first-token' }>).context), first.candidates);
+    return model.firstTokenLogprobs(payloads.map((p) => (p as Extract<RequestPayload, { mode: 'first-token' }>).context), first.candidates,
+      { labelTokens: first.labelTokens, addSpecialTokens: first.addSpecialTokens });
   }
   if (first.mode === 'generate') {
     return model.generate(payloads.map((p) => {
       const g = p as Extract<RequestPayload, { mode: 'generate' }>;
-      return g.stop.length > 0 ? { prompt: g.prompt, maxNewTokens: g.maxNewTokens, stop: g.stop } : { prompt: g.prompt, maxNewTokens: g.maxNewTokens };
+      const req = { prompt: g.prompt, maxNewTokens: g.maxNewTokens, addSpecialTokens: g.addSpecialTokens };
+      return g.stop.length > 0 ? { ...req, stop: g.stop } : req;
     }));
   }
   const flat = payloads.flatMap((p) => (p as Extract<RequestPayload, { mode: 'full-word' }>).requests);

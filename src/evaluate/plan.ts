@@ -5,8 +5,8 @@
 import { UserError } from '../errors.ts';
 import type { Example } from '../types.ts';
 import {
-  buildFirstTokenRequests, buildFullWordRequests, buildGenerateRequests, DEFAULT_JOIN, demonstrationsFor, goldLabel, referenceOf,
-  STUDY_B_JOIN, type BuildOptions, type TaskSpec,
+  addSpecialTokensFor, buildFirstTokenRequests, buildFullWordRequests, buildGenerateRequests, DEFAULT_JOIN, demonstrationsFor, goldLabel, referenceOf,
+  zeroShotPrefixFor, type BosRule, type BuildOptions, type LabelTokens, type TaskSpec,
 } from '../tasks/index.ts';
 import { requestDigest, type EngineMode, type RequestPayload } from './cache-key.ts';
 import { resolveTask, type TaskChoice } from './task-option.ts';
@@ -31,6 +31,10 @@ export interface Cell {
 export interface PlanOptions extends Omit<TaskChoice, 'prompt'> {
   /** Seed for demonstrations sampled from the test set itself (when it has no demonstration pool). */
   demoSeed?: number;
+  /** First-token scoring: the label's first token in context (default) or tokenised alone. */
+  labelTokens?: LabelTokens;
+  /** How prompts begin (BOS): the tokenizer's special tokens (default) or study B's replay. */
+  bos?: BosRule;
 }
 
 function withSet<T>(set: EvalTestSet, variant: PromptVariant, fn: () => T): T {
@@ -54,7 +58,7 @@ function goldsOf(task: TaskSpec, set: EvalTestSet): string[] {
 }
 
 async function buildOptions(task: TaskSpec, set: EvalTestSet, variant: PromptVariant, opts: PlanOptions): Promise<{ build: BuildOptions; from?: string }> {
-  const join = task.name.startsWith('study-b/') ? STUDY_B_JOIN : DEFAULT_JOIN;
+  const join = { ...DEFAULT_JOIN, zeroShotPrefix: zeroShotPrefixFor(task.name, opts.bos ?? 'tokenizer') };
   if (variant.shots === 0) return { build: { join } };
   if (set.demonstrationPool) {
     const pool = await set.demonstrationPool();
@@ -75,10 +79,13 @@ async function buildCell(index: number, set: EvalTestSet, variant: PromptVariant
   withSet(set, variant, () => {
     if (task.kind === 'generate') {
       mode = 'generate';
-      payloads = buildGenerateRequests(task, set.examples, build).map((r) => ({ mode: 'generate', prompt: r.prompt, maxNewTokens: r.maxNewTokens, stop: r.stop ?? [] }));
+      const addSpecialTokens = addSpecialTokensFor('generate', opts.bos ?? 'tokenizer');
+      payloads = buildGenerateRequests(task, set.examples, build).map((r) => ({ mode: 'generate', prompt: r.prompt, maxNewTokens: r.maxNewTokens, stop: r.stop ?? [], addSpecialTokens }));
     } else if (task.scoring === 'first-token') {
       mode = 'first-token';
-      payloads = buildFirstTokenRequests(task, set.examples, build).map((r) => ({ mode: 'first-token', context: r.context, candidates: r.candidates }));
+      const labelTokens = opts.labelTokens ?? 'in-context';
+      const addSpecialTokens = addSpecialTokensFor('classify', opts.bos ?? 'tokenizer');
+      payloads = buildFirstTokenRequests(task, set.examples, build).map((r) => ({ mode: 'first-token', context: r.context, candidates: r.candidates, labelTokens, addSpecialTokens }));
     } else {
       mode = 'full-word';
       const reqs = buildFullWordRequests(task, set.examples, build);
@@ -114,7 +121,7 @@ export function requestLength(p: RequestPayload): number {
   return p.requests.reduce((m, r) => Math.max(m, r.context.length + r.continuation.length), 0);
 }
 
-/** Requests that can share one engine call: same mode, and for first-token the same candidates. */
+/** Requests that can share one engine call: same mode, and for first-token the same candidates and tokenisation. */
 export function engineGroup(p: RequestPayload): string {
-  return p.mode === 'first-token' ? `first-token\u0000${JSON.stringify(p.candidates)}` : p.mode;
+  return p.mode === 'first-token' ? `first-token\u0000${JSON.stringify([p.candidates, p.labelTokens, p.addSpecialTokens])}` : p.mode;
 }

@@ -5,8 +5,10 @@
 //   the task's label order. The engine returns, per example, the log-softmax at the last context
 //   position read at each candidate's first token; the prediction is the argmax over labels.
 //   The candidates are the label continuations (targetDelimiter + verbalizer word) exactly, so
-//   the engine sees " Yes" for study A and "positive" for study B and picks the first token of
-//   that string's tokenisation.
+//   the engine sees " Yes" for study A and "positive" for study B; it picks each one's first token
+//   in context by default (encode(context + label) after encode(context), lm-evaluation-harness's
+//   split: "pos" after "### Sentiment:" with Llama-2, the id study B hard-coded), or the label
+//   tokenised alone (engine/builtin/requests.ts, encodeFirstToken).
 // - full-word (lm-evaluation-harness multiple_choice): one { context, continuation } request per
 //   (example, label), example-major. acc = argmax of the summed log-probabilities; acc_norm =
 //   argmax of logprob / character length of the label word (lm-eval divides by len(choice),

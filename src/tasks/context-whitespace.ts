@@ -2,7 +2,7 @@
 // the context is moved onto the start of the continuation before tokenising, so that a BPE
 // tokenizer sees " entailment" as one word-initial token instead of a lone " " then "entailment".
 // Tasks emit contexts exactly as rendered; the engine applies this to `score` requests only.
-// First-token requests are tokenised as given (both papers tokenised the prompt string as is).
+// First-token requests follow the same split when their label tokens are in context (the default).
 import type { ScoreRequest } from '../types.ts';
 import { pythonRstrip } from './python-whitespace.ts';
 

@@ -7,3 +7,4 @@ export * from './demonstrations.ts';
 export * from './context-whitespace.ts';
 export * from './python-whitespace.ts';
 export * from './presets.ts';
+export * from './protocol.ts';

@@ -11,6 +11,7 @@ import type { CheckpointPolicy } from './policy.ts';
 import type { ProgressSink } from './progress.ts';
 import { SCHEDULES, type ScheduleName } from './schedule.ts';
 import type { Objective } from './sequences.ts';
+import type { LabelTokenRule } from '../engine/builtin/requests.ts';
 import type { LogEntry } from './checkpoints.ts';
 
 export interface TrainOptions {
@@ -22,8 +23,14 @@ export interface TrainOptions {
   train: readonly Example[];
   /** A name for the training data (the store's training_set). */
   dataName?: string;
-  /** classify: study A's last-position label loss; generate: study B's prompt + output + EOS. Default: the task's kind. */
+  /**
+   * classify: study A's last-position label loss; generate: study B's supervised objective (prompt +
+   * output + EOS, the loss on the output and EOS), which study B used for its classification tasks
+   * too. Default: the task's kind.
+   */
   objective?: Objective;
+  /** The classify objective's target: the label's first token in context (default) or tokenised alone. */
+  labelTokens?: LabelTokenRule;
   /** FTICL: demonstrations prepended to every training example. */
   demonstrations?: { pool: readonly Example[]; selection: DemonstrationSelection };
   join?: JoinOptions;

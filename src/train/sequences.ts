@@ -1,17 +1,20 @@
 // Training examples as token sequences with the positions the loss covers.
 //
-// classify (study A): the model reads the context (demonstrations + prompt, encoded with the
-//   tokenizer's special tokens, as firstTokenLogprobs reads it at test time); the loss is
+// classify (study A's objective): the model reads the context (demonstrations + prompt, encoded with
+//   the tokenizer's special tokens) exactly as firstTokenLogprobs reads it at test time; the loss is
 //   cross-entropy over the whole vocabulary at the last context position, the target being the
-//   first token of the label's continuation (e.g. " Yes"), tokenised on its own.
-// generate (study B): the model reads context + target + EOS; the loss covers the target's tokens
-//   and the EOS. The target's tokens are encode(context + target) after the context's tokens (as
+//   label's first token chosen by the same rule as at test time (encodeFirstToken: in context by
+//   default, " Yes" after "No?"; or the label tokenised alone).
+// generate (study B's supervised objective, for its generation and classification tasks alike,
+//   train_ptune.py: targets = output + eos_token): the model reads context + target + EOS; the loss
+//   covers the target's tokens and the EOS. The target's tokens are encode(context + target) after the context's tokens (as
 //   lm-evaluation-harness splits a pair), so a merge across the boundary cannot shift them.
 // Sequences longer than maxLength keep their last tokens (the target survives, the oldest
 // demonstrations go first).
 import { UserError } from '../errors.ts';
 import type { Tokenizer } from '../types.ts';
 import type { TrainingPieces } from '../tasks/demonstrations.ts';
+import { encodeFirstToken, type LabelTokenRule } from '../engine/builtin/requests.ts';
 
 export type Objective = 'classify' | 'generate';
 
@@ -25,16 +28,21 @@ export interface TrainSequence {
   targets: number[];
 }
 
-export function encodeForTraining(tok: Tokenizer, pieces: readonly TrainingPieces[], objective: Objective, maxLength: number): TrainSequence[] {
-  return pieces.map((p) => (objective === 'classify' ? classifySequence(tok, p, maxLength) : generateSequence(tok, p, maxLength)));
+export function encodeForTraining(
+  tok: Tokenizer, pieces: readonly TrainingPieces[], objective: Objective, maxLength: number, labelTokens: LabelTokenRule = 'in-context',
+): TrainSequence[] {
+  return pieces.map((p) => (objective === 'classify' ? classifySequence(tok, p, maxLength, labelTokens) : generateSequence(tok, p, maxLength)));
 }
 
-function classifySequence(tok: Tokenizer, p: TrainingPieces, maxLength: number): TrainSequence {
-  const ids = tok.encode(p.context).slice(-maxLength);
-  if (ids.length === 0) throw new UserError(`example "${p.exampleId}": the context encodes to no tokens`);
-  const label = tok.encode(p.target, { addSpecialTokens: false });
-  if (label.length === 0) throw new UserError(`example "${p.exampleId}": the label continuation ${JSON.stringify(p.target)} encodes to no tokens`);
-  return { exampleId: p.exampleId, ids, lossPositions: [ids.length - 1], targets: [label[0]] };
+function classifySequence(tok: Tokenizer, p: TrainingPieces, maxLength: number, labelTokens: LabelTokenRule): TrainSequence {
+  let enc;
+  try {
+    enc = encodeFirstToken(tok, p.context, [p.target], { labelTokens }, maxLength);
+  } catch (err) {
+    if (err instanceof UserError) throw new UserError(`example "${p.exampleId}": ${err.message}`);
+    throw err;
+  }
+  return { exampleId: p.exampleId, ids: enc.context, lossPositions: [enc.context.length - 1], targets: [enc.candidates[0]] };
 }
 
 function generateSequence(tok: Tokenizer, p: TrainingPieces, maxLength: number): TrainSequence {

@@ -21,7 +21,7 @@ test('study B: sst2 with --limit and 0/2-shot ICL from its few-shot file, prompt
   const full = await loadRegistered('study-b/sentiment/sst2:test', { dataDir, limit: 6 });
   assert.equal(set.contentHash, full.contentHash);
   const summary = await evaluateGrid({
-    storePath, run: 'gpt2', checkpoints: [{ step: 0, dir: golden }], testSets: [set], variants: promptVariants(undefined, [0, 2]),
+    storePath, run: 'gpt2', checkpoints: [{ step: 0, dir: golden }], testSets: [set], variants: promptVariants(undefined, [0, 2]), bos: 'study-b',
   });
   assert.equal(summary.computed, 12);
   const store = ResultStore.open(storePath, { readonly: true });
@@ -32,8 +32,8 @@ test('study B: sst2 with --limit and 0/2-shot ICL from its few-shot file, prompt
     const spec = store.testSet(set.id)!.spec as { variants: Record<string, { demonstrations: string | null; task: { name: string } }> };
     assert.match(spec.variants['2-shot'].demonstrations!, /^first 2 of study-b\/sentiment\/sst2:few-shot/);
     assert.equal(spec.variants['0-shot'].task.name, 'study-b/prompt-1/sentiment');
-    // The stored log-probs are the engine's for study B's contexts: "<s> " + prompt at 0 shots;
-    // prompt + output + "\n\n" per demonstration at 2 shots.
+    // The stored log-probs are the engine's for study B's contexts (bos: study-b, encoded without
+    // special tokens): "<s> " + prompt at 0 shots; prompt + output + "\n\n" per demonstration at 2 shots.
     const task = studyBTask('sentiment');
     if (task.kind !== 'classify') throw new Error('sentiment is a classify task');
     const pool = await loadRegistered('study-b/sentiment/sst2:few-shot', { dataDir });
@@ -45,7 +45,7 @@ test('study B: sst2 with --limit and 0/2-shot ICL from its few-shot file, prompt
       ] as const) {
         const reqs = buildFirstTokenRequests(task, set.examples.slice(0, 2), build);
         if (variant === '0-shot') assert.ok(reqs[0].context.startsWith('<s> ### Input:\n'));
-        const direct = await model.firstTokenLogprobs(reqs.map((r) => r.context), reqs[0].candidates);
+        const direct = await model.firstTokenLogprobs(reqs.map((r) => r.context), reqs[0].candidates, { addSpecialTokens: false });
         const preds = new Map(store.predictions('gpt2', 0, set.id, variant).map((p) => [p.exampleId, p]));
         reqs.forEach((r, i) => {
           const lp = preds.get(r.exampleId)!.detail!.logprobs as Record<string, number>;

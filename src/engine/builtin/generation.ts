@@ -11,7 +11,7 @@ import type { BuiltinModel } from './model.ts';
 export async function generate(model: BuiltinModel, reqs: GenerateRequest[]): Promise<string[]> {
   const prompts = reqs.map((r) => {
     const room = Math.max(1, model.maxLength - r.maxNewTokens);
-    return model.tokenizer.encode(r.prompt).slice(-room);
+    return model.tokenizer.encode(r.prompt, { addSpecialTokens: r.addSpecialTokens ?? true }).slice(-room);
   });
   const out: string[] = new Array(reqs.length);
   for (const batch of lengthSortedBatches(prompts.map((p) => p.length), model.maxBatchTokens)) {

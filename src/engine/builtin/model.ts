@@ -1,7 +1,7 @@
 // The built-in LanguageModel: a family's forward pass over loaded parameters, plus the three request
 // types (scoring.ts, first-token.ts, generation.ts).
 import * as tf from '@tensorflow/tfjs-core';
-import type { GenerateRequest, LanguageModel, ScoreRequest, ScoreResult } from '../../types.ts';
+import type { FirstTokenOptions, GenerateRequest, LanguageModel, ScoreRequest, ScoreResult } from '../../types.ts';
 import { causalMask, pad, positionsFromMask } from './batching.ts';
 import type { LayerCache } from './blocks.ts';
 import type { Arch, Family, StepOutputs } from './families/family.ts';
@@ -97,8 +97,8 @@ export class BuiltinModel implements LanguageModel {
     return score(this, reqs);
   }
 
-  firstTokenLogprobs(contexts: string[], candidates: string[]): Promise<number[][]> {
-    return firstTokenLogprobs(this, contexts, candidates);
+  firstTokenLogprobs(contexts: string[], candidates: string[], opts?: FirstTokenOptions): Promise<number[][]> {
+    return firstTokenLogprobs(this, contexts, candidates, opts);
   }
 
   generate(reqs: GenerateRequest[]): Promise<string[]> {

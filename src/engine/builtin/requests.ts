@@ -48,3 +48,53 @@ function prefixToken(tok: Tokenizer): number {
   if (prefix === undefined) throw new UserError('the tokenizer has neither a BOS nor an EOS token to stand for an empty context');
   return prefix;
 }
+
+/**
+ * How a label word's first token is chosen for first-token scoring and for the classification
+ * training target (see src/tasks/task.ts, LabelTokens):
+ * - 'in-context': lm-evaluation-harness's split of the pair (context, label): the context's trailing
+ *   whitespace moves onto the label, whole = encode(context + label), and the label's tokens are
+ *   whole[len(encode(context)):]; the model reads encode(context), the context without its trailing
+ *   whitespace. With a SentencePiece tokenizer "### Sentiment:" + "positive" gives "pos", the token
+ *   study B's released code hard-coded (evaluate_cross.py target_ids).
+ * - 'standalone': encode(label) on its own, the context read as given ("▁positive" with Llama-2).
+ */
+export type LabelTokenRule = 'in-context' | 'standalone';
+
+export interface FirstTokenEncoding {
+  /** What the model reads, left-truncated to maxLength. */
+  context: number[];
+  /** Per candidate, the token whose log-probability is read after the context. */
+  candidates: number[];
+}
+
+export function encodeFirstToken(
+  tok: Tokenizer, context: string, candidates: readonly string[], opts: { labelTokens?: LabelTokenRule; addSpecialTokens?: boolean }, maxLength: number,
+): FirstTokenEncoding {
+  const special = { addSpecialTokens: opts.addSpecialTokens ?? true };
+  const rule = opts.labelTokens ?? 'in-context';
+  if (rule === 'standalone') {
+    const ids = tok.encode(context, special);
+    if (ids.length === 0) throw new UserError(`context ${JSON.stringify(context.slice(0, 40))} encodes to no tokens`);
+    return { context: ids.slice(-maxLength), candidates: candidates.map((c) => standaloneToken(tok, c)) };
+  }
+  const trailing = /\s+$/u.exec(context);
+  const kept = trailing ? context.slice(0, trailing.index) : context;
+  const moved = trailing ? trailing[0] : '';
+  const ids = kept === '' ? [prefixToken(tok)] : tok.encode(kept, special);
+  if (ids.length === 0) throw new UserError(`context ${JSON.stringify(context.slice(0, 40))} encodes to no tokens`);
+  const cands = candidates.map((c) => {
+    if (kept === '') return standaloneToken(tok, moved + c);
+    const whole = tok.encode(kept + moved + c, special);
+    const first = whole[ids.length];
+    if (first === undefined) throw new UserError(`candidate ${JSON.stringify(c)} adds no token after the context ${JSON.stringify(kept.slice(-40))}`);
+    return first;
+  });
+  return { context: ids.slice(-maxLength), candidates: cands };
+}
+
+function standaloneToken(tok: Tokenizer, text: string): number {
+  const ids = tok.encode(text, { addSpecialTokens: false });
+  if (ids.length === 0) throw new UserError(`candidate ${JSON.stringify(text)} encodes to no tokens`);
+  return ids[0];
+}

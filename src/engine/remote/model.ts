@@ -8,15 +8,16 @@
 //   each of those positions (compared by value: top_logprobs keys are token strings).
 // - firstTokenLogprobs(): first the top log-probs after each context (one generated token,
 //   `logprobs: firstTokenTopK` with vLLM's return_tokens_as_token_ids, so keys are token ids);
+//   candidate tokens chosen per context by encodeFirstToken (in context by default);
 //   candidates outside that top-k (or all, when the server keys by text) by constrained
 //   continuation: the context followed by the candidate's first token, echoed, whose last prompt
 //   log-prob is the candidate's log-softmax at the context's last position. Exact either way.
 // - generate(): greedy (temperature 0) with the request's stop sequences and max_tokens; the prompt
 //   keeps its last tokens that leave room for the generation, as the built-in engine does.
 // Requests go out `promptsPerRequest` prompts per HTTP request, spread over the endpoints.
-import { encodePair } from '../builtin/requests.ts';
+import { encodeFirstToken, encodePair } from '../builtin/requests.ts';
 import { UserError } from '../../errors.ts';
-import type { GenerateRequest, LanguageModel, ScoreRequest, ScoreResult, Tokenizer } from '../../types.ts';
+import type { FirstTokenOptions, GenerateRequest, LanguageModel, ScoreRequest, ScoreResult, Tokenizer } from '../../types.ts';
 import type { NotFoundHook, RemoteEndpoints } from './endpoints.ts';
 import { choicesOf, choiceText, promptScores, type PromptScores } from './responses.ts';
 
@@ -126,21 +127,20 @@ export class RemoteModel implements LanguageModel {
     return results;
   }
 
-  async firstTokenLogprobs(contexts: string[], candidates: string[]): Promise<number[][]> {
-    const cand = candidates.map((c) => {
-      const ids = this.tokenizer.encode(c, { addSpecialTokens: false });
-      if (ids.length === 0) throw new UserError(`candidate ${JSON.stringify(c)} encodes to no tokens`);
-      return ids[0];
+  async firstTokenLogprobs(contexts: string[], candidates: string[], opts: FirstTokenOptions = {}): Promise<number[][]> {
+    const enc = contexts.map((c, i) => {
+      try {
+        return encodeFirstToken(this.tokenizer, c, candidates, opts, this.maxLength);
+      } catch (err) {
+        if (err instanceof UserError) throw new UserError(`context ${i}: ${err.message}`);
+        throw err;
+      }
     });
-    const rows = contexts.map((c, i) => {
-      const ids = this.tokenizer.encode(c).slice(-this.maxLength);
-      if (ids.length === 0) throw new UserError(`context ${i} (${JSON.stringify(c.slice(0, 40))}) encodes to no tokens`);
-      return ids;
-    });
-    const out: (number | undefined)[][] = rows.map(() => cand.map(() => undefined));
+    const rows = enc.map((e) => e.context);
+    const out: (number | undefined)[][] = rows.map(() => candidates.map(() => undefined));
     if (this.firstTokenTopK > 0) {
       const tops = await this.nextTokenTop(rows);
-      tops.forEach((top, i) => { if (top) cand.forEach((t, j) => { out[i][j] = top.get(t); }); });
+      tops.forEach((top, i) => { if (top) enc[i].candidates.forEach((t, j) => { out[i][j] = top.get(t); }); });
     }
     // The rest by constrained continuation: context + the candidate's first token, echoed.
     const missing: [number, number][] = [];
@@ -148,14 +148,15 @@ export class RemoteModel implements LanguageModel {
     const seqs: number[][] = [];
     out.forEach((row, i) => row.forEach((v, j) => {
       if (v !== undefined) return;
-      const key = `${i}:${cand[j]}`;
-      if (!seen.has(key)) { seen.set(key, seqs.length); seqs.push([...rows[i], cand[j]]); }
+      const t = enc[i].candidates[j];
+      const key = `${i}:${t}`;
+      if (!seen.has(key)) { seen.set(key, seqs.length); seqs.push([...rows[i], t]); }
       missing.push([i, j]);
     }));
     if (seqs.length > 0) {
       const scored = await this.promptLogprobs(seqs);
       for (const [i, j] of missing) {
-        const s = scored[seen.get(`${i}:${cand[j]}`)!];
+        const s = scored[seen.get(`${i}:${enc[i].candidates[j]}`)!];
         out[i][j] = s.logprobs[s.logprobs.length - 1];
       }
     }
@@ -195,7 +196,7 @@ export class RemoteModel implements LanguageModel {
       if (r.maxNewTokens <= 0) { for (const i of group) out[i] = ''; return; }
       const room = Math.max(1, this.maxLength - r.maxNewTokens);
       const prompts = group.map((i) => {
-        const ids = this.tokenizer.encode(reqs[i].prompt).slice(-room);
+        const ids = this.tokenizer.encode(reqs[i].prompt, { addSpecialTokens: reqs[i].addSpecialTokens ?? true }).slice(-room);
         return ids.length > 0 ? ids : [this.tokenizer.bosTokenId ?? this.tokenizer.eosTokenId ?? 0];
       });
       const stop = (r.stop ?? []).filter((s) => s !== '');
