@@ -4,8 +4,8 @@
 // tests); then, across runs, how often each pair is significantly positive, negative or neither.
 import { UserError } from '../errors.ts';
 import {
-  adjustPValues, blockBootstrapCI, firstDifferences, partialCorrelationPairs, permutationTest,
-  type CorrelationMethod, type Correction, type Residualiser,
+  adjustPValues, blockBootstrapCI, firstDifferences, levelsOrDifferencesPairs, partialCorrelationPairs, permutationTest,
+  type CorrelationMethod, type Correction, type Inference, type Representation, type Residualiser,
 } from '../stats/index.ts';
 import type { RunSeries } from './run-series.ts';
 
@@ -13,6 +13,8 @@ export interface AnalyzeOptions {
   control: string;
   method: CorrelationMethod;
   residualiser: Residualiser;
+  /** 'effective-n' (Bartlett's effective sample size, the default) or 'naive' (every checkpoint independent, as the papers). */
+  inference: Inference;
   correction: Correction;
   /** Significance level for the agreement counts (after correction). */
   alpha: number;
@@ -29,7 +31,7 @@ export interface AnalyzeOptions {
 }
 
 export const DEFAULT_OPTIONS: Omit<AnalyzeOptions, 'control'> = {
-  method: 'pearson', residualiser: 'linear', correction: 'holm', alpha: 0.05,
+  method: 'pearson', residualiser: 'linear', inference: 'effective-n', correction: 'holm', alpha: 0.05,
   differences: false, bootstrap: 0, permutations: 0, seed: 0,
 };
 
@@ -37,12 +39,21 @@ export interface PairResult {
   a: string;
   b: string;
   r: number | null;
+  /** Observations the test counted: the effective sample size ('effective-n'), or n ('naive'). */
+  nEff: number;
+  /** Degrees of freedom of the t-test: nEff - 2 - k. */
   df: number;
   p: number | null;
   p_adjusted: number | null;
   ci95: [number, number] | null;
   /** Why r is null, when it is. */
   reason?: string;
+  /** 'effective-n': bias-corrected AR(1) coefficients of the two residual series. */
+  phi?: [number, number];
+  /** Distinct (control, a, b) score rows, when fewer than n (plateaus). */
+  distinct?: number;
+  /** What was correlated: the scores' levels or their first differences ('effective-n' picks per pair). */
+  representation: Representation;
   bootstrap_ci95?: [number, number] | null;
   permutation_p?: number;
 }
@@ -84,12 +95,21 @@ export function analyzeRun(series: RunSeries, opts: AnalyzeOptions): RunAnalysis
   const ood: Record<string, Float64Array> = {};
   for (const t of oodNames) ood[t] = transform(series.values.get(t)!);
 
-  const statOpts = { method: opts.method, residualiser: opts.residualiser };
-  const results = partialCorrelationPairs(ood, [covariate], statOpts);
+  const statOpts = {
+    method: opts.method, residualiser: opts.residualiser, inference: opts.inference,
+    splineBasis: opts.residualiser === 'spline' ? splineBasisFor(covariate) : undefined,
+  };
+  // 'effective-n' on levels tests each pair on levels and on differences and keeps the one with the
+  // larger effective sample size (stats/levels-or-differences.ts); --differences forces differences
+  const results = opts.inference === 'effective-n' && !opts.differences
+    ? levelsOrDifferencesPairs(ood, [covariate], statOpts)
+    : partialCorrelationPairs(ood, [covariate], statOpts).map((p) => ({ ...p, representation: (opts.differences ? 'differences' : 'levels') as Representation }));
   const adjusted = adjustPValues(results.map((x) => x.result.p), opts.correction);
-  const pairs: PairResult[] = results.map(({ a, b, result }, i) => {
-    const pair: PairResult = { a, b, r: result.r, df: result.df, p: result.p, p_adjusted: adjusted[i], ci95: result.ci95 };
+  const pairs: PairResult[] = results.map(({ a, b, result, representation }, i) => {
+    const pair: PairResult = { a, b, r: result.r, nEff: result.nEff, df: result.df, p: result.p, p_adjusted: adjusted[i], ci95: result.ci95, representation };
     if (result.r === null) pair.reason = result.reason ?? 'undefined';
+    if (result.phi) pair.phi = result.phi;
+    if (result.distinct !== undefined) pair.distinct = result.distinct;
     if (opts.bootstrap > 0) {
       pair.bootstrap_ci95 = blockBootstrapCI(ood[a], ood[b], [covariate], {
         ...statOpts, resamples: opts.bootstrap, blockLength: opts.blockLength, seed: opts.seed,
@@ -102,6 +122,17 @@ export function analyzeRun(series: RunSeries, opts: AnalyzeOptions): RunAnalysis
   });
   return { run: series.run, n, control: opts.control, pairs };
 }
+
+/**
+ * The spline's basis dimension for one control series: mgcv's default 10, but at most half the
+ * control's distinct values (and at least 3), so that a GCV fit on a plateaued run (8 distinct
+ * values in 21 checkpoints) cannot spend nearly every degree of freedom the data has.
+ */
+export function splineBasisFor(control: Float64Array): number {
+  return Math.min(DEFAULT_SPLINE_BASIS, Math.max(3, Math.floor(new Set(control).size / 2)));
+}
+
+const DEFAULT_SPLINE_BASIS = 10;
 
 export function agreementAcrossRuns(runs: readonly RunAnalysis[], alpha: number): Agreement[] {
   const byPair = new Map<string, Agreement>();

@@ -7,7 +7,7 @@ export function formatJson(result: AnalysisResult): string {
   return JSON.stringify(result, null, 2) + '\n';
 }
 
-const PAIR_COLUMNS = ['run', 'a', 'b', 'n', 'r', 'df', 'p', 'p_adjusted', 'ci95_low', 'ci95_high', 'reason'] as const;
+const PAIR_COLUMNS = ['run', 'a', 'b', 'n', 'r', 'n_eff', 'df', 'p', 'p_adjusted', 'ci95_low', 'ci95_high', 'representation', 'reason'] as const;
 
 /** One row per (run, pair); bootstrap / permutation columns appear when they were computed. */
 export function formatPairsCsv(result: AnalysisResult): string {
@@ -18,7 +18,7 @@ export function formatPairsCsv(result: AnalysisResult): string {
   const lines = [[...PAIR_COLUMNS, ...extra].join(',')];
   for (const run of result.runs) {
     for (const p of run.pairs) {
-      const cells: unknown[] = [run.run, p.a, p.b, run.n, p.r, p.df, p.p, p.p_adjusted, p.ci95?.[0], p.ci95?.[1], p.reason];
+      const cells: unknown[] = [run.run, p.a, p.b, run.n, p.r, p.nEff, p.df, p.p, p.p_adjusted, p.ci95?.[0], p.ci95?.[1], p.representation, p.reason];
       if (extra.includes('bootstrap_ci95_low')) cells.push(p.bootstrap_ci95?.[0], p.bootstrap_ci95?.[1]);
       if (extra.includes('permutation_p')) cells.push(p.permutation_p);
       lines.push(cells.map(csvCell).join(','));
@@ -42,17 +42,17 @@ function csvCell(v: unknown): string {
 export function formatTable(result: AnalysisResult, opts: AnalyzeOptions): string {
   const out: string[] = [];
   const how = `${opts.method} partial correlation, ${opts.residualiser} residualiser on "${opts.control}"` +
-    `${opts.differences ? ', first differences' : ''}, ${opts.correction === 'none' ? 'no correction' : `${opts.correction} correction`}, alpha ${opts.alpha}`;
+    `${opts.differences ? ', first differences' : ''}, ${opts.inference === 'naive' ? 'naive t-test (checkpoints as independent)' : "t-test on Bartlett's effective sample size"}, ${opts.correction === 'none' ? 'no correction' : `${opts.correction} correction`}, alpha ${opts.alpha}`;
   out.push(`Partial correlations between OOD test sets across checkpoints (${how})`);
   for (const run of result.runs) {
     out.push('', `run ${run.run}: ${run.n} ${opts.differences ? 'differences' : 'checkpoints'}`);
-    const header = ['a', 'b', 'r', 'df', 'p', 'p adj', '95% CI'];
+    const header = ['a', 'b', 'on', 'r', 'n_eff', 'df', 'p', 'p adj', '95% CI'];
     const hasBoot = run.pairs.some((p) => p.bootstrap_ci95 !== undefined);
     const hasPerm = run.pairs.some((p) => p.permutation_p !== undefined);
     if (hasBoot) header.push('bootstrap 95% CI');
     if (hasPerm) header.push('perm p');
     const rows = run.pairs.map((p) => {
-      const row = [p.a, p.b, p.r === null ? `undefined: ${p.reason}` : fixed(p.r, 3), fixed(p.df, 1), pval(p.p), pval(p.p_adjusted) + star(p, opts.alpha), ci(p.ci95)];
+      const row = [p.a, p.b, p.representation, p.r === null ? `undefined: ${p.reason}` : fixed(p.r, 3), fixed(p.nEff, 1), fixed(p.df, 1), pval(p.p), pval(p.p_adjusted) + star(p, opts.alpha), ci(p.ci95)];
       if (hasBoot) row.push(ci(p.bootstrap_ci95 ?? null));
       if (hasPerm) row.push(p.permutation_p === undefined ? '' : pval(p.permutation_p));
       return row;

@@ -6,6 +6,7 @@ import { DEFAULT_OPTIONS, type AnalyzeOptions } from '../analyze/analysis.ts';
 export interface AnalysisFlags {
   method: AnalyzeOptions['method'];
   residualiser: AnalyzeOptions['residualiser'];
+  inference: AnalyzeOptions['inference'];
   correction: AnalyzeOptions['correction'];
   alpha: string;
   bootstrap: string;
@@ -21,6 +22,7 @@ export function addAnalysisOptions(cmd: Command): Command {
   return cmd
     .addOption(new Option('--method <method>', 'correlation (Spearman ranks every series and the control first)').choices(['pearson', 'spearman']).default(DEFAULT_OPTIONS.method))
     .addOption(new Option('--residualiser <kind>', 'how the control is regressed out: a straight line, or a penalised spline with GCV (a GAM)').choices(['linear', 'spline']).default(DEFAULT_OPTIONS.residualiser))
+    .addOption(new Option('--inference <test>', "how p-values count checkpoints: Bartlett's effective sample size from the residuals' autocorrelation, or naive (every checkpoint independent, as the papers)").choices(['effective-n', 'naive']).default(DEFAULT_OPTIONS.inference))
     .addOption(new Option('--correction <method>', 'multiple-testing correction over the pairs of each run').choices(['holm', 'bonferroni', 'bh', 'by', 'none']).default(DEFAULT_OPTIONS.correction))
     .option('--alpha <level>', 'significance level (after correction) for the agreement across runs', String(DEFAULT_OPTIONS.alpha))
     .option('--bootstrap <resamples>', 'moving-block bootstrap confidence intervals with this many resamples (0: none)', '0')
@@ -36,6 +38,7 @@ export function analysisOptionsFromFlags(flags: AnalysisFlags): Omit<AnalyzeOpti
   return {
     method: flags.method,
     residualiser: flags.residualiser,
+    inference: flags.inference,
     correction: flags.correction,
     alpha: number(flags.alpha, '--alpha', (x) => x > 0 && x < 1),
     differences: flags.differences ?? false,

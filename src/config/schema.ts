@@ -90,6 +90,7 @@ export const AnalysisSchema = z.strictObject({
   metric: z.string().default('accuracy'),
   method: z.enum(['pearson', 'spearman']).default('pearson'),
   residualiser: z.enum(['linear', 'spline']).default('linear'),
+  inference: z.enum(['effective-n', 'naive']).default('effective-n'),
   correction: z.enum(['holm', 'bonferroni', 'bh', 'by', 'none']).default('holm'),
   alpha: z.number().gt(0).lt(1).default(0.05),
   bootstrap: z.number().int().min(0).default(0),

@@ -13,7 +13,8 @@
  */
 import { UserError } from '../errors.ts';
 
-export type Correction = 'holm' | 'bonferroni' | 'bh' | 'by' | 'none';
+export const CORRECTIONS = ['holm', 'bonferroni', 'bh', 'by', 'none'] as const;
+export type Correction = typeof CORRECTIONS[number];
 
 export function adjustPValues(p: (number | null)[], method: Correction): (number | null)[] {
   const idx: number[] = [];

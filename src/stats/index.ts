@@ -2,16 +2,21 @@
  * genstudy's statistics core (no I/O): correlation, partial correlation with linear or spline
  * (GAM) residualisers, p-values and confidence intervals, multiple-testing corrections, and checks
  * that respect the order of checkpoints (first differences, block bootstrap, circular-shift
- * permutation test). Each module's header gives its formula and source.
+ * permutation test) and the default inference for autocorrelated checkpoints (Bartlett's effective
+ * sample size). Each module's header gives its formula and source.
  */
 export { pearson, spearman } from './correlation.ts';
 export { rank } from './rank.ts';
 export {
-  partialCorrelation, partialCorrelationPairs,
-  type CorrelationMethod, type Residualiser, type PartialResult, type PartialOptions,
+  partialCorrelation, partialCorrelationPairs, CORRELATION_METHODS, RESIDUALISERS, INFERENCES,
+  type CorrelationMethod, type Residualiser, type Inference, type PartialResult, type PartialOptions,
 } from './partial-correlation.ts';
-export { adjustPValues, type Correction } from './corrections.ts';
+export { autocorrelation } from './autocorrelation.ts';
+export { bartlettEffectiveN, biasCorrectedAr1, MAX_PHI } from './effective-sample-size.ts';
+export { countDistinctRows, denseIds } from './distinct-rows.ts';
+export { adjustPValues, CORRECTIONS, type Correction } from './corrections.ts';
 export { firstDifferences } from './differences.ts';
+export { levelsOrDifferencesPairs, type ChosenPair, type Representation } from './levels-or-differences.ts';
 export { blockBootstrapCI, type BlockBootstrapOptions } from './bootstrap.ts';
 export { permutationTest, type PermutationOptions } from './permutation.ts';
 export { createRandom, type Random } from './random.ts';

@@ -15,29 +15,51 @@
  * (it is exactly 0 only when |r| = 1).
  * Null results (never NaN): a constant series, residuals that are constant (the series is a
  * function of the covariates), or too few observations (n - k - 3 <= 0 or df <= 0); `reason` says which.
+ *
+ * Inference. 'naive' is the test above, which treats the n checkpoints as independent (pingouin's,
+ * and the papers'). 'effective-n' (effective-sample-size.ts) replaces n by Bartlett's effective
+ * sample size n_eff of the two residual series (from their bias-corrected lag-1 autocorrelations),
+ * capped at the number of distinct (x, y, covariates) rows: df = n_eff - 2 - k and the CI uses
+ * sqrt(n_eff - k - 3). Both inferences make a pair with too few distinct rows (at most k + 3) a
+ * null result: plateaued checkpoints repeat rows, and repeats are not observations.
  */
 import { UserError } from '../errors.ts';
+import { lag1AboutMean } from './autocorrelation.ts';
 import { centredCorrelation } from './correlation.ts';
+import { countDistinctRows, denseIds } from './distinct-rows.ts';
+import { bartlettEffectiveN, biasCorrectedAr1 } from './effective-sample-size.ts';
 import { normalQuantile, tTwoSidedP } from './distributions.ts';
 import { linearResidualiser, type SeriesResidualiser } from './linear-residuals.ts';
 import { Ranker, rankInto } from './rank.ts';
 import { splineResidualiser } from './spline-residuals.ts';
 import { isConstant, requireLength, toFloat64 } from './validate.ts';
 
-export type CorrelationMethod = 'pearson' | 'spearman';
-export type Residualiser = 'linear' | 'spline';
+/** What stats/ offers; analyze/options.ts builds the one analysis-options schema from these. */
+export const CORRELATION_METHODS = ['pearson', 'spearman'] as const;
+export const RESIDUALISERS = ['linear', 'spline'] as const;
+export const INFERENCES = ['effective-n', 'naive'] as const;
+export type CorrelationMethod = typeof CORRELATION_METHODS[number];
+export type Residualiser = typeof RESIDUALISERS[number];
+/** How the p-value and CI count observations: Bartlett's effective n, or every checkpoint as independent. */
+export type Inference = typeof INFERENCES[number];
 
 export interface PartialResult {
   /** Observations used. */
   n: number;
   /** Null when undefined (a constant series, constant residuals, too few observations). */
   r: number | null;
-  /** n - 2 - k (k = covariates; for the spline, the smooth's effective dof). */
+  /** The observations the test counts: n ('naive'), or the effective sample size ('effective-n'). */
+  nEff: number;
+  /** nEff - 2 - k (k = covariates; for the spline, the smooth's effective dof). */
   df: number;
   /** Two-sided t-test p-value with df. */
   p: number | null;
-  /** Fisher z interval: tanh(atanh(r) -+ z_.975 / sqrt(n - k - 3)). */
+  /** Fisher z interval: tanh(atanh(r) -+ z_.975 / sqrt(nEff - k - 3)). */
   ci95: [number, number] | null;
+  /** 'effective-n': the bias-corrected AR(1) coefficients of the two residual series. */
+  phi?: [number, number];
+  /** Distinct (x, y, covariates) rows, when fewer than n. */
+  distinct?: number;
   /** Why r / p / ci95 are null, in words. */
   reason?: string;
 }
@@ -48,6 +70,8 @@ export interface PartialOptions {
   residualiser: Residualiser;
   /** Basis dimension of the spline (mgcv's k); default 10. */
   splineBasis?: number;
+  /** Default 'naive' (pingouin's test); the analysis defaults to 'effective-n'. */
+  inference?: Inference;
 }
 
 /** Residuals whose norm is below this fraction of the centred series' norm count as constant. */
@@ -64,14 +88,17 @@ export function partialCorrelation(
   const xs = toFloat64(x, 'x');
   const ys = toFloat64(y, 'y');
   const cs = covariates.map((c, i) => toFloat64(c, `covariates[${i}]`));
-  return partialOfArrays(xs, ys, cs, opts, 'x', 'y');
+  const distinct = n > 0 ? countDistinctRows([xs, ys, ...cs].map(denseIds), n) : 0;
+  return partialOfArrays(xs, ys, cs, opts, 'x', 'y', distinct);
 }
 
 /**
- * The same on validated arrays (not modified). Used by the bootstrap on resampled rows.
+ * The same on validated arrays (not modified). Used by the bootstrap on resampled rows, which
+ * repeat rows by design: it passes no `distinct` count, and only r is used there.
  */
 export function partialOfArrays(
   x: Float64Array, y: Float64Array, covariates: Float64Array[], opts: PartialOptions, nameX = 'x', nameY = 'y',
+  distinct = x.length,
 ): PartialResult {
   const n = x.length;
   const k = covariates.length;
@@ -92,7 +119,37 @@ export function partialOfArrays(
   for (const [s, e, name] of [[x, rx, nameX], [y, ry, nameY]] as const) {
     if (residualsConstant(s, e, controls.scratch)) return nullResult(n, n - 2 - kEff, constantResidualsReason(name));
   }
-  return resultFromR(n, kEff, centredCorrelation(rx, ry));
+  const r = centredCorrelation(rx, ry);
+  const phi = opts.inference === 'effective-n' ? [residualPhi(rx), residualPhi(ry)] as [number, number] : undefined;
+  return inferFromR(n, kEff, r, distinct, phi);
+}
+
+/** Bias-corrected AR(1) coefficient of one residual series. */
+function residualPhi(e: Float64Array): number {
+  const n = e.length;
+  let m = 0;
+  for (let t = 0; t < n; t++) m += e[t];
+  m /= n;
+  let ss = 0;
+  for (let t = 0; t < n; t++) ss += (e[t] - m) * (e[t] - m);
+  return biasCorrectedAr1(lag1AboutMean(e, 0, n, m, ss), n);
+}
+
+/**
+ * The test of r from n rows (distinct of them) and k covariate dof: the naive test when `phi` is
+ * undefined, else with Bartlett's effective sample size of the two AR(1) coefficients.
+ */
+export function inferFromR(n: number, k: number, r: number, distinct: number, phi?: [number, number]): PartialResult {
+  if (distinct - k - 3 <= 0) {
+    return { ...nullResult(n, n - 2 - k, `only ${distinct} distinct checkpoint${distinct === 1 ? '' : 's'} (of ${n}): too few for k=${fmtK(k)} covariate degrees of freedom (needs more than k + 3)`), distinct };
+  }
+  const extra = distinct < n ? { distinct } : {};
+  if (phi === undefined) return { ...(tooFew(n, k) ?? resultFromR(n, k, r)), ...extra };
+  const nEff = bartlettEffectiveN(phi[0], phi[1], n, distinct);
+  if (nEff - k - 3 <= 0) {
+    return { ...nullResult(n, nEff - 2 - k, `effective sample size ${nEff.toFixed(1)} of ${n} checkpoints (residual autocorrelations ${phi[0].toFixed(2)}, ${phi[1].toFixed(2)}) too small for k=${fmtK(k)} covariate degrees of freedom (needs n_eff - k - 3 > 0)`), nEff, phi, ...extra };
+  }
+  return { ...resultFromR(n, k, r, nEff), phi, ...extra };
 }
 
 export interface Controls {
@@ -137,6 +194,9 @@ export function checkOptions(opts: PartialOptions, k: number): void {
   if (opts.residualiser !== 'linear' && opts.residualiser !== 'spline') {
     throw new UserError(`residualiser must be 'linear' or 'spline', got '${String(opts.residualiser)}'`);
   }
+  if (opts.inference !== undefined && !INFERENCES.includes(opts.inference)) {
+    throw new UserError(`inference must be ${INFERENCES.map((x) => `'${x}'`).join(' or ')}, got '${String(opts.inference)}'`);
+  }
   if (opts.residualiser === 'spline' && k > 1) {
     throw new UserError(`the spline residualiser takes exactly one control variable, got ${k}; use residualiser 'linear' for several`);
   }
@@ -176,18 +236,18 @@ export function tooFew(n: number, k: number): PartialResult | undefined {
 }
 
 export function nullResult(n: number, df: number, reason: string): PartialResult {
-  return { n, r: null, df, p: null, ci95: null, reason };
+  return { n, r: null, nEff: n, df, p: null, ci95: null, reason };
 }
 
-/** The test and interval for a partial correlation r from n observations and k covariate dof. */
-export function resultFromR(n: number, k: number, r: number): PartialResult {
-  const df = n - 2 - k;
+/** The test and interval for a partial correlation r from n observations (nEff of them effective) and k covariate dof. */
+export function resultFromR(n: number, k: number, r: number, nEff = n): PartialResult {
+  const df = nEff - 2 - k;
   const rr = Math.max(-1, Math.min(1, r));
   const denom = 1 - rr * rr;
   const p = denom === 0 ? 0 : tTwoSidedP(rr * Math.sqrt(df / denom), df);
   const z = Math.atanh(rr);
-  const half = Z975 / Math.sqrt(n - k - 3);
-  return { n, r: rr, df, p, ci95: [Math.tanh(z - half), Math.tanh(z + half)] };
+  const half = Z975 / Math.sqrt(nEff - k - 3);
+  return { n, r: rr, nEff, df, p, ci95: [Math.tanh(z - half), Math.tanh(z + half)] };
 }
 
 /**
@@ -214,7 +274,8 @@ export function partialCorrelationPairs(
   // raw residuals, one series after another; r_ab = (e_a'e_b - n mean_a mean_b) / sqrt(ss_a ss_b)
   const resid = new Float64Array(m * n);
   const dof = new Float64Array(m);
-  const means = new Float64Array(m), norms = new Float64Array(m);
+  const means = new Float64Array(m), norms = new Float64Array(m), phis = new Float64Array(m);
+  const effective = opts.inference === 'effective-n';
   const reasons: (string | undefined)[] = new Array(m).fill(undefined);
   const moments = new Float64Array(2);
   for (let s = 0; s < m; s++) {
@@ -233,7 +294,11 @@ export function partialCorrelationPairs(
     }
     means[s] = mean;
     norms[s] = Math.sqrt(ssE);
+    if (effective) phis[s] = biasCorrectedAr1(lag1AboutMean(resid, s * n, n, mean, ssE), n);
   }
+  // distinct (control, a, b) rows per pair; one all-distinct series makes every row distinct
+  const covIds = cs.map(denseIds);
+  const seriesIds = covIds.some((c) => c.levels === n) ? undefined : data.map(denseIds);
   // all pair dot products first, four pairs per pass over a's residuals
   const dots = new Float64Array(m * m);
   for (let a = 0; a < m; a++) {
@@ -260,7 +325,8 @@ export function partialCorrelationPairs(
       } else {
         const kEff = Math.max(dof[a], dof[b]);
         const r = (dots[a * m + b] - n * means[a] * means[b]) / (norms[a] * norms[b]);
-        result = tooFew(n, kEff) ?? resultFromR(n, kEff, r);
+        const distinct = seriesIds ? countDistinctRows([...covIds, seriesIds[a], seriesIds[b]], n) : n;
+        result = tooFew(n, kEff) ?? inferFromR(n, kEff, r, distinct, effective ? [phis[a], phis[b]] : undefined);
       }
       out.push({ a: names[a], b: names[b], result });
     }

@@ -21,9 +21,11 @@ test('analyze recovers the simulated structure and prints the documented JSON', 
   assert.equal(run.control, 'in-domain');
   assert.equal(run.pairs.length, 10); // 5 OOD sets -> 10 pairs
   for (const p of run.pairs) {
-    assert.deepEqual(Object.keys(p), ['a', 'b', 'r', 'df', 'p', 'p_adjusted', 'ci95']);
+    assert.deepEqual(Object.keys(p), ['a', 'b', 'r', 'nEff', 'df', 'p', 'p_adjusted', 'ci95', 'representation', 'phi']);
     assert.ok(p.a < p.b, `pair ${p.a}/${p.b} not in alphabetical order`);
-    assert.equal(p.df, 60 - 2 - 1);
+    // the default inference counts Bartlett's effective sample size, never more than the checkpoints
+    assert.ok(p.nEff > 4 && p.nEff <= 60, `nEff ${p.nEff}`);
+    assert.ok(Math.abs(p.df - (p.nEff - 2 - 1)) < 1e-12);
     assert.ok(p.p_adjusted >= p.p);
   }
   const bySet = new Map(DEFAULT_SIMULATED_SETS.map((s) => [s.id, s]));
@@ -67,7 +69,7 @@ test('csv output with --out writes the pairs and the agreement tables', async (t
   const r = await genstudy(['analyze', join(dir, 's.csv'), '--control', 'in-domain', '--format', 'csv', '--out', join(dir, 'out.csv'), '--bootstrap', '50']);
   assert.equal(r.code, 0, r.stderr);
   const pairs = readFileSync(join(dir, 'out.csv'), 'utf8').trim().split('\n');
-  assert.equal(pairs[0], 'run,a,b,n,r,df,p,p_adjusted,ci95_low,ci95_high,reason,bootstrap_ci95_low,bootstrap_ci95_high');
+  assert.equal(pairs[0], 'run,a,b,n,r,n_eff,df,p,p_adjusted,ci95_low,ci95_high,representation,reason,bootstrap_ci95_low,bootstrap_ci95_high');
   assert.equal(pairs.length, 1 + 2 * 10);
   const agreement = readFileSync(join(dir, 'out.agreement.csv'), 'utf8').trim().split('\n');
   assert.equal(agreement[0], 'a,b,positive,negative,null,runs,verdict');
