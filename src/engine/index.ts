@@ -11,3 +11,4 @@ export { knownModelTypes } from './builtin/registry.ts';
 export { initBackend } from './builtin/backend.ts';
 export { builtinLoader } from './builtin/loader.ts';
 export { identifyCheckpoint, identifyModelFolder, type ModelIdentity } from './model-identity.ts';
+export { incompleteReason, incompleteAdapterReason } from './builtin/folder-check.ts';

@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { UserError } from '../errors.ts';
 import type { CheckpointRef } from '../types.ts';
-import { isTemporaryName } from '../atomic-write.ts';
+import { incompleteAdapterReason, incompleteReason } from '../engine/builtin/folder-check.ts';
 
 
 export interface DiscoverOptions {
@@ -35,78 +35,6 @@ const WRITING_FOLDER = /^tmp-(?:step|checkpoint)[-_]?\d+$/;
 export function stepOfFolder(name: string): number | undefined {
   const m = STEP_FOLDER.exec(name);
   return m ? Number(m[1]) : undefined;
-}
-
-/** Bytes a safetensors file must have according to its header, or undefined when the header is unreadable. */
-function safetensorsExpectedSize(file: string): number | undefined {
-  const fd = fs.openSync(file, 'r');
-  try {
-    const len = Buffer.alloc(8);
-    if (fs.readSync(fd, len, 0, 8, 0) < 8) return undefined;
-    const n = Number(len.readBigUInt64LE());
-    if (n <= 0 || n > 100_000_000) return undefined;
-    const header = Buffer.alloc(n);
-    if (fs.readSync(fd, header, 0, n, 8) < n) return undefined;
-    const parsed = JSON.parse(header.toString('utf8')) as Record<string, { data_offsets?: [number, number] }>;
-    let end = 0;
-    for (const [name, t] of Object.entries(parsed)) if (name !== '__metadata__' && t.data_offsets) end = Math.max(end, t.data_offsets[1]);
-    return 8 + n + end;
-  } catch {
-    return undefined;
-  } finally {
-    fs.closeSync(fd);
-  }
-}
-
-/** Why `dir` is not a complete model folder, or undefined when it is one (`tokenizerDir` stands in for a missing tokenizer). */
-export function incompleteReason(dir: string, tokenizerDir?: string): string | undefined {
-  if (!fs.existsSync(path.join(dir, 'config.json'))) return 'no config.json';
-  const entries = fs.readdirSync(dir);
-  const temp = entries.find(isTemporaryName);
-  if (temp) return `a file is being written (${temp})`;
-  let shards: string[];
-  const index = path.join(dir, 'model.safetensors.index.json');
-  if (fs.existsSync(index)) {
-    try {
-      const map = (JSON.parse(fs.readFileSync(index, 'utf8')) as { weight_map?: Record<string, string> }).weight_map ?? {};
-      shards = [...new Set(Object.values(map))];
-    } catch {
-      return 'model.safetensors.index.json is not valid JSON';
-    }
-    if (shards.length === 0) return 'model.safetensors.index.json lists no weight files';
-  } else if (fs.existsSync(path.join(dir, 'model.safetensors'))) {
-    shards = ['model.safetensors'];
-  } else {
-    const other = ['pytorch_model.bin', 'pytorch_model.bin.index.json'].find((f) => entries.includes(f));
-    return `no weights (model.safetensors or model.safetensors.index.json)${other ? `; found ${other}, convert it to safetensors` : ''}`;
-  }
-  for (const s of shards) {
-    const file = path.join(dir, s);
-    if (!fs.existsSync(file)) return `weight file ${s} is missing`;
-    const want = safetensorsExpectedSize(file);
-    if (want === undefined) return `weight file ${s} has no readable safetensors header`;
-    const have = fs.statSync(file).size;
-    if (have < want) return `weight file ${s} is shorter than its header says (${have} of ${want} bytes)`;
-  }
-  if (!fs.existsSync(path.join(dir, 'tokenizer.json')) && !(tokenizerDir && fs.existsSync(path.join(tokenizerDir, 'tokenizer.json')))) {
-    return 'no tokenizer.json (a trainer given no tokenizer saves none: pass --tokenizer DIR)';
-  }
-  return undefined;
-}
-
-/** Why `dir` is not a complete PEFT LoRA adapter folder, or undefined when it is one. */
-export function incompleteAdapterReason(dir: string): string | undefined {
-  const entries = fs.readdirSync(dir);
-  const temp = entries.find(isTemporaryName);
-  if (temp) return `a file is being written (${temp})`;
-  if (!entries.includes('adapter_config.json')) return 'no adapter_config.json';
-  const file = path.join(dir, 'adapter_model.safetensors');
-  if (!fs.existsSync(file)) return 'no adapter_model.safetensors';
-  const want = safetensorsExpectedSize(file);
-  if (want === undefined) return 'adapter_model.safetensors has no readable safetensors header';
-  const have = fs.statSync(file).size;
-  if (have < want) return `adapter_model.safetensors is shorter than its header says (${have} of ${want} bytes)`;
-  return undefined;
 }
 
 /** The base model of an adapter folder: --base-model, else its base_model_name_or_path when that is a local folder. */

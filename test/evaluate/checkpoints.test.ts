@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { discoverCheckpoints, incompleteReason, storedCheckpoints } from '../../src/evaluate/index.ts';
+import { discoverCheckpoints, storedCheckpoints } from '../../src/evaluate/index.ts';
+import { incompleteReason } from '../../src/engine/index.ts';
 import { UserError } from '../../src/errors.ts';
 import { tempDir, tinyRun } from './helpers.ts';
 

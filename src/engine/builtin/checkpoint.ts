@@ -29,20 +29,34 @@ export function readConfig(dir: string): HfConfig {
   return readJsonFile(file) as HfConfig;
 }
 
-/** The weight files of a folder, in a fixed order (the index's shards, or model.safetensors). */
-export function weightFiles(dir: string): string[] {
+/** The weight files a folder names (the index's shards, or model.safetensors) in a fixed order, or why it names none. */
+export function listWeightFiles(dir: string): { files: string[] } | { why: string } {
   const index = path.join(dir, 'model.safetensors.index.json');
   if (fs.existsSync(index)) {
-    const map = readJsonFile(index).weight_map;
-    if (typeof map !== 'object' || map === null) throw new UserError(`${index}: expected a "weight_map" object`);
+    let map: unknown;
+    try {
+      map = (JSON.parse(fs.readFileSync(index, 'utf8')) as { weight_map?: unknown }).weight_map;
+    } catch {
+      return { why: 'model.safetensors.index.json is not valid JSON' };
+    }
+    if (typeof map !== 'object' || map === null || Object.values(map).some((f) => typeof f !== 'string')) {
+      return { why: 'model.safetensors.index.json has no "weight_map" object of file names' };
+    }
     const files = [...new Set(Object.values(map as Record<string, string>))].sort();
-    return files.map((f) => path.join(dir, f));
+    if (files.length === 0) return { why: 'model.safetensors.index.json lists no weight files' };
+    return { files: files.map((f) => path.join(dir, f)) };
   }
   const single = path.join(dir, 'model.safetensors');
-  if (fs.existsSync(single)) return [single];
+  if (fs.existsSync(single)) return { files: [single] };
   const other = ['pytorch_model.bin', 'pytorch_model.bin.index.json', 'model.ckpt.index'].find((f) => fs.existsSync(path.join(dir, f)));
-  throw new UserError(`${dir}: no model.safetensors or model.safetensors.index.json` +
-    (other ? ` (found ${other}; convert it to safetensors first)` : ''));
+  return { why: `no weights (model.safetensors or model.safetensors.index.json)${other ? `; found ${other}, convert it to safetensors` : ''}` };
+}
+
+/** The weight files of a folder, in a fixed order; a folder without them is the user's error. */
+export function weightFiles(dir: string): string[] {
+  const listed = listWeightFiles(dir);
+  if ('why' in listed) throw new UserError(`${dir}: ${listed.why}`);
+  return listed.files;
 }
 
 /** The weight files of a folder opened for reading, and which file holds each tensor. Close them after use. */

@@ -60,6 +60,27 @@ function checkLayout(file: string, entries: Map<string, HeaderEntry>): void {
   }
 }
 
+/** Bytes a safetensors file must have according to its header, or undefined when the header is unreadable (a file still being written is shorter). */
+export function safetensorsExpectedSize(file: string): number | undefined {
+  const fd = fs.openSync(file, 'r');
+  try {
+    const len = Buffer.alloc(8);
+    if (fs.readSync(fd, len, 0, 8, 0) < 8) return undefined;
+    const n = Number(len.readBigUInt64LE());
+    if (n <= 0 || n > 100_000_000) return undefined;
+    const header = Buffer.alloc(n);
+    if (fs.readSync(fd, header, 0, n, 8) < n) return undefined;
+    const parsed = JSON.parse(header.toString('utf8')) as Record<string, { data_offsets?: [number, number] }>;
+    let end = 0;
+    for (const [name, t] of Object.entries(parsed)) if (name !== '__metadata__' && t.data_offsets) end = Math.max(end, t.data_offsets[1]);
+    return 8 + n + end;
+  } catch {
+    return undefined;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 /**
  * One .safetensors file opened for reading tensor by tensor: only the header is read up front, each
  * tensor's bytes when asked for, so loading a model never holds a whole file in memory.
