@@ -1,18 +1,35 @@
-// Choosing the tfjs backend: tfjs-node when it is installed, else wasm, else cpu; GENSTUDY_BACKEND
-// (node | wasm | cpu) overrides.
+// Choosing the compute path: tfjs-node when it is installed, else "native" (tfjs wasm with the matrix
+// multiply run by onnxruntime-node, native/), else wasm alone, else the pure-JS cpu backend.
+// GENSTUDY_BACKEND (node | native | wasm | cpu) overrides; GENSTUDY_THREADS (default 1) is the number
+// of threads the native kernels may use (the wasm kernels run on one thread in Node regardless).
 import * as tf from '@tensorflow/tfjs-core';
 import { UserError } from '../../errors.ts';
 import { registerWasmKernels } from './wasm-kernels.ts';
+import { nativeMatMulActive, registerNativeMatMul } from './native/matmul-kernel.ts';
 
 let ready: Promise<string> | undefined;
+let nativeUnavailable = '';
 
-const loaders: Record<string, () => Promise<unknown>> = {
+const PATHS = ['node', 'native', 'wasm', 'cpu'] as const;
+type PathName = (typeof PATHS)[number];
+
+const loaders: Record<PathName, () => Promise<unknown>> = {
   // A variable specifier keeps TypeScript from requiring tfjs-node, which is optional.
   node: () => import(['@tensorflow', 'tfjs-node'].join('/')),
+  native: () => import('@tensorflow/tfjs-backend-wasm'),
   wasm: () => import('@tensorflow/tfjs-backend-wasm'),
   cpu: () => import('@tensorflow/tfjs-backend-cpu'),
 };
-const tfNames: Record<string, string> = { node: 'tensorflow', wasm: 'wasm', cpu: 'cpu' };
+const tfNames: Record<PathName, string> = { node: 'tensorflow', native: 'wasm', wasm: 'wasm', cpu: 'cpu' };
+
+/** GENSTUDY_THREADS: threads for the native kernels (a positive integer; default 1). */
+export function engineThreads(): number {
+  const raw = process.env.GENSTUDY_THREADS?.trim();
+  if (!raw) return 1;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1) throw new UserError(`GENSTUDY_THREADS=${raw}: expected a positive integer`);
+  return n;
+}
 
 /** Sets up the tfjs backend once per process and returns its tfjs name ('tensorflow', 'wasm', 'cpu'). */
 export function initBackend(): Promise<string> {
@@ -20,34 +37,46 @@ export function initBackend(): Promise<string> {
   return ready;
 }
 
+/**
+ * Which path computes, in words, for logs and reports: 'native (onnxruntime matmul, 2 threads; other
+ * ops wasm)', 'wasm', 'wasm (native unavailable: ...)', 'tensorflow' or 'cpu'. Call after initBackend.
+ */
+export function enginePath(): string {
+  const backend = tf.getBackend();
+  if (backend !== 'wasm') return backend;
+  if (nativeMatMulActive()) return `native (onnxruntime matmul, ${engineThreads()} thread${engineThreads() > 1 ? 's' : ''}; other ops wasm)`;
+  return nativeUnavailable ? `wasm (native unavailable: ${nativeUnavailable})` : 'wasm';
+}
+
+async function start(name: PathName): Promise<boolean> {
+  await loaders[name]();
+  if (!(await tf.setBackend(tfNames[name]))) return false;
+  await tf.ready();
+  if (tf.getBackend() === 'wasm') registerWasmKernels();
+  if (name === 'native') registerNativeMatMul(engineThreads());
+  return true;
+}
+
 async function choose(): Promise<string> {
   const wanted = process.env.GENSTUDY_BACKEND?.trim();
   if (wanted) {
-    if (!(wanted in loaders)) throw new UserError(`GENSTUDY_BACKEND=${wanted}: expected one of ${Object.keys(loaders).join(', ')}`);
+    if (!(PATHS as readonly string[]).includes(wanted)) throw new UserError(`GENSTUDY_BACKEND=${wanted}: expected one of ${PATHS.join(', ')}`);
+    let ok: boolean;
     try {
-      await loaders[wanted]();
+      ok = await start(wanted as PathName);
     } catch (err) {
       throw new UserError(`GENSTUDY_BACKEND=${wanted}: the backend cannot be loaded (${(err as Error).message.split('\n')[0]})`);
     }
-    if (!(await tf.setBackend(tfNames[wanted]))) throw new UserError(`GENSTUDY_BACKEND=${wanted}: the backend failed to start`);
-    await tf.ready();
-    return started();
+    if (!ok) throw new UserError(`GENSTUDY_BACKEND=${wanted}: the backend failed to start`);
+    return tf.getBackend();
   }
-  for (const name of ['node', 'wasm', 'cpu']) {
+  for (const name of PATHS) {
     try {
-      await loaders[name]();
-      if (await tf.setBackend(tfNames[name])) {
-        await tf.ready();
-        return started();
-      }
-    } catch {
-      // Not installed or not loadable here: try the next one.
+      if (await start(name)) return tf.getBackend();
+    } catch (err) {
+      // Not installed or not loadable here: try the next one (native falls back to wasm alone).
+      if (name === 'native') nativeUnavailable = (err as Error).message.split('\n')[0];
     }
   }
-  throw new Error('no tfjs backend could be started (tried tfjs-node, wasm, cpu)');
-}
-
-function started(): string {
-  if (tf.getBackend() === 'wasm') registerWasmKernels();
-  return tf.getBackend();
+  throw new Error(`no tfjs backend could be started (tried ${PATHS.join(', ')})`);
 }

@@ -5,6 +5,7 @@
 // Linear weights are kept transposed ([in, out], see params.ts): on the wasm backend a matMul with the
 // transposeB flag runs ~15x slower than a plain one (../shared/DESIGN.md, "Facts measured here").
 import * as tf from '@tensorflow/tfjs-core';
+import { nativeMatMulActive } from './native/matmul-kernel.ts';
 
 /**
  * Extra terms added to a linear layer's output, keyed by the layer's weight tensor: LoRA adapters
@@ -151,6 +152,8 @@ function repeatKv(x: tf.Tensor4D, n: number): tf.Tensor4D {
  * batch is cut into 2D products (cheap with the slice kernel of wasm-kernels.ts) and put back together.
  */
 export function bmm(a: tf.Tensor4D, b: tf.Tensor4D): tf.Tensor4D {
+  // The native product takes the batch whole (and its gradient is matMul's own, gradients.ts).
+  if (nativeMatMulActive()) return batched(a, b);
   // Under a gradient tape the sliced path's backward would pad every slice's gradient back to the
   // full batch (memory and time quadratic in the batch); bmmWithGrad gives it a sliced backward.
   if (tf.engine().isTapeOn()) return bmmWithGrad(a, b);
@@ -175,15 +178,20 @@ const bmmWithGrad = tf.customGrad((...args: (tf.Tensor | tf.GradSaveFunc)[]) => 
   };
 }) as (a: tf.Tensor4D, b: tf.Tensor4D) => tf.Tensor4D;
 
+/** One batched matMul over the flattened leading dimensions. */
+function batched(a: tf.Tensor4D, b: tf.Tensor4D): tf.Tensor4D {
+  const [n0, n1, m, k] = a.shape;
+  const p = b.shape[3];
+  return tf.reshape(tf.matMul(tf.reshape(a, [n0 * n1, m, k]) as tf.Tensor3D, tf.reshape(b, [n0 * n1, k, p]) as tf.Tensor3D), [n0, n1, m, p]);
+}
+
 function bmmForward(a: tf.Tensor4D, b: tf.Tensor4D): tf.Tensor4D {
   const [n0, n1, m, k] = a.shape;
   const p = b.shape[3];
   const n = n0 * n1;
   // Each 2D product costs ~3 ops of fixed overhead (~50 us); below ~25k multiply-adds per product
   // (e.g. one decoding step) the naive batched kernel is the faster one.
-  if (n === 1 || m * k * p < 25000 || tf.getBackend() !== 'wasm') {
-    return tf.reshape(tf.matMul(tf.reshape(a, [n, m, k]) as tf.Tensor3D, tf.reshape(b, [n, k, p]) as tf.Tensor3D), [n0, n1, m, p]);
-  }
+  if (n === 1 || m * k * p < 25000 || tf.getBackend() !== 'wasm') return batched(a, b);
   const a3 = tf.reshape(a, [n, m, k]);
   const b3 = tf.reshape(b, [n, k, p]);
   const parts: tf.Tensor2D[] = [];

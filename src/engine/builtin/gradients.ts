@@ -15,6 +15,7 @@
 // 3. Tile's gradient for tensors of rank 5 (grouped-query attention's repeat_kv), which tfjs lacks.
 import * as tf from '@tensorflow/tfjs-core';
 import { createRequire } from 'node:module';
+import { nativeMatMulActive } from './native/matmul-kernel.ts';
 
 let registered = false;
 
@@ -42,6 +43,8 @@ const batchMatMulGrad: tf.GradConfig = {
     const g = dy as tf.Tensor;
     const [a, b] = saved;
     const { transposeA, transposeB } = attrs as unknown as { transposeA: boolean; transposeB: boolean };
+    // The native product (native/matmul-kernel.ts) takes the flags inside its kernel at full speed.
+    if (nativeMatMulActive()) return flaggedMatMulGrads(g, a, b, transposeA, transposeB);
     return {
       a: () => {
         const dOpA = tf.matMul(g, swapLast(applied(b, transposeB)));
@@ -54,6 +57,14 @@ const batchMatMulGrad: tf.GradConfig = {
     };
   },
 };
+
+/** tfjs's own gradient of C = op(A) op(B), with the transpose flags (for the native product). */
+function flaggedMatMulGrads(g: tf.Tensor, a: tf.Tensor, b: tf.Tensor, tA: boolean, tB: boolean): Record<string, () => tf.Tensor> {
+  if (!tA && !tB) return { a: () => tf.matMul(g, b, false, true), b: () => tf.matMul(a, g, true, false) };
+  if (!tA && tB) return { a: () => tf.matMul(g, b, false, false), b: () => tf.matMul(g, a, true, false) };
+  if (tA && !tB) return { a: () => tf.matMul(b, g, false, true), b: () => tf.matMul(a, g, false, false) };
+  return { a: () => tf.matMul(b, g, true, true), b: () => tf.matMul(g, a, true, true) };
+}
 
 /**
  * Gradient of tile for any rank (tfjs's stops at rank 4; grouped-query attention tiles rank-5
