@@ -9,6 +9,7 @@ import { printStudySummary, writeStudyOutputs } from '../pipeline/outputs.ts';
 import { checkAgainstDesign, describeDesignCheck } from '../pipeline/demo-check.ts';
 import { progressSink } from '../train/index.ts';
 import { progressFor } from '../evaluate/index.ts';
+import { enginePath, initBackend } from '../engine/index.ts';
 
 export const DEMO_STUDY = path.resolve(import.meta.dirname, '../../examples/demo.yaml');
 
@@ -19,6 +20,8 @@ export function registerDemo(program: Command): void {
     .option('--out <dir>', 'where to write the store, checkpoints, analysis and report', 'genstudy-demo')
     .action(async (flags: { out: string }) => {
       const started = performance.now();
+      await initBackend();
+      process.stdout.write(`Engine: ${enginePath()}\n`);
       const study = loadStudyFile(DEMO_STUDY);
       const result = await runStudy(study, DEMO_STUDY, { out: path.resolve(flags.out), trainProgress: progressSink(), evalProgress: progressFor(process.stderr) });
       const written = await writeStudyOutputs(study, result);

@@ -8,7 +8,7 @@ export { encodePair, type EncodedPair } from './builtin/requests.ts';
 export { HfTokenizer, loadTokenizer } from './builtin/tokenizer.ts';
 export { readSafetensors, writeSafetensors } from './builtin/safetensors.ts';
 export { knownModelTypes } from './builtin/registry.ts';
-export { initBackend } from './builtin/backend.ts';
+export { enginePath, initBackend } from './builtin/backend.ts';
 export { builtinLoader } from './builtin/loader.ts';
 export { identifyCheckpoint, identifyModelFolder, type ModelIdentity } from './model-identity.ts';
 export { incompleteReason, incompleteAdapterReason } from './builtin/folder-check.ts';

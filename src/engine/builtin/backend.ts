@@ -58,6 +58,7 @@ async function start(name: PathName): Promise<boolean> {
 }
 
 async function choose(): Promise<string> {
+  engineThreads(); // a bad GENSTUDY_THREADS is an error, not a silent fall-back to wasm
   const wanted = process.env.GENSTUDY_BACKEND?.trim();
   if (wanted) {
     if (!(PATHS as readonly string[]).includes(wanted)) throw new UserError(`GENSTUDY_BACKEND=${wanted}: expected one of ${PATHS.join(', ')}`);

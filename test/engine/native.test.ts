@@ -1,0 +1,119 @@
+// The native path (src/engine/builtin/native: onnxruntime-node's matrix multiply inside tfjs wasm)
+// against the wasm path in the same process: the products, then every fixture family's logits and the
+// shared golden models' scores, each also checked against its PyTorch / transformers oracle on both
+// paths. Skipped, with the reason, where onnxruntime-node does not load.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import * as tf from '@tensorflow/tfjs-core';
+import { initBackend, loadModel } from '../../src/engine/index.ts';
+import { enginePath } from '../../src/engine/builtin/backend.ts';
+import { nativeMatMulActive, nativeMatMulStats, setNativeMatMul } from '../../src/engine/builtin/native/matmul-kernel.ts';
+import { nativeLoadError } from '../../src/engine/builtin/native/ort.ts';
+import { scoreTokens } from '../../src/engine/builtin/scoring.ts';
+import { fixturesDir, goldenDir, maxAbsDiff, NO_SHARED, readJsonl } from './helpers.ts';
+
+const FAMILIES = ['opt', 'opt-postnorm', 'olmo2', 'qwen2', 'llama-variants'];
+
+/** Runs fn on the wasm path (native products off), then restores the native path. */
+async function onWasm<T>(fn: () => Promise<T>): Promise<T> {
+  setNativeMatMul(false);
+  try {
+    return await fn();
+  } finally {
+    setNativeMatMul(true);
+  }
+}
+
+/** Runs fn on the native path and checks that products really ran there. */
+async function onNative<T>(fn: () => Promise<T>): Promise<T> {
+  const before = nativeMatMulStats.native;
+  const out = await fn();
+  assert.ok(nativeMatMulStats.native > before, 'no product ran in onnxruntime');
+  return out;
+}
+
+async function nativeOrSkip(t: { skip(msg: string): void; diagnostic(msg: string): void }): Promise<boolean> {
+  await initBackend();
+  t.diagnostic(`engine path: ${enginePath()}`);
+  if (nativeMatMulActive()) return true;
+  t.skip(`the native path is not in use here (${nativeLoadError() || `backend ${tf.getBackend()}`})`);
+  return false;
+}
+
+test('native products equal the wasm kernel on transposes, batches and broadcast batches', async (t) => {
+  if (!(await nativeOrSkip(t))) return;
+  const cases: [number[], number[], boolean, boolean][] = [
+    [[64, 128], [128, 96], false, false], [[3, 64, 128], [3, 96, 128], false, true], [[2, 128, 64], [2, 128, 96], true, false],
+    [[128, 64], [96, 128], true, true], [[4, 64, 64], [64, 80], false, false], [[64, 64], [5, 64, 80], false, false],
+    [[2, 3, 40, 50], [2, 3, 50, 60], false, false],
+  ];
+  cases.forEach(([sa, sb, ta, tb], i) => {
+    tf.tidy(() => {
+      const a = tf.randomNormal(sa, 0, 1, 'float32', 2 * i + 1);
+      const b = tf.randomNormal(sb, 0, 1, 'float32', 2 * i + 2);
+      const before = nativeMatMulStats.native;
+      const native = tf.matMul(a, b, ta, tb);
+      assert.equal(nativeMatMulStats.native, before + 1, `case ${i} did not run natively`);
+      setNativeMatMul(false);
+      const wasm = tf.matMul(a, b, ta, tb);
+      setNativeMatMul(true);
+      assert.deepEqual(native.shape, wasm.shape);
+      assert.ok(maxAbsDiff(native.dataSync(), wasm.dataSync()) < 1e-4, `case ${i}: ${sa} x ${sb} (${ta}, ${tb})`);
+    });
+  });
+});
+
+interface Expected { source: string; sequences: number[][]; logits: number[][][] }
+
+function worstAgainst(got: Float32Array[], expected: Expected, vocab: number): number {
+  let worst = 0;
+  expected.logits.forEach((seq, i) => seq.forEach((row, t) => row.forEach((x, j) => {
+    worst = Math.max(worst, Math.abs(got[i][t * vocab + j] - x));
+  })));
+  return worst;
+}
+
+for (const name of FAMILIES) {
+  test(`${name}: native logits equal the wasm path's to 1e-4, and both equal the PyTorch fixture's`, async (t) => {
+    if (!(await nativeOrSkip(t))) return;
+    const dir = path.join(fixturesDir, name);
+    const expected = JSON.parse(fs.readFileSync(path.join(dir, 'expected.json'), 'utf8')) as Expected;
+    const model = await loadModel(dir);
+    try {
+      const native = await onNative(() => model.logits(expected.sequences));
+      const wasm = await onWasm(() => model.logits(expected.sequences));
+      native.forEach((row, i) => assert.ok(maxAbsDiff(row, wasm[i]) < 1e-4, `sequence ${i}: native vs wasm ${maxAbsDiff(row, wasm[i])}`));
+      for (const [label, got] of [['native', native], ['wasm', wasm]] as const) {
+        const worst = worstAgainst(got, expected, model.arch.vocabSize);
+        assert.ok(worst < 1e-4, `${label}: max |difference| ${worst} against ${expected.source}`);
+      }
+    } finally {
+      model.dispose();
+    }
+  });
+}
+
+for (const family of ['gpt2', 'llama'] as const) {
+  test(`${family} golden model: native logits equal the wasm path's to 1e-4; scores equal the golden values on both paths`, async (t) => {
+    if (!(await nativeOrSkip(t))) return;
+    const dir = goldenDir(family);
+    if (!dir) return t.skip(NO_SHARED);
+    const model = await loadModel(dir, { maxBatchTokens: 200 });
+    try {
+      const pairs = readJsonl<{ context: string; continuation: string }>(path.join(dir, 'pairs.jsonl'));
+      const expected = readJsonl<{ id: string; logprob: number }>(path.join(dir, 'expected.jsonl'));
+      const rows = pairs.slice(0, 8).map((p) => model.tokenizer.encode(p.context + p.continuation));
+      const native = await onNative(() => model.logits(rows));
+      const wasm = await onWasm(() => model.logits(rows));
+      native.forEach((row, i) => assert.ok(maxAbsDiff(row, wasm[i]) < 1e-4, `sequence ${i}: native vs wasm ${maxAbsDiff(row, wasm[i])}`));
+      for (const [label, run] of [['native', onNative], ['wasm', onWasm]] as const) {
+        const got = await run(() => scoreTokens(model, pairs));
+        expected.forEach((e, i) => assert.ok(Math.abs(got[i].logprob - e.logprob) < 1e-4, `${label}, ${e.id}: ${got[i].logprob} vs ${e.logprob}`));
+      }
+    } finally {
+      model.dispose();
+    }
+  });
+}
