@@ -1,11 +1,13 @@
 // From one cell's engine answers to its predictions and metrics. Classification: accuracy, binary
 // F1 of the positive label (binary tasks, or when a positive label is named), macro-F1 over the
 // task's labels, and acc_norm with full-word scoring. Generation: ROUGE-1/2/L/Lsum P, R and F
-// (rouge-score semantics; "_stem" in the name when the Porter stemmer was on), exact match, and
-// the share of empty predictions, which score 0 rather than fail.
+// (rouge-score semantics; "_stem" in the name when the Porter stemmer was on) as the mean over
+// examples, and the F of the HF rouge metric's bootstrap aggregate ("<type>_mid_f": the median of
+// 1000 resampled means, seeded; what study B reported), corpus BLEU with sacreBLEU's defaults
+// ("bleu", 0-100), exact match, and the share of empty predictions, which score 0 rather than fail.
 import { UserError } from '../errors.ts';
 import type { ScoreResult } from '../types.ts';
-import { accuracy, binaryF1, exactMatch, macroF1, meanRougeScores, ROUGE_TYPES, type RougeScorer } from '../metrics/index.ts';
+import { accuracy, binaryF1, bootstrapRouge, corpusBleu, exactMatch, macroF1, meanRougeScores, ROUGE_TYPES, type RougeScorer } from '../metrics/index.ts';
 import { firstTokenRecords, fullWordRecords, generationRecords, type ClassifyTaskSpec } from '../tasks/index.ts';
 import type { Cell } from './plan.ts';
 
@@ -21,6 +23,8 @@ export interface MetricOptions {
   positiveLabel?: string;
   rouge: RougeScorer;
   rougeStemmer: boolean;
+  /** np.random.seed of the ROUGE bootstrap aggregate. Default 0. */
+  bootstrapSeed?: number;
 }
 
 /** The positive label binary F1 uses for a task, or undefined when the task has none. */
@@ -65,14 +69,17 @@ function generateOutcome(cell: Cell, answers: unknown[], opts: MetricOptions): C
     detail: { raw: r.raw, rougeL_f: scores[i].rougeL.f },
   }));
   const mean = meanRougeScores(scores);
+  const boot = bootstrapRouge(scores, { seed: opts.bootstrapSeed ?? 0 });
   const suffix = opts.rougeStemmer ? '_stem' : '';
   const metrics: Record<string, number> = {};
   for (const t of ROUGE_TYPES) {
     metrics[`${t}${suffix}_f`] = mean[t].f;
     metrics[`${t}${suffix}_p`] = mean[t].p;
     metrics[`${t}${suffix}_r`] = mean[t].r;
+    metrics[`${t}${suffix}_mid_f`] = boot[t].mid.f;
   }
   const preds = records.map((r) => r.prediction);
+  metrics.bleu = corpusBleu(preds, cell.golds).score;
   metrics.exact_match = exactMatch(preds, cell.golds);
   const empty = preds.filter((p) => p.trim() === '').length;
   metrics.empty_rate = empty / preds.length;

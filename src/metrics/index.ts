@@ -1,4 +1,5 @@
-// The metrics a library user needs: ROUGE (rouge-score semantics), NLTK's Porter stemmer,
+// The metrics a library user needs: ROUGE (rouge-score semantics, per-example mean or the HF metric's
+// bootstrap aggregate), corpus BLEU (sacreBLEU's defaults), NLTK's Porter stemmer,
 // classification metrics, and the id/text JSON-lines reader behind `genstudy metrics rouge`.
 export { porterStem, CachedPorterStemmer } from './porterStemmer.ts';
 export { tokenizeForRouge, splitRougeSentences } from './rougeTokenize.ts';
@@ -15,6 +16,8 @@ export {
   type RougeScores,
   type RougeType,
 } from './rouge.ts';
+export { bootstrapRouge, numpyPercentile, type AggregateScore, type BootstrapOptions } from './rougeBootstrap.ts';
+export { corpusBleu, tokenize13a, pythonSplit, type BleuScore } from './bleu.ts';
 export { formatRougeTable, scoreRougePairs, type RougePairScores, type RougeReport } from './rougeReport.ts';
 export {
   accuracy,

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { loadModel } from '../../src/engine/index.ts';
-import { meanRougeScores, rougeScoreBatch, ROUGE_TYPES } from '../../src/metrics/index.ts';
+import { bootstrapRouge, corpusBleu, meanRougeScores, rougeScoreBatch, ROUGE_TYPES } from '../../src/metrics/index.ts';
 import { ResultStore } from '../../src/store/result-store.ts';
 import { postprocessGeneration } from '../../src/tasks/index.ts';
 import { runCli, sharedDir, tempDir } from './helpers.ts';
@@ -58,7 +58,12 @@ test('generation on the golden GPT-2: stored texts are the engine\'s, ROUGE and 
   }
   assert.equal(value('exact_match'), cut.filter((c, i) => c === ROWS[i].output).length / ROWS.length);
   assert.equal(value('empty_rate'), cut.filter((c) => c.trim() === '').length / ROWS.length);
-  assert.equal(scores.length, 4 * 3 + 2);
+  // The bootstrap mids and corpus BLEU come from the same texts (their goldens: test/metrics/bootstrap-bleu.test.ts).
+  const refs = ROWS.map((r) => r.output);
+  const boot = bootstrapRouge(rougeScoreBatch(ROWS.map((r, i) => ({ prediction: cut[i], reference: r.output }))), { seed: 0 });
+  for (const type of ROUGE_TYPES) assert.equal(value(`${type}_mid_f`), boot[type].mid.f, `${type}_mid_f`);
+  assert.equal(value('bleu'), corpusBleu(cut, refs).score);
+  assert.equal(scores.length, 4 * 4 + 3);
 
   // ROUGE with the stemmer is a new metric from the cached texts: no model work.
   const stemmed = await cli(['--model', golden, '--run', 'golden-gpt2', ...common, '--rouge-stemmer']);
