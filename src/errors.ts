@@ -4,6 +4,18 @@
  */
 export class UserError extends Error {
   override name = 'UserError';
+  /** Where the problem is, when it is in a file (the message says it too; callers read these). */
+  readonly file?: string;
+  readonly line?: number;
+  /** The field (study-file path like "evaluation.testSets[2]", a column, a flag). */
+  readonly field?: string;
+
+  constructor(message: string, at: { file?: string; line?: number; field?: string } = {}) {
+    super(message);
+    if (at.file !== undefined) this.file = at.file;
+    if (at.line !== undefined) this.line = at.line;
+    if (at.field !== undefined) this.field = at.field;
+  }
 }
 
 /** Formats "file:line:column" the way editors and compilers do, leaving out what is unknown. */

@@ -67,31 +67,57 @@ const MIN_STEPS_LINEAR = 5;
 /** The spline residualiser needs more points than its basis dimension. */
 const MIN_STEPS_SPLINE = 12;
 
+/**
+ * Why the runs cannot be analysed as asked (no runs; a run without the control or a named set, with
+ * fewer than two OOD sets, or with too few checkpoints), or undefined when they can. Callers that
+ * treat "not yet" as a normal state (a study still running, watch) ask this first.
+ */
+export function analysisProblem(series: readonly RunSeries[], opts: AnalyzeOptions): string | undefined {
+  if (series.length === 0) return 'no runs to analyse: the input has no scores for the chosen metric';
+  for (const s of series) {
+    const why = runProblem(s, opts);
+    if (why !== undefined) return `run "${s.run}": ${why}`;
+  }
+  return undefined;
+}
+
+/** The analysis, or why there is none yet (a value, not an error: see analysisProblem). */
+export function analyzeOrSkip(series: readonly RunSeries[], opts: AnalyzeOptions): { analysis: AnalysisResult } | { skipped: string } {
+  const skipped = analysisProblem(series, opts);
+  return skipped === undefined ? { analysis: analyzeRuns(series, opts) } : { skipped };
+}
+
 export function analyzeRuns(series: readonly RunSeries[], opts: AnalyzeOptions): AnalysisResult {
-  if (series.length === 0) throw new UserError('no runs to analyse: the input has no scores for the chosen metric');
+  if (series.length === 0) throw new UserError(analysisProblem(series, opts)!);
   const runs = series.map((s) => analyzeRun(s, opts));
   return { runs, agreement: agreementAcrossRuns(runs, opts.alpha) };
 }
 
-export function analyzeRun(series: RunSeries, opts: AnalyzeOptions): RunAnalysis {
+const oodNamesOf = (series: RunSeries, opts: AnalyzeOptions): string[] => (opts.testSets ?? [...series.values.keys()]).filter((t) => t !== opts.control);
+
+/** Why one run cannot be analysed as asked, or undefined. */
+export function runProblem(series: RunSeries, opts: AnalyzeOptions): string | undefined {
   const control = series.values.get(opts.control);
-  if (!control) {
-    throw new UserError(`run "${series.run}": no scores for the control test set "${opts.control}" (it has: ${[...series.values.keys()].join(', ')})`);
-  }
-  const oodNames = (opts.testSets ?? [...series.values.keys()]).filter((t) => t !== opts.control);
-  for (const t of oodNames) {
-    if (!series.values.has(t)) throw new UserError(`run "${series.run}": no scores for test set "${t}"`);
-  }
-  if (oodNames.length < 2) {
-    throw new UserError(`run "${series.run}": needs at least two OOD test sets besides the control "${opts.control}", has ${oodNames.length}`);
-  }
-  const transform = opts.differences ? (x: Float64Array) => firstDifferences(x) : (x: Float64Array) => x;
-  const covariate = transform(control);
-  const n = covariate.length;
+  if (!control) return `no scores for the control test set "${opts.control}" (it has: ${[...series.values.keys()].join(', ')})`;
+  const oodNames = oodNamesOf(series, opts);
+  const missing = oodNames.find((t) => !series.values.has(t));
+  if (missing !== undefined) return `no scores for test set "${missing}"`;
+  if (oodNames.length < 2) return `needs at least two OOD test sets besides the control "${opts.control}", has ${oodNames.length}`;
+  const n = opts.differences ? Math.max(0, control.length - 1) : control.length;
   const minSteps = opts.residualiser === 'spline' ? MIN_STEPS_SPLINE : MIN_STEPS_LINEAR;
   if (n < minSteps) {
-    throw new UserError(`run "${series.run}": ${n} ${opts.differences ? 'differences between checkpoints' : 'checkpoints with every test set scored'}; a partial correlation with one covariate and the ${opts.residualiser} residualiser needs at least ${minSteps}`);
+    return `${n} ${opts.differences ? 'differences between checkpoints' : 'checkpoints with every test set scored'}; a partial correlation with one covariate and the ${opts.residualiser} residualiser needs at least ${minSteps}`;
   }
+  return undefined;
+}
+
+export function analyzeRun(series: RunSeries, opts: AnalyzeOptions): RunAnalysis {
+  const problem = runProblem(series, opts);
+  if (problem !== undefined) throw new UserError(`run "${series.run}": ${problem}`);
+  const oodNames = oodNamesOf(series, opts);
+  const transform = opts.differences ? (x: Float64Array) => firstDifferences(x) : (x: Float64Array) => x;
+  const covariate = transform(series.values.get(opts.control)!);
+  const n = covariate.length;
   const ood: Record<string, Float64Array> = {};
   for (const t of oodNames) ood[t] = transform(series.values.get(t)!);
 

@@ -56,7 +56,7 @@ function adapterBase(dir: string, opts: DiscoverOptions): string {
 }
 
 /** What to evaluate in a checkpoint folder (itself, its merged/ model, or it as an adapter), or why nothing. */
-function checkpointIn(dir: string, opts: DiscoverOptions): { dir: string; base?: string; tokenizer?: string } | { why: string } {
+export function checkpointIn(dir: string, opts: DiscoverOptions): { dir: string; base?: string; tokenizer?: string } | { why: string } {
   const withTokenizer = (model: string) => (fs.existsSync(path.join(model, 'tokenizer.json')) || !opts.tokenizerDir ? { dir: model } : { dir: model, tokenizer: path.resolve(opts.tokenizerDir) });
   const asModel = incompleteReason(dir, opts.tokenizerDir);
   if (asModel === undefined) return withTokenizer(dir);

@@ -54,7 +54,7 @@ function suiteSets(
   const ids = wanted ?? Object.keys(sets);
   return ids.map((id) => {
     const all = sets[id];
-    if (!all) throw new UserError(`${origin}: the synthetic suite has no test set "${id}"; it has ${Object.keys(sets).map((s) => `"${s}"`).join(', ')}`);
+    if (!all) throw new UserError(`${origin}: the synthetic suite has no test set "${id}"; it has ${Object.keys(sets).map((s) => `"${s}"`).join(', ')}`, { field: origin });
     const examples = limited(all, opts.limit);
     return {
       id, examples, contentHash: contentHash(examples), source: `${origin} (${id})`,
@@ -123,6 +123,7 @@ export async function resolveTestSetArg(arg: string, opts: TestSetOptions = {}):
   throw new UserError(
     `${opts.origin ?? `--test-set ${arg}`}: not a known data set id, a spec file (.yaml/.yml/.json), a synthetic suite folder, or "synth[:set,...]"` +
       ' (genstudy data list shows the known ids)',
+    { field: opts.origin },
   );
 }
 

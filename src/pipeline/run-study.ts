@@ -14,7 +14,7 @@ import { discoverCheckpoints, evaluateGrid, promptVariants, resolveTestSets, res
 import { initModel, tinyGpt2Config, tinyLlamaConfig, train, type ProgressSink as TrainProgress } from '../train/index.ts';
 import { readStoreScores } from '../analyze/read-scores.ts';
 import { buildRunSeries } from '../analyze/run-series.ts';
-import { analyzeRuns, type AnalysisResult, type AnalyzeOptions } from '../analyze/analysis.ts';
+import { analyzeOrSkip, type AnalysisResult, type AnalyzeOptions } from '../analyze/analysis.ts';
 import { loadTrainingExamples } from './training-data.ts';
 import { defaultLoraTargetsOf } from '../engine/builtin/lora-defaults.ts';
 import { familyFor } from '../engine/builtin/registry.ts';
@@ -93,13 +93,9 @@ export async function runStudy(study: Study, studyFile: string, opts: RunStudyOp
   }
   const rows = readStoreScores(paths.store, '').filter((r) => runs.some((p) => p.id === r.run && p.method.kind !== 'base'));
   const series = buildRunSeries(rows, study.analysis.metric);
-  try {
-    const analysis = analyzeRuns(series, analyzeOptions);
-    return { paths, runs, analysis, analyzeOptions, work };
-  } catch (err) {
-    if (!(err instanceof UserError)) throw err;
-    return { paths, runs, analysis: null, analysisSkipped: err.message, analyzeOptions, work };
-  }
+  const outcome = analyzeOrSkip(series, analyzeOptions);
+  if ('skipped' in outcome) return { paths, runs, analysis: null, analysisSkipped: outcome.skipped, analyzeOptions, work };
+  return { paths, runs, analysis: outcome.analysis, analyzeOptions, work };
 }
 
 /** evaluation.testSets: data set ids and spec files as evaluate takes them; "synthetic" (every set of the suite) or "synthetic:a,b". */
@@ -119,7 +115,8 @@ async function studyTestSets(study: Study, suiteDir: string | undefined, dataDir
       try {
         out.push(...(await resolveTestSets([arg], { limit: study.evaluation.limit, dataDir, origin: `${field} "${arg}"` })));
       } catch (err) {
-        if (err instanceof UserError && !err.message.startsWith(field)) throw new UserError(`${field}: ${err.message}`);
+        // An error that already names where it is (the origin passed down) is not wrapped twice.
+        if (err instanceof UserError && err.field === undefined) throw new UserError(`${field}: ${err.message}`, { file: studyFile, field: `evaluation.testSets[${i}]` });
         throw err;
       }
     }

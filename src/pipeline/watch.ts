@@ -10,11 +10,11 @@ import path from 'node:path';
 import { mkdir } from 'node:fs/promises';
 import { writeFileAtomic } from '../atomic-write.ts';
 import { UserError } from '../errors.ts';
-import { discoverCheckpoints, evaluateGrid, stepOfFolder, type GridOptions, type GridSummary } from '../evaluate/index.ts';
+import { checkpointIn, evaluateGrid, stepOfFolder, type GridOptions, type GridSummary } from '../evaluate/index.ts';
 import { type CheckpointRef } from '../engine/index.ts';
 import { readStoreScores } from '../analyze/read-scores.ts';
 import { availableMetrics, buildRunSeries } from '../analyze/run-series.ts';
-import { analyzeRuns, DEFAULT_OPTIONS, type AnalysisResult, type AnalyzeOptions } from '../analyze/analysis.ts';
+import { analyzeOrSkip, DEFAULT_OPTIONS, type AnalysisResult, type AnalyzeOptions } from '../analyze/analysis.ts';
 import { formatJson, formatTable } from '../analyze/format.ts';
 import { writeReport } from '../report/index.ts';
 
@@ -71,15 +71,17 @@ export function scanRunFolder(runDir: string, baseModel?: string, tokenizerDir?:
   const names = fs.readdirSync(runDir, { withFileTypes: true }).filter((d) => d.isDirectory() && stepOfFolder(d.name) !== undefined).map((d) => d.name);
   for (const name of names) {
     const full = path.join(runDir, name);
+    // A folder that cannot be read yet (an adapter config half-written by a writer that does not
+    // rename) waits like an incomplete one.
+    let found: ReturnType<typeof checkpointIn>;
     try {
-      // One folder at a time: a checkpoint folder passed alone is evaluated as itself (or its adapter / merged/ model).
-      const [cp] = discoverCheckpoints(full, { baseModel, tokenizerDir }).checkpoints;
-      complete.push({ ...cp, step: stepOfFolder(name)! });
+      found = checkpointIn(full, { baseModel, tokenizerDir });
     } catch (err) {
       if (!(err instanceof UserError)) throw err;
-      const why = err.message.replace(`${full}: `, '').replace(/^not a model folder \((.*)\), and it holds no step-N or checkpoint-N folders$/s, '$1');
-      waiting.push(`${full}: incomplete checkpoint (${why}); left for a later round`);
+      found = { why: err.message };
     }
+    if ('why' in found) waiting.push(`${full}: incomplete checkpoint (${found.why}); left for a later round`);
+    else complete.push({ step: stepOfFolder(name)!, ...found });
   }
   complete.sort((a, b) => a.step - b.step);
   return { complete, waiting };
@@ -103,16 +105,15 @@ async function refreshOutputs(opts: WatchOptions, outDir: string): Promise<Pick<
   const analyzeOptions: AnalyzeOptions = { ...DEFAULT_OPTIONS, ...opts.analysis, control: opts.control! };
   await mkdir(outDir, { recursive: true });
   const out: Pick<WatchRound, 'analysis' | 'analysisSkipped' | 'report'> = {};
-  try {
-    const analysis = analyzeRuns(buildRunSeries(rows, metric), analyzeOptions);
-    writeFileAtomic(path.join(outDir, 'analysis.json'), formatJson(analysis));
-    writeFileAtomic(path.join(outDir, 'analysis.txt'), formatTable(analysis, analyzeOptions));
-    out.analysis = analysis;
-  } catch (err) {
-    if (!(err instanceof UserError)) throw err;
-    out.analysisSkipped = err.message;
+  const outcome = analyzeOrSkip(buildRunSeries(rows, metric), analyzeOptions);
+  if ('skipped' in outcome) {
+    out.analysisSkipped = outcome.skipped;
     return out;
   }
+  const analysis = outcome.analysis;
+  writeFileAtomic(path.join(outDir, 'analysis.json'), formatJson(analysis));
+  writeFileAtomic(path.join(outDir, 'analysis.txt'), formatTable(analysis, analyzeOptions));
+  out.analysis = analysis;
   const { control: _control, ...analysisOpts } = analyzeOptions;
   const report = await writeReport(path.join(outDir, 'report'), {
     storePath: opts.storePath, control: opts.control, metric, title: `genstudy watch: ${opts.run}`, analysis: analysisOpts,

@@ -4,7 +4,7 @@
 // checkpoint, a run without the control set) is listed with the reason instead of stopping the
 // report, since one store often holds runs of both studies.
 import { UserError } from '../errors.ts';
-import { agreementAcrossRuns, analyzeRun, DEFAULT_OPTIONS, type AnalysisResult, type AnalyzeOptions } from '../analyze/analysis.ts';
+import { agreementAcrossRuns, analyzeRun, DEFAULT_OPTIONS, runProblem, type AnalysisResult, type AnalyzeOptions } from '../analyze/analysis.ts';
 import { buildRunSeries, type RunSeries } from '../analyze/run-series.ts';
 import type { ScoreRow } from '../analyze/score-row.ts';
 import { metricForTestSet, metricsByTestSet, type ReportData } from './report-data.ts';
@@ -57,12 +57,9 @@ export function studyA(data: ReportData, opts: { control?: string; metric?: stri
       skipped.push({ run: s.run, reason: `no ${metric} scores for the control "${control}"` });
       continue;
     }
-    try {
-      analysed.push(analyzeRun(s, options));
-    } catch (err) {
-      if (!(err instanceof UserError)) throw err;
-      skipped.push({ run: s.run, reason: err.message.replace(/^run "[^"]*": /, '') });
-    }
+    const why = runProblem(s, options);
+    if (why === undefined) analysed.push(analyzeRun(s, options));
+    else skipped.push({ run: s.run, reason: why });
   }
   for (const r of data.runs) {
     if (!series.some((s) => s.run === r.id)) skipped.push({ run: r.id, reason: `no ${metric} scores` });

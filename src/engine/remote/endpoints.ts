@@ -27,7 +27,18 @@ export type NotFoundHook = (url: string, message: string) => Promise<boolean>;
 interface Endpoint { url: string; inFlight: number; coolUntil: number }
 
 /** A server's answer that will not get better by retrying. */
-export class RemoteError extends UserError {}
+export class RemoteError extends UserError {
+  /** The HTTP status, when the server answered with one. */
+  readonly status?: number;
+  /** The server's own error text (OpenAI-style error.message, or the body). */
+  readonly serverMessage?: string;
+
+  constructor(message: string, answer: { status?: number; serverMessage?: string } = {}) {
+    super(message);
+    if (answer.status !== undefined) this.status = answer.status;
+    if (answer.serverMessage !== undefined) this.serverMessage = answer.serverMessage;
+  }
+}
 
 function normaliseBase(url: string): string {
   let u: URL;
@@ -178,7 +189,7 @@ export class RemoteEndpoints {
         continue;
       }
       if (status < 200 || status >= 300) {
-        throw new RemoteError(`the server at ${e.url} answered ${method} ${path} with HTTP ${status}: ${errorMessage(text)}`);
+        throw new RemoteError(`the server at ${e.url} answered ${method} ${path} with HTTP ${status}: ${errorMessage(text)}`, { status, serverMessage: errorMessage(text) });
       }
       if (expect === 'text') return text;
       try {

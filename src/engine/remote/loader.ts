@@ -76,8 +76,8 @@ export function remoteLoader(opts: RemoteLoaderOptions): ModelLoader & { endpoin
         try {
           await endpoints.postForText('/v1/load_lora_adapter', { lora_name: model, lora_path: adapterDir }, u);
         } catch (err) {
-          if (err instanceof RemoteError && /already (been )?loaded/i.test(err.message)) return;
-          if (err instanceof RemoteError && /HTTP 404/.test(err.message)) {
+          if (err instanceof RemoteError && err.status !== undefined && /already (been )?loaded/i.test(err.serverMessage ?? '')) return;
+          if (err instanceof RemoteError && err.status === 404) {
             throw new UserError(`the server at ${u} cannot load LoRA adapters at run time (POST /v1/load_lora_adapter answered 404): ` +
               'start vLLM with --enable-lora and VLLM_ALLOW_RUNTIME_LORA_UPDATING=True, or use genstudy serve on the base model');
           }

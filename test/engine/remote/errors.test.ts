@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { RemoteEndpoints, RemoteModel } from '../../../src/engine/remote/index.ts';
+import { RemoteEndpoints, RemoteError, RemoteModel } from '../../../src/engine/remote/index.ts';
 import type { Tokenizer } from '../../../src/types.ts';
 
 type Handler = (body: { prompt: number[][]; echo?: boolean }, hit: number, res: http.ServerResponse) => void;
@@ -71,6 +71,8 @@ test('400 is not retried and says what the server said', async () => {
   try {
     await assert.rejects(model([s.url]).score(REQ), /the server at http:\/\/127\.0\.0\.1:\d+ answered POST \/v1\/completions with HTTP 400: This model's maximum context length is 64 tokens/);
     assert.equal(s.hits(), 1);
+    // Callers read the status and the server's text as data, not from the message.
+    await assert.rejects(model([s.url]).score(REQ), (err: unknown) => err instanceof RemoteError && err.status === 400 && err.serverMessage === 'This model\'s maximum context length is 64 tokens');
   } finally { await s.close(); }
 });
 
