@@ -69,6 +69,7 @@ test('every folder imports only from the folders the flow allows, and pure folde
         checked++;
         const target = folderOf(path.resolve(path.dirname(file), spec));
         if (target === undefined || target === from) continue;
+        if (from === undefined && rel === 'index.ts') continue; // the public library's front door re-exports every stage
         if (from === undefined) wrong.push(`${rel} (a shared top-level module) imports ${target}/ (${spec})`);
         else if (!MAY_IMPORT[from].includes(target)) wrong.push(`${rel} imports ${target}/ (${spec}), later in the flow or beside it`);
       } else if (from !== undefined && NO_IO.includes(from) && IO_MODULES.test(spec)) {
