@@ -33,7 +33,7 @@ export async function benchRemote(): Promise<Record<string, number>> {
   writeTinyRun(path.join(tmp, 'run'), { vocabulary: suiteVocabulary(suiteTask()), seed: 3, hidden: 256, layers: 4 }, [0]);
   const modelDir = path.join(tmp, 'run', 'step-0');
   const checkpoints = discoverCheckpoints(modelDir).checkpoints;
-  const testSets = await resolveTestSets(['synth'], { synthSeed: 1, synthSize: 60 });
+  const testSets = await resolveTestSets(['synthetic'], { synthSeed: 1, synthSize: 60 });
   const variants = promptVariants(undefined, [0, 2]);
   let n = 0;
   const timed = async (loader: ModelLoader): Promise<{ perSecond: number; examples: number }> => {

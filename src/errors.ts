@@ -1,6 +1,6 @@
 /**
- * An error caused by the user's input (a file, a flag, a setting). The CLI prints its message
- * alone, so the message must name the file, the line or field, and what was expected.
+ * An error caused by the user's input (a file, a flag, a setting, a server). The CLI prints its
+ * message alone, so the message must name the file, the line or field, and what was expected.
  */
 export class UserError extends Error {
   override name = 'UserError';
@@ -17,6 +17,22 @@ export class UserError extends Error {
     if (at.field !== undefined) this.field = at.field;
   }
 }
+
+/**
+ * The CLI's exit codes, one scheme for every command (docs: README "Exit codes"). A command-line
+ * mistake and a bad file are both the user's to fix and both get one line naming what is wrong,
+ * so they share a code; an unexpected failure prints a stack trace and exits 1 (Node's own code
+ * for an uncaught error), which is what a bug report needs.
+ */
+export const EXIT = {
+  ok: 0,
+  /** genstudy failed unexpectedly (a bug): a stack trace on stderr. */
+  failure: 1,
+  /** What was asked cannot be done as given: a flag, a value, a file, a model, a server; one line says which. */
+  userError: 2,
+  /** Stopped by Ctrl-C (128 + SIGINT). */
+  interrupted: 130,
+} as const;
 
 /** Formats "file:line:column" the way editors and compilers do, leaving out what is unknown. */
 export function where(file: string, line?: number, column?: number | string): string {

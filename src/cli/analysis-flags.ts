@@ -1,7 +1,8 @@
 // The analysis options `analyze` and `report` share: declared once, read once.
 import { Command, Option } from 'commander';
-import { UserError } from '../errors.ts';
 import { DEFAULT_OPTIONS, type AnalyzeOptions } from '../analyze/analysis.ts';
+import { listValues, numberIn, wholeNumber } from './flag-values.ts';
+import { addTestSetOption } from './shared-options.ts';
 
 export interface AnalysisFlags {
   method: AnalyzeOptions['method'];
@@ -14,11 +15,12 @@ export interface AnalysisFlags {
   permutations: string;
   seed: string;
   differences?: boolean;
-  testSets?: string;
+  testSet?: string[];
   promptVariant: string;
 }
 
 export function addAnalysisOptions(cmd: Command): Command {
+  addTestSetOption(cmd, { required: false, help: 'the OOD test sets to include (default: all but the control)' });
   return cmd
     .addOption(new Option('--method <method>', 'correlation (Spearman ranks every series and the control first)').choices(['pearson', 'spearman']).default(DEFAULT_OPTIONS.method))
     .addOption(new Option('--residualiser <kind>', 'how the control is regressed out: a straight line, or a penalised spline with GCV (a GAM)').choices(['linear', 'spline']).default(DEFAULT_OPTIONS.residualiser))
@@ -30,7 +32,6 @@ export function addAnalysisOptions(cmd: Command): Command {
     .option('--permutations <count>', 'order-respecting (circular shift) permutation test with this many permutations (0: none)', '0')
     .option('--seed <seed>', 'seed for the bootstrap and permutations', String(DEFAULT_OPTIONS.seed))
     .option('--differences', 'correlate first differences between checkpoints instead of levels')
-    .option('--test-sets <list>', 'comma-separated OOD test sets to include (default: all but the control)')
     .option('--prompt-variant <name>', 'prompt variant to read from a store', '');
 }
 
@@ -40,18 +41,12 @@ export function analysisOptionsFromFlags(flags: AnalysisFlags): Omit<AnalyzeOpti
     residualiser: flags.residualiser,
     inference: flags.inference,
     correction: flags.correction,
-    alpha: number(flags.alpha, '--alpha', (x) => x > 0 && x < 1),
+    alpha: numberIn('--alpha', flags.alpha, { min: 0, max: 1, minOpen: true, maxOpen: true })!,
     differences: flags.differences ?? false,
-    bootstrap: number(flags.bootstrap, '--bootstrap', (x) => Number.isInteger(x) && x >= 0),
-    blockLength: flags.blockLength === undefined ? undefined : number(flags.blockLength, '--block-length', (x) => Number.isInteger(x) && x >= 1),
-    permutations: number(flags.permutations, '--permutations', (x) => Number.isInteger(x) && x >= 0),
-    seed: number(flags.seed, '--seed', Number.isInteger),
-    testSets: flags.testSets?.split(',').map((s) => s.trim()).filter(Boolean),
+    bootstrap: wholeNumber('--bootstrap', flags.bootstrap, { min: 0 })!,
+    blockLength: wholeNumber('--block-length', flags.blockLength, { min: 1 }),
+    permutations: wholeNumber('--permutations', flags.permutations, { min: 0 })!,
+    seed: wholeNumber('--seed', flags.seed, { min: 0 })!,
+    testSets: listValues(flags.testSet),
   };
-}
-
-function number(text: string, flag: string, ok: (x: number) => boolean): number {
-  const x = Number(text);
-  if (text.trim() === '' || !Number.isFinite(x) || !ok(x)) throw new UserError(`${flag}: invalid value "${text}"`);
-  return x;
 }

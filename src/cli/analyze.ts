@@ -1,7 +1,8 @@
 // genstudy analyze: partial correlations between OOD test sets across checkpoints, per run, and
 // their agreement across runs.
 import { writeFileAtomic } from '../atomic-write.ts';
-import { Command, Option } from 'commander';
+import { Command } from 'commander';
+import { addFormatOption } from './shared-options.ts';
 import { UserError } from '../errors.ts';
 import { readScores } from '../analyze/read-scores.ts';
 import { availableMetrics, buildRunSeries } from '../analyze/run-series.ts';
@@ -24,10 +25,11 @@ export function registerAnalyze(program: Command): void {
     .argument('<input>', 'a genstudy results store (.sqlite), a long-format CSV/TSV/JSONL file (run, step, test_set, metric, value), or a folder of lm-evaluation-harness results_*.json')
     .requiredOption('--control <test-set>', 'the in-domain test set whose score is regressed out')
     .option('--metric <name>', 'the metric to correlate (default: the only one, or accuracy / acc when there are several)')
-    .addOption(new Option('--format <format>', 'output').choices(['table', 'json', 'csv']).default('table'))
     .option('--out <file>', 'write the output here instead of standard output (csv also writes <file>.agreement.csv)');
+  addFormatOption(command, ['table', 'json', 'csv']);
   addAnalysisOptions(command)
     .action(async (input: string, flags: AnalyzeFlags) => {
+      const opts: AnalyzeOptions = { ...analysisOptionsFromFlags(flags), control: flags.control };
       const rows = await readScores(input, { promptVariant: flags.promptVariant });
       const metric = chooseMetric(rows, flags.metric, input);
       const series = buildRunSeries(rows, metric);
@@ -37,7 +39,6 @@ export function registerAnalyze(program: Command): void {
           process.stderr.write(`genstudy: run "${s.run}": ${s.incompleteSteps.length} step(s) left out because some test set has no score there (e.g. step ${first.step}: ${first.missing.join(', ')})\n`);
         }
       }
-      const opts: AnalyzeOptions = { ...analysisOptionsFromFlags(flags), control: flags.control };
       const result = analyzeRuns(series, opts);
       const text = flags.format === 'json' ? formatJson(result) : flags.format === 'csv' ? formatPairsCsv(result) : formatTable(result, opts);
       if (flags.out) {

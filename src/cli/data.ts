@@ -4,6 +4,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { extname, resolve, dirname } from 'node:path';
 import { Command, Option } from 'commander';
 import { UserError } from '../errors.ts';
+import { wholeNumber } from './flag-values.ts';
+import { addDataDirOption, addFormatOption } from './shared-options.ts';
 import type { Example } from '../types.ts';
 import {
   isRegistryId,
@@ -66,24 +68,23 @@ export function registerData(program: Command, io: DataCliIO = { out: process.st
       io.out.write(`${result.snapshotDir}\n`);
     });
 
-  data
+  const inspect = data
     .command('inspect')
     .description('Load a data set and show its size, labels, dropped rows and one rendered prompt')
-    .argument('<spec>', 'a registry id (genstudy data list), a spec file (.yaml / .json), or a data file')
-    .option('--data-dir <dir>', 'folder the registry\'s local files are in (default: GENSTUDY_DATA or ../shared/data)')
+    .argument('<spec>', 'a registry id (genstudy data list), a spec file (.yaml / .json), or a data file');
+  addDataDirOption(inspect)
     .addOption(new Option('--source <where>', 'for registry ids: the local file or the hub copy').choices(['auto', 'local', 'hub']).default('auto'))
     .option('--limit <n>', 'read only until this many examples are kept')
     .option('--label <column>', 'for a bare data file: the label column')
     .option('--template <text>', 'render the prompt with this {field} template instead of the study preset')
     .option('--example <k>', 'which example to render (0-based)', '0')
-    .option('--json', 'print one JSON object')
     .option('--endpoint <url>', 'hub address for hub sources')
     .option('--cache-dir <dir>', 'Hugging Face cache folder')
-    .option('--offline', 'use only the cache')
-    .action(async (target: string, flags: HubFlags & { dataDir?: string; source: 'auto' | 'local' | 'hub'; limit?: string; label?: string; template?: string; example: string; json?: boolean }) => {
-      const limit = flags.limit === undefined ? undefined : positiveInt(flags.limit, '--limit');
-      const index = Number(flags.example);
-      if (!Number.isInteger(index) || index < 0) throw new UserError(`--example: expected a whole number >= 0, got "${flags.example}"`);
+    .option('--offline', 'use only the cache');
+  addFormatOption(inspect)
+    .action(async (target: string, flags: HubFlags & { dataDir?: string; source: 'auto' | 'local' | 'hub'; limit?: string; label?: string; template?: string; example: string; format: 'table' | 'json' }) => {
+      const limit = wholeNumber('--limit', flags.limit);
+      const index = wholeNumber('--example', flags.example, { min: 0 })!;
       const hub = hubOptions(flags, note);
       let loaded: LoadedDataSet;
       let name: string;
@@ -103,7 +104,7 @@ export function registerData(program: Command, io: DataCliIO = { out: process.st
       if (!example) throw new UserError(`--example ${index}: the data set has ${loaded.examples.length} examples`);
       const prompt = renderPrompt(name, example, flags.template);
       const labels = labelCounts(loaded.examples);
-      if (flags.json) {
+      if (flags.format === 'json') {
         io.out.write(
           JSON.stringify({
             name, source: loaded.source, task: task ?? null, rowsRead: loaded.rowsRead, examples: loaded.examples.length, labels,
@@ -220,12 +221,6 @@ function inspectText(
   if (example.label !== undefined) out.push(`label: ${JSON.stringify(example.label)}`);
   if (example.target !== undefined) out.push(`target: ${JSON.stringify(example.target)}`);
   return out.join('\n') + '\n';
-}
-
-function positiveInt(value: string, flag: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n <= 0) throw new UserError(`${flag}: expected a positive whole number, got "${value}"`);
-  return n;
 }
 
 function formatBytes(n: number): string {

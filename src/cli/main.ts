@@ -2,7 +2,7 @@
 // function. Only the command being run is imported, so `genstudy analyze` does not pay for
 // loading the tensor engine or the chart renderer.
 import { Command, CommanderError } from 'commander';
-import { UserError } from '../errors.ts';
+import { EXIT, UserError } from '../errors.ts';
 
 type Register = (program: Command) => void;
 
@@ -31,20 +31,32 @@ export async function buildProgram(argv: readonly string[] = []): Promise<Comman
   const onlyVersion = first === undefined && argv.some((a) => a === '--version' || a === '-V');
   const names = onlyVersion ? [] : first !== undefined && first in COMMANDS ? [first] : Object.keys(COMMANDS);
   for (const name of names) (await COMMANDS[name]())(program);
+  markRequired(program);
   return program;
 }
 
-/** Runs the CLI and returns the exit code; user errors print one clear line, not a stack trace. */
+/** Help says which options are required (commander checks them but does not say so in help). */
+function markRequired(cmd: Command): void {
+  for (const o of cmd.options) if (o.mandatory && !o.description.endsWith('(required)')) o.description += ' (required)';
+  for (const sub of cmd.commands) markRequired(sub);
+}
+
+/**
+ * Runs the CLI and returns the exit code (see EXIT in src/errors.ts): parser errors (an unknown
+ * option, a missing or invalid value) and genstudy's own errors about what it was given both exit
+ * 2 with one clear line; an unexpected error is rethrown (a stack trace, exit 1).
+ */
 export async function main(argv: string[]): Promise<number> {
   const program = await buildProgram(argv);
   try {
     await program.parseAsync(argv, { from: 'user' });
-    return 0;
+    return EXIT.ok;
   } catch (err) {
-    if (err instanceof CommanderError) return err.exitCode;
+    // --help and --version exit 0; every other parser error (and bare `genstudy`) is a usage error.
+    if (err instanceof CommanderError) return err.exitCode === 0 ? EXIT.ok : EXIT.userError;
     if (err instanceof UserError) {
       process.stderr.write(`genstudy: ${err.message}\n`);
-      return 2;
+      return EXIT.userError;
     }
     process.stderr.write(describeCrash(err));
     return 1;

@@ -24,6 +24,7 @@ export function registerReport(program: Command): void {
     .option('--study <file>', 'the study file to embed in the provenance section');
   addAnalysisOptions(command)
     .action(async (store: string, flags: ReportFlags) => {
+      const analysis = analysisOptionsFromFlags(flags);
       if ((await detectSource(store)) !== 'store') throw new UserError(`${store}: not a genstudy results store (expected an SQLite file as \`genstudy run\` writes it)`);
       // Loaded here so that other commands do not pay for loading Vega.
       const { writeReport } = await import('../report/index.ts');
@@ -34,7 +35,7 @@ export function registerReport(program: Command): void {
         promptVariant: flags.promptVariant,
         title: flags.title,
         studyFile: flags.study,
-        analysis: analysisOptionsFromFlags(flags),
+        analysis,
       });
       process.stdout.write(`${written.report.headline}\n`);
       if (written.report.studyBHeadline) process.stdout.write(`Study B: ${written.report.studyBHeadline}\n`);

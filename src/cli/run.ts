@@ -5,6 +5,7 @@ import { runStudy } from '../pipeline/run-study.ts';
 import { writeStudyOutputs, printStudySummary } from '../pipeline/outputs.ts';
 import { progressSink } from '../train/index.ts';
 import { progressFor } from '../evaluate/index.ts';
+import { listValues } from './flag-values.ts';
 
 export function registerRun(program: Command): void {
   program
@@ -12,12 +13,14 @@ export function registerRun(program: Command): void {
     .description('Run a study file: train every run, evaluate its checkpoints as they are written, analyse and write the report; running it again does only what is missing')
     .argument('<study>', 'study file (YAML or JSON); presets in examples/: demo.yaml, study-a.yaml, study-b.yaml')
     .option('--out <dir>', 'results folder (default: the study\'s "out", else <name>/ beside the study file)')
-    .option('--only <runs>', 'comma-separated run ids to do (default: all)')
-    .action(async (file: string, flags: { out?: string; only?: string }) => {
-      const study = loadStudyFile(file);
+    .option('--only <run...>', 'the run ids to do (default: all)')
+    .option('--set <field=value>', 'override a field of the study file, e.g. models.0.path=/models/opt-125m or seeds=[1] (repeatable; the value is YAML)',
+      (value: string, previous: string[] = []) => [...previous, value])
+    .action(async (file: string, flags: { out?: string; only?: string[]; set?: string[] }) => {
+      const study = loadStudyFile(file, flags.set ?? []);
       const result = await runStudy(study, file, {
         out: flags.out,
-        only: flags.only?.split(',').map((s) => s.trim()).filter(Boolean),
+        only: listValues(flags.only)?.flatMap((s) => s.split(',')).filter(Boolean),
         trainProgress: progressSink(),
         evalProgress: progressFor(process.stderr),
       });

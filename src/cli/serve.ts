@@ -3,13 +3,12 @@
 import { Command } from 'commander';
 import { UserError } from '../errors.ts';
 import { startServer } from '../serve/index.ts';
+import { wholeNumber } from './flag-values.ts';
 
 interface ServeFlags { host: string; port: string; modelName?: string; batchTokens?: string }
 
 function portNumber(value: string): number {
-  const n = Number(value);
-  if (!/^\d+$/.test(value) || n > 65535) throw new UserError(`--port ${value}: expected a whole number from 0 to 65535 (0 picks a free port)`);
-  return n;
+  return wholeNumber('--port', value, { min: 0, max: 65535 })!;
 }
 
 export function registerServe(program: Command): void {
@@ -23,8 +22,7 @@ export function registerServe(program: Command): void {
     .option('--batch-tokens <n>', "the engine's padded tokens per forward batch")
     .action(async (model: string, flags: ServeFlags) => {
       const port = portNumber(flags.port);
-      const batchTokens = flags.batchTokens === undefined ? undefined : Number(flags.batchTokens);
-      if (batchTokens !== undefined && (!Number.isInteger(batchTokens) || batchTokens < 1)) throw new UserError(`--batch-tokens ${flags.batchTokens}: expected a positive whole number`);
+      const batchTokens = wholeNumber('--batch-tokens', flags.batchTokens);
       const server = await startServer({
         modelDir: model, host: flags.host, port, modelName: flags.modelName, maxBatchTokens: batchTokens,
         log: (line) => process.stderr.write(`genstudy serve: ${line}\n`),

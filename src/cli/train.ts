@@ -4,6 +4,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Command, Option } from 'commander';
 import { UserError } from '../errors.ts';
+import { numberIn, wholeNumber } from './flag-values.ts';
+import { addDataDirOption, addFormatOption, addSyntheticOptions } from './shared-options.ts';
+import { formatTextTable } from './text-table.ts';
 import { loadExamples } from '../data/index.ts';
 import { taskByName, TASK_PRESETS } from '../evaluate/index.ts';
 import { defaultLoraTargetsOf } from '../engine/builtin/lora-defaults.ts';
@@ -14,7 +17,7 @@ import type { Example } from '../types.ts';
 
 interface TrainFlags {
   model?: string; init?: 'gpt2' | 'llama'; initHidden: string; initLayers: string;
-  data?: string; synthetic?: boolean; syntheticSeed: string; syntheticSize: string; dataDir?: string;
+  data: string; syntheticSeed: string; syntheticSize: string; dataDir?: string; format: 'table' | 'json';
   task?: string; prompt: string; objective?: 'classify' | 'generate';
   fticlK?: string; fticlPool?: string; fticlSeed?: string;
   method: 'full' | 'lora'; loraR: string; loraAlpha: string; loraDropout: string; loraTargets?: string; merge?: boolean;
@@ -25,30 +28,24 @@ interface TrainFlags {
   out: string; store?: string; run?: string;
 }
 
-function num(flag: string, v: string | undefined, opts: { int?: boolean; min?: number } = {}): number | undefined {
-  if (v === undefined) return undefined;
-  const n = Number(v);
-  if (!Number.isFinite(n) || (opts.int && !Number.isInteger(n)) || (opts.min !== undefined && n < opts.min)) {
-    throw new UserError(`${flag} ${v}: expected ${opts.int ? 'a whole number' : 'a number'}${opts.min !== undefined ? ` >= ${opts.min}` : ''}`);
-  }
-  return n;
+/** Numeric flags: whole numbers (int) or any number, from `min`; the message names the range. */
+function num(flag: string, v: string | undefined, opts: { int?: boolean; min?: number; max?: number } = {}): number | undefined {
+  return opts.int ? wholeNumber(flag, v, { min: opts.min ?? Number.MIN_SAFE_INTEGER, max: opts.max }) : numberIn(flag, v, { min: opts.min, max: opts.max });
 }
 
 export function registerTrain(program: Command): void {
-  program
+  const command = program
     .command('train')
     .description('Fine-tune a model (full or LoRA) with checkpoints along the way; resumes from the last checkpoint in --out')
-    .option('--model <dir>', 'base model: a Hugging Face folder (config.json, model.safetensors, tokenizer.json)')
-    .addOption(new Option('--init <family>', 'train a tiny randomly initialised model from scratch (with --synthetic)').choices(['gpt2', 'llama']))
+    .option('--model <dir>', 'base model: a Hugging Face folder (config.json, model.safetensors, tokenizer.json); or --init')
+    .addOption(new Option('--init <family>', 'instead of --model: a tiny randomly initialised model trained from scratch (with --data synthetic)').choices(['gpt2', 'llama']))
     .option('--init-hidden <n>', 'hidden size of the --init model', '64')
     .option('--init-layers <n>', 'layers of the --init model', '2')
-    .option('--data <spec>', 'training data: a data set spec file (YAML/JSON) or a registered id such as study-b/sentiment/amazon:train-2000')
-    .option('--synthetic', 'train on the synthetic NLI suite')
-    .option('--synthetic-seed <n>', 'seed of the synthetic suite', '1')
-    .option('--synthetic-size <n>', 'training examples in the synthetic suite', '2000')
-    .option('--data-dir <dir>', 'folder of local data for registered sets (default: GENSTUDY_DATA)')
-    .option('--task <task>', `prompt and labels: ${TASK_PRESETS.join(' | ')} | a task spec file (default: synth with --synthetic, else study-a)`)
-    .addOption(new Option('--prompt <n>', "study B's Prompt-1 or Prompt-2").choices(['1', '2']).default('1'))
+    .requiredOption('--data <spec>', 'training data: a registered id such as study-b/sentiment/amazon:train-2000, a data set spec file (YAML/JSON), or synthetic (the generated suite)');
+  addSyntheticOptions(command, { help: 'training examples in the generated synthetic suite', default: '2000' }, '1');
+  addDataDirOption(command)
+    .option('--task <task>', `prompt and labels: ${TASK_PRESETS.join(' | ')} | a task spec file (default: synthetic with --data synthetic, else study-a)`)
+    .addOption(new Option('--prompt <n>', "study B's prompt: 1 or 2 (training uses one)").choices(['1', '2']).default('1'))
     .addOption(new Option('--objective <kind>', 'classify: label-token loss at the last prompt position (study A); generate: prompt + output + EOS, loss on the output (study B)').choices(['classify', 'generate']))
     .option('--fticl-k <k>', 'FTICL: prepend k demonstrations to every training example')
     .option('--fticl-pool <spec>', 'FTICL demonstration pool (spec file or registered id; default: the training data)')
@@ -82,17 +79,17 @@ export function registerTrain(program: Command): void {
     .option('--no-resume', 'start afresh even when --out has checkpoints (they are replaced as the run reaches them)')
     .requiredOption('--out <dir>', 'output folder for checkpoint-N folders')
     .option('--store <file>', 'results database (SQLite) for the training log and checkpoints')
-    .option('--run <name>', 'run name in the store (default: the --out folder name)')
+    .option('--run <name>', 'run name in the store (default: the --out folder name)');
+  addFormatOption(command)
     .action(async (f: TrainFlags) => {
-      if (!f.data && !f.synthetic) throw new UserError('give the training data: --data <spec> or --synthetic');
-      if (f.data && f.synthetic) throw new UserError('--data and --synthetic exclude each other');
+      const synthetic = f.data === 'synthetic';
       if (!f.model && !f.init) throw new UserError('give the base model: --model <dir>, or --init gpt2|llama to start from scratch');
       if (f.model && f.init) throw new UserError('--model and --init exclude each other');
       let examples: Example[];
       let dataName: string;
       let model = f.model;
-      const task = taskByName(f.task ?? (f.synthetic ? 'synth' : 'study-a'), { prompt: Number(f.prompt) as 1 | 2 });
-      if (f.synthetic) {
+      const task = taskByName(f.task ?? (synthetic ? 'synthetic' : 'study-a'), { prompt: Number(f.prompt) as 1 | 2 });
+      if (synthetic) {
         const suite = generateSuite({ seed: num('--synthetic-seed', f.syntheticSeed, { int: true, min: 0 })!, trainSize: num('--synthetic-size', f.syntheticSize, { int: true, min: 1 })!, testSize: 50 });
         examples = suite.train;
         dataName = `synthetic:seed=${f.syntheticSeed}`;
@@ -103,17 +100,17 @@ export function registerTrain(program: Command): void {
           const shape = { hidden: num('--init-hidden', f.initHidden, { int: true, min: 1 }), layers: num('--init-layers', f.initLayers, { int: true, min: 1 }) };
           model = path.join(f.out, 'init-model');
           if (!fs.existsSync(path.join(model, 'model.safetensors'))) {
-            await initModel(f.init === 'gpt2' ? tinyGpt2Config(v, shape) : tinyLlamaConfig(v, shape), suiteDir, num('--seed', f.seed, { int: true })!, model);
+            await initModel(f.init === 'gpt2' ? tinyGpt2Config(v, shape) : tinyLlamaConfig(v, shape), suiteDir, num('--seed', f.seed, { int: true, min: 0 })!, model);
           }
         }
       } else {
-        if (f.init) throw new UserError('--init builds a model for the synthetic suite\'s vocabulary; use it with --synthetic');
+        if (f.init) throw new UserError('--init builds a model for the synthetic suite\'s vocabulary; use it with --data synthetic');
         ({ examples, name: dataName } = await loadExamples(f.data!, { dataDir: f.dataDir }));
       }
       const k = num('--fticl-k', f.fticlK, { int: true, min: 1 });
       const demonstrations = k === undefined ? undefined : {
         pool: f.fticlPool ? (await loadExamples(f.fticlPool, { dataDir: f.dataDir })).examples : examples,
-        selection: f.fticlSeed === undefined ? { kind: 'first-k' as const, k } : { kind: 'sampled' as const, k, seed: num('--fticl-seed', f.fticlSeed, { int: true })! },
+        selection: f.fticlSeed === undefined ? { kind: 'first-k' as const, k } : { kind: 'sampled' as const, k, seed: num('--fticl-seed', f.fticlSeed, { int: true, min: 0 })! },
       };
       const store = f.store ? ResultStore.open(f.store) : undefined;
       try {
@@ -121,16 +118,16 @@ export function registerTrain(program: Command): void {
           model: model!, outDir: f.out, task, train: examples, dataName, objective: f.objective, demonstrations,
           method: f.method,
           lora: f.method === 'lora' ? {
-            r: num('--lora-r', f.loraR, { int: true, min: 1 })!, alpha: num('--lora-alpha', f.loraAlpha)!, dropout: num('--lora-dropout', f.loraDropout, { min: 0 })!,
+            r: num('--lora-r', f.loraR, { int: true, min: 1 })!, alpha: numberIn('--lora-alpha', f.loraAlpha, { min: 0, minOpen: true })!, dropout: num('--lora-dropout', f.loraDropout, { min: 0, max: 1 })!,
             targetModules: f.loraTargets ? f.loraTargets.split(',').map((s) => s.trim()).filter(Boolean) : defaultLoraTargetsOf(model!),
           } : undefined,
           mergeLora: f.merge ?? false,
-          lr: num('--lr', f.lr)!, weightDecay: num('--weight-decay', f.weightDecay, { min: 0 }), schedule: f.schedule,
-          warmupSteps: num('--warmup-steps', f.warmupSteps, { int: true, min: 0 }), warmupRatio: num('--warmup-ratio', f.warmupRatio, { min: 0 }),
+          lr: numberIn('--lr', f.lr, { min: 0, minOpen: true })!, weightDecay: num('--weight-decay', f.weightDecay, { min: 0 }), schedule: f.schedule,
+          warmupSteps: num('--warmup-steps', f.warmupSteps, { int: true, min: 0 }), warmupRatio: num('--warmup-ratio', f.warmupRatio, { min: 0, max: 1 }),
           batchSize: num('--batch-size', f.batchSize, { int: true, min: 1 }), gradAccum: num('--grad-accum', f.gradAccum, { int: true, min: 1 }),
           maxGradNorm: num('--max-grad-norm', f.maxGradNorm, { min: 0 }), epochs: num('--epochs', f.epochs, { int: true, min: 1 }),
-          maxSteps: num('--steps', f.steps, { int: true, min: 1 }), seed: num('--seed', f.seed, { int: true }), shuffle: f.shuffle, modelDropout: f.modelDropout,
-          trainSize: num('--train-size', f.trainSize, { int: true, min: 1 }), subsetSeed: num('--subset-seed', f.subsetSeed, { int: true }),
+          maxSteps: num('--steps', f.steps, { int: true, min: 1 }), seed: num('--seed', f.seed, { int: true, min: 0 }), shuffle: f.shuffle, modelDropout: f.modelDropout,
+          trainSize: num('--train-size', f.trainSize, { int: true, min: 1 }), subsetSeed: num('--subset-seed', f.subsetSeed, { int: true, min: 0 }),
           maxLength: num('--max-length', f.maxLength, { int: true, min: 2 }),
           checkpoints: { atStart: f.saveStart, every: num('--save-every', f.saveEvery, { int: true, min: 1 }), logSpaced: num('--save-log-spaced', f.saveLogSpaced, { int: true, min: 1 }) },
           logEvery: num('--log-every', f.logEvery, { int: true, min: 1 }), resume: f.resume,
@@ -138,10 +135,19 @@ export function registerTrain(program: Command): void {
           progress: progressSink(),
         });
         const last = result.log.at(-1);
-        process.stdout.write(JSON.stringify({
-          out: f.out, steps: result.steps, resumedFrom: result.resumedFrom ?? null, finalLoss: last?.loss ?? null,
-          checkpoints: result.checkpoints.map((c) => c.dir),
-        }, null, 2) + '\n');
+        if (f.format === 'json') {
+          process.stdout.write(JSON.stringify({
+            out: f.out, steps: result.steps, resumedFrom: result.resumedFrom ?? null, finalLoss: last?.loss ?? null,
+            checkpoints: result.checkpoints.map((c) => c.dir),
+          }, null, 2) + '\n');
+        } else {
+          const lossAt = new Map(result.log.map((e) => [e.step, e.loss]));
+          process.stdout.write(formatTextTable(['step', 'loss', 'checkpoint'], result.checkpoints.map((c) => [
+            String(c.step), lossAt.has(c.step) ? lossAt.get(c.step)!.toFixed(4) : '-', c.dir,
+          ]), [0, 1]));
+        }
+        process.stderr.write(`genstudy: ${result.steps} steps${result.resumedFrom !== undefined ? ` (resumed after step ${result.resumedFrom})` : ''}; ` +
+          `final loss ${last ? last.loss.toFixed(4) : '-'}; ${result.checkpoints.length} checkpoints in ${f.out}\n`);
       } finally {
         store?.close();
       }

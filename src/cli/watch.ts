@@ -6,29 +6,24 @@ import path from 'node:path';
 import { Command, Option } from 'commander';
 import { UserError } from '../errors.ts';
 import { remoteLoader } from '../engine/remote/index.ts';
-import { parseNumberList, progressFor, promptVariants, resolveTestSets } from '../evaluate/index.ts';
+import { progressFor, promptVariants, resolveTestSets } from '../evaluate/index.ts';
 import { builtinLoader } from '../engine/index.ts';
 import { watchRun } from '../pipeline/watch.ts';
+import { numberIn, numberList, wholeNumber } from './flag-values.ts';
+import { addDataDirOption, addPromptVariantOptions, addSyntheticOptions, addTestSetOption } from './shared-options.ts';
 
 interface WatchFlags {
   testSet: string[]; store: string; run?: string; interval: string; once?: boolean; control?: string; metric?: string; out?: string;
-  baseModel?: string; tokenizer?: string; task?: string; scoring?: 'first-token' | 'full-word'; prompt?: string; shots?: string; limit?: string;
-  dataDir?: string; synthSeed?: string; synthSize?: string; batchExamples: string; batchTokens?: string; remote?: string[]; remoteModel?: string;
-}
-
-function wholeNumber(flag: string, value: string | undefined, min = 1): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < min) throw new UserError(`${flag} ${value}: expected a whole number >= ${min}`);
-  return n;
+  baseModel?: string; tokenizer?: string; task?: string; scoring?: 'first-token' | 'full-word'; prompt?: string[]; shots?: string[]; limit?: string;
+  dataDir?: string; syntheticSeed: string; syntheticSize: string; batchExamples: string; batchTokens?: string; remote?: string[]; remoteModel?: string;
 }
 
 export function registerWatch(program: Command): void {
-  program
+  const command = program
     .command('watch')
     .description('Evaluate each new complete checkpoint-N folder a trainer writes (HF Trainer, PEFT), then refresh the analysis and report; restarts pick up where they stopped')
-    .argument('<run>', 'the folder the trainer writes checkpoint-N folders into')
-    .requiredOption('--test-set <spec...>', 'data set ids, spec files, a synthetic suite folder, or synth[:set,...] (as genstudy evaluate takes them)')
+    .argument('<run>', 'the folder the trainer writes checkpoint-N folders into');
+  addTestSetOption(command, { required: true })
     .option('--store <file>', 'results store (SQLite)', 'results.sqlite')
     .option('--run <name>', 'run name in the store (default: the run folder name)')
     .option('--interval <seconds>', 'pause between looks at the folder (0.1 to 3600)', '30')
@@ -38,24 +33,21 @@ export function registerWatch(program: Command): void {
     .option('--out <dir>', 'where analysis.json, analysis.txt and report/ go (default: <store folder>/<run>-watch)')
     .option('--base-model <dir>', 'base model folder for LoRA adapter checkpoints')
     .option('--tokenizer <dir>', 'a folder with tokenizer.json for checkpoints saved without one (a Trainer given no tokenizer saves none)')
-    .option('--task <task>', 'study-a, study-b/<task>, synth, or a task spec file')
-    .addOption(new Option('--scoring <mode>', 'classification scoring').choices(['first-token', 'full-word']))
-    .option('--prompt <list>', "study B's prompt(s): 1, 2 or 1,2")
-    .option('--shots <list>', 'numbers of in-context demonstrations, e.g. 0,2,4')
-    .option('--limit <n>', 'evaluate the first N examples of every test set')
-    .option('--data-dir <dir>', 'data folder for registry ids')
-    .option('--synth-seed <n>', 'seed of the generated synthetic suite')
-    .option('--synth-size <n>', 'examples per set of the generated synthetic suite')
+    .option('--task <task>', 'study-a, study-b/<task>, synthetic, or a task spec file')
+    .addOption(new Option('--scoring <mode>', 'classification scoring').choices(['first-token', 'full-word']));
+  addPromptVariantOptions(command)
+    .option('--limit <n>', 'evaluate the first N examples of every test set');
+  addDataDirOption(command);
+  addSyntheticOptions(command, { help: 'examples per test set of the generated synthetic suite', default: '200' })
     .option('--batch-examples <n>', 'examples per engine call', '512')
     .option('--batch-tokens <n>', "the built-in engine's padded tokens per forward batch")
     .option('--remote <url...>', 'evaluate through these OpenAI-compatible servers (vLLM, genstudy serve) instead of the built-in engine')
     .option('--remote-model <name>', 'the served model name for full checkpoints (default: the one the server lists)')
     .action(async (runDir: string, flags: WatchFlags) => {
-      const seconds = Number(flags.interval);
-      if (!Number.isFinite(seconds)) throw new UserError(`--interval ${flags.interval}: expected a number of seconds`);
+      const seconds = numberIn('--interval', flags.interval, { min: 0.1, max: 3600 })!;
       const testSets = await resolveTestSets(flags.testSet, {
         limit: wholeNumber('--limit', flags.limit), dataDir: flags.dataDir,
-        synthSeed: wholeNumber('--synth-seed', flags.synthSeed, 0), synthSize: wholeNumber('--synth-size', flags.synthSize),
+        synthSeed: wholeNumber('--synthetic-seed', flags.syntheticSeed, { min: 0 }), synthSize: wholeNumber('--synthetic-size', flags.syntheticSize),
       });
       if (flags.control !== undefined && !testSets.some((t) => t.id === flags.control)) {
         throw new UserError(`--control ${flags.control}: not among the test sets (${testSets.map((t) => t.id).join(', ')})`);
@@ -76,7 +68,7 @@ export function registerWatch(program: Command): void {
       try {
         const result = await watchRun({
           runDir, storePath: flags.store, run: flags.run ?? path.basename(path.resolve(runDir)), runModel: path.resolve(runDir),
-          testSets, variants: promptVariants(flags.prompt ? parseNumberList('--prompt', flags.prompt) : undefined, flags.shots ? parseNumberList('--shots', flags.shots) : undefined),
+          testSets, variants: promptVariants(numberList('--prompt', flags.prompt, 1), numberList('--shots', flags.shots)),
           task: flags.task, scoring: flags.scoring, batchExamples: wholeNumber('--batch-examples', flags.batchExamples),
           loader: flags.remote ? remoteLoader({ urls: flags.remote, modelName: flags.remoteModel }) : builtinLoader(wholeNumber('--batch-tokens', flags.batchTokens)),
           baseModel: flags.baseModel, tokenizerDir: flags.tokenizer, control: flags.control, metric: flags.metric, outDir: flags.out,

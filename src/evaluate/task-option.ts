@@ -1,5 +1,5 @@
 // Which task (prompt template, labels, scoring) a test set is evaluated with: a preset name
-// ("study-a", "study-b/<task>", "synth"), a task spec file (YAML or JSON), or, when none is given,
+// ("study-a", "study-b/<task>", "synthetic"), a task spec file (YAML or JSON), or, when none is given,
 // the preset the test set implies (its registry entry or the synthetic suite).
 import fs from 'node:fs';
 import path from 'node:path';
@@ -35,7 +35,7 @@ const GenerateSchema = z.strictObject({
 
 const TaskSchema = z.discriminatedUnion('kind', [ClassifySchema, GenerateSchema]);
 
-export const TASK_PRESETS = ['study-a', ...STUDY_B_TASKS.map((t) => `study-b/${t}`), 'synth'] as const;
+export const TASK_PRESETS = ['study-a', ...STUDY_B_TASKS.map((t) => `study-b/${t}`), 'synthetic'] as const;
 
 export interface TaskChoice {
   /** --task: a preset or a spec file; undefined: the test set's own preset. */
@@ -61,7 +61,7 @@ export function readTaskFile(file: string): TaskSpec {
 
 function preset(name: string, prompt: 1 | 2, scoring: ScoringMode): TaskSpec | undefined {
   if (name === 'study-a') return studyATask(scoring);
-  if (name === 'synth') return { ...suiteTask(), scoring };
+  if (name === 'synthetic') return { ...suiteTask(), scoring };
   if (name.startsWith('study-b/')) {
     const t = name.slice('study-b/'.length) as StudyBTask;
     if (STUDY_B_TASKS.includes(t)) return studyBTask(t, prompt, scoring);
@@ -69,7 +69,7 @@ function preset(name: string, prompt: 1 | 2, scoring: ScoringMode): TaskSpec | u
   return undefined;
 }
 
-/** A task by name: a preset (study-a, study-b/<task>, synth) or a task spec file; validated. */
+/** A task by name: a preset (study-a, study-b/<task>, synthetic) or a task spec file; validated. */
 export function taskByName(name: string, opts: { prompt?: 1 | 2; scoring?: ScoringMode } = {}): TaskSpec {
   const prompt = opts.prompt ?? 1;
   let task = preset(name, prompt, opts.scoring ?? 'first-token');

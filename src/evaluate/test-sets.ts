@@ -1,6 +1,6 @@
 // Resolving --test-set arguments into examples with a content hash: a registry id
 // ("study-a/rte:train"), a data set spec file (YAML or JSON, src/data/spec.ts), the generated
-// synthetic suite ("synth" or "synth:in-domain,overlap-broken"), or a folder written by writeSuite.
+// synthetic suite ("synthetic" or "synthetic:in-domain,overlap-broken"), or a folder written by writeSuite.
 // --limit keeps the first N examples; the content hash covers exactly the examples evaluated.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -20,7 +20,7 @@ export interface EvalTestSet {
   source: string;
   /** Recorded with the test set in the store (how it was made). */
   spec: Record<string, unknown>;
-  /** The task preset the set implies ("study-a", "study-b/<task>", "synth"), used when no --task is given. */
+  /** The task preset the set implies ("study-a", "study-b/<task>", "synthetic"), used when no --task is given. */
   taskPreset?: string;
   /** The pool in-context demonstrations come from (study B: the set's few-shot file); loaded on first use. */
   demonstrationPool?: () => Promise<DemonstrationPool>;
@@ -31,7 +31,7 @@ export interface TestSetOptions {
   limit?: number;
   /** Data folder for registry ids (default: GENSTUDY_DATA or ../shared/data). */
   dataDir?: string;
-  /** The synthetic suite's seed and per-set size when "synth" is asked for. */
+  /** The synthetic suite's seed and per-set size when "synthetic" is asked for. */
   synthSeed?: number;
   synthSize?: number;
   /** How an unknown argument is named in the error (default: "--test-set ARG"; a study file names its field). */
@@ -59,7 +59,7 @@ function suiteSets(
     return {
       id, examples, contentHash: contentHash(examples), source: `${origin} (${id})`,
       spec: { ...spec, set: id, limit: opts.limit ?? null },
-      taskPreset: 'synth',
+      taskPreset: 'synthetic',
       demonstrationPool: async () => ({ name: `${origin} training set`, examples: train }),
     };
   });
@@ -100,12 +100,12 @@ async function fromSpecFile(file: string, opts: TestSetOptions): Promise<EvalTes
 /** Resolves one --test-set argument into one or more test sets. */
 export async function resolveTestSetArg(arg: string, opts: TestSetOptions = {}): Promise<EvalTestSet[]> {
   checkLimit(opts.limit);
-  if (arg === 'synth' || arg.startsWith('synth:')) {
+  if (arg === 'synthetic' || arg.startsWith('synthetic:')) {
     const seed = opts.synthSeed ?? SYNTH_DEFAULTS.seed;
     const size = opts.synthSize ?? SYNTH_DEFAULTS.size;
     const suite = generateSuite({ seed, trainSize: SYNTH_DEFAULTS.trainSize, testSize: size });
     const sets = Object.fromEntries(suite.testSets.map((s) => [s.id, s.examples]));
-    const wanted = arg === 'synth' ? undefined : arg.slice('synth:'.length).split(',').filter((s) => s !== '');
+    const wanted = arg === 'synthetic' ? undefined : arg.slice('synthetic:'.length).split(',').filter((s) => s !== '');
     return suiteSets(sets, suite.train, wanted, `synthetic suite (seed ${seed}, ${size} per set)`, opts, { synthetic: { seed, testSize: size, trainSize: SYNTH_DEFAULTS.trainSize } });
   }
   if (fs.existsSync(arg) && fs.statSync(arg).isDirectory()) {
@@ -121,7 +121,7 @@ export async function resolveTestSetArg(arg: string, opts: TestSetOptions = {}):
   }
   if (isRegistryId(arg)) return [await fromRegistry(arg, opts)];
   throw new UserError(
-    `${opts.origin ?? `--test-set ${arg}`}: not a known data set id, a spec file (.yaml/.yml/.json), a synthetic suite folder, or "synth[:set,...]"` +
+    `${opts.origin ?? `--test-set ${arg}`}: not a known data set id, a spec file (.yaml/.yml/.json), a synthetic suite folder, or "synthetic[:set,...]"` +
       ' (genstudy data list shows the known ids)',
     { field: opts.origin },
   );
@@ -129,7 +129,7 @@ export async function resolveTestSetArg(arg: string, opts: TestSetOptions = {}):
 
 /** Resolves every --test-set argument; two sets with one id are an error. */
 export async function resolveTestSets(args: readonly string[], opts: TestSetOptions = {}): Promise<EvalTestSet[]> {
-  if (args.length === 0) throw new UserError('no test set: pass --test-set SPEC (a data set id, a spec file, or synth)');
+  if (args.length === 0) throw new UserError('no test set: pass --test-set SPEC (a data set id, a spec file, or synthetic)');
   const out: EvalTestSet[] = [];
   const seen = new Map<string, string>();
   for (const arg of args) {

@@ -61,23 +61,31 @@ export function studyPaths(study: Study, studyFile: string, outOverride?: string
 export async function runStudy(study: Study, studyFile: string, opts: RunStudyOptions = {}): Promise<StudyResult> {
   const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const paths = studyPaths(study, studyFile, opts.out);
-  fs.mkdirSync(paths.out, { recursive: true });
   const studyDir = path.dirname(paths.studyFile);
   const dataDir = study.dataDir === undefined ? undefined : path.resolve(studyDir, study.dataDir);
 
-  for (const model of study.models) checkModelPresent(model, studyDir, paths.studyFile);
-  const suiteDir = await prepareSynthetic(study, paths);
-  study.models.forEach((m, i) => checkInitSize(m, i, { studyDir, suiteDir, studyFile: paths.studyFile }));
-  const testSets = tagTestSets(study, await studyTestSets(study, suiteDir, dataDir, paths.studyFile));
-  if (study.evaluation.control !== undefined && !testSets.some((t) => t.id === study.evaluation.control)) {
-    throw new UserError(`${paths.studyFile}: evaluation.control "${study.evaluation.control}" is not among the test sets (${testSets.map((t) => t.id).join(', ')})`);
-  }
-
+  checkModelsPresent(study.models, studyDir, paths.studyFile);
   let runs = expandStudy(study);
   if (opts.only?.length) {
     const unknown = opts.only.filter((id) => !runs.some((r) => r.id === id));
     if (unknown.length) throw new UserError(`--only: no run ${unknown.join(', ')} in the study; it has ${runs.map((r) => r.id).join(', ')}`);
     runs = runs.filter((r) => opts.only!.includes(r.id));
+  }
+  // A start that fails (a missing data set, a bad control, a model too large) leaves no folder behind that it made.
+  // (mkdirSync returns the first folder it had to make, or undefined when there was none.)
+  const created = fs.mkdirSync(paths.out, { recursive: true });
+  let suiteDir: string | undefined;
+  let testSets: EvalTestSet[];
+  try {
+    suiteDir = await prepareSynthetic(study, paths);
+    study.models.forEach((m, i) => checkInitSize(m, i, { studyDir, suiteDir, studyFile: paths.studyFile }));
+    testSets = tagTestSets(study, await studyTestSets(study, suiteDir, dataDir, paths.studyFile));
+    if (study.evaluation.control !== undefined && !testSets.some((t) => t.id === study.evaluation.control)) {
+      throw new UserError(`${paths.studyFile}: evaluation.control "${study.evaluation.control}" is not among the test sets (${testSets.map((t) => t.id).join(', ')})`);
+    }
+  } catch (err) {
+    if (created !== undefined) fs.rmSync(created, { recursive: true, force: true });
+    throw err;
   }
   log(`genstudy: study "${study.name}": ${runs.length} run(s), ${testSets.length} test sets; results in ${paths.out}`);
 
@@ -132,7 +140,7 @@ function tagTestSets(study: Study, sets: EvalTestSet[]): EvalTestSet[] {
   const inDomain = new Set(study.training.flatMap((t) => t.inDomain ?? []));
   return sets.map((set) => {
     const task = taskOfPreset(set.taskPreset);
-    if (!task || task === 'synth' || task === 'study-a') return set;
+    if (!task || task === 'synthetic' || task === 'study-a') return set;
     return { ...set, spec: { ...set.spec, task, domain: inDomain.has(set.id) ? 'in-domain' : 'cross-domain' } };
   });
 }
@@ -235,15 +243,22 @@ function recordRun(storePath: string, record: RunRecord): void {
   }
 }
 
-/** A model named by path must be there before anything runs; the error says how to get it. */
-function checkModelPresent(m: StudyModel, studyDir: string, studyFile: string): void {
-  if (m.path === undefined) return;
-  const dir = path.resolve(studyDir, m.path);
-  if (fs.existsSync(path.join(dir, 'config.json'))) return;
-  const pull = `genstudy data pull ${m.hub ?? '<hub id>'} --repo-type model`;
-  const smaller = m.smaller ? ` To try the pipeline on this machine first, use a smaller model of the same family: ${m.smaller} (genstudy data pull ${m.smaller} --repo-type model).` : '';
-  throw new UserError(`${studyFile}: model "${m.id}": ${dir} is not a Hugging Face model folder (no config.json). ` +
-    `Download it with \`${pull}\` and set models[].path to the snapshot folder it prints.${smaller}`);
+/**
+ * Models named by path must be there before anything runs; every missing one is reported at once,
+ * each with the command that downloads it.
+ */
+function checkModelsPresent(models: readonly StudyModel[], studyDir: string, studyFile: string): void {
+  const missing = models.filter((m) => m.path !== undefined && !fs.existsSync(path.join(path.resolve(studyDir, m.path), 'config.json')));
+  if (missing.length === 0) return;
+  const lines = missing.map((m) => {
+    const dir = path.resolve(studyDir, m.path!);
+    const pull = m.hub ? `genstudy data pull ${m.hub} --repo-type model` : 'genstudy data pull <hub id> --repo-type model (the study names no models[].hub)';
+    const smaller = m.smaller ? `; to try the pipeline on a small machine first: genstudy data pull ${m.smaller} --repo-type model` : '';
+    return `  - "${m.id}": ${dir} has no config.json. Download: ${pull}${smaller}`;
+  });
+  throw new UserError(`${studyFile}: ${missing.length} of ${models.length} model(s) missing (a Hugging Face model folder is needed for each):\n${lines.join('\n')}\n` +
+    'Then point each models[].path at the snapshot folder the pull prints (or pass --set models.N.path=DIR). ' +
+    'Gated models (Llama, some OLMo and Gemma releases) need the licence accepted on the hub and a token: export HF_TOKEN=hf_... before the pull.');
 }
 
 /** A from-scratch model's config.json and the folder its tokenizer comes from. */

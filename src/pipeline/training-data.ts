@@ -11,7 +11,7 @@ export interface TrainingData { examples: Example[]; taskPreset?: string }
 export async function loadTrainingExamples(set: StudyTrainingSet, o: { studyDir: string; dataDir?: string; suiteDir?: string }): Promise<TrainingData> {
   if (set.data === 'synthetic') {
     if (!o.suiteDir) throw new UserError(`training set "${set.id}": data "synthetic" needs a "synthetic:" section in the study`);
-    return { examples: (await readSuite(o.suiteDir)).train, taskPreset: 'synth' };
+    return { examples: (await readSuite(o.suiteDir)).train, taskPreset: 'synthetic' };
   }
   try {
     return { examples: (await loadExamples(set.data, { dataDir: o.dataDir, baseDir: o.studyDir })).examples };

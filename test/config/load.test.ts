@@ -66,3 +66,17 @@ test('the example study files (demo, study A, study B) are valid and expand', as
   // study B: 5 training tasks x (4 base shot counts + FT + FTICL).
   assert.deepEqual(counts, { demo: 3, 'study-a': 3, 'study-b': 30 });
 });
+
+test('--set overrides fields of the study file without editing it; errors in an override name it', () => {
+  const study = parseStudy(VALID, 'study.yaml', ['seeds=[7]', 'models.1.path=rel/opt', 'methods.1.lr=1e-4', 'analysis.bootstrap=200', 'models.1.hub=facebook/opt-125m']);
+  assert.deepEqual(study.seeds, [7]);
+  assert.equal(study.models[1].path, `${process.cwd()}/rel/opt`, 'a path given on the command line is relative to the current folder');
+  assert.equal(study.models[1].hub, 'facebook/opt-125m');
+  assert.equal(study.methods[1].lr, 1e-4);
+  assert.equal(study.analysis.bootstrap, 200);
+  assert.deepEqual(expandStudy(study).filter((r) => r.method.kind === 'ft').map((r) => r.seed), [7, 7]);
+  assert.throws(() => parseStudy(VALID, 'study.yaml', ['seeds']), /--set seeds: expected FIELD=VALUE, e\.g\. models\.0\.path=/);
+  assert.throws(() => parseStudy(VALID, 'study.yaml', ['seeds=[x]']), /^UserError: --set seeds=\[x\]: seeds\.0: /);
+  assert.throws(() => parseStudy(VALID, 'study.yaml', ['models.5.path=x']), /--set models\.5\.path=x: "models" is a list of 2; use an index from 0 to 2/);
+  assert.throws(() => parseStudy(VALID, 'study.yaml', ['nmae=x']), /--set nmae=x: .*[Uu]nrecognized key.*nmae/);
+});

@@ -48,7 +48,7 @@ async function inProcess(args: string[], env: Record<string, string> = {}): Prom
 
 test('data inspect: a registry id prints counts, labels, drops and the study prompt', async (t) => {
   if (!hasSharedData) return t.skip(NO_SHARED);
-  const r = await inProcess(['data', 'inspect', 'study-b/inference/multinli2:test', '--data-dir', sharedData, '--json']);
+  const r = await inProcess(['data', 'inspect', 'study-b/inference/multinli2:test', '--data-dir', sharedData, '--format', 'json']);
   assert.equal(r.code, 0, r.stderr);
   const got = JSON.parse(r.stdout);
   assert.equal(got.rowsRead, 500);
@@ -71,7 +71,7 @@ test('data inspect: a spec file, a bare data file, and clear errors', async (t) 
   const dir = tempDir(t);
   write(dir, 'rows.csv', 'id,text,y\n1,good,pos\n2,bad,neg\n3,meh,???\n');
   const spec = write(dir, 'spec.yaml', 'path: rows.csv\nid: id\nlabel: y\nlabels: {pos: positive, neg: negative}\nunknownLabels: drop\n');
-  const r = await inProcess(['data', 'inspect', spec, '--template', 'Review: {text}\nSentiment:', '--json']);
+  const r = await inProcess(['data', 'inspect', spec, '--template', 'Review: {text}\nSentiment:', '--format', 'json']);
   assert.equal(r.code, 0, r.stderr);
   const got = JSON.parse(r.stdout);
   assert.deepEqual([got.examples, got.labels, got.prompt], [2, { negative: 1, positive: 1 }, 'Review: good\nSentiment:']);

@@ -64,5 +64,6 @@ test('a model folder without config.json is a one-line error', async () => {
   fs.writeFileSync(good, '{"id": 1, "context": "a", "continuation": "b"}\n');
   const missing = await genstudy(['score', '--model', path.join(tmp, 'nope'), '--input', good]);
   assert.equal(missing.code, 2);
-  assert.ok(missing.stderr.includes('config.json'), missing.stderr);
+  assert.match(missing.stderr, /nope: no such folder/);
+  assert.equal(missing.stderr.trim().split('\n').length, 1);
 });

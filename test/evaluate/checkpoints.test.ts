@@ -104,7 +104,7 @@ test('checkpoints saved without a tokenizer wait for one, and evaluate with --to
   assert.deepEqual(scanRunFolder(bare, undefined, tokenizer).complete.map((c) => [c.step, c.tokenizer]), [[0, tokenizer], [100, tokenizer]]);
 
   const dir = tempDir();
-  const args = (model: string, store: string) => ['evaluate', '--model', model, '--test-set', SUITE_ARG, '--synth-seed', '2', '--synth-size', '6', '--run', 'r', '--store', path.join(dir, store)];
+  const args = (model: string, store: string) => ['evaluate', '--model', model, '--test-set', SUITE_ARG, '--synthetic-seed', '2', '--synthetic-size', '6', '--run', 'r', '--store', path.join(dir, store)];
   const refused = await runCli(args(bare, 'refused.sqlite'));
   assert.equal(refused.status, 2);
   assert.match(refused.stderr, /none of its 2 checkpoint folders is complete.*no tokenizer\.json/s);

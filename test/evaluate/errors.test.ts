@@ -37,7 +37,7 @@ test('an unknown label is a clear error naming the test set, the example and the
   const bad = rows.map((r, i) => (i === 3 ? { ...r, label: 'Maybe' } : r));
   const sets = await resolveTestSets([specFile(bad)]);
   const { loader, counts } = countingLoader();
-  const opts: GridOptions = { storePath, run: 'good', checkpoints, testSets: [...testSets, ...sets], variants: promptVariants(), task: 'synth', loader };
+  const opts: GridOptions = { storePath, run: 'good', checkpoints, testSets: [...testSets, ...sets], variants: promptVariants(), task: 'synthetic', loader };
   await assert.rejects(evaluateGrid(opts), (e: Error) => {
     assert.ok(e instanceof UserError);
     assert.match(e.message, new RegExp(`^test set "custom-nli" \\(.*data\\.jsonl\\): task "synth-nli": label "Maybe" \\(example "${rows[3].id}"\\) is not in the verbalizer; expected one of "Yes", "No"$`));
@@ -54,7 +54,7 @@ test('a missing field, too many shots, and a bad positive label fail before any 
   fs.writeFileSync(path.join(dir, 'data.jsonl'), noHypothesis.map((r) => JSON.stringify(r)).join('\n') + '\n');
   fs.writeFileSync(path.join(dir, 'holes.yaml'), 'name: holes\npath: data.jsonl\nid: id\nlabel: label\n');
   const holes = await resolveTestSets([path.join(dir, 'holes.yaml')]);
-  const base = { storePath, run: 'good', checkpoints, variants: promptVariants(), task: 'synth' };
+  const base = { storePath, run: 'good', checkpoints, variants: promptVariants(), task: 'synthetic' };
   await assert.rejects(evaluateGrid({ ...base, testSets: holes }), /test set "holes" \(.*\): template "synth-nli": example "\S+" has no field "hypothesis" \(it has: premise\)/);
   await assert.rejects(evaluateGrid({ ...base, testSets: testSets.slice(0, 1), variants: promptVariants(undefined, [300]) }),
     /test set "in-domain" \(.*, prompt variant "300-shot"\): task "synth-nli", .*training set: k = 300 but the demonstration pool has only 200 examples/);

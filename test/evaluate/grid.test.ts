@@ -127,7 +127,7 @@ test('prompt variants (k-shot) are cells of their own; full-word scoring adds ac
       // The 2-shot context holds two demonstrations; its stored log-probs are the engine's for it.
       const { demonstrationsFor } = await import('../../src/tasks/index.ts');
       const { resolveTestSetArg } = await import('../../src/evaluate/index.ts');
-      const [withPool] = await resolveTestSetArg(`synth:${sets[0].id}`, { synthSeed: 3, synthSize: SIZE });
+      const [withPool] = await resolveTestSetArg(`synthetic:${sets[0].id}`, { synthSeed: 3, synthSize: SIZE });
       const pool = await withPool.demonstrationPool!();
       const reqs = buildFullWordRequests(task, [ex], { demonstrations: demonstrationsFor(task, pool.examples, { kind: 'first-k', k: 2 }) });
       const direct = await model.score(reqs);

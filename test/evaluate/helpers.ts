@@ -15,7 +15,7 @@ export const sharedDir = path.resolve(repoRoot, '../shared');
 
 /** The in-domain set and four OOD sets of the synthetic suite. */
 export const SUITE_SETS = ['in-domain', 'overlap-consistent-long', 'overlap-broken', 'negation-consistent', 'negation-broken'];
-export const SUITE_ARG = `synth:${SUITE_SETS.join(',')}`;
+export const SUITE_ARG = `synthetic:${SUITE_SETS.join(',')}`;
 export const STEPS = [0, 100, 200, 300, 400];
 
 export function tempDir(prefix = 'genstudy-evaluate-'): string {

@@ -51,6 +51,9 @@ test('genstudy report: clear errors for a file that is not a store, a control th
   assert.match(r.stderr, /no scores for the control test set "ID" \(it has: in-domain, negation-broken/);
   r = genstudy(['report', storePath, '--out', join(dir, 'o'), '--alpha', '2']);
   assert.equal(r.code, 2);
-  assert.match(r.stderr, /--alpha: invalid value "2"/);
+  assert.match(r.stderr, /--alpha 2: expected a number in \(0, 1\)/);
+  r = genstudy(['report', storePath, '--out', join(dir, 'o'), '--method', 'kendall']);
+  assert.equal(r.code, 2, 'a parser error exits as a value genstudy checks does');
+  assert.match(r.stderr, /'kendall' is invalid\. Allowed choices are pearson, spearman/);
   assert.ok(!existsSync(join(dir, 'o', 'report.html')), 'nothing written after an error');
 });

@@ -13,11 +13,11 @@ function genstudy(args: string[]) {
   return spawnSync(process.execPath, [path.join(repoRoot, 'bin/genstudy.js'), ...args], { cwd: repoRoot, encoding: 'utf8' });
 }
 
-test('genstudy train --synthetic --init gpt2 --method lora writes PEFT checkpoints, logs to the store, and resumes', () => {
+test('genstudy train --data synthetic --init gpt2 --method lora writes PEFT checkpoints, logs to the store, and resumes', () => {
   const out = tempDir();
-  const args = ['train', '--synthetic', '--synthetic-size', '64', '--init', 'gpt2', '--init-hidden', '16', '--init-layers', '1',
+  const args = ['train', '--data', 'synthetic', '--synthetic-size', '64', '--init', 'gpt2', '--init-hidden', '16', '--init-layers', '1',
     '--method', 'lora', '--lora-r', '2', '--lora-alpha', '4', '--lr', '1e-2', '--steps', '4', '--batch-size', '8', '--save-every', '2',
-    '--merge', '--out', out, '--store', path.join(out, 'results.sqlite'), '--run', 'cli-lora'];
+    '--merge', '--out', out, '--store', path.join(out, 'results.sqlite'), '--run', 'cli-lora', '--format', 'json'];
   const r = genstudy(args);
   assert.equal(r.status, 0, r.stderr);
   const summary = JSON.parse(r.stdout);
@@ -49,15 +49,15 @@ test('genstudy train: missing data and bad numbers are one clear line, exit code
   };
   const a = await run(['train', '--init', 'gpt2', '--lr', '1e-3', '--out', out]);
   assert.equal(a.status, 2);
-  assert.match(a.stderr, /give the training data: --data <spec> or --synthetic/);
-  const b = await run(['train', '--synthetic', '--synthetic-size', '8', '--init', 'gpt2', '--init-hidden', '8', '--lr', '1e-3', '--batch-size', 'x', '--out', out]);
+  assert.match(a.stderr, /required option '--data <spec>' not specified/);
+  const b = await run(['train', '--data', 'synthetic', '--synthetic-size', '8', '--init', 'gpt2', '--init-hidden', '8', '--lr', '1e-3', '--batch-size', 'x', '--out', out]);
   assert.equal(b.status, 2);
   assert.match(b.stderr, /--batch-size x: expected a whole number >= 1/);
-  const c = await run(['train', '--synthetic', '--init', 'gpt2', '--lr', '1e-3', '--task', 'study-c', '--out', out]);
+  const c = await run(['train', '--data', 'synthetic', '--init', 'gpt2', '--lr', '1e-3', '--task', 'study-c', '--out', out]);
   assert.equal(c.status, 2);
-  assert.match(c.stderr, /--task study-c: not a preset \(study-a, study-b\/summary, .*synth\) and not a task spec file/);
+  assert.match(c.stderr, /--task study-c: not a preset \(study-a, study-b\/summary, .*synthetic\) and not a task spec file/);
   // A model too large to allocate: its size, before any allocation (was a RangeError and a stack trace).
-  const d = await run(['train', '--synthetic', '--synthetic-size', '8', '--init', 'gpt2', '--init-hidden', '100000', '--lr', '1e-3', '--out', path.join(out, 'big')]);
+  const d = await run(['train', '--data', 'synthetic', '--synthetic-size', '8', '--init', 'gpt2', '--init-hidden', '100000', '--lr', '1e-3', '--out', path.join(out, 'big')]);
   assert.equal(d.status, 2, d.stderr);
   assert.match(d.stderr, /the model to initialise \(.*n_embd 100000.*\): tensor .* more than one tensor can hold/);
   assert.ok(!fs.existsSync(path.join(out, 'big', 'init-model')), 'no model folder for a model that was never made');

@@ -89,7 +89,7 @@ test('identity: a full checkpoint on a server serving other weights is refused',
 
 test('genstudy evaluate --remote stores what the built-in engine stores, through the server it names', async () => {
   const dir = tempDir();
-  const common = ['evaluate', '--model', path.join(runDir, 'step-100'), '--test-set', SUITE_ARG, '--synth-seed', '4', '--synth-size', '6', '--run', 'r'];
+  const common = ['evaluate', '--model', path.join(runDir, 'step-100'), '--test-set', SUITE_ARG, '--synthetic-seed', '4', '--synthetic-size', '6', '--run', 'r'];
   const local = await runCli([...common, '--store', path.join(dir, 'local.sqlite')]);
   assert.equal(local.status, 0, local.stderr);
   const viaServer = await runCli([...common, '--store', path.join(dir, 'remote.sqlite'), '--remote', serve.url]);

@@ -1,0 +1,57 @@
+// Reading flag values: every command parses numbers and lists here, so an invalid value gets the
+// same kind of message everywhere, and the message names the valid range.
+import { UserError } from '../errors.ts';
+
+/** A whole number in [min, max]; `undefined` passes through (the flag was not given). */
+export function wholeNumber(flag: string, text: string | undefined, range: { min?: number; max?: number } = {}): number | undefined {
+  if (text === undefined) return undefined;
+  const min = range.min ?? 1;
+  const n = Number(text);
+  const t = text.trim();
+  if (!/^-?\d+$/.test(t) || !Number.isSafeInteger(n) || n < min || (range.max !== undefined && n > range.max)) {
+    throw new UserError(`${flag} ${text}: expected a whole number ${rangeText(min, range.max)}`);
+  }
+  return n;
+}
+
+/** A number within bounds; `open` bounds exclude the end point. */
+export function numberIn(
+  flag: string, text: string | undefined, range: { min?: number; max?: number; minOpen?: boolean; maxOpen?: boolean } = {},
+): number | undefined {
+  if (text === undefined) return undefined;
+  const n = Number(text);
+  const { min, max, minOpen = false, maxOpen = false } = range;
+  const ok = text.trim() !== '' && Number.isFinite(n)
+    && (min === undefined || (minOpen ? n > min : n >= min))
+    && (max === undefined || (maxOpen ? n < max : n <= max));
+  if (!ok) {
+    let where = '';
+    if (min !== undefined && max !== undefined) where = ` in ${minOpen ? '(' : '['}${min}, ${max}${maxOpen ? ')' : ']'}`;
+    else if (min !== undefined) where = ` ${minOpen ? '>' : '>='} ${min}`;
+    else if (max !== undefined) where = ` ${maxOpen ? '<' : '<='} ${max}`;
+    throw new UserError(`${flag} ${text}: expected a number${where}`);
+  }
+  return n;
+}
+
+/**
+ * A list flag's values. Lists are written `--flag a b c` (or the flag repeated); lists of numbers
+ * may also be written `0,2,4`, which cannot be ambiguous. Test sets are not split on commas,
+ * since `synthetic:in-domain,overlap-broken` names sets of one suite.
+ */
+export function listValues(values: readonly string[] | string | undefined): string[] | undefined {
+  if (values === undefined) return undefined;
+  return (typeof values === 'string' ? [values] : values).map((s) => s.trim()).filter((s) => s !== '');
+}
+
+/** A list of whole numbers >= min (spaces or commas between them). */
+export function numberList(flag: string, values: readonly string[] | string | undefined, min = 0): number[] | undefined {
+  const items = listValues(values)?.flatMap((v) => v.split(',')).map((s) => s.trim()).filter((s) => s !== '');
+  if (items === undefined) return undefined;
+  if (items.length === 0) throw new UserError(`${flag}: expected one or more whole numbers ${rangeText(min)}`);
+  return items.map((s) => wholeNumber(flag, s, { min })!);
+}
+
+function rangeText(min: number, max?: number): string {
+  return max === undefined ? `>= ${min}` : `from ${min} to ${max}`;
+}

@@ -1,0 +1,37 @@
+// Options several commands take, declared once so that each concept has one name, one form and one
+// help text across commands: test sets, the synthetic suite, the data folder, prompt variants and
+// the output format. Lists are written `--flag a b c` (or the flag repeated).
+import { Command, Option } from 'commander';
+
+export const TEST_SET_HELP = 'test sets: registry ids (genstudy data list), data set spec files (.yaml/.json), a synthetic suite folder, or synthetic[:set,...] (the generated suite)';
+
+/** `--test-set A B ...`: the sets to evaluate (required) or, in analyze / report, to restrict to. */
+export function addTestSetOption(cmd: Command, opts: { required: boolean; help?: string }): Command {
+  const o = new Option('--test-set <set...>', opts.help ?? TEST_SET_HELP);
+  if (opts.required) o.makeOptionMandatory();
+  return cmd.addOption(o);
+}
+
+/** `--synthetic-seed`, `--synthetic-size`: the generated suite (`--test-set synthetic`, `train --data synthetic`). */
+export function addSyntheticOptions(cmd: Command, size: { help: string; default: string }, seed = '0'): Command {
+  return cmd
+    .option('--synthetic-seed <n>', 'seed of the generated synthetic suite', seed)
+    .option('--synthetic-size <n>', size.help, size.default);
+}
+
+/** `--data-dir`: where registered data sets' local files are. */
+export function addDataDirOption(cmd: Command): Command {
+  return cmd.option('--data-dir <dir>', 'folder with the local files of registered data sets (default: $GENSTUDY_DATA, else ../shared/data when it exists; else the Hugging Face hub)');
+}
+
+/** `--prompt 1 2` and `--shots 0 2 4`: the prompt variants each test set is evaluated with. */
+export function addPromptVariantOptions(cmd: Command): Command {
+  return cmd
+    .option('--prompt <n...>', "study B's prompt(s): 1, 2 or both (each is a prompt variant)")
+    .option('--shots <k...>', 'numbers of in-context demonstrations, e.g. 0 2 4 (each is a prompt variant)');
+}
+
+/** `--format`: how the result is printed on stdout; the first choice is the default. */
+export function addFormatOption(cmd: Command, choices: readonly string[] = ['table', 'json']): Command {
+  return cmd.addOption(new Option('--format <format>', 'output on stdout').choices([...choices]).default(choices[0]));
+}
