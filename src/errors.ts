@@ -21,12 +21,12 @@ export class UserError extends Error {
 /**
  * The CLI's exit codes, one scheme for every command (docs: README "Exit codes"). A command-line
  * mistake and a bad file are both the user's to fix and both get one line naming what is wrong,
- * so they share a code; an unexpected failure prints a stack trace and exits 1 (Node's own code
- * for an uncaught error), which is what a bug report needs.
+ * so they share a code; an unexpected failure prints its stack frames and exits 1 (Node's own
+ * code for an uncaught error), which is what a bug report needs.
  */
 export const EXIT = {
   ok: 0,
-  /** genstudy failed unexpectedly (a bug): a stack trace on stderr. */
+  /** genstudy failed unexpectedly (a bug): its stack frames on stderr. */
   failure: 1,
   /** What was asked cannot be done as given: a flag, a value, a file, a model, a server; one line says which. */
   userError: 2,

@@ -44,7 +44,7 @@ function markRequired(cmd: Command): void {
 /**
  * Runs the CLI and returns the exit code (see EXIT in src/errors.ts): parser errors (an unknown
  * option, a missing or invalid value) and genstudy's own errors about what it was given both exit
- * 2 with one clear line; an unexpected error is rethrown (a stack trace, exit 1).
+ * 2 with one clear line; an unexpected error is reported as a bug (its stack frames) with exit 1.
  */
 export async function main(argv: string[]): Promise<number> {
   const program = await buildProgram(argv);
@@ -59,7 +59,7 @@ export async function main(argv: string[]): Promise<number> {
       return EXIT.userError;
     }
     process.stderr.write(describeCrash(err));
-    return 1;
+    return EXIT.failure;
   }
 }
 
