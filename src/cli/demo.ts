@@ -7,9 +7,8 @@ import { loadStudyFile } from '../config/load.ts';
 import { runStudy } from '../pipeline/run-study.ts';
 import { printStudySummary, writeStudyOutputs } from '../pipeline/outputs.ts';
 import { checkAgainstDesign, describeDesignCheck } from '../pipeline/demo-check.ts';
-import { progressSink } from '../train/index.ts';
-import { progressFor } from '../evaluate/index.ts';
 import { enginePath, initBackend } from '../engine/index.ts';
+import { studyProgress } from '../pipeline/study-progress.ts';
 
 export const DEMO_STUDY = path.resolve(import.meta.dirname, '../../examples/demo.yaml');
 
@@ -23,7 +22,13 @@ export function registerDemo(program: Command): void {
       await initBackend();
       process.stdout.write(`Engine: ${enginePath()}\n`);
       const study = loadStudyFile(DEMO_STUDY);
-      const result = await runStudy(study, DEMO_STUDY, { out: path.resolve(flags.out), trainProgress: progressSink(), evalProgress: progressFor(process.stderr) });
+      const progress = studyProgress(process.stderr);
+      let result;
+      try {
+        result = await runStudy(study, DEMO_STUDY, { out: path.resolve(flags.out), ...progress });
+      } finally {
+        progress.finish();
+      }
       const written = await writeStudyOutputs(study, result);
       printStudySummary(result, written, (s) => process.stdout.write(s));
       if (result.analysis) process.stdout.write('\n' + describeDesignCheck(checkAgainstDesign(result.analysis, result.paths.synthetic)));

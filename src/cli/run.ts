@@ -3,8 +3,7 @@ import { Command } from 'commander';
 import { loadStudyFile } from '../config/load.ts';
 import { runStudy } from '../pipeline/run-study.ts';
 import { writeStudyOutputs, printStudySummary } from '../pipeline/outputs.ts';
-import { progressSink } from '../train/index.ts';
-import { progressFor } from '../evaluate/index.ts';
+import { studyProgress } from '../pipeline/study-progress.ts';
 import { listValues } from './flag-values.ts';
 
 export function registerRun(program: Command): void {
@@ -18,12 +17,13 @@ export function registerRun(program: Command): void {
       (value: string, previous: string[] = []) => [...previous, value])
     .action(async (file: string, flags: { out?: string; only?: string[]; set?: string[] }) => {
       const study = loadStudyFile(file, flags.set ?? []);
-      const result = await runStudy(study, file, {
-        out: flags.out,
-        only: listValues(flags.only)?.flatMap((s) => s.split(',')).filter(Boolean),
-        trainProgress: progressSink(),
-        evalProgress: progressFor(process.stderr),
-      });
+      const progress = studyProgress(process.stderr);
+      let result;
+      try {
+        result = await runStudy(study, file, { out: flags.out, only: listValues(flags.only)?.flatMap((s) => s.split(',')).filter(Boolean), ...progress });
+      } finally {
+        progress.finish();
+      }
       const written = await writeStudyOutputs(study, result);
       printStudySummary(result, written, (s) => process.stdout.write(s));
     });

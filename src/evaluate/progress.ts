@@ -95,7 +95,9 @@ export class LogProgress implements ProgressSink {
   private print(): void {
     const t = this.tally!;
     this.lastPrint = this.now();
-    this.write(`evaluate: ${t.all.done}/${t.all.total} examples, ${t.rate().toFixed(1)} examples/s, about ${formatSeconds(t.left(t.all))} left`);
+    // A rate only for model work: answers from the cache take no time worth a rate.
+    const pace = t.all.computed > 0 ? `${t.rate().toFixed(1)} examples/s, about ${formatSeconds(t.left(t.all))} left` : t.all.toCompute === 0 ? 'all from the cache' : 'starting';
+    this.write(`evaluate: ${t.all.done}/${t.all.total} examples, ${pace}`);
     for (const [id, c] of t.sets) this.write(`  ${id}: ${c.done}/${c.total}${c.done < c.total ? `, about ${formatSeconds(t.left(c))} left` : ' done'}`);
   }
 
@@ -120,14 +122,14 @@ export class BarProgress implements ProgressSink {
       stream: this.stream, hideCursor: true, clearOnComplete: false, etaBuffer: 50,
       format: `{name} {bar} {value}/{total} | {rate}/s | {left} left`,
     }, cliProgress.Presets.shades_classic);
-    for (const s of plan.sets) this.bars.set(s.id, this.multi.create(s.total, 0, { name: s.id.padEnd(width), rate: '0.0', left: '?' }));
-    this.overall = this.multi.create(this.tally.all.total, 0, { name: 'overall'.padEnd(width), rate: '0.0', left: '?' });
+    for (const s of plan.sets) this.bars.set(s.id, this.multi.create(s.total, 0, { name: s.id.padEnd(width), rate: '-', left: '?' }));
+    this.overall = this.multi.create(this.tally.all.total, 0, { name: 'overall'.padEnd(width), rate: '-', left: '?' });
   }
 
   advance(setId: string, n: number, computed: boolean): void {
     const t = this.tally!;
     const c = t.add(setId, n, computed);
-    const rate = t.rate().toFixed(1);
+    const rate = t.all.computed > 0 ? t.rate().toFixed(1) : '-';
     this.bars.get(setId)!.update(c.done, { rate, left: formatSeconds(t.left(c)) });
     this.overall!.update(t.all.done, { rate, left: formatSeconds(t.left(t.all)) });
   }

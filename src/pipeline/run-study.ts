@@ -20,6 +20,7 @@ import { defaultLoraTargetsOf } from '../engine/builtin/lora-defaults.ts';
 import { familyFor } from '../engine/builtin/registry.ts';
 import { modelSizeProblem } from '../engine/builtin/model-size.ts';
 import { studyVersions } from './versions.ts';
+import type { StudyStages } from './study-progress.ts';
 
 /** Every from-scratch model starts from the same weights, whatever the run's seed (which orders the data). */
 const INIT_SEED = 0;
@@ -36,6 +37,8 @@ export interface RunStudyOptions {
   log?: (line: string) => void;
   trainProgress?: TrainProgress;
   evalProgress?: EvalProgress;
+  /** Told which run starts and which checkpoints are evaluated next (the study's progress view). */
+  stages?: StudyStages;
 }
 
 export interface StudyResult {
@@ -91,7 +94,8 @@ export async function runStudy(study: Study, studyFile: string, opts: RunStudyOp
 
   const work = { answersComputed: 0, answersCached: 0, trainingSteps: 0 };
   for (const [i, run] of runs.entries()) {
-    log(`genstudy: run ${i + 1}/${runs.length}: ${run.id}`);
+    if (opts.stages) opts.stages.run(i, runs.length, run.id);
+    else log(`genstudy: run ${i + 1}/${runs.length}: ${run.id}`);
     await executeRun(study, run, { paths, studyDir, dataDir, suiteDir, testSets, log, opts, work });
   }
 
@@ -182,6 +186,7 @@ async function executeRun(study: Study, run: RunPlan, ctx: RunContext): Promise<
 
   const variants = promptVariants(study.evaluation.prompts, run.shots > 0 ? [run.shots] : undefined);
   const evaluate = async (checkpoints: { step: number; dir: string; base?: string }[]) => {
+    ctx.opts.stages?.evaluate(checkpoints.map((c) => c.step));
     const summary = await evaluateGrid({
       storePath: ctx.paths.store, run: run.id, runModel: run.model.id, checkpoints, testSets: ctx.testSets, variants,
       task: study.evaluation.task, scoring: study.evaluation.scoring, progress: ctx.opts.evalProgress,
