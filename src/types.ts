@@ -27,6 +27,13 @@ export interface FirstTokenOptions {
   addSpecialTokens?: boolean;
 }
 
+/**
+ * How far above 0 a log-probability may be and still count as one (a server computing log-softmax
+ * in half precision can round the top token slightly above 0). Answers beyond it are refused before
+ * the evaluation cache stores them.
+ */
+export const LOGPROB_TOLERANCE = 1e-3;
+
 export interface LanguageModel {
   /** Content identity: a weights hash, or checkpoint path + step. */
   readonly id: string;
@@ -53,7 +60,13 @@ export interface CheckpointRef {
   tokenizer?: string;
 }
 
-/** A loaded model and how to free it. */
-export interface ModelHandle { model: LanguageModel; dispose(): void }
+/**
+ * A loaded model and how to free it. `source` names what answers (the built-in engine, or the
+ * servers' URLs); the evaluation cache records it, so answers from one server can be dropped.
+ */
+export interface ModelHandle { model: LanguageModel; dispose(): void; source?: string }
 /** Loads a checkpoint on some engine (the built-in one, or OpenAI-compatible servers). */
-export type ModelLoader = (checkpoint: CheckpointRef) => Promise<ModelHandle>;
+export type ModelLoader = ((checkpoint: CheckpointRef) => Promise<ModelHandle>) & {
+  /** Throws a clear error when the checkpoint cannot load, without loading it (run before anything is recorded). */
+  check?(checkpoint: CheckpointRef): void;
+};

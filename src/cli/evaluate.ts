@@ -2,19 +2,19 @@
 // every engine answer cached per example (see src/evaluate/grid.ts).
 import path from 'node:path';
 import { Command, Option } from 'commander';
-import { remoteLoader } from '../engine/remote/index.ts';
 import { UserError } from '../errors.ts';
 import { ResultStore } from '../store/result-store.ts';
 import { discoverCheckpoints, evaluateGrid, progressFor, promptVariants, resolveTestSets, storedCheckpoints, stepOfFolder, type Discovered, type GridSummary } from '../evaluate/index.ts';
 import { builtinLoader } from '../engine/index.ts';
 import { numberList, wholeNumber } from './flag-values.ts';
+import { addRemoteOptions, remoteLoaderOf, type RemoteFlags } from './remote-flags.ts';
 import { formatTextTable } from './text-table.ts';
 import { addDataDirOption, addFormatOption, addPromptVariantOptions, addSyntheticOptions, addTestSetOption } from './shared-options.ts';
 
-interface EvaluateFlags {
+interface EvaluateFlags extends RemoteFlags {
   model?: string; baseModel?: string; tokenizer?: string; testSet: string[]; task?: string; prompt?: string[]; shots?: string[]; scoring?: 'first-token' | 'full-word';
   positiveLabel?: string; limit?: string; store: string; run?: string; dataDir?: string; rougeStemmer?: boolean;
-  syntheticSeed: string; syntheticSize: string; demoSeed?: string; batchExamples: string; batchTokens?: string; format: 'table' | 'json'; remote?: string[]; remoteModel?: string;
+  syntheticSeed: string; syntheticSize: string; demoSeed?: string; batchExamples: string; batchTokens?: string; format: 'table' | 'json';
 }
 
 /** The run a model folder belongs to: its own name, or its parent's when it is a step-N folder. */
@@ -63,9 +63,8 @@ export function registerEvaluate(program: Command): void {
   addSyntheticOptions(command, { help: 'examples per test set of the generated synthetic suite', default: '200' })
     .option('--demo-seed <n>', 'seed for demonstrations sampled from the test set itself (sets without a few-shot pool)')
     .option('--batch-examples <n>', 'examples per engine call', '512')
-    .option('--batch-tokens <n>', "the engine's padded tokens per forward batch")
-    .option('--remote <url...>', 'evaluate through these OpenAI-compatible servers (vLLM, genstudy serve) instead of the built-in engine')
-    .option('--remote-model <name>', 'the served model name for full checkpoints (default: the one the server lists)');
+    .option('--batch-tokens <n>', "the engine's padded tokens per forward batch");
+  addRemoteOptions(command);
   addFormatOption(command)
     .action(async (flags: EvaluateFlags) => {
       const progress = progressFor(process.stderr);
@@ -74,7 +73,7 @@ export function registerEvaluate(program: Command): void {
       const variants = promptVariants(numberList('--prompt', flags.prompt, 1), numberList('--shots', flags.shots));
       const synthetic = { synthSeed: wholeNumber('--synthetic-seed', flags.syntheticSeed, { min: 0 }), synthSize: wholeNumber('--synthetic-size', flags.syntheticSize) };
       const batching = { demoSeed: wholeNumber('--demo-seed', flags.demoSeed, { min: 0 }), batchExamples: wholeNumber('--batch-examples', flags.batchExamples) };
-      const batchTokens = wholeNumber('--batch-tokens', flags.batchTokens);
+      const loader = remoteLoaderOf(flags) ?? builtinLoader(wholeNumber('--batch-tokens', flags.batchTokens));
       let discovered: Discovered;
       let run: string;
       if (flags.model !== undefined) {
@@ -100,7 +99,7 @@ export function registerEvaluate(program: Command): void {
         variants,
         task: flags.task, scoring: flags.scoring, positiveLabel: flags.positiveLabel, rougeStemmer: flags.rougeStemmer === true,
         ...batching,
-        loader: flags.remote ? remoteLoader({ urls: flags.remote, modelName: flags.remoteModel }) : builtinLoader(batchTokens), progress,
+        loader, progress,
       });
       process.stdout.write(flags.format === 'json' ? JSON.stringify(summary, null, 2) + '\n' : formatSummary(summary));
       process.stderr.write(

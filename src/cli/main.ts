@@ -9,6 +9,7 @@ type Register = (program: Command) => void;
 /** Command name -> its module's register function (add a command: one line here). */
 const COMMANDS: Record<string, () => Promise<Register>> = {
   analyze: async () => (await import('./analyze.ts')).registerAnalyze,
+  cache: async () => (await import('./cache.ts')).registerCache,
   data: async () => (await import('./data.ts')).registerData,
   demo: async () => (await import('./demo.ts')).registerDemo,
   evaluate: async () => (await import('./evaluate.ts')).registerEvaluate,

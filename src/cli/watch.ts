@@ -5,17 +5,17 @@
 import path from 'node:path';
 import { Command, Option } from 'commander';
 import { UserError } from '../errors.ts';
-import { remoteLoader } from '../engine/remote/index.ts';
 import { progressFor, promptVariants, resolveTestSets } from '../evaluate/index.ts';
 import { builtinLoader } from '../engine/index.ts';
 import { watchRun } from '../pipeline/watch.ts';
 import { numberIn, numberList, wholeNumber } from './flag-values.ts';
+import { addRemoteOptions, remoteLoaderOf, type RemoteFlags } from './remote-flags.ts';
 import { addDataDirOption, addPromptVariantOptions, addSyntheticOptions, addTestSetOption } from './shared-options.ts';
 
-interface WatchFlags {
+interface WatchFlags extends RemoteFlags {
   testSet: string[]; store: string; run?: string; interval: string; once?: boolean; control?: string; metric?: string; out?: string;
   baseModel?: string; tokenizer?: string; task?: string; scoring?: 'first-token' | 'full-word'; prompt?: string[]; shots?: string[]; limit?: string;
-  dataDir?: string; syntheticSeed: string; syntheticSize: string; batchExamples: string; batchTokens?: string; remote?: string[]; remoteModel?: string;
+  dataDir?: string; syntheticSeed: string; syntheticSize: string; batchExamples: string; batchTokens?: string;
 }
 
 export function registerWatch(program: Command): void {
@@ -40,11 +40,11 @@ export function registerWatch(program: Command): void {
   addDataDirOption(command);
   addSyntheticOptions(command, { help: 'examples per test set of the generated synthetic suite', default: '200' })
     .option('--batch-examples <n>', 'examples per engine call', '512')
-    .option('--batch-tokens <n>', "the built-in engine's padded tokens per forward batch")
-    .option('--remote <url...>', 'evaluate through these OpenAI-compatible servers (vLLM, genstudy serve) instead of the built-in engine')
-    .option('--remote-model <name>', 'the served model name for full checkpoints (default: the one the server lists)')
+    .option('--batch-tokens <n>', "the built-in engine's padded tokens per forward batch");
+  addRemoteOptions(command)
     .action(async (runDir: string, flags: WatchFlags) => {
       const seconds = numberIn('--interval', flags.interval, { min: 0.1, max: 3600 })!;
+      const loader = remoteLoaderOf(flags) ?? builtinLoader(wholeNumber('--batch-tokens', flags.batchTokens));
       const testSets = await resolveTestSets(flags.testSet, {
         limit: wholeNumber('--limit', flags.limit), dataDir: flags.dataDir,
         synthSeed: wholeNumber('--synthetic-seed', flags.syntheticSeed, { min: 0 }), synthSize: wholeNumber('--synthetic-size', flags.syntheticSize),
@@ -70,7 +70,7 @@ export function registerWatch(program: Command): void {
           runDir, storePath: flags.store, run: flags.run ?? path.basename(path.resolve(runDir)), runModel: path.resolve(runDir),
           testSets, variants: promptVariants(numberList('--prompt', flags.prompt, 1), numberList('--shots', flags.shots)),
           task: flags.task, scoring: flags.scoring, batchExamples: wholeNumber('--batch-examples', flags.batchExamples),
-          loader: flags.remote ? remoteLoader({ urls: flags.remote, modelName: flags.remoteModel }) : builtinLoader(wholeNumber('--batch-tokens', flags.batchTokens)),
+          loader,
           baseModel: flags.baseModel, tokenizerDir: flags.tokenizer, control: flags.control, metric: flags.metric, outDir: flags.out,
           intervalMs: seconds * 1000, once: flags.once === true, signal: controller.signal,
           progress: progressFor(process.stderr),

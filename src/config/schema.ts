@@ -84,6 +84,16 @@ export const EvaluationSchema = z.strictObject({
   scoring: z.enum(['first-token', 'full-word']).default('first-token'),
   limit: positiveInt.optional(),
   prompts: z.array(z.union([z.literal(1), z.literal(2)])).optional(),
+  /** Evaluate through OpenAI-compatible servers instead of the built-in engine (as evaluate --remote). */
+  remote: z.strictObject({
+    urls: z.array(z.string()).min(1),
+    /** The served model's name for full checkpoints (default: the one the server lists). */
+    model: z.string().optional(),
+    /** Seconds before a request is given up (then retried); default the remote engine's, 600. */
+    timeout: z.number().positive().optional(),
+    /** Tries after the first for a failed request; default the remote engine's, 8. */
+    retries: z.number().int().min(0).optional(),
+  }).optional(),
 });
 
 export const AnalysisSchema = z.strictObject({

@@ -12,12 +12,19 @@ import type { EngineMode } from './cache-key.ts';
 export interface CacheEntry {
   key: string;
   modelId: string;
+  /** What answered: "builtin", or the servers' base URLs space-separated (null: unknown). */
+  source: string | null;
   testSetId: string;
   testSetHash: string;
   exampleId: string;
   mode: EngineMode;
   answer: unknown;
 }
+
+export interface CacheGroup { source: string | null; modelId: string; answers: number; first: string; last: string }
+export interface CacheFilter { source?: string; modelId?: string; since?: string; until?: string }
+
+const likeEscape = (text: string): string => text.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 export interface SupersededCounts { scores: number; predictions: number; runs: string[] }
 
@@ -67,11 +74,35 @@ export class EvaluationTables {
   /** Stores a batch of answers in one transaction. */
   put(entries: readonly CacheEntry[]): void {
     const insert = this.db.prepare(`
-      INSERT INTO evaluation_cache (key, model_id, test_set_id, test_set_hash, example_id, mode, answer)
-      VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING`);
+      INSERT INTO evaluation_cache (key, model_id, source, test_set_id, test_set_hash, example_id, mode, answer)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING`);
     this.db.transaction(() => {
-      for (const e of entries) insert.run(e.key, e.modelId, e.testSetId, e.testSetHash, e.exampleId, e.mode, toJson(e.answer));
+      for (const e of entries) insert.run(e.key, e.modelId, e.source, e.testSetId, e.testSetHash, e.exampleId, e.mode, toJson(e.answer));
     }).immediate();
+  }
+
+  /** The cache by who answered and for which model: counts and the time span of each group. */
+  cacheGroups(): CacheGroup[] {
+    return this.db.prepare(`
+      SELECT source, model_id AS modelId, COUNT(*) AS answers, MIN(created_at) AS first, MAX(created_at) AS last
+      FROM evaluation_cache GROUP BY source, model_id ORDER BY first`).all() as CacheGroup[];
+  }
+
+  /**
+   * Drops the cached answers that match every given filter (one transaction), so the next
+   * evaluation asks again: `source` a server's base URL (matching entries of a pool it was part
+   * of), `modelId` a model key or its prefix, `since` / `until` ISO times (created_at, inclusive).
+   * Returns how many were dropped. Scores already written stay until that evaluation rewrites them.
+   */
+  dropCache(filter: CacheFilter): number {
+    const where: string[] = [];
+    const params: string[] = [];
+    if (filter.source !== undefined) { where.push(`(' ' || source || ' ') LIKE ? ESCAPE '\\'`); params.push(`% ${likeEscape(filter.source)} %`); }
+    if (filter.modelId !== undefined) { where.push(`model_id LIKE ? ESCAPE '\\'`); params.push(`${likeEscape(filter.modelId)}%`); }
+    if (filter.since !== undefined) { where.push('created_at >= ?'); params.push(filter.since); }
+    if (filter.until !== undefined) { where.push('created_at <= ?'); params.push(filter.until); }
+    if (where.length === 0) throw new UserError('dropping cached answers needs a filter (source, model or time); refusing to drop the whole cache');
+    return this.db.transaction(() => this.db.prepare(`DELETE FROM evaluation_cache WHERE ${where.join(' AND ')}`).run(...params).changes).immediate();
   }
 
   cacheSize(): number {

@@ -20,7 +20,7 @@
 import { ResultStore, type PredictionRecord, type StoredScore } from '../store/result-store.ts';
 import { builtinLoader } from '../engine/builtin/loader.ts';
 import { UserError } from '../errors.ts';
-import type { CheckpointRef, LanguageModel, ModelHandle, ModelLoader, ScoreResult } from '../types.ts';
+import { LOGPROB_TOLERANCE, type CheckpointRef, type LanguageModel, type ModelHandle, type ModelLoader, type ScoreResult } from '../types.ts';
 import { RougeScorer } from '../metrics/index.ts';
 import { cacheKey, type RequestPayload } from './cache-key.ts';
 import { cellOutcome, type MetricOptions } from './cell-metrics.ts';
@@ -76,7 +76,34 @@ async function askEngine(model: LanguageModel, items: Item[]): Promise<unknown[]
   if (answers.length !== items.length || answers.some((a) => a === undefined || a === null)) {
     throw new Error(`the engine answered ${answers.filter((a) => a !== undefined && a !== null).length} of ${items.length} requests`);
   }
+  answers.forEach((a, i) => checkAnswer(model, items[i].cell.payloads[items[i].example], a));
   return answers;
+}
+
+const isLogprob = (v: unknown, tokens = 1): boolean => typeof v === 'number' && !Number.isNaN(v) && v <= LOGPROB_TOLERANCE * Math.max(1, tokens);
+
+/**
+ * An answer is checked before the cache keeps it, whatever engine gave it: a cached answer is
+ * reused by every later evaluation, so a wrong one must not get in (the remote engine checks each
+ * server value too; this is the contract of LanguageModel, checked once for all engines).
+ */
+function checkAnswer(model: LanguageModel, payload: RequestPayload, answer: unknown): void {
+  const bad = (what: string): never => {
+    throw new UserError(`the model ${model.id} answered ${JSON.stringify(answer)?.slice(0, 120)} ${what}; nothing of this batch was cached`);
+  };
+  if (payload.mode === 'first-token') {
+    if (!Array.isArray(answer) || answer.length !== payload.candidates.length) bad(`for ${payload.candidates.length} candidates`);
+    if (!(answer as unknown[]).every((v) => isLogprob(v))) bad('where log-probabilities (numbers <= 0) were expected');
+  } else if (payload.mode === 'full-word') {
+    if (!Array.isArray(answer) || answer.length !== payload.requests.length) bad(`for ${payload.requests.length} continuations`);
+    for (const r of answer as ScoreResult[]) {
+      if (!(Number.isInteger(r?.tokens) && r.tokens >= 0 && isLogprob(r.logprob, r.tokens) && typeof r.isGreedy === 'boolean')) {
+        bad('where {logprob <= 0, tokens, isGreedy} was expected');
+      }
+    }
+  } else if (typeof answer !== 'string') {
+    bad('where generated text was expected');
+  }
 }
 
 async function askEngineUnchecked(model: LanguageModel, items: Item[]): Promise<unknown[]> {
@@ -139,6 +166,10 @@ export async function evaluateGrid(opts: GridOptions): Promise<GridSummary> {
   const cells = await planCells(opts.testSets, opts.variants, opts);
   const identify = opts.identify ?? identifyCheckpoint;
   const identities = opts.checkpoints.map((cp) => identify(cp));
+  // Every checkpoint must be loadable (config, model type, sizes, weight headers) before the run,
+  // test sets and checkpoints are recorded: a model that cannot load leaves nothing behind.
+  const loader = opts.loader ?? builtinLoader();
+  for (const cp of opts.checkpoints) loader.check?.(cp);
   const metricOptions: MetricOptions = { positiveLabel: opts.positiveLabel, rouge: new RougeScorer({ stemmer: opts.rougeStemmer === true }), rougeStemmer: opts.rougeStemmer === true };
   for (const cell of cells) if (cell.task.kind === 'classify' && opts.positiveLabel !== undefined) cellOutcomeCheck(cell, metricOptions);
 
@@ -155,12 +186,11 @@ export async function evaluateGrid(opts: GridOptions): Promise<GridSummary> {
   let computed = 0;
   let cachedCount = 0;
   try {
-    // 2. Record what is evaluated; supersede what changed.
-    if (!store.runs().some((r) => r.id === opts.run)) {
-      store.upsertRun({ id: opts.run, model: opts.runModel ?? null, attributes: { createdBy: 'genstudy evaluate' } });
-    }
+    // 2. Supersede what changed (each move one transaction of the evaluation tables), then record
+    //    the run, the test sets and the checkpoints in one transaction.
+    const storedSets = new Map(opts.testSets.map((set) => [set.id, store.testSet(set.id)]));
     for (const set of opts.testSets) {
-      const stored = store.testSet(set.id);
+      const stored = storedSets.get(set.id);
       if (stored?.contentHash && stored.contentHash !== set.contentHash) {
         const counts = tables.supersedeTestSet(set.id, stored.contentHash, set.contentHash, set.examples.length,
           `test set content changed: ${stored.contentHash} -> ${set.contentHash}`);
@@ -168,18 +198,6 @@ export async function evaluateGrid(opts: GridOptions): Promise<GridSummary> {
           `test set "${set.id}" changed since it was stored (content hash ${stored.contentHash.slice(0, 12)}…, n=${stored.n} -> ` +
             `${set.contentHash.slice(0, 12)}…, n=${set.examples.length}); re-evaluating it`, counts));
       }
-      const setCells = cells.filter((c) => c.set === set);
-      // Variants evaluated earlier on the same content stay described next to the new ones.
-      const earlier = stored?.contentHash === set.contentHash ? (stored.spec?.variants as Record<string, unknown> | undefined) ?? {} : {};
-      store.upsertTestSet({
-        id: set.id, contentHash: set.contentHash, n: set.examples.length,
-        spec: {
-          ...set.spec,
-          variants: Object.fromEntries([...Object.entries(earlier), ...setCells.map((c) => [c.variant.name, {
-            task: c.task, prompt: c.variant.prompt, shots: c.variant.shots, demonstrations: c.demonstrations ?? null,
-          }] as const)]),
-        },
-      });
     }
     const storedCheckpoints = new Map(store.checkpoints(opts.run).map((c) => [c.step, c]));
     opts.checkpoints.forEach((cp, i) => {
@@ -188,7 +206,27 @@ export async function evaluateGrid(opts: GridOptions): Promise<GridSummary> {
         const counts = tables.supersedeCheckpoint(opts.run, cp.step, identities[i].weights, `checkpoint weights changed: ${before.contentHash} -> ${identities[i].weights}`);
         progress.note(describeSuperseded(`run "${opts.run}" step ${cp.step}: the weights in ${cp.dir} differ from the ones evaluated before; re-evaluating`, counts));
       }
-      store.upsertCheckpoint({ run: opts.run, step: cp.step, path: cp.dir, contentHash: identities[i].weights });
+    });
+    store.transaction(() => {
+      if (!store.runs().some((r) => r.id === opts.run)) {
+        store.upsertRun({ id: opts.run, model: opts.runModel ?? null, attributes: { createdBy: 'genstudy evaluate' } });
+      }
+      for (const set of opts.testSets) {
+        const stored = storedSets.get(set.id);
+        const setCells = cells.filter((c) => c.set === set);
+        // Variants evaluated earlier on the same content stay described next to the new ones.
+        const earlier = stored?.contentHash === set.contentHash ? (stored.spec?.variants as Record<string, unknown> | undefined) ?? {} : {};
+        store.upsertTestSet({
+          id: set.id, contentHash: set.contentHash, n: set.examples.length,
+          spec: {
+            ...set.spec,
+            variants: Object.fromEntries([...Object.entries(earlier), ...setCells.map((c) => [c.variant.name, {
+              task: c.task, prompt: c.variant.prompt, shots: c.variant.shots, demonstrations: c.demonstrations ?? null,
+            }] as const)]),
+          },
+        });
+      }
+      opts.checkpoints.forEach((cp, i) => store.upsertCheckpoint({ run: opts.run, step: cp.step, path: cp.dir, contentHash: identities[i].weights }));
     });
 
     // Which answers the cache already holds, for every checkpoint, so progress knows the model
@@ -259,7 +297,7 @@ export async function evaluateGrid(opts: GridOptions): Promise<GridSummary> {
           const ask = [...new Map(need.filter((it) => !answers.has(it.key)).map((it) => [it.key, it])).values()];
           if (ask.length > 0) {
             if (!handle) {
-              handle = await (opts.loader ?? builtinLoader())(cp);
+              handle = await loader(cp);
               loaded++;
               if (handle.model.id !== identity.engineId) {
                 throw new UserError(`${cp.dir}: the weights changed while being evaluated (identity ${identity.engineId} when planned, ${handle.model.id} when loaded); run again once the folder is complete`);
@@ -268,7 +306,7 @@ export async function evaluateGrid(opts: GridOptions): Promise<GridSummary> {
             const got = await askEngine(handle.model, ask);
             engineCalls++;
             tables.put(ask.map((it, j): CacheEntry => ({
-              key: it.key, modelId: identity.key, testSetId: it.cell.set.id, testSetHash: it.cell.set.contentHash,
+              key: it.key, modelId: identity.key, source: handle!.source ?? null, testSetId: it.cell.set.id, testSetHash: it.cell.set.contentHash,
               exampleId: it.cell.examples[it.example].id, mode: it.cell.mode, answer: got[j],
             })));
             ask.forEach((it, j) => answers.set(it.key, got[j]));

@@ -18,6 +18,8 @@ import { analyzeOrSkip, type AnalysisResult, type AnalyzeOptions } from '../anal
 import { loadTrainingExamples } from './training-data.ts';
 import { defaultLoraTargetsOf } from '../engine/builtin/lora-defaults.ts';
 import { familyFor } from '../engine/builtin/registry.ts';
+import { remoteLoader } from '../engine/remote/index.ts';
+import type { ModelLoader } from '../types.ts';
 import { modelSizeProblem } from '../engine/builtin/model-size.ts';
 import { studyVersions } from './versions.ts';
 import type { StudyStages } from './study-progress.ts';
@@ -93,10 +95,19 @@ export async function runStudy(study: Study, studyFile: string, opts: RunStudyOp
   log(`genstudy: study "${study.name}": ${runs.length} run(s), ${testSets.length} test sets; results in ${paths.out}`);
 
   const work = { answersComputed: 0, answersCached: 0, trainingSteps: 0 };
+  const remote = study.evaluation.remote;
+  let loader: ModelLoader | undefined;
+  try {
+    loader = remote === undefined ? undefined : remoteLoader({
+      urls: remote.urls, modelName: remote.model, retries: remote.retries, ...(remote.timeout === undefined ? {} : { timeoutMs: remote.timeout * 1000 }),
+    });
+  } catch (err) {
+    throw err instanceof UserError ? new UserError(`${paths.studyFile}: evaluation.remote: ${err.message}`) : err;
+  }
   for (const [i, run] of runs.entries()) {
     if (opts.stages) opts.stages.run(i, runs.length, run.id);
     else log(`genstudy: run ${i + 1}/${runs.length}: ${run.id}`);
-    await executeRun(study, run, { paths, studyDir, dataDir, suiteDir, testSets, log, opts, work });
+    await executeRun(study, run, { paths, studyDir, dataDir, suiteDir, testSets, log, opts, work, loader });
   }
 
   const analyzeOptions: AnalyzeOptions = { ...study.analysis, control: study.evaluation.control ?? '', blockLength: undefined, testSets: undefined };
@@ -161,6 +172,8 @@ async function prepareSynthetic(study: Study, paths: StudyPaths): Promise<string
 interface RunContext {
   paths: StudyPaths; studyDir: string; dataDir?: string; suiteDir?: string; testSets: EvalTestSet[];
   log: (line: string) => void; opts: RunStudyOptions; work: StudyResult['work'];
+  /** evaluation.remote's servers, else the built-in engine (undefined). */
+  loader?: ModelLoader;
 }
 
 async function executeRun(study: Study, run: RunPlan, ctx: RunContext): Promise<void> {
@@ -189,7 +202,7 @@ async function executeRun(study: Study, run: RunPlan, ctx: RunContext): Promise<
     ctx.opts.stages?.evaluate(checkpoints.map((c) => c.step));
     const summary = await evaluateGrid({
       storePath: ctx.paths.store, run: run.id, runModel: run.model.id, checkpoints, testSets: ctx.testSets, variants,
-      task: study.evaluation.task, scoring: study.evaluation.scoring, progress: ctx.opts.evalProgress,
+      task: study.evaluation.task, scoring: study.evaluation.scoring, progress: ctx.opts.evalProgress, loader: ctx.loader,
     });
     ctx.work.answersComputed += summary.computed;
     ctx.work.answersCached += summary.cached;

@@ -106,6 +106,13 @@ export const MIGRATIONS: readonly string[] = [
     superseded_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
   );
   `,
+  // 4: which engine or servers gave each cached answer (the built-in engine: "builtin"; servers:
+  // their base URLs, space-separated), so what one server answered can be dropped
+  // (genstudy cache drop --source URL). Answers cached before this migration have none.
+  `
+  ALTER TABLE evaluation_cache ADD COLUMN source TEXT;
+  CREATE INDEX evaluation_cache_source ON evaluation_cache (source);
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -6,6 +6,8 @@ import {
   cellOutcome, discoverCheckpoints, evaluateGrid, promptVariants, resolveTestSets, type GridOptions,
 } from '../../src/evaluate/index.ts';
 import { UserError } from '../../src/errors.ts';
+import { builtinLoader } from '../../src/engine/index.ts';
+import type { LanguageModel } from '../../src/types.ts';
 import { RougeScorer } from '../../src/metrics/index.ts';
 import type { GenerateTaskSpec } from '../../src/tasks/index.ts';
 import { countingLoader, dumpStore, runCli, SUITE_ARG, tempDir, tinyRun } from './helpers.ts';
@@ -107,4 +109,44 @@ test('genstudy evaluate: a folder that is not a model exits 2 with one line nami
   assert.equal(r.status, 2);
   assert.equal(r.stderr, `genstudy: ${notModel}: not a model folder (no config.json), and it holds no step-N or checkpoint-N folders\n`);
   assert.deepEqual(dumpStore(storePath), before);
+});
+
+test('genstudy evaluate: a model that cannot load (unknown model_type, shape mismatch, bad weights header) fails before anything is stored', async () => {
+  const { storePath, before } = await filledStore();
+  const broken: [string, (dir: string) => void, RegExp][] = [
+    ['model_type', (dir) => editJson(path.join(dir, 'config.json'), (c) => { c.model_type = 'mamba'; }), /config\.json.*"mamba"/],
+    ['shape', (dir) => editJson(path.join(dir, 'config.json'), (c) => { c.n_inner = 12; }), /model\.safetensors: tensor ".*" has shape \[.*\]; .*config\.json implies/],
+    ['header', (dir) => fs.writeFileSync(path.join(dir, 'model.safetensors'), Buffer.from([8, 0, 0, 0, 0, 0, 0, 0, ...Buffer.from('{"w":{}}')])), /model\.safetensors: tensor "w".*dtype/],
+  ];
+  for (const [what, breakIt, message] of broken) {
+    const dir = path.join(tinyRun([0], 9, `broken-${what}`), 'step-0');
+    breakIt(dir);
+    const r = await runCli(['evaluate', '--model', dir, '--run', `broken-${what}`, '--test-set', SUITE_ARG, '--synth-seed', '4', '--synth-size', String(SIZE), '--store', storePath]);
+    assert.equal(r.status, 2, `${what}: ${r.stderr}`);
+    assert.match(r.stderr, message, what);
+    assert.deepEqual(dumpStore(storePath), before, `${what}: no runs, checkpoints or test_sets rows were written`);
+  }
+});
+
+function editJson(file: string, edit: (c: Record<string, unknown>) => void): void {
+  const c = JSON.parse(fs.readFileSync(file, 'utf8'));
+  edit(c);
+  fs.writeFileSync(file, JSON.stringify(c));
+}
+
+test('an engine answer that is not a log-probability is refused before the cache keeps it, whatever the engine', async () => {
+  const storePath = path.join(tempDir(), 'results.sqlite');
+  const inner = builtinLoader();
+  const loader = async (cp: Parameters<typeof inner>[0]) => {
+    const handle = await inner(cp);
+    const m = handle.model;
+    const model: LanguageModel = {
+      id: m.id, tokenizer: m.tokenizer, score: (r) => m.score(r), generate: (r) => m.generate(r),
+      firstTokenLogprobs: async (c, k) => (await m.firstTokenLogprobs(c, k)).map((row) => row.map((v) => -v)),
+    };
+    return { ...handle, model };
+  };
+  await assert.rejects(evaluateGrid({ storePath, run: 'r', checkpoints: checkpoints.slice(0, 1), testSets: testSets.slice(0, 1), variants: promptVariants(), loader }),
+    /answered \[.*\] where log-probabilities \(numbers <= 0\) were expected; nothing of this batch was cached/);
+  assert.equal(dumpStore(storePath).cache.length, 0);
 });

@@ -10,39 +10,79 @@ import { BuiltinModel, type EngineOptions } from './model.ts';
 import { Params } from './params.ts';
 import { modelSizeProblem } from './model-size.ts';
 import { familyFor } from './registry.ts';
-import { loadTokenizer } from './tokenizer.ts';
+import { loadTokenizer, type HfTokenizer } from './tokenizer.ts';
+import type { Arch, Family } from './families/family.ts';
+import type { ParamSpec } from './params.ts';
+import type { SafetensorsReader } from './safetensors.ts';
 
-export async function loadModel(dir: string, opts: EngineOptions = {}): Promise<BuiltinModel> {
-  const backend = await initBackend();
+/** What loading reads before any weight: the config, the tokenizer, and where each expected tensor is. */
+interface LoadPlan {
+  configFile: string;
+  config: Record<string, unknown>;
+  family: Family;
+  arch: Arch;
+  tokenizer: HfTokenizer;
+  files: string[];
+  readers: SafetensorsReader[];
+  /** Each expected tensor present in the files, with the name it has there and its reader (shapes checked). */
+  found: { spec: ParamSpec; name: string; reader: SafetensorsReader }[];
+}
+
+/** Checks everything that does not need the weights' values; the readers stay open for the caller to close. */
+function planLoad(dir: string, tokenizerDir: string | undefined, backend: string | undefined): LoadPlan {
   const configFile = path.join(dir, 'config.json');
   const config = readConfig(dir);
   const family = familyFor(config.model_type, configFile);
   const arch = family.parseConfig(config, configFile);
   const tooBig = modelSizeProblem(family, arch, backend);
   if (tooBig) throw new UserError(`${configFile}: ${tooBig}`);
-  const tokenizer = loadTokenizer(opts.tokenizerDir ?? dir);
+  const tokenizer = loadTokenizer(tokenizerDir ?? dir);
   if (tokenizer.maxTokenId >= arch.vocabSize) {
-    throw new UserError(`${path.join(opts.tokenizerDir ?? dir, 'tokenizer.json')}: the tokenizer has token id ${tokenizer.maxTokenId}, ` +
+    throw new UserError(`${path.join(tokenizerDir ?? dir, 'tokenizer.json')}: the tokenizer has token id ${tokenizer.maxTokenId}, ` +
       `but the model's vocabulary (${configFile} vocab_size) has ${arch.vocabSize} entries; the tokenizer does not belong to this model`);
   }
   const files = weightFiles(dir);
   const { readers, byName } = openWeights(dir);
   const where = files.length === 1 ? files[0] : path.join(dir, 'model.safetensors.index.json');
-  const tensors = new Map<string, tf.Tensor>();
+  const found: LoadPlan['found'] = [];
   try {
     for (const spec of family.params(arch)) {
-      const found = [spec.name, ...(family.aliases?.(spec.name) ?? [])].find((n) => byName.has(n));
-      if (!found) {
+      const name = [spec.name, ...(family.aliases?.(spec.name) ?? [])].find((n) => byName.has(n));
+      if (!name) {
         if (spec.optional) continue;
         throw new UserError(`${where}: missing tensor "${spec.name}" (shape ${JSON.stringify(spec.shape)}), needed by model_type "${arch.modelType}"`);
       }
-      const reader = byName.get(found)!;
-      const shape = reader.shape(found)!;
+      const reader = byName.get(name)!;
+      const shape = reader.shape(name)!;
       if (shape.length !== spec.shape.length || shape.some((d, i) => d !== spec.shape[i])) {
-        throw new UserError(`${reader.file}: tensor "${found}" has shape ${JSON.stringify(shape)}; ${configFile} implies ${JSON.stringify(spec.shape)}`);
+        throw new UserError(`${reader.file}: tensor "${name}" has shape ${JSON.stringify(shape)}; ${configFile} implies ${JSON.stringify(spec.shape)}`);
       }
+      found.push({ spec, name, reader });
+    }
+  } catch (err) {
+    for (const r of readers) r.close();
+    throw err;
+  }
+  return { configFile, config, family, arch, tokenizer, files, readers, found };
+}
+
+/**
+ * Whether a folder would load, without reading any weight (config, model type, size, tokenizer,
+ * every tensor's presence and shape from the safetensors headers): callers check before they
+ * record anything, so a model that cannot load leaves nothing behind.
+ */
+export function checkModelFolder(dir: string, opts: { tokenizerDir?: string } = {}): void {
+  for (const r of planLoad(dir, opts.tokenizerDir, undefined).readers) r.close();
+}
+
+export async function loadModel(dir: string, opts: EngineOptions = {}): Promise<BuiltinModel> {
+  const backend = await initBackend();
+  const { config, family, arch, tokenizer, files, readers, found } = planLoad(dir, opts.tokenizerDir, backend);
+  const tensors = new Map<string, tf.Tensor>();
+  try {
+    for (const { spec, name, reader } of found) {
       // One tensor at a time: its float32 copy is dropped as soon as tfjs holds it.
-      const t = reader.read(found);
+      const t = reader.read(name);
       tensors.set(spec.name, tf.tidy(() => {
         const x = tf.tensor(t.data, t.shape, 'float32');
         return spec.linear ? tf.transpose(x) : x;

@@ -93,13 +93,8 @@ export class LoraAdapters {
 
   /** Adapters read from a PEFT folder (adapter_config.json + adapter_model.safetensors). */
   static load(model: BuiltinModel, dir: string): LoraAdapters {
-    const configFile = path.join(dir, 'adapter_config.json');
-    const cfg = readJsonFile(configFile);
-    if (cfg.peft_type !== 'LORA') throw new UserError(`${configFile}: peft_type is ${JSON.stringify(cfg.peft_type)}; expected "LORA"`);
-    const targets = Array.isArray(cfg.target_modules) ? cfg.target_modules.map(String) : typeof cfg.target_modules === 'string' ? [cfg.target_modules] : [];
-    const config: LoraConfig = { r: Number(cfg.r), alpha: Number(cfg.lora_alpha), dropout: Number(cfg.lora_dropout ?? 0), targetModules: targets };
-    if (cfg.use_rslora === true || cfg.use_dora === true) throw new UserError(`${configFile}: use_rslora / use_dora are not supported`);
-    validateLoraConfig(config, configFile);
+    const config = readAdapterConfig(dir);
+    const targets = config.targetModules;
     const file = path.join(dir, 'adapter_model.safetensors');
     const raw = readSafetensors(file).tensors;
     const pairs = loraTargets(model, targets).map((target) => {
@@ -198,6 +193,18 @@ export class LoraAdapters {
 }
 
 /** A trainable variable holding `t`'s values; `t` is disposed. */
+/** A PEFT folder's adapter_config.json, checked (LoRA only, no rsLoRA / DoRA). */
+export function readAdapterConfig(dir: string): LoraConfig {
+  const configFile = path.join(dir, 'adapter_config.json');
+  const cfg = readJsonFile(configFile);
+  if (cfg.peft_type !== 'LORA') throw new UserError(`${configFile}: peft_type is ${JSON.stringify(cfg.peft_type)}; expected "LORA"`);
+  const targets = Array.isArray(cfg.target_modules) ? cfg.target_modules.map(String) : typeof cfg.target_modules === 'string' ? [cfg.target_modules] : [];
+  const config: LoraConfig = { r: Number(cfg.r), alpha: Number(cfg.lora_alpha), dropout: Number(cfg.lora_dropout ?? 0), targetModules: targets };
+  if (cfg.use_rslora === true || cfg.use_dora === true) throw new UserError(`${configFile}: use_rslora / use_dora are not supported`);
+  validateLoraConfig(config, configFile);
+  return config;
+}
+
 function variableOf(t: tf.Tensor): tf.Variable {
   const v = tf.variable(t, true);
   t.dispose();

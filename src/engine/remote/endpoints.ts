@@ -26,6 +26,9 @@ export type NotFoundHook = (url: string, message: string) => Promise<boolean>;
 
 interface Endpoint { url: string; inFlight: number; coolUntil: number }
 
+/** The defaults of the options users set most (CLI flags and study-file fields show these). */
+export const REMOTE_DEFAULTS = { timeoutMs: 600_000, retries: 8 } as const;
+
 /** A server's answer that will not get better by retrying. */
 export class RemoteError extends UserError {
   /** The HTTP status, when the server answered with one. */
@@ -40,7 +43,8 @@ export class RemoteError extends UserError {
   }
 }
 
-function normaliseBase(url: string): string {
+/** A server URL as the pool keeps it: http://host:port (a trailing /v1 or / dropped). */
+export function normaliseBase(url: string): string {
   let u: URL;
   try {
     u = new URL(url);
@@ -88,10 +92,12 @@ export class RemoteEndpoints {
     this.urls = urls.map(normaliseBase);
     this.endpoints = this.urls.map((url) => ({ url, inFlight: 0, coolUntil: 0 }));
     this.concurrency = opts.concurrency ?? 4;
-    this.retries = opts.retries ?? 8;
+    this.retries = opts.retries ?? REMOTE_DEFAULTS.retries;
     this.backoffMs = opts.backoffMs ?? 250;
     this.maxBackoffMs = opts.maxBackoffMs ?? 8000;
-    this.timeoutMs = opts.timeoutMs ?? 600_000;
+    this.timeoutMs = opts.timeoutMs ?? REMOTE_DEFAULTS.timeoutMs;
+    if (!Number.isInteger(this.retries) || this.retries < 0) throw new UserError(`retries ${this.retries}: expected a whole number >= 0`);
+    if (!(this.timeoutMs > 0)) throw new UserError(`timeout ${this.timeoutMs} ms: expected a positive number`);
     if (!Number.isInteger(this.concurrency) || this.concurrency < 1) throw new UserError(`concurrency ${this.concurrency}: expected a positive whole number`);
   }
 

@@ -1,5 +1,5 @@
 // The remote engine: LanguageModel over OpenAI-compatible completions servers (vLLM, genstudy serve).
 export { RemoteModel, type RemoteModelOptions } from './model.ts';
-export { RemoteEndpoints, RemoteError, type EndpointOptions } from './endpoints.ts';
+export { normaliseBase, RemoteEndpoints, RemoteError, REMOTE_DEFAULTS, type EndpointOptions } from './endpoints.ts';
 export { remoteLoader, maxLengthOf, type RemoteLoaderOptions } from './loader.ts';
 export { promptScores, choicesOf, type PromptScores } from './responses.ts';

@@ -99,7 +99,12 @@ export function remoteLoader(opts: RemoteLoaderOptions): ModelLoader & { endpoin
       endpoints, model, tokenizer, id: identity.engineId, maxLength, reload,
       promptsPerRequest: opts.promptsPerRequest, scoringMaxTokens: opts.scoringMaxTokens, logprobsForm: opts.logprobsForm, firstTokenTopK: opts.firstTokenTopK,
     });
-    return { model: remote, dispose: () => unload?.() };
+    return { model: remote, dispose: () => unload?.(), source: endpoints.urls.join(' ') };
   };
-  return Object.assign(loader, { endpoints });
+  // What the loader reads locally (tokenizer, position limit), checked before anything is recorded.
+  const check = (cp: CheckpointRef): void => {
+    loadTokenizer(cp.tokenizer ?? cp.base ?? cp.dir);
+    maxLengthOf(cp.base ?? cp.dir);
+  };
+  return Object.assign(loader, { endpoints, check });
 }

@@ -18,8 +18,8 @@
 import { encodeFirstToken, encodePair } from '../builtin/requests.ts';
 import { UserError } from '../../errors.ts';
 import type { FirstTokenOptions, GenerateRequest, LanguageModel, ScoreRequest, ScoreResult, Tokenizer } from '../../types.ts';
-import type { NotFoundHook, RemoteEndpoints } from './endpoints.ts';
-import { choicesOf, choiceText, promptScores, type PromptScores } from './responses.ts';
+import { RemoteError, type NotFoundHook, type RemoteEndpoints } from './endpoints.ts';
+import { choicesOf, choiceText, logprobValue, promptScores, type PromptScores } from './responses.ts';
 
 export interface RemoteModelOptions {
   endpoints: RemoteEndpoints;
@@ -46,18 +46,26 @@ export interface RemoteModelOptions {
   logprobsForm?: 'echo' | 'prompt_logprobs';
 }
 
-/** The first generated position's top log-probs by token id, when the keys are "token_id:N". */
-function topById(choice: Record<string, unknown>): Map<number, number> | undefined {
+/**
+ * The first generated position's top log-probs by token id, when the keys are "token_id:N"
+ * (undefined when the server keys them by text: the caller falls back to constrained continuation).
+ * Every value is checked before it can be cached: a log-probability, at most `k` + 1 entries (vLLM
+ * adds the sampled token when it is outside the top k), whole-number ids.
+ */
+function topById(choice: Record<string, unknown>, k: number, server: string, where: string): Map<number, number> | undefined {
   const lp = choice.logprobs as { top_logprobs?: unknown } | null | undefined;
   const first = Array.isArray(lp?.top_logprobs) ? (lp.top_logprobs as unknown[])[0] : undefined;
   if (typeof first !== 'object' || first === null) return undefined;
+  const entries = Object.entries(first);
+  if (entries.length === 0 || !entries.every(([key]) => key.startsWith('token_id:'))) return undefined;
+  if (entries.length > k + 1) throw new RemoteError(`the server at ${server}: ${where}.logprobs.top_logprobs[0] has ${entries.length} entries for logprobs ${k}`);
   const m = new Map<number, number>();
-  for (const [k, v] of Object.entries(first)) {
-    const id = /^token_id:(\d+)$/.exec(k);
-    if (!id || typeof v !== 'number') return undefined;
-    m.set(Number(id[1]), v);
+  for (const [key, v] of entries) {
+    const id = /^token_id:(\d+)$/.exec(key);
+    if (!id || !Number.isSafeInteger(Number(id[1]))) throw new RemoteError(`the server at ${server}: ${where}.logprobs.top_logprobs[0] has key ${JSON.stringify(key)}, expected "token_id:N"`);
+    m.set(Number(id[1]), logprobValue(v, server, `${where}.logprobs.top_logprobs[0][${JSON.stringify(key)}]`));
   }
-  return m.size > 0 ? m : undefined;
+  return m;
 }
 
 function chunks<T>(items: T[], size: number): T[][] {
@@ -177,7 +185,7 @@ export class RemoteModel implements LanguageModel {
         model: this.model, prompt: prompts, max_tokens: 1, temperature: 0, logprobs: this.firstTokenTopK, return_tokens_as_token_ids: true,
       }, undefined, this.onNotFound);
       const choices = choicesOf(answer, server, prompts.length);
-      group.forEach((i, j) => { out[i] = topById(choices[j]); });
+      group.forEach((i, j) => { out[i] = topById(choices[j], this.firstTokenTopK, server, `choices[${j}]`); });
     }));
     return out;
   }

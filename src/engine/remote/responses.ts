@@ -2,6 +2,7 @@
 // (echo: token_logprobs, with null for the first token, and top_logprobs) or from vLLM's
 // `prompt_logprobs` (a list of null | {token id: {logprob, rank}}), checked for shape, with errors
 // that name the server and say what is missing.
+import { LOGPROB_TOLERANCE } from '../../types.ts';
 import { RemoteError } from './endpoints.ts';
 
 export interface PromptScores {
@@ -16,6 +17,7 @@ const NO_LOGPROBS = 'start the server with prompt log-probs enabled (vLLM\'s Ope
 
 // Scores equal up to float noise count as a tie for the top token (the server computes both alike).
 const TIE = 1e-6;
+
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -42,9 +44,19 @@ export function choicesOf(answer: unknown, server: string, prompts: number): Rec
   return ordered;
 }
 
-function finite(v: unknown, server: string, where: string): number {
-  if (typeof v !== 'number' || Number.isNaN(v) || v > 1e-3) throw new RemoteError(`the server at ${server}: ${where} is ${JSON.stringify(v)}, not a log-probability`);
+/** A log-probability from a server: a finite number <= 0 (within LOGPROB_TOLERANCE), else a clear error. */
+export function logprobValue(v: unknown, server: string, where: string): number {
+  if (typeof v !== 'number' || !Number.isFinite(v) || v > LOGPROB_TOLERANCE) {
+    throw new RemoteError(`the server at ${server}: ${where} is ${JSON.stringify(v)}, not a log-probability (a finite number <= 0)`);
+  }
   return v;
+}
+
+/** Every value of a top-log-probs entry checked; the largest returned (-Infinity when empty). */
+function topValues(entry: Record<string, unknown>, server: string, where: string, read: (x: unknown) => unknown = (x) => x): number {
+  let best = -Infinity;
+  for (const [k, x] of Object.entries(entry)) best = Math.max(best, logprobValue(read(x), server, `${where}[${JSON.stringify(k)}]`));
+  return best;
 }
 
 /** The prompt's log-probs of one choice (a prompt of `ids`), from prompt_logprobs or echoed logprobs. */
@@ -60,9 +72,15 @@ export function promptScores(choice: Record<string, unknown>, ids: number[], ser
       if (!isObject(entry)) throw new RemoteError(`the server at ${server}: ${where}.prompt_logprobs[${i}] is ${JSON.stringify(entry)}, expected {token id: {logprob}}`);
       const own = entry[String(ids[i])];
       if (!isObject(own)) throw new RemoteError(`the server at ${server}: ${where}.prompt_logprobs[${i}] lacks the prompt's token ${ids[i]}`);
-      const lp = finite(own.logprob, server, `${where}.prompt_logprobs[${i}]["${ids[i]}"].logprob`);
+      const lp = logprobValue(own.logprob, server, `${where}.prompt_logprobs[${i}]["${ids[i]}"].logprob`);
       logprobs.push(lp);
-      const best = Math.max(...Object.values(entry).map((e) => (isObject(e) && typeof e.logprob === 'number' ? e.logprob : -Infinity)));
+      for (const [k, e] of Object.entries(entry)) {
+        if (!/^\d+$/.test(k) || !isObject(e)) throw new RemoteError(`the server at ${server}: ${where}.prompt_logprobs[${i}] has entry ${JSON.stringify(k)}: ${JSON.stringify(e)?.slice(0, 80)}, expected {token id: {logprob, rank}}`);
+        if (e.rank !== undefined && !(Number.isInteger(e.rank) && (e.rank as number) >= 1)) {
+          throw new RemoteError(`the server at ${server}: ${where}.prompt_logprobs[${i}]["${k}"].rank is ${JSON.stringify(e.rank)}, expected a whole number >= 1`);
+        }
+      }
+      const best = topValues(entry, server, `${where}.prompt_logprobs[${i}]`, (e) => (e as Record<string, unknown>).logprob);
       greedy.push(typeof own.rank === 'number' ? own.rank === 1 || lp >= best - TIE : lp >= best - TIE);
     }
     return { logprobs, greedy };
@@ -81,12 +99,13 @@ export function promptScores(choice: Record<string, unknown>, ids: number[], ser
   const logprobs: number[] = [];
   const greedy: (boolean | undefined)[] = [];
   for (let i = 1; i < n; i++) {
-    const v = finite(tl[i], server, `${where}.logprobs.token_logprobs[${i}]`);
+    const v = logprobValue(tl[i], server, `${where}.logprobs.token_logprobs[${i}]`);
     logprobs.push(v);
     const t = top?.[i];
+    if (t !== undefined && t !== null && !isObject(t)) throw new RemoteError(`the server at ${server}: ${where}.logprobs.top_logprobs[${i}] is ${JSON.stringify(t).slice(0, 80)}, expected {token: log-prob}`);
     // Keys are token strings (ambiguous), so the top is judged by value: the prompt token is the
     // greedy one when nothing scores above it.
-    greedy.push(isObject(t) && Object.keys(t).length > 0 ? v >= Math.max(...Object.values(t).map((x) => (typeof x === 'number' ? x : -Infinity))) - TIE : undefined);
+    greedy.push(isObject(t) && Object.keys(t).length > 0 ? v >= topValues(t, server, `${where}.logprobs.top_logprobs[${i}]`) - TIE : undefined);
   }
   return { logprobs, greedy };
 }

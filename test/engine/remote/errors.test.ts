@@ -128,3 +128,37 @@ test('URLs: /v1 suffix accepted, nonsense refused', () => {
   assert.throws(() => new RemoteEndpoints(['localhost:8000']), /expected an http:\/\/ or https:\/\/ URL|not a URL/);
   assert.throws(() => new RemoteEndpoints([]), /no server URL/);
 });
+
+test('every value a server sends is checked before it can be cached: top log-probs by id, prompt_logprobs entries, echoed top log-probs', async () => {
+  const firstToken = (top: Record<string, unknown>): Handler => (b, _h, res) => json(res, 200, {
+    choices: b.prompt.map((_, i) => ({ index: i, text: 'x', logprobs: { tokens: ['token_id:5'], token_logprobs: [-0.1], top_logprobs: [top] } })),
+  });
+  const topK = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`token_id:${i}`, -1 - i]));
+  const ftCases: [Handler, RegExp][] = [
+    [firstToken({ 'token_id:5': 0.7 }), /top_logprobs\[0\]\["token_id:5"\] is 0\.7, not a log-probability/],
+    [firstToken({ 'token_id:5': 'NaN' }), /top_logprobs\[0\]\["token_id:5"\] is "NaN", not a log-probability/],
+    [firstToken({ 'token_id:5': null }), /top_logprobs\[0\]\["token_id:5"\] is null/],
+    [firstToken({ 'token_id:x': -1 }), /has key "token_id:x", expected "token_id:N"/],
+    [firstToken(topK(22)), /has 22 entries for logprobs 20/],
+  ];
+  for (const [handler, message] of ftCases) {
+    const s = await fakeServer(handler);
+    try {
+      await assert.rejects(model([s.url]).firstTokenLogprobs(['ab'], ['c', 'd']), message);
+    } finally { await s.close(); }
+  }
+  const promptCases: [Handler, RegExp][] = [
+    [(b, _h, res) => json(res, 200, { choices: b.prompt.map((p, i) => ({ index: i, text: '', prompt_logprobs: p.map((t, j) => (j === 0 ? null : { [t]: { logprob: -0.5, rank: 2 }, 7: { logprob: 3, rank: 1 } })) })) }),
+      /prompt_logprobs\[1\]\["7"\] is 3, not a log-probability/],
+    [(b, _h, res) => json(res, 200, { choices: b.prompt.map((p, i) => ({ index: i, text: '', prompt_logprobs: p.map((t, j) => (j === 0 ? null : { [t]: { logprob: -0.5, rank: 0 } })) })) }),
+      /rank is 0, expected a whole number >= 1/],
+    [(b, _h, res) => json(res, 200, { choices: b.prompt.map((p, i) => ({ index: i, text: '', logprobs: { token_logprobs: p.map((_, j) => (j === 0 ? null : -0.5)), top_logprobs: p.map((_, j) => (j === 0 ? null : { x: 0.25 })) } })) }),
+      /top_logprobs\[1\]\["x"\] is 0\.25, not a log-probability/],
+  ];
+  for (const [handler, message] of promptCases) {
+    const s = await fakeServer(handler);
+    try {
+      await assert.rejects(model([s.url]).score(REQ), message);
+    } finally { await s.close(); }
+  }
+});
