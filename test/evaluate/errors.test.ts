@@ -121,7 +121,7 @@ test('genstudy evaluate: a model that cannot load (unknown model_type, shape mis
   for (const [what, breakIt, message] of broken) {
     const dir = path.join(tinyRun([0], 9, `broken-${what}`), 'step-0');
     breakIt(dir);
-    const r = await runCli(['evaluate', '--model', dir, '--run', `broken-${what}`, '--test-set', SUITE_ARG, '--synth-seed', '4', '--synth-size', String(SIZE), '--store', storePath]);
+    const r = await runCli(['evaluate', '--model', dir, '--run', `broken-${what}`, '--test-set', SUITE_ARG, '--synthetic-seed', '4', '--synthetic-size', String(SIZE), '--store', storePath]);
     assert.equal(r.status, 2, `${what}: ${r.stderr}`);
     assert.match(r.stderr, message, what);
     assert.deepEqual(dumpStore(storePath), before, `${what}: no runs, checkpoints or test_sets rows were written`);

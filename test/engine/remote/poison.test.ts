@@ -67,7 +67,7 @@ before(async () => {
 });
 after(async () => { await proxy?.close(); await serve?.stop(); });
 
-const evaluate = (store: string, extra: string[]) => runCli(['evaluate', '--model', modelDir, '--test-set', 'synth:in-domain,negation-broken', '--synth-size', '24', '--store', store, ...extra]);
+const evaluate = (store: string, extra: string[]) => runCli(['evaluate', '--model', modelDir, '--test-set', 'synthetic:in-domain,negation-broken', '--synthetic-size', '24', '--store', store, ...extra]);
 
 test('positive "log-probs" from a server are refused before anything is cached', async () => {
   const store = path.join(tempDir(), 'positive.sqlite');
@@ -79,7 +79,7 @@ test('positive "log-probs" from a server are refused before anything is cached',
   assert.equal(countRows(store, 'scores'), 0, 'nothing scored');
   const bad = await evaluate(store, ['--remote', proxy.url, '--remote-timeout', '0']);
   assert.equal(bad.status, 2);
-  assert.match(bad.stderr, /--remote-timeout 0: expected a number of seconds > 0/);
+  assert.match(bad.stderr, /--remote-timeout 0: expected a number > 0/);
 });
 
 test('answers from a server that looked right but were wrong are dropped by server, and a rerun on a healthy server equals the built-in engine', async () => {
