@@ -1,7 +1,7 @@
 // A study expands into runs: every model x training set x method x seed (a base method is not
 // trained, so it gets one run per model and training set whatever the seeds).
-import { UserError } from '../errors.ts';
 import type { Study, StudyMethod, StudyModel, StudyTrainingSet } from './schema.ts';
+import { fticlShots, listFor } from './settings.ts';
 
 export interface RunPlan {
   /** Unique, readable, stable across invocations: the store's run id and the checkpoint folder name. */
@@ -26,10 +26,15 @@ export function expandStudy(study: Study): RunPlan[] {
           }
           continue;
         }
-        for (const seed of study.seeds) {
-          const parts = [model.id, safe(trainingSet.id), method.name];
-          if (study.seeds.length > 1) parts.push(`seed${seed}`);
-          runs.push({ id: parts.join('--'), model, trainingSet, method, seed, shots: method.kind === 'fticl' ? method.demonstrations ?? 0 : 0 });
+        // FTICL trains one model per k when the method lists several (study B: 2 and 4 for sentiment).
+        const ks = method.kind === 'fticl' ? fticlShots(method, trainingSet) : [0];
+        const named = method.kind === 'fticl' && (Array.isArray(method.demonstrations) || typeof method.demonstrations === 'object');
+        for (const k of ks) {
+          for (const seed of study.seeds) {
+            const parts = [model.id, safe(trainingSet.id), named ? `${method.name}-k${k}` : method.name];
+            if (study.seeds.length > 1) parts.push(`seed${seed}`);
+            runs.push({ id: parts.join('--'), model, trainingSet, method, seed, shots: k });
+          }
         }
       }
     }
@@ -46,9 +51,7 @@ function baseShots(method: StudyMethod, set: StudyTrainingSet): number[] {
   const shots = method.shots;
   if (shots === undefined) return [0];
   if (Array.isArray(shots)) return shots;
-  const own = shots[set.id];
-  if (!own) throw new UserError(`methods "${method.name}": shots names no list for training set "${set.id}" (it has: ${Object.keys(shots).join(', ')})`);
-  return own;
+  return listFor(shots, set, `methods "${method.name}": shots`);
 }
 
 function safe(id: string): string {

@@ -1,6 +1,7 @@
 // The study file: what a study trains, evaluates and analyses, validated with zod. A study expands
 // into runs (models x training sets x methods x seeds); see expand.ts.
 import { z } from 'zod';
+import { PROTOCOLS } from '../tasks/protocol.ts';
 
 const positiveInt = z.number().int().min(1);
 
@@ -61,13 +62,32 @@ export const MethodSchema = z.strictObject({
   warmupRatio: z.number().min(0).max(1).default(0),
   schedule: z.enum(['linear', 'cosine', 'constant']).default('linear'),
   maxGradNorm: z.number().min(0).default(1),
-  /** FTICL: demonstrations per training example, the same first k (study B) or sampled per example. */
-  demonstrations: z.number().int().min(0).optional(),
-  demonstrationSelection: z.enum(['first', 'sampled']).default('first'),
-  /** Base: in-context demonstrations at test time, one run per k (study B); a map gives each training set its own list. */
+  /**
+   * The effective batch of one optimiser step over all devices (per-device batch x accumulation x
+   * devices); gradAccum becomes globalBatch / batchSize. Study B: 2 per device x 8 accumulation.
+   */
+  globalBatch: positiveInt.optional(),
+  /**
+   * supervised: prompt + output + EOS, the loss on the output's tokens and EOS (study B, for its
+   * classification tasks too); label-token: cross-entropy at the last prompt position against the
+   * label's first token (study A). Default: supervised for study B's tasks, label-token otherwise.
+   */
+  objective: z.enum(['supervised', 'label-token']).optional(),
+  /**
+   * FTICL: demonstrations per training example: one k, a list (one run per k), or a list per
+   * training set id or task name (study B: 1 and 2 for generation, 2 and 4 for sentiment and
+   * paraphrase, 3 and 5 for NLI).
+   */
+  demonstrations: z.union([z.number().int().min(1), z.array(z.number().int().min(1)).min(1), z.record(z.string(), z.array(z.number().int().min(1)).min(1))]).optional(),
+  /** first: the first k of the pool for every example (study B); sampled: k per example, seeded. Default from the protocol. */
+  demonstrationSelection: z.enum(['first', 'sampled']).optional(),
+  /** few-shot: the training set's in-domain few-shot file (study B); training: the training rows. Default from the protocol. */
+  demonstrationPool: z.enum(['few-shot', 'training']).optional(),
+  /** Base: in-context demonstrations at test time, one run per k (study B); a map gives each training set (id or task name) its own list. */
   shots: z.union([z.array(z.number().int().min(0)), z.record(z.string(), z.array(z.number().int().min(0)))]).optional(),
 }).refine((m) => m.kind === 'base' || m.lr !== undefined, { message: 'a trained method needs lr', path: ['lr'] })
-  .refine((m) => m.kind !== 'fticl' || (m.demonstrations ?? 0) > 0, { message: 'fticl needs demonstrations >= 1', path: ['demonstrations'] });
+  .refine((m) => m.kind !== 'fticl' || m.demonstrations !== undefined, { message: 'fticl needs demonstrations (k >= 1)', path: ['demonstrations'] })
+  .refine((m) => m.globalBatch === undefined || m.globalBatch % m.batchSize === 0, { message: 'globalBatch must be a multiple of batchSize', path: ['globalBatch'] });
 
 export const CheckpointSchema = z.strictObject({
   atStart: z.boolean().default(true),
@@ -94,6 +114,21 @@ export const EvaluationSchema = z.strictObject({
     /** Tries after the first for a failed request; default the remote engine's, 8. */
     retries: z.number().int().min(0).optional(),
   }).optional(),
+  // The settings below default from the study's protocol (src/tasks/protocol.ts, docs/studies.md).
+  /** First-token scoring and the label-token objective: the label's first token in context, or tokenised alone. */
+  labelTokens: z.enum(['in-context', 'standalone']).optional(),
+  /** study-b: study B's "<s> " 0-shot prefix and special-token use; tokenizer: the tokenizer's own BOS. */
+  bos: z.enum(['study-b', 'tokenizer']).optional(),
+  /** Rows whose gold label the data set drops (study B's "-"): wrong: kept among the first `limit` rows and counted wrong; drop: skipped. */
+  unlabeledRows: z.enum(['wrong', 'drop']).optional(),
+  /** The ROUGE the report reads: the bootstrap median (HF rouge metric, what study B printed) or the per-example mean. */
+  rouge: z.enum(['bootstrap-mid', 'mean']).optional(),
+  /** reported: each run at its own k; every-k-and-prompt: every run at every k of each test set's task and both prompts. */
+  grid: z.enum(['reported', 'every-k-and-prompt']).optional(),
+  /** The k of the every-k grid per test-set task (default: study B's, evaluate_cross.py). */
+  shots: z.record(z.string(), z.array(z.number().int().min(0)).min(1)).optional(),
+  /** F1's positive class (study A's predecessor: "No"). */
+  positiveLabel: z.string().optional(),
 });
 
 export const AnalysisSchema = z.strictObject({
@@ -114,6 +149,8 @@ export const StudySchema = z.strictObject({
   description: z.string().optional(),
   /** Where the store, checkpoints and report go, relative to the study file (default: <name>/ beside it). */
   out: z.string().optional(),
+  /** official: replay the released code of the study; corrected: genstudy's version. Single settings can be overridden. */
+  protocol: z.enum(PROTOCOLS).default('corrected'),
   dataDir: z.string().optional(),
   synthetic: SyntheticSchema.optional(),
   models: z.array(ModelSchema).min(1),

@@ -38,7 +38,8 @@ export interface GridOptions extends PlanOptions {
   runModel?: string;
   checkpoints: CheckpointRef[];
   testSets: EvalTestSet[];
-  variants: PromptVariant[];
+  /** The prompt variants of every test set, or a function giving each set its own (study B's every-k grid). */
+  variants: PromptVariant[] | ((set: EvalTestSet) => PromptVariant[]);
   positiveLabel?: string;
   rougeStemmer?: boolean;
   /** Examples per engine call (the engine splits them into forward batches by tokens). Default 512. */
@@ -326,7 +327,7 @@ export async function evaluateGrid(opts: GridOptions): Promise<GridSummary> {
       }
     }
     const setIds = new Set(opts.testSets.map((s) => s.id));
-    const variantNames = new Set(opts.variants.map((v) => v.name));
+    const variantNames = new Set(cells.map((c) => c.variant.name));
     const scores = store.scores({ run: opts.run }).filter((s) => steps.has(s.step) && setIds.has(s.testSet) && variantNames.has(s.promptVariant ?? ''));
     return {
       run: opts.run, scores, examples,

@@ -53,8 +53,14 @@ function goldsOf(task: TaskSpec, set: EvalTestSet): string[] {
   return set.examples.map((ex) => {
     if (task.kind === 'generate') return referenceOf(task, ex);
     if (ex.label === undefined) throw new UserError(`example "${ex.id}" has no label; task "${task.name}" needs one of ${task.labels.map((l) => `"${l}"`).join(', ')}`);
+    // A row kept without a gold answer (study B's "-"): its gold matches no prediction.
+    if (isUnlabeled(task, set, ex)) return ex.label;
     return goldLabel(task, ex);
   });
+}
+
+function isUnlabeled(task: TaskSpec, set: EvalTestSet, ex: Example): boolean {
+  return task.kind === 'classify' && ex.label !== undefined && !task.labels.includes(ex.label) && (set.unlabeled?.includes(ex.label) ?? false);
 }
 
 async function buildOptions(task: TaskSpec, set: EvalTestSet, variant: PromptVariant, opts: PlanOptions): Promise<{ build: BuildOptions; from?: string }> {
@@ -96,11 +102,15 @@ async function buildCell(index: number, set: EvalTestSet, variant: PromptVariant
     }
   });
   const digests = payloads!.map((p, i) => requestDigest(set.contentHash, set.examples[i].id, p));
-  return { index, set, variant, task, mode: mode!, examples: set.examples, golds, payloads: payloads!, digests, demonstrations: from };
+  // The records see unlabeled rows without a label; their gold ("-") stays in `golds` and counts wrong.
+  const examples = set.unlabeled ? set.examples.map((ex) => (isUnlabeled(task, set, ex) ? { ...ex, label: undefined } : ex)) : set.examples;
+  return { index, set, variant, task, mode: mode!, examples, golds, payloads: payloads!, digests, demonstrations: from };
 }
 
 /** Every (test set, variant) cell, in test set then variant order. */
-export async function planCells(sets: readonly EvalTestSet[], variants: readonly PromptVariant[], opts: PlanOptions = {}): Promise<Cell[]> {
+export async function planCells(
+  sets: readonly EvalTestSet[], variants: readonly PromptVariant[] | ((set: EvalTestSet) => readonly PromptVariant[]), opts: PlanOptions = {},
+): Promise<Cell[]> {
   const cells: Cell[] = [];
   for (const set of sets) {
     if (set.examples.length === 0) throw new UserError(`test set "${set.id}" (${set.source}) has no examples`);
@@ -109,7 +119,7 @@ export async function planCells(sets: readonly EvalTestSet[], variants: readonly
       if (ids.has(ex.id)) throw new UserError(`test set "${set.id}" (${set.source}): example id "${ex.id}" occurs twice; ids must be unique`);
       ids.add(ex.id);
     }
-    for (const v of variants) cells.push(await buildCell(cells.length, set, v, opts));
+    for (const v of typeof variants === 'function' ? variants(set) : variants) cells.push(await buildCell(cells.length, set, v, opts));
   }
   return cells;
 }

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { UserError } from '../errors.ts';
 import type { Example } from '../types.ts';
-import { contentHash, isRegistryId, loadDataSet, loadRegistered, readRegistry, readSpecFile } from '../data/index.ts';
+import { contentHash, isRegistryId, loadDataSet, loadRegistered, readRegistry, readSpecFile, registrySpec } from '../data/index.ts';
 import { generateSuite, readSuite } from '../synth/index.ts';
 
 export interface DemonstrationPool { name: string; examples: Example[] }
@@ -24,6 +24,11 @@ export interface EvalTestSet {
   taskPreset?: string;
   /** The pool in-context demonstrations come from (study B: the set's few-shot file); loaded on first use. */
   demonstrationPool?: () => Promise<DemonstrationPool>;
+  /**
+   * Labels of rows kept although they have no gold answer (study B's "-", with unlabeledRows:
+   * wrong): such a row is scored and always counts as wrong, as evaluate_cross.py counted it.
+   */
+  unlabeled?: string[];
 }
 
 export interface TestSetOptions {
@@ -36,6 +41,12 @@ export interface TestSetOptions {
   synthSize?: number;
   /** How an unknown argument is named in the error (default: "--test-set ARG"; a study file names its field). */
   origin?: string;
+  /**
+   * Rows whose label the registry drops (study B's "-"): 'drop' (default) skips them, so --limit
+   * takes gold rows from further down; 'wrong' keeps the file's first --limit rows as they are and
+   * counts those rows wrong (study B's released code).
+   */
+  unlabeledRows?: 'wrong' | 'drop';
 }
 
 export const SYNTH_DEFAULTS = { seed: 0, size: 200, trainSize: 200 } as const;
@@ -65,8 +76,19 @@ function suiteSets(
   });
 }
 
+/** A registered set with its dropped labels kept as labels of their own (unlabeledRows: wrong). */
+async function loadKeepingUnlabeled(id: string, opts: TestSetOptions): Promise<{ loaded: Awaited<ReturnType<typeof loadRegistered>>; unlabeled: string[] }> {
+  const r = registrySpec(id, { dataDir: opts.dataDir });
+  const unlabeled = r.spec.dropLabels ?? [];
+  if (unlabeled.length === 0) return { loaded: await loadRegistered(id, { dataDir: opts.dataDir, limit: opts.limit }), unlabeled };
+  const labels = { ...(r.spec.labels ?? {}), ...Object.fromEntries(unlabeled.map((l) => [l, l])) };
+  const loaded = await loadDataSet({ ...r.spec, labels, dropLabels: [] }, { baseDir: r.baseDir, limit: opts.limit });
+  return { loaded: { ...loaded, id: r.id, task: r.set.task }, unlabeled };
+}
+
 async function fromRegistry(id: string, opts: TestSetOptions): Promise<EvalTestSet> {
-  const loaded = await loadRegistered(id, { dataDir: opts.dataDir, limit: opts.limit });
+  const keep = opts.unlabeledRows === 'wrong' ? await loadKeepingUnlabeled(id, opts) : undefined;
+  const loaded = keep?.loaded ?? await loadRegistered(id, { dataDir: opts.dataDir, limit: opts.limit });
   const setId = loaded.id.split(':')[0];
   const entry = readRegistry().sets[setId];
   let taskPreset: string | undefined;
@@ -74,9 +96,17 @@ async function fromRegistry(id: string, opts: TestSetOptions): Promise<EvalTestS
   if (entry.study === 'B') taskPreset = `study-b/${setId.split('/')[1]}`;
   const set: EvalTestSet = {
     id: loaded.id, examples: loaded.examples, contentHash: loaded.contentHash, source: loaded.source,
-    spec: { registry: loaded.id, source: loaded.source, limit: opts.limit ?? null, dropped: loaded.dropped },
+    spec: {
+      registry: loaded.id, source: loaded.source, limit: opts.limit ?? null, dropped: loaded.dropped,
+      unlabeledRows: opts.unlabeledRows ?? 'drop', rowsRead: loaded.rowsRead,
+    },
     taskPreset,
   };
+  const kept = loaded.examples.filter((ex) => ex.label !== undefined && keep?.unlabeled.includes(ex.label)).length;
+  if (keep && kept > 0) {
+    set.unlabeled = keep.unlabeled;
+    set.spec.unlabeledKept = kept;
+  }
   if ('few-shot' in entry.splits && loaded.id !== `${setId}:few-shot`) {
     const poolId = `${setId}:few-shot`;
     set.demonstrationPool = async () => {

@@ -15,7 +15,9 @@ import { initModel, tinyGpt2Config, tinyLlamaConfig, train, type ProgressSink as
 import { readStoreScores } from '../analyze/read-scores.ts';
 import { buildRunSeries } from '../analyze/run-series.ts';
 import { analyzeOrSkip, type AnalysisResult, type AnalyzeOptions } from '../analyze/analysis.ts';
-import { loadTrainingExamples } from './training-data.ts';
+import { fticlDemonstrations, loadTrainingExamples } from './training-data.ts';
+import { gradAccumOf, gridShotsFor, objectiveOf, studySettings, type StudySettings } from '../config/settings.ts';
+import { STUDY_B_TASKS, studyBKind, type StudyBTask } from '../tasks/index.ts';
 import { defaultLoraTargetsOf } from '../engine/builtin/lora-defaults.ts';
 import { familyFor } from '../engine/builtin/registry.ts';
 import { remoteLoader } from '../engine/remote/index.ts';
@@ -70,6 +72,7 @@ export async function runStudy(study: Study, studyFile: string, opts: RunStudyOp
   const dataDir = study.dataDir === undefined ? undefined : path.resolve(studyDir, study.dataDir);
 
   checkModelsPresent(study.models, studyDir, paths.studyFile);
+  const settings = studySettings(study);
   let runs = expandStudy(study);
   if (opts.only?.length) {
     const unknown = opts.only.filter((id) => !runs.some((r) => r.id === id));
@@ -84,7 +87,7 @@ export async function runStudy(study: Study, studyFile: string, opts: RunStudyOp
   try {
     suiteDir = await prepareSynthetic(study, paths);
     study.models.forEach((m, i) => checkInitSize(m, i, { studyDir, suiteDir, studyFile: paths.studyFile }));
-    testSets = tagTestSets(study, await studyTestSets(study, suiteDir, dataDir, paths.studyFile));
+    testSets = tagTestSets(study, settings, await studyTestSets(study, settings, suiteDir, dataDir, paths.studyFile));
     if (study.evaluation.control !== undefined && !testSets.some((t) => t.id === study.evaluation.control)) {
       throw new UserError(`${paths.studyFile}: evaluation.control "${study.evaluation.control}" is not among the test sets (${testSets.map((t) => t.id).join(', ')})`);
     }
@@ -93,6 +96,7 @@ export async function runStudy(study: Study, studyFile: string, opts: RunStudyOp
     throw err;
   }
   log(`genstudy: study "${study.name}": ${runs.length} run(s), ${testSets.length} test sets; results in ${paths.out}`);
+  for (const note of rowNotes(testSets)) log(`genstudy: ${note}`);
 
   const work = { answersComputed: 0, answersCached: 0, trainingSteps: 0 };
   const remote = study.evaluation.remote;
@@ -107,7 +111,7 @@ export async function runStudy(study: Study, studyFile: string, opts: RunStudyOp
   for (const [i, run] of runs.entries()) {
     if (opts.stages) opts.stages.run(i, runs.length, run.id);
     else log(`genstudy: run ${i + 1}/${runs.length}: ${run.id}`);
-    await executeRun(study, run, { paths, studyDir, dataDir, suiteDir, testSets, log, opts, work, loader });
+    await executeRun(study, run, { paths, studyDir, dataDir, suiteDir, testSets, settings, log, opts, work, loader });
   }
 
   const analyzeOptions: AnalyzeOptions = { ...study.analysis, control: study.evaluation.control ?? '', blockLength: undefined, testSets: undefined };
@@ -122,7 +126,7 @@ export async function runStudy(study: Study, studyFile: string, opts: RunStudyOp
 }
 
 /** evaluation.testSets: data set ids and spec files as evaluate takes them; "synthetic" (every set of the suite) or "synthetic:a,b". */
-async function studyTestSets(study: Study, suiteDir: string | undefined, dataDir: string | undefined, studyFile: string): Promise<EvalTestSet[]> {
+async function studyTestSets(study: Study, settings: StudySettings, suiteDir: string | undefined, dataDir: string | undefined, studyFile: string): Promise<EvalTestSet[]> {
   const out: EvalTestSet[] = [];
   for (const [i, arg] of study.evaluation.testSets.entries()) {
     const field = `${studyFile}: evaluation.testSets[${i}]`;
@@ -136,7 +140,7 @@ async function studyTestSets(study: Study, suiteDir: string | undefined, dataDir
       out.push(...sets.filter((s) => !wanted || wanted.includes(s.id)));
     } else {
       try {
-        out.push(...(await resolveTestSets([arg], { limit: study.evaluation.limit, dataDir, origin: `${field} "${arg}"` })));
+        out.push(...(await resolveTestSets([arg], { limit: study.evaluation.limit, dataDir, origin: `${field} "${arg}"`, unlabeledRows: settings.unlabeledRows })));
       } catch (err) {
         // An error that already names where it is (the origin passed down) is not wrapped twice.
         if (err instanceof UserError && err.field === undefined) throw new UserError(`${field}: ${err.message}`, { file: studyFile, field: `evaluation.testSets[${i}]` });
@@ -149,15 +153,35 @@ async function studyTestSets(study: Study, suiteDir: string | undefined, dataDir
 
 /**
  * Records each test set's task and whether it is in-domain for the training set of that task, as
- * the report's study-B matrices read them (test_sets.spec.task / spec.domain).
+ * the report's study-B matrices read them (test_sets.spec.task / spec.domain), and the metric the
+ * report shows for a generation set (spec.metric: the ROUGE-L F the protocol reports).
  */
-function tagTestSets(study: Study, sets: EvalTestSet[]): EvalTestSet[] {
+function tagTestSets(study: Study, settings: StudySettings, sets: EvalTestSet[]): EvalTestSet[] {
   const inDomain = new Set(study.training.flatMap((t) => t.inDomain ?? []));
   return sets.map((set) => {
     const task = taskOfPreset(set.taskPreset);
     if (!task || task === 'synthetic' || task === 'study-a') return set;
-    return { ...set, spec: { ...set.spec, task, domain: inDomain.has(set.id) ? 'in-domain' : 'cross-domain' } };
+    const spec: Record<string, unknown> = { ...set.spec, task, domain: inDomain.has(set.id) ? 'in-domain' : 'cross-domain' };
+    if (STUDY_B_TASKS.includes(task as StudyBTask) && studyBKind(task as StudyBTask) === 'generate') {
+      spec.metric = settings.rouge === 'bootstrap-mid' ? 'rougeL_mid_f' : 'rougeL_f';
+    }
+    return { ...set, spec };
   });
+}
+
+/** What happened to rows without a gold label, per test set: dropped (and how many), or kept and counted wrong. */
+function rowNotes(sets: readonly EvalTestSet[]): string[] {
+  const out: string[] = [];
+  for (const set of sets) {
+    const kept = set.spec.unlabeledKept as number | undefined;
+    if (kept) out.push(`test set "${set.id}": ${kept} of its ${set.examples.length} rows have no gold label (${set.unlabeled!.map((l) => `"${l}"`).join(', ')}); they are kept and count as wrong (unlabeledRows: wrong)`);
+    const dropped = (set.spec.dropped as { reason: string; count: number }[] | undefined) ?? [];
+    const n = dropped.reduce((a, d) => a + d.count, 0);
+    if (n > 0) {
+      out.push(`test set "${set.id}": ${n} rows dropped (${dropped.map((d) => `${d.count} ${d.reason}`).join('; ')}); its ${set.examples.length} rows are the first ${set.examples.length} with a gold label, read from the file's first ${String(set.spec.rowsRead ?? '?')} rows`);
+    }
+  }
+  return out;
 }
 
 /** Writes the synthetic suite once (its files double as the from-scratch tokenizer). */
@@ -170,7 +194,7 @@ async function prepareSynthetic(study: Study, paths: StudyPaths): Promise<string
 }
 
 interface RunContext {
-  paths: StudyPaths; studyDir: string; dataDir?: string; suiteDir?: string; testSets: EvalTestSet[];
+  paths: StudyPaths; studyDir: string; dataDir?: string; suiteDir?: string; testSets: EvalTestSet[]; settings: StudySettings;
   log: (line: string) => void; opts: RunStudyOptions; work: StudyResult['work'];
   /** evaluation.remote's servers, else the built-in engine (undefined). */
   loader?: ModelLoader;
@@ -187,7 +211,7 @@ async function executeRun(study: Study, run: RunPlan, ctx: RunContext): Promise<
       method_name: method.name, finetune: method.kind === 'base' ? null : method.finetune,
       // Only a training set with an explicit task takes part in study B's task x test set matrices.
       training_task: taskOfPreset(run.trainingSet.task), control_test_set: study.evaluation.control,
-      shots: run.shots, prompt_variant: run.shots > 0 ? `${run.shots}-shot` : '', train_size: run.trainingSet.size,
+      shots: run.shots, prompt_variant: reportedVariant(study, ctx.settings, run.shots), train_size: run.trainingSet.size,
       study: study.name,
     },
   };
@@ -197,12 +221,22 @@ async function executeRun(study: Study, run: RunPlan, ctx: RunContext): Promise<
     : await loadTrainingExamples(run.trainingSet, { studyDir: ctx.studyDir, dataDir: ctx.dataDir, suiteDir: ctx.suiteDir });
   recordRun(ctx.paths.store, runRecord);
 
-  const variants = promptVariants(study.evaluation.prompts, run.shots > 0 ? [run.shots] : undefined);
+  const { settings } = ctx;
+  const variants = settings.grid === 'every-k-and-prompt'
+    // evaluate_cross.py: every model at every k of the test set's task, with both prompts; the run's own k is added so its reported cell exists.
+    ? (set: EvalTestSet) => {
+      const ks = [...new Set([...gridShotsFor(settings, set.taskPreset), run.shots])];
+      return promptVariants(set.taskPreset?.startsWith('study-b/') ? [1, 2] : [1], ks);
+    }
+    : promptVariants(study.evaluation.prompts, run.shots > 0 ? [run.shots] : undefined);
+  const studyAOnly = ctx.testSets.every((t) => t.taskPreset === 'study-a') || study.evaluation.task === 'study-a';
   const evaluate = async (checkpoints: { step: number; dir: string; base?: string }[]) => {
     ctx.opts.stages?.evaluate(checkpoints.map((c) => c.step));
     const summary = await evaluateGrid({
       storePath: ctx.paths.store, run: run.id, runModel: run.model.id, checkpoints, testSets: ctx.testSets, variants,
       task: study.evaluation.task, scoring: study.evaluation.scoring, progress: ctx.opts.evalProgress, loader: ctx.loader,
+      labelTokens: settings.labelTokens, bos: settings.bos,
+      positiveLabel: settings.positiveLabel ?? (studyAOnly ? settings.studyAPositiveLabel : undefined),
     });
     ctx.work.answersComputed += summary.computed;
     ctx.work.answersCached += summary.cached;
@@ -220,13 +254,12 @@ async function executeRun(study: Study, run: RunPlan, ctx: RunContext): Promise<
   try {
     const trained = await train({
       model: modelDir, outDir: runDir, task, train: training.examples, dataName: run.trainingSet.id,
-      demonstrations: method.kind === 'fticl'
-        ? { pool: training.examples, selection: method.demonstrationSelection === 'first' ? { kind: 'first-k', k: method.demonstrations! } : { kind: 'sampled', k: method.demonstrations!, seed: run.seed } }
-        : undefined,
+      demonstrations: method.kind === 'fticl' ? await fticlDemonstrations(study, run, training.examples, ctx.dataDir) : undefined,
+      objective: objectiveOf(method, run.trainingSet) === 'supervised' ? 'generate' : 'classify', labelTokens: settings.labelTokens,
       method: method.finetune,
       lora: method.finetune === 'lora' ? { r: method.lora?.r ?? 8, alpha: method.lora?.alpha ?? 32, dropout: method.lora?.dropout ?? 0.1, targetModules: method.lora?.targets ?? defaultLoraTargetsOf(modelDir) } : undefined,
       lr: method.lr!, weightDecay: method.weightDecay, schedule: method.schedule, warmupRatio: method.warmupRatio,
-      batchSize: method.batchSize, gradAccum: method.gradAccum, maxGradNorm: method.maxGradNorm,
+      batchSize: method.batchSize, gradAccum: gradAccumOf(method), maxGradNorm: method.maxGradNorm,
       epochs: method.epochs, maxSteps: method.steps, seed: run.seed, trainSize: run.trainingSet.size,
       checkpoints: study.checkpoints, store: store2, run: run.id, progress: ctx.opts.trainProgress, logEvery: LOG_EVERY,
       onCheckpoint: async ({ step }) => {
@@ -314,4 +347,12 @@ async function resolveModel(run: RunPlan, ctx: RunContext): Promise<string> {
   const { config, tokenizerDir } = initConfig(m, ctx);
   await initModel(config, tokenizerDir, INIT_SEED, dir);
   return dir;
+}
+
+/** The store's prompt_variant of a run's reported cell (Prompt-1 at the run's k), as the variants name it. */
+function reportedVariant(study: Study, settings: StudySettings, shots: number): string {
+  if (settings.grid === 'every-k-and-prompt') return `prompt-1/${shots}-shot`;
+  const prompts = study.evaluation.prompts;
+  return promptVariants(prompts, shots > 0 ? [shots] : undefined).find((v) => v.prompt === 1 && v.shots === shots)?.name
+    ?? promptVariants(prompts, shots > 0 ? [shots] : undefined)[0].name;
 }

@@ -62,9 +62,9 @@ test('errors name the file, the line and the field', () => {
 test('the example study files (demo, study A, study B) are valid and expand', async () => {
   const { loadStudyFile } = await import('../../src/config/load.ts');
   const root = new URL('../../examples/', import.meta.url).pathname;
-  const counts = Object.fromEntries(['demo', 'study-a', 'study-b'].map((n) => [n, expandStudy(loadStudyFile(`${root}${n}.yaml`)).length]));
-  // study B: 5 training tasks x (4 base shot counts + FT + FTICL).
-  assert.deepEqual(counts, { demo: 3, 'study-a': 3, 'study-b': 30 });
+  const counts = Object.fromEntries(['demo', 'study-a', 'study-a-snli', 'study-b'].map((n) => [n, expandStudy(loadStudyFile(`${root}${n}.yaml`)).length]));
+  // study B: 5 tasks x 3 training sizes x (4 base shot counts + FT + FTICL at two k).
+  assert.deepEqual(counts, { demo: 3, 'study-a': 3, 'study-a-snli': 3, 'study-b': 105 });
 });
 
 test('--set overrides fields of the study file without editing it; errors in an override name it', () => {

@@ -1,0 +1,88 @@
+// A study's protocol settings: the protocol's row of src/tasks/protocol.ts, with any single setting
+// the study file writes out taking precedence. Everything that runs a study reads them from here.
+import { UserError } from '../errors.ts';
+import {
+  PROTOCOL_SETTINGS, STUDY_B_ICL_SHOTS, STUDY_B_TASKS, type BosRule, type EvaluationGrid, type LabelTokens, type Protocol,
+  type RougeAggregate, type StudyBTask, type UnlabeledRows,
+} from '../tasks/index.ts';
+import type { Study, StudyMethod, StudyTrainingSet } from './schema.ts';
+
+export interface StudySettings {
+  protocol: Protocol;
+  labelTokens: LabelTokens;
+  bos: BosRule;
+  unlabeledRows: UnlabeledRows;
+  rouge: RougeAggregate;
+  grid: EvaluationGrid;
+  /** The every-k grid's k per test-set task name ("sentiment"); study B's by default. */
+  gridShots: Readonly<Record<string, readonly number[]>>;
+  /** F1's positive class for study A's tasks (undefined: the first label). */
+  studyAPositiveLabel?: string;
+  /** F1's positive class for every task, when the study names one. */
+  positiveLabel?: string;
+}
+
+export function studySettings(study: Study): StudySettings {
+  const p = PROTOCOL_SETTINGS[study.protocol];
+  const e = study.evaluation;
+  return {
+    protocol: study.protocol,
+    labelTokens: e.labelTokens ?? p.labelTokens,
+    bos: e.bos ?? p.bos,
+    unlabeledRows: e.unlabeledRows ?? p.unlabeledRows,
+    rouge: e.rouge ?? p.rouge,
+    grid: e.grid ?? p.grid,
+    gridShots: { ...STUDY_B_ICL_SHOTS, ...e.shots },
+    studyAPositiveLabel: e.positiveLabel ?? p.studyAPositiveLabel,
+    positiveLabel: e.positiveLabel,
+  };
+}
+
+/** The task name a training set is known by in per-task maps: "sentiment" for "study-b/sentiment". */
+export function taskNameOf(set: StudyTrainingSet): string | undefined {
+  return set.task?.split('/').pop();
+}
+
+/** A per-training-set list: the set's own entry (by id), else its task's. */
+export function listFor<T>(map: Record<string, T>, set: StudyTrainingSet, what: string): T {
+  if (Object.hasOwn(map, set.id)) return map[set.id];
+  const task = taskNameOf(set);
+  if (task !== undefined && Object.hasOwn(map, task)) return map[task];
+  throw new UserError(`${what} names no list for training set "${set.id}"${task ? ` or its task "${task}"` : ''} (it has: ${Object.keys(map).join(', ')})`);
+}
+
+/** FTICL's k values for a training set (one run per k). */
+export function fticlShots(method: StudyMethod, set: StudyTrainingSet): number[] {
+  const d = method.demonstrations;
+  if (d === undefined) return [];
+  if (typeof d === 'number') return [d];
+  if (Array.isArray(d)) return d;
+  return listFor(d, set, `methods "${method.name}": demonstrations`);
+}
+
+/** The training objective of a method: study B's supervised one for its tasks, study A's label token otherwise. */
+export function objectiveOf(method: StudyMethod, set: StudyTrainingSet): 'supervised' | 'label-token' {
+  if (method.objective) return method.objective;
+  return set.task?.startsWith('study-b/') ? 'supervised' : 'label-token';
+}
+
+/** Where FTICL demonstrations come from and how they are picked, under the study's protocol. */
+export function demonstrationSource(study: Study, method: StudyMethod): { pool: 'few-shot' | 'training'; selection: 'first' | 'sampled' } {
+  const official = PROTOCOL_SETTINGS[study.protocol].fticlDemonstrations === 'few-shot-first';
+  return {
+    pool: method.demonstrationPool ?? (official ? 'few-shot' : 'training'),
+    selection: method.demonstrationSelection ?? (official ? 'first' : 'sampled'),
+  };
+}
+
+/** Gradient accumulation steps of a method: globalBatch / batchSize when a global batch is given. */
+export function gradAccumOf(method: StudyMethod): number {
+  return method.globalBatch === undefined ? method.gradAccum : method.globalBatch / method.batchSize;
+}
+
+/** The every-k grid's k for a test set of a study-B task (undefined for other sets: 0 shots only). */
+export function gridShotsFor(settings: StudySettings, taskPreset: string | undefined): readonly number[] {
+  const task = taskPreset?.startsWith('study-b/') ? taskPreset.slice('study-b/'.length) : undefined;
+  if (task === undefined || !STUDY_B_TASKS.includes(task as StudyBTask)) return [0];
+  return settings.gridShots[task] ?? [0];
+}
