@@ -7,8 +7,7 @@
  * Written by hand: no npm package implements sacreBLEU's tokenizer and smoothing. Golden values from
  * sacrebleu itself: test/metrics/golden/make_bootstrap_bleu.py.
  */
-import { pythonRstrip } from '../tasks/python-whitespace.ts';
-import { isPythonSpace } from '../tasks/python-whitespace.ts';
+import { isPythonSpace, pythonRstrip } from '../python-whitespace.ts';
 
 export interface BleuScore {
   /** 0-100, as sacreBLEU reports it. */

@@ -4,7 +4,7 @@
 // Tasks emit contexts exactly as rendered; the engine applies this to `score` requests only.
 // First-token requests follow the same split when their label tokens are in context (the default).
 import type { ScoreRequest } from '../types.ts';
-import { pythonRstrip } from './python-whitespace.ts';
+import { pythonRstrip } from '../python-whitespace.ts';
 
 export function moveTrailingWhitespace(req: ScoreRequest): ScoreRequest {
   const kept = pythonRstrip(req.context);

@@ -9,7 +9,7 @@
 import type { Example, GenerateRequest } from '../types.ts';
 import { buildContext, DEFAULT_JOIN, referenceOf, taskTemplate, type GenerateTaskSpec, type GenerationPostprocess } from './task.ts';
 import type { BuildOptions } from './classify.ts';
-import { pythonStrip } from './python-whitespace.ts';
+import { pythonStrip } from '../python-whitespace.ts';
 import { UserError } from '../errors.ts';
 
 export interface GenerationRequest extends GenerateRequest { exampleId: string }

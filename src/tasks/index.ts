@@ -5,6 +5,5 @@ export * from './classify.ts';
 export * from './generate.ts';
 export * from './demonstrations.ts';
 export * from './context-whitespace.ts';
-export * from './python-whitespace.ts';
 export * from './presets.ts';
 export * from './protocol.ts';

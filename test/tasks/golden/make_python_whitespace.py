@@ -1,5 +1,5 @@
 # Lists the code points Python's str.isspace() accepts, and strip() / rstrip() of a few strings,
-# to check src/tasks/python-whitespace.ts. Run: /usr/bin/python3 test/tasks/golden/make_python_whitespace.py
+# to check src/python-whitespace.ts. Run: /usr/bin/python3 test/tasks/golden/make_python_whitespace.py
 import json, os
 cases = ["  a b  ", "\x1c\x1dx\x1e\x1f", "\ufeffx\ufeff", "\u0085y\u00a0", "\n\nThe answer.\n\nMore", "", " \t\r\n", "x\u3000", "\u200bz\u200b"]
 out = {
