@@ -4,9 +4,10 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Example } from '../../src/types.ts';
 import {
-  buildGenerateRequests, generationRecords, isPythonSpace, postprocessGeneration, pythonRstrip, pythonStrip, studyBTask,
+  buildGenerateRequests, generationRecords, postprocessGeneration, studyBTask,
   type GenerateTaskSpec,
 } from '../../src/tasks/index.ts';
+import { isPythonSpace, pythonRstrip, pythonStrip } from '../../src/python-whitespace.ts';
 
 const py = JSON.parse(readFileSync(fileURLToPath(new URL('./golden/python_whitespace.json', import.meta.url)), 'utf8')) as {
   isspace: number[]; cases: { s: string; strip: string; rstrip: string }[];
