@@ -99,7 +99,7 @@ export function registerTrain(program: Command): void {
           const v = suite.vocabulary.length;
           const shape = { hidden: num('--init-hidden', f.initHidden, { int: true, min: 1 }), layers: num('--init-layers', f.initLayers, { int: true, min: 1 }) };
           model = path.join(f.out, 'init-model');
-          if (!fs.existsSync(path.join(model, 'model.safetensors'))) {
+          if (!fs.existsSync(path.join(model, 'config.json'))) {
             await initModel(f.init === 'gpt2' ? tinyGpt2Config(v, shape) : tinyLlamaConfig(v, shape), suiteDir, num('--seed', f.seed, { int: true, min: 0 })!, model);
           }
         }

@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
 import { UserError } from '../errors.ts';
+import { pausePoint } from '../pause-point.ts';
 import { readJsonFile } from '../engine/builtin/checkpoint.ts';
 import { readSafetensors, writeSafetensors } from '../engine/builtin/safetensors.ts';
 import type { AdamW } from './adamw.ts';
@@ -39,6 +40,7 @@ export async function writeCheckpoint(outDir: string, step: number, fill: (dir: 
   await buildAtomically(final, async (tmp) => {
     fs.mkdirSync(tmp, { recursive: true });
     await fill(tmp);
+    pausePoint(`checkpoint-${step}:before-rename`);
   });
   return final;
 }

@@ -8,11 +8,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { UserError } from '../errors.ts';
+import { pausePoint } from '../pause-point.ts';
 import { familyFor } from '../engine/builtin/registry.ts';
 import { writeSafetensors } from '../engine/builtin/safetensors.ts';
 import { modelSizeProblem } from '../engine/builtin/model-size.ts';
 import { seededRandom } from '../seeded-random.ts';
-import { writeFileAtomic } from '../atomic-write.ts';
+import { buildAtomically, isTemporaryName } from '../atomic-write.ts';
 
 /** A GPT-2-style config small enough to train from scratch here; fields as transformers writes them. */
 export function tinyGpt2Config(vocabSize: number, o: { layers?: number; hidden?: number; heads?: number; positions?: number } = {}): Record<string, unknown> {
@@ -91,13 +92,24 @@ export async function initModel(config: Record<string, unknown>, tokenizerDir: s
     }
     tensors.set(spec.name, { shape: spec.shape, data });
   }
-  fs.mkdirSync(outDir, { recursive: true });
-  writeSafetensors(path.join(outDir, 'model.safetensors'), tensors, { format: 'pt' });
-  const files: [string, string][] = [['config.json', JSON.stringify({ ...config, torch_dtype: 'float32' }, null, 2) + '\n']];
-  for (const f of ['tokenizer.json', 'tokenizer_config.json', 'special_tokens_map.json']) {
-    const src = path.join(tokenizerDir, f);
-    if (fs.existsSync(src)) files.push([f, fs.readFileSync(src, 'utf8')]);
+  // The folder is built under a temporary name and renamed into place (src/atomic-write.ts), as
+  // checkpoints are: a process killed half-way leaves only a temporary folder, which the next call
+  // clears, never an outDir that exists but does not load.
+  const parent = path.dirname(path.resolve(outDir));
+  const base = path.basename(path.resolve(outDir));
+  fs.mkdirSync(parent, { recursive: true });
+  for (const name of fs.readdirSync(parent)) {
+    if (name.startsWith(`.${base}.`) && isTemporaryName(name)) fs.rmSync(path.join(parent, name), { recursive: true, force: true });
   }
-  for (const [name, text] of files) writeFileAtomic(path.join(outDir, name), text);
+  await buildAtomically(outDir, async (tmp) => {
+    fs.mkdirSync(tmp);
+    writeSafetensors(path.join(tmp, 'model.safetensors'), tensors, { format: 'pt' });
+    pausePoint('init-model:weights-written');
+    fs.writeFileSync(path.join(tmp, 'config.json'), JSON.stringify({ ...config, torch_dtype: 'float32' }, null, 2) + '\n');
+    for (const f of ['tokenizer.json', 'tokenizer_config.json', 'special_tokens_map.json']) {
+      const src = path.join(tokenizerDir, f);
+      if (fs.existsSync(src)) fs.copyFileSync(src, path.join(tmp, f));
+    }
+  });
   return outDir;
 }

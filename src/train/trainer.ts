@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
 import { UserError } from '../errors.ts';
+import { pausePoint } from '../pause-point.ts';
 import { enableTrainingGradients } from '../engine/builtin/gradients.ts';
 import { loadModel } from '../engine/builtin/load.ts';
 import { LoraAdapters } from '../engine/builtin/lora.ts';
@@ -150,6 +151,7 @@ export async function train(options: TrainOptions): Promise<TrainResult> {
       } else {
         await model.save(tmp);
       }
+      pausePoint(`checkpoint-${step}:weights-written`);
       await writeOptimizer(tmp, optimizer);
       const state: TrainerState = { global_step: step, total_steps: total, epoch, fingerprint: fp, method: o.method, base_model: baseModelName, log_history: log };
       writeState(tmp, state);

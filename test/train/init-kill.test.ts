@@ -1,0 +1,76 @@
+// A process SIGKILLed while a new model folder is being written (train --init, a study's
+// from-scratch model) leaves nothing that blocks the next run: the folder appears only complete,
+// and the rerun ends with the same model as a run never interrupted. GENSTUDY_PAUSE_AT stops the
+// process at the named moment (src/pause-point.ts) so the kill lands there every time.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import { repoRoot, tempDir } from './helpers.ts';
+
+interface Done { status: number | null; signal: NodeJS.Signals | null; stderr: string }
+
+/** Runs genstudy; with `pauseAt`, SIGKILLs it once it says it paused there. */
+function genstudy(args: string[], pauseAt?: string): Promise<Done> {
+  return new Promise((resolve, reject) => {
+    const env = { ...process.env, ...(pauseAt ? { GENSTUDY_PAUSE_AT: pauseAt } : {}) };
+    const p = spawn(process.execPath, [path.join(repoRoot, 'bin/genstudy.js'), ...args], { cwd: repoRoot, env, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    p.stderr.on('data', (d) => {
+      stderr += String(d);
+      if (pauseAt && stderr.includes(`paused at ${pauseAt}`)) p.kill('SIGKILL');
+    });
+    p.on('error', reject);
+    p.on('close', (status, signal) => resolve({ status, signal, stderr: stderr.slice(-3000) }));
+  });
+}
+
+const trainArgs = (out: string) => ['train', '--data', 'synthetic', '--synthetic-size', '16', '--init', 'gpt2', '--init-hidden', '16', '--init-layers', '1',
+  '--lr', '1e-3', '--steps', '1', '--batch-size', '4', '--out', out];
+
+test('train --init killed right after the new model\'s weights are written: the rerun starts cleanly and builds the same model', async () => {
+  const whole = tempDir();
+  const killed = tempDir();
+  const [a, b] = await Promise.all([genstudy(trainArgs(whole)), genstudy(trainArgs(killed), 'init-model:weights-written')]);
+  assert.equal(a.status, 0, a.stderr);
+  assert.equal(b.signal, 'SIGKILL', `killed at the pause point: ${b.stderr}`);
+  assert.ok(!fs.existsSync(path.join(killed, 'init-model')), 'no init-model folder until it is complete');
+  const c = await genstudy(trainArgs(killed));
+  assert.equal(c.status, 0, c.stderr);
+  for (const f of ['config.json', 'model.safetensors', 'tokenizer.json']) {
+    assert.deepEqual(fs.readFileSync(path.join(killed, 'init-model', f)), fs.readFileSync(path.join(whole, 'init-model', f)), f);
+  }
+  assert.deepEqual(fs.readdirSync(killed).filter((n) => n.includes('.tmp')), [], 'the half-written folder was cleared');
+  assert.deepEqual(fs.readFileSync(path.join(killed, 'checkpoint-1', 'model.safetensors')), fs.readFileSync(path.join(whole, 'checkpoint-1', 'model.safetensors')));
+});
+
+test('genstudy run killed while a from-scratch model is written to models/: the rerun completes', async () => {
+  const dir = tempDir();
+  const file = path.join(dir, 'tiny.yaml');
+  fs.writeFileSync(file, `name: tiny
+synthetic: { seed: 3, trainSize: 16, testSize: 4 }
+models:
+  - id: tiny
+    init: { family: gpt2, layers: 1, hidden: 16, heads: 2 }
+training:
+  - id: synthetic
+    data: synthetic
+methods:
+  - name: ft
+    kind: ft
+    lr: 0.01
+    steps: 1
+    batchSize: 4
+checkpoints: { atStart: false }
+evaluation:
+  testSets: ["synthetic:in-domain"]
+`);
+  const b = await genstudy(['run', file], 'init-model:weights-written');
+  assert.equal(b.signal, 'SIGKILL', b.stderr);
+  assert.ok(!fs.existsSync(path.join(dir, 'tiny', 'models', 'tiny')), 'no model folder until it is complete');
+  const c = await genstudy(['run', file]);
+  assert.equal(c.status, 0, c.stderr);
+  assert.ok(fs.existsSync(path.join(dir, 'tiny', 'models', 'tiny', 'tokenizer.json')));
+  assert.deepEqual(fs.readdirSync(path.join(dir, 'tiny', 'models')), ['tiny'], 'the half-written folder was cleared');
+});
