@@ -5,8 +5,9 @@
 import { UserError } from '../errors.ts';
 import {
   adjustPValues, blockBootstrapCI, firstDifferences, levelsOrDifferencesPairs, partialCorrelationPairs, permutationTest,
-  type CorrelationMethod, type Correction, type Inference, type Representation, type Residualiser,
+  type CorrelationMethod, type Correction, type Inference, type Representation, type Residualiser, type Tau2Estimator,
 } from '../stats/index.ts';
+import { metaAcrossRuns, type MetaAcrossRuns } from './pair-meta.ts';
 import type { RunSeries } from './run-series.ts';
 
 export interface AnalyzeOptions {
@@ -28,11 +29,18 @@ export interface AnalyzeOptions {
   seed: number;
   /** Restrict the OOD sets to these (default: every test set but the control). */
   testSets?: string[];
+  /** Across runs: the between-run variance estimator of the per-pair meta-analysis. */
+  metaEstimator: Tau2Estimator;
+  /** Across runs: Hartung-Knapp adjustment of the pooled effect's test and CI. */
+  hartungKnapp: boolean;
+  /** Across runs: a run attribute to meta-regress each pair's z on (e.g. model family). */
+  moderator?: string;
 }
 
 export const DEFAULT_OPTIONS: Omit<AnalyzeOptions, 'control'> = {
   method: 'pearson', residualiser: 'linear', inference: 'effective-n', correction: 'holm', alpha: 0.05,
   differences: false, bootstrap: 0, permutations: 0, seed: 0,
+  metaEstimator: 'REML', hartungKnapp: false,
 };
 
 export interface PairResult {
@@ -60,7 +68,7 @@ export interface PairResult {
 
 export interface RunAnalysis { run: string; n: number; control: string; pairs: PairResult[] }
 export interface Agreement { a: string; b: string; positive: number; negative: number; null: number; runs: number }
-export interface AnalysisResult { runs: RunAnalysis[]; agreement: Agreement[] }
+export interface AnalysisResult { runs: RunAnalysis[]; agreement: Agreement[]; meta: MetaAcrossRuns }
 
 /** The smallest number of checkpoints a linear partial correlation with one covariate can use. */
 const MIN_STEPS_LINEAR = 5;
@@ -90,7 +98,8 @@ export function analyzeOrSkip(series: readonly RunSeries[], opts: AnalyzeOptions
 export function analyzeRuns(series: readonly RunSeries[], opts: AnalyzeOptions): AnalysisResult {
   if (series.length === 0) throw new UserError(analysisProblem(series, opts)!);
   const runs = series.map((s) => analyzeRun(s, opts));
-  return { runs, agreement: agreementAcrossRuns(runs, opts.alpha) };
+  const attributes = new Map(series.map((s) => [s.run, s.attributes]));
+  return { runs, agreement: agreementAcrossRuns(runs, opts.alpha), meta: metaAcrossRuns(runs, opts, attributes) };
 }
 
 const oodNamesOf = (series: RunSeries, opts: AnalyzeOptions): string[] => (opts.testSets ?? [...series.values.keys()]).filter((t) => t !== opts.control);

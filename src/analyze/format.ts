@@ -1,5 +1,6 @@
 // Renders an analysis as a table for people, JSON for programs (the documented exact shape), or CSV.
 import { signVerdict, type AnalysisResult, type AnalyzeOptions, type PairResult } from './analysis.ts';
+import { formatMetaTable } from './format-meta.ts';
 
 export type OutputFormat = 'table' | 'json' | 'csv';
 
@@ -63,6 +64,7 @@ export function formatTable(result: AnalysisResult, opts: AnalyzeOptions): strin
   const rows = result.agreement.map((g) => [g.a, g.b, String(g.positive), String(g.negative), String(g.null), String(g.runs), signVerdict(g)]);
   out.push(...alignColumns([['a', 'b', 'positive', 'negative', 'none', 'runs', 'verdict'], ...rows], 2));
   out.push('', headline(result));
+  out.push('', ...formatMetaTable(result.meta, opts.alpha));
   return out.join('\n') + '\n';
 }
 

@@ -3,6 +3,7 @@ import { Command, Option } from 'commander';
 import { DEFAULT_OPTIONS, type AnalyzeOptions } from '../analyze/analysis.ts';
 import { listValues, numberIn, wholeNumber } from './flag-values.ts';
 import { addTestSetOption } from './shared-options.ts';
+import { TAU2_ESTIMATORS, type Tau2Estimator } from '../stats/index.ts';
 
 export interface AnalysisFlags {
   method: AnalyzeOptions['method'];
@@ -17,6 +18,9 @@ export interface AnalysisFlags {
   differences?: boolean;
   testSet?: string[];
   promptVariant: string;
+  metaEstimator: string;
+  hartungKnapp?: boolean;
+  moderator?: string;
 }
 
 export function addAnalysisOptions(cmd: Command): Command {
@@ -32,7 +36,10 @@ export function addAnalysisOptions(cmd: Command): Command {
     .option('--permutations <count>', 'order-respecting (circular shift) permutation test with this many permutations (0: none)', '0')
     .option('--seed <seed>', 'seed for the bootstrap and permutations', String(DEFAULT_OPTIONS.seed))
     .option('--differences', 'correlate first differences between checkpoints instead of levels')
-    .option('--prompt-variant <name>', 'prompt variant to read from a store', '');
+    .option('--prompt-variant <name>', 'prompt variant to read from a store', '')
+    .addOption(new Option('--meta-estimator <estimator>', 'across runs: between-run variance estimator of the per-pair random-effects meta-analysis').choices(TAU2_ESTIMATORS.map((e) => e.toLowerCase())).default(DEFAULT_OPTIONS.metaEstimator.toLowerCase()))
+    .option('--hartung-knapp', 'across runs: Hartung-Knapp adjustment of the pooled effect (t test on runs - 1 df; better calibrated with few runs)')
+    .option('--moderator <attribute>', 'across runs: meta-regress each pair on this run attribute (e.g. model, training_set, method; numeric values give a slope)');
 }
 
 export function analysisOptionsFromFlags(flags: AnalysisFlags): Omit<AnalyzeOptions, 'control'> {
@@ -48,5 +55,8 @@ export function analysisOptionsFromFlags(flags: AnalysisFlags): Omit<AnalyzeOpti
     permutations: wholeNumber('--permutations', flags.permutations, { min: 0 })!,
     seed: wholeNumber('--seed', flags.seed, { min: 0 })!,
     testSets: listValues(flags.testSet),
+    metaEstimator: flags.metaEstimator.toUpperCase() as Tau2Estimator,
+    hartungKnapp: flags.hartungKnapp ?? false,
+    moderator: flags.moderator,
   };
 }

@@ -9,6 +9,7 @@ import { availableMetrics, buildRunSeries } from '../analyze/run-series.ts';
 import { analyzeRuns, type AnalyzeOptions } from '../analyze/analysis.ts';
 import { addAnalysisOptions, analysisOptionsFromFlags, type AnalysisFlags } from './analysis-flags.ts';
 import { formatAgreementCsv, formatJson, formatPairsCsv, formatTable, type OutputFormat } from '../analyze/format.ts';
+import { formatMetaCsv, formatModeratorCsv } from '../analyze/format-meta.ts';
 import type { ScoreRow } from '../analyze/score-row.ts';
 
 interface AnalyzeFlags extends AnalysisFlags {
@@ -25,7 +26,7 @@ export function registerAnalyze(program: Command): void {
     .argument('<input>', 'a genstudy results store (.sqlite), a long-format CSV/TSV/JSONL file (run, step, test_set, metric, value), or a folder of lm-evaluation-harness results_*.json')
     .requiredOption('--control <test-set>', 'the in-domain test set whose score is regressed out')
     .option('--metric <name>', 'the metric to correlate (default: the only one, or accuracy / acc when there are several)')
-    .option('--out <file>', 'write the output here instead of standard output (csv also writes <file>.agreement.csv)');
+    .option('--out <file>', 'write the output here instead of standard output (csv also writes <file>.agreement.csv, <file>.meta.csv and, with --moderator, <file>.moderator.csv)');
   addFormatOption(command, ['table', 'json', 'csv']);
   addAnalysisOptions(command)
     .action(async (input: string, flags: AnalyzeFlags) => {
@@ -43,7 +44,12 @@ export function registerAnalyze(program: Command): void {
       const text = flags.format === 'json' ? formatJson(result) : flags.format === 'csv' ? formatPairsCsv(result) : formatTable(result, opts);
       if (flags.out) {
         writeFileAtomic(flags.out, text);
-        if (flags.format === 'csv') writeFileAtomic(`${flags.out.replace(/\.csv$/, '')}.agreement.csv`, formatAgreementCsv(result));
+        if (flags.format === 'csv') {
+          const stem = flags.out.replace(/\.csv$/, '');
+          writeFileAtomic(`${stem}.agreement.csv`, formatAgreementCsv(result));
+          writeFileAtomic(`${stem}.meta.csv`, formatMetaCsv(result.meta));
+          if (result.meta.moderator !== null) writeFileAtomic(`${stem}.moderator.csv`, formatModeratorCsv(result.meta));
+        }
         process.stderr.write(`genstudy: wrote ${flags.out}\n`);
       } else {
         process.stdout.write(text);

@@ -142,6 +142,9 @@ export const AnalysisSchema = z.strictObject({
   permutations: z.number().int().min(0).default(0),
   differences: z.boolean().default(false),
   seed: z.number().int().default(0),
+  metaEstimator: z.enum(['REML', 'DL', 'PM']).default('REML'),
+  hartungKnapp: z.boolean().default(false),
+  moderator: z.string().optional(),
 });
 
 export const StudySchema = z.strictObject({

@@ -5,6 +5,7 @@
 // report, since one store often holds runs of both studies.
 import { UserError } from '../errors.ts';
 import { agreementAcrossRuns, analyzeRun, DEFAULT_OPTIONS, runProblem, type AnalysisResult, type AnalyzeOptions } from '../analyze/analysis.ts';
+import { metaAcrossRuns } from '../analyze/pair-meta.ts';
 import { buildRunSeries, type RunSeries } from '../analyze/run-series.ts';
 import type { ScoreRow } from '../analyze/score-row.ts';
 import { metricForTestSet, metricsByTestSet, type ReportData } from './report-data.ts';
@@ -26,7 +27,7 @@ export interface StudyA {
 
 export function studyA(data: ReportData, opts: { control?: string; metric?: string; analysis?: Partial<Omit<AnalyzeOptions, 'control'>> }): StudyA {
   const empty = (note: string, control: string | null = null, metric: string | null = null): StudyA => ({
-    control, metric, options: null, analysis: { runs: [], agreement: [] }, series: [], skipped: [], note,
+    control, metric, options: null, analysis: { runs: [], agreement: [], meta: metaAcrossRuns([], { ...DEFAULT_OPTIONS }) }, series: [], skipped: [], note,
   });
   const control = opts.control ?? recordedControl(data);
   if (control === null) {
@@ -66,7 +67,10 @@ export function studyA(data: ReportData, opts: { control?: string; metric?: stri
   }
   const result: StudyA = {
     control, metric, options, series: series.filter((s) => analysed.some((a) => a.run === s.run)), skipped,
-    analysis: { runs: analysed, agreement: agreementAcrossRuns(analysed, options.alpha) },
+    analysis: {
+      runs: analysed, agreement: agreementAcrossRuns(analysed, options.alpha),
+      meta: metaAcrossRuns(analysed, options, new Map(series.map((s) => [s.run, s.attributes]))),
+    },
   };
   if (analysed.length === 0) result.note = `No run could be analysed with control "${control}" and metric "${metric}".`;
   return result;

@@ -13,7 +13,7 @@ test('analyze recovers the simulated structure and prints the documented JSON', 
   const r = await genstudy(['analyze', file, '--control', 'in-domain', '--format', 'json']);
   assert.equal(r.code, 0, r.stderr);
   const out = JSON.parse(r.stdout);
-  assert.deepEqual(Object.keys(out), ['runs', 'agreement']);
+  assert.deepEqual(Object.keys(out), ['runs', 'agreement', 'meta']);
   assert.equal(out.runs.length, 3);
   const run = out.runs[0];
   assert.deepEqual(Object.keys(run), ['run', 'n', 'control', 'pairs']);

@@ -1,11 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DEFAULT_OPTIONS, type Agreement, type RunAnalysis } from '../../src/analyze/analysis.ts';
+import { metaAcrossRuns } from '../../src/analyze/pair-meta.ts';
 import { studyAHeadline } from '../../src/report/study-a-section.ts';
 import type { StudyA } from '../../src/report/study-a.ts';
 
 function studyA(agreement: Agreement[], runs: RunAnalysis[]): StudyA {
-  return { control: 'id', metric: 'accuracy', options: { ...DEFAULT_OPTIONS, control: 'id' }, analysis: { runs, agreement }, series: [], skipped: [] };
+  return { control: 'id', metric: 'accuracy', options: { ...DEFAULT_OPTIONS, control: 'id' }, analysis: { runs, agreement, meta: metaAcrossRuns(runs, DEFAULT_OPTIONS) }, series: [], skipped: [] };
 }
 const run = (name: string): RunAnalysis => ({
   run: name, n: 10, control: 'id',

@@ -1,0 +1,101 @@
+// The per-pair meta-analysis across runs as text (beside the sign-count table) and as CSV.
+import { metaHeadline, type MetaAcrossRuns, type PairMeta } from './pair-meta.ts';
+
+export const META_COLUMNS = [
+  'a', 'b', 'runs', 'excluded', 'r', 'ci95_low', 'ci95_high', 'p', 'p_adjusted', 'z', 'se',
+  'tau2', 'tau2_ci95_low', 'tau2_ci95_high', 'i2', 'i2_ci95_low', 'i2_ci95_high', 'q', 'q_df', 'q_p',
+  'prediction95_low', 'prediction95_high', 'verdict', 'notes',
+] as const;
+
+/** One row per pair, in META_COLUMNS order (shared by the CSV and the report's table). */
+export function metaRow(p: PairMeta): (string | number | null)[] {
+  return [
+    p.a, p.b, p.runs, p.excluded, p.r, p.ci95?.[0] ?? null, p.ci95?.[1] ?? null, p.p, p.p_adjusted, p.z, p.se,
+    p.tau2, p.tau2_ci95?.[0] ?? null, p.tau2_ci95?.[1] ?? null, p.i2, p.i2_ci95?.[0] ?? null, p.i2_ci95?.[1] ?? null,
+    p.q, p.q_df, p.q_p, p.prediction95?.[0] ?? null, p.prediction95?.[1] ?? null, p.verdict, p.notes.join('; ') || null,
+  ];
+}
+
+export const MODERATOR_COLUMNS = ['a', 'b', 'attribute', 'kind', 'runs', 'statistic', 'df1', 'df2', 'distribution', 'p', 'tau2_residual', 'r2', 'term', 'estimate', 'se', 'term_p', 'ci95_low', 'ci95_high', 'notes'] as const;
+
+/** One row per (pair, coefficient) of the meta-regression; a pair without a fit has one row with its notes. */
+export function moderatorRows(meta: MetaAcrossRuns): (string | number | null)[][] {
+  const rows: (string | number | null)[][] = [];
+  for (const p of meta.pairs) {
+    const m = p.moderator;
+    if (!m) continue;
+    const head = [p.a, p.b, m.attribute, m.kind, m.runs, m.test?.statistic ?? null, m.test?.df1 ?? null, m.test?.df2 ?? null, m.test?.distribution ?? null, m.test?.p ?? null, m.tau2, m.r2];
+    const notes = m.notes.join('; ') || null;
+    if (!m.coefficients.length) rows.push([...head, null, null, null, null, null, null, notes]);
+    for (const c of m.coefficients) rows.push([...head, c.name, c.estimate, c.se, c.p, c.ci95[0], c.ci95[1], notes]);
+  }
+  return rows;
+}
+
+export function formatMetaCsv(meta: MetaAcrossRuns): string {
+  return csv([...META_COLUMNS], meta.pairs.map(metaRow));
+}
+
+export function formatModeratorCsv(meta: MetaAcrossRuns): string {
+  return csv([...MODERATOR_COLUMNS], moderatorRows(meta));
+}
+
+/** The table's lines: the pooled effects, the moderator tests when asked for, then the headline. */
+export function formatMetaTable(meta: MetaAcrossRuns, alpha: number): string[] {
+  const out: string[] = [];
+  const k = Math.max(0, ...meta.pairs.map((p) => p.runs));
+  out.push(`Across ${k} run${k === 1 ? '' : 's'}: random-effects meta-analysis per pair (Fisher z, ${meta.estimator}${meta.hartung_knapp ? ', Hartung-Knapp' : ''}; p adjusted over the pairs)`);
+  const header = ['a', 'b', 'runs', 'pooled r', '95% CI', 'p adj', 'tau', 'I2', 'Q p', '95% prediction', 'verdict'];
+  const rows = meta.pairs.map((p) => [
+    p.a, p.b, String(p.runs), num(p.r, 3), ci(p.ci95), pval(p.p_adjusted), p.tau2 === null ? '-' : Math.sqrt(p.tau2).toFixed(3),
+    p.i2 === null ? '-' : `${(100 * p.i2).toFixed(0)}%`, pval(p.q_p), ci(p.prediction95), p.verdict,
+  ]);
+  out.push(...align([header, ...rows]));
+  const notes = [...new Set(meta.pairs.flatMap((p) => p.notes))];
+  for (const n of notes) out.push(`  note: ${n}`);
+  if (meta.moderator !== null) {
+    out.push('', `Does the relation depend on "${meta.moderator}"? Meta-regression of each pair's z on it`);
+    const mrows = meta.pairs.filter((p) => p.moderator).map((p) => {
+      const m = p.moderator!;
+      const test = m.test === null ? '-' : `${m.test.distribution === 'F' ? `F(${m.test.df1}, ${m.test.df2})` : `QM(${m.test.df1})`} = ${m.test.statistic.toFixed(2)}`;
+      const detail = m.levels
+        ? m.levels.map((l) => `${l.level} ${num(l.r, 2)}`).join(', ')
+        : m.coefficients.length ? `slope ${m.coefficients[1].estimate.toPrecision(3)} z per unit of ${m.attribute}` : m.notes.join('; ');
+      return [p.a, p.b, String(m.runs), test, pval(m.test?.p ?? null), m.r2 === null ? '-' : `${(100 * m.r2).toFixed(0)}%`, detail];
+    });
+    out.push(...align([['a', 'b', 'runs', 'test', 'p', 'R2', moderatorKind(meta) === 'categorical' ? 'pooled r per level' : 'effect'], ...mrows]));
+  }
+  out.push('', metaHeadline(meta, alpha));
+  return out;
+}
+
+function moderatorKind(meta: MetaAcrossRuns): string | undefined {
+  return meta.pairs.find((p) => p.moderator)?.moderator?.kind;
+}
+
+function num(x: number | null, digits: number): string {
+  return x === null ? '-' : x.toFixed(digits);
+}
+
+function pval(p: number | null): string {
+  if (p === null) return '-';
+  return p < 1e-4 ? p.toExponential(1) : p.toFixed(4);
+}
+
+function ci(c: [number, number] | null): string {
+  return c === null ? '-' : `[${c[0].toFixed(3)}, ${c[1].toFixed(3)}]`;
+}
+
+function align(rows: string[][]): string[] {
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
+  return rows.map((r) => '  ' + r.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd());
+}
+
+function csv(columns: string[], rows: (string | number | null)[][]): string {
+  const cell = (v: string | number | null) => {
+    if (v === null) return '';
+    const s = String(v);
+    return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+  };
+  return [columns.join(','), ...rows.map((r) => r.map(cell).join(','))].join('\n') + '\n';
+}

@@ -1,0 +1,220 @@
+// "How much does a relation vary across models?": for each OOD pair, a random-effects
+// meta-analysis of the runs' partial correlations on Fisher's z (stats/meta-analysis.ts): the
+// pooled r with its CI, the between-run variance tau^2, I^2, Cochran's Q and the 95% prediction
+// interval for a new model; optionally a meta-regression on one run attribute (does the relation
+// depend on the model family?). The verdict per pair and the headline sentence live here, once,
+// for the CLI table and the report alike.
+import {
+  adjustPValues, isMetaRegression, metaRegression, randomEffectsMeta,
+  type Correction, type Moderator, type Tau2Estimator,
+} from '../stats/index.ts';
+import type { PairResult, RunAnalysis } from './analysis.ts';
+
+export interface MetaAnalysisOptions {
+  /** Between-run variance estimator. */
+  metaEstimator: Tau2Estimator;
+  /** Hartung-Knapp adjustment: t tests on k - 1 df with a rescaled se. */
+  hartungKnapp: boolean;
+  /** A run attribute to meta-regress the pooled z on. */
+  moderator?: string;
+  alpha: number;
+  correction: Correction;
+}
+
+/**
+ * The variance of one run's Fisher z, 1 / (n - k - 3) with the observations the run's test counted
+ * (k covariate degrees of freedom), as in the run's own 95% CI. Since df = n - 2 - k this is
+ * 1 / (df - 1). THE ONE PLACE to change what a run's weight rests on.
+ */
+export function fisherZVariance(pair: PairResult): number {
+  return 1 / (pair.df - 1);
+}
+
+/** What the meta-analysis says about one pair (see pairVerdict). */
+export type MetaVerdict = 'generalises' | 'heterogeneous' | 'average only' | 'null' | 'one run' | 'no estimate';
+
+export interface ModeratorResult {
+  attribute: string;
+  kind: 'categorical' | 'numeric';
+  /** Runs in the regression (those with the attribute and an estimate). */
+  runs: number;
+  /** Omnibus test that the pooled z does not depend on the attribute (QM, or F with Hartung-Knapp). */
+  test: { statistic: number; df1: number; df2: number | null; distribution: 'chi-square' | 'F'; p: number } | null;
+  /** Coefficients on the z scale (the intercept, then slope or level differences from `reference`). */
+  coefficients: { name: string; estimate: number; se: number; p: number; ci95: [number, number] }[];
+  reference?: string;
+  /** Categorical: the fitted r of each level with its 95% CI. */
+  levels?: { level: string; runs: number; r: number; ci95: [number, number] }[];
+  /** Residual between-run variance, and the share of tau^2 the attribute accounts for (0..1). */
+  tau2: number | null;
+  r2: number | null;
+  notes: string[];
+}
+
+export interface PairMeta {
+  a: string;
+  b: string;
+  /** Runs pooled (those where r is defined) and runs left out (r undefined). */
+  runs: number;
+  excluded: number;
+  /** Pooled r = tanh(pooled z), its 95% CI, p (z test, or t with Hartung-Knapp) and p adjusted over the pairs. */
+  r: number | null;
+  ci95: [number, number] | null;
+  p: number | null;
+  p_adjusted: number | null;
+  /** Pooled Fisher z and its standard error. */
+  z: number | null;
+  se: number | null;
+  /** Between-run variance of z with its Q-profile 95% CI; I^2 (0..1) with its CI. */
+  tau2: number | null;
+  tau2_ci95: [number, number] | null;
+  i2: number | null;
+  i2_ci95: [number, number] | null;
+  /** Cochran's Q, its df and p. */
+  q: number | null;
+  q_df: number | null;
+  q_p: number | null;
+  /** 95% prediction interval for a new model's partial correlation (r scale); null below 3 runs. */
+  prediction95: [number, number] | null;
+  verdict: MetaVerdict;
+  /** What could not be estimated, in words. */
+  notes: string[];
+  moderator?: ModeratorResult;
+}
+
+export interface MetaAcrossRuns {
+  estimator: Tau2Estimator;
+  hartung_knapp: boolean;
+  moderator: string | null;
+  pairs: PairMeta[];
+}
+
+/** Run attributes by run name, for the moderator. */
+export type RunAttributes = ReadonlyMap<string, Readonly<Record<string, string>>>;
+
+export function metaAcrossRuns(runs: readonly RunAnalysis[], opts: MetaAnalysisOptions, attributes: RunAttributes = new Map()): MetaAcrossRuns {
+  const byPair = new Map<string, { a: string; b: string; items: { run: string; pair: PairResult }[] }>();
+  for (const run of runs) {
+    for (const pair of run.pairs) {
+      const key = `${pair.a}\u0000${pair.b}`;
+      let entry = byPair.get(key);
+      if (!entry) byPair.set(key, (entry = { a: pair.a, b: pair.b, items: [] }));
+      entry.items.push({ run: run.run, pair });
+    }
+  }
+  const pairs = [...byPair.values()]
+    .sort((x, y) => cmp(x.a, y.a) || cmp(x.b, y.b))
+    .map(({ a, b, items }) => metaOfPair(a, b, items, opts, attributes));
+  const adjusted = adjustPValues(pairs.map((p) => p.p), opts.correction);
+  pairs.forEach((p, i) => { p.p_adjusted = adjusted[i]; p.verdict = pairVerdict(p, opts.alpha); });
+  return { estimator: opts.metaEstimator, hartung_knapp: opts.hartungKnapp, moderator: opts.moderator ?? null, pairs };
+}
+
+function metaOfPair(a: string, b: string, items: { run: string; pair: PairResult }[], opts: MetaAnalysisOptions, attributes: RunAttributes): PairMeta {
+  const used = items.filter((x) => x.pair.r !== null);
+  const out: PairMeta = {
+    a, b, runs: used.length, excluded: items.length - used.length,
+    r: null, ci95: null, p: null, p_adjusted: null, z: null, se: null,
+    tau2: null, tau2_ci95: null, i2: null, i2_ci95: null, q: null, q_df: null, q_p: null,
+    prediction95: null, verdict: 'no estimate', notes: [],
+  };
+  if (out.excluded) out.notes.push(`${out.excluded} run${out.excluded === 1 ? '' : 's'} without a defined r left out`);
+  if (used.length === 0) return out;
+  const y = used.map((x) => Math.atanh(x.pair.r!));
+  const v = used.map((x) => fisherZVariance(x.pair));
+  const m = randomEffectsMeta(y, v, { estimator: opts.metaEstimator, hartungKnapp: opts.hartungKnapp });
+  Object.assign(out, {
+    r: Math.tanh(m.estimate), ci95: tanhPair(m.ci), p: m.p, z: m.estimate, se: m.se,
+    tau2: m.tau2, tau2_ci95: m.tau2Ci, i2: m.i2, i2_ci95: m.i2Ci, q: m.q, q_df: m.k > 1 ? m.qDf : null, q_p: m.qP,
+    prediction95: m.predictionInterval && tanhPair(m.predictionInterval),
+  });
+  out.notes.push(...m.notes);
+  if (opts.moderator !== undefined) out.moderator = moderate(opts.moderator, used, y, v, opts, attributes);
+  return out;
+}
+
+function moderate(
+  attribute: string, used: { run: string; pair: PairResult }[], y: number[], v: number[], opts: MetaAnalysisOptions, attributes: RunAttributes,
+): ModeratorResult {
+  const values = used.map((x) => attributes.get(x.run)?.[attribute]);
+  const keep = values.map((x, i) => (x === undefined || x === '' ? -1 : i)).filter((i) => i >= 0);
+  const notes: string[] = [];
+  const missing = used.length - keep.length;
+  if (missing) notes.push(`${missing} run${missing === 1 ? '' : 's'} without the attribute "${attribute}" left out`);
+  const raw = keep.map((i) => values[i]!);
+  const numeric = raw.length > 0 && raw.every((s) => s.trim() !== '' && Number.isFinite(Number(s)));
+  const moderator: Moderator = numeric ? { kind: 'numeric', values: raw.map(Number) } : { kind: 'categorical', values: raw };
+  const base: ModeratorResult = { attribute, kind: moderator.kind, runs: keep.length, test: null, coefficients: [], tau2: null, r2: null, notes };
+  if (keep.length === 0) {
+    notes.push(`no run has the attribute "${attribute}"`);
+    return base;
+  }
+  if (numeric && new Set(raw.map(Number)).size < 2) {
+    notes.push(`"${attribute}" has one value in every run: nothing to compare`);
+    return base;
+  }
+  const fit = metaRegression(keep.map((i) => y[i]), keep.map((i) => v[i]), moderator, { estimator: opts.metaEstimator, hartungKnapp: opts.hartungKnapp });
+  notes.push(...fit.notes);
+  if (!isMetaRegression(fit)) return base;
+  const result: ModeratorResult = {
+    ...base,
+    test: fit.test,
+    coefficients: fit.coefficients.map((c) => ({ name: c.name, estimate: c.estimate, se: c.se, p: c.p, ci95: c.ci })),
+    tau2: fit.tau2, r2: fit.r2,
+  };
+  if (fit.levels) {
+    result.reference = fit.reference;
+    result.levels = fit.levels.map((l) => ({ level: l.level, runs: l.k, r: Math.tanh(l.estimate), ci95: tanhPair(l.ci) }));
+  }
+  return result;
+}
+
+/**
+ * One pair's verdict, in this order:
+ * - 'generalises': the pooled effect is significant (adjusted p < alpha) and the 95% prediction
+ *   interval has one sign: the next model is expected to show the same sign;
+ * - 'heterogeneous': otherwise, Cochran's Q is significant (p < alpha): the runs disagree by more
+ *   than their sampling error, so the relation depends on the model;
+ * - 'average only': the pooled effect is significant but the prediction interval crosses 0 (or,
+ *   below three runs, there is none) without significant heterogeneity;
+ * - 'null': neither a significant pooled effect nor significant heterogeneity;
+ * - 'one run' / 'no estimate': nothing to pool.
+ */
+export function pairVerdict(p: PairMeta, alpha: number): MetaVerdict {
+  if (p.runs === 0) return 'no estimate';
+  if (p.runs === 1) return 'one run';
+  const significant = p.p_adjusted !== null && p.p_adjusted < alpha;
+  const oneSign = p.prediction95 !== null && (p.prediction95[0] > 0 || p.prediction95[1] < 0);
+  if (significant && oneSign) return 'generalises';
+  if (p.q_p !== null && p.q_p < alpha) return 'heterogeneous';
+  return significant ? 'average only' : 'null';
+}
+
+/** The meta-analysis in one sentence, naming the pairs when there are few. */
+export function metaHeadline(meta: MetaAcrossRuns, alpha: number): string {
+  const pairs = meta.pairs;
+  const k = Math.max(0, ...pairs.map((p) => p.runs));
+  const how = `random-effects meta-analysis of Fisher z, ${meta.estimator}${meta.hartung_knapp ? ' with Hartung-Knapp' : ''}`;
+  if (k <= 1) return `Across runs (${how}): ${k === 0 ? 'no run has' : 'only one run has'} a defined partial correlation, so nothing is pooled.`;
+  const named = (ps: PairMeta[], withSign: boolean) => (ps.length > 0 && ps.length <= 6
+    ? `: ${ps.map((p) => `${p.a}–${p.b}${withSign && p.r !== null ? ` (${p.r > 0 ? '+' : '−'})` : ''}`).join(', ')}`
+    : '');
+  const of = (v: MetaVerdict) => pairs.filter((p) => p.verdict === v);
+  const generalise = of('generalises'), hetero = of('heterogeneous'), average = of('average only'), none = of('null');
+  const verb = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+  const clauses = [
+    `${generalise.length} of ${pairs.length} OOD pairs generalise (pooled effect significant, 95% prediction interval of one sign)${named(generalise, true)}`,
+    hetero.length ? `${verb(hetero.length, 'is', 'are')} heterogeneous (Q p < ${alpha})${named(hetero, false)}` : '',
+    average.length ? `${verb(average.length, 'is', 'are')} significant on average only (the prediction interval includes 0${k < 3 ? ' or needs three runs' : ''})${named(average, true)}` : '',
+    none.length ? `${verb(none.length, 'is', 'are')} null${named(none, false)}` : '',
+  ].filter(Boolean);
+  return `Across ${k} runs (${how}): ${clauses.join('; ')}.`;
+}
+
+function tanhPair(x: [number, number]): [number, number] {
+  return [Math.tanh(x[0]), Math.tanh(x[1])];
+}
+
+function cmp(x: string, y: string): number {
+  return x < y ? -1 : x > y ? 1 : 0;
+}

@@ -1,0 +1,156 @@
+// analyze's meta-analysis across runs: runs simulated with a known truth per pair (the same
+// partial correlation in every run, opposite signs in two model families, none), the wiring
+// (each run's z and variance into stats/), the verdicts and headline, the moderator, and the CLI's
+// JSON and CSV.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { analyzeRuns, DEFAULT_OPTIONS, type AnalyzeOptions } from '../../src/analyze/analysis.ts';
+import { fisherZVariance, metaHeadline } from '../../src/analyze/pair-meta.ts';
+import type { RunSeries } from '../../src/analyze/run-series.ts';
+import { createRandom, randomEffectsMeta } from '../../src/stats/index.ts';
+import { genstudy, tempDir, writeCsv } from './helpers.ts';
+
+/**
+ * One run of n checkpoints: control c rises; OOD sets a, b, d, e are c plus white noise, with
+ * partial correlation `same` between a and b (every run), `family` between a and d (its sign set by
+ * the run's family), and 0 between e and the rest.
+ */
+function run(name: string, family: 'pos' | 'neg', seed: number, n = 40, same = 0.6, familyRho = 0.6): RunSeries {
+  const rnd = createRandom(seed);
+  const c = Float64Array.from({ length: n }, (_, t) => 0.5 + 0.3 * (1 - Math.exp(-t / 10)));
+  const a = new Float64Array(n), b = new Float64Array(n), d = new Float64Array(n), e = new Float64Array(n);
+  const rho = family === 'pos' ? familyRho : -familyRho;
+  for (let t = 0; t < n; t++) {
+    const u = rnd.normal(), v = rnd.normal(), w = rnd.normal(), z = rnd.normal();
+    a[t] = c[t] + 0.02 * u;
+    b[t] = 0.8 * c[t] + 0.02 * (same * u + Math.sqrt(1 - same * same) * v);
+    d[t] = 0.6 * c[t] + 0.02 * (rho * u + Math.sqrt(1 - rho * rho) * w);
+    e[t] = 0.7 * c[t] + 0.02 * z;
+  }
+  return {
+    run: name, steps: Array.from({ length: n }, (_, t) => t * 100),
+    values: new Map([['id', c], ['a', a], ['b', b], ['d', d], ['e', e]]),
+    attributes: { family, size: String(1 + (seed % 7)) }, incompleteSteps: [],
+  };
+}
+
+const opts = (extra: Partial<AnalyzeOptions> = {}): AnalyzeOptions => ({ ...DEFAULT_OPTIONS, control: 'id', ...extra });
+const families = (k: number) => Array.from({ length: k }, (_, i) => run(`m${i}`, i % 2 === 0 ? 'pos' : 'neg', 100 + i));
+const pairOf = (meta: ReturnType<typeof analyzeRuns>['meta'], a: string, b: string) => meta.pairs.find((p) => p.a === a && p.b === b)!;
+
+test('a relation present in every run generalises, one whose sign depends on the model is heterogeneous, none is null', () => {
+  const result = analyzeRuns(families(8), opts());
+  const { meta } = result;
+  assert.equal(meta.estimator, 'REML');
+  assert.equal(meta.hartung_knapp, false);
+  assert.equal(meta.pairs.length, 6);
+  const ab = pairOf(meta, 'a', 'b');
+  assert.equal(ab.verdict, 'generalises', JSON.stringify(ab));
+  assert.ok(ab.r! > 0.4 && ab.prediction95![0] > 0);
+  const ad = pairOf(meta, 'a', 'd');
+  assert.equal(ad.verdict, 'heterogeneous', JSON.stringify(ad));
+  assert.ok(ad.q_p! < 1e-6 && ad.i2! > 0.8);
+  assert.ok(ad.prediction95![0] < -0.3 && ad.prediction95![1] > 0.3, 'the next model may show either sign');
+  for (const other of ['a', 'b', 'd']) {
+    const p = meta.pairs.find((x) => [x.a, x.b].includes('e') && [x.a, x.b].includes(other))!;
+    assert.equal(p.verdict, 'null', JSON.stringify(p));
+  }
+  const headline = metaHeadline(meta, 0.05);
+  assert.match(headline, /^Across 8 runs \(random-effects meta-analysis of Fisher z, REML\): 1 of 6 OOD pairs generalise \(pooled effect significant, 95% prediction interval of one sign\): a–b \(\+\); /);
+  assert.match(headline, /heterogeneous \(Q p < 0.05\)/);
+  assert.match(headline, /3 are null: a–e, b–e, d–e\.$/);
+});
+
+test('each run enters with its Fisher z and the variance of its own CI; the pooled p is adjusted over the pairs', () => {
+  const runs = families(5);
+  const result = analyzeRuns(runs, opts({ metaEstimator: 'PM', hartungKnapp: true }));
+  const ab = pairOf(result.meta, 'a', 'b');
+  const pairs = result.runs.map((r) => r.pairs.find((p) => p.a === 'a' && p.b === 'b')!);
+  for (const p of pairs) {
+    // the run's own 95% CI half-width on z is 1.96 sqrt(variance)
+    const half = (Math.atanh(p.ci95![1]) - Math.atanh(p.ci95![0])) / 2;
+    assert.ok(Math.abs(half - 1.959963984540054 * Math.sqrt(fisherZVariance(p))) < 1e-12);
+  }
+  const direct = randomEffectsMeta(pairs.map((p) => Math.atanh(p.r!)), pairs.map(fisherZVariance), { estimator: 'PM', hartungKnapp: true });
+  assert.equal(ab.z, direct.estimate);
+  assert.equal(ab.r, Math.tanh(direct.estimate));
+  assert.deepEqual(ab.ci95, [Math.tanh(direct.ci[0]), Math.tanh(direct.ci[1])]);
+  assert.equal(ab.tau2, direct.tau2);
+  assert.equal(ab.p, direct.p);
+  const ps = result.meta.pairs.map((p) => p.p!);
+  const holm = [...ps].sort((x, y) => x - y)[0] * ps.length;
+  assert.equal(Math.min(...result.meta.pairs.map((p) => p.p_adjusted!)), Math.min(1, holm));
+});
+
+test('a meta-regression on the family attribute finds that the sign depends on it', () => {
+  const result = analyzeRuns(families(8), opts({ moderator: 'family' }));
+  const ad = pairOf(result.meta, 'a', 'd').moderator!;
+  assert.equal(ad.attribute, 'family');
+  assert.equal(ad.kind, 'categorical');
+  assert.equal(ad.runs, 8);
+  assert.equal(ad.reference, 'neg');
+  assert.ok(ad.test!.p < 1e-6, JSON.stringify(ad.test));
+  assert.deepEqual(ad.levels!.map((l) => l.level), ['neg', 'pos']);
+  assert.ok(ad.levels![0].r < -0.3 && ad.levels![0].ci95[1] < 0);
+  assert.ok(ad.levels![1].r > 0.3 && ad.levels![1].ci95[0] > 0);
+  assert.ok(ad.r2! > 0.8, `family should account for most of tau^2, got ${ad.r2}`);
+  const ab = pairOf(result.meta, 'a', 'b').moderator!;
+  assert.ok(ab.test!.p > 0.01, 'a relation the same in every family does not depend on it');
+  const numeric = analyzeRuns(families(8), opts({ moderator: 'size', hartungKnapp: true }));
+  const m = pairOf(numeric.meta, 'a', 'd').moderator!;
+  assert.equal(m.kind, 'numeric');
+  assert.equal(m.test!.distribution, 'F');
+  assert.deepEqual(m.coefficients.map((c) => c.name), ['intercept', 'slope']);
+});
+
+test('with two runs there is no prediction interval and nothing generalises; with one run nothing is pooled', () => {
+  const two = analyzeRuns(families(2), opts());
+  for (const p of two.meta.pairs) {
+    assert.equal(p.prediction95, null);
+    assert.match(p.notes.join(' '), /two runs: tau\^2 rests on one degree of freedom/);
+    assert.notEqual(p.verdict, 'generalises');
+  }
+  const one = analyzeRuns(families(1), opts());
+  for (const p of one.meta.pairs) {
+    assert.equal(p.verdict, 'one run');
+    assert.equal(p.tau2, null);
+    assert.match(p.notes.join(' '), /one run/);
+  }
+  assert.match(metaHeadline(one.meta, 0.05), /only one run has a defined partial correlation, so nothing is pooled/);
+});
+
+test('the CLI prints the meta-analysis table, puts it in the JSON and writes meta and moderator CSVs', async (t) => {
+  const dir = tempDir(t);
+  const rows = families(6).flatMap((s) => [...s.values].flatMap(([set, values]) => [...values].map((value, i) => ({
+    run: s.run, step: s.steps[i], test_set: set, metric: 'accuracy', value, family: s.attributes.family,
+  }))));
+  writeCsv(join(dir, 's.csv'), rows);
+  const json = await genstudy(['analyze', join(dir, 's.csv'), '--control', 'id', '--format', 'json', '--meta-estimator', 'dl']);
+  assert.equal(json.code, 0, json.stderr);
+  const out = JSON.parse(json.stdout);
+  assert.deepEqual(Object.keys(out.meta), ['estimator', 'hartung_knapp', 'moderator', 'pairs']);
+  assert.equal(out.meta.estimator, 'DL');
+  assert.deepEqual(Object.keys(out.meta.pairs[0]), [
+    'a', 'b', 'runs', 'excluded', 'r', 'ci95', 'p', 'p_adjusted', 'z', 'se', 'tau2', 'tau2_ci95', 'i2', 'i2_ci95',
+    'q', 'q_df', 'q_p', 'prediction95', 'verdict', 'notes',
+  ]);
+  const table = await genstudy(['analyze', join(dir, 's.csv'), '--control', 'id', '--hartung-knapp']);
+  assert.equal(table.code, 0, table.stderr);
+  assert.match(table.stdout, /Across 6 runs: random-effects meta-analysis per pair \(Fisher z, REML, Hartung-Knapp/);
+  assert.match(table.stdout, /95% prediction\s+verdict/);
+  assert.match(table.stdout, /OOD pairs generalise/);
+  const csv = await genstudy(['analyze', join(dir, 's.csv'), '--control', 'id', '--format', 'csv', '--out', join(dir, 'out.csv'), '--moderator', 'family']);
+  assert.equal(csv.code, 0, csv.stderr);
+  const meta = readFileSync(join(dir, 'out.meta.csv'), 'utf8').trim().split('\n');
+  assert.match(meta[0], /^a,b,runs,excluded,r,ci95_low,ci95_high,p,p_adjusted,z,se,tau2,.*,prediction95_low,prediction95_high,verdict,notes$/);
+  assert.equal(meta.length, 1 + 6);
+  const moderator = readFileSync(join(dir, 'out.moderator.csv'), 'utf8').trim().split('\n');
+  assert.match(moderator[0], /^a,b,attribute,kind,runs,statistic,df1,df2,distribution,p,/);
+  assert.equal(moderator.length, 1 + 6 * 2, 'intercept and one level difference per pair');
+  assert.ok(moderator.slice(1).every((l) => l.includes(',family,categorical,6,')));
+  const bad = await genstudy(['analyze', join(dir, 's.csv'), '--control', 'id', '--meta-estimator', 'ml']);
+  assert.notEqual(bad.code, 0);
+  assert.match(bad.stderr, /--meta-estimator/);
+});
