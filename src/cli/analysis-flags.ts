@@ -38,7 +38,8 @@ export function addAnalysisOptions(cmd: Command): Command {
     .option('--differences', 'correlate first differences between checkpoints instead of levels')
     .option('--prompt-variant <name>', 'prompt variant to read from a store', '')
     .addOption(new Option('--meta-estimator <estimator>', 'across runs: between-run variance estimator of the per-pair random-effects meta-analysis').choices(TAU2_ESTIMATORS.map((e) => e.toLowerCase())).default(DEFAULT_OPTIONS.metaEstimator.toLowerCase()))
-    .option('--hartung-knapp', 'across runs: Hartung-Knapp adjustment of the pooled effect (t test on runs - 1 df; better calibrated with few runs)')
+    .option('--hartung-knapp', 'across runs: Hartung-Knapp adjustment of the pooled effect, a t test on runs - 1 df (the default)')
+    .option('--no-hartung-knapp', 'across runs: the plain z test for the pooled effect instead (too many false positives with few heterogeneous runs)')
     .option('--moderator <attribute>', 'across runs: meta-regress each pair on this run attribute (e.g. model, training_set, method; numeric values give a slope)');
 }
 
@@ -56,7 +57,7 @@ export function analysisOptionsFromFlags(flags: AnalysisFlags): Omit<AnalyzeOpti
     seed: wholeNumber('--seed', flags.seed, { min: 0 })!,
     testSets: listValues(flags.testSet),
     metaEstimator: flags.metaEstimator.toUpperCase() as Tau2Estimator,
-    hartungKnapp: flags.hartungKnapp ?? false,
+    hartungKnapp: flags.hartungKnapp ?? DEFAULT_OPTIONS.hartungKnapp,
     moderator: flags.moderator,
   };
 }

@@ -143,7 +143,7 @@ export const AnalysisSchema = z.strictObject({
   differences: z.boolean().default(false),
   seed: z.number().int().default(0),
   metaEstimator: z.enum(['REML', 'DL', 'PM']).default('REML'),
-  hartungKnapp: z.boolean().default(false),
+  hartungKnapp: z.boolean().default(true),
   moderator: z.string().optional(),
 });
 

@@ -5,6 +5,7 @@ import { writeFileAtomic } from '../atomic-write.ts';
 import path from 'node:path';
 import type { Study } from '../config/schema.ts';
 import { formatAgreementCsv, formatJson, formatPairsCsv, formatTable, headline } from '../analyze/format.ts';
+import { formatMetaCsv } from '../analyze/format-meta.ts';
 import type { StudyResult } from './run-study.ts';
 import { writeReport } from '../report/index.ts';
 
@@ -18,6 +19,7 @@ export async function writeStudyOutputs(study: Study, result: StudyResult): Prom
     writeFileAtomic(path.join(dir, 'analysis.json'), formatJson(result.analysis));
     writeFileAtomic(path.join(dir, 'pairs.csv'), formatPairsCsv(result.analysis));
     writeFileAtomic(path.join(dir, 'agreement.csv'), formatAgreementCsv(result.analysis));
+    writeFileAtomic(path.join(dir, 'meta.csv'), formatMetaCsv(result.analysis.meta));
     writeFileAtomic(path.join(dir, 'analysis.txt'), formatTable(result.analysis, result.analyzeOptions));
     out.analysis = dir;
   }
@@ -25,7 +27,7 @@ export async function writeStudyOutputs(study: Study, result: StudyResult): Prom
   const report = await writeReport(path.join(result.paths.out, 'report'), {
     storePath: result.paths.store, control: study.evaluation.control, metric: a.metric, title: `genstudy: ${study.name}`,
     studyFile: result.paths.studyFile,
-    analysis: { method: a.method, residualiser: a.residualiser, correction: a.correction, alpha: a.alpha, bootstrap: a.bootstrap, permutations: a.permutations, differences: a.differences, seed: a.seed },
+    analysis: { method: a.method, residualiser: a.residualiser, correction: a.correction, alpha: a.alpha, bootstrap: a.bootstrap, permutations: a.permutations, differences: a.differences, seed: a.seed, metaEstimator: a.metaEstimator, hartungKnapp: a.hartungKnapp, moderator: a.moderator },
   });
   out.report = report.html;
   return out;

@@ -43,6 +43,8 @@ const CONFIG = {
   legend: { labelFontSize: 11, titleFontSize: 11, labelLimit: 260 },
   view: { stroke: '#ddd' },
 };
+/** The look every chart shares (forest-chart.ts builds its spec outside this file). */
+export { CONFIG as CHART_CONFIG };
 
 export interface CurvePoint { step: number; series: string; value: number; isControl: boolean }
 

@@ -4,6 +4,7 @@
 import { signVerdict, type Agreement, type RunAnalysis } from '../analyze/analysis.ts';
 import { curvesSpec, heatmapSpec, lossSpec, renderSvg, type CurvePoint, type HeatCell } from './charts.ts';
 import { anchor, esc, figure, fixed, htmlTable, pValue, signed } from './html.ts';
+import { metaSection } from './meta-section.ts';
 import { metricForTestSet, metricsByTestSet, type ReportData, type ReportRun } from './report-data.ts';
 import type { StudyA } from './study-a.ts';
 import { methodOf } from './study-b.ts';
@@ -64,6 +65,7 @@ export async function agreementSection(a: StudyA, tables: Map<string, Table>): P
       rowClass: (row) => `verdict-${String(row[6]).replace(/ /g, '-')}`,
     }));
   }
+  out.push(await metaSection(a, tables));
   out.push('</section>');
   return out.join('\n');
 }

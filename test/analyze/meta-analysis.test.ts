@@ -44,7 +44,7 @@ test('a relation present in every run generalises, one whose sign depends on the
   const result = analyzeRuns(families(8), opts());
   const { meta } = result;
   assert.equal(meta.estimator, 'REML');
-  assert.equal(meta.hartung_knapp, false);
+  assert.equal(meta.hartung_knapp, true, 'Hartung-Knapp by default');
   assert.equal(meta.pairs.length, 6);
   const ab = pairOf(meta, 'a', 'b');
   assert.equal(ab.verdict, 'generalises', JSON.stringify(ab));
@@ -58,7 +58,7 @@ test('a relation present in every run generalises, one whose sign depends on the
     assert.equal(p.verdict, 'null', JSON.stringify(p));
   }
   const headline = metaHeadline(meta, 0.05);
-  assert.match(headline, /^Across 8 runs \(random-effects meta-analysis of Fisher z, REML\): 1 of 6 OOD pairs generalise \(pooled effect significant, 95% prediction interval of one sign\): a–b \(\+\); /);
+  assert.match(headline, /^Across 8 runs \(random-effects meta-analysis of Fisher z, REML with Hartung-Knapp\): 1 of 6 OOD pairs generalise \(pooled effect significant, 95% prediction interval of one sign\): a–b \(\+\); /);
   assert.match(headline, /heterogeneous \(Q p < 0.05\)/);
   assert.match(headline, /3 are null: a–e, b–e, d–e\.$/);
 });
@@ -91,14 +91,15 @@ test('a meta-regression on the family attribute finds that the sign depends on i
   assert.equal(ad.kind, 'categorical');
   assert.equal(ad.runs, 8);
   assert.equal(ad.reference, 'neg');
-  assert.ok(ad.test!.p < 1e-6, JSON.stringify(ad.test));
+  assert.equal(ad.test!.distribution, 'F', 'Hartung-Knapp (the default): F(1, 8 - 2)');
+  assert.ok(ad.test!.p < 1e-4, JSON.stringify(ad.test));
   assert.deepEqual(ad.levels!.map((l) => l.level), ['neg', 'pos']);
   assert.ok(ad.levels![0].r < -0.3 && ad.levels![0].ci95[1] < 0);
   assert.ok(ad.levels![1].r > 0.3 && ad.levels![1].ci95[0] > 0);
   assert.ok(ad.r2! > 0.8, `family should account for most of tau^2, got ${ad.r2}`);
   const ab = pairOf(result.meta, 'a', 'b').moderator!;
   assert.ok(ab.test!.p > 0.01, 'a relation the same in every family does not depend on it');
-  const numeric = analyzeRuns(families(8), opts({ moderator: 'size', hartungKnapp: true }));
+  const numeric = analyzeRuns(families(8), opts({ moderator: 'size' }));
   const m = pairOf(numeric.meta, 'a', 'd').moderator!;
   assert.equal(m.kind, 'numeric');
   assert.equal(m.test!.distribution, 'F');
@@ -136,9 +137,10 @@ test('the CLI prints the meta-analysis table, puts it in the JSON and writes met
     'a', 'b', 'runs', 'excluded', 'r', 'ci95', 'p', 'p_adjusted', 'z', 'se', 'tau2', 'tau2_ci95', 'i2', 'i2_ci95',
     'q', 'q_df', 'q_p', 'prediction95', 'verdict', 'notes',
   ]);
-  const table = await genstudy(['analyze', join(dir, 's.csv'), '--control', 'id', '--hartung-knapp']);
+  assert.equal(out.meta.hartung_knapp, true);
+  const table = await genstudy(['analyze', join(dir, 's.csv'), '--control', 'id', '--no-hartung-knapp']);
   assert.equal(table.code, 0, table.stderr);
-  assert.match(table.stdout, /Across 6 runs: random-effects meta-analysis per pair \(Fisher z, REML, Hartung-Knapp/);
+  assert.match(table.stdout, /Across 6 runs: random-effects meta-analysis per pair \(Fisher z, REML; p adjusted/);
   assert.match(table.stdout, /95% prediction\s+verdict/);
   assert.match(table.stdout, /OOD pairs generalise/);
   const csv = await genstudy(['analyze', join(dir, 's.csv'), '--control', 'id', '--format', 'csv', '--out', join(dir, 'out.csv'), '--moderator', 'family']);

@@ -97,7 +97,7 @@ test('writeReport writes report.html and a CSV and JSON per table, with no tempo
   const names = readdirSync(out).sort();
   const tables = Object.keys(written.report.tables).sort();
   assert.deepEqual(names, [...tables.flatMap((n) => [`${n}.csv`, `${n}.json`]), 'report.html'].sort());
-  assert.deepEqual(tables, ['agreement', 'partial_correlations', 'runs', 'scores', 'test_sets', 'training_log']);
+  assert.deepEqual(tables, ['agreement', 'meta_analysis', 'partial_correlations', 'runs', 'scores', 'test_sets', 'training_log']);
   assert.equal(readFileSync(join(out, 'report.html'), 'utf8'), written.report.html);
   assert.deepEqual(JSON.parse(readFileSync(join(out, 'agreement.json'), 'utf8')), written.report.tables.agreement.json);
   assert.equal(readFileSync(join(out, 'scores.csv'), 'utf8'), written.report.tables.scores.csv);

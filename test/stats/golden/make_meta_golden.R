@@ -100,6 +100,7 @@ add_mr <- function(name, d, moderator, kind) {
 mol <- cases$molloy
 add_mr("molloy_a_measure", mol, dat.molloy2014$a_measure, "categorical")
 add_mr("molloy_meanage", mol, dat.molloy2014$meanage, "numeric")
+add_mr("molloy_year", mol, dat.molloy2014$year, "numeric")   # far from 0: an ill-conditioned design
 fam <- simulate(12, 0, 0.1)
 family <- rep(c("llama", "pythia", "qwen"), each = 4)
 fam$yi <- fam$yi + c(llama = 0.4, pythia = -0.3, qwen = 0.1)[family]   # the sign depends on the family
