@@ -54,7 +54,7 @@ export interface ModeratorResult {
 export interface PairMeta {
   a: string;
   b: string;
-  /** Runs pooled (those where r is defined) and runs left out (r undefined). */
+  /** Runs pooled (those where r is defined and |r| < 1) and runs left out. */
   runs: number;
   excluded: number;
   /** Pooled r = tanh(pooled z), its 95% CI, p (z test, or t with Hartung-Knapp) and p adjusted over the pairs. */
@@ -111,14 +111,18 @@ export function metaAcrossRuns(runs: readonly RunAnalysis[], opts: MetaAnalysisO
 }
 
 function metaOfPair(a: string, b: string, items: { run: string; pair: PairResult }[], opts: MetaAnalysisOptions, attributes: RunAttributes): PairMeta {
-  const used = items.filter((x) => x.pair.r !== null);
+  // r = +-1 (a degenerate fit: its Fisher z is infinite) cannot be weighed against the others
+  const used = items.filter((x) => x.pair.r !== null && Math.abs(x.pair.r) < 1);
+  const degenerate = items.filter((x) => x.pair.r !== null && Math.abs(x.pair.r) >= 1).length;
   const out: PairMeta = {
     a, b, runs: used.length, excluded: items.length - used.length,
     r: null, ci95: null, p: null, p_adjusted: null, z: null, se: null,
     tau2: null, tau2_ci95: null, i2: null, i2_ci95: null, q: null, q_df: null, q_p: null,
     prediction95: null, verdict: 'no estimate', notes: [],
   };
-  if (out.excluded) out.notes.push(`${out.excluded} run${out.excluded === 1 ? '' : 's'} without a defined r left out`);
+  const undefinedR = out.excluded - degenerate;
+  if (undefinedR) out.notes.push(`${undefinedR} run${undefinedR === 1 ? '' : 's'} without a defined r left out`);
+  if (degenerate) out.notes.push(`${degenerate} run${degenerate === 1 ? '' : 's'} with r = ±1 (infinite Fisher z) left out`);
   if (used.length === 0) return out;
   const y = used.map((x) => Math.atanh(x.pair.r!));
   const v = used.map((x) => fisherZVariance(x.pair));

@@ -75,7 +75,7 @@ function forestRuns(a: StudyA, p: PairMeta): ForestRun[] {
   const runs: ForestRun[] = [];
   for (const run of a.analysis.runs) {
     const pair = run.pairs.find((x) => x.a === p.a && x.b === p.b);
-    if (!pair || pair.r === null || pair.ci95 === null) continue;
+    if (!pair || pair.r === null || pair.ci95 === null || Math.abs(pair.r) >= 1) continue; // as pooled (pair-meta.ts)
     runs.push({ run: run.run, r: pair.r, ci95: pair.ci95, weight: 1 / (fisherZVariance(pair) + tau2) });
   }
   const total = runs.reduce((s, r) => s + r.weight, 0);

@@ -156,3 +156,20 @@ test('the CLI prints the meta-analysis table, puts it in the JSON and writes met
   assert.notEqual(bad.code, 0);
   assert.match(bad.stderr, /--meta-estimator/);
 });
+
+test('a run with r undefined or r = ±1 is left out of that pair, with a note', () => {
+  const runs = families(4);
+  // a: b's copy in run m0 (r = 1 after the control is regressed out); e: constant in run m1
+  runs[0].values.set('b', Float64Array.from(runs[0].values.get('a')!, (x) => 2 * x + 1));
+  runs[1].values.set('e', new Float64Array(40).fill(0.5));
+  const result = analyzeRuns(runs, opts());
+  const ab = pairOf(result.meta, 'a', 'b');
+  assert.equal(result.runs[0].pairs.find((p) => p.a === 'a' && p.b === 'b')!.r, 1);
+  assert.equal(ab.runs, 3);
+  assert.equal(ab.excluded, 1);
+  assert.ok(ab.notes.includes('1 run with r = ±1 (infinite Fisher z) left out'), ab.notes.join('; '));
+  assert.ok(Number.isFinite(ab.r));
+  const ae = pairOf(result.meta, 'a', 'e');
+  assert.equal(ae.runs, 3);
+  assert.ok(ae.notes.includes('1 run without a defined r left out'), ae.notes.join('; '));
+});
