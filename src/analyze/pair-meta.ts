@@ -22,12 +22,15 @@ export interface MetaAnalysisOptions {
 }
 
 /**
- * The variance of one run's Fisher z, 1 / (n - k - 3) with the observations the run's test counted
- * (k covariate degrees of freedom), as in the run's own 95% CI. Since df = n - 2 - k this is
- * 1 / (df - 1). THE ONE PLACE to change what a run's weight rests on.
+ * The variance of one run's Fisher z: 1 / (nEff - k - 3), with nEff the observations the run's
+ * test counted (the calibrated effective sample size of the default 'effective-n' inference, n with
+ * --inference naive) and k the covariate degrees of freedom (1, or the spline's edf), exactly the
+ * variance of the run's own 95% CI. k is recovered from df = nEff - 2 - k.
+ * THE ONE PLACE that decides what a run's weight in the pooled estimate rests on.
  */
 export function fisherZVariance(pair: PairResult): number {
-  return 1 / (pair.df - 1);
+  const k = pair.nEff - 2 - pair.df;
+  return 1 / (pair.nEff - k - 3);
 }
 
 /** What the meta-analysis says about one pair (see pairVerdict). */

@@ -173,3 +173,42 @@ test('a run with r undefined or r = ±1 is left out of that pair, with a note', 
   assert.equal(ae.runs, 3);
   assert.ok(ae.notes.includes('1 run without a defined r left out'), ae.notes.join('; '));
 });
+
+test("each run's weight rests on its calibrated effective sample size, not its raw number of checkpoints", () => {
+  // scores that drift: their first differences are AR(1) (phi 0.8) around the control's, so
+  // consecutive differences are far from independent
+  const ar1Run = (name: string, seed: number): RunSeries => {
+    const rnd = createRandom(seed);
+    const n = 50;
+    const c = Float64Array.from({ length: n }, (_, t) => 0.5 + 0.3 * (1 - Math.exp(-t / 12)));
+    const series = new Map<string, Float64Array>([['id', c]]);
+    for (const [set, load] of [['a', 1], ['b', 0.8], ['d', 0.6]] as const) {
+      const x = new Float64Array(n);
+      let e = rnd.normal() / 0.6, level = 0;
+      for (let t = 0; t < n; t++) { e = 0.8 * e + rnd.normal(); level += e; x[t] = load * c[t] + 0.002 * level; }
+      series.set(set, x);
+    }
+    return { run: name, steps: Array.from({ length: n }, (_, t) => t), values: series, attributes: {}, incompleteSteps: [] };
+  };
+  const runs = [ar1Run('r0', 1), ar1Run('r1', 2), ar1Run('r2', 3), ar1Run('r3', 4)];
+  const calibrated = analyzeRuns(runs, opts({ differences: true }));
+  const naive = analyzeRuns(runs, opts({ differences: true, inference: 'naive' }));
+  let fewer = 0;
+  for (const run of calibrated.runs) {
+    for (const p of run.pairs) {
+      if (p.r === null) continue;
+      // k = 1 (linear residualiser); run.n counts the differences
+      assert.ok(Math.abs(fisherZVariance(p) - 1 / (p.nEff - 1 - 3)) < 1e-15, `${run.run} ${p.a}/${p.b}`);
+      if (p.nEff < 0.8 * run.n) {
+        fewer++;
+        assert.ok(fisherZVariance(p) > 1 / (run.n - 1 - 3));
+      }
+    }
+  }
+  assert.ok(fewer > 0, 'autocorrelation leaves some pair with clearly fewer effective observations than checkpoints');
+  for (const run of naive.runs) for (const p of run.pairs) assert.equal(fisherZVariance(p), 1 / (run.n - 1 - 3));
+  // the pooled estimate is the meta-analysis of exactly those variances
+  const ab = pairOf(calibrated.meta, 'a', 'b');
+  const pairs = calibrated.runs.map((r) => r.pairs.find((p) => p.a === 'a' && p.b === 'b')!).filter((p) => p.r !== null);
+  assert.equal(ab.se, randomEffectsMeta(pairs.map((p) => Math.atanh(p.r!)), pairs.map(fisherZVariance), { hartungKnapp: true }).se);
+});
