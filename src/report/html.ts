@@ -28,6 +28,8 @@ figure svg { max-width: 100%; height: auto; }
 .verdict-positive-in-all { background: #dbe9f7; }
 .verdict-negative-in-all { background: #f8dcdc; }
 .verdict-sign-differs { background: #fff0c2; font-weight: 600; }
+.meta-generalises { background: #dbe9f7; }
+.meta-heterogeneous { background: #fff0c2; font-weight: 600; }
 .role-in-domain { background: #eef4ea; }
 .role-cross-domain { background: #f6f3e8; }
 .role-cross-task { background: #f3eef6; }
