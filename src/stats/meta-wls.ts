@@ -6,8 +6,9 @@
  *   P = W - W X (X'WX)^-1 X' W     (the residual-maker of the weighted fit),
  * and the quantities every estimator and test is built from: y'Py (the weighted residual sum of
  * squares, the generalised Q statistic), tr(P), y'PPy and tr(PP).
- * These are metafor's definitions (Viechtbauer 2010, J. Stat. Softw. 36(3); rma.uni source).
- * P is formed explicitly: k (runs) is small, and the explicit form keeps tr(PP) exact.
+ * These are metafor's definitions (Viechtbauer 2010, J. Stat. Softw. 36(3); rma.uni source), which
+ * forms the k x k matrix P; here the traces come from p x p products instead (O(k p^2), so a
+ * thousand runs cost milliseconds).
  */
 import { UserError } from '../errors.ts';
 
@@ -61,46 +62,52 @@ export function weightedFit(y: Float64Array, v: Float64Array, tau2: number, desi
     for (let b = 0; b < p; b++) s += vb[a * p + b] * xwy[b];
     beta[a] = s;
   }
-  let rss = 0;
+  // residuals e = y - Xb; Py = W e, so y'Py = sum w e^2 and y'PPy = sum w^2 e^2
+  let rss = 0, yPPy = 0;
   for (let i = 0; i < k; i++) {
     let fitted = 0;
     for (let a = 0; a < p; a++) fitted += x[i * p + a] * beta[a];
     const e = y[i] - fitted;
     rss += w[i] * e * e;
+    yPPy += w[i] * w[i] * e * e;
   }
-  // A = W X (k x p); P_ij = w_i [i = j] - A_i' vb A_j
-  const A = new Float64Array(k * p);
-  for (let i = 0; i < k; i++) for (let a = 0; a < p; a++) A[i * p + a] = w[i] * x[i * p + a];
-  const AV = new Float64Array(k * p); // A vb
+  // with A = WX and M = (X'WX)^-1: tr(P) = sum w - tr(M X'W^2X) and
+  // tr(PP) = sum w^2 - 2 tr(M X'W^3X) + tr(M X'W^2X M X'W^2X), all p x p: O(k p^2), P never formed
+  const xw2x = new Float64Array(p * p), xw3x = new Float64Array(p * p);
+  let sumW = 0, sumW2 = 0;
   for (let i = 0; i < k; i++) {
+    const w1 = w[i], w2 = w1 * w1, w3 = w2 * w1;
+    sumW += w1; sumW2 += w2;
     for (let a = 0; a < p; a++) {
-      let s = 0;
-      for (let b = 0; b < p; b++) s += A[i * p + b] * vb[b * p + a];
-      AV[i * p + a] = s;
-    }
-  }
-  const pij = (i: number, j: number): number => {
-    let s = 0;
-    for (let a = 0; a < p; a++) s += AV[i * p + a] * A[j * p + a];
-    return (i === j ? w[i] : 0) - s;
-  };
-  let trP = 0;
-  for (let i = 0; i < k; i++) trP += pij(i, i);
-  let yPPy = Number.NaN, trPP = Number.NaN;
-  if (second) {
-    trPP = 0;
-    const py = new Float64Array(k);
-    for (let i = 0; i < k; i++) {
-      for (let j = 0; j < k; j++) {
-        const e = pij(i, j);
-        trPP += e * e;
-        py[i] += e * y[j];
+      const xa = x[i * p + a];
+      for (let b = 0; b < p; b++) {
+        const xab = xa * x[i * p + b];
+        xw2x[a * p + b] += w2 * xab;
+        xw3x[a * p + b] += w3 * xab;
       }
     }
-    yPPy = 0;
-    for (let i = 0; i < k; i++) yPPy += py[i] * py[i];
+  }
+  const mB = matMul(vb, xw2x, p); // M X'W^2X
+  const trP = sumW - trace(mB, p);
+  let trPP = Number.NaN;
+  if (second) {
+    trPP = sumW2 - 2 * trace(matMul(vb, xw3x, p), p) + trace(matMul(mB, mB, p), p);
+  } else {
+    yPPy = Number.NaN;
   }
   return { beta, vb, rss, trP, yPPy, trPP };
+}
+
+function matMul(a: Float64Array, b: Float64Array, p: number): Float64Array {
+  const out = new Float64Array(p * p);
+  for (let i = 0; i < p; i++) for (let m = 0; m < p; m++) { const aim = a[i * p + m]; for (let j = 0; j < p; j++) out[i * p + j] += aim * b[m * p + j]; }
+  return out;
+}
+
+function trace(a: Float64Array, p: number): number {
+  let t = 0;
+  for (let i = 0; i < p; i++) t += a[i * p + i];
+  return t;
 }
 
 /** Inverse of a symmetric positive-definite p x p matrix by Cholesky; a singular one is the caller's design. */
