@@ -2,10 +2,10 @@
 // loopback unless told otherwise; prints its URL, runs until SIGINT / SIGTERM.
 import { Command } from 'commander';
 import { UserError } from '../errors.ts';
-import { startServer } from '../serve/index.ts';
-import { wholeNumber } from './flag-values.ts';
+import { SERVE_DEFAULTS, startServer } from '../serve/index.ts';
+import { numberIn, wholeNumber } from './flag-values.ts';
 
-interface ServeFlags { host: string; port: string; modelName?: string; batchTokens?: string }
+interface ServeFlags { host: string; port: string; modelName?: string; batchTokens?: string; loraRoot?: string[]; maxLoras: string; maxBodyMb: string; maxPromptTokens: string }
 
 function portNumber(value: string): number {
   return wholeNumber('--port', value, { min: 0, max: 65535 })!;
@@ -20,11 +20,20 @@ export function registerServe(program: Command): void {
     .option('--port <n>', 'port (0 picks a free one)', '8000')
     .option('--model-name <name>', 'the name clients send as "model" (default: the folder name)')
     .option('--batch-tokens <n>', "the engine's padded tokens per forward batch")
+    .option('--lora-root <dir...>', 'folders whose LoRA adapter folders clients may load at run time (POST /v1/load_lora_adapter); none: run-time loading is off')
+    .option('--max-loras <n>', 'LoRA adapters loaded at once (each is a merged copy of the model in memory)', String(SERVE_DEFAULTS.maxLoras))
+    .option('--max-body-mb <n>', 'largest request body in MiB (larger: HTTP 413)', String(SERVE_DEFAULTS.maxBodyBytes / 2 ** 20))
+    .option('--max-prompt-tokens <n>', 'prompt tokens per completions request (more: HTTP 413)', String(SERVE_DEFAULTS.maxPromptTokens))
     .action(async (model: string, flags: ServeFlags) => {
       const port = portNumber(flags.port);
       const batchTokens = wholeNumber('--batch-tokens', flags.batchTokens);
+      const limits = {
+        loraRoots: flags.loraRoot ?? [], maxLoras: wholeNumber('--max-loras', flags.maxLoras, { min: 1 }),
+        maxBodyBytes: Math.floor(numberIn('--max-body-mb', flags.maxBodyMb, { min: 0, minOpen: true })! * 2 ** 20),
+        maxPromptTokens: wholeNumber('--max-prompt-tokens', flags.maxPromptTokens, { min: 1 }),
+      };
       const server = await startServer({
-        modelDir: model, host: flags.host, port, modelName: flags.modelName, maxBatchTokens: batchTokens,
+        modelDir: model, host: flags.host, port, modelName: flags.modelName, maxBatchTokens: batchTokens, ...limits,
         log: (line) => process.stderr.write(`genstudy serve: ${line}\n`),
       }).catch((err: NodeJS.ErrnoException) => {
         if (err.code === 'EADDRINUSE') throw new UserError(`--port ${port}: already in use on ${flags.host}`);
@@ -35,6 +44,8 @@ export function registerServe(program: Command): void {
         process.stderr.write(`genstudy serve: listening on ${flags.host}, beyond this machine; the API has no authentication\n`);
       }
       process.stdout.write(`genstudy serve: model "${server.modelName}" at ${server.url}/v1 (POST /v1/completions, GET /v1/models, GET /health)\n`);
+      process.stderr.write(limits.loraRoots.length === 0 ? 'genstudy serve: run-time LoRA loading is off (--lora-root DIR turns it on)\n'
+        : `genstudy serve: LoRA adapters may be loaded from ${limits.loraRoots.join(', ')} (at most ${limits.maxLoras} at once)\n`);
       await new Promise<void>((resolve) => {
         const stop = (): void => { process.off('SIGINT', stop); process.off('SIGTERM', stop); void server.close().then(resolve); };
         process.on('SIGINT', stop);

@@ -73,6 +73,9 @@ async function generateRound(model: BuiltinModel, jobs: GenerateJob[]): Promise<
   return out;
 }
 
+/** Characters of text allowed per prompt token before tokenising (English BPE text runs ~4 per token). */
+export const TEXT_CHARS_PER_TOKEN = 16;
+
 export class CompletionEngine {
   /** Engine rounds run (each may answer many requests). */
   engineCalls = 0;
@@ -90,18 +93,39 @@ export class CompletionEngine {
     return t;
   }
 
-  /** The choices of one validated request on `model`, and its token counts. */
-  async complete(model: BuiltinModel, req: CompletionRequest): Promise<{ choices: CompletionChoice[]; usage: Usage }> {
+  /**
+   * The choices of one validated request on `model`, and its token counts. `maxPromptTokens` bounds
+   * the prompt tokens of one request; text prompts are refused before tokenising when longer than
+   * TEXT_CHARS_PER_TOKEN characters per allowed token, and tokenised one at a time with the event
+   * loop let go in between, so other requests (GET /health) are answered meanwhile.
+   */
+  async complete(model: BuiltinModel, req: CompletionRequest, maxPromptTokens = Infinity): Promise<{ choices: CompletionChoice[]; usage: Usage }> {
     if (req.temperature !== undefined && req.temperature !== null && req.temperature !== 0) {
       throw new HttpError(400, `temperature ${req.temperature}: genstudy serve decodes greedily; send temperature 0`);
     }
     const tok = model.tokenizer;
     const vocab = model.arch.vocabSize;
     const raw = req.prompt;
-    const prompts: number[][] = typeof raw === 'string' ? [tok.encode(raw)]
-      : typeof raw[0] === 'string' ? (raw as string[]).map((p) => tok.encode(p))
-      : typeof raw[0] === 'number' ? [raw as number[]]
-      : (raw as number[][]);
+    const texts = typeof raw === 'string' ? [raw] : typeof raw[0] === 'string' ? (raw as string[]) : undefined;
+    let prompts: number[][];
+    if (texts) {
+      const chars = texts.reduce((n, t) => n + t.length, 0);
+      if (chars > maxPromptTokens * TEXT_CHARS_PER_TOKEN) {
+        throw new HttpError(413, `the prompt text has ${chars} characters; this server takes at most ${maxPromptTokens} prompt tokens per request ` +
+          `(${maxPromptTokens * TEXT_CHARS_PER_TOKEN} characters of text; genstudy serve --max-prompt-tokens raises it)`);
+      }
+      prompts = [];
+      for (const t of texts) {
+        prompts.push(tok.encode(t));
+        await new Promise((r) => setImmediate(r));
+      }
+    } else {
+      prompts = typeof raw[0] === 'number' ? [raw as number[]] : (raw as number[][]);
+    }
+    const total = prompts.reduce((n, p) => n + p.length, 0);
+    if (total > maxPromptTokens) {
+      throw new HttpError(413, `the request has ${total} prompt tokens; this server takes at most ${maxPromptTokens} per request (genstudy serve --max-prompt-tokens raises it)`);
+    }
     const echo = req.echo === true;
     const maxTokens = req.max_tokens ?? 16;
     const stop = req.stop === undefined || req.stop === null ? [] : typeof req.stop === 'string' ? [req.stop] : req.stop;

@@ -1,4 +1,4 @@
 // The OpenAI-compatible server over the built-in engine (`genstudy serve`); see README.md.
-export { startServer, type ServeOptions, type RunningServer } from './server.ts';
+export { startServer, SERVE_DEFAULTS, type ServeOptions, type RunningServer } from './server.ts';
 export { CompletionEngine } from './completions.ts';
 export { promptLogprobs, type PositionLogprobs } from './prompt-logprobs.ts';

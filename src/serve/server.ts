@@ -9,9 +9,11 @@
 //   POST /v1/unload_lora_adapter  {lora_name}           as vLLM's runtime LoRA loading does it
 // The model a request names (`model`) is the base model or a loaded adapter; one server evaluates
 // every LoRA checkpoint of a run.
+import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
+import { UserError } from '../errors.ts';
 import { LoraAdapters } from '../engine/builtin/lora.ts';
 import { loadModel } from '../engine/builtin/load.ts';
 import type { BuiltinModel } from '../engine/builtin/model.ts';
@@ -26,9 +28,23 @@ export interface ServeOptions {
   /** The name clients send as `model` (default: the folder's name). */
   modelName?: string;
   maxBatchTokens?: number;
+  /**
+   * Folders whose adapter folders POST /v1/load_lora_adapter may load (real paths are compared, so
+   * a link out of them does not count). None (the default): run-time LoRA loading is off and the
+   * route answers 404, as vLLM keeps it off unless asked.
+   */
+  loraRoots?: string[];
+  /** Adapters loaded at once (each is a merged copy of the base model); default 4. */
+  maxLoras?: number;
+  /** Largest request body in bytes (default 8 MiB); larger ones are answered 413. */
+  maxBodyBytes?: number;
+  /** Prompt tokens per completions request (default 65536); more is answered 413. */
+  maxPromptTokens?: number;
   /** Where one line per request problem goes (default: nowhere). */
   log?: (line: string) => void;
 }
+
+export const SERVE_DEFAULTS = { maxLoras: 4, maxBodyBytes: 8 << 20, maxPromptTokens: 65_536 } as const;
 
 export interface RunningServer {
   url: string;
@@ -41,27 +57,58 @@ export interface RunningServer {
 
 interface Served { model: BuiltinModel; root: string; parent: string | null; weights: string }
 
-const MAX_BODY = 256 << 20;
+/** A body over the limit: answered 413 while the rest is read and dropped (up to this many times the limit, then the connection is cut). */
+const DRAIN_FACTOR = 64;
 
-function readBody(req: http.IncomingMessage): Promise<unknown> {
+class BodyTooLarge extends HttpError {
+  constructor(limit: number) {
+    super(413, `request body over ${limit} bytes (genstudy serve --max-body-mb raises the limit)`);
+  }
+}
+
+function readBody(req: http.IncomingMessage, limit: number): Promise<unknown> {
   return new Promise((resolve, reject) => {
+    const declared = Number(req.headers['content-length']);
+    if (Number.isFinite(declared) && declared > limit) { reject(new BodyTooLarge(limit)); return; }
     const parts: Buffer[] = [];
     let size = 0;
+    let over = false;
     req.on('data', (c: Buffer) => {
       size += c.length;
-      if (size > MAX_BODY) { reject(new HttpError(413, `request body over ${MAX_BODY} bytes`)); req.destroy(); return; }
+      if (over) return;
+      if (size > limit) { over = true; parts.length = 0; reject(new BodyTooLarge(limit)); return; }
       parts.push(c);
     });
     req.on('end', () => {
+      if (over) return;
       const text = Buffer.concat(parts).toString('utf8');
       try {
         resolve(text === '' ? {} : JSON.parse(text));
       } catch (err) {
-        reject(new HttpError(400, `request body is not valid JSON (${(err as Error).message})`));
+        reject(new HttpError(400, `request body is not valid JSON (${(err as Error).message.replace(/, ".*" is not valid JSON$/s, '')})`));
       }
     });
     req.on('error', reject);
   });
+}
+
+/**
+ * The real path of an adapter folder a client named, when it lies in one of the roots; the same
+ * answer for a path outside them whether or not it exists, so the API tells nothing about the
+ * rest of the file system.
+ */
+function adapterFolder(wanted: string, roots: readonly string[]): string {
+  const outside = new HttpError(400, `lora_path ${JSON.stringify(wanted)} is not inside the adapter folders this server loads from (genstudy serve --lora-root DIR)`);
+  const lexical = path.resolve(wanted);
+  let real: string;
+  try {
+    real = fs.realpathSync(lexical);
+  } catch {
+    if (roots.some((r) => lexical.startsWith(r + path.sep))) throw new HttpError(400, `no adapter folder at ${lexical}`);
+    throw outside;
+  }
+  if (!roots.some((r) => real.startsWith(r + path.sep))) throw outside;
+  return real;
 }
 
 function send(res: http.ServerResponse, status: number, body: unknown): void {
@@ -72,6 +119,18 @@ function send(res: http.ServerResponse, status: number, body: unknown): void {
 
 export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   const dir = path.resolve(opts.modelDir);
+  const loraRoots = (opts.loraRoots ?? []).map((r) => {
+    try {
+      const real = fs.realpathSync(r);
+      if (!fs.statSync(real).isDirectory()) throw new Error('not a folder');
+      return real;
+    } catch {
+      throw new UserError(`--lora-root ${r}: not a folder`);
+    }
+  });
+  const maxLoras = opts.maxLoras ?? SERVE_DEFAULTS.maxLoras;
+  const maxBodyBytes = opts.maxBodyBytes ?? SERVE_DEFAULTS.maxBodyBytes;
+  const maxPromptTokens = opts.maxPromptTokens ?? SERVE_DEFAULTS.maxPromptTokens;
   const base = await loadModel(dir, opts.maxBatchTokens === undefined ? {} : { maxBatchTokens: opts.maxBatchTokens });
   const name = opts.modelName ?? path.basename(dir);
   const served = new Map<string, Served>([[name, { model: base, root: dir, parent: null, weights: base.id }]]);
@@ -98,18 +157,25 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       const parsed = completionRequestSchema.safeParse(body);
       if (!parsed.success) throw new HttpError(400, describeZodError(parsed.error));
       const [modelName, s] = modelNamed(parsed.data.model);
-      const { choices, usage } = await engine.complete(s.model, parsed.data);
+      const { choices, usage } = await engine.complete(s.model, parsed.data, maxPromptTokens);
       return [200, { id: `cmpl-${++counter}`, object: 'text_completion', created: Math.floor(Date.now() / 1000), model: modelName, choices, usage }];
     },
     'POST /v1/load_lora_adapter': async (body) => {
+      if (loraRoots.length === 0) {
+        throw new HttpError(404, 'run-time LoRA loading is off on this server: start it with genstudy serve --lora-root DIR (the folders adapters may be loaded from)');
+      }
       const parsed = loadAdapterSchema.safeParse(body);
       if (!parsed.success) throw new HttpError(400, describeZodError(parsed.error));
       const { lora_name: loraName, lora_path: loraPath } = parsed.data;
-      const root = path.resolve(loraPath);
+      const root = adapterFolder(loraPath, loraRoots);
       const have = served.get(loraName);
       if (have) {
         if (have.root === root && have.parent === name) return [200, `Success: LoRA adapter '${loraName}' was already loaded.`];
         throw new HttpError(400, `The lora adapter '${loraName}' has already been loaded (from ${have.root}).`);
+      }
+      const loaded = [...served.values()].filter((x) => x.parent !== null).length;
+      if (loaded >= maxLoras) {
+        throw new HttpError(429, `${loaded} LoRA adapters are loaded, the most this server holds (genstudy serve --max-loras); unload one first`);
       }
       let merged: BuiltinModel;
       try {
@@ -117,7 +183,9 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
         merged = adapters.merged();
         adapters.dispose();
       } catch (err) {
-        throw new HttpError(400, `cannot load the LoRA adapter at ${root}: ${(err as Error).message}`);
+        // The reason names the file and the field; file contents are never quoted (readJsonFile does not).
+        if (err instanceof UserError) throw new HttpError(400, `cannot load the LoRA adapter at ${root}: ${err.message}`);
+        throw err;
       }
       merged.maxBatchTokens = base.maxBatchTokens;
       served.set(loraName, { model: merged, root, parent: name, weights: `${base.id}+lora` });
@@ -140,12 +208,20 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     void (async () => {
       try {
         if (!route) throw new HttpError(404, `no route ${req.method} ${req.url}`);
-        const body = req.method === 'POST' ? await readBody(req) : undefined;
+        const body = req.method === 'POST' ? await readBody(req, maxBodyBytes) : undefined;
         const [status, out] = await route(body);
         send(res, status, out);
       } catch (err) {
         const e = err instanceof HttpError ? err : new HttpError(500, (err as Error).message ?? String(err), 'InternalServerError');
         if (e.status >= 500) opts.log?.(`${req.method} ${req.url}: ${(err as Error).stack ?? e.message}`);
+        if (err instanceof BodyTooLarge) {
+          // Answer, then read and drop the rest so the client sees the 413 rather than a reset; a
+          // client that keeps sending far past the limit is cut off.
+          res.setHeader('connection', 'close');
+          let dropped = 0;
+          req.on('data', (c: Buffer) => { dropped += c.length; if (dropped > DRAIN_FACTOR * maxBodyBytes) req.destroy(); });
+          req.resume();
+        }
         if (!res.headersSent) send(res, e.status, e.body());
       }
     })();

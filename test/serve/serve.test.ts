@@ -17,11 +17,14 @@ import { assertStoresAgree } from '../engine/remote/store-compare.ts';
 let modelDir: string;
 let model: BuiltinModel;
 let server: RunningServer;
+/** The folder run-time LoRA adapters may be loaded from (genstudy serve --lora-root). */
+let loraRoot: string;
 
 before(async () => {
   modelDir = path.join(tinyRun([0], 17, 'serve-run'), 'step-0');
   model = await loadModel(modelDir);
-  server = await startServer({ modelDir, modelName: 'tiny' });
+  loraRoot = tempDir();
+  server = await startServer({ modelDir, modelName: 'tiny', loraRoots: [loraRoot] });
 });
 after(async () => { model?.dispose(); await server?.close(); });
 
@@ -120,7 +123,7 @@ test('clear errors: sampling, unknown model, bad JSON, bad fields, long prompts,
 });
 
 test('LoRA checkpoints: one server loads each adapter by name, and the evaluation equals the built-in merge', async () => {
-  const runDir = path.join(tempDir(), 'lora-run');
+  const runDir = path.join(loraRoot, 'lora-run');
   for (const [step, seed] of [[10, 1], [20, 2]]) {
     const adapters = LoraAdapters.create(model, { r: 2, alpha: 4, dropout: 0, targetModules: ['c_attn', 'c_fc'] }, seed);
     const rng = seededRandom(seed, 'serve-lora');
@@ -147,5 +150,5 @@ test('LoRA checkpoints: one server loads each adapter by name, and the evaluatio
   handle.dispose();
   const load = await call('/v1/load_lora_adapter', { lora_name: 'a', lora_path: path.join(runDir, 'nope') });
   assert.equal(load.status, 400);
-  assert.match(load.json.error.message, /cannot load the LoRA adapter at .*nope/);
+  assert.match(load.json.error.message, /no adapter folder at .*nope/);
 });

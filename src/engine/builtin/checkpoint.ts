@@ -19,7 +19,10 @@ export function readJsonFile(file: string): Record<string, unknown> {
     if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error('expected a JSON object');
     return value as Record<string, unknown>;
   } catch (err) {
-    throw new UserError(`${file}: not a valid JSON object (${(err as Error).message})`);
+    // V8's message quotes the text ('Unexpected token 'r', "root:x:0:0..." is not valid JSON'); the
+    // reason is kept, the file's contents never (genstudy serve reports these errors to clients).
+    const reason = (err as Error).message.replace(/^(Unexpected token) .*? is not valid JSON$/s, '$1').replace(/, ".*" is not valid JSON$/s, '');
+    throw new UserError(`${file}: not a valid JSON object (${reason})`);
   }
 }
 
