@@ -25,6 +25,12 @@ export interface FirstTokenOptions {
   labelTokens?: 'in-context' | 'standalone';
   /** Encode contexts with the tokenizer's special tokens. Default true. */
   addSpecialTokens?: boolean;
+  /**
+   * Study A's predecessor's reading position: each context is cut to its first `padTo` tokens,
+   * right-padded to `padTo` with the pad token (masked as a key) and read at the last padded
+   * position, as transformers computes it without position ids. Default: read the last real token.
+   */
+  padTo?: number;
 }
 
 /**

@@ -129,6 +129,8 @@ export const EvaluationSchema = z.strictObject({
   shots: z.record(z.string(), z.array(z.number().int().min(0)).min(1)).optional(),
   /** F1's positive class (study A's predecessor: "No"). */
   positiveLabel: z.string().optional(),
+  /** Study A: read the label logits at the last real token, or at position 127 of rows right-padded to 128 tokens (its predecessor). */
+  readingPosition: z.enum(['last-token', 'padded-128']).optional(),
 });
 
 export const AnalysisSchema = z.strictObject({

@@ -3,7 +3,7 @@
 import { UserError } from '../errors.ts';
 import {
   PROTOCOL_SETTINGS, STUDY_B_ICL_SHOTS, STUDY_B_TASKS, type BosRule, type EvaluationGrid, type LabelTokens, type Protocol,
-  type RougeAggregate, type StudyBTask, type UnlabeledRows,
+  type ReadingPosition, type RougeAggregate, type StudyBTask, type UnlabeledRows,
 } from '../tasks/index.ts';
 import type { Study, StudyMethod, StudyTrainingSet } from './schema.ts';
 
@@ -20,6 +20,8 @@ export interface StudySettings {
   studyAPositiveLabel?: string;
   /** F1's positive class for every task, when the study names one. */
   positiveLabel?: string;
+  /** Study A's tasks: where the label logits are read. */
+  readingPosition: ReadingPosition;
 }
 
 export function studySettings(study: Study): StudySettings {
@@ -35,6 +37,7 @@ export function studySettings(study: Study): StudySettings {
     gridShots: { ...STUDY_B_ICL_SHOTS, ...e.shots },
     studyAPositiveLabel: e.positiveLabel ?? p.studyAPositiveLabel,
     positiveLabel: e.positiveLabel,
+    readingPosition: e.readingPosition ?? p.studyAReadingPosition,
   };
 }
 

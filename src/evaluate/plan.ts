@@ -35,6 +35,8 @@ export interface PlanOptions extends Omit<TaskChoice, 'prompt'> {
   labelTokens?: LabelTokens;
   /** How prompts begin (BOS): the tokenizer's special tokens (default) or study B's replay. */
   bos?: BosRule;
+  /** First-token scoring: right-pad every context to this many tokens and read the last padded position (study A's predecessor: 128). */
+  padTo?: number;
 }
 
 function withSet<T>(set: EvalTestSet, variant: PromptVariant, fn: () => T): T {
@@ -91,7 +93,8 @@ async function buildCell(index: number, set: EvalTestSet, variant: PromptVariant
       mode = 'first-token';
       const labelTokens = opts.labelTokens ?? 'in-context';
       const addSpecialTokens = addSpecialTokensFor('classify', opts.bos ?? 'tokenizer');
-      payloads = buildFirstTokenRequests(task, set.examples, build).map((r) => ({ mode: 'first-token', context: r.context, candidates: r.candidates, labelTokens, addSpecialTokens }));
+      const padTo = opts.padTo === undefined ? {} : { padTo: opts.padTo };
+      payloads = buildFirstTokenRequests(task, set.examples, build).map((r) => ({ mode: 'first-token', context: r.context, candidates: r.candidates, labelTokens, addSpecialTokens, ...padTo }));
     } else {
       mode = 'full-word';
       const reqs = buildFullWordRequests(task, set.examples, build);
@@ -133,5 +136,5 @@ export function requestLength(p: RequestPayload): number {
 
 /** Requests that can share one engine call: same mode, and for first-token the same candidates and tokenisation. */
 export function engineGroup(p: RequestPayload): string {
-  return p.mode === 'first-token' ? `first-token\u0000${JSON.stringify([p.candidates, p.labelTokens, p.addSpecialTokens])}` : p.mode;
+  return p.mode === 'first-token' ? `first-token\u0000${JSON.stringify([p.candidates, p.labelTokens, p.addSpecialTokens, p.padTo ?? null])}` : p.mode;
 }

@@ -17,7 +17,7 @@ import { buildRunSeries } from '../analyze/run-series.ts';
 import { analyzeOrSkip, type AnalysisResult, type AnalyzeOptions } from '../analyze/analysis.ts';
 import { fticlDemonstrations, loadTrainingExamples } from './training-data.ts';
 import { gradAccumOf, gridShotsFor, objectiveOf, studySettings, type StudySettings } from '../config/settings.ts';
-import { STUDY_B_TASKS, studyBKind, type StudyBTask } from '../tasks/index.ts';
+import { STUDY_A_PAD_TO, STUDY_B_TASKS, studyBKind, type StudyBTask } from '../tasks/index.ts';
 import { defaultLoraTargetsOf } from '../engine/builtin/lora-defaults.ts';
 import { familyFor } from '../engine/builtin/registry.ts';
 import { remoteLoader } from '../engine/remote/index.ts';
@@ -236,6 +236,7 @@ async function executeRun(study: Study, run: RunPlan, ctx: RunContext): Promise<
       storePath: ctx.paths.store, run: run.id, runModel: run.model.id, checkpoints, testSets: ctx.testSets, variants,
       task: study.evaluation.task, scoring: study.evaluation.scoring, progress: ctx.opts.evalProgress, loader: ctx.loader,
       labelTokens: settings.labelTokens, bos: settings.bos,
+      ...(studyAOnly && settings.readingPosition === 'padded-128' ? { padTo: STUDY_A_PAD_TO } : {}),
       positiveLabel: settings.positiveLabel ?? (studyAOnly ? settings.studyAPositiveLabel : undefined),
     });
     ctx.work.answersComputed += summary.computed;
@@ -256,6 +257,7 @@ async function executeRun(study: Study, run: RunPlan, ctx: RunContext): Promise<
       model: modelDir, outDir: runDir, task, train: training.examples, dataName: run.trainingSet.id,
       demonstrations: method.kind === 'fticl' ? await fticlDemonstrations(study, run, training.examples, ctx.dataDir) : undefined,
       objective: objectiveOf(method, run.trainingSet) === 'supervised' ? 'generate' : 'classify', labelTokens: settings.labelTokens,
+      ...(studyAOnly && settings.readingPosition === 'padded-128' && objectiveOf(method, run.trainingSet) === 'label-token' ? { padTo: STUDY_A_PAD_TO } : {}),
       method: method.finetune,
       lora: method.finetune === 'lora' ? { r: method.lora?.r ?? 8, alpha: method.lora?.alpha ?? 32, dropout: method.lora?.dropout ?? 0.1, targetModules: method.lora?.targets ?? defaultLoraTargetsOf(modelDir) } : undefined,
       lr: method.lr!, weightDecay: method.weightDecay, schedule: method.schedule, warmupRatio: method.warmupRatio,

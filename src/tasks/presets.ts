@@ -110,6 +110,9 @@ export function studyBTask(task: StudyBTask, prompt: 1 | 2 = 1, scoring: Scoring
 /** Study A's pattern: no space between premise and "Question:". */
 export const STUDY_A_TEMPLATE = '{premise}Question: {hypothesis} Yes or No?';
 
+/** Study A's predecessor tokenised with max_length=128, right padding and truncation (NLIDataset.py) and read the last padded position. */
+export const STUDY_A_PAD_TO = 128;
+
 /** Study A's verbalizer: the label words carry their leading space. */
 export const STUDY_A_VERBALIZER: Readonly<Record<'Yes' | 'No', string>> = { Yes: ' Yes', No: ' No' };
 

@@ -26,6 +26,8 @@ export type RougeAggregate = 'bootstrap-mid' | 'mean';
 export type EvaluationGrid = 'reported' | 'every-k-and-prompt';
 /** FTICL demonstrations: the first k rows of the in-domain few-shot file, or k sampled per training example. */
 export type FticlDemonstrations = 'few-shot-first' | 'training-sampled';
+/** Study A: read the logits at the last real token, or at position 127 of a right-padded 128-token row (its predecessor). */
+export type ReadingPosition = 'last-token' | 'padded-128';
 
 export interface ProtocolSettings {
   labelTokens: LabelTokens;
@@ -36,16 +38,18 @@ export interface ProtocolSettings {
   fticlDemonstrations: FticlDemonstrations;
   /** Study A's F1 positive class (undefined: the first label, "Yes"). */
   studyAPositiveLabel?: string;
+  /** Study A's tasks only: where the label logits are read. */
+  studyAReadingPosition: ReadingPosition;
 }
 
 export const PROTOCOL_SETTINGS: Readonly<Record<Protocol, Readonly<ProtocolSettings>>> = {
   official: {
     labelTokens: 'in-context', bos: 'study-b', unlabeledRows: 'wrong', rouge: 'bootstrap-mid', grid: 'every-k-and-prompt',
-    fticlDemonstrations: 'few-shot-first', studyAPositiveLabel: 'No',
+    fticlDemonstrations: 'few-shot-first', studyAPositiveLabel: 'No', studyAReadingPosition: 'padded-128',
   },
   corrected: {
     labelTokens: 'in-context', bos: 'tokenizer', unlabeledRows: 'drop', rouge: 'mean', grid: 'reported',
-    fticlDemonstrations: 'training-sampled',
+    fticlDemonstrations: 'training-sampled', studyAReadingPosition: 'last-token',
   },
 };
 

@@ -4,13 +4,21 @@
 // only at the loss positions: the lm head over the full vocabulary is the largest matMul of a
 // small model, and only these rows are needed.
 import * as tf from '@tensorflow/tfjs-core';
-import { pad } from '../engine/builtin/batching.ts';
+import { pad, positionsFromMask } from '../engine/builtin/batching.ts';
 import type { BuiltinModel } from '../engine/builtin/model.ts';
 import type { TrainSequence } from './sequences.ts';
 
 /** Scalar loss tensor; call inside tf.variableGrads / tf.tidy. */
 export function microBatchLoss(model: BuiltinModel, seqs: readonly TrainSequence[], normalizer: number): tf.Scalar {
   const { ids, keyMask, width } = pad(seqs.map((s) => s.ids), 'right', 0);
+  // Study A's replay: the padding inside a sequence is read as padding, at the family's pad positions.
+  let positions: number[][] | undefined;
+  if (seqs.some((s) => s.realLength !== undefined)) {
+    seqs.forEach((s, i) => { if (s.realLength !== undefined) for (let j = s.realLength; j < width; j++) keyMask[i][j] = 0; });
+    positions = positionsFromMask(keyMask, 0, width);
+    const padPosition = model.family.padPosition ?? ((j: number) => j);
+    seqs.forEach((s, i) => { if (s.realLength !== undefined) for (let j = s.realLength; j < width; j++) positions![i][j] = padPosition(j); });
+  }
   const rows: number[] = [];
   const targets: number[] = [];
   seqs.forEach((s, i) => {
@@ -19,7 +27,7 @@ export function microBatchLoss(model: BuiltinModel, seqs: readonly TrainSequence
       targets.push(s.targets[j]);
     }
   });
-  const { hidden } = model.step(ids, keyMask, 0);
+  const { hidden } = model.step(ids, keyMask, 0, undefined, positions);
   const flat = tf.reshape(hidden, [-1, hidden.shape[2]]);
   const picked = tf.gather(flat, tf.tensor1d(rows, 'int32')) as tf.Tensor2D;
   const logits = model.logitsOf(picked);

@@ -31,6 +31,8 @@ export interface TrainOptions {
   objective?: Objective;
   /** The classify objective's target: the label's first token in context (default) or tokenised alone. */
   labelTokens?: LabelTokenRule;
+  /** The classify objective read at position padTo - 1 of rows right-padded to padTo tokens (study A's predecessor: 128). */
+  padTo?: number;
   /** FTICL: demonstrations prepended to every training example. */
   demonstrations?: { pool: readonly Example[]; selection: DemonstrationSelection };
   join?: JoinOptions;

@@ -26,21 +26,35 @@ export interface TrainSequence {
   lossPositions: number[];
   /** The token expected at each loss position. */
   targets: number[];
+  /**
+   * Study A's replay (padTo): ids holds this many real tokens, then right padding that the model
+   * reads as padding (masked keys, the family's pad positions) with the loss at the last position.
+   */
+  realLength?: number;
 }
 
 export function encodeForTraining(
-  tok: Tokenizer, pieces: readonly TrainingPieces[], objective: Objective, maxLength: number, labelTokens: LabelTokenRule = 'in-context',
+  tok: Tokenizer, pieces: readonly TrainingPieces[], objective: Objective, maxLength: number, labelTokens: LabelTokenRule = 'in-context', padTo?: number,
 ): TrainSequence[] {
-  return pieces.map((p) => (objective === 'classify' ? classifySequence(tok, p, maxLength, labelTokens) : generateSequence(tok, p, maxLength)));
+  if (padTo !== undefined && objective !== 'classify') throw new UserError('padTo (study A\'s reading position) applies to the label-token objective only');
+  return pieces.map((p) => (objective === 'classify' ? classifySequence(tok, p, maxLength, labelTokens, padTo) : generateSequence(tok, p, maxLength)));
 }
 
-function classifySequence(tok: Tokenizer, p: TrainingPieces, maxLength: number, labelTokens: LabelTokenRule): TrainSequence {
+function classifySequence(tok: Tokenizer, p: TrainingPieces, maxLength: number, labelTokens: LabelTokenRule, padTo?: number): TrainSequence {
   let enc;
   try {
     enc = encodeFirstToken(tok, p.context, [p.target], { labelTokens }, maxLength);
   } catch (err) {
     if (err instanceof UserError) throw new UserError(`example "${p.exampleId}": ${err.message}`);
     throw err;
+  }
+  if (padTo !== undefined) {
+    // As at test time (engine/builtin/first-token.ts, paddedReading): the first padTo tokens, right-padded.
+    const padId = (tok as { padTokenId?: number }).padTokenId ?? tok.eosTokenId;
+    if (padId === undefined) throw new UserError('padTo: the tokenizer has neither a pad nor an EOS token to pad with');
+    const real = tok.encode(p.context).slice(0, padTo);
+    const ids = [...real, ...new Array<number>(padTo - real.length).fill(padId)];
+    return { exampleId: p.exampleId, ids, lossPositions: [padTo - 1], targets: [enc.candidates[0]], realLength: real.length };
   }
   return { exampleId: p.exampleId, ids: enc.context, lossPositions: [enc.context.length - 1], targets: [enc.candidates[0]] };
 }

@@ -90,7 +90,7 @@ export async function train(options: TrainOptions): Promise<TrainResult> {
   const base = await loadModel(resumeFrom && o.method === 'full' ? resumeFrom.dir : o.model);
   enableTrainingGradients();
   const maxLength = Math.min(o.maxLength ?? base.maxLength, base.maxLength);
-  const seqs = encodeForTraining(base.tokenizer, runPieces(o), o.objective, maxLength, o.labelTokens);
+  const seqs = encodeForTraining(base.tokenizer, runPieces(o), o.objective, maxLength, o.labelTokens, o.padTo);
   const order: OrderOptions = { examples: seqs.length, batchSize: o.batchSize, gradAccum: o.gradAccum, epochs: o.epochs, maxSteps: o.maxSteps, shuffle: o.shuffle, seed: o.seed };
   const total = totalSteps(order);
   const warmup = warmupStepsOf(total, o.warmupSteps, o.warmupRatio);

@@ -29,10 +29,12 @@ test('protocol: official selects every replay setting at once; corrected is the 
     { labelTokens: official.labelTokens, bos: official.bos, unlabeledRows: official.unlabeledRows, rouge: official.rouge, grid: official.grid, studyA: official.studyAPositiveLabel },
     { labelTokens: 'in-context', bos: 'study-b', unlabeledRows: 'wrong', rouge: 'bootstrap-mid', grid: 'every-k-and-prompt', studyA: 'No' },
   );
+  assert.equal(official.readingPosition, 'padded-128');
+  assert.equal(studySettings(parseStudy(base('official', '  readingPosition: last-token'), 's.yaml')).readingPosition, 'last-token');
   const corrected = studySettings(parseStudy(base('corrected'), 's.yaml'));
   assert.deepEqual(
-    { bos: corrected.bos, unlabeledRows: corrected.unlabeledRows, rouge: corrected.rouge, grid: corrected.grid, studyA: corrected.studyAPositiveLabel },
-    { bos: 'tokenizer', unlabeledRows: 'drop', rouge: 'mean', grid: 'reported', studyA: undefined },
+    { bos: corrected.bos, unlabeledRows: corrected.unlabeledRows, rouge: corrected.rouge, grid: corrected.grid, studyA: corrected.studyAPositiveLabel, at: corrected.readingPosition },
+    { bos: 'tokenizer', unlabeledRows: 'drop', rouge: 'mean', grid: 'reported', studyA: undefined, at: 'last-token' },
   );
   const omitted = parseStudy(base('corrected').replace('protocol: corrected\n', ''), 's.yaml');
   assert.equal(omitted.protocol, 'corrected');

@@ -149,3 +149,32 @@ test('ROUGE on real references: the bootstrap median (official) sits near the pe
   assert.ok(Math.abs(mid - mean) < 0.005, `${mid} vs ${mean}`);
   assert.notEqual(mid, mean);
 });
+
+test('study A\'s reading position goes through the grid: stored log-probs are the engine\'s padded reading', async (t) => {
+  if (!existsSync(path.join(dataDir, 'nli')) || !existsSync(golden)) { t.skip(`needs ${dataDir}/nli and ${golden}`); return; }
+  const { loadModel } = await import('../../src/engine/index.ts');
+  const { buildFirstTokenRequests, studyATask } = await import('../../src/tasks/index.ts');
+  const [rte] = await resolveTestSets(['study-a/rte:train'], { dataDir, limit: 4 });
+  const storePath = path.join(tempDir(), 'a.sqlite');
+  await evaluateGrid({ storePath, run: 'gpt2', checkpoints: [{ step: 0, dir: golden }], testSets: [rte], variants: promptVariants(), padTo: 128, positiveLabel: 'No' });
+  const store = ResultStore.open(storePath, { readonly: true });
+  const preds = new Map(store.predictions('gpt2', 0, rte.id, '').map((p) => [p.exampleId, p]));
+  const f1 = store.scores({ run: 'gpt2' }).find((s) => s.metric === 'f1')!;
+  store.close();
+  const reqs = buildFirstTokenRequests(studyATask(), rte.examples);
+  const model = await loadModel(golden);
+  try {
+    const padded = await model.firstTokenLogprobs(reqs.map((r) => r.context), reqs[0].candidates, { padTo: 128 });
+    reqs.forEach((r, i) => {
+      const lp = preds.get(r.exampleId)!.detail!.logprobs as Record<string, number>;
+      assert.ok(Math.abs(lp.Yes - padded[i][0]) < 1e-5 && Math.abs(lp.No - padded[i][1]) < 1e-5);
+    });
+  } finally {
+    model.dispose();
+  }
+  const positives = [...preds.values()];
+  const tp = positives.filter((p) => p.prediction === 'No' && p.gold === 'No').length;
+  const fp = positives.filter((p) => p.prediction === 'No' && p.gold !== 'No').length;
+  const fn = positives.filter((p) => p.prediction !== 'No' && p.gold === 'No').length;
+  assert.equal(f1.value, tp === 0 ? 0 : (2 * tp) / (2 * tp + fp + fn), 'F1 with "No" as the positive class');
+});

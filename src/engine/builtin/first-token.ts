@@ -18,8 +18,9 @@ export async function firstTokenLogprobs(model: BuiltinModel, contexts: string[]
       throw err;
     }
   });
-  const rows = enc.map((e) => e.context);
   const nCand = candidates.length;
+  if (opts.padTo !== undefined) return paddedReading(model, contexts, enc.map((e) => e.candidates), opts);
+  const rows = enc.map((e) => e.context);
   const out: number[][] = new Array(contexts.length);
   for (const batch of lengthSortedBatches(rows.map((r) => r.length), model.maxBatchTokens)) {
     const { ids, keyMask, width } = pad(batch.map((i) => rows[i]), 'right');
@@ -36,6 +37,45 @@ export async function firstTokenLogprobs(model: BuiltinModel, contexts: string[]
     const data = await picked.data();
     picked.dispose();
     batch.forEach((i, j) => { out[i] = Array.from(data.subarray(j * nCand, (j + 1) * nCand)); });
+  }
+  return out;
+}
+
+/**
+ * Study A's predecessor (ilboglions/DL2024, NLIDataset.py: truncation=True, padding="max_length",
+ * max_length=128; OPTModel.py: logits[:, -1, :]): every context cut to its first padTo tokens and
+ * right-padded with the pad token; the pad keys are masked; pad positions are what transformers
+ * gives them (Family.padPosition); the log-softmax is read at position padTo - 1, a padding token
+ * for every shorter context.
+ */
+async function paddedReading(model: BuiltinModel, contexts: string[], cands: number[][], opts: FirstTokenOptions): Promise<number[][]> {
+  const padTo = opts.padTo!;
+  if (!Number.isInteger(padTo) || padTo < 1 || padTo > model.maxLength) {
+    throw new UserError(`padTo ${padTo}: expected a whole number from 1 to the model's length ${model.maxLength}`);
+  }
+  const tok = model.tokenizer;
+  const padId = tok.padTokenId ?? tok.eosTokenId;
+  if (padId === undefined) throw new UserError('padTo: the tokenizer has neither a pad nor an EOS token (tokenizer_config.json) to pad with');
+  const rows = contexts.map((c) => tok.encode(c, { addSpecialTokens: opts.addSpecialTokens ?? true }).slice(0, padTo));
+  const padPosition = model.family.padPosition ?? ((j: number) => j);
+  const out: number[][] = new Array(contexts.length);
+  const perBatch = Math.max(1, Math.floor(model.maxBatchTokens / padTo));
+  for (let start = 0; start < rows.length; start += perBatch) {
+    const batch = rows.slice(start, start + perBatch).map((r, j) => ({ r, i: start + j }));
+    const ids = batch.map(({ r }) => [...r, ...new Array<number>(padTo - r.length).fill(padId)]);
+    const keyMask = batch.map(({ r }) => Array.from({ length: padTo }, (_, j) => (j < r.length ? 1 : 0)));
+    const positions = batch.map(({ r }) => Array.from({ length: padTo }, (_, j) => (j < r.length ? j : padPosition(j))));
+    const picked = tf.tidy(() => {
+      const { hidden } = model.step(ids, keyMask, 0, undefined, positions);
+      const last = tf.reshape(tf.slice(hidden, [0, padTo - 1, 0], [batch.length, 1, hidden.shape[2]]), [batch.length, hidden.shape[2]]);
+      const logp = tf.logSoftmax(model.logitsOf(last as tf.Tensor2D));
+      const vocab = logp.shape[1];
+      const flat = batch.flatMap(({ i }, j) => cands[i].map((t) => j * vocab + t));
+      return tf.gather(tf.reshape(logp, [-1]), tf.tensor1d(flat, 'int32'));
+    });
+    const data = await picked.data();
+    picked.dispose();
+    batch.forEach(({ i }, j) => { out[i] = Array.from(data.subarray(j * cands[i].length, (j + 1) * cands[i].length)); });
   }
   return out;
 }

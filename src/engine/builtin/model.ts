@@ -64,12 +64,15 @@ export class BuiltinModel implements LanguageModel {
     return this.arch.maxPositions;
   }
 
-  /** One forward step: hidden states [B, T, W] and the layers' key/value caches. Call inside tf.tidy. */
-  step(ids: number[][], keyMask: number[][], from: number, past?: LayerCache[]): StepOutputs {
+  /**
+   * One forward step: hidden states [B, T, W] and the layers' key/value caches. Call inside tf.tidy.
+   * Positions count each row's real tokens unless given.
+   */
+  step(ids: number[][], keyMask: number[][], from: number, past?: LayerCache[], positions?: number[][]): StepOutputs {
     const t = ids[0].length;
     return this.family.forward(this.arch, this.params, {
       ids: tf.tensor2d(ids, undefined, 'int32'),
-      positions: positionsFromMask(keyMask, from, t),
+      positions: positions ?? positionsFromMask(keyMask, from, t),
       mask: causalMask(keyMask, from, t),
       past,
     });

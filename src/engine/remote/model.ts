@@ -136,6 +136,7 @@ export class RemoteModel implements LanguageModel {
   }
 
   async firstTokenLogprobs(contexts: string[], candidates: string[], opts: FirstTokenOptions = {}): Promise<number[][]> {
+    if (opts.padTo !== undefined) throw new UserError('reading at a padded position (padTo, study A\'s replay) needs the built-in engine; a server reads the last real token');
     const enc = contexts.map((c, i) => {
       try {
         return encodeFirstToken(this.tokenizer, c, candidates, opts, this.maxLength);

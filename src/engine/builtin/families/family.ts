@@ -46,6 +46,12 @@ export interface Family<A extends Arch = Arch> {
   forward(arch: A, p: Params, x: StepInputs): StepOutputs;
   /** Logits [N, vocabSize] of hidden rows [N, outputWidth]. */
   logits(arch: A, p: Params, hidden: tf.Tensor2D): tf.Tensor2D;
+  /**
+   * The position id transformers gives a padding token at index `index` of a right-padded row when
+   * no position ids are passed (study A's predecessor read its logits at such a token). Default:
+   * `index` (positions count every index). OPT derives positions from the attention mask instead.
+   */
+  padPosition?(index: number): number;
 }
 
 /** Reads a numeric field of config.json; `fallback` is the transformers config class default. */

@@ -19,6 +19,9 @@ const EPS = 1e-5;
 
 export const opt: Family<OptArch> = {
   modelTypes: ['opt'],
+  // modeling_opt.py: position ids = cumsum(attention_mask) * attention_mask - 1, so padding gets -1
+  // (embedding row 1 once the offset of 2 is added).
+  padPosition: () => -1,
 
   parseConfig(cfg, file) {
     const hidden = num(cfg, 'hidden_size', file, 768);
