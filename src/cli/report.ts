@@ -10,6 +10,7 @@ interface ReportFlags extends AnalysisFlags {
   metric?: string;
   title?: string;
   study?: string;
+  pair?: string[];
 }
 
 export function registerReport(program: Command): void {
@@ -21,10 +22,12 @@ export function registerReport(program: Command): void {
     .option('--control <test-set>', 'the in-domain test set regressed out (default: the runs\' "control_test_set" attribute; without either, no study-A analysis)')
     .option('--metric <name>', 'the metric to analyse and draw (default: per test set its spec.metric, its only metric, or accuracy / acc)')
     .option('--title <text>', 'the page title')
-    .option('--study <file>', 'the study file to embed in the provenance section');
+    .option('--study <file>', 'the study file to embed in the provenance section')
+    .option('--pair <set...>', 'the two OOD test sets whose residual scatter is drawn per run (default: a pair whose sign differs between runs, else the strongest)');
   addAnalysisOptions(command)
     .action(async (store: string, flags: ReportFlags) => {
       const analysis = analysisOptionsFromFlags(flags);
+      if (flags.pair && flags.pair.length !== 2) throw new UserError(`--pair ${flags.pair.join(' ')}: expected two test sets, e.g. --pair hans rte`);
       if ((await detectSource(store)) !== 'store') throw new UserError(`${store}: not a genstudy results store (expected an SQLite file as \`genstudy run\` writes it)`);
       // Loaded here so that other commands do not pay for loading Vega.
       const { writeReport } = await import('../report/index.ts');
@@ -35,6 +38,7 @@ export function registerReport(program: Command): void {
         promptVariant: flags.promptVariant,
         title: flags.title,
         studyFile: flags.study,
+        pair: flags.pair as [string, string] | undefined,
         analysis,
       });
       process.stdout.write(`${written.report.headline}\n`);

@@ -36,15 +36,39 @@ export function estimateTextWidth(text: string, size: number): number {
   }
   return em * size;
 }
-const CONFIG = {
+export const CONFIG = {
   font: FONT,
   background: 'white',
-  axis: { labelFontSize: 11, titleFontSize: 12, titleFontWeight: 'normal' as const },
-  legend: { labelFontSize: 11, titleFontSize: 11, labelLimit: 260 },
+  axis: { labelFontSize: 13, titleFontSize: 14, titleFontWeight: 'normal' as const },
+  legend: { labelFontSize: 14, titleFontSize: 14, symbolSize: 140, labelLimit: 320, rowPadding: 5 },
   view: { stroke: '#ddd' },
 };
 /** The look every chart shares (forest-chart.ts builds its spec outside this file). */
 export { CONFIG as CHART_CONFIG };
+
+/** Chart sizes (plot area, px): wide enough to read at the page's width; the page scales them down on narrow screens. */
+export const SIZE = { curves: { width: 640, height: 300 }, loss: { width: 640, height: 170 }, small: { width: 250, height: 220 } };
+
+/** The series colours; the control (in-domain) set is drawn in black. */
+export const PALETTE = ['#4c78a8', '#f58518', '#54a24b', '#e45756', '#72b7b2', '#b279a2', '#ff9da6', '#9d755d', '#bab0ac', '#eeca3b'];
+
+/**
+ * The x scale for training steps: a symmetric log scale (step 0 stays on it) when the checkpoints
+ * are log-spaced, so the dense early checkpoints are not squashed into the left edge; linear
+ * otherwise. Log-spaced: at least 8 positive steps, the largest 30 times the smallest, and half
+ * of them in the first fifth of the range.
+ */
+export function stepAxis(steps: readonly number[]): { scale: Record<string, unknown>; axis: Record<string, unknown>; title: string; logSpaced: boolean } {
+  const positive = [...new Set(steps)].filter((s) => s > 0).sort((a, b) => a - b);
+  const max = positive.at(-1) ?? 0;
+  const early = positive.filter((s) => s <= max / 5).length;
+  const logSpaced = positive.length >= 8 && max >= 30 * positive[0] && early >= positive.length / 2;
+  if (!logSpaced) return { scale: { type: 'linear', nice: true }, axis: {}, title: 'training step', logSpaced };
+  // Ticks at 0, 1, 2, 5, 10, 20, 50, ... up to the last step: a log axis's own ticks crowd its right end.
+  const ticks = [0];
+  for (let decade = 1; decade <= max; decade *= 10) for (const m of [1, 2, 5]) if (m * decade <= max) ticks.push(m * decade);
+  return { scale: { type: 'symlog', constant: 1, domain: [0, max], nice: false }, axis: { values: ticks, grid: true }, title: 'training step (log scale)', logSpaced };
+}
 
 export interface CurvePoint { step: number; series: string; value: number; isControl: boolean }
 
@@ -54,30 +78,32 @@ export function curvesSpec(points: readonly CurvePoint[], yTitle: string): TopLe
   const control = points.find((p) => p.isControl)?.series;
   const others = series.filter((s) => s !== control).sort();
   const domain = control === undefined ? others : [control, ...others];
-  const palette = ['#4c78a8', '#f58518', '#54a24b', '#e45756', '#72b7b2', '#b279a2', '#ff9da6', '#9d755d', '#bab0ac', '#eeca3b'];
-  const range = domain.map((s, i) => (s === control ? '#111111' : palette[(control === undefined ? i : i - 1) % palette.length]));
-  const steps = new Set(points.map((p) => p.step)).size;
+  const range = domain.map((s, i) => (s === control ? '#111111' : PALETTE[(control === undefined ? i : i - 1) % PALETTE.length]));
+  const axis = stepAxis(points.map((p) => p.step));
   return {
-    width: 460, height: 220, config: CONFIG,
+    ...SIZE.curves, config: CONFIG,
     data: { values: points.map((p) => ({ ...p })) },
-    mark: { type: 'line', point: steps <= 20, interpolate: 'linear' },
+    // Every checkpoint is marked on its curve: the scores exist only there.
+    mark: { type: 'line', point: { filled: true, size: 30 }, interpolate: 'linear' },
     encoding: {
-      x: { field: 'step', type: 'quantitative', title: 'training step' },
+      x: { field: 'step', type: 'quantitative', title: axis.title, scale: axis.scale, axis: axis.axis },
       y: { field: 'value', type: 'quantitative', title: yTitle, scale: { zero: false } },
-      color: { field: 'series', type: 'nominal', title: null, scale: { domain, range }, sort: domain },
-      strokeWidth: { condition: { test: 'datum.isControl', value: 3 }, value: 1.6 },
+      color: { field: 'series', type: 'nominal', title: null, scale: { domain, range }, sort: domain, legend: { orient: 'right' } },
+      strokeWidth: { condition: { test: 'datum.isControl', value: 3 }, value: 1.8 },
     },
   };
 }
 
 /** Training loss against step. */
-export function lossSpec(points: readonly { step: number; loss: number }[]): TopLevelSpec {
+export function lossSpec(points: readonly { step: number; loss: number }[], checkpointSteps: readonly number[] = points.map((p) => p.step)): TopLevelSpec {
+  // The same step axis as the run's score curves, so the two read against each other.
+  const axis = stepAxis(checkpointSteps);
   return {
-    width: 460, height: 140, config: CONFIG,
+    ...SIZE.loss, config: CONFIG,
     data: { values: points.map((p) => ({ ...p })) },
-    mark: { type: 'line', color: '#555', point: points.length <= 20 },
+    mark: { type: 'line', color: '#555', point: points.length <= 40 },
     encoding: {
-      x: { field: 'step', type: 'quantitative', title: 'training step' },
+      x: { field: 'step', type: 'quantitative', title: axis.title, scale: axis.scale, axis: axis.axis },
       y: { field: 'loss', type: 'quantitative', title: 'training loss', scale: { zero: false } },
     },
   };
@@ -90,7 +116,7 @@ export interface HeatCell { row: string; col: string; value: number | null; labe
  * without a value are grey; outlined cells get a black border; each cell shows its label.
  */
 export function heatmapSpec(cells: readonly HeatCell[], opts: { rows: string[]; cols: string[]; extent: number; legendTitle: string; rowTitle?: string; colTitle?: string }): TopLevelSpec {
-  const cellSize = Math.max(34, Math.min(56, Math.floor(440 / Math.max(opts.cols.length, 1))));
+  const cellSize = Math.max(40, Math.min(64, Math.floor(520 / Math.max(opts.cols.length, 1))));
   const values = cells.map((c) => ({ ...c, strong: c.value !== null && Math.abs(c.value) > 0.6 * opts.extent }));
   const x = { field: 'col', type: 'nominal' as const, sort: opts.cols, title: opts.colTitle ?? null, axis: { labelAngle: -40, labelLimit: 0 } };
   const y = { field: 'row', type: 'nominal' as const, sort: opts.rows, title: opts.rowTitle ?? null, axis: { labelLimit: 0 } };
@@ -115,7 +141,7 @@ export function heatmapSpec(cells: readonly HeatCell[], opts: { rows: string[]; 
         mark: { type: 'rect', fillOpacity: 0, stroke: '#000', strokeWidth: 2.5 },
       },
       {
-        mark: { type: 'text', fontSize: 11 },
+        mark: { type: 'text', fontSize: 12 },
         encoding: {
           text: { field: 'label', type: 'nominal' },
           color: { condition: { test: 'datum.strong', value: 'white' }, value: 'black' },

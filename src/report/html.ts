@@ -20,11 +20,19 @@ th, td { border: 1px solid #ddd; padding: 3px 7px; text-align: left; vertical-al
 th { background: #f3f3f3; font-weight: 600; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 td.code, code, pre { font-family: ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: 0.8rem; }
-td.code { word-break: break-all; max-width: 420px; }
-pre { background: #f6f6f6; border: 1px solid #e3e3e3; padding: 10px; overflow-x: auto; max-height: 420px; }
-figure { margin: 10px 0 16px; }
-figure svg { max-width: 100%; height: auto; }
+td.code { overflow-wrap: anywhere; max-width: 420px; }
+pre { background: #f6f6f6; border: 1px solid #e3e3e3; padding: 10px; overflow: auto; max-height: 420px; max-width: 100%; box-sizing: border-box; white-space: pre-wrap; overflow-wrap: anywhere; }
+figure { margin: 10px 0 16px; max-width: 100%; box-sizing: border-box; }
+figure svg { max-width: 100%; height: auto; display: block; }
 .charts { display: flex; flex-wrap: wrap; gap: 8px 28px; align-items: flex-start; }
+.charts > * { min-width: 0; max-width: 100%; }
+.table-wrap { max-width: 100%; overflow-x: auto; }
+.table-wrap td:not(.code) { white-space: nowrap; }
+dl.run-summary { display: flex; flex-wrap: wrap; gap: 4px 22px; margin: 4px 0 12px; font-size: 0.92rem; }
+dl.run-summary div { display: flex; gap: 6px; }
+dl.run-summary dt { color: #666; }
+dl.run-summary dd { margin: 0; font-weight: 500; }
+table.kv td:first-child { color: #555; white-space: nowrap; }
 .verdict-positive-in-all { background: #dbe9f7; }
 .verdict-negative-in-all { background: #f8dcdc; }
 .verdict-sign-differs { background: #fff0c2; font-weight: 600; }
@@ -82,11 +90,15 @@ export function htmlTable(
     });
     return `<tr${cls ? ` class="${esc(cls)}"` : ''}>${cells.join('')}</tr>`;
   });
-  return `<table>\n<thead>${head}</thead>\n<tbody>\n${body.join('\n')}\n</tbody>\n</table>`;
+  // Wrapped so that a wide table scrolls inside the page instead of widening it.
+  return `<div class="table-wrap"><table>\n<thead>${head}</thead>\n<tbody>\n${body.join('\n')}\n</tbody>\n</table></div>`;
 }
 
 export function figure(svg: string, caption: string, kind: string): string {
-  return `<figure class="chart" data-chart="${esc(kind)}">${svg}<figcaption>${esc(caption)}</figcaption></figure>`;
+  // As wide as its chart (captions wrap under it, charts sit side by side), never wider than the page.
+  const width = /^<svg[^>]*\swidth="(\d+(?:\.\d+)?)"/.exec(svg)?.[1];
+  const style = width ? ` style="width: ${width}px"` : '';
+  return `<figure class="chart" data-chart="${esc(kind)}"${style}>${svg}<figcaption>${esc(caption)}</figcaption></figure>`;
 }
 
 export function cellText(v: Cell | undefined): string {

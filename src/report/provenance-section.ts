@@ -35,9 +35,15 @@ export function provenanceSection(data: ReportData, prov: Provenance, tables: re
     out.push('<p class="note">No study file given or recorded.</p>');
   }
 
-  out.push('<h3>Runs: seeds and versions</h3>');
+  out.push('<h3>Versions recorded with the runs</h3>');
+  out.push(versionsTable(data));
+  out.push('<h3>Runs: seeds and settings</h3>');
   const runs = tables.find((t) => t.name === 'runs')!;
-  out.push(htmlTable(runs, { columns: ['run', 'model', 'method', 'training_set', 'seed', 'checkpoints', 'checkpoints_hashed', 'versions', 'attributes'], code: ['versions', 'attributes'] }));
+  out.push(htmlTable(runs, {
+    columns: ['run', 'model', 'method', 'training_set', 'seed', 'checkpoints', 'checkpoints_hashed', 'attributes'],
+    headers: { training_set: 'training set', checkpoints_hashed: 'with content hash', attributes: 'settings' },
+    format: { attributes: (v) => settingsText(String(v ?? '{}')) },
+  }));
   out.push('<h3>Test sets: content hashes</h3>');
   out.push(htmlTable(tables.find((t) => t.name === 'test_sets')!, { columns: ['test_set', 'content_hash', 'n', 'task', 'domain'], code: ['content_hash'] }));
 
@@ -47,6 +53,46 @@ export function provenanceSection(data: ReportData, prov: Provenance, tables: re
   }
   out.push('</ul>', '</section>');
   return out.join('\n');
+}
+
+/**
+ * One row per package: the version each run recorded (runs.versions), and which runs, so a
+ * store whose runs were made with different versions says so at a glance.
+ */
+function versionsTable(data: ReportData): string {
+  const byPackage = new Map<string, Map<string, string[]>>();
+  for (const run of data.runs) {
+    for (const [pkg, version] of Object.entries(run.versions ?? {})) {
+      const versions = byPackage.get(pkg) ?? new Map<string, string[]>();
+      versions.set(String(version), [...(versions.get(String(version)) ?? []), run.id]);
+      byPackage.set(pkg, versions);
+    }
+  }
+  if (byPackage.size === 0) return '<p class="note">No versions recorded with the runs.</p>';
+  const rows = [...byPackage].map(([pkg, versions]) => {
+    const cells = [...versions].map(([v, runs]) => `${esc(v)}${versions.size > 1 || runs.length < data.runs.length ? ` <span class="small">(${runs.length === data.runs.length ? 'all runs' : esc(runs.join(', '))})</span>` : ''}`);
+    return `<tr><td><code>${esc(pkg)}</code></td><td>${cells.join('<br>')}</td></tr>`;
+  });
+  return `<div class="table-wrap"><table class="kv"><thead><tr><th>package</th><th>version${data.runs.length > 1 ? ` (${data.runs.length} runs)` : ''}</th></tr></thead><tbody>${rows.join('')}</tbody></table></div>`;
+}
+
+/** A run's attributes (JSON) as "key value" lines; nested objects as key=value lists; empty values left out. */
+function settingsText(json: string): string {
+  let attrs: Record<string, unknown>;
+  try {
+    attrs = JSON.parse(json) as Record<string, unknown>;
+  } catch {
+    return esc(json);
+  }
+  const lines = Object.entries(attrs)
+    .filter(([, v]) => v !== null && v !== undefined && v !== '')
+    .map(([k, v]) => {
+      const text = typeof v === 'object' && !Array.isArray(v)
+        ? Object.entries(v as Record<string, unknown>).map(([k2, v2]) => `${k2}=${Array.isArray(v2) ? v2.join(',') : String(v2)}`).join(' ')
+        : Array.isArray(v) ? v.join(', ') : String(v);
+      return `<span class="small">${esc(k)}</span> ${esc(text)}`;
+    });
+  return lines.join('<br>');
 }
 
 export function sha256(text: string): string {

@@ -26,6 +26,8 @@ export interface ReportInput {
   promptVariant?: string;
   analysis?: Partial<Omit<AnalyzeOptions, 'control'>>;
   title?: string;
+  /** The pair of OOD test sets whose residuals are drawn per run (default: chosen by run-figures.ts). */
+  pair?: readonly [string, string];
   /** A study file to embed (its text and sha256) in the provenance section. */
   studyFile?: string;
   /** When the report says it was made (default: now). */
@@ -56,7 +58,7 @@ export async function renderReport(input: ReportInput): Promise<RenderedReport> 
   };
 
   const title = input.title ?? `genstudy report: ${basename(input.storePath)}`;
-  const runs = await runSections(data, a, tables, { metric: input.metric });
+  const runs = await runSections(data, a, tables, { metric: input.metric, pair: input.pair });
   const sections = [
     `<header><h1>${esc(title)}</h1><p class="meta">${data.runs.length} runs · ${data.testSets.length} test sets · ${data.scores.length} scores · store ${esc(data.storePath)}</p></header>`,
     nav(runs.toc, b.present),
@@ -102,7 +104,7 @@ async function readStudyFile(path: string): Promise<NonNullable<Provenance['stud
   return { path, text, sha256: sha256(text) };
 }
 
-const LIBRARIES = ['vega', 'vega-lite', 'better-sqlite3', 'commander'];
+const LIBRARIES = ['vega', 'vega-lite', 'better-sqlite3', 'commander', '@huggingface/tokenizers', '@tensorflow/tfjs-core'];
 
 /** genstudy's version and the exact (pinned) versions of the libraries the report depends on. */
 function toolVersions(): Pick<Provenance, 'genstudyVersion' | 'libraries' | 'node'> {

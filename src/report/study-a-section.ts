@@ -10,6 +10,8 @@ import type { StudyA } from './study-a.ts';
 import { methodOf } from './study-b.ts';
 import { isSignificant } from './tables.ts';
 import type { Table } from './table.ts';
+import { chosenPair, idVsOodFigure, residualSection } from './run-figures.ts';
+import { runSummary } from './run-summary.ts';
 
 /** Study A's question answered in one sentence. */
 export function studyAHeadline(a: StudyA): string {
@@ -83,7 +85,9 @@ function agreementCells(agreement: readonly Agreement[]): HeatCell[] {
   return cells;
 }
 
-export async function runSections(data: ReportData, a: StudyA, tables: Map<string, Table>, opts: { metric?: string }): Promise<{ html: string; toc: { id: string; label: string }[] }> {
+export async function runSections(
+  data: ReportData, a: StudyA, tables: Map<string, Table>, opts: { metric?: string; pair?: readonly [string, string] },
+): Promise<{ html: string; toc: { id: string; label: string }[] }> {
   const metrics = metricsByTestSet(data.scores);
   const specs = new Map(data.testSets.map((t) => [t.id, t.spec]));
   const chosenMetric = (testSet: string) => metricForTestSet(metrics.get(testSet) ?? [], specs.get(testSet), opts.metric ?? a.metric ?? undefined);
@@ -95,13 +99,15 @@ export async function runSections(data: ReportData, a: StudyA, tables: Map<strin
     list.push(s);
   }
   const out: string[] = ['<section id="runs">', '<h2>Runs</h2>'];
+  const pair = chosenPair(a, opts.pair);
+  if (pair) out.push(await residualSection(a, pair));
   const toc: { id: string; label: string }[] = [];
   let index = 0;
   for (const run of data.runs) {
     const scores = byRun.get(run.id) ?? [];
     const id = anchor('run', run.id, index++);
     toc.push({ id, label: run.id });
-    out.push(`<article class="run" id="${id}" data-run="${esc(run.id)}">`, `<h3>${esc(run.id)}</h3>`, `<p class="meta">${esc(describeRun(run))}</p>`);
+    out.push(`<article class="run" id="${id}" data-run="${esc(run.id)}">`, `<h3>${esc(run.id)}</h3>`, runSummary(run));
     const steps = new Set(scores.map((s) => s.step));
     const charts: string[] = [];
     if (steps.size >= 2) {
@@ -122,10 +128,12 @@ export async function runSections(data: ReportData, a: StudyA, tables: Map<strin
     }
     const loss = run.trainingLog.filter((l) => l.loss !== null && l.loss !== undefined && Number.isFinite(l.loss)).map((l) => ({ step: l.step, loss: l.loss! }));
     if (loss.length >= 2) {
-      const svg = await renderSvg(lossSpec(loss), `${run.id}: training loss`);
+      const svg = await renderSvg(lossSpec(loss, scores.length ? scores.map((s) => s.step) : undefined), `${run.id}: training loss`);
       charts.push(figure(svg, `${run.id}: training loss (${loss.length} logged steps).`, 'loss'));
     }
-    if (charts.length) out.push(`<div class="charts">${charts.join('\n')}</div>`);
+    const series = a.series.find((s) => s.run === run.id);
+    if (series) charts.push(await idVsOodFigure(series, a));
+    if (charts.length) out.push(`<div class="charts">${charts.filter(Boolean).join('\n')}</div>`);
     const analysis = a.analysis.runs.find((r) => r.run === run.id);
     if (analysis && a.options) out.push(await runCorrelations(analysis, a.options.alpha, tables.get('partial_correlations')!));
     const skipped = a.skipped.find((s) => s.run === run.id);
@@ -153,8 +161,17 @@ async function runCorrelations(run: RunAnalysis, alpha: number, table: Table): P
   const caption = `${run.run}: partial correlation between OOD test sets across ${run.n} checkpoints, ${run.control} regressed out; * and outline: adjusted p < ${alpha}.`;
   const rows = table.rows.filter((r) => r[0] === run.run);
   const tableHtml = htmlTable({ columns: table.columns, rows }, {
-    columns: ['a', 'b', 'r', 'df', 'p', 'p_adjusted', 'ci95_low', 'ci95_high', 'significant', ...(run.pairs.some((p) => p.reason) ? ['reason'] : [])],
-    headers: { p_adjusted: 'p adjusted', ci95_low: '95% CI low', ci95_high: '95% CI high' },
+    columns: [
+      'a', 'b', 'r', 'df', 'p', 'p_adjusted', 'ci95_low', 'ci95_high', 'significant',
+      // The checks that respect checkpoint order, when they were asked for (--bootstrap, --permutations).
+      ...(table.columns.includes('bootstrap_ci95_low') ? ['bootstrap_ci95_low', 'bootstrap_ci95_high'] : []),
+      ...(table.columns.includes('permutation_p') ? ['permutation_p'] : []),
+      ...(run.pairs.some((p) => p.reason) ? ['reason'] : []),
+    ],
+    headers: {
+      p_adjusted: 'p adjusted', ci95_low: '95% CI low', ci95_high: '95% CI high',
+      bootstrap_ci95_low: 'block bootstrap 95% CI low', bootstrap_ci95_high: 'block bootstrap 95% CI high', permutation_p: 'permutation p',
+    },
     format: {
       r: (v) => (v === null ? '–' : fixed(v as number, 3)),
       df: (v) => fixed(v as number, 1),
@@ -162,20 +179,11 @@ async function runCorrelations(run: RunAnalysis, alpha: number, table: Table): P
       p_adjusted: (v) => pValue(v as number | null),
       ci95_low: (v) => fixed(v as number | null, 3),
       ci95_high: (v) => fixed(v as number | null, 3),
+      bootstrap_ci95_low: (v) => fixed(v as number | null, 3),
+      bootstrap_ci95_high: (v) => fixed(v as number | null, 3),
+      permutation_p: (v) => pValue(v as number | null),
       significant: (v) => (v ? '<span class="sig">yes</span>' : 'no'),
     },
   });
-  return `<h4>Partial correlations of OOD test sets</h4><div class="charts">${figure(svg, caption, 'heatmap')}<div>${tableHtml}</div></div>`;
-}
-
-function describeRun(run: ReportRun): string {
-  const parts: string[] = [];
-  if (run.model) parts.push(`model ${run.model}`);
-  if (run.method) parts.push(`method ${run.method}`);
-  if (run.trainingSet) parts.push(`training set ${run.trainingSet}`);
-  if (run.seed !== null && run.seed !== undefined) parts.push(`seed ${run.seed}`);
-  parts.push(`${run.checkpoints.length} checkpoint${run.checkpoints.length === 1 ? '' : 's'}`);
-  const attrs = Object.entries(run.attributes ?? {}).filter(([k]) => k !== 'test_set_roles');
-  if (attrs.length) parts.push(attrs.map(([k, v]) => `${k} ${typeof v === 'string' ? v : JSON.stringify(v)}`).join(', '));
-  return parts.join(' · ');
+  return `<h4>Partial correlations of OOD test sets</h4><div class="charts">${figure(svg, caption, 'heatmap')}${tableHtml}</div>`;
 }

@@ -79,7 +79,7 @@ function matrixTable(cells: readonly StudyBCell[], cols: string[], colLabel: Map
       rows.push(`<tr><td>${esc(METHOD_NAMES[method])}</td><td>${esc(method === 'base' ? label.replace(/^base ?/, '') : label)}</td>${tds.join('')}</tr>`);
     }
   }
-  return `<table class="study-b">\n<thead>${head}${metricRow}</thead>\n<tbody>\n${rows.join('\n')}\n</tbody>\n</table>` +
+  return `<div class="table-wrap"><table class="study-b">\n<thead>${head}${metricRow}</thead>\n<tbody>\n${rows.join('\n')}\n</tbody>\n</table></div>` +
     '<p class="small">Cells: score (difference from base). Tint: <span class="role-in-domain">in-domain</span> · <span class="role-cross-domain">cross-domain</span> · <span class="role-cross-task">cross-task</span>.</p>';
 }
 

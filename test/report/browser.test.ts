@@ -1,8 +1,10 @@
 // Opens the written report in a real headless Chromium (Debian's /usr/bin/chromium driven by
 // playwright-core), with every network request blocked and recorded: the page must load with no
-// console errors and no request attempted, and each chart must have its marks. A full-page
-// screenshot is written for a person to look at (its path is printed). Skips with a message where
-// Chromium is not installed (install it with: apt-get install -y chromium).
+// console errors and no request attempted, and each chart must have its marks. At 1400 and 800 px
+// wide: every figure is there, drawn at a readable size, inside the page (nothing wider than the
+// page, no box whose text overflows it). A full-page screenshot is written for a person to look at
+// (its path is printed). Skips with a message where Chromium is not installed (install it with:
+// apt-get install -y chromium).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, copyFileSync, mkdtempSync } from 'node:fs';
@@ -11,12 +13,15 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ResultStore } from '../../src/store/result-store.ts';
 import { writeReport } from '../../src/report/index.ts';
-import { STUDY_A, tempDir, writeStudyA, writeStudyB } from './helpers.ts';
+import { repoRoot, STUDY_A, tempDir, writeStudyA, writeStudyB } from './helpers.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const SCREENSHOT_COPY = join(tmpdir(), 'genstudy-report-browser-test', 'report.png');
 
-interface ChartMarks { kind: string; run: string | null; width: number; height: number; lines: number; rects: number; texts: number }
+interface ChartMarks {
+  kind: string; run: string | null; width: number; height: number; right: number; lines: number; rects: number; texts: number; symbols: number;
+  legendFont: number;
+}
 
 test('the report opens offline in headless Chromium with no console errors, and every chart has its marks', { timeout: 120_000 }, async (t) => {
   if (!existsSync(CHROMIUM)) {
@@ -36,7 +41,9 @@ test('the report opens offline in headless Chromium with no console errors, and 
   writeStudyA(store);
   writeStudyB(store, { seeds: [0, 1] });
   store.close();
-  const { html } = await writeReport(join(dir, 'report'), { storePath, title: 'Browser test report' });
+  const { html } = await writeReport(join(dir, 'report'), {
+    storePath, title: 'Browser test report', studyFile: join(repoRoot, 'examples', 'study-a.yaml'), analysis: { bootstrap: 50, permutations: 50 },
+  });
   const url = pathToFileURL(html).href;
 
   // A fresh profile, removed (by tempDir) only after the browser has closed.
@@ -67,45 +74,84 @@ test('the report opens offline in headless Chromium with no console errors, and 
     const answer = await page.locator('#study-a-answer').innerText();
     assert.match(answer, /across 3 runs, \d+ of 10 pairs of OOD test sets/);
 
-    const charts: ChartMarks[] = await page.$$eval('figure.chart', (figures) => figures.map((f) => {
-      const svg = f.querySelector('svg')!;
-      const box = svg.getBoundingClientRect();
-      return {
-        kind: f.getAttribute('data-chart')!,
-        run: f.closest('article')?.getAttribute('data-run') ?? null,
-        width: box.width, height: box.height,
-        lines: svg.querySelectorAll('g.mark-line.role-mark > path').length,
-        rects: svg.querySelectorAll('g.mark-rect.role-mark > path').length,
-        texts: svg.querySelectorAll('g.mark-text.role-mark > text').length,
-      };
-    }));
-    const ofKind = (k: string) => charts.filter((c) => c.kind === k);
-    assert.equal(ofKind('curves').length, STUDY_A.runs + 12, 'study-A runs and the 12 fine-tuned study-B runs (two checkpoints each)');
-    assert.equal(ofKind('loss').length, STUDY_A.runs);
-    assert.equal(ofKind('heatmap').length, STUDY_A.runs);
-    assert.equal(ofKind('agreement').length, 1);
-    assert.equal(ofKind('study-b-ft').length, 1);
-    assert.equal(ofKind('study-b-fticl').length, 1);
-    for (const c of charts) {
-      assert.ok(c.width > 100 && c.height > 80, `${c.kind} ${c.run}: drawn at ${c.width}x${c.height}`);
-      if (c.kind === 'curves') {
-        // Study A runs: the in-domain set and five OOD sets; study-B runs: seven test sets.
-        const expected = c.run?.startsWith('model-') ? 6 : 7;
-        assert.equal(c.lines, expected, `${c.run}: one line per test set`);
+    for (const width of [1400, 800]) {
+      await page.setViewportSize({ width, height: 900 });
+      const at = `at ${width} px`;
+      const charts: ChartMarks[] = await page.$$eval('figure.chart', (figures) => figures.map((f) => {
+        const svg = f.querySelector('svg')!;
+        const box = svg.getBoundingClientRect();
+        const legend = svg.querySelector('g.role-legend-label text');
+        return {
+          kind: f.getAttribute('data-chart')!,
+          run: f.closest('article')?.getAttribute('data-run') ?? null,
+          width: box.width, height: box.height, right: f.getBoundingClientRect().right,
+          lines: svg.querySelectorAll('g.mark-line.role-mark > path').length,
+          rects: svg.querySelectorAll('g.mark-rect.role-mark > path').length,
+          texts: svg.querySelectorAll('g.mark-text.role-mark > text').length,
+          symbols: svg.querySelectorAll('g.mark-symbol.role-mark > path').length,
+          legendFont: legend ? parseFloat(getComputedStyle(legend).fontSize) * (box.width / svg.viewBox.baseVal.width || 1) : 0,
+        };
+      }));
+      const ofKind = (k: string) => charts.filter((c) => c.kind === k);
+      assert.equal(ofKind('curves').length, STUDY_A.runs + 12, 'study-A runs and the 12 fine-tuned study-B runs (two checkpoints each)');
+      assert.equal(ofKind('loss').length, STUDY_A.runs);
+      assert.equal(ofKind('heatmap').length, STUDY_A.runs);
+      assert.equal(ofKind('id-vs-ood').length, STUDY_A.runs, 'ID against each OOD score, per analysed run');
+      assert.equal(ofKind('residuals').length, STUDY_A.runs, 'the chosen pair\'s residual scatter, per analysed run');
+      assert.equal(ofKind('agreement').length, 1);
+      assert.equal(ofKind('study-b-ft').length, 1);
+      assert.equal(ofKind('study-b-fticl').length, 1);
+      const main = await page.$eval('main', (m) => { const r = m.getBoundingClientRect(); const s = getComputedStyle(m); return r.right - parseFloat(s.paddingRight); });
+      for (const c of charts) {
+        assert.ok(c.width > 100 && c.height > 80, `${c.kind} ${c.run}: drawn at ${c.width}x${c.height} ${at}`);
+        assert.ok(c.right <= main + 1, `${c.kind} ${c.run}: inside the page ${at} (right edge ${c.right}, page content ends at ${main})`);
+        if (c.kind === 'curves') {
+          // Study A runs: the in-domain set and five OOD sets; study-B runs: seven test sets.
+          const expected = c.run?.startsWith('model-') ? 6 : 7;
+          assert.equal(c.lines, expected, `${c.run}: one line per test set`);
+          const steps = c.run?.startsWith('model-') ? STUDY_A.steps : 2;
+          assert.equal(c.symbols, expected * steps, `${c.run}: a marker on every checkpoint of every curve`);
+        }
+        if (c.kind === 'loss') assert.equal(c.lines, 1);
+        if (c.kind === 'heatmap' || c.kind === 'agreement') {
+          // 5 OOD sets: 20 coloured cells + 5 grey diagonal cells (+ outlines), a label in each.
+          assert.ok(c.rects >= 25, `${c.kind} ${c.run}: ${c.rects} cells`);
+          assert.equal(c.texts, 25);
+        }
+        if (c.kind === 'id-vs-ood') {
+          assert.equal(c.symbols, 5 * STUDY_A.steps, `${c.run}: one point per OOD set and checkpoint`);
+          assert.equal(c.lines, 5, `${c.run}: a least-squares line per OOD set`);
+        }
+        if (c.kind === 'residuals') assert.ok([STUDY_A.steps, STUDY_A.steps - 1].includes(c.symbols), `${c.run}: one point per checkpoint (or per difference between checkpoints): ${c.symbols}`);
+        if (c.kind.startsWith('study-b-')) {
+          // 3 training tasks x 7 test sets, 3 in-domain outlines.
+          assert.equal(c.rects, 21 + 3);
+          assert.equal(c.texts, 21);
+        }
+        if (width === 1400 && (c.kind === 'curves' || c.kind === 'id-vs-ood')) {
+          assert.ok(c.width >= 700, `${c.kind} ${c.run}: ${c.width} px wide ${at}, a readable size`);
+          assert.ok(c.legendFont >= 13, `${c.kind} ${c.run}: legend text ${c.legendFont} px ${at}`);
+        }
       }
-      if (c.kind === 'loss') assert.equal(c.lines, 1);
-      if (c.kind === 'heatmap' || c.kind === 'agreement') {
-        // 5 OOD sets: 20 coloured cells + 5 grey diagonal cells (+ outlines), a label in each.
-        assert.ok(c.rects >= 25, `${c.kind} ${c.run}: ${c.rects} cells`);
-        assert.equal(c.texts, 25);
-      }
-      if (c.kind.startsWith('study-b-')) {
-        // 3 training tasks x 7 test sets, 3 in-domain outlines.
-        assert.equal(c.rects, 21 + 3);
-        assert.equal(c.texts, 21);
-      }
+      // Nothing widens the page or spills out of its box.
+      const overflow = await page.evaluate(() => {
+        const out: string[] = [];
+        const doc = document.documentElement;
+        if (doc.scrollWidth > doc.clientWidth + 1) out.push(`page ${doc.scrollWidth} > ${doc.clientWidth}`);
+        for (const el of document.querySelectorAll('pre, dl.run-summary, p, figcaption, h1, h2, h3, h4')) {
+          if (el.scrollWidth > el.clientWidth + 1) out.push(`${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''} ${el.scrollWidth} > ${el.clientWidth}: ${el.textContent!.slice(0, 60)}`);
+        }
+        return out;
+      });
+      assert.deepEqual(overflow, [], `no overflow ${at}`);
+      assert.ok(await page.$('#study-file'), 'the study file is shown');
+      const tableHeads = await page.$$eval('article.run th', (ths) => ths.map((t) => t.textContent));
+      assert.ok(tableHeads.includes('block bootstrap 95% CI low') && tableHeads.includes('permutation p'), 'bootstrap and permutation results, when asked for, are in the page');
+      const summary = await page.$eval('article.run dl.run-summary', (d) => d.textContent!);
+      assert.doesNotMatch(summary, /null|undefined|NaN/, 'run summaries show no empty fields');
     }
 
+    await page.setViewportSize({ width: 1400, height: 900 });
     const screenshot = join(dir, 'report.png');
     await page.screenshot({ path: screenshot, fullPage: true });
     mkdirSync(join(tmpdir(), 'genstudy-report-browser-test'), { recursive: true });

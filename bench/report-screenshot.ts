@@ -1,0 +1,43 @@
+// Writes a full-page screenshot of a genstudy report, as a person sees it in Chromium, so anyone
+// can look at the report without opening it:
+//   node --import tsx bench/report-screenshot.ts [report.html] [out.png] [width]
+// Defaults: genstudy-demo/report/report.html (what `genstudy demo` writes), <report folder>/report-<width>.png, 1400 px.
+// Needs Debian's chromium (apt-get install -y chromium) and the playwright-core dev dependency.
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+const CHROMIUM = '/usr/bin/chromium';
+
+export async function screenshotReport(html: string, out: string, width: number): Promise<{ out: string; height: number }> {
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} not found: apt-get install -y chromium`);
+  const { chromium } = await import('playwright-core');
+  const profile = mkdtempSync(join(tmpdir(), 'genstudy-screenshot-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM, headless: true, viewport: { width, height: 900 },
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
+  });
+  try {
+    const page = await context.newPage();
+    await page.goto(pathToFileURL(resolve(html)).href, { waitUntil: 'load' });
+    await page.screenshot({ path: out, fullPage: true });
+    const height = await page.evaluate(() => document.documentElement.scrollHeight);
+    return { out, height };
+  } finally {
+    await context.close();
+    rmSync(profile, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const html = process.argv[2] ?? 'genstudy-demo/report/report.html';
+  const width = Number(process.argv[4] ?? 1400);
+  const out = process.argv[3] ?? join(dirname(resolve(html)), `report-${width}.png`);
+  if (!existsSync(html)) {
+    console.error(`${html} not found: run \`genstudy demo\` first, or pass a report.html`);
+    process.exit(2);
+  }
+  const shot = await screenshotReport(html, out, width);
+  console.log(`${shot.out}: ${width} x ${shot.height} px`);
+}
