@@ -85,52 +85,58 @@ export function registerTrain(program: Command): void {
       const synthetic = f.data === 'synthetic';
       if (!f.model && !f.init) throw new UserError('give the base model: --model <dir>, or --init gpt2|llama to start from scratch');
       if (f.model && f.init) throw new UserError('--model and --init exclude each other');
+      // Every flag value is checked before anything is written, so a bad value leaves no folder behind.
+      const settings = {
+        method: f.method,
+        lora: f.method === 'lora' ? {
+          r: num('--lora-r', f.loraR, { int: true, min: 1 })!, alpha: numberIn('--lora-alpha', f.loraAlpha, { min: 0, minOpen: true })!, dropout: num('--lora-dropout', f.loraDropout, { min: 0, max: 1 })!,
+          targetModules: f.loraTargets ? f.loraTargets.split(',').map((s) => s.trim()).filter(Boolean) : undefined,
+        } : undefined,
+        mergeLora: f.merge ?? false,
+        lr: numberIn('--lr', f.lr, { min: 0, minOpen: true })!, weightDecay: num('--weight-decay', f.weightDecay, { min: 0 }), schedule: f.schedule,
+        warmupSteps: num('--warmup-steps', f.warmupSteps, { int: true, min: 0 }), warmupRatio: num('--warmup-ratio', f.warmupRatio, { min: 0, max: 1 }),
+        batchSize: num('--batch-size', f.batchSize, { int: true, min: 1 }), gradAccum: num('--grad-accum', f.gradAccum, { int: true, min: 1 }),
+        maxGradNorm: num('--max-grad-norm', f.maxGradNorm, { min: 0 }), epochs: num('--epochs', f.epochs, { int: true, min: 1 }),
+        maxSteps: num('--steps', f.steps, { int: true, min: 1 }), seed: num('--seed', f.seed, { int: true, min: 0 }), shuffle: f.shuffle, modelDropout: f.modelDropout,
+        trainSize: num('--train-size', f.trainSize, { int: true, min: 1 }), subsetSeed: num('--subset-seed', f.subsetSeed, { int: true, min: 0 }),
+        maxLength: num('--max-length', f.maxLength, { int: true, min: 2 }),
+        checkpoints: { atStart: f.saveStart, every: num('--save-every', f.saveEvery, { int: true, min: 1 }), logSpaced: num('--save-log-spaced', f.saveLogSpaced, { int: true, min: 1 }) },
+        logEvery: num('--log-every', f.logEvery, { int: true, min: 1 }), resume: f.resume,
+      };
+      const syntheticSettings = { seed: num('--synthetic-seed', f.syntheticSeed, { int: true, min: 0 })!, trainSize: num('--synthetic-size', f.syntheticSize, { int: true, min: 1 })! };
+      const shape = { hidden: num('--init-hidden', f.initHidden, { int: true, min: 1 }), layers: num('--init-layers', f.initLayers, { int: true, min: 1 }) };
+      const k = num('--fticl-k', f.fticlK, { int: true, min: 1 });
+      const fticlSeed = num('--fticl-seed', f.fticlSeed, { int: true, min: 0 });
       let examples: Example[];
       let dataName: string;
       let model = f.model;
       const task = taskByName(f.task ?? (synthetic ? 'synthetic' : 'study-a'), { prompt: Number(f.prompt) as 1 | 2 });
       if (synthetic) {
-        const suite = generateSuite({ seed: num('--synthetic-seed', f.syntheticSeed, { int: true, min: 0 })!, trainSize: num('--synthetic-size', f.syntheticSize, { int: true, min: 1 })!, testSize: 50 });
+        const suite = generateSuite({ ...syntheticSettings, testSize: 50 });
         examples = suite.train;
         dataName = `synthetic:seed=${f.syntheticSeed}`;
         if (f.init) {
           const suiteDir = path.join(f.out, 'suite');
           await writeSuite(suiteDir, suite);
           const v = suite.vocabulary.length;
-          const shape = { hidden: num('--init-hidden', f.initHidden, { int: true, min: 1 }), layers: num('--init-layers', f.initLayers, { int: true, min: 1 }) };
           model = path.join(f.out, 'init-model');
           if (!fs.existsSync(path.join(model, 'config.json'))) {
-            await initModel(f.init === 'gpt2' ? tinyGpt2Config(v, shape) : tinyLlamaConfig(v, shape), suiteDir, num('--seed', f.seed, { int: true, min: 0 })!, model);
+            await initModel(f.init === 'gpt2' ? tinyGpt2Config(v, shape) : tinyLlamaConfig(v, shape), suiteDir, settings.seed!, model);
           }
         }
       } else {
         if (f.init) throw new UserError('--init builds a model for the synthetic suite\'s vocabulary; use it with --data synthetic');
         ({ examples, name: dataName } = await loadExamples(f.data!, { dataDir: f.dataDir }));
       }
-      const k = num('--fticl-k', f.fticlK, { int: true, min: 1 });
       const demonstrations = k === undefined ? undefined : {
         pool: f.fticlPool ? (await loadExamples(f.fticlPool, { dataDir: f.dataDir })).examples : examples,
-        selection: f.fticlSeed === undefined ? { kind: 'first-k' as const, k } : { kind: 'sampled' as const, k, seed: num('--fticl-seed', f.fticlSeed, { int: true, min: 0 })! },
+        selection: fticlSeed === undefined ? { kind: 'first-k' as const, k } : { kind: 'sampled' as const, k, seed: fticlSeed },
       };
       const store = f.store ? ResultStore.open(f.store) : undefined;
       try {
         const result = await train({
           model: model!, outDir: f.out, task, train: examples, dataName, objective: f.objective, demonstrations,
-          method: f.method,
-          lora: f.method === 'lora' ? {
-            r: num('--lora-r', f.loraR, { int: true, min: 1 })!, alpha: numberIn('--lora-alpha', f.loraAlpha, { min: 0, minOpen: true })!, dropout: num('--lora-dropout', f.loraDropout, { min: 0, max: 1 })!,
-            targetModules: f.loraTargets ? f.loraTargets.split(',').map((s) => s.trim()).filter(Boolean) : defaultLoraTargetsOf(model!),
-          } : undefined,
-          mergeLora: f.merge ?? false,
-          lr: numberIn('--lr', f.lr, { min: 0, minOpen: true })!, weightDecay: num('--weight-decay', f.weightDecay, { min: 0 }), schedule: f.schedule,
-          warmupSteps: num('--warmup-steps', f.warmupSteps, { int: true, min: 0 }), warmupRatio: num('--warmup-ratio', f.warmupRatio, { min: 0, max: 1 }),
-          batchSize: num('--batch-size', f.batchSize, { int: true, min: 1 }), gradAccum: num('--grad-accum', f.gradAccum, { int: true, min: 1 }),
-          maxGradNorm: num('--max-grad-norm', f.maxGradNorm, { min: 0 }), epochs: num('--epochs', f.epochs, { int: true, min: 1 }),
-          maxSteps: num('--steps', f.steps, { int: true, min: 1 }), seed: num('--seed', f.seed, { int: true, min: 0 }), shuffle: f.shuffle, modelDropout: f.modelDropout,
-          trainSize: num('--train-size', f.trainSize, { int: true, min: 1 }), subsetSeed: num('--subset-seed', f.subsetSeed, { int: true, min: 0 }),
-          maxLength: num('--max-length', f.maxLength, { int: true, min: 2 }),
-          checkpoints: { atStart: f.saveStart, every: num('--save-every', f.saveEvery, { int: true, min: 1 }), logSpaced: num('--save-log-spaced', f.saveLogSpaced, { int: true, min: 1 }) },
-          logEvery: num('--log-every', f.logEvery, { int: true, min: 1 }), resume: f.resume,
+          ...settings, lora: settings.lora && { ...settings.lora, targetModules: settings.lora.targetModules ?? defaultLoraTargetsOf(model!) },
           store, run: store ? (f.run ?? path.basename(path.resolve(f.out))) : undefined,
           progress: progressSink(),
         });

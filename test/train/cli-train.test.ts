@@ -50,9 +50,10 @@ test('genstudy train: missing data and bad numbers are one clear line, exit code
   const a = await run(['train', '--init', 'gpt2', '--lr', '1e-3', '--out', out]);
   assert.equal(a.status, 2);
   assert.match(a.stderr, /required option '--data <spec>' not specified/);
-  const b = await run(['train', '--data', 'synthetic', '--synthetic-size', '8', '--init', 'gpt2', '--init-hidden', '8', '--lr', '1e-3', '--batch-size', 'x', '--out', out]);
+  const b = await run(['train', '--data', 'synthetic', '--synthetic-size', '8', '--init', 'gpt2', '--init-hidden', '8', '--lr', '1e-3', '--batch-size', 'x', '--out', path.join(out, 'fresh')]);
   assert.equal(b.status, 2);
   assert.match(b.stderr, /--batch-size x: expected a whole number >= 1/);
+  assert.ok(!fs.existsSync(path.join(out, 'fresh')), 'a bad value is found before anything is written');
   const c = await run(['train', '--data', 'synthetic', '--init', 'gpt2', '--lr', '1e-3', '--task', 'study-c', '--out', out]);
   assert.equal(c.status, 2);
   assert.match(c.stderr, /--task study-c: not a preset \(study-a, study-b\/summary, .*synthetic\) and not a task spec file/);
