@@ -2,8 +2,15 @@
 // built-in engine in process: examples per second of one synthetic-suite evaluation (first-token
 // scoring) with a fresh store each time, so every answer comes from a model. Each server is a real
 // child process on 127.0.0.1; the remote engine spreads requests over them.
+//
+// genstudy's overhead: the servers' raw throughput on exactly the requests genstudy sent. A
+// recording pass goes through a loopback proxy that keeps every completions request body; those
+// bodies are then posted straight to the same servers by a bare client (the same concurrency per
+// server, no tokenising, caching, store or parsing), and raw / genstudy is the overhead ratio
+// (1 = none).
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,6 +33,51 @@ function startServe(modelDir: string): Promise<{ url: string; child: ChildProces
       if (m) resolve({ url: m[1], child });
     });
   });
+}
+
+/** A loopback proxy to `upstream` that records the bodies of POST /v1/completions. */
+function recordingProxy(upstream: string): Promise<{ url: string; bodies: string[]; close: () => void }> {
+  const bodies: string[] = [];
+  const target = new URL(upstream);
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      if (req.method === 'POST' && req.url === '/v1/completions') bodies.push(body.toString());
+      const up = http.request({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers: { ...req.headers, host: target.host } }, (r) => {
+        res.writeHead(r.statusCode ?? 502, r.headers);
+        r.pipe(res);
+      });
+      up.on('error', (err) => { res.writeHead(502); res.end(String(err)); });
+      up.end(body);
+    });
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => {
+    const { port } = server.address() as { port: number };
+    resolve({ url: `http://127.0.0.1:${port}`, bodies, close: () => server.close() });
+  }));
+}
+
+function post(url: string, body: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(`${url}/v1/completions`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+      res.resume();
+      res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`raw replay: HTTP ${res.statusCode}`))));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** Seconds to post every body to the servers, `perServer` in flight on each, as a bare client. */
+async function replay(urls: string[], bodies: string[], perServer: number): Promise<number> {
+  let next = 0;
+  const t0 = performance.now();
+  await Promise.all(urls.flatMap((url) => Array.from({ length: perServer }, async () => {
+    while (next < bodies.length) await post(url, bodies[next++]);
+  })));
+  return (performance.now() - t0) / 1000;
 }
 
 export async function benchRemote(): Promise<Record<string, number>> {
@@ -53,8 +105,20 @@ export async function benchRemote(): Promise<Record<string, number>> {
   for (const [servers, topK] of [[1, 20], [1, 100], [2, 100], [4, 100]]) {
     const started = await Promise.all(Array.from({ length: servers }, () => startServe(modelDir)));
     try {
-      const r = await timed(remoteLoader({ urls: started.map((s) => s.url), concurrency: 2, firstTokenTopK: topK }));
+      const urls = started.map((s) => s.url);
+      const r = await timed(remoteLoader({ urls, concurrency: 2, firstTokenTopK: topK }));
       out[`serve${servers}_top${topK}_examples_per_s`] = r.perSecond;
+      // The same requests again through the recorder (fresh store, so all are sent), then raw.
+      const proxies = await Promise.all(urls.map((u) => recordingProxy(u)));
+      try {
+        await timed(remoteLoader({ urls: proxies.map((p) => p.url), concurrency: 2, firstTokenTopK: topK }));
+      } finally {
+        for (const p of proxies) p.close();
+      }
+      const bodies = proxies.flatMap((p) => p.bodies);
+      const raw = r.examples / (await replay(urls, bodies, 2));
+      out[`serve${servers}_top${topK}_raw_examples_per_s`] = raw;
+      out[`serve${servers}_top${topK}_overhead_ratio`] = raw / r.perSecond;
     } finally {
       for (const s of started) s.child.kill('SIGTERM');
     }

@@ -9,6 +9,7 @@ const BENCHES: Record<string, { module: string; fn: string }> = {
   metrics: { module: './metrics.ts', fn: 'benchMetrics' },
   engine: { module: './engine.ts', fn: 'benchEngine' },
   train: { module: './train.ts', fn: 'benchTrain' },
+  'train-hf': { module: './train-hf.ts', fn: 'benchTrainHf' },
   evaluate: { module: './evaluate.ts', fn: 'benchEvaluate' },
   remote: { module: './remote.ts', fn: 'benchRemote' },
 };

@@ -12,7 +12,8 @@ import { taskByName, TASK_PRESETS } from '../evaluate/index.ts';
 import { defaultLoraTargetsOf } from '../engine/builtin/lora-defaults.ts';
 import { ResultStore } from '../store/result-store.ts';
 import { generateSuite, writeSuite } from '../synth/index.ts';
-import { initModel, progressSink, SCHEDULES, tinyGpt2Config, tinyLlamaConfig, train, type ScheduleName } from '../train/index.ts';
+import { initModel, progressSink, SCHEDULES, tinyGpt2Config, tinyLlamaConfig, train, type ScheduleName, type TrainOptions } from '../train/index.ts';
+import { LAUNCHERS, trainHf, type Launcher } from '../train/hf/index.ts';
 import type { Example } from '../types.ts';
 
 interface TrainFlags {
@@ -26,6 +27,28 @@ interface TrainFlags {
   trainSize?: string; subsetSeed?: string; maxLength?: string;
   modelDropout: boolean; saveEvery?: string; saveLogSpaced?: string; saveStart: boolean; logEvery: string; resume: boolean;
   out: string; store?: string; run?: string;
+  backend: 'builtin' | 'hf'; launcher?: Launcher; python?: string; processes?: string; accelerateConfig?: string;
+  launcherArg?: string[]; sbatch?: string[]; submit?: boolean; bf16?: boolean; trainingArgs?: string;
+}
+
+/** The flags only the hf backend reads, refused with the built-in trainer. */
+const HF_ONLY: [keyof TrainFlags, string][] = [
+  ['launcher', '--launcher'], ['python', '--python'], ['processes', '--processes'], ['accelerateConfig', '--accelerate-config'],
+  ['launcherArg', '--launcher-arg'], ['sbatch', '--sbatch'], ['bf16', '--bf16'], ['trainingArgs', '--training-args'],
+];
+
+function trainingArgsOf(f: TrainFlags): Record<string, unknown> | undefined {
+  let extra: Record<string, unknown> = {};
+  if (f.trainingArgs !== undefined) {
+    try {
+      extra = JSON.parse(f.trainingArgs) as Record<string, unknown>;
+    } catch (err) {
+      throw new UserError(`--training-args: not JSON (${(err as Error).message}); e.g. '{"gradient_checkpointing": true}'`);
+    }
+    if (typeof extra !== 'object' || extra === null || Array.isArray(extra)) throw new UserError('--training-args: expected a JSON object of TrainingArguments fields');
+  }
+  if (f.bf16) extra = { ...extra, bf16: true };
+  return Object.keys(extra).length ? extra : undefined;
 }
 
 /** Numeric flags: whole numbers (int) or any number, from `min`; the message names the range. */
@@ -79,9 +102,23 @@ export function registerTrain(program: Command): void {
     .option('--no-resume', 'start afresh even when --out has checkpoints (they are replaced as the run reaches them)')
     .requiredOption('--out <dir>', 'output folder for checkpoint-N folders')
     .option('--store <file>', 'results database (SQLite) for the training log and checkpoints')
-    .option('--run <name>', 'run name in the store (default: the --out folder name)');
+    .option('--run <name>', 'run name in the store (default: the --out folder name)')
+    .addOption(new Option('--backend <name>', 'builtin: genstudy\'s own trainer (CPU); hf: transformers\' Trainer (PEFT for LoRA) on the same prepared examples (docs/scale.md)').choices(['builtin', 'hf']).default('builtin'))
+    .addOption(new Option('--launcher <name>', 'hf: how to start the Trainer (default accelerate; slurm writes and submits a batch script)').choices([...LAUNCHERS]))
+    .option('--python <exe>', 'hf: the Python with torch, transformers, peft, accelerate (default: $GENSTUDY_PYTHON, else python3)')
+    .option('--processes <n>', 'hf: processes (GPUs); global batch = --batch-size x --grad-accum, spread over them')
+    .option('--accelerate-config <file>', 'hf: accelerate\'s config file (multi-GPU, DeepSpeed ZeRO, FSDP)')
+    .option('--launcher-arg <arg...>', 'hf: more arguments for accelerate launch / torchrun')
+    .option('--sbatch <directive...>', 'hf, slurm: more #SBATCH directives, e.g. partition=gpu time=24:00:00')
+    .option('--no-submit', 'hf, slurm: write the batch script without submitting it')
+    .option('--bf16', 'hf: bf16 mixed precision (TrainingArguments bf16)')
+    .option('--training-args <json>', 'hf: more TrainingArguments as JSON (e.g. {"gradient_checkpointing": true}); genstudy\'s own settings are refused here');
   addFormatOption(command)
     .action(async (f: TrainFlags) => {
+      if (f.backend === 'builtin') {
+        const stray = HF_ONLY.filter(([k]) => f[k] !== undefined).map(([, flag]) => flag);
+        if (stray.length) throw new UserError(`${stray.join(', ')}: only with --backend hf`);
+      }
       const synthetic = f.data === 'synthetic';
       if (!f.model && !f.init) throw new UserError('give the base model: --model <dir>, or --init gpt2|llama to start from scratch');
       if (f.model && f.init) throw new UserError('--model and --init exclude each other');
@@ -134,12 +171,33 @@ export function registerTrain(program: Command): void {
       };
       const store = f.store ? ResultStore.open(f.store) : undefined;
       try {
-        const result = await train({
+        const options: TrainOptions = {
           model: model!, outDir: f.out, task, train: examples, dataName, objective: f.objective, demonstrations,
           ...settings, lora: settings.lora && { ...settings.lora, targetModules: settings.lora.targetModules ?? defaultLoraTargetsOf(model!) },
           store, run: store ? (f.run ?? path.basename(path.resolve(f.out))) : undefined,
           progress: progressSink(),
-        });
+        };
+        if (f.backend === 'hf') {
+          const { progress: _progress, ...hfOptions } = options;
+          const processes = num('--processes', f.processes, { int: true, min: 1 });
+          const r = await trainHf({ ...hfOptions, trainingArguments: trainingArgsOf(f) }, {
+            launcher: f.launcher ?? 'accelerate', python: f.python, processes, accelerateConfig: f.accelerateConfig,
+            launcherArgs: f.launcherArg, sbatch: f.sbatch, noSubmit: f.submit === false,
+          });
+          const summary = {
+            out: f.out, backend: 'hf', steps: r.prepared.totalSteps, finished: r.finished, finalLoss: r.log.at(-1)?.loss ?? null,
+            checkpoints: r.checkpoints.map((c) => c.dir), command: r.launch.command, script: r.launch.script ?? null, jobId: r.launch.jobId ?? null,
+          };
+          if (f.format === 'json') process.stdout.write(JSON.stringify(summary, null, 2) + '\n');
+          else {
+            process.stdout.write(formatTextTable(['step', 'checkpoint'], r.checkpoints.map((c) => [String(c.step), c.dir]), [0]));
+            process.stderr.write(r.finished
+              ? `genstudy: ${r.prepared.totalSteps} steps on the Trainer; final loss ${summary.finalLoss?.toFixed(4) ?? '-'}; ${r.checkpoints.length} checkpoints in ${f.out}\n`
+              : `genstudy: batch script ${r.launch.script}${r.launch.jobId ? ` submitted as job ${r.launch.jobId}` : ' written (not submitted)'}\n`);
+          }
+          return;
+        }
+        const result = await train(options);
         const last = result.log.at(-1);
         if (f.format === 'json') {
           process.stdout.write(JSON.stringify({

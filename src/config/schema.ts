@@ -85,9 +85,23 @@ export const MethodSchema = z.strictObject({
   demonstrationPool: z.enum(['few-shot', 'training']).optional(),
   /** Base: in-context demonstrations at test time, one run per k (study B); a map gives each training set (id or task name) its own list. */
   shots: z.union([z.array(z.number().int().min(0)), z.record(z.string(), z.array(z.number().int().min(0)))]).optional(),
+  /** builtin: genstudy's own trainer; hf: transformers' Trainer on the same prepared examples (the study's hf section says how to launch it). */
+  backend: z.enum(['builtin', 'hf']).default('builtin'),
 }).refine((m) => m.kind === 'base' || m.lr !== undefined, { message: 'a trained method needs lr', path: ['lr'] })
   .refine((m) => m.kind !== 'fticl' || m.demonstrations !== undefined, { message: 'fticl needs demonstrations (k >= 1)', path: ['demonstrations'] })
   .refine((m) => m.globalBatch === undefined || m.globalBatch % m.batchSize === 0, { message: 'globalBatch must be a multiple of batchSize', path: ['globalBatch'] });
+
+/** How the hf backend is launched (docs/scale.md); SLURM: run genstudy itself inside the allocation. */
+export const HfLaunchSchema = z.strictObject({
+  launcher: z.enum(['accelerate', 'torchrun', 'python']).default('accelerate'),
+  /** The Python with torch, transformers, peft and accelerate (default: $GENSTUDY_PYTHON, else python3). */
+  python: z.string().optional(),
+  processes: positiveInt.default(1),
+  /** accelerate's config file (DeepSpeed ZeRO, FSDP), relative to the study file. */
+  accelerateConfig: z.string().optional(),
+  /** More TrainingArguments (e.g. bf16: true, gradient_checkpointing: true); genstudy's own settings are refused. */
+  trainingArguments: z.record(z.string(), z.unknown()).optional(),
+});
 
 export const CheckpointSchema = z.strictObject({
   atStart: z.boolean().default(true),
@@ -131,7 +145,16 @@ export const EvaluationSchema = z.strictObject({
   positiveLabel: z.string().optional(),
   /** Study A: read the label logits at the last real token, or at position 127 of rows right-padded to 128 tokens (its predecessor). */
   readingPosition: z.enum(['last-token', 'padded-128']).optional(),
-});
+  /**
+   * Servers genstudy starts itself, one model folder at a time ({model}: the checkpoint, or a LoRA
+   * adapter's base; {port}: a free port), e.g. "vllm serve {model} --port {port} --enable-lora":
+   * full fine-tuned checkpoints each get their own server.
+   */
+  serve: z.strictObject({
+    command: z.union([z.string().transform((s) => s.split(/\s+/).filter(Boolean)), z.array(z.string()).min(1)]),
+    startupSeconds: positiveInt.default(1200),
+  }).optional(),
+}).refine((e) => !(e.remote && e.serve), { message: 'give remote (servers already running) or serve (servers genstudy starts), not both', path: ['serve'] });
 
 export const AnalysisSchema = z.strictObject({
   metric: z.string().default('accuracy'),
@@ -163,6 +186,7 @@ export const StudySchema = z.strictObject({
   methods: z.array(MethodSchema).min(1),
   seeds: z.array(z.number().int()).min(1).default([42]),
   checkpoints: CheckpointSchema.prefault({}),
+  hf: HfLaunchSchema.prefault({}),
   evaluation: EvaluationSchema,
   analysis: AnalysisSchema.prefault({}),
 });

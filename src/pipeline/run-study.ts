@@ -11,7 +11,11 @@ import type { Study, StudyModel } from '../config/schema.ts';
 import { generateSuite, writeSuite } from '../synth/index.ts';
 import { ResultStore, type RunRecord } from '../store/result-store.ts';
 import { discoverCheckpoints, evaluateGrid, promptVariants, resolveTestSets, resolveTask, type EvalTestSet, type ProgressSink as EvalProgress } from '../evaluate/index.ts';
-import { initModel, tinyGpt2Config, tinyLlamaConfig, train, type ProgressSink as TrainProgress } from '../train/index.ts';
+import type { ModelLoader } from '../types.ts';
+import { initModel, tinyGpt2Config, tinyLlamaConfig, train, type ProgressSink as TrainProgress, type TrainOptions } from '../train/index.ts';
+import { trainHf } from '../train/hf/index.ts';
+import { remoteLoader, servedLoader } from '../engine/remote/index.ts';
+import { watchRun } from './watch.ts';
 import { readStoreScores } from '../analyze/read-scores.ts';
 import { buildRunSeries } from '../analyze/run-series.ts';
 import { analyzeOrSkip, type AnalysisResult, type AnalyzeOptions } from '../analyze/analysis.ts';
@@ -20,8 +24,6 @@ import { gradAccumOf, gridShotsFor, objectiveOf, studySettings, type StudySettin
 import { STUDY_A_PAD_TO, STUDY_B_TASKS, studyBKind, type StudyBTask } from '../tasks/index.ts';
 import { defaultLoraTargetsOf } from '../engine/builtin/lora-defaults.ts';
 import { familyFor } from '../engine/builtin/registry.ts';
-import { remoteLoader } from '../engine/remote/index.ts';
-import type { ModelLoader } from '../types.ts';
 import { modelSizeProblem } from '../engine/builtin/model-size.ts';
 import { studyVersions } from './versions.ts';
 import type { StudyStages } from './study-progress.ts';
@@ -73,6 +75,16 @@ export async function runStudy(study: Study, studyFile: string, opts: RunStudyOp
 
   checkModelsPresent(study.models, studyDir, paths.studyFile);
   const settings = studySettings(study);
+  if (study.evaluation.remote && !study.evaluation.serve) {
+    const full = study.methods.filter((m) => m.kind !== 'base' && m.finetune === 'full').map((m) => m.name);
+    // A server serves one full model, and vLLM does not say which weights: every full checkpoint
+    // would be answered by whatever the server loaded. LoRA checkpoints are loaded on it as adapters.
+    if (full.length) {
+      throw new UserError(`${paths.studyFile}: evaluation.remote evaluates base models and LoRA checkpoints; method(s) ${full.join(', ')} fine-tune fully, ` +
+        'and each full checkpoint needs a server of its own: give evaluation.serve (a command genstudy starts on each checkpoint, e.g. ' +
+        '"vllm serve {model} --port {port}") instead of evaluation.remote (docs/scale.md)');
+    }
+  }
   let runs = expandStudy(study);
   if (opts.only?.length) {
     const unknown = opts.only.filter((id) => !runs.some((r) => r.id === id));
@@ -99,19 +111,24 @@ export async function runStudy(study: Study, studyFile: string, opts: RunStudyOp
   for (const note of rowNotes(testSets)) log(`genstudy: ${note}`);
 
   const work = { answersComputed: 0, answersCached: 0, trainingSteps: 0 };
-  const remote = study.evaluation.remote;
-  let loader: ModelLoader | undefined;
+  const e = study.evaluation;
+  const served = e.serve ? servedLoader({ command: e.serve.command, startupMs: e.serve.startupSeconds * 1000, log: (line) => log(`genstudy: serve: ${line}`) }) : undefined;
+  let loader: ModelLoader | undefined = served;
   try {
-    loader = remote === undefined ? undefined : remoteLoader({
-      urls: remote.urls, modelName: remote.model, retries: remote.retries, ...(remote.timeout === undefined ? {} : { timeoutMs: remote.timeout * 1000 }),
+    loader ??= e.remote === undefined ? undefined : remoteLoader({
+      urls: e.remote.urls, modelName: e.remote.model, retries: e.remote.retries, ...(e.remote.timeout === undefined ? {} : { timeoutMs: e.remote.timeout * 1000 }),
     });
   } catch (err) {
     throw err instanceof UserError ? new UserError(`${paths.studyFile}: evaluation.remote: ${err.message}`) : err;
   }
-  for (const [i, run] of runs.entries()) {
-    if (opts.stages) opts.stages.run(i, runs.length, run.id);
-    else log(`genstudy: run ${i + 1}/${runs.length}: ${run.id}`);
-    await executeRun(study, run, { paths, studyDir, dataDir, suiteDir, testSets, settings, log, opts, work, loader });
+  try {
+    for (const [i, run] of runs.entries()) {
+      if (opts.stages) opts.stages.run(i, runs.length, run.id);
+      else log(`genstudy: run ${i + 1}/${runs.length}: ${run.id}`);
+      await executeRun(study, run, { paths, studyDir, dataDir, suiteDir, testSets, settings, log, opts, work, loader });
+    }
+  } finally {
+    await served?.close();
   }
 
   const analyzeOptions: AnalyzeOptions = { ...study.analysis, control: study.evaluation.control ?? '', blockLength: undefined, testSets: undefined };
@@ -196,7 +213,7 @@ async function prepareSynthetic(study: Study, paths: StudyPaths): Promise<string
 interface RunContext {
   paths: StudyPaths; studyDir: string; dataDir?: string; suiteDir?: string; testSets: EvalTestSet[]; settings: StudySettings;
   log: (line: string) => void; opts: RunStudyOptions; work: StudyResult['work'];
-  /** evaluation.remote's servers, else the built-in engine (undefined). */
+  /** evaluation.remote's servers, or the ones evaluation.serve starts; else the built-in engine (undefined). */
   loader?: ModelLoader;
 }
 
@@ -230,15 +247,17 @@ async function executeRun(study: Study, run: RunPlan, ctx: RunContext): Promise<
     }
     : promptVariants(study.evaluation.prompts, run.shots > 0 ? [run.shots] : undefined);
   const studyAOnly = ctx.testSets.every((t) => t.taskPreset === 'study-a') || study.evaluation.task === 'study-a';
-  const evaluate = async (checkpoints: { step: number; dir: string; base?: string }[]) => {
+  // What every evaluation of this run shares (the hf backend's watcher too).
+  const gridOptions = {
+    storePath: ctx.paths.store, run: run.id, runModel: run.model.id, testSets: ctx.testSets, variants,
+    task: study.evaluation.task, scoring: study.evaluation.scoring, progress: ctx.opts.evalProgress, loader: ctx.loader,
+    labelTokens: settings.labelTokens, bos: settings.bos,
+    ...(studyAOnly && settings.readingPosition === 'padded-128' ? { padTo: STUDY_A_PAD_TO } : {}),
+    positiveLabel: settings.positiveLabel ?? (studyAOnly ? settings.studyAPositiveLabel : undefined),
+  };
+  const evaluate = async (checkpoints: { step: number; dir: string; base?: string; tokenizer?: string }[]) => {
     ctx.opts.stages?.evaluate(checkpoints.map((c) => c.step));
-    const summary = await evaluateGrid({
-      storePath: ctx.paths.store, run: run.id, runModel: run.model.id, checkpoints, testSets: ctx.testSets, variants,
-      task: study.evaluation.task, scoring: study.evaluation.scoring, progress: ctx.opts.evalProgress, loader: ctx.loader,
-      labelTokens: settings.labelTokens, bos: settings.bos,
-      ...(studyAOnly && settings.readingPosition === 'padded-128' ? { padTo: STUDY_A_PAD_TO } : {}),
-      positiveLabel: settings.positiveLabel ?? (studyAOnly ? settings.studyAPositiveLabel : undefined),
-    });
+    const summary = await evaluateGrid({ ...gridOptions, checkpoints });
     ctx.work.answersComputed += summary.computed;
     ctx.work.answersCached += summary.cached;
   };
@@ -253,7 +272,7 @@ async function executeRun(study: Study, run: RunPlan, ctx: RunContext): Promise<
   const task = resolveTask({ task: taskName, scoring: study.evaluation.scoring }, ctx.testSets.find((t) => t.id === study.evaluation.control) ?? ctx.testSets[0]);
   const store2 = ResultStore.open(ctx.paths.store);
   try {
-    const trained = await train({
+    const options: TrainOptions = {
       model: modelDir, outDir: runDir, task, train: training.examples, dataName: run.trainingSet.id,
       demonstrations: method.kind === 'fticl' ? await fticlDemonstrations(study, run, training.examples, ctx.dataDir) : undefined,
       objective: objectiveOf(method, run.trainingSet) === 'supervised' ? 'generate' : 'classify', labelTokens: settings.labelTokens,
@@ -264,12 +283,19 @@ async function executeRun(study: Study, run: RunPlan, ctx: RunContext): Promise<
       batchSize: method.batchSize, gradAccum: gradAccumOf(method), maxGradNorm: method.maxGradNorm,
       epochs: method.epochs, maxSteps: method.steps, seed: run.seed, trainSize: run.trainingSet.size,
       checkpoints: study.checkpoints, store: store2, run: run.id, progress: ctx.opts.trainProgress, logEvery: LOG_EVERY,
-      onCheckpoint: async ({ step }) => {
-        const found = discoverCheckpoints(runDir, { baseModel: modelDir }).checkpoints.filter((c) => c.step === step);
-        if (found.length) await evaluate(found);
-      },
-    });
-    ctx.work.trainingSteps += trained.steps - (trained.resumedFrom ?? 0);
+    };
+    if (method.backend === 'hf') {
+      ctx.work.trainingSteps += await trainOnHf(study, options, { ...ctx, runDir, modelDir, gridOptions, evaluate });
+    } else {
+      const trained = await train({
+        ...options,
+        onCheckpoint: async ({ step }) => {
+          const found = discoverCheckpoints(runDir, { baseModel: modelDir }).checkpoints.filter((c) => c.step === step);
+          if (found.length) await evaluate(found);
+        },
+      });
+      ctx.work.trainingSteps += trained.steps - (trained.resumedFrom ?? 0);
+    }
     // The trainer records its own settings on the run; the study's description of it wins.
     recordRun(ctx.paths.store, runRecord);
   } finally {
@@ -277,7 +303,43 @@ async function executeRun(study: Study, run: RunPlan, ctx: RunContext): Promise<
   }
   // Checkpoints written by an earlier, interrupted invocation (or before a resume) are evaluated
   // here; the cache makes this free for those already done.
-  await evaluate(discoverCheckpoints(runDir, { baseModel: modelDir }).checkpoints);
+  await evaluate(discoverCheckpoints(runDir, { baseModel: modelDir, tokenizerDir: modelDir }).checkpoints);
+}
+
+/** Polling pause of the watcher beside an hf launch: checkpoints come minutes apart at real scale. */
+const HF_WATCH_INTERVAL_MS = 2000;
+
+/**
+ * A run on the hf backend: step 0 is the base model (the Trainer saves no checkpoint before its
+ * first step); the launch trains in child processes while the watcher evaluates each checkpoint-N
+ * it completes; the Trainer's log_history goes into the store. Returns the optimiser steps taken.
+ */
+async function trainOnHf(study: Study, options: TrainOptions, c: RunContext & {
+  runDir: string; modelDir: string; gridOptions: Record<string, unknown> & { storePath: string; run: string };
+  evaluate: (cps: { step: number; dir: string }[]) => Promise<void>;
+}): Promise<number> {
+  const { progress: _progress, onCheckpoint: _cp, onStep: _step, ...hfOptions } = options;
+  if (study.checkpoints.atStart) await c.evaluate([{ step: 0, dir: c.modelDir }]);
+  const hf = study.hf;
+  const before = fs.existsSync(c.runDir) ? Math.max(0, ...fs.readdirSync(c.runDir).map((n) => Number(/^checkpoint-(\d+)$/.exec(n)?.[1] ?? 0))) : 0;
+  fs.mkdirSync(c.runDir, { recursive: true });
+  const controller = new AbortController();
+  const watching = watchRun({
+    ...(c.gridOptions as Omit<Parameters<typeof watchRun>[0], 'runDir'>), runDir: c.runDir, baseModel: c.modelDir, tokenizerDir: c.modelDir,
+    intervalMs: HF_WATCH_INTERVAL_MS, signal: controller.signal, log: (line) => c.log(`genstudy: watch: ${line}`),
+    onRound: (r) => { if (r.summary) { c.work.answersComputed += r.summary.computed; c.work.answersCached += r.summary.cached; } },
+  });
+  let trained;
+  try {
+    trained = await trainHf({ ...hfOptions, trainingArguments: hf.trainingArguments }, {
+      launcher: hf.launcher, python: hf.python, processes: hf.processes,
+      accelerateConfig: hf.accelerateConfig === undefined ? undefined : path.resolve(c.studyDir, hf.accelerateConfig),
+    }, { onOutput: (chunk) => { for (const line of chunk.split('\n')) if (line.trim()) c.log(`genstudy: hf: ${line}`); } });
+  } finally {
+    controller.abort();
+    await watching;
+  }
+  return trained.prepared.totalSteps - before;
 }
 
 /** "study-b/sentiment" -> "sentiment": the task a study-B matrix row is named by. */

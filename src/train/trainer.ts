@@ -18,7 +18,7 @@ import { Params } from '../engine/builtin/params.ts';
 import { demonstrationsFor } from '../tasks/demonstrations.ts';
 import { trainingPieces } from '../tasks/demonstrations.ts';
 import { seededRandom } from '../seeded-random.ts';
-import type { Example } from '../types.ts';
+import type { Example, Tokenizer } from '../types.ts';
 import { AdamW } from './adamw.ts';
 import {
   listCheckpoints, readOptimizer, removeStaleTemporaries, readState, writeCheckpoint, writeOptimizer, writeState,
@@ -52,6 +52,11 @@ export function runPieces(o: Pick<TrainOptions, 'task' | 'train' | 'trainSize' |
   const examples = trainingSubset(o.train, o.trainSize, o.subsetSeed);
   const demos = o.demonstrations ? demonstrationsFor(o.task, o.demonstrations.pool, o.demonstrations.selection, 'FTICL demonstrations') : undefined;
   return trainingPieces(o.task, examples, { demonstrations: demos, join: o.join });
+}
+
+/** The run's training sequences: its pieces encoded for its objective (both training backends train on these). */
+export function encodeRun(o: ResolvedOptions, tokenizer: Tokenizer, maxLength: number): TrainSequence[] {
+  return encodeForTraining(tokenizer, runPieces(o), o.objective, maxLength, o.labelTokens, o.padTo);
 }
 
 function fingerprint(o: ResolvedOptions, baseId: string, seqs: readonly TrainSequence[]): string {
@@ -90,7 +95,7 @@ export async function train(options: TrainOptions): Promise<TrainResult> {
   const base = await loadModel(resumeFrom && o.method === 'full' ? resumeFrom.dir : o.model);
   enableTrainingGradients();
   const maxLength = Math.min(o.maxLength ?? base.maxLength, base.maxLength);
-  const seqs = encodeForTraining(base.tokenizer, runPieces(o), o.objective, maxLength, o.labelTokens, o.padTo);
+  const seqs = encodeRun(o, base.tokenizer, maxLength);
   const order: OrderOptions = { examples: seqs.length, batchSize: o.batchSize, gradAccum: o.gradAccum, epochs: o.epochs, maxSteps: o.maxSteps, shuffle: o.shuffle, seed: o.seed };
   const total = totalSteps(order);
   const warmup = warmupStepsOf(total, o.warmupSteps, o.warmupRatio);

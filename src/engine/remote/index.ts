@@ -3,3 +3,4 @@ export { RemoteModel, type RemoteModelOptions } from './model.ts';
 export { normaliseBase, RemoteEndpoints, RemoteError, REMOTE_DEFAULTS, type EndpointOptions } from './endpoints.ts';
 export { remoteLoader, maxLengthOf, type RemoteLoaderOptions } from './loader.ts';
 export { promptScores, choicesOf, type PromptScores } from './responses.ts';
+export { servedLoader, type ServedLoaderOptions } from './served-loader.ts';
