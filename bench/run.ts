@@ -4,6 +4,7 @@
 // the same machine in the same run.
 const BENCHES: Record<string, { module: string; fn: string }> = {
   analyze: { module: './analyze.ts', fn: 'benchAnalyze' },
+  calibration: { module: './calibration.ts', fn: 'benchCalibration' },
   data: { module: './data.ts', fn: 'benchData' },
   stats: { module: './stats.ts', fn: 'benchStats' },
   metrics: { module: './metrics.ts', fn: 'benchMetrics' },

@@ -1,51 +1,31 @@
 // "Do my generalisation results generalise?": for each run, the partial correlation across
 // checkpoints between every pair of OOD test sets with the in-domain (control) score regressed
-// out; p-values corrected for the number of pairs within the run (each run is one family of
-// tests); then, across runs, how often each pair is significantly positive, negative or neither.
+// out, tested with the inference the options name (by default Bartlett's effective sample size,
+// on levels or differences per pair: stats/levels-or-differences.ts); p-values corrected for the
+// number of pairs within the run (each run is one family of tests); then, across runs, how often
+// each pair is significantly positive, negative or neither; per run, the test's calibration on
+// simulated series like the run's; and how robust each pair's verdict is to the analysis choices.
 import { UserError } from '../errors.ts';
 import {
-  adjustPValues, blockBootstrapCI, firstDifferences, levelsOrDifferencesPairs, partialCorrelationPairs, permutationTest,
-  type CorrelationMethod, type Correction, type Inference, type Representation, type Residualiser, type Tau2Estimator,
+  adjustPValues, blockBootstrapCI, firstDifferences, permutationTest, type Representation,
 } from '../stats/index.ts';
+import { agreementAcrossRuns } from './agreement.ts';
+import { calibrateRun, type RunCalibration } from './calibration.ts';
+import { DEFAULT_OPTIONS as DEFAULTS, type AnalysisOptions } from './options.ts';
+import { testPairs } from './pair-tests.ts';
 import { metaAcrossRuns, type MetaAcrossRuns } from './pair-meta.ts';
+import { plateausOf } from './plateaus.ts';
+import { robustnessOf, type Robustness, type RunData } from './robustness.ts';
 import type { RunSeries } from './run-series.ts';
 
-export interface AnalyzeOptions {
-  control: string;
-  method: CorrelationMethod;
-  residualiser: Residualiser;
-  /** 'effective-n' (Bartlett's effective sample size, the default) or 'naive' (every checkpoint independent, as the papers). */
-  inference: Inference;
-  correction: Correction;
-  /** Significance level for the agreement counts (after correction). */
-  alpha: number;
-  /** Correlate first differences between checkpoints instead of levels. */
-  differences: boolean;
-  /** Block-bootstrap resamples per pair (0: none). */
-  bootstrap: number;
-  blockLength?: number;
-  /** Order-respecting (circular-shift) permutations per pair (0: none). */
-  permutations: number;
-  seed: number;
-  /** Restrict the OOD sets to these (default: every test set but the control). */
-  testSets?: string[];
-  /** Across runs: the between-run variance estimator of the per-pair meta-analysis. */
-  metaEstimator: Tau2Estimator;
-  /**
-   * Across runs: Hartung-Knapp adjustment of the pooled effect's test and CI (default on: the plain
-   * z test rejects a true null pooled effect in up to 15% of studies of 3-5 heterogeneous runs;
-   * docs/analyze.md, scripts/meta-analysis-calibration.ts).
-   */
-  hartungKnapp: boolean;
-  /** Across runs: a run attribute to meta-regress each pair's z on (e.g. model family). */
-  moderator?: string;
-}
+export { agreementAcrossRuns } from './agreement.ts';
+export { signVerdict, type SignVerdict } from './verdict.ts';
+export { splineBasisFor } from './pair-tests.ts';
 
-export const DEFAULT_OPTIONS: Omit<AnalyzeOptions, 'control'> = {
-  method: 'pearson', residualiser: 'linear', inference: 'effective-n', correction: 'holm', alpha: 0.05,
-  differences: false, bootstrap: 0, permutations: 0, seed: 0,
-  metaEstimator: 'REML', hartungKnapp: true,
-};
+/** The options of analysis.ts: the declared analysis options (options.ts) and the control test set. */
+export type AnalyzeOptions = AnalysisOptions & { control: string };
+
+export const DEFAULT_OPTIONS: AnalysisOptions = DEFAULTS;
 
 export interface PairResult {
   a: string;
@@ -58,21 +38,40 @@ export interface PairResult {
   p: number | null;
   p_adjusted: number | null;
   ci95: [number, number] | null;
+  /** What was correlated: the scores' levels or their first differences. */
+  representation: Representation;
   /** Why r is null, when it is. */
   reason?: string;
   /** 'effective-n': bias-corrected AR(1) coefficients of the two residual series. */
   phi?: [number, number];
-  /** Distinct (control, a, b) score rows, when fewer than n (plateaus). */
+  /** Distinct (control, a, b) score rows, when fewer than the observations (plateaus). */
   distinct?: number;
-  /** What was correlated: the scores' levels or their first differences ('effective-n' picks per pair). */
-  representation: Representation;
   bootstrap_ci95?: [number, number] | null;
   permutation_p?: number;
 }
 
-export interface RunAnalysis { run: string; n: number; control: string; pairs: PairResult[] }
+export interface RunAnalysis {
+  run: string;
+  /** Checkpoints (differences with --representation differences) the run has. */
+  n: number;
+  control: string;
+  /** Distinct checkpoint score vectors (control and every OOD set). */
+  distinct: number;
+  /** Set when most checkpoints repeat an earlier one's scores. */
+  warning?: string;
+  /** The test's false-positive rate and power on simulated series like this run's (absent with calibration 0). */
+  calibration?: RunCalibration;
+  pairs: PairResult[];
+}
 export interface Agreement { a: string; b: string; positive: number; negative: number; null: number; runs: number }
-export interface AnalysisResult { runs: RunAnalysis[]; agreement: Agreement[]; meta: MetaAcrossRuns }
+export interface AnalysisResult {
+  runs: RunAnalysis[];
+  agreement: Agreement[];
+  /** Per pair, the random-effects meta-analysis of its runs' Fisher z (pair-meta.ts). */
+  meta: MetaAcrossRuns;
+  /** "Holds under k of m analysis choices" per pair (absent with robustness off). */
+  robustness?: Robustness;
+}
 
 /** The smallest number of checkpoints a linear partial correlation with one covariate can use. */
 const MIN_STEPS_LINEAR = 5;
@@ -101,9 +100,17 @@ export function analyzeOrSkip(series: readonly RunSeries[], opts: AnalyzeOptions
 
 export function analyzeRuns(series: readonly RunSeries[], opts: AnalyzeOptions): AnalysisResult {
   if (series.length === 0) throw new UserError(analysisProblem(series, opts)!);
-  const runs = series.map((s) => analyzeRun(s, opts));
+  const data = series.map((s) => runData(s, opts));
+  const runs = series.map((s, i) => analyzeRunData(data[i], opts));
+  const agreement = agreementAcrossRuns(runs, opts.alpha);
   const attributes = new Map(series.map((s) => [s.run, s.attributes]));
-  return { runs, agreement: agreementAcrossRuns(runs, opts.alpha), meta: metaAcrossRuns(runs, opts, attributes) };
+  const result: AnalysisResult = { runs, agreement, meta: metaAcrossRuns(runs, opts, attributes) };
+  if (opts.robustness) result.robustness = robustnessOf(data, agreement, opts);
+  return result;
+}
+
+export function analyzeRun(series: RunSeries, opts: AnalyzeOptions): RunAnalysis {
+  return analyzeRunData(runData(series, opts), opts);
 }
 
 const oodNamesOf = (series: RunSeries, opts: AnalyzeOptions): string[] => (opts.testSets ?? [...series.values.keys()]).filter((t) => t !== opts.control);
@@ -116,92 +123,52 @@ export function runProblem(series: RunSeries, opts: AnalyzeOptions): string | un
   const missing = oodNames.find((t) => !series.values.has(t));
   if (missing !== undefined) return `no scores for test set "${missing}"`;
   if (oodNames.length < 2) return `needs at least two OOD test sets besides the control "${opts.control}", has ${oodNames.length}`;
-  const n = opts.differences ? Math.max(0, control.length - 1) : control.length;
+  const differences = opts.representation === 'differences';
+  const n = differences ? Math.max(0, control.length - 1) : control.length;
   const minSteps = opts.residualiser === 'spline' ? MIN_STEPS_SPLINE : MIN_STEPS_LINEAR;
   if (n < minSteps) {
-    return `${n} ${opts.differences ? 'differences between checkpoints' : 'checkpoints with every test set scored'}; a partial correlation with one covariate and the ${opts.residualiser} residualiser needs at least ${minSteps}`;
+    return `${n} ${differences ? 'differences between checkpoints' : 'checkpoints with every test set scored'}; a partial correlation with one covariate and the ${opts.residualiser} residualiser needs at least ${minSteps}`;
   }
   return undefined;
 }
 
-export function analyzeRun(series: RunSeries, opts: AnalyzeOptions): RunAnalysis {
+/** The run's control and OOD series (levels), checked against the options. */
+function runData(series: RunSeries, opts: AnalyzeOptions): RunData {
   const problem = runProblem(series, opts);
   if (problem !== undefined) throw new UserError(`run "${series.run}": ${problem}`);
-  const oodNames = oodNamesOf(series, opts);
-  const transform = opts.differences ? (x: Float64Array) => firstDifferences(x) : (x: Float64Array) => x;
-  const covariate = transform(series.values.get(opts.control)!);
-  const n = covariate.length;
   const ood: Record<string, Float64Array> = {};
-  for (const t of oodNames) ood[t] = transform(series.values.get(t)!);
+  for (const t of oodNamesOf(series, opts)) ood[t] = series.values.get(t)!;
+  return { run: series.run, control: series.values.get(opts.control)!, ood };
+}
 
-  const statOpts = {
-    method: opts.method, residualiser: opts.residualiser, inference: opts.inference,
-    splineBasis: opts.residualiser === 'spline' ? splineBasisFor(covariate) : undefined,
-  };
-  // 'effective-n' on levels tests each pair on levels and on differences and keeps the one with the
-  // larger effective sample size (stats/levels-or-differences.ts); --differences forces differences
-  const results = opts.inference === 'effective-n' && !opts.differences
-    ? levelsOrDifferencesPairs(ood, [covariate], statOpts)
-    : partialCorrelationPairs(ood, [covariate], statOpts).map((p) => ({ ...p, representation: (opts.differences ? 'differences' : 'levels') as Representation }));
+function analyzeRunData(data: RunData, opts: AnalyzeOptions): RunAnalysis {
+  const { control, ood } = data;
+  const differences = opts.representation === 'differences';
+  const results = testPairs(ood, control, opts);
   const adjusted = adjustPValues(results.map((x) => x.result.p), opts.correction);
+  // the bootstrap and permutation checks correlate what --representation names (auto: levels)
+  const transform = differences ? (x: Float64Array) => firstDifferences(x) : (x: Float64Array) => x;
+  const covariate = transform(control);
+  const statOpts = { method: opts.method, residualiser: opts.residualiser };
   const pairs: PairResult[] = results.map(({ a, b, result, representation }, i) => {
     const pair: PairResult = { a, b, r: result.r, nEff: result.nEff, df: result.df, p: result.p, p_adjusted: adjusted[i], ci95: result.ci95, representation };
     if (result.r === null) pair.reason = result.reason ?? 'undefined';
     if (result.phi) pair.phi = result.phi;
     if (result.distinct !== undefined) pair.distinct = result.distinct;
     if (opts.bootstrap > 0) {
-      pair.bootstrap_ci95 = blockBootstrapCI(ood[a], ood[b], [covariate], {
+      pair.bootstrap_ci95 = blockBootstrapCI(transform(ood[a]), transform(ood[b]), [covariate], {
         ...statOpts, resamples: opts.bootstrap, blockLength: opts.blockLength, seed: opts.seed,
       });
     }
     if (opts.permutations > 0) {
-      pair.permutation_p = permutationTest(ood[a], ood[b], [covariate], { ...statOpts, permutations: opts.permutations, seed: opts.seed }).p;
+      pair.permutation_p = permutationTest(transform(ood[a]), transform(ood[b]), [covariate], { ...statOpts, permutations: opts.permutations, seed: opts.seed }).p;
     }
     return pair;
   });
-  return { run: series.run, n, control: opts.control, pairs };
-}
-
-/**
- * The spline's basis dimension for one control series: mgcv's default 10, but at most half the
- * control's distinct values (and at least 3), so that a GCV fit on a plateaued run (8 distinct
- * values in 21 checkpoints) cannot spend nearly every degree of freedom the data has.
- */
-export function splineBasisFor(control: Float64Array): number {
-  return Math.min(DEFAULT_SPLINE_BASIS, Math.max(3, Math.floor(new Set(control).size / 2)));
-}
-
-const DEFAULT_SPLINE_BASIS = 10;
-
-export function agreementAcrossRuns(runs: readonly RunAnalysis[], alpha: number): Agreement[] {
-  const byPair = new Map<string, Agreement>();
-  for (const run of runs) {
-    for (const p of run.pairs) {
-      const key = `${p.a}\u0000${p.b}`;
-      let entry = byPair.get(key);
-      if (!entry) byPair.set(key, (entry = { a: p.a, b: p.b, positive: 0, negative: 0, null: 0, runs: 0 }));
-      entry.runs++;
-      const significant = p.r !== null && p.p_adjusted !== null && p.p_adjusted < alpha;
-      if (significant && p.r! > 0) entry.positive++;
-      else if (significant && p.r! < 0) entry.negative++;
-      else entry.null++;
-    }
-  }
-  return [...byPair.values()].sort((x, y) => (x.a === y.a ? cmp(x.b, y.b) : cmp(x.a, y.a)));
-}
-
-/** One word for the agreement row: does the pair's sign generalise across runs? */
-export type SignVerdict = 'positive in all' | 'negative in all' | 'sign differs' | 'positive or none' | 'negative or none' | 'none significant';
-
-export function signVerdict(a: Agreement): SignVerdict {
-  if (a.positive > 0 && a.negative > 0) return 'sign differs';
-  if (a.positive === a.runs && a.runs > 0) return 'positive in all';
-  if (a.negative === a.runs && a.runs > 0) return 'negative in all';
-  if (a.positive > 0) return 'positive or none';
-  if (a.negative > 0) return 'negative or none';
-  return 'none significant';
-}
-
-function cmp(x: string, y: string): number {
-  return x < y ? -1 : x > y ? 1 : 0;
+  const plateaus = plateausOf(data.run, control, Object.values(ood));
+  const calibration = calibrateRun(control, Object.values(ood), opts);
+  return {
+    run: data.run, n: control.length - (differences ? 1 : 0), control: opts.control, distinct: plateaus.distinct,
+    ...(plateaus.warning ? { warning: plateaus.warning } : {}), ...(calibration ? { calibration } : {}), pairs,
+  };
 }

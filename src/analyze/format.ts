@@ -1,6 +1,7 @@
 // Renders an analysis as a table for people, JSON for programs (the documented exact shape), or CSV.
 import { signVerdict, type AnalysisResult, type AnalyzeOptions, type PairResult } from './analysis.ts';
 import { formatMetaTable } from './format-meta.ts';
+import { verdictSentence } from './verdict.ts';
 
 export type OutputFormat = 'table' | 'json' | 'csv';
 
@@ -43,10 +44,12 @@ function csvCell(v: unknown): string {
 export function formatTable(result: AnalysisResult, opts: AnalyzeOptions): string {
   const out: string[] = [];
   const how = `${opts.method} partial correlation, ${opts.residualiser} residualiser on "${opts.control}"` +
-    `${opts.differences ? ', first differences' : ''}, ${opts.inference === 'naive' ? 'naive t-test (checkpoints as independent)' : "t-test on Bartlett's effective sample size"}, ${opts.correction === 'none' ? 'no correction' : `${opts.correction} correction`}, alpha ${opts.alpha}`;
+    `${opts.representation === 'differences' ? ', first differences' : opts.representation === 'levels' ? ', levels' : ''}, ${opts.inference === 'naive' ? 'naive t-test (checkpoints as independent)' : "t-test on Bartlett's effective sample size"}, ${opts.correction === 'none' ? 'no correction' : `${opts.correction} correction`}, alpha ${opts.alpha}`;
   out.push(`Partial correlations between OOD test sets across checkpoints (${how})`);
   for (const run of result.runs) {
-    out.push('', `run ${run.run}: ${run.n} ${opts.differences ? 'differences' : 'checkpoints'}`);
+    out.push('', `run ${run.run}: ${run.n} ${opts.representation === 'differences' ? 'differences' : 'checkpoints'}${run.distinct < run.n ? ` (${run.distinct} distinct)` : ''}`);
+    if (run.warning) out.push(`  warning: ${run.warning}`);
+    if (run.calibration) out.push(`  ${calibrationLine(run.calibration)}`);
     const header = ['a', 'b', 'on', 'r', 'n_eff', 'df', 'p', 'p adj', '95% CI'];
     const hasBoot = run.pairs.some((p) => p.bootstrap_ci95 !== undefined);
     const hasPerm = run.pairs.some((p) => p.permutation_p !== undefined);
@@ -63,20 +66,28 @@ export function formatTable(result: AnalysisResult, opts: AnalyzeOptions): strin
   out.push('', `Across ${result.runs.length} run${result.runs.length === 1 ? '' : 's'}: significant correlations per pair (adjusted p < ${opts.alpha})`);
   const rows = result.agreement.map((g) => [g.a, g.b, String(g.positive), String(g.negative), String(g.null), String(g.runs), signVerdict(g)]);
   out.push(...alignColumns([['a', 'b', 'positive', 'negative', 'none', 'runs', 'verdict'], ...rows], 2));
-  out.push('', headline(result));
+  if (result.robustness) {
+    const available = result.robustness.choices.filter((c) => c.available).length;
+    out.push('', `Robustness: does each verdict hold under the ${available} other analysis choices (pearson/spearman x linear/spline x levels/differences)?`);
+    const rb = result.robustness.pairs.map((p) => [p.a, p.b, p.verdict, `${p.holds} of ${p.of}`, p.otherwise.join('; ')]);
+    out.push(...alignColumns([['a', 'b', 'verdict', 'holds under', 'otherwise'], ...rb], 2));
+    for (const c of result.robustness.choices) if (!c.available) out.push(`  not computed: ${c.method}/${c.residualiser}/${c.representation}: ${c.reason}`);
+  }
+  out.push('', headline(result, opts));
   out.push('', ...formatMetaTable(result.meta, opts.alpha));
   return out.join('\n') + '\n';
 }
 
-/** The answer to "do generalisation results generalise?" in one sentence. */
-export function headline(result: AnalysisResult): string {
-  const verdicts = result.agreement.map(signVerdict);
-  const count = (v: string) => verdicts.filter((x) => x === v).length;
-  const consistent = count('positive in all') + count('negative in all');
-  const differs = count('sign differs');
-  const pairs = result.agreement.length;
-  return `${consistent} of ${pairs} OOD pairs have the same significant sign in every run; ` +
-    `${differs} change sign between runs; ${count('none significant')} are significant in none.`;
+/** The answer to "do generalisation results generalise?" in one sentence (analyze/verdict.ts). */
+export function headline(result: AnalysisResult, opts: Pick<AnalyzeOptions, 'control' | 'alpha'>): string {
+  return verdictSentence(result, opts);
+}
+
+/** One run's calibration in words. */
+export function calibrationLine(c: NonNullable<AnalysisResult['runs'][number]['calibration']>): string {
+  const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
+  return `calibration (${c.simulations} simulated pairs, AR(1) phi ${c.phi.toFixed(2)}): false positives ${pct(c.falsePositiveRate)} at alpha ${c.alpha} ` +
+    `(naive test: ${pct(c.naiveFalsePositiveRate)}), power ${pct(c.power)} for a true partial correlation of ${c.effect}`;
 }
 
 function fixed(x: number, digits: number): string {

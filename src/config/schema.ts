@@ -1,6 +1,7 @@
 // The study file: what a study trains, evaluates and analyses, validated with zod. A study expands
 // into runs (models x training sets x methods x seeds); see expand.ts.
 import { z } from 'zod';
+import { AnalysisOptionsSchema } from '../analyze/options.ts';
 import { PROTOCOLS } from '../tasks/protocol.ts';
 
 const positiveInt = z.number().int().min(1);
@@ -156,20 +157,9 @@ export const EvaluationSchema = z.strictObject({
   }).optional(),
 }).refine((e) => !(e.remote && e.serve), { message: 'give remote (servers already running) or serve (servers genstudy starts), not both', path: ['serve'] });
 
-export const AnalysisSchema = z.strictObject({
+/** The study's `analysis:` section: the metric, and the analysis options declared once in analyze/options.ts. */
+export const AnalysisSchema = AnalysisOptionsSchema.extend({
   metric: z.string().default('accuracy'),
-  method: z.enum(['pearson', 'spearman']).default('pearson'),
-  residualiser: z.enum(['linear', 'spline']).default('linear'),
-  inference: z.enum(['effective-n', 'naive']).default('effective-n'),
-  correction: z.enum(['holm', 'bonferroni', 'bh', 'by', 'none']).default('holm'),
-  alpha: z.number().gt(0).lt(1).default(0.05),
-  bootstrap: z.number().int().min(0).default(0),
-  permutations: z.number().int().min(0).default(0),
-  differences: z.boolean().default(false),
-  seed: z.number().int().default(0),
-  metaEstimator: z.enum(['REML', 'DL', 'PM']).default('REML'),
-  hartungKnapp: z.boolean().default(true),
-  moderator: z.string().optional(),
 });
 
 export const StudySchema = z.strictObject({

@@ -27,7 +27,7 @@ export async function writeStudyOutputs(study: Study, result: StudyResult): Prom
   const report = await writeReport(path.join(result.paths.out, 'report'), {
     storePath: result.paths.store, control: study.evaluation.control, metric: a.metric, title: `genstudy: ${study.name}`,
     studyFile: result.paths.studyFile,
-    analysis: { method: a.method, residualiser: a.residualiser, correction: a.correction, alpha: a.alpha, bootstrap: a.bootstrap, permutations: a.permutations, differences: a.differences, seed: a.seed, metaEstimator: a.metaEstimator, hartungKnapp: a.hartungKnapp, moderator: a.moderator },
+    analysis: result.analyzeOptions,
   });
   out.report = report.html;
   return out;
@@ -42,5 +42,5 @@ export function printStudySummary(result: StudyResult, written: StudyOutputs, pr
   print(`\nStore: ${result.paths.store}\n`);
   if (written.analysis) print(`Analysis: ${written.analysis}\n`);
   if (written.report) print(`Report: ${written.report}\n`);
-  if (result.analysis) print(`Headline: ${headline(result.analysis)}\n`);
+  if (result.analysis) print(`Headline: ${headline(result.analysis, result.analyzeOptions)}\n`);
 }

@@ -131,7 +131,8 @@ export async function runStudy(study: Study, studyFile: string, opts: RunStudyOp
     await served?.close();
   }
 
-  const analyzeOptions: AnalyzeOptions = { ...study.analysis, control: study.evaluation.control ?? '', blockLength: undefined, testSets: undefined };
+  const { metric: _metric, ...options } = study.analysis;
+  const analyzeOptions: AnalyzeOptions = { ...options, control: study.evaluation.control ?? '' };
   if (study.evaluation.control === undefined) {
     return { paths, runs, analysis: null, analysisSkipped: 'the study names no evaluation.control, so there are no partial correlations', analyzeOptions, work };
   }

@@ -2,6 +2,7 @@
 // sign-count matrix), then per run its training curves, training loss, and the partial-correlation
 // heatmap of its OOD sets with the table behind it.
 import { signVerdict, type Agreement, type RunAnalysis } from '../analyze/analysis.ts';
+import { verdictSentence } from '../analyze/verdict.ts';
 import { curvesSpec, heatmapSpec, lossSpec, renderSvg, type CurvePoint, type HeatCell } from './charts.ts';
 import { anchor, esc, figure, fixed, htmlTable, pValue, signed } from './html.ts';
 import { metaSection } from './meta-section.ts';
@@ -13,33 +14,11 @@ import type { Table } from './table.ts';
 import { chosenPair, idVsOodFigure, residualSection } from './run-figures.ts';
 import { runSummary } from './run-summary.ts';
 
-/** Study A's question answered in one sentence. */
+/** Study A's question answered in one sentence (computed by analyze/verdict.ts, as the CLI prints it). */
 export function studyAHeadline(a: StudyA): string {
   if (!a.options) return a.note ?? 'No study-A analysis.';
-  const runs = a.analysis.runs.length;
-  if (runs === 0) return a.note ?? 'No run could be analysed.';
-  const verdicts = a.analysis.agreement.map(signVerdict);
-  const pairs = verdicts.length;
-  const consistent = verdicts.filter((v) => v === 'positive in all' || v === 'negative in all').length;
-  const differs = verdicts.filter((v) => v === 'sign differs').length;
-  const none = verdicts.filter((v) => v === 'none significant').length;
-  const partial = pairs - consistent - differs - none;
-  // The first clause always, the others only when they count something.
-  const rest = [
-    differs ? `${differs} change sign between runs` : '',
-    partial ? `${partial} ${partial === 1 ? 'is' : 'are'} significant in some runs only` : '',
-    none ? `${none} ${none === 1 ? 'is' : 'are'} significant in none` : '',
-  ].filter(Boolean);
-  const clauses = [`${consistent} of ${pairs} pairs of OOD test sets keep the same significant sign in every run`, ...rest];
-  const counts = clauses.length === 1 ? clauses[0] : `${clauses.slice(0, -1).join(', ')} and ${clauses[clauses.length - 1]}`;
-  if (runs === 1) {
-    const signs = a.analysis.runs[0].pairs.filter((p) => isSignificant(p, a.options!.alpha)).length;
-    return `Only one run could be analysed, so agreement across runs is not tested: in it, ${signs} of ${pairs} pairs of OOD test sets are significantly correlated (adjusted p < ${a.options.alpha}).`;
-  }
-  // A pair significant in no run is consistent too (no relation anywhere); only a sign change or a
-  // sign in some runs and not others counts against generalising.
-  const answer = differs > 0 ? 'No' : partial > 0 ? 'Partly' : 'Yes';
-  return `${answer}: across ${runs} runs, ${counts} (partial correlations with "${a.control}" regressed out, adjusted p < ${a.options.alpha}).`;
+  if (a.analysis.runs.length === 0) return a.note ?? 'No run could be analysed.';
+  return verdictSentence(a.analysis, { control: a.control ?? '', alpha: a.options.alpha });
 }
 
 export async function agreementSection(a: StudyA, tables: Map<string, Table>): Promise<string> {
@@ -48,7 +27,7 @@ export async function agreementSection(a: StudyA, tables: Map<string, Table>): P
   if (!a.options) return out.concat('</section>').join('\n');
   const o = a.options;
   out.push(`<p class="note">For each run, across its checkpoints: the ${esc(o.method)} partial correlation between every pair of OOD test sets with the ` +
-    `${esc(a.metric ?? '')} of the in-domain set <b>${esc(a.control ?? '')}</b> regressed out (${esc(o.residualiser)} residualiser${o.differences ? ', first differences' : ''}), ` +
+    `${esc(a.metric ?? '')} of the in-domain set <b>${esc(a.control ?? '')}</b> regressed out (${esc(o.residualiser)} residualiser${o.representation === 'differences' ? ', first differences' : ''}), ` +
     `p-values corrected over the pairs of the run (${esc(o.correction)}), significant when the adjusted p &lt; ${esc(String(o.alpha))}.</p>`);
   if (a.skipped.length) {
     const byReason = new Map<string, string[]>();

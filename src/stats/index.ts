@@ -13,6 +13,7 @@ export {
 } from './partial-correlation.ts';
 export { autocorrelation } from './autocorrelation.ts';
 export { bartlettEffectiveN, biasCorrectedAr1, MAX_PHI } from './effective-sample-size.ts';
+export { residualAr1 } from './residual-ar1.ts';
 export { countDistinctRows, denseIds } from './distinct-rows.ts';
 export { adjustPValues, CORRECTIONS, type Correction } from './corrections.ts';
 export { firstDifferences } from './differences.ts';
@@ -20,6 +21,7 @@ export { levelsOrDifferencesPairs, type ChosenPair, type Representation } from '
 export { blockBootstrapCI, type BlockBootstrapOptions } from './bootstrap.ts';
 export { permutationTest, type PermutationOptions } from './permutation.ts';
 export { createRandom, type Random } from './random.ts';
+export { ar1Into, correlatedAr1Into } from './ar1.ts';
 export { splineResidualiser, type SplineResidualiser } from './spline-residuals.ts';
 export { placeKnots, crSpline, crDesign } from './cr-basis.ts';
 export { randomEffectsMeta, qProfileCi, type MetaAnalysis, type MetaOptions } from './meta-analysis.ts';

@@ -15,7 +15,7 @@
 import { weightedFit, type Design } from './meta-wls.ts';
 
 export type Tau2Estimator = 'REML' | 'DL' | 'PM';
-export const TAU2_ESTIMATORS: readonly Tau2Estimator[] = ['REML', 'DL', 'PM'];
+export const TAU2_ESTIMATORS = ['REML', 'DL', 'PM'] as const satisfies readonly Tau2Estimator[];
 
 const MAX_ITERATIONS = 1000;
 

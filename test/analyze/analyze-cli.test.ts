@@ -13,10 +13,14 @@ test('analyze recovers the simulated structure and prints the documented JSON', 
   const r = await genstudy(['analyze', file, '--control', 'in-domain', '--format', 'json']);
   assert.equal(r.code, 0, r.stderr);
   const out = JSON.parse(r.stdout);
-  assert.deepEqual(Object.keys(out), ['runs', 'agreement', 'meta']);
+  assert.deepEqual(Object.keys(out), ['runs', 'agreement', 'meta', 'robustness']);
   assert.equal(out.runs.length, 3);
   const run = out.runs[0];
-  assert.deepEqual(Object.keys(run), ['run', 'n', 'control', 'pairs']);
+  assert.deepEqual(Object.keys(run), ['run', 'n', 'control', 'distinct', 'calibration', 'pairs']);
+  assert.deepEqual(Object.keys(run.calibration), ['phi', 'simulations', 'alpha', 'falsePositiveRate', 'effect', 'power', 'naiveFalsePositiveRate']);
+  assert.equal(run.calibration.simulations, 200);
+  assert.equal(out.robustness.pairs.length, 10);
+  assert.equal(out.robustness.choices.length, 8);
   assert.equal(run.n, 60);
   assert.equal(run.control, 'in-domain');
   assert.equal(run.pairs.length, 10); // 5 OOD sets -> 10 pairs
@@ -60,7 +64,9 @@ test('CSV, JSONL and the store give the same analysis; the table names runs and 
   assert.equal(table.code, 0, table.stderr);
   assert.match(table.stdout, /run model-a: 30 checkpoints/);
   assert.match(table.stdout, /verdict/);
-  assert.match(table.stdout, /OOD pairs have the same significant sign in every run/);
+  assert.match(table.stdout, /pairs of OOD test sets keep the same significant sign in every run/);
+  assert.match(table.stdout, /calibration \(200 simulated pairs, AR\(1\) phi [-0-9.]+\): false positives/);
+  assert.match(table.stdout, /holds under/);
 });
 
 test('csv output with --out writes the pairs and the agreement tables', async (t) => {

@@ -191,8 +191,8 @@ test("each run's weight rests on its calibrated effective sample size, not its r
     return { run: name, steps: Array.from({ length: n }, (_, t) => t), values: series, attributes: {}, incompleteSteps: [] };
   };
   const runs = [ar1Run('r0', 1), ar1Run('r1', 2), ar1Run('r2', 3), ar1Run('r3', 4)];
-  const calibrated = analyzeRuns(runs, opts({ differences: true }));
-  const naive = analyzeRuns(runs, opts({ differences: true, inference: 'naive' }));
+  const calibrated = analyzeRuns(runs, opts({ representation: 'differences' }));
+  const naive = analyzeRuns(runs, opts({ representation: 'differences', inference: 'naive' }));
   let fewer = 0;
   for (const run of calibrated.runs) {
     for (const p of run.pairs) {

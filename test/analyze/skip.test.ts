@@ -20,7 +20,7 @@ test('each reason a run cannot be analysed is returned as a value', () => {
   assert.match(runProblem(run('r', 10, ['id', 'a']), opts) ?? '', /needs at least two OOD test sets/);
   assert.match(runProblem(run('r', 10, ['id', 'a', 'b']), { ...opts, testSets: ['a', 'c'] }) ?? '', /no scores for test set "c"/);
   assert.match(runProblem(run('r', 3, ['id', 'a', 'b']), opts) ?? '', /^3 checkpoints with every test set scored; .* needs at least 5$/);
-  assert.match(runProblem(run('r', 5, ['id', 'a', 'b']), { ...opts, differences: true }) ?? '', /^4 differences between checkpoints/);
+  assert.match(runProblem(run('r', 5, ['id', 'a', 'b']), { ...opts, representation: 'differences' }) ?? '', /^4 differences between checkpoints/);
   assert.equal(runProblem(run('r', 10, ['id', 'a', 'b']), opts), undefined);
 });
 

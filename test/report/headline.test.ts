@@ -9,7 +9,7 @@ function studyA(agreement: Agreement[], runs: RunAnalysis[]): StudyA {
   return { control: 'id', metric: 'accuracy', options: { ...DEFAULT_OPTIONS, control: 'id' }, analysis: { runs, agreement, meta: metaAcrossRuns(runs, DEFAULT_OPTIONS) }, series: [], skipped: [] };
 }
 const run = (name: string): RunAnalysis => ({
-  run: name, n: 10, control: 'id',
+  run: name, n: 10, control: 'id', distinct: 10,
   pairs: [{ a: 'x', b: 'y', r: 0.9, nEff: 10, df: 7, p: 0.001, p_adjusted: 0.003, ci95: [0.5, 0.98], representation: 'levels' }, { a: 'x', b: 'z', r: 0.1, nEff: 10, df: 7, p: 0.8, p_adjusted: 0.8, ci95: [-0.5, 0.6], representation: 'levels' }],
 });
 const pair = (a: string, b: string, positive: number, negative: number, runs: number): Agreement => ({ a, b, positive, negative, null: runs - positive - negative, runs });

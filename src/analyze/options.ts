@@ -1,0 +1,92 @@
+// The analysis options, declared once: each option's kind, choices (from what stats/ offers),
+// default and help. From this one table come the zod schema that validates a study file's
+// `analysis:` section (config/schema.ts) and a library caller's options, the defaults
+// (DEFAULT_OPTIONS), and the command-line flags of `analyze` and `report` (cli/analysis-flags.ts),
+// so the three cannot drift apart. docs/analyze.md documents them.
+import { z } from 'zod';
+import { CORRECTIONS, CORRELATION_METHODS, INFERENCES, RESIDUALISERS, TAU2_ESTIMATORS } from '../stats/index.ts';
+
+/** What each run's pairs are computed on: levels, first differences, or (auto) per pair the one with more effective observations. */
+export const REPRESENTATION_CHOICES = ['auto', 'levels', 'differences'] as const;
+
+type Kind =
+  | { kind: 'choice'; choices: readonly [string, ...string[]]; default: string; /** the CLI takes any case (shows lower case) */ anyCase?: boolean }
+  | { kind: 'number'; default: number; gt?: number; lt?: number }
+  | { kind: 'integer'; default?: number; min: number }
+  | { kind: 'boolean'; default: boolean }
+  | { kind: 'string' }
+  | { kind: 'list' };
+
+/** `flag`: the command-line name when it is not the option's name in kebab-case. */
+export type AnalysisOptionSpec = Kind & { help: string; metavar?: string; flag?: string };
+
+export const ANALYSIS_OPTIONS = {
+  method: { kind: 'choice', choices: CORRELATION_METHODS, default: 'pearson', metavar: 'method', help: 'correlation (Spearman ranks every series and the control first)' },
+  residualiser: { kind: 'choice', choices: RESIDUALISERS, default: 'linear', metavar: 'kind', help: 'how the control is regressed out: a straight line, or a penalised spline with GCV (a GAM)' },
+  inference: { kind: 'choice', choices: INFERENCES, default: 'effective-n', metavar: 'test', help: "how p-values count checkpoints: Bartlett's effective sample size from the residuals' autocorrelation, or naive (every checkpoint independent, as the papers)" },
+  representation: { kind: 'choice', choices: REPRESENTATION_CHOICES, default: 'auto', metavar: 'series', help: 'correlate levels, first differences, or (auto) per pair whichever keeps more effective observations (levels with --inference naive)' },
+  correction: { kind: 'choice', choices: CORRECTIONS, default: 'holm', metavar: 'method', help: 'multiple-testing correction over the pairs of each run' },
+  alpha: { kind: 'number', default: 0.05, gt: 0, lt: 1, metavar: 'level', help: 'significance level (after correction) for the agreement across runs' },
+  calibration: { kind: 'integer', default: 200, min: 0, metavar: 'simulations', help: "per run, simulate this many null and alternative pairs like the run's residuals and report the test's false-positive rate and power (0: none)" },
+  effect: { kind: 'number', default: 0.5, gt: 0, lt: 1, metavar: 'r', help: 'the true partial correlation the calibration reports power for' },
+  robustness: { kind: 'boolean', default: true, help: 'recompute every verdict under pearson/spearman x linear/spline x levels/differences ("holds under k of m")' },
+  bootstrap: { kind: 'integer', default: 0, min: 0, metavar: 'resamples', help: 'moving-block bootstrap confidence intervals with this many resamples (0: none)' },
+  blockLength: { kind: 'integer', min: 1, metavar: 'steps', help: 'block length for the bootstrap (default: ceil(n^(1/3)))' },
+  permutations: { kind: 'integer', default: 0, min: 0, metavar: 'count', help: 'order-respecting (circular shift) permutation test with this many permutations (0: none)' },
+  seed: { kind: 'integer', default: 0, min: 0, metavar: 'seed', help: 'seed for the bootstrap, the permutations and the calibration' },
+  testSets: { kind: 'list', flag: 'test-set', metavar: 'set...', help: 'the OOD test sets to include (default: all but the control)' },
+  metaEstimator: { kind: 'choice', choices: TAU2_ESTIMATORS, default: 'REML', anyCase: true, metavar: 'estimator', help: 'across runs: between-run variance estimator of the per-pair random-effects meta-analysis' },
+  hartungKnapp: { kind: 'boolean', default: true, help: 'across runs: use the Hartung-Knapp adjustment of the pooled effect, a t test on runs - 1 df (without it, the plain z test, too many false positives with few heterogeneous runs)' },
+  moderator: { kind: 'string', metavar: 'attribute', help: 'across runs: meta-regress each pair on this run attribute (e.g. model, training_set, method; numeric values give a slope)' },
+} as const satisfies Record<string, AnalysisOptionSpec>;
+
+export type AnalysisOptionName = keyof typeof ANALYSIS_OPTIONS;
+
+/** Command-line shorthands: a flag that sets options to fixed values. */
+export const ANALYSIS_SHORTHANDS = {
+  differences: { sets: { representation: 'differences' }, help: 'correlate first differences between checkpoints (same as --representation differences)' },
+} as const;
+
+function zodOf(spec: AnalysisOptionSpec): z.ZodType {
+  switch (spec.kind) {
+    case 'choice': return z.enum(spec.choices).default(spec.default);
+    case 'number': {
+      let s = z.number();
+      if (spec.gt !== undefined) s = s.gt(spec.gt);
+      if (spec.lt !== undefined) s = s.lt(spec.lt);
+      return s.default(spec.default);
+    }
+    case 'integer': {
+      const s = z.number().int().min(spec.min);
+      return spec.default === undefined ? s.optional() : s.default(spec.default);
+    }
+    case 'boolean': return z.boolean().default(spec.default);
+    case 'string': return z.string().optional();
+    case 'list': return z.array(z.string()).optional();
+  }
+}
+
+const shape = Object.fromEntries(Object.entries(ANALYSIS_OPTIONS).map(([k, spec]) => [k, zodOf(spec)]));
+
+/** The analysis options as a study file and a library caller give them (every field optional). */
+export const AnalysisOptionsSchema = z.strictObject(shape) as unknown as z.ZodObject<Shape, z.core.$strict>;
+
+/** The schema's static shape, as zodOf builds it from the table (zod cannot infer through Object.fromEntries). */
+type Shape =
+  { [K in WithDefault]: z.ZodDefault<z.ZodType<ValueOf<Options[K]>>> } &
+  { [K in Exclude<keyof Options, WithDefault>]: z.ZodOptional<z.ZodType<ValueOf<Options[K]>>> };
+
+type Options = typeof ANALYSIS_OPTIONS;
+type ValueOf<S> = S extends { kind: 'choice'; choices: readonly (infer C)[] } ? C
+  : S extends { kind: 'number' | 'integer' } ? number
+  : S extends { kind: 'boolean' } ? boolean
+  : S extends { kind: 'string' } ? string
+  : S extends { kind: 'list' } ? string[] : never;
+type WithDefault = { [K in keyof Options]: Options[K] extends { default: unknown } ? K : never }[keyof Options];
+
+/** The analysis options after defaults: the type follows the table above. */
+export type AnalysisOptions =
+  { [K in WithDefault]: ValueOf<Options[K]> } & { [K in Exclude<keyof Options, WithDefault>]?: ValueOf<Options[K]> };
+
+/** Every option at its default. */
+export const DEFAULT_OPTIONS: AnalysisOptions = AnalysisOptionsSchema.parse({});

@@ -1,0 +1,47 @@
+// One run's pair tests as the analysis options ask for them: which series (levels, first
+// differences, or per pair the one with more effective observations), which residualiser and
+// which inference. Shared by the analysis itself, its calibration (which must test simulated
+// series exactly as the run's are tested) and the robustness table.
+import {
+  firstDifferences, levelsOrDifferencesPairs, partialCorrelationPairs,
+  type PartialOptions, type PartialResult, type Representation,
+} from '../stats/index.ts';
+import type { AnalysisOptions } from './options.ts';
+
+export type PairTestOptions = Pick<AnalysisOptions, 'method' | 'residualiser' | 'inference' | 'representation'>;
+
+export interface TestedPair { a: string; b: string; result: PartialResult; representation: Representation }
+
+/** The spline's basis dimension when none is forced: mgcv's default. */
+const DEFAULT_SPLINE_BASIS = 10;
+
+/**
+ * The spline's basis dimension for one control series: mgcv's default 10, but at most half the
+ * control's distinct values (and at least 3), so that a GCV fit on a plateaued run (8 distinct
+ * values in 21 checkpoints) cannot spend nearly every degree of freedom the data has.
+ */
+export function splineBasisFor(control: Float64Array): number {
+  return Math.min(DEFAULT_SPLINE_BASIS, Math.max(3, Math.floor(new Set(control).size / 2)));
+}
+
+/** Whether these options correlate differences only (then a run has n - 1 observations). */
+export function usesDifferencesOnly(opts: PairTestOptions): boolean {
+  return opts.representation === 'differences';
+}
+
+export function testPairs(ood: Record<string, Float64Array>, control: Float64Array, opts: PairTestOptions): TestedPair[] {
+  const statOpts: PartialOptions = {
+    method: opts.method, residualiser: opts.residualiser, inference: opts.inference,
+    splineBasis: opts.residualiser === 'spline' ? splineBasisFor(control) : undefined,
+  };
+  if (opts.representation === 'auto' && opts.inference === 'effective-n') return levelsOrDifferencesPairs(ood, [control], statOpts);
+  if (opts.representation === 'differences') {
+    const diff: Record<string, Float64Array> = {};
+    for (const [k, v] of Object.entries(ood)) diff[k] = firstDifferences(v);
+    const diffControl = firstDifferences(control);
+    const diffOpts = { ...statOpts, splineBasis: opts.residualiser === 'spline' ? splineBasisFor(diffControl) : undefined };
+    return partialCorrelationPairs(diff, [diffControl], diffOpts).map((p) => ({ ...p, representation: 'differences' as const }));
+  }
+  // 'levels', and 'auto' with the naive test (which has no effective n to choose by)
+  return partialCorrelationPairs(ood, [control], statOpts).map((p) => ({ ...p, representation: 'levels' as const }));
+}
