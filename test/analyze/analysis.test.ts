@@ -1,0 +1,136 @@
+// The analysis as a library: plateaus and ties, constant residuals, calibration, robustness, and
+// the one verdict sentence.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { analyzeRun, analyzeRuns, DEFAULT_OPTIONS, type AnalyzeOptions } from '../../src/analyze/analysis.ts';
+import type { RunSeries } from '../../src/analyze/run-series.ts';
+import { verdictSentence } from '../../src/analyze/verdict.ts';
+import { headline } from '../../src/analyze/format.ts';
+import { studyAHeadline } from '../../src/report/study-a-section.ts';
+import { ar1Into, createRandom } from '../../src/stats/index.ts';
+
+const FAST: AnalyzeOptions = { ...DEFAULT_OPTIONS, control: 'id', calibration: 0, robustness: false };
+
+function run(name: string, values: Record<string, ArrayLike<number>>): RunSeries {
+  const n = values.id.length;
+  return {
+    run: name, steps: Array.from({ length: n }, (_, i) => i * 10), attributes: {}, incompleteSteps: [],
+    values: new Map(Object.entries(values).map(([k, v]) => [k, Float64Array.from(v)])),
+  };
+}
+
+/** A learning curve with OOD sets that follow it plus AR(1) noise (phi), seeded. */
+function noisyRun(name: string, n: number, phi: number, seed: number): RunSeries {
+  const random = createRandom(seed);
+  const id: number[] = [], noise = [new Float64Array(n), new Float64Array(n), new Float64Array(n)];
+  noise.forEach((e) => ar1Into(e, phi, random));
+  for (let t = 0; t < n; t++) id.push(0.4 + 0.5 * (1 - Math.exp(-4 * t / n)) + 0.01 * random.normal());
+  return run(name, {
+    id, a: id.map((v, t) => 0.7 * v + 0.03 * noise[0][t]), b: id.map((v, t) => 0.2 + 0.3 * v + 0.03 * noise[1][t]), c: id.map((v, t) => 0.5 * v + 0.03 * noise[2][t]),
+  });
+}
+
+test('a plateau-heavy run: distinct checkpoints counted, a warning, and no test counts the repeats', () => {
+  // 21 checkpoints holding 8 distinct score vectors (a tiny model's long plateaus)
+  const levels = [0.30, 0.42, 0.47, 0.55, 0.58, 0.66, 0.71, 0.73];
+  const lengths = [3, 3, 2, 4, 2, 3, 2, 2];
+  const id: number[] = [], a: number[] = [], b: number[] = [], c: number[] = [];
+  levels.forEach((v, i) => {
+    for (let k = 0; k < lengths[i]; k++) {
+      id.push(v); a.push(0.5 * v + [0.01, -0.02, 0.03, 0, -0.01, 0.02, -0.03, 0.01][i]);
+      b.push(0.2 + 0.4 * v + [0.02, 0.01, -0.01, 0.03, -0.02, 0, 0.01, -0.03][i]); c.push(0.1 + v * v);
+    }
+  });
+  assert.equal(id.length, 21);
+  const series = run('tiny', { id, a, b, c });
+  for (const inference of ['effective-n', 'naive'] as const) {
+    for (const residualiser of ['linear', 'spline'] as const) {
+      const result = analyzeRun(series, { ...FAST, inference, residualiser, representation: 'levels' });
+      assert.equal(result.distinct, 8);
+      assert.match(result.warning ?? '', /13 of 21 checkpoints repeat an earlier checkpoint's scores \(8 distinct\)/);
+      for (const p of result.pairs) {
+        assert.equal(p.distinct, 8, `${inference}/${residualiser} ${p.a}-${p.b}`);
+        if (p.r === null) { assert.ok(p.reason, 'a null result says why'); continue; }
+        if (inference === 'effective-n') assert.ok(p.nEff <= 8, `nEff ${p.nEff} counts repeats`);
+        // never a perfect correlation with a tiny p from a spline that ate the degrees of freedom
+        assert.ok(!(Math.abs(p.r) > 0.99 && p.p! < 1e-6), `${inference}/${residualiser} ${p.a}-${p.b}: r ${p.r}, p ${p.p}, df ${p.df}`);
+      }
+    }
+  }
+});
+
+test('too few distinct checkpoints for the method: a null result with its reason', () => {
+  const id = [0.3, 0.3, 0.3, 0.5, 0.5, 0.5, 0.6, 0.6, 0.6, 0.6];
+  const a = [0.2, 0.2, 0.2, 0.3, 0.3, 0.3, 0.5, 0.5, 0.5, 0.5];
+  const b = [0.1, 0.1, 0.1, 0.4, 0.4, 0.4, 0.2, 0.2, 0.2, 0.2];
+  for (const inference of ['effective-n', 'naive'] as const) {
+    const result = analyzeRun(run('r', { id, a, b, c: a.map((v, i) => v + b[i]) }), { ...FAST, inference, representation: 'levels' });
+    for (const p of result.pairs) {
+      assert.equal(p.r, null);
+      assert.equal(p.p, null);
+      assert.match(p.reason!, /only 3 distinct checkpoints \(of 10\)/);
+    }
+  }
+});
+
+test('constant residuals (an OOD set that is a linear function of the control) are a null result, never r = +-1', () => {
+  const s = noisyRun('r', 20, 0.3, 4);
+  const id = s.values.get('id')!;
+  s.values.set('a', id.map((v) => 0.2 + 0.5 * v));
+  for (const inference of ['effective-n', 'naive'] as const) {
+    for (const representation of ['levels', 'differences', 'auto'] as const) {
+      const result = analyzeRun(s, { ...FAST, inference, representation });
+      for (const p of result.pairs.filter((q) => q.a === 'a')) {
+        assert.equal(p.r, null, `${inference}/${representation} ${p.a}-${p.b}`);
+        assert.match(p.reason!, /residuals of 'a' are constant/);
+        assert.equal(p.p_adjusted, null);
+      }
+      assert.ok(result.pairs.some((p) => p.r !== null), 'the other pairs are still tested');
+    }
+  }
+});
+
+test('calibration: on strongly autocorrelated runs the default stays near alpha, the naive test does not', () => {
+  const result = analyzeRun(noisyRun('r', 30, 0.9, 11), { ...FAST, calibration: 400, seed: 3 });
+  const c = result.calibration!;
+  assert.equal(c.simulations, 400);
+  assert.equal(c.alpha, 0.05);
+  assert.equal(c.effect, 0.5);
+  assert.ok(c.phi > 0.5, `phi ${c.phi}`);
+  // 400 draws: 9% is 3.7 binomial sd above 5%
+  assert.ok(c.falsePositiveRate <= 0.09, `default false-positive rate ${c.falsePositiveRate}`);
+  assert.ok(c.naiveFalsePositiveRate >= 0.15, `naive false-positive rate ${c.naiveFalsePositiveRate}`);
+  assert.ok(c.power > c.falsePositiveRate + 0.1, `power ${c.power}`);
+  // seeded: the same numbers again
+  assert.deepEqual(analyzeRun(noisyRun('r', 30, 0.9, 11), { ...FAST, calibration: 400, seed: 3 }).calibration, c);
+  assert.equal(analyzeRun(noisyRun('r', 30, 0.9, 11), FAST).calibration, undefined);
+});
+
+test('robustness: each verdict holds under k of the 8 analysis choices; a choice the data cannot support is listed, not counted', () => {
+  const runs = [noisyRun('r1', 30, 0.2, 21), noisyRun('r2', 30, 0.2, 22), noisyRun('r3', 30, 0.2, 23)];
+  const result = analyzeRuns(runs, { ...FAST, robustness: true });
+  const rb = result.robustness!;
+  assert.equal(rb.choices.length, 8);
+  assert.ok(rb.choices.every((c) => c.available));
+  assert.equal(rb.pairs.length, result.agreement.length);
+  for (const p of rb.pairs) {
+    assert.equal(p.of, 8);
+    assert.equal(p.holds + p.otherwise.length, 8);
+    // independent noise: the verdict is "none significant" under most choices
+    assert.equal(p.verdict, 'none significant');
+    assert.ok(p.holds >= 6, `${p.a}-${p.b} holds under ${p.holds}: ${p.otherwise.join('; ')}`);
+  }
+  const short = analyzeRuns([noisyRun('s1', 10, 0.2, 31), noisyRun('s2', 10, 0.2, 32)], { ...FAST, robustness: true }).robustness!;
+  assert.equal(short.choices.filter((c) => c.available).length, 4);
+  assert.match(short.choices.find((c) => c.residualiser === 'spline')!.reason!, /too few checkpoints for the spline residualiser/);
+  assert.ok(short.pairs.every((p) => p.of === 4));
+});
+
+test('the verdict sentence is one function: the CLI headline and the report say the same', () => {
+  const opts: AnalyzeOptions = { ...FAST, robustness: false };
+  const result = analyzeRuns([noisyRun('r1', 25, 0.5, 41), noisyRun('r2', 25, 0.5, 42)], opts);
+  const sentence = verdictSentence(result, opts);
+  assert.match(sentence, /^(Yes|Partly|No): across 2 runs, \d+ of 3 pairs of OOD test sets keep the same significant sign in every run/);
+  assert.equal(headline(result, opts), sentence);
+  assert.equal(studyAHeadline({ control: 'id', metric: 'accuracy', options: opts, analysis: result, series: [], skipped: [] }), sentence);
+});
