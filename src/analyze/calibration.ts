@@ -10,7 +10,7 @@
 // options and seed give the same numbers.
 import { correlatedAr1Into, createRandom, MAX_PHI, residualAr1, ar1Into } from '../stats/index.ts';
 import type { AnalysisOptions } from './options.ts';
-import { testPairs, type PairTestOptions } from './pair-tests.ts';
+import { testMatched, type PairTestOptions } from './pair-tests.ts';
 
 export interface RunCalibration {
   /** The AR(1) coefficient simulated: the median bias-corrected residual autocorrelation of the run's OOD sets. */
@@ -35,25 +35,23 @@ export function calibrateRun(
   const phis = residualAr1(ood, [control], { method: opts.method, residualiser: 'linear' }).filter((p): p is number => p !== null);
   if (phis.length === 0) return null;
   const phi = Math.max(-MAX_PHI, Math.min(MAX_PHI, median(phis)));
-  const n = control.length;
+  const n = control.length, m = opts.calibration;
   const random = createRandom(opts.seed);
-  const x = new Float64Array(n), y = new Float64Array(n);
-  const naive: PairTestOptions = { ...opts, inference: 'naive', representation: opts.representation === 'differences' ? 'differences' : 'levels' };
-  let fp = 0, naiveFp = 0, hits = 0;
-  const significant = (o: PairTestOptions) => {
-    const p = testPairs({ x, y }, control, o)[0].result.p;
-    return p !== null && p < opts.alpha;
-  };
-  for (let i = 0; i < opts.calibration; i++) {
-    ar1Into(x, phi, random);
-    ar1Into(y, phi, random);
-    if (significant(opts)) fp++;
-    if (significant(naive)) naiveFp++;
-    correlatedAr1Into(x, y, phi, opts.effect, random);
-    if (significant(opts)) hits++;
+  const series = () => Array.from({ length: m }, () => new Float64Array(n));
+  const nullX = series(), nullY = series(), altX = series(), altY = series();
+  for (let i = 0; i < m; i++) {
+    ar1Into(nullX[i], phi, random);
+    ar1Into(nullY[i], phi, random);
+    correlatedAr1Into(altX[i], altY[i], phi, opts.effect, random);
   }
-  const m = opts.calibration;
-  return { phi, simulations: m, alpha: opts.alpha, falsePositiveRate: fp / m, effect: opts.effect, power: hits / m, naiveFalsePositiveRate: naiveFp / m };
+  const naive: PairTestOptions = { ...opts, inference: 'naive', representation: opts.representation === 'differences' ? 'differences' : 'levels' };
+  const rate = (xs: Float64Array[], ys: Float64Array[], o: PairTestOptions) =>
+    testMatched(xs, ys, control, o).filter(({ result }) => result.p !== null && result.p < opts.alpha).length / m;
+  return {
+    phi, simulations: m, alpha: opts.alpha,
+    falsePositiveRate: rate(nullX, nullY, opts), effect: opts.effect, power: rate(altX, altY, opts),
+    naiveFalsePositiveRate: rate(nullX, nullY, naive),
+  };
 }
 
 function median(xs: number[]): number {

@@ -3,7 +3,7 @@
 // which inference. Shared by the analysis itself, its calibration (which must test simulated
 // series exactly as the run's are tested) and the robustness table.
 import {
-  firstDifferences, levelsOrDifferencesPairs, partialCorrelationPairs,
+  firstDifferences, levelsOrDifferencesMatched, levelsOrDifferencesPairs, partialCorrelationMatched, partialCorrelationPairs,
   type PartialOptions, type PartialResult, type Representation,
 } from '../stats/index.ts';
 import type { AnalysisOptions } from './options.ts';
@@ -29,11 +29,15 @@ export function usesDifferencesOnly(opts: PairTestOptions): boolean {
   return opts.representation === 'differences';
 }
 
-export function testPairs(ood: Record<string, Float64Array>, control: Float64Array, opts: PairTestOptions): TestedPair[] {
-  const statOpts: PartialOptions = {
+function statOptions(control: Float64Array, opts: PairTestOptions): PartialOptions {
+  return {
     method: opts.method, residualiser: opts.residualiser, inference: opts.inference,
     splineBasis: opts.residualiser === 'spline' ? splineBasisFor(control) : undefined,
   };
+}
+
+export function testPairs(ood: Record<string, Float64Array>, control: Float64Array, opts: PairTestOptions): TestedPair[] {
+  const statOpts = statOptions(control, opts);
   if (opts.representation === 'auto' && opts.inference === 'effective-n') return levelsOrDifferencesPairs(ood, [control], statOpts);
   if (opts.representation === 'differences') {
     const diff: Record<string, Float64Array> = {};
@@ -44,4 +48,15 @@ export function testPairs(ood: Record<string, Float64Array>, control: Float64Arr
   }
   // 'levels', and 'auto' with the naive test (which has no effective n to choose by)
   return partialCorrelationPairs(ood, [control], statOpts).map((p) => ({ ...p, representation: 'levels' as const }));
+}
+
+/** The same test on matched pairs (xs[i], ys[i]) against one control (the calibration's simulated pairs). */
+export function testMatched(xs: Float64Array[], ys: Float64Array[], control: Float64Array, opts: PairTestOptions): { result: PartialResult; representation: Representation }[] {
+  if (opts.representation === 'auto' && opts.inference === 'effective-n') return levelsOrDifferencesMatched(xs, ys, [control], statOptions(control, opts));
+  if (opts.representation === 'differences') {
+    const diffControl = firstDifferences(control);
+    return partialCorrelationMatched(xs.map((x) => firstDifferences(x)), ys.map((y) => firstDifferences(y)), [diffControl], statOptions(diffControl, opts))
+      .map((result) => ({ result, representation: 'differences' as const }));
+  }
+  return partialCorrelationMatched(xs, ys, [control], statOptions(control, opts)).map((result) => ({ result, representation: 'levels' as const }));
 }

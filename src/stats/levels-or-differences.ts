@@ -15,7 +15,7 @@
  * nominal 5% within simulation error for phi from 0 to 0.95, n from 10 to 50).
  */
 import { firstDifferences } from './differences.ts';
-import { partialCorrelationPairs, type PartialOptions, type PartialResult } from './partial-correlation.ts';
+import { partialCorrelationMatched, partialCorrelationPairs, type PartialOptions, type PartialResult } from './partial-correlation.ts';
 
 export type Representation = 'levels' | 'differences';
 
@@ -32,8 +32,24 @@ export function levelsOrDifferencesPairs(
   for (const [name, s] of Object.entries(series)) diffSeries[name] = firstDifferences(s);
   const differences = partialCorrelationPairs(diffSeries, covariates.map((c) => firstDifferences(c)), options);
   return levels.map((l, i) => {
-    const d = differences[i];
-    const useDifferences = d.result.r !== null && (l.result.r === null || d.result.nEff > l.result.nEff);
-    return useDifferences ? { ...d, representation: 'differences' } : { ...l, representation: 'levels' };
+    const chosen = choose(l.result, differences[i].result);
+    return { a: l.a, b: l.b, ...chosen };
   });
+}
+
+/** The same for matched pairs (xs[i], ys[i]) sharing the covariates (partialCorrelationMatched). */
+export function levelsOrDifferencesMatched(
+  xs: Float64Array[], ys: Float64Array[], covariates: Float64Array[], opts: PartialOptions,
+): { result: PartialResult; representation: Representation }[] {
+  const options: PartialOptions = { ...opts, inference: 'effective-n' };
+  const levels = partialCorrelationMatched(xs, ys, covariates, options);
+  if ((covariates[0]?.length ?? xs[0]?.length ?? 0) < 3) return levels.map((result) => ({ result, representation: 'levels' }));
+  const differences = partialCorrelationMatched(xs.map((x) => firstDifferences(x)), ys.map((y) => firstDifferences(y)), covariates.map((c) => firstDifferences(c)), options);
+  return levels.map((l, i) => choose(l, differences[i]));
+}
+
+/** Differences when they give a defined result with more effective observations than levels. */
+function choose(levels: PartialResult, differences: PartialResult): { result: PartialResult; representation: Representation } {
+  const useDifferences = differences.r !== null && (levels.r === null || differences.nEff > levels.nEff);
+  return useDifferences ? { result: differences, representation: 'differences' } : { result: levels, representation: 'levels' };
 }

@@ -26,7 +26,7 @@
 import { UserError } from '../errors.ts';
 import { lag1AboutMean } from './autocorrelation.ts';
 import { centredCorrelation } from './correlation.ts';
-import { countDistinctRows, denseIds } from './distinct-rows.ts';
+import { countDistinctRows, denseIds, type DenseIds } from './distinct-rows.ts';
 import { bartlettEffectiveN, biasCorrectedAr1 } from './effective-sample-size.ts';
 import { normalQuantile, tTwoSidedP } from './distributions.ts';
 import { linearResidualiser, type SeriesResidualiser } from './linear-residuals.ts';
@@ -263,12 +263,70 @@ export function partialCorrelationPairs(
   if (names.length === 0) return out;
   const n = series[names[0]].length;
   for (const name of names) requireLength(series[name], n, name, names[0]);
+  const state = residualiseAll(names.map((name) => toFloat64(series[name], name)), names, covariates, opts);
+  const { m, resid, reasons } = state;
+  // all pair dot products first, four pairs per pass over a's residuals
+  const dots = new Float64Array(m * m);
+  for (let a = 0; a < m; a++) {
+    if (reasons[a] !== undefined) continue;
+    const oa = a * n;
+    let b = a + 1;
+    for (; b + 3 < m; b += 4) {
+      const o0 = b * n, o1 = o0 + n, o2 = o1 + n, o3 = o2 + n;
+      let s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+      for (let t = 0; t < n; t++) {
+        const u = resid[oa + t];
+        s0 += u * resid[o0 + t]; s1 += u * resid[o1 + t]; s2 += u * resid[o2 + t]; s3 += u * resid[o3 + t];
+      }
+      dots[a * m + b] = s0; dots[a * m + b + 1] = s1; dots[a * m + b + 2] = s2; dots[a * m + b + 3] = s3;
+    }
+    for (; b < m; b++) dots[a * m + b] = dotAt(resid, oa, b * n, n);
+  }
+  for (let a = 0; a < m; a++) {
+    for (let b = a + 1; b < m; b++) out.push({ a: names[a], b: names[b], result: pairResult(state, a, b, dots[a * m + b]) });
+  }
+  return out;
+}
+
+/**
+ * The same test on matched pairs (xs[i], ys[i]) sharing one set of covariates, residualised once:
+ * what a calibration needs for many simulated pairs of one run (analyze/calibration.ts).
+ */
+export function partialCorrelationMatched(
+  xs: Float64Array[], ys: Float64Array[], covariates: ArrayLike<number>[], opts: PartialOptions,
+): PartialResult[] {
+  if (xs.length !== ys.length) throw new UserError(`matched pairs need as many x series as y series, got ${xs.length} and ${ys.length}`);
+  const count = xs.length;
+  if (count === 0) return [];
+  const n = xs[0].length;
+  const all = [...xs, ...ys];
+  all.forEach((s, i) => requireLength(s, n, i < count ? `xs[${i}]` : `ys[${i - count}]`, 'xs[0]'));
+  const names = all.map((_, i) => (i < count ? `x${i}` : `y${i - count}`));
+  const state = residualiseAll(all.map((s, i) => toFloat64(s, names[i])), names, covariates, opts);
+  const out: PartialResult[] = [];
+  for (let i = 0; i < count; i++) {
+    const b = count + i;
+    const dot = state.reasons[i] === undefined && state.reasons[b] === undefined ? dotAt(state.resid, i * n, b * n, n) : 0;
+    out.push(pairResult(state, i, b, dot));
+  }
+  return out;
+}
+
+/** Every series residualised once on the covariates, with what each pair's test needs. */
+interface Residualised {
+  n: number; k: number; m: number; early: PartialResult | undefined; effective: boolean;
+  resid: Float64Array; dof: Float64Array; means: Float64Array; norms: Float64Array; phis: Float64Array;
+  reasons: (string | undefined)[];
+  covIds: DenseIds[]; seriesIds: DenseIds[] | undefined;
+}
+
+function residualiseAll(data: Float64Array[], names: string[], covariates: ArrayLike<number>[], opts: PartialOptions): Residualised {
+  const m = data.length;
+  const n = data[0].length;
   covariates.forEach((c, i) => requireLength(c, n, `covariates[${i}]`, names[0]));
   const k = covariates.length;
   checkOptions(opts, k);
   const cs = covariates.map((c, i) => toFloat64(c, `covariates[${i}]`));
-  const m = names.length;
-  const data = names.map((name) => toFloat64(series[name], name));
   const early = tooFew(n, k);
   const controls = early ? undefined : prepareControls(cs, n, opts);
   // raw residuals, one series after another; r_ab = (e_a'e_b - n mean_a mean_b) / sqrt(ss_a ss_b)
@@ -296,42 +354,21 @@ export function partialCorrelationPairs(
     norms[s] = Math.sqrt(ssE);
     if (effective) phis[s] = biasCorrectedAr1(lag1AboutMean(resid, s * n, n, mean, ssE), n);
   }
-  // distinct (control, a, b) rows per pair; one all-distinct series makes every row distinct
+  // distinct (control, a, b) rows per pair; one all-distinct covariate makes every row distinct
   const covIds = cs.map(denseIds);
   const seriesIds = covIds.some((c) => c.levels === n) ? undefined : data.map(denseIds);
-  // all pair dot products first, four pairs per pass over a's residuals
-  const dots = new Float64Array(m * m);
-  for (let a = 0; a < m; a++) {
-    if (reasons[a] !== undefined) continue;
-    const oa = a * n;
-    let b = a + 1;
-    for (; b + 3 < m; b += 4) {
-      const o0 = b * n, o1 = o0 + n, o2 = o1 + n, o3 = o2 + n;
-      let s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-      for (let t = 0; t < n; t++) {
-        const u = resid[oa + t];
-        s0 += u * resid[o0 + t]; s1 += u * resid[o1 + t]; s2 += u * resid[o2 + t]; s3 += u * resid[o3 + t];
-      }
-      dots[a * m + b] = s0; dots[a * m + b + 1] = s1; dots[a * m + b + 2] = s2; dots[a * m + b + 3] = s3;
-    }
-    for (; b < m; b++) dots[a * m + b] = dotAt(resid, oa, b * n, n);
-  }
-  for (let a = 0; a < m; a++) {
-    for (let b = a + 1; b < m; b++) {
-      let result: PartialResult;
-      const reason = reasons[a] ?? reasons[b];
-      if (reason !== undefined) {
-        result = nullResult(n, n - 2 - (early ? k : Math.max(dof[a], dof[b])), reason);
-      } else {
-        const kEff = Math.max(dof[a], dof[b]);
-        const r = (dots[a * m + b] - n * means[a] * means[b]) / (norms[a] * norms[b]);
-        const distinct = seriesIds ? countDistinctRows([...covIds, seriesIds[a], seriesIds[b]], n) : n;
-        result = tooFew(n, kEff) ?? inferFromR(n, kEff, r, distinct, effective ? [phis[a], phis[b]] : undefined);
-      }
-      out.push({ a: names[a], b: names[b], result });
-    }
-  }
-  return out;
+  return { n, k, m, early, effective, resid, dof, means, norms, phis, reasons, covIds, seriesIds };
+}
+
+/** The test of the pair (a, b) of residualised series, given their residuals' dot product. */
+function pairResult(st: Residualised, a: number, b: number, dot: number): PartialResult {
+  const { n, k } = st;
+  const reason = st.reasons[a] ?? st.reasons[b];
+  if (reason !== undefined) return nullResult(n, n - 2 - (st.early ? k : Math.max(st.dof[a], st.dof[b])), reason);
+  const kEff = Math.max(st.dof[a], st.dof[b]);
+  const r = (dot - n * st.means[a] * st.means[b]) / (st.norms[a] * st.norms[b]);
+  const distinct = st.seriesIds ? countDistinctRows([...st.covIds, st.seriesIds[a], st.seriesIds[b]], n) : n;
+  return tooFew(n, kEff) ?? inferFromR(n, kEff, r, distinct, st.effective ? [st.phis[a], st.phis[b]] : undefined);
 }
 
 /** Sum of squares about the mean in one pass, shifted by the first value (only for a threshold). */
