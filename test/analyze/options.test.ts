@@ -30,22 +30,24 @@ test('no flags give exactly the library defaults; every option has a flag', () =
   assert.deepEqual(parse([]), DEFAULT_OPTIONS);
   const cmd = addAnalysisOptions(new Command());
   const flags = cmd.options.map((o) => o.long);
-  for (const name of Object.keys(ANALYSIS_OPTIONS)) {
-    const kebab = name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+  for (const [name, spec] of Object.entries(ANALYSIS_OPTIONS)) {
+    const kebab = 'flag' in spec ? spec.flag : name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
     assert.ok(flags.includes(`--${kebab}`) || flags.includes(`--no-${kebab}`), `no flag for ${name}`);
   }
 });
 
 test('flags are parsed and validated by the one schema', () => {
-  const o = parse(['--inference', 'naive', '--no-robustness', '--calibration', '0', '--alpha', '0.01', '--test-sets', 'a, b', '--differences']);
+  const o = parse(['--inference', 'naive', '--no-robustness', '--calibration', '0', '--alpha', '0.01', '--test-set', 'a', 'b', '--differences']);
   assert.equal(o.inference, 'naive');
   assert.equal(o.robustness, false);
   assert.equal(o.calibration, 0);
   assert.equal(o.alpha, 0.01);
   assert.deepEqual(o.testSets, ['a', 'b']);
   assert.equal(o.representation, 'differences', '--differences is the shorthand for --representation differences');
-  assert.throws(() => parse(['--alpha', '2']), (e: unknown) => e instanceof UserError && /--alpha: invalid value "2"/.test(e.message));
-  assert.throws(() => parse(['--calibration', '1.5']), (e: unknown) => e instanceof UserError && /--calibration: invalid value "1.5"/.test(e.message));
+  assert.equal(parse(['--meta-estimator', 'dl']).metaEstimator, 'DL', 'estimators are taken in any case');
+  assert.equal(parse(['--no-hartung-knapp']).hartungKnapp, false);
+  assert.throws(() => parse(['--alpha', '2']), (e: unknown) => e instanceof UserError && /--alpha 2: expected a number in \(0, 1\)/.test(e.message));
+  assert.throws(() => parse(['--calibration', '1.5']), (e: unknown) => e instanceof UserError && /--calibration 1.5: expected a whole number/.test(e.message));
   assert.throws(() => parse(['--inference', 'bayes']), /Allowed choices are effective-n, naive/);
 });
 
