@@ -21,7 +21,6 @@ const entries = Object.entries(ANALYSIS_OPTIONS) as [AnalysisOptionName, Analysi
 
 function optionOf(name: string, spec: AnalysisOptionSpec): Option {
   const flag = flagName(name, spec);
-  // only default-on switches are declared; the flag turns them off
   if (spec.kind === 'boolean') return new Option(`--no-${flag}`, `do not ${spec.help.replace(/^across runs: /, '')}`);
   const option = new Option(`--${flag} <${spec.metavar ?? 'value'}>`, spec.help);
   if (spec.kind === 'choice') {
@@ -34,7 +33,11 @@ function optionOf(name: string, spec: AnalysisOptionSpec): Option {
 }
 
 export function addAnalysisOptions(cmd: Command): Command {
-  for (const [name, spec] of entries) cmd.addOption(optionOf(name, spec));
+  for (const [name, spec] of entries) {
+    // a switch gets --flag and --no-flag; with neither, the schema's default applies
+    if (spec.kind === 'boolean') cmd.addOption(new Option(`--${flagName(name, spec)}`, `${spec.help}${spec.default ? ' (the default)' : ''}`));
+    cmd.addOption(optionOf(name, spec));
+  }
   for (const [name, shorthand] of Object.entries(ANALYSIS_SHORTHANDS)) cmd.option(`--${kebab(name)}`, shorthand.help);
   return cmd.option('--prompt-variant <name>', 'prompt variant to read from a store', '');
 }
