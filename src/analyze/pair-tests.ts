@@ -38,7 +38,7 @@ function statOptions(control: Float64Array, opts: PairTestOptions): PartialOptio
 
 export function testPairs(ood: Record<string, Float64Array>, control: Float64Array, opts: PairTestOptions): TestedPair[] {
   const statOpts = statOptions(control, opts);
-  if (opts.representation === 'auto' && opts.inference === 'effective-n') return levelsOrDifferencesPairs(ood, [control], statOpts);
+  if (opts.representation === 'auto' && opts.inference === 'effective-n') return levelsOrDifferencesPairs(ood, [control], statOpts, statOptions(firstDifferences(control), opts));
   if (opts.representation === 'differences') {
     const diff: Record<string, Float64Array> = {};
     for (const [k, v] of Object.entries(ood)) diff[k] = firstDifferences(v);
@@ -52,7 +52,7 @@ export function testPairs(ood: Record<string, Float64Array>, control: Float64Arr
 
 /** The same test on matched pairs (xs[i], ys[i]) against one control (the calibration's simulated pairs). */
 export function testMatched(xs: Float64Array[], ys: Float64Array[], control: Float64Array, opts: PairTestOptions): { result: PartialResult; representation: Representation }[] {
-  if (opts.representation === 'auto' && opts.inference === 'effective-n') return levelsOrDifferencesMatched(xs, ys, [control], statOptions(control, opts));
+  if (opts.representation === 'auto' && opts.inference === 'effective-n') return levelsOrDifferencesMatched(xs, ys, [control], statOptions(control, opts), statOptions(firstDifferences(control), opts));
   if (opts.representation === 'differences') {
     const diffControl = firstDifferences(control);
     return partialCorrelationMatched(xs.map((x) => firstDifferences(x)), ys.map((y) => firstDifferences(y)), [diffControl], statOptions(diffControl, opts))

@@ -21,8 +21,9 @@ export type Representation = 'levels' | 'differences';
 
 export interface ChosenPair { a: string; b: string; result: PartialResult; representation: Representation }
 
+/** `differencesOpts`: options for the differences (a spline basis chosen for them), default `opts`. */
 export function levelsOrDifferencesPairs(
-  series: Record<string, Float64Array>, covariates: Float64Array[], opts: PartialOptions,
+  series: Record<string, Float64Array>, covariates: Float64Array[], opts: PartialOptions, differencesOpts: PartialOptions = opts,
 ): ChosenPair[] {
   const options: PartialOptions = { ...opts, inference: 'effective-n' };
   const levels = partialCorrelationPairs(series, covariates, options);
@@ -30,7 +31,7 @@ export function levelsOrDifferencesPairs(
   if (n < 3) return levels.map((p) => ({ ...p, representation: 'levels' }));
   const diffSeries: Record<string, Float64Array> = {};
   for (const [name, s] of Object.entries(series)) diffSeries[name] = firstDifferences(s);
-  const differences = partialCorrelationPairs(diffSeries, covariates.map((c) => firstDifferences(c)), options);
+  const differences = partialCorrelationPairs(diffSeries, covariates.map((c) => firstDifferences(c)), { ...differencesOpts, inference: 'effective-n' });
   return levels.map((l, i) => {
     const chosen = choose(l.result, differences[i].result);
     return { a: l.a, b: l.b, ...chosen };
@@ -39,12 +40,12 @@ export function levelsOrDifferencesPairs(
 
 /** The same for matched pairs (xs[i], ys[i]) sharing the covariates (partialCorrelationMatched). */
 export function levelsOrDifferencesMatched(
-  xs: Float64Array[], ys: Float64Array[], covariates: Float64Array[], opts: PartialOptions,
+  xs: Float64Array[], ys: Float64Array[], covariates: Float64Array[], opts: PartialOptions, differencesOpts: PartialOptions = opts,
 ): { result: PartialResult; representation: Representation }[] {
   const options: PartialOptions = { ...opts, inference: 'effective-n' };
   const levels = partialCorrelationMatched(xs, ys, covariates, options);
   if ((covariates[0]?.length ?? xs[0]?.length ?? 0) < 3) return levels.map((result) => ({ result, representation: 'levels' }));
-  const differences = partialCorrelationMatched(xs.map((x) => firstDifferences(x)), ys.map((y) => firstDifferences(y)), covariates.map((c) => firstDifferences(c)), options);
+  const differences = partialCorrelationMatched(xs.map((x) => firstDifferences(x)), ys.map((y) => firstDifferences(y)), covariates.map((c) => firstDifferences(c)), { ...differencesOpts, inference: 'effective-n' });
   return levels.map((l, i) => choose(l, differences[i]));
 }
 

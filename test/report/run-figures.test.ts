@@ -27,7 +27,7 @@ test('the residuals drawn correlate to the partial r the analysis reports, on le
   const [series] = buildRunSeries(rows.map((r) => ({ run: r.run, step: r.step, testSet: r.test_set, metric: r.metric, value: r.value, attributes: {}, origin: 'sim' })), 'accuracy');
   for (const method of ['pearson', 'spearman'] as const) {
     for (const differences of [false, true]) {
-      const opts: AnalyzeOptions = { ...DEFAULT_OPTIONS, control: 'in-domain', method, differences, inference: 'naive' };
+      const opts: AnalyzeOptions = { ...DEFAULT_OPTIONS, control: 'in-domain', method, representation: differences ? 'differences' : 'levels', inference: 'naive' };
       const run = analyzeRun(series, opts);
       for (const p of run.pairs.slice(0, 4)) {
         const res = pairResiduals(series, p.a, p.b, opts, p.representation)!;
