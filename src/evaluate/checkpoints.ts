@@ -83,7 +83,11 @@ export function discoverCheckpoints(folder: string, opts: DiscoverOptions = {}):
   if (stepDirs.length === 0) {
     const found = checkpointIn(dir, opts);
     if ('why' in found) {
-      throw new UserError(`${dir}: not a model folder (${found.why}), and it holds no step-N or checkpoint-N folders`);
+      const runs = runFoldersBelow(dir);
+      const hint = runs.length
+        ? `; it holds run folders (${runs.slice(0, 3).map((r) => path.relative(dir, r)).join(', ')}${runs.length > 3 ? `, ... ${runs.length} in all` : ''}): pass one of them, e.g. --model ${path.join(folder, path.relative(dir, runs[0]))}`
+        : '';
+      throw new UserError(`${dir}: not a model folder (${found.why}), and it holds no step-N or checkpoint-N folders${hint}`);
     }
     return { checkpoints: [{ step: stepOfFolder(path.basename(dir)) ?? 0, ...found }], skipped };
   }
@@ -108,6 +112,32 @@ export function discoverCheckpoints(folder: string, opts: DiscoverOptions = {}):
   if (checkpoints.length === 0) throw new UserError(`${dir}: none of its ${stepDirs.length} checkpoint folders is complete:\n  ${skipped.join('\n  ')}`);
   checkpoints.sort((a, b) => a.step - b.step);
   return { checkpoints, skipped };
+}
+
+/** Folders up to two levels below `dir` that hold checkpoint folders (a study's out folder has them under runs/). */
+function runFoldersBelow(dir: string): string[] {
+  const out: string[] = [];
+  const visit = (d: string, depth: number) => {
+    let entries: fs.Dirent[];
+    try {
+      entries = fs.readdirSync(d, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries.filter((x) => x.isDirectory()).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      const sub = path.join(d, e.name);
+      let inner: fs.Dirent[];
+      try {
+        inner = fs.readdirSync(sub, { withFileTypes: true });
+      } catch {
+        continue; // gone or unreadable: not a run folder to name
+      }
+      if (inner.some((x) => x.isDirectory() && stepOfFolder(x.name) !== undefined)) out.push(sub);
+      else if (depth < 2) visit(sub, depth + 1);
+    }
+  };
+  visit(dir, 1);
+  return out;
 }
 
 /** The checkpoints of a run already in the store, from the paths recorded with them. */
