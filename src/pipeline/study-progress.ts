@@ -103,10 +103,12 @@ class LiveArea implements StudyProgress {
 
   private draw(force = false): void {
     const t = this.now();
-    if (!force && t - this.lastDraw < 100) return;
+    if (this.state.runs === 0 || (!force && t - this.lastDraw < 100)) return;
     this.lastDraw = t;
     const s = this.state;
-    const width = (this.stream as NodeJS.WriteStream).columns ?? 100;
+    // A terminal that reports no width (0 under some pseudo-terminals) is taken as 100 columns.
+    const columns = (this.stream as NodeJS.WriteStream).columns;
+    const width = columns && columns >= 40 ? columns : 100;
     const fit = (line: string) => (line.length > width - 1 ? `${line.slice(0, width - 2)}…` : line);
     const left = s.secondsLeft();
     const out = [`study: run ${s.runIndex + 1}/${s.runs} ${s.runId}${Number.isFinite(left) ? ` · about ${formatDuration(left)} left` : ''} · ${formatDuration(s.elapsed())} so far`];
