@@ -4,7 +4,7 @@
 // half-written and a restart picks up where it stopped).
 import path from 'node:path';
 import { Command, Option } from 'commander';
-import { UserError } from '../errors.ts';
+import { EXIT, UserError } from '../errors.ts';
 import { progressFor, promptVariants, resolveTestSets } from '../evaluate/index.ts';
 import { builtinLoader } from '../engine/index.ts';
 import { watchRun } from '../pipeline/watch.ts';
@@ -60,7 +60,7 @@ export function registerWatch(program: Command): void {
           process.stderr.write('genstudy watch: stopping after this round (Ctrl-C again to stop now; nothing stored is lost)\n');
           controller.abort();
         } else {
-          process.exit(130);
+          process.exit(EXIT.interrupted);
         }
       };
       process.on('SIGINT', onSignal);
