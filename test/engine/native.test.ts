@@ -12,6 +12,8 @@ import { enginePath } from '../../src/engine/builtin/backend.ts';
 import { nativeMatMulActive, nativeMatMulStats, setNativeMatMul } from '../../src/engine/builtin/native/matmul-kernel.ts';
 import { nativeLoadError } from '../../src/engine/builtin/native/ort.ts';
 import { scoreTokens } from '../../src/engine/builtin/scoring.ts';
+import { attention, geluErf, geluTanh, layerNorm, linear } from '../../src/engine/builtin/blocks.ts';
+import { nativeFusedStats, nativeLogprobsAt } from '../../src/engine/builtin/native/fused-ops.ts';
 import { fixturesDir, goldenDir, maxAbsDiff, NO_SHARED, readJsonl } from './helpers.ts';
 
 const FAMILIES = ['opt', 'opt-postnorm', 'olmo2', 'qwen2', 'llama-variants'];
@@ -62,6 +64,41 @@ test('native products equal the wasm kernel on transposes, batches and broadcast
       assert.deepEqual(native.shape, wasm.shape);
       assert.ok(maxAbsDiff(native.dataSync(), wasm.dataSync()) < 1e-4, `case ${i}: ${sa} x ${sb} (${ta}, ${tb})`);
     });
+  });
+});
+
+test('fused native operations (LayerNorm, linear + bias, GELU, attention, log-softmax at targets) equal the tfjs compositions', async (t) => {
+  if (!(await nativeOrSkip(t))) return;
+  tf.tidy(() => {
+    const r = (shape: number[], seed: number, scale = 1) => tf.mul(tf.randomNormal(shape, 0, 1, 'float32', seed), scale) as tf.Tensor4D;
+    const x = r([2, 5, 48], 1, 3);
+    const q = r([2, 4, 5, 12], 2), k = r([2, 4, 7, 12], 3), v = r([2, 4, 7, 12], 4);
+    const keep = tf.tensor4d(Array.from({ length: 2 * 5 * 7 }, (_, i) => (i % 7 <= 2 + (i % 5) ? 0 : -1e9)), [2, 1, 5, 7]);
+    const logits = r([6, 50], 5, 4) as tf.Tensor as tf.Tensor2D;
+    const targets = tf.tensor1d([0, 49, 7, 7, 13, 2], 'int32');
+    const cases: [string, () => tf.Tensor][] = [
+      ['layerNorm', () => layerNorm(x, r([48], 6), r([48], 7), 1e-5)],
+      ['linear', () => linear(x, r([48, 20], 8), r([20], 9))],
+      ['geluTanh', () => geluTanh(x)],
+      ['geluErf', () => geluErf(x)],
+      ['attention', () => attention(q, k, v, keep, 0.3).out],
+      ['grouped-query attention', () => attention(q, r([2, 2, 7, 12], 10), r([2, 2, 7, 12], 11), keep, 0.3).out],
+    ];
+    for (const [name, f] of cases) {
+      const before = nativeFusedStats.calls;
+      const native = f();
+      assert.ok(nativeFusedStats.calls > before, `${name}: no fused native operation ran`);
+      setNativeMatMul(false);
+      const wasm = f();
+      setNativeMatMul(true);
+      assert.deepEqual(native.shape, wasm.shape, name);
+      assert.ok(maxAbsDiff(native.dataSync(), wasm.dataSync()) < 1e-4, `${name}: ${maxAbsDiff(native.dataSync(), wasm.dataSync())}`);
+    }
+    const got = nativeLogprobsAt(logits, targets);
+    const logp = tf.logSoftmax(logits).arraySync() as number[][];
+    const ts = targets.arraySync();
+    assert.ok(maxAbsDiff(got.logprobs.dataSync(), ts.map((tok, i) => logp[i][tok])) < 1e-4);
+    assert.deepEqual(Array.from(got.argmax.dataSync()), Array.from(tf.argMax(logits, 1).dataSync()));
   });
 });
 

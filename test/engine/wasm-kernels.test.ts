@@ -48,3 +48,33 @@ test('slice and split equal a naive index loop on ranks 1-5, every axis, int32 t
   assert.deepEqual(Array.from(col.dataSync()), [2, 5]);
   tf.dispose([ints, col]);
 });
+
+test('gather equals a naive index loop on ranks 1-4, every axis, index tensors of rank 1-2, int32 too; a bad index is an error', async () => {
+  await initBackend();
+  let seed = 5;
+  const rand = (n: number) => { seed = (seed * 1103515245 + 12345) % 2147483648; return seed % n; };
+  for (let c = 0; c < 150; c++) {
+    const rank = 1 + rand(4);
+    const shape = Array.from({ length: rank }, () => 1 + rand(5));
+    const size = shape.reduce((a, b) => a * b, 1);
+    const dtype = c % 3 === 0 ? 'int32' : 'float32';
+    const data = Array.from({ length: size }, (_, i) => (dtype === 'int32' ? i * 3 : i + 0.25));
+    const axis = rand(rank);
+    const idxShape = rand(2) === 0 ? [1 + rand(6)] : [1 + rand(3), 1 + rand(3)];
+    const ids = Array.from({ length: idxShape.reduce((a, b) => a * b, 1) }, () => rand(shape[axis]));
+    const x = tf.tensor(data, shape, dtype);
+    const g = tf.gather(x, tf.tensor(ids, idxShape, 'int32'), axis);
+    // out[before..., idx..., after...] = x[before..., ids[idx], after...]
+    const outer = shape.slice(0, axis).reduce((a, b) => a * b, 1);
+    const inner = shape.slice(axis + 1).reduce((a, b) => a * b, 1);
+    const want: number[] = [];
+    for (let o = 0; o < outer; o++) for (const id of ids) for (let j = 0; j < inner; j++) want.push(data[(o * shape[axis] + id) * inner + j]);
+    assert.deepEqual(g.shape, [...shape.slice(0, axis), ...idxShape, ...shape.slice(axis + 1)]);
+    assert.equal(g.dtype, dtype);
+    assert.deepEqual(Array.from(g.dataSync()), want, `gather ${JSON.stringify({ shape, axis, ids })}`);
+    tf.dispose([x, g]);
+  }
+  const x = tf.tensor2d([[1, 2], [3, 4]]);
+  assert.throws(() => tf.gather(x, tf.tensor1d([0, 2], 'int32')), /index value 2 is not in \[0, 1\]/);
+  x.dispose();
+});

@@ -6,6 +6,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import { UserError } from '../../errors.ts';
 import { registerWasmKernels } from './wasm-kernels.ts';
 import { nativeMatMulActive, registerNativeMatMul } from './native/matmul-kernel.ts';
+import { registerFusedOps } from './native/fused-ops.ts';
 
 let ready: Promise<string> | undefined;
 let nativeUnavailable = '';
@@ -53,7 +54,10 @@ async function start(name: PathName): Promise<boolean> {
   if (!(await tf.setBackend(tfNames[name]))) return false;
   await tf.ready();
   if (tf.getBackend() === 'wasm') registerWasmKernels();
-  if (name === 'native') registerNativeMatMul(engineThreads());
+  if (name === 'native') {
+    registerNativeMatMul(engineThreads());
+    registerFusedOps();
+  }
   return true;
 }
 

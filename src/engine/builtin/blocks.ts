@@ -6,6 +6,7 @@
 // transposeB flag runs ~15x slower than a plain one (../shared/DESIGN.md, "Facts measured here").
 import * as tf from '@tensorflow/tfjs-core';
 import { nativeMatMulActive } from './native/matmul-kernel.ts';
+import { fusedOpsApply, nativeAttention, nativeGelu, nativeLayerNorm, nativeLinear } from './native/fused-ops.ts';
 
 /**
  * Extra terms added to a linear layer's output, keyed by the layer's weight tensor: LoRA adapters
@@ -32,8 +33,12 @@ export function dropout(x: tf.Tensor, rate: number | undefined): tf.Tensor {
 export function linear(x: tf.Tensor, w: tf.Tensor, b?: tf.Tensor): tf.Tensor {
   const shape = x.shape;
   const x2 = tf.reshape(x, [-1, shape[shape.length - 1]]);
-  let y = tf.matMul(x2 as tf.Tensor2D, w as tf.Tensor2D);
-  if (b) y = tf.add(y, b);
+  let y: tf.Tensor;
+  if (b && fusedOpsApply()) y = nativeLinear(x2 as tf.Tensor2D, w as tf.Tensor2D, b);
+  else {
+    y = tf.matMul(x2 as tf.Tensor2D, w as tf.Tensor2D);
+    if (b) y = tf.add(y, b);
+  }
   const adapter = linearAdapters.get(w);
   if (adapter) y = tf.add(y, adapter(x2 as tf.Tensor2D));
   return tf.reshape(y, [...shape.slice(0, -1), w.shape[1] as number]);
@@ -41,6 +46,7 @@ export function linear(x: tf.Tensor, w: tf.Tensor, b?: tf.Tensor): tf.Tensor {
 
 /** LayerNorm; without weight and bias (elementwise_affine=False) it only normalises. */
 export function layerNorm(x: tf.Tensor, weight: tf.Tensor | undefined, bias: tf.Tensor | undefined, eps: number): tf.Tensor {
+  if (weight && bias && fusedOpsApply()) return nativeLayerNorm(x, weight, bias, eps);
   const axis = x.rank - 1;
   const mean = tf.mean(x, axis, true);
   const centred = tf.sub(x, mean);
@@ -62,6 +68,7 @@ export function rmsNorm(x: tf.Tensor, weight: tf.Tensor, eps: number): tf.Tensor
  * pow are several times slower than sigmoid and multiplications.
  */
 export function geluTanh(x: tf.Tensor): tf.Tensor {
+  if (fusedOpsApply()) return nativeGelu(x, false);
   const c = 2 * Math.sqrt(2 / Math.PI);
   const inner = tf.mul(x, tf.add(c, tf.mul(c * 0.044715, tf.square(x))));
   return tf.mul(x, tf.sigmoid(inner));
@@ -69,6 +76,7 @@ export function geluTanh(x: tf.Tensor): tf.Tensor {
 
 /** Exact GELU, 0.5 x (1 + erf(x / sqrt 2)). */
 export function geluErf(x: tf.Tensor): tf.Tensor {
+  if (fusedOpsApply()) return nativeGelu(x, true);
   return tf.mul(tf.mul(0.5, x), tf.add(1, tf.erf(tf.mul(x, Math.SQRT1_2))));
 }
 
@@ -132,6 +140,7 @@ export function attention(q: tf.Tensor4D, k: tf.Tensor4D, v: tf.Tensor4D, mask: 
     kk = repeatKv(k, heads / kvHeads);
     vv = repeatKv(v, heads / kvHeads);
   }
+  if (fusedOpsApply() && !(trainingDropout.seed !== undefined && dropoutRate)) return { out: nativeAttention(q, kk, vv, mask, scale), cache };
   // Explicit transpose + plain matMul (see the file header); the scale goes on q, the smaller side.
   const kT = tf.transpose(kk, [0, 1, 3, 2]);
   const qs = scale === 1 ? q : tf.mul(q, scale) as tf.Tensor4D;

@@ -5,6 +5,7 @@
 // score() and by `genstudy serve`'s prompt log-probs, so both give the same numbers.
 import * as tf from '@tensorflow/tfjs-core';
 import type { BuiltinModel } from './model.ts';
+import { fusedOpsApply, nativeLogprobsAt } from './native/fused-ops.ts';
 
 export interface PositionResults {
   /** log P(target) at each position. */
@@ -34,6 +35,10 @@ export async function logprobsAtPositions(
       const n = Math.min(chunk, at.length - start);
       parts.push(tf.tidy(() => {
         const logits = model.logitsOf(tf.slice(rowsAt, [start, 0], [n, -1]));
+        if (k === 0 && fusedOpsApply()) {
+          const r = nativeLogprobsAt(logits, tf.tensor1d(target.slice(start, start + n), 'int32'));
+          return [r.logprobs, r.argmax];
+        }
         // log-softmax read at the targets only: logit[target] - logsumexp(row).
         const lse = tf.logSumExp(logits, 1, true);
         const flat = tf.tensor1d(target.slice(start, start + n).map((tok, r) => r * vocab + tok), 'int32');

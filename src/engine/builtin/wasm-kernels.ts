@@ -1,7 +1,9 @@
-// Replacement Slice and SplitV kernels for tfjs-backend-wasm 4.22. Its own kernels copy the whole
-// input tensor out of the wasm heap (readSync) for every slice, so splitting a [32, 127, 64] tensor
-// into 32 pieces copies it 32 times (~18 ms where a transpose of it takes ~0.5 ms). These read the
-// input through a view of the heap and copy only the slice. Strings go to the original kernels.
+// Replacement Slice, SplitV and GatherV2 kernels for tfjs-backend-wasm 4.22. Its own Slice and SplitV
+// copy the whole input tensor out of the wasm heap (readSync) for every slice, so splitting a
+// [32, 127, 64] tensor into 32 pieces copies it 32 times (~18 ms where a transpose of it takes
+// ~0.5 ms); its Gather computes every element's address on its own (~11 ms for 1024 embedding rows of
+// 256, where copying the rows takes well under 1 ms). These read the input through a view of the heap
+// and copy whole runs. Strings (and Gather with batch dimensions) go to the original kernels.
 import * as tf from '@tensorflow/tfjs-core';
 
 type HeapArray = Float32Array | Int32Array | Uint8Array;
@@ -43,6 +45,33 @@ function sliceOnHeap(backend: WasmBackend, x: tf.TensorInfo, begin: number[], si
   return out;
 }
 
+/**
+ * gather along `axis` (no batch dimensions): x viewed as [outer, dim, inner], indices flattened;
+ * out[o, i, :] = x[o, indices[i], :]. An index outside [0, dim) is an error, as in tfjs.
+ */
+function gatherOnHeap(backend: WasmBackend, x: tf.TensorInfo, indices: tf.TensorInfo, axis: number): tf.TensorInfo {
+  const dim = x.shape[axis];
+  const outer = x.shape.slice(0, axis).reduce((a, b) => a * b, 1);
+  const inner = x.shape.slice(axis + 1).reduce((a, b) => a * b, 1);
+  const outShape = [...x.shape.slice(0, axis), ...indices.shape, ...x.shape.slice(axis + 1)];
+  const out = backend.makeOutput(outShape, x.dtype);
+  const ids = backend.typedArrayFromHeap(indices);
+  const n = ids.length;
+  for (let i = 0; i < n; i++) {
+    if (!(ids[i] >= 0 && ids[i] < dim)) throw new Error(`GatherV2: the index value ${ids[i]} is not in [0, ${dim - 1}]`);
+  }
+  if (outer * n * inner === 0) return out;
+  const src = backend.typedArrayFromHeap(x);
+  const dst = backend.typedArrayFromHeap(out);
+  for (let o = 0; o < outer; o++) {
+    for (let i = 0; i < n; i++) {
+      const from = (o * dim + ids[i]) * inner;
+      dst.set(src.subarray(from, from + inner), (o * n + i) * inner);
+    }
+  }
+  return out;
+}
+
 let registered = false;
 
 export function registerWasmKernels(): void {
@@ -62,6 +91,19 @@ export function registerWasmKernels(): void {
       return sliceOnHeap(args.backend as unknown as WasmBackend, x, b, s);
     },
   });
+  const originalGather = tf.getKernel('GatherV2', 'wasm');
+  if (originalGather) {
+    tf.unregisterKernel('GatherV2', 'wasm');
+    tf.registerKernel({
+      ...originalGather,
+      kernelFunc: (args) => {
+        const { x, indices } = args.inputs as { x: tf.TensorInfo; indices: tf.TensorInfo };
+        const { axis, batchDims } = args.attrs as unknown as { axis: number; batchDims: number };
+        if (x.dtype === 'string' || batchDims || indices.dtype !== 'int32') return originalGather.kernelFunc(args);
+        return gatherOnHeap(args.backend as unknown as WasmBackend, x, indices, tf.util.parseAxisParam(axis, x.shape)[0]);
+      },
+    });
+  }
   tf.unregisterKernel('SplitV', 'wasm');
   tf.registerKernel({
     ...originalSplit,

@@ -29,6 +29,11 @@ function matMulGraph(transA: boolean, transB: boolean): Uint8Array {
 }
 
 let threads = 1;
+
+/** The thread count the native kernels were registered with. */
+export function nativeThreads(): number {
+  return threads;
+}
 const sessions = new Map<string, NativeSession>();
 
 function session(transA: boolean, transB: boolean): NativeSession {

@@ -9,7 +9,7 @@ class Writer {
   readonly bytes: number[] = [];
 
   varint(v: number): void {
-    // Non-negative integers only (ONNX dims, enums, counts); up to 2^53.
+    // Non-negative integers up to 2^53 (dims, enums, lengths).
     while (v >= 0x80) {
       this.bytes.push((v % 0x80) | 0x80);
       v = Math.floor(v / 0x80);
@@ -23,7 +23,16 @@ class Writer {
 
   int(field: number, v: number): void {
     this.tag(field, 0);
-    this.varint(v);
+    if (v >= 0) this.varint(v);
+    else {
+      // A negative int64 is its 64-bit two's complement as a ten-byte varint.
+      let u = BigInt.asUintN(64, BigInt(v));
+      while (u >= 0x80n) {
+        this.bytes.push(Number(u & 0x7fn) | 0x80);
+        u >>= 7n;
+      }
+      this.bytes.push(Number(u));
+    }
   }
 
   float(field: number, v: number): void {

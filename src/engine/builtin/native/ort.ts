@@ -8,7 +8,7 @@
 // written where tfjs wants it (a pre-allocated output on the wasm heap), so a product costs no copies.
 import { createRequire } from 'node:module';
 
-export interface OrtTensor { readonly data: Float32Array; readonly dims: readonly number[] }
+export interface OrtTensor { readonly data: Float32Array | Int32Array; readonly dims: readonly number[] }
 interface BindingSession {
   loadModel(buffer: ArrayBuffer, byteOffset: number, byteLength: number, options: object): void;
   run(feeds: Record<string, OrtTensor>, fetches: Record<string, OrtTensor | null>, options: object): Record<string, OrtTensor>;
@@ -17,7 +17,7 @@ interface BindingSession {
 interface Ort {
   binding: { InferenceSession: new () => BindingSession };
   initOrt(): void;
-  Tensor: new (type: 'float32', data: Float32Array, dims: readonly number[]) => OrtTensor;
+  Tensor: new (type: 'float32' | 'int32', data: Float32Array | Int32Array, dims: readonly number[]) => OrtTensor;
 }
 
 let ort: Ort | null | undefined;
@@ -65,8 +65,8 @@ export class NativeSession {
     });
   }
 
-  tensor(data: Float32Array, dims: readonly number[]): OrtTensor {
-    return new this.ort.Tensor('float32', data, dims);
+  tensor(data: Float32Array | Int32Array, dims: readonly number[]): OrtTensor {
+    return new this.ort.Tensor(data instanceof Int32Array ? 'int32' : 'float32', data, dims);
   }
 
   /** Runs the graph; each output is written into the tensor given for it. */

@@ -1,0 +1,157 @@
+// Inference-time fused operations on the native path: each is one onnxruntime call where the tfjs
+// composition is several wasm kernels (a LayerNorm is nine, attention's core five, a log-softmax read
+// at the targets six, each with a full pass over memory and its own tensor). They run only when the
+// native path is active and no gradient tape records (a forward pass for scoring or generation);
+// training keeps the tfjs compositions, whose gradients tfjs knows. Operands are read from the wasm
+// heap and results written into tfjs outputs on the heap, as in matmul-kernel.ts.
+import * as tf from '@tensorflow/tfjs-core';
+import { encodeModel, OnnxType, type OnnxGraph, type OnnxNode } from './onnx-proto.ts';
+import { NativeSession } from './ort.ts';
+import { nativeMatMulActive, nativeThreads } from './matmul-kernel.ts';
+
+type Attrs = Record<string, number>;
+
+interface OpDef {
+  /** tfjs input names, in the graph's input order. */
+  inputs: string[];
+  /** Input element types (float unless named here). */
+  intInputs?: string[];
+  nodes(attrs: Attrs): OnnxNode[];
+  /** Output names and shapes from the input shapes. */
+  outputs(shapes: Record<string, number[]>, attrs: Attrs): Record<string, number[]>;
+  opsets?: Record<string, number>;
+}
+
+const OPS: Record<string, OpDef> = {
+  // LayerNorm over the last axis with weight and bias (ONNX LayerNormalization, opset 17).
+  GenstudyLayerNorm: {
+    inputs: ['x', 'w', 'b'],
+    nodes: (a) => [{ op: 'LayerNormalization', inputs: ['x', 'w', 'b'], outputs: ['y'], attributes: [{ name: 'axis', i: -1 }, { name: 'epsilon', f: a.eps }] }],
+    outputs: (s) => ({ y: s.x }),
+  },
+  // x W + b for a 2D x (Gemm: the bias is loaded into the accumulator, no second pass).
+  GenstudyLinear: {
+    inputs: ['x', 'w', 'b'],
+    nodes: () => [{ op: 'Gemm', inputs: ['x', 'w', 'b'], outputs: ['y'] }],
+    outputs: (s) => ({ y: [s.x[0], s.w[1]] }),
+  },
+  // GELU, tanh approximation (kind 0, com.microsoft FastGelu) or exact erf (kind 1, com.microsoft Gelu).
+  GenstudyGelu: {
+    inputs: ['x'],
+    nodes: (a) => [{ op: a.kind === 0 ? 'FastGelu' : 'Gelu', domain: 'com.microsoft', inputs: ['x'], outputs: ['y'] }],
+    outputs: (s) => ({ y: s.x }),
+  },
+  // softmax(q k^T scale + mask) v, heads merged: q [B, H, T, D], k and v [B, H, S, D], mask [B, 1, T, S]
+  // -> [B, T, H, D].
+  GenstudyAttention: {
+    inputs: ['q', 'k', 'v', 'mask'],
+    nodes: (a) => [
+      { op: 'FusedMatMul', domain: 'com.microsoft', inputs: ['q', 'k'], outputs: ['s'], attributes: [{ name: 'transB', i: 1 }, { name: 'alpha', f: a.scale }] },
+      { op: 'Add', inputs: ['s', 'mask'], outputs: ['sm'] },
+      { op: 'Softmax', inputs: ['sm'], outputs: ['p'], attributes: [{ name: 'axis', i: -1 }] },
+      { op: 'MatMul', inputs: ['p', 'v'], outputs: ['o'] },
+      { op: 'Transpose', inputs: ['o'], outputs: ['y'], attributes: [{ name: 'perm', ints: [0, 2, 1, 3] }] },
+    ],
+    outputs: (s) => ({ y: [s.q[0], s.q[2], s.q[1], s.q[3]] }),
+  },
+  // log-softmax of each row read at its target, and the row's argmax (as a float): logits [N, V],
+  // targets [N, 1] (int32) -> [N, 1] each.
+  GenstudyLogprobsAt: {
+    inputs: ['logits', 'targets'],
+    intInputs: ['targets'],
+    nodes: () => [
+      { op: 'LogSoftmax', inputs: ['logits'], outputs: ['ls'], attributes: [{ name: 'axis', i: 1 }] },
+      { op: 'GatherElements', inputs: ['ls', 'targets'], outputs: ['lp'], attributes: [{ name: 'axis', i: 1 }] },
+      { op: 'ArgMax', inputs: ['logits'], outputs: ['am64'], attributes: [{ name: 'axis', i: 1 }, { name: 'keepdims', i: 1 }] },
+      { op: 'Cast', inputs: ['am64'], outputs: ['am'], attributes: [{ name: 'to', i: OnnxType.float }] },
+    ],
+    outputs: (s) => ({ lp: [s.logits[0], 1], am: [s.logits[0], 1] }),
+  },
+};
+
+function graphOf(def: OpDef, shapes: Record<string, number[]>, attrs: Attrs): OnnxGraph {
+  const outShapes = def.outputs(shapes, attrs);
+  return {
+    nodes: def.nodes(attrs),
+    inputs: def.inputs.map((n) => ({ name: n, type: def.intInputs?.includes(n) ? OnnxType.int32 : OnnxType.float, shape: shapes[n].map((_, i) => `${n}${i}`) })),
+    outputs: Object.entries(outShapes).map(([n, sh]) => ({ name: n, type: OnnxType.float, shape: sh.map((_, i) => `${n}${i}`) })),
+    opsets: def.opsets ?? { '': 17, 'com.microsoft': 1 },
+  };
+}
+
+interface WasmBackend {
+  makeOutput(shape: number[], dtype: tf.DataType): tf.TensorInfo;
+  typedArrayFromHeap(t: tf.TensorInfo): Float32Array | Int32Array;
+}
+
+const sessions = new Map<string, NativeSession>();
+let registered = false;
+
+/** Calls of the fused kernels, for tests (that the native operation really ran). */
+export const nativeFusedStats = { calls: 0 };
+
+/** Registers the fused kernels for the wasm backend (idempotent). */
+export function registerFusedOps(): void {
+  if (registered) return;
+  registered = true;
+  for (const [name, def] of Object.entries(OPS)) {
+    tf.registerKernel({
+      kernelName: name,
+      backendName: 'wasm',
+      kernelFunc: (args) => {
+        nativeFusedStats.calls++;
+        const backend = args.backend as unknown as WasmBackend;
+        const attrs = (args.attrs ?? {}) as unknown as Attrs;
+        const inputs = args.inputs as Record<string, tf.TensorInfo>;
+        const shapes = Object.fromEntries(def.inputs.map((n) => [n, inputs[n].shape]));
+        const key = `${name} ${def.inputs.map((n) => shapes[n].length).join(',')} ${JSON.stringify(attrs)}`;
+        let s = sessions.get(key);
+        if (!s) {
+          s = new NativeSession(encodeModel(graphOf(def, shapes, attrs)), nativeThreads());
+          sessions.set(key, s);
+        }
+        const outShapes = def.outputs(shapes, attrs);
+        const outs = Object.entries(outShapes).map(([n, sh]) => [n, backend.makeOutput(sh, 'float32')] as const);
+        // Heap views after every makeOutput (which may grow the heap).
+        const session = s;
+        const feeds = Object.fromEntries(def.inputs.map((n) => [n, session.tensor(backend.typedArrayFromHeap(inputs[n]), shapes[n])]));
+        const fetches = Object.fromEntries(outs.map(([n, t]) => [n, session.tensor(backend.typedArrayFromHeap(t), outShapes[n])]));
+        session.run(feeds, fetches);
+        return outs.length === 1 ? outs[0][1] : outs.map(([, t]) => t);
+      },
+    });
+  }
+}
+
+/** Whether the fused operations apply now: the native path is on and no gradient is being recorded. */
+export function fusedOpsApply(): boolean {
+  return registered && nativeMatMulActive() && !tf.engine().isTapeOn();
+}
+
+function run(name: string, inputs: Record<string, tf.Tensor>, attrs: Attrs = {}): tf.Tensor | tf.Tensor[] {
+  return tf.engine().runKernel(name, inputs as unknown as tf.NamedTensorMap, attrs as unknown as tf.NamedAttrMap) as tf.Tensor | tf.Tensor[];
+}
+
+export function nativeLayerNorm(x: tf.Tensor, w: tf.Tensor, b: tf.Tensor, eps: number): tf.Tensor {
+  return run('GenstudyLayerNorm', { x, w, b }, { eps }) as tf.Tensor;
+}
+
+export function nativeLinear(x2: tf.Tensor2D, w: tf.Tensor2D, b: tf.Tensor): tf.Tensor2D {
+  return run('GenstudyLinear', { x: x2, w, b }) as tf.Tensor2D;
+}
+
+export function nativeGelu(x: tf.Tensor, exact: boolean): tf.Tensor {
+  return run('GenstudyGelu', { x }, { kind: exact ? 1 : 0 }) as tf.Tensor;
+}
+
+/** Attention's core with the heads merged: [B, T, H * D]; mask [B, 1, T, S] as batching.ts makes it. */
+export function nativeAttention(q: tf.Tensor4D, k: tf.Tensor4D, v: tf.Tensor4D, mask: tf.Tensor, scale: number): tf.Tensor3D {
+  const [b, h, t, d] = q.shape;
+  return tf.reshape(run('GenstudyAttention', { q, k, v, mask }, { scale }) as tf.Tensor, [b, t, h * d]) as tf.Tensor3D;
+}
+
+/** log P(target) and the argmax of each row of logits [N, V]. */
+export function nativeLogprobsAt(logits: tf.Tensor2D, targets: tf.Tensor1D): { logprobs: tf.Tensor1D; argmax: tf.Tensor1D } {
+  const [lp, am] = run('GenstudyLogprobsAt', { logits, targets: tf.reshape(targets, [-1, 1]) }) as tf.Tensor[];
+  return { logprobs: tf.reshape(lp, [-1]) as tf.Tensor1D, argmax: tf.reshape(am, [-1]) as tf.Tensor1D };
+}
