@@ -1,24 +1,32 @@
-// Speed of the built-in engine's scoring against PyTorch (Debian's python3-torch, bench/engine_reference.py)
-// on the same GPT-2-style model (6 layers, width 256, 4 heads, vocabulary 8192, sequences of 128
-// tokens), with the same weights (one safetensors file read by both), the same token ids and one
-// thread on both sides (tfjs wasm runs single-threaded in Node). Each side scores 64 sequences of 128
-// tokens, context 64 + continuation 64, and prints the summed log-probability so the numbers are
-// checked to agree, not only timed. Peak memory is each process's maximum resident set size (the engine
-// runs in a child process for that). Throughput is reported per wall-clock second and per CPU second of
-// the process: the CPU-time figures hold up when other work shares the machine.
+// Speed of the built-in engine's scoring against PyTorch (Debian's python3-torch, bench/engine_reference.py,
+// and a second PyTorch when GENSTUDY_BENCH_TORCH_PYTHON names its python) on the same GPT-2-style model
+// (6 layers, width 256, 4 heads, vocabulary 8192, sequences of 128 tokens), with the same weights (one
+// safetensors file read by both) and the same token ids. The engine runs on its native path (wasm +
+// onnxruntime kernels) and on the wasm path alone, each side at one and at two threads (wasm runs on
+// one thread in Node whatever it is allowed, so it is measured once). Each side scores 64 sequences of
+// 128 tokens, context 64 + continuation 64, and prints the summed log-probability so the numbers are
+// checked to agree, not only timed. Peak memory is each process's maximum resident set size (every
+// side runs in a child process). Throughput is reported per wall-clock second and per CPU second of
+// the process: the CPU-time figures hold up better when other work shares the machine; ratios compare
+// sides measured in the same run.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import * as tf from '@tensorflow/tfjs-core';
-import { loadModel } from '../src/engine/index.ts';
+import { enginePath, loadModel } from '../src/engine/index.ts';
 import { scoreEncoded } from '../src/engine/builtin/scoring.ts';
 import { writeSafetensors } from '../src/engine/builtin/safetensors.ts';
 
-// The reference runs on one thread like the engine: torch.set_num_threads(1) alone leaves
-// OpenBLAS / OpenMP pools that were seen using a second core.
-const ONE_THREAD = { OMP_NUM_THREADS: '1', OPENBLAS_NUM_THREADS: '1', MKL_NUM_THREADS: '1' };
+/**
+ * The environment of a side allowed `n` threads: GENSTUDY_THREADS for the engine, GENSTUDY_BENCH_THREADS
+ * (torch.set_num_threads) for the references, and the OpenBLAS / OpenMP / MKL pools pinned to the same
+ * number (torch.set_num_threads alone leaves pools that were seen using another core).
+ */
+export function threadEnv(n: number): Record<string, string> {
+  const v = String(n);
+  return { GENSTUDY_THREADS: v, GENSTUDY_BENCH_THREADS: v, OMP_NUM_THREADS: v, OPENBLAS_NUM_THREADS: v, MKL_NUM_THREADS: v };
+}
 
 const LAYERS = 6, WIDTH = 256, HEADS = 4, VOCAB = 8192, SEQ = 128, N = 64, CONT = 64;
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -110,7 +118,7 @@ async function measureEngine(dir: string, batchTokens: number): Promise<Record<s
   }
   const tokens = seqs.length * SEQ;
   return {
-    backend: tf.getBackend(),
+    path: enginePath(),
     score_tokens_per_s: tokens / (best / 1000),
     score_tokens_per_cpu_s: tokens / (bestCpu / 1000),
     peak_rss_mb: process.resourceUsage().maxRSS / 1024,
@@ -118,10 +126,23 @@ async function measureEngine(dir: string, batchTokens: number): Promise<Record<s
   };
 }
 
-function runJson(cmd: string, args: string[]): Record<string, number | string> | string {
-  const r = spawnSync(cmd, args, { encoding: 'utf8', env: { ...process.env, ...ONE_THREAD }, cwd: path.resolve(here, '..') });
+export function runJson(cmd: string, args: string[], env: Record<string, string>): Record<string, number | string> | string {
+  const r = spawnSync(cmd, args, { encoding: 'utf8', env: { ...process.env, ...env }, cwd: path.resolve(here, '..'), maxBuffer: 1 << 24 });
   if (r.status !== 0) return `failed: ${(r.stderr || r.error?.message || '').trim().split('\n').pop()}`;
   return JSON.parse(r.stdout.trim().split('\n').pop()!) as Record<string, number | string>;
+}
+
+/** The sides of a comparison: the engine's two paths and the PyTorch references. */
+export interface Side { name: string; run(threads: number): Record<string, number | string> | string }
+
+/** Debian's PyTorch and, when GENSTUDY_BENCH_TORCH_PYTHON names one, a second: `args` is the script and its arguments. */
+export function torchSides(args: string[]): Side[] {
+  const sides: Side[] = [{ name: 'pytorch', run: (n) => runJson('/usr/bin/python3', args, threadEnv(n)) }];
+  // Optionally a second PyTorch (e.g. a current wheel in a virtual environment), whose CPU kernels
+  // can be much faster than Debian's build: GENSTUDY_BENCH_TORCH_PYTHON=/path/to/python.
+  const other = process.env.GENSTUDY_BENCH_TORCH_PYTHON;
+  if (other) sides.push({ name: 'other_pytorch', run: (n) => runJson(other, args, threadEnv(n)) });
+  return sides;
 }
 
 export async function benchEngine(): Promise<Record<string, number | string>> {
@@ -130,28 +151,33 @@ export async function benchEngine(): Promise<Record<string, number | string>> {
     writeBenchModel(dir);
     fs.writeFileSync(path.join(dir, 'ids.json'), JSON.stringify(benchSequences()));
     const batchTokens = Number(process.env.GENSTUDY_BENCH_BATCH_TOKENS ?? 8 * SEQ);
+    const engine = (backend: string) => (n: number) => runJson(process.execPath, ['--import', 'tsx', path.join(here, 'engine.ts'), '--measure', dir, String(batchTokens)], { ...threadEnv(n), GENSTUDY_BACKEND: backend });
+    const reference = [path.join(here, 'engine_reference.py'), dir, String(CONT), String(batchTokens / SEQ)];
+    const sides: Side[] = [{ name: 'native', run: engine('native') }, { name: 'wasm', run: engine('wasm') }, ...torchSides(reference)];
     const out: Record<string, number | string> = {};
-    const engine = runJson(process.execPath, ['--import', 'tsx', path.join(here, 'engine.ts'), '--measure', dir, String(batchTokens)]);
-    if (typeof engine === 'string') return { engine };
-    for (const [k, v] of Object.entries(engine)) out[`engine_${k}`] = v;
-    const py = runJson('/usr/bin/python3', [path.join(here, 'engine_reference.py'), dir, String(CONT), String(batchTokens / SEQ)]);
-    if (typeof py === 'string') return { ...out, pytorch: py };
-    for (const [k, v] of Object.entries(py)) out[`pytorch_${k}`] = v;
-    const n = (k: string) => Number(out[k]);
-    out.ratio_score_cpu_time = n('engine_score_tokens_per_cpu_s') / n('pytorch_score_tokens_per_cpu_s');
-    out.ratio_score_wall = n('engine_score_tokens_per_s') / n('pytorch_score_tokens_per_s');
-    out.ratio_vs_pytorch_full_logits_cpu_time = n('engine_score_tokens_per_cpu_s') / n('pytorch_full_logits_tokens_per_cpu_s');
-    out.ratio_peak_rss = n('engine_peak_rss_mb') / n('pytorch_peak_rss_mb');
-    out.logprob_sum_abs_difference = Math.abs(n('engine_logprob_sum') - n('pytorch_logprob_sum'));
-    // Optionally a second PyTorch (e.g. a current wheel in a virtual environment), whose CPU kernels
-    // can be much faster than Debian's build: GENSTUDY_BENCH_TORCH_PYTHON=/path/to/python.
-    const other = process.env.GENSTUDY_BENCH_TORCH_PYTHON;
-    if (other) {
-      const py2 = runJson(other, [path.join(here, 'engine_reference.py'), dir, String(CONT), String(batchTokens / SEQ)]);
-      if (typeof py2 === 'string') out.other_pytorch = py2;
-      else {
-        for (const [k, v] of Object.entries(py2)) out[`other_pytorch_${k}`] = v;
-        out.ratio_score_cpu_time_vs_other_pytorch = n('engine_score_tokens_per_cpu_s') / Number(py2.score_tokens_per_cpu_s);
+    for (const threads of [1, 2]) {
+      const at: Record<string, Record<string, number | string>> = {};
+      for (const side of sides) {
+        // wasm runs on one thread in Node whatever it is allowed: measured once.
+        if (side.name === 'wasm' && threads > 1) continue;
+        const r = side.run(threads);
+        if (typeof r === 'string') { out[`t${threads}_${side.name}`] = r; continue; }
+        at[side.name] = r;
+        for (const [k, v] of Object.entries(r)) out[`t${threads}_${side.name}_${k}`] = v;
+      }
+      const native = at.native;
+      if (!native) continue;
+      for (const [name, other] of Object.entries(at)) {
+        if (name === 'native') continue;
+        out[`t${threads}_ratio_native_vs_${name}_cpu`] = Number(native.score_tokens_per_cpu_s) / Number(other.score_tokens_per_cpu_s);
+        out[`t${threads}_ratio_native_vs_${name}_wall`] = Number(native.score_tokens_per_s) / Number(other.score_tokens_per_s);
+        out[`t${threads}_logprob_sum_abs_difference_vs_${name}`] = Math.abs(Number(native.logprob_sum) - Number(other.logprob_sum));
+        if (name !== 'wasm') out[`t${threads}_ratio_peak_rss_vs_${name}`] = Number(native.peak_rss_mb) / Number(other.peak_rss_mb);
+      }
+      const wasm = out.t1_wasm_score_tokens_per_cpu_s;
+      if (threads > 1 && wasm !== undefined) {
+        out[`t${threads}_ratio_native_vs_wasm_cpu`] = Number(native.score_tokens_per_cpu_s) / Number(wasm);
+        out[`t${threads}_ratio_native_vs_wasm_wall`] = Number(native.score_tokens_per_s) / Number(out.t1_wasm_score_tokens_per_s);
       }
     }
     return out;

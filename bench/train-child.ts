@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
-import { loadModel } from '../src/engine/index.ts';
+import { enginePath, loadModel } from '../src/engine/index.ts';
 import { enableTrainingGradients } from '../src/engine/builtin/gradients.ts';
 import { LoraAdapters } from '../src/engine/builtin/lora.ts';
 import { BuiltinModel } from '../src/engine/builtin/model.ts';
@@ -48,5 +48,5 @@ const wall = (performance.now() - t0) / 1000;
 const cpu = process.cpuUsage(c0);
 console.log(JSON.stringify({
   tokens_per_s: tokens / wall, tokens_per_cpu_s: tokens / ((cpu.user + cpu.system) / 1e6), first_loss: firstLoss,
-  peak_rss_mb: process.resourceUsage().maxRSS / 1024, backend: tf.getBackend(), tensors: tf.memory().numTensors,
+  peak_rss_mb: process.resourceUsage().maxRSS / 1024, path: enginePath(), tensors: tf.memory().numTensors,
 }));

@@ -1,13 +1,14 @@
-// Training speed of genstudy (tfjs wasm, single-threaded in Node) against PyTorch (Debian's
-// python3-torch, bench/train_reference.py, one thread) on the same GPT-2-style model (4 layers,
-// width 256, 4 heads, vocabulary 8192; transformers' initialisation), the same token ids (batches
-// of 8 sequences of 64 tokens, loss at every position), AdamW and clipping, full fine-tuning and
-// LoRA (r 8 on c_attn / c_proj): 50 timed optimiser steps after 2 warm-up steps, each side in its
-// own process for its peak memory. The first step's loss is reported by both, so the two are seen
-// to train the same model on the same data. Throughput per wall second and per CPU second (the
-// latter holds up when other work shares the machine). Also the whole trainer on a tiny model from
-// scratch on the synthetic suite (tiny_*).
-import { spawnSync } from 'node:child_process';
+// Training speed of genstudy against PyTorch (Debian's python3-torch, bench/train_reference.py, and a
+// second PyTorch when GENSTUDY_BENCH_TORCH_PYTHON names its python) on the same GPT-2-style model
+// (4 layers, width 256, 4 heads, vocabulary 8192; transformers' initialisation), the same token ids
+// (batches of 8 sequences of 64 tokens, loss at every position), AdamW and clipping, full fine-tuning
+// and LoRA (r 8 on c_attn / c_proj): 50 timed optimiser steps after 2 warm-up steps, each side in its
+// own process for its peak memory. genstudy runs on its native path (wasm + onnxruntime's matrix
+// multiply) and on the wasm path alone; every side at one and at two threads (the wasm path once: it
+// runs on one thread in Node). The first step's loss is reported by all, so they are seen to train
+// the same model on the same data. Throughput per wall second and per CPU second (the latter holds up
+// better when other work shares the machine); ratios compare sides measured in the same run. Also the
+// whole trainer on a tiny model from scratch on the synthetic suite (tiny_*), on the default path.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -18,15 +19,12 @@ import * as tf from '@tensorflow/tfjs-core';
 import { initBackend } from '../src/engine/index.ts';
 import { enableTrainingGradients } from '../src/engine/builtin/gradients.ts';
 import { initModel, tinyGpt2Config, train } from '../src/train/index.ts';
-
-// The reference runs on one thread like the engine: torch.set_num_threads(1) alone leaves
-// OpenBLAS / OpenMP pools that were seen using a second core.
-const ONE_THREAD = { OMP_NUM_THREADS: '1', OPENBLAS_NUM_THREADS: '1', MKL_NUM_THREADS: '1' };
+import { runJson, threadEnv, torchSides, type Side } from './engine.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const STEPS = Number(process.env.GENSTUDY_BENCH_TRAIN_STEPS ?? 50), BATCH = 8, SEQ = 65, VOCAB = 8192;
 
-async function writeBenchModel(dir: string): Promise<void> {
+export async function writeTrainBenchModel(dir: string): Promise<void> {
   const suite = generateSuite({ seed: 1, trainSize: 10, testSize: 2 });
   const tok = path.join(dir, 'tok');
   await writeSuite(tok, suite);
@@ -37,12 +35,6 @@ async function writeBenchModel(dir: string): Promise<void> {
   const rng = seededRandom(5, 'bench-ids');
   const ids = Array.from({ length: BATCH * 8 }, () => Array.from({ length: SEQ }, () => rng.int(VOCAB)));
   fs.writeFileSync(path.join(dir, 'ids.json'), JSON.stringify(ids));
-}
-
-function runJson(cmd: string, args: string[]): Record<string, number> {
-  const r = spawnSync(cmd, args, { encoding: 'utf8', env: { ...process.env, ...ONE_THREAD }, maxBuffer: 1 << 24 });
-  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed: ${r.stderr.slice(-2000)}`);
-  return JSON.parse(r.stdout.trim().split('\n').at(-1)!);
 }
 
 /**
@@ -105,26 +97,33 @@ export async function benchTrain(): Promise<Record<string, number | string>> {
   if (process.env.GENSTUDY_BENCH_TRAIN_ONLY === 'embedding') return out;
   await benchTiny(out);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'genstudy-bench-train-'));
-  await writeBenchModel(dir);
+  await writeTrainBenchModel(dir);
   for (const method of ['full', 'lora']) {
-    const g = runJson(process.execPath, ['--import', 'tsx', path.join(here, 'train-child.ts'), dir, method, String(STEPS), String(BATCH)]);
-    let t: Record<string, number> | undefined;
-    try {
-      t = runJson('/usr/bin/python3', [path.join(here, 'train_reference.py'), dir, method, String(STEPS), String(BATCH)]);
-    } catch (err) {
-      out[`${method}_torch`] = `unavailable (${(err as Error).message.split('\n')[0].slice(0, 120)})`;
-    }
-    out[`${method}_genstudy_tokens_per_s`] = g.tokens_per_s;
-    out[`${method}_genstudy_tokens_per_cpu_s`] = g.tokens_per_cpu_s;
-    out[`${method}_genstudy_peak_rss_mb`] = g.peak_rss_mb;
-    out[`${method}_genstudy_first_loss`] = g.first_loss;
-    if (t) {
-      out[`${method}_torch_tokens_per_s`] = t.tokens_per_s;
-      out[`${method}_torch_tokens_per_cpu_s`] = t.tokens_per_cpu_s;
-      out[`${method}_torch_peak_rss_mb`] = t.peak_rss_mb;
-      out[`${method}_torch_first_loss`] = t.first_loss;
-      out[`${method}_ratio_wall`] = g.tokens_per_s / t.tokens_per_s;
-      out[`${method}_ratio_cpu`] = g.tokens_per_cpu_s / t.tokens_per_cpu_s;
+    const args = [String(STEPS), String(BATCH)];
+    const genstudy = (backend: string) => (n: number) => runJson(process.execPath, ['--import', 'tsx', path.join(here, 'train-child.ts'), dir, method, ...args], { ...threadEnv(n), GENSTUDY_BACKEND: backend });
+    const sides: Side[] = [{ name: 'native', run: genstudy('native') }, { name: 'wasm', run: genstudy('wasm') }, ...torchSides([path.join(here, 'train_reference.py'), dir, method, ...args])];
+    for (const threads of [1, 2]) {
+      const at: Record<string, Record<string, number | string>> = {};
+      const key = (s: string) => `${method}_t${threads}_${s}`;
+      for (const side of sides) {
+        // wasm runs on one thread in Node whatever it is allowed: measured once.
+        if (side.name === 'wasm' && threads > 1) continue;
+        const r = side.run(threads);
+        if (typeof r === 'string') { out[key(side.name)] = r; continue; }
+        at[side.name] = r;
+        for (const k of ['tokens_per_s', 'tokens_per_cpu_s', 'peak_rss_mb', 'first_loss', 'path']) if (r[k] !== undefined) out[key(`${side.name}_${k}`)] = r[k];
+      }
+      if (threads > 1 && out[`${method}_t1_wasm_tokens_per_s`] !== undefined) {
+        at.wasm = { tokens_per_s: out[`${method}_t1_wasm_tokens_per_s`], tokens_per_cpu_s: out[`${method}_t1_wasm_tokens_per_cpu_s`], peak_rss_mb: out[`${method}_t1_wasm_peak_rss_mb`] };
+      }
+      const native = at.native;
+      if (!native) continue;
+      for (const [name, other] of Object.entries(at)) {
+        if (name === 'native') continue;
+        out[key(`ratio_native_vs_${name}_cpu`)] = Number(native.tokens_per_cpu_s) / Number(other.tokens_per_cpu_s);
+        out[key(`ratio_native_vs_${name}_wall`)] = Number(native.tokens_per_s) / Number(other.tokens_per_s);
+        out[key(`ratio_peak_rss_native_vs_${name}`)] = Number(native.peak_rss_mb) / Number(other.peak_rss_mb);
+      }
     }
   }
   fs.rmSync(dir, { recursive: true, force: true });

@@ -15,6 +15,12 @@ import { scoreTokens } from '../../src/engine/builtin/scoring.ts';
 import { attention, geluErf, geluTanh, layerNorm, linear } from '../../src/engine/builtin/blocks.ts';
 import { nativeFusedStats, nativeLogprobsAt } from '../../src/engine/builtin/native/fused-ops.ts';
 import { fixturesDir, goldenDir, maxAbsDiff, NO_SHARED, readJsonl } from './helpers.ts';
+import { enableTrainingGradients } from '../../src/engine/builtin/gradients.ts';
+import { BuiltinModel } from '../../src/engine/builtin/model.ts';
+import { Params } from '../../src/engine/builtin/params.ts';
+import { microBatchLoss } from '../../src/train/loss.ts';
+import type { TrainSequence } from '../../src/train/index.ts';
+import { loaded, tinyModelDir } from '../train/helpers.ts';
 
 const FAMILIES = ['opt', 'opt-postnorm', 'olmo2', 'qwen2', 'llama-variants'];
 
@@ -154,3 +160,32 @@ for (const family of ['gpt2', 'llama'] as const) {
     }
   });
 }
+
+test('training gradients (GPT-2 and Llama, full model) on the native path equal the wasm path\'s', async (t) => {
+  if (!(await nativeOrSkip(t))) return;
+  enableTrainingGradients();
+  for (const kind of ['gpt2', 'llama'] as const) {
+    const base = await loaded(await tinyModelDir(kind, { hidden: 64, layers: 2 }));
+    const vars = new Map<string, tf.Variable>();
+    for (const [n, w] of base.params.tensors) vars.set(n, tf.variable(w, true));
+    const model = new BuiltinModel(base.id, base.dir, base.family, base.arch, new Params(vars as Map<string, tf.Tensor>, false), base.tokenizer, base.config);
+    const vocab = model.arch.vocabSize;
+    const seqs: TrainSequence[] = [0, 1, 2].map((i) => {
+      const ids = Array.from({ length: 40 - 7 * i }, (_, j) => (j * 7 + i * 3 + 1) % vocab);
+      return { exampleId: String(i), ids, lossPositions: ids.map((_, j) => j), targets: ids.map((x) => (x * 5 + 2) % vocab) };
+    });
+    const grads = () => {
+      const { value, grads: g } = tf.variableGrads(() => microBatchLoss(model, seqs, 100), [...vars.values()]);
+      const out = new Map(Object.entries(g).map(([k, v]) => [k, v.dataSync().slice()]));
+      tf.dispose([value, ...Object.values(g)]);
+      return out;
+    };
+    const native = await onNative(async () => grads());
+    const wasm = await onWasm(async () => grads());
+    for (const [name, g] of native) {
+      const scale = Math.max(1e-6, ...Array.from(wasm.get(name)!, Math.abs));
+      assert.ok(maxAbsDiff(g, wasm.get(name)!) <= 1e-4 * scale + 1e-7, `${kind} ${name}: ${maxAbsDiff(g, wasm.get(name)!)} (largest ${scale})`);
+    }
+    for (const v of vars.values()) v.dispose();
+  }
+});

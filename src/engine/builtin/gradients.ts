@@ -13,6 +13,11 @@
 //    measured here"). BatchMatMul's gradient is re-registered with explicit transposes; the values
 //    are the same, only the kernels differ.
 // 3. Tile's gradient for tensors of rank 5 (grouped-query attention's repeat_kv), which tfjs lacks.
+// 4. Memory during backprop: tfjs keeps every intermediate gradient and every tensor saved for the
+//    backward pass until the whole backward pass ends, so the peak holds all of them at once. Each
+//    tape node's gradient is wrapped so that, once the walk moves on to the next node, the previous
+//    node's output gradients (consumed: the tape is walked in reverse order, so nothing reads them
+//    again) and its saved tensors (clones made for this node alone) are released.
 import * as tf from '@tensorflow/tfjs-core';
 import { createRequire } from 'node:module';
 import { nativeMatMulActive } from './native/matmul-kernel.ts';
@@ -121,6 +126,59 @@ function unsortedSegmentSumWasm(args: { inputs: tf.NamedTensorInfoMap; backend: 
   return backend.makeOutput([numSegments, ...innerShape], 'float32', undefined, out);
 }
 
+interface TapeNode {
+  gradient?: (dys: (tf.Tensor | null)[]) => Record<string, () => tf.Tensor>;
+  saved?: tf.Tensor[];
+}
+interface EngineInternals {
+  addTapeNode(...args: unknown[]): void;
+  gradients(...args: unknown[]): unknown;
+  state: { activeTape: TapeNode[] | null; gradientDepth: number };
+}
+
+/** What the last walked node left: released when the walk reaches the next node. */
+let consumed: { tensors: tf.Tensor[]; keep: Set<tf.Tensor> } | null = null;
+
+function releaseConsumed(): void {
+  if (!consumed) return;
+  for (const t of consumed.tensors) if (!consumed.keep.has(t)) t.dispose();
+  consumed = null;
+}
+
+/** Wraps each new tape node's gradient so that its dys and saved tensors are released early (4. above). */
+function releaseGradientsEarly(): void {
+  const engine = tf.engine() as unknown as EngineInternals;
+  const addTapeNode = engine.addTapeNode.bind(engine);
+  engine.addTapeNode = (...args: unknown[]) => {
+    addTapeNode(...args);
+    const tape = engine.state.activeTape;
+    const node = tape?.[tape.length - 1];
+    const inner = node?.gradient;
+    if (!node || !inner) return;
+    node.gradient = (dys) => {
+      // Higher-order gradients record the backward pass itself: nothing is released there.
+      if (engine.state.gradientDepth > 0) return inner(dys);
+      releaseConsumed();
+      const grads = inner(dys);
+      // A gradient function may hand back a dy itself as an input's gradient: that one is kept.
+      const keep = new Set<tf.Tensor>();
+      consumed = { tensors: [...dys.filter((d): d is tf.Tensor => d != null), ...(node.saved ?? [])], keep };
+      const wrapped: Record<string, () => tf.Tensor> = {};
+      for (const [name, thunk] of Object.entries(grads)) wrapped[name] = () => { const dx = thunk(); keep.add(dx); return dx; };
+      return wrapped;
+    };
+  };
+  // A walk's last node is cleaned up by gradients() itself; forget it so a later walk does not touch it.
+  const gradients = engine.gradients.bind(engine);
+  engine.gradients = (...args: unknown[]) => {
+    try {
+      return gradients(...args);
+    } finally {
+      consumed = null;
+    }
+  };
+}
+
 /**
  * Registers the training kernels and gradients (idempotent). Call after the backend is chosen
  * (initBackend) and before the first tf.variableGrads.
@@ -141,6 +199,7 @@ export function enableTrainingGradients(): void {
   } finally {
     console.warn = warn;
   }
+  releaseGradientsEarly();
   if (!tf.getKernel(tf.UnsortedSegmentSum, 'wasm')) {
     tf.registerKernel({ kernelName: tf.UnsortedSegmentSum, backendName: 'wasm', kernelFunc: unsortedSegmentSumWasm as unknown as tf.KernelFunc });
   }

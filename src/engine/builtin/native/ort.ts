@@ -62,6 +62,9 @@ export class NativeSession {
     this.session.loadModel(model.buffer as ArrayBuffer, model.byteOffset, model.byteLength, {
       intraOpNumThreads: threads, interOpNumThreads: 1, executionMode: 'sequential', graphOptimizationLevel: 'all',
       enableCpuMemArena: false, enableMemPattern: false,
+      // Idle pool threads sleep instead of spinning: between products the wasm kernels run, and a
+      // spinning thread would burn a core (and CPU time) for nothing.
+      extra: { session: { intra_op: { allow_spinning: '0' } } },
     });
   }
 
