@@ -6,7 +6,8 @@ import path from 'node:path';
 import type { Study } from '../config/schema.ts';
 import { formatAgreementCsv, formatJson, formatPairsCsv, formatTable, headline } from '../analyze/format.ts';
 import { formatMetaCsv } from '../analyze/format-meta.ts';
-import type { StudyResult } from './run-study.ts';
+import { reportedVariant, type StudyResult } from './run-study.ts';
+import { studySettings } from '../config/settings.ts';
 import { writeReport } from '../report/index.ts';
 
 export interface StudyOutputs { analysis?: string; report?: string }
@@ -26,6 +27,8 @@ export async function writeStudyOutputs(study: Study, result: StudyResult): Prom
   const { analysis: a } = study;
   const report = await writeReport(path.join(result.paths.out, 'report'), {
     storePath: result.paths.store, control: study.evaluation.control, metric: a.metric, title: `genstudy: ${study.name}`,
+    // The plain cell (Prompt-1, 0 shots) as this study's variants name it ("" unless it lists prompts or evaluates the every-k grid).
+    promptVariant: reportedVariant(study, studySettings(study), 0),
     studyFile: result.paths.studyFile,
     analysis: result.analyzeOptions,
   });

@@ -414,8 +414,11 @@ async function resolveModel(run: RunPlan, ctx: RunContext): Promise<string> {
   return dir;
 }
 
-/** The store's prompt_variant of a run's reported cell (Prompt-1 at the run's k), as the variants name it. */
-function reportedVariant(study: Study, settings: StudySettings, shots: number): string {
+/**
+ * The store's prompt_variant of a run's reported cell (Prompt-1 at the run's k), as the variants
+ * name it; at 0 shots, the variant the report shows by default.
+ */
+export function reportedVariant(study: Study, settings: StudySettings, shots: number): string {
   if (settings.grid === 'every-k-and-prompt') return `prompt-1/${shots}-shot`;
   const prompts = study.evaluation.prompts;
   return promptVariants(prompts, shots > 0 ? [shots] : undefined).find((v) => v.prompt === 1 && v.shots === shots)?.name
