@@ -27,7 +27,9 @@ figure svg { max-width: 100%; height: auto; display: block; }
 .charts { display: flex; flex-wrap: wrap; gap: 8px 28px; align-items: flex-start; }
 .charts > * { min-width: 0; max-width: 100%; }
 .table-wrap { max-width: 100%; overflow-x: auto; }
-.table-wrap td:not(.code) { white-space: nowrap; }
+.table-wrap td:not(.code):not(.wrap) { white-space: nowrap; }
+td.wrap { min-width: 22em; }
+td.wrap .item { white-space: nowrap; }
 dl.run-summary { display: flex; flex-wrap: wrap; gap: 4px 22px; margin: 4px 0 12px; font-size: 0.92rem; }
 dl.run-summary div { display: flex; gap: 6px; }
 dl.run-summary dt { color: #666; }
@@ -71,7 +73,12 @@ export function esc(text: string): string {
 /** An HTML table of some of a Table's columns, with optional per-row class and per-cell format. */
 export function htmlTable(
   table: Pick<Table, 'columns' | 'rows'>,
-  opts: { columns?: string[]; headers?: Record<string, string>; rowClass?: (row: Cell[]) => string | undefined; format?: Record<string, (v: Cell, row: Cell[]) => string>; code?: string[] } = {},
+  opts: {
+    columns?: string[]; headers?: Record<string, string>; rowClass?: (row: Cell[]) => string | undefined; format?: Record<string, (v: Cell, row: Cell[]) => string>;
+    code?: string[];
+    /** Columns whose text wraps (the others keep each cell on one line and the table scrolls). */
+    wrap?: string[];
+  } = {},
 ): string {
   const columns = opts.columns ?? table.columns;
   const index = columns.map((c) => {
@@ -85,7 +92,7 @@ export function htmlTable(
     const cells = columns.map((c, j) => {
       const v = row[index[j]];
       const text = opts.format?.[c] ? opts.format[c](v, row) : esc(cellText(v));
-      const klass = typeof v === 'number' ? 'num' : opts.code?.includes(c) ? 'code' : '';
+      const klass = typeof v === 'number' ? 'num' : opts.code?.includes(c) ? 'code' : opts.wrap?.includes(c) ? 'wrap' : '';
       return `<td${klass ? ` class="${klass}"` : ''}>${text}</td>`;
     });
     return `<tr${cls ? ` class="${esc(cls)}"` : ''}>${cells.join('')}</tr>`;

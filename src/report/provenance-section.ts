@@ -43,6 +43,7 @@ export function provenanceSection(data: ReportData, prov: Provenance, tables: re
     columns: ['run', 'model', 'method', 'training_set', 'seed', 'checkpoints', 'checkpoints_hashed', 'attributes'],
     headers: { training_set: 'training set', checkpoints_hashed: 'with content hash', attributes: 'settings' },
     format: { attributes: (v) => settingsText(String(v ?? '{}')) },
+    wrap: ['attributes'],
   }));
   out.push('<h3>Test sets: content hashes</h3>');
   out.push(htmlTable(tables.find((t) => t.name === 'test_sets')!, { columns: ['test_set', 'content_hash', 'n', 'task', 'domain'], code: ['content_hash'] }));
@@ -90,9 +91,9 @@ function settingsText(json: string): string {
       const text = typeof v === 'object' && !Array.isArray(v)
         ? Object.entries(v as Record<string, unknown>).map(([k2, v2]) => `${k2}=${Array.isArray(v2) ? v2.join(',') : String(v2)}`).join(' ')
         : Array.isArray(v) ? v.join(', ') : String(v);
-      return `<span class="small">${esc(k)}</span> ${esc(text)}`;
+      return `<span class="item"><span class="small">${esc(k)}</span> ${esc(text)}</span>`;
     });
-  return lines.join('<br>');
+  return lines.join(' · ');
 }
 
 export function sha256(text: string): string {
