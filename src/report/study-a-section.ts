@@ -5,6 +5,7 @@ import { signVerdict, type Agreement, type RunAnalysis } from '../analyze/analys
 import { verdictSentence } from '../analyze/verdict.ts';
 import { curvesSpec, heatmapSpec, lossSpec, renderSvg, type CurvePoint, type HeatCell } from './charts.ts';
 import { anchor, esc, figure, fixed, htmlTable, pValue, signed } from './html.ts';
+import { checksSection } from './checks-section.ts';
 import { metaSection } from './meta-section.ts';
 import { metricForTestSet, metricsByTestSet, type ReportData, type ReportRun } from './report-data.ts';
 import type { StudyA } from './study-a.ts';
@@ -47,6 +48,7 @@ export async function agreementSection(a: StudyA, tables: Map<string, Table>): P
     }));
   }
   out.push(await metaSection(a, tables));
+  out.push(checksSection(a, tables));
   out.push('</section>');
   return out.join('\n');
 }

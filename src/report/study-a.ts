@@ -4,7 +4,7 @@
 // checkpoint, a run without the control set) is listed with the reason instead of stopping the
 // report, since one store often holds runs of both studies.
 import { UserError } from '../errors.ts';
-import { agreementAcrossRuns, analyzeRun, DEFAULT_OPTIONS, runProblem, type AnalysisResult, type AnalyzeOptions } from '../analyze/analysis.ts';
+import { agreementAcrossRuns, analyzeRuns, DEFAULT_OPTIONS, runProblem, type AnalysisResult, type AnalyzeOptions } from '../analyze/analysis.ts';
 import { metaAcrossRuns } from '../analyze/pair-meta.ts';
 import { buildRunSeries, type RunSeries } from '../analyze/run-series.ts';
 import type { ScoreRow } from '../analyze/score-row.ts';
@@ -51,7 +51,7 @@ export function studyA(data: ReportData, opts: { control?: string; metric?: stri
     attributes: attributes.get(s.run) ?? {}, origin: `${data.storePath} (store)`,
   }));
   const series = buildRunSeries(rows, metric);
-  const analysed: AnalysisResult['runs'] = [];
+  const analysable: RunSeries[] = [];
   const skipped: StudyA['skipped'] = [];
   for (const s of series) {
     if (!s.values.has(control)) {
@@ -59,20 +59,18 @@ export function studyA(data: ReportData, opts: { control?: string; metric?: stri
       continue;
     }
     const why = runProblem(s, options);
-    if (why === undefined) analysed.push(analyzeRun(s, options));
+    if (why === undefined) analysable.push(s);
     else skipped.push({ run: s.run, reason: why });
   }
   for (const r of data.runs) {
     if (!series.some((s) => s.run === r.id)) skipped.push({ run: r.id, reason: `no ${metric} scores` });
   }
-  const result: StudyA = {
-    control, metric, options, series: series.filter((s) => analysed.some((a) => a.run === s.run)), skipped,
-    analysis: {
-      runs: analysed, agreement: agreementAcrossRuns(analysed, options.alpha),
-      meta: metaAcrossRuns(analysed, options, new Map(series.map((s) => [s.run, s.attributes]))),
-    },
-  };
-  if (analysed.length === 0) result.note = `No run could be analysed with control "${control}" and metric "${metric}".`;
+  // the same analysis as `genstudy analyze` (calibration and robustness included) on the runs it can take
+  const analysis: AnalysisResult = analysable.length
+    ? analyzeRuns(analysable, options)
+    : { runs: [], agreement: agreementAcrossRuns([], options.alpha), meta: metaAcrossRuns([], options) };
+  const result: StudyA = { control, metric, options, series: analysable, skipped, analysis };
+  if (analysable.length === 0) result.note = `No run could be analysed with control "${control}" and metric "${metric}".`;
   return result;
 }
 

@@ -1,6 +1,7 @@
 // The report's tables. Each is shown in the page (or summarised there) and written as CSV and JSON
 // beside it, with full precision, so every number in a chart can be checked and reused.
 import { signVerdict } from '../analyze/analysis.ts';
+import { checkTables } from './checks-section.ts';
 import { metaTables } from './meta-section.ts';
 import type { ReportData } from './report-data.ts';
 import type { StudyA } from './study-a.ts';
@@ -9,7 +10,7 @@ import type { Cell, Table } from './table.ts';
 
 export function buildTables(data: ReportData, a: StudyA, b: StudyB): Table[] {
   const tables = [runsTable(data), testSetsTable(data), scoresTable(data), trainingLogTable(data)];
-  if (a.options) tables.push(partialCorrelationsTable(a), agreementTable(a), ...metaTables(a));
+  if (a.options) tables.push(partialCorrelationsTable(a), agreementTable(a), ...metaTables(a), ...checkTables(a));
   if (b.present) tables.push(studyBTable(b), studyBByRoleTable(b));
   return tables;
 }

@@ -5,6 +5,8 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { ResultStore } from '../../src/store/result-store.ts';
 import { escapeHtml, renderReport, writeReport } from '../../src/report/index.ts';
 import { tempDir, writeStudyA, writeStudyB } from './helpers.ts';
+import { loadReportData } from '../../src/report/report-data.ts';
+import { studyA } from '../../src/report/study-a.ts';
 
 const HOSTILE = '<script>alert("x")</script> & \'quoted\'';
 
@@ -97,11 +99,36 @@ test('writeReport writes report.html and a CSV and JSON per table, with no tempo
   const names = readdirSync(out).sort();
   const tables = Object.keys(written.report.tables).sort();
   assert.deepEqual(names, [...tables.flatMap((n) => [`${n}.csv`, `${n}.json`]), 'report.html'].sort());
-  assert.deepEqual(tables, ['agreement', 'meta_analysis', 'partial_correlations', 'runs', 'scores', 'test_sets', 'training_log']);
+  assert.deepEqual(tables, ['agreement', 'calibration', 'meta_analysis', 'partial_correlations', 'robustness', 'runs', 'scores', 'test_sets', 'training_log']);
   assert.equal(readFileSync(join(out, 'report.html'), 'utf8'), written.report.html);
   assert.deepEqual(JSON.parse(readFileSync(join(out, 'agreement.json'), 'utf8')), written.report.tables.agreement.json);
   assert.equal(readFileSync(join(out, 'scores.csv'), 'utf8'), written.report.tables.scores.csv);
   // Rendering again over the same folder replaces the files.
   await writeReport(out, { storePath });
   assert.deepEqual(readdirSync(out).sort(), names);
+});
+
+test('study A shows each run\'s calibration and the robustness of each verdict, from the analysis', async (t) => {
+  const dir = tempDir(t);
+  const storePath = join(dir, 'results.sqlite');
+  const store = ResultStore.open(storePath);
+  writeStudyA(store, { runs: 3, steps: 20 });
+  store.close();
+  const data = loadReportData(storePath, '');
+  const a = studyA(data, {});
+  const report = await renderReport({ storePath });
+  const calibration = report.tables.calibration.json as Record<string, unknown>[];
+  assert.deepEqual(calibration.map((r) => r.run), a.analysis.runs.map((r) => r.run));
+  for (const [i, row] of calibration.entries()) {
+    const c = a.analysis.runs[i].calibration!;
+    assert.equal(row.false_positive_rate, c.falsePositiveRate);
+    assert.equal(row.power, c.power);
+    assert.equal(row.distinct, a.analysis.runs[i].distinct);
+  }
+  const robustness = report.tables.robustness.json as Record<string, unknown>[];
+  assert.equal(robustness.length, a.analysis.agreement.length);
+  assert.deepEqual(robustness.map((r) => `${r.holds}/${r.of}`), a.analysis.robustness!.pairs.map((p) => `${p.holds}/${p.of}`));
+  assert.match(report.html, /id="study-a-calibration"/);
+  assert.match(report.html, /id="study-a-robustness"/);
+  assert.match(report.html, /<td[^>]*>\d of 8<\/td>/);
 });

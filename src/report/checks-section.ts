@@ -1,0 +1,62 @@
+// The study-A part of the page that says how far to trust the verdicts: per run, the test's
+// calibration on simulated series like the run's (false-positive rate and power) with its distinct
+// checkpoints; per pair, under how many of the other analysis choices its verdict holds. Its tables
+// (calibration, robustness) are written as CSV and JSON like the others.
+import { esc, fixed, htmlTable } from './html.ts';
+import type { StudyA } from './study-a.ts';
+import type { Table } from './table.ts';
+
+export function checkTables(a: StudyA): Table[] {
+  const tables: Table[] = [];
+  const calibrated = a.analysis.runs.filter((r) => r.calibration);
+  if (calibrated.length) {
+    tables.push({
+      name: 'calibration', title: 'Calibration of the test per run',
+      description: "One row per run: its checkpoints and distinct score vectors, the AR(1) coefficient of its residuals, and on that many simulated pairs like the run's, the share of null pairs the test in use calls significant (nominal: alpha), the naive test's share, and the power for the stated true partial correlation.",
+      columns: ['run', 'n', 'distinct', 'phi', 'simulations', 'alpha', 'false_positive_rate', 'naive_false_positive_rate', 'effect', 'power'],
+      rows: calibrated.map((r) => {
+        const c = r.calibration!;
+        return [r.run, r.n, r.distinct, c.phi, c.simulations, c.alpha, c.falsePositiveRate, c.naiveFalsePositiveRate, c.effect, c.power];
+      }),
+    });
+  }
+  const rb = a.analysis.robustness;
+  if (rb && rb.pairs.length) {
+    tables.push({
+      name: 'robustness', title: 'Robustness of each verdict',
+      description: 'One row per pair of OOD sets: its verdict, and under how many of the analysis choices Pearson/Spearman x linear/spline x levels/differences that could be computed it is the same; the others with their verdicts.',
+      columns: ['a', 'b', 'verdict', 'holds', 'of', 'otherwise'],
+      rows: rb.pairs.map((p) => [p.a, p.b, p.verdict, p.holds, p.of, p.otherwise.join('; ')]),
+    });
+  }
+  return tables;
+}
+
+export function checksSection(a: StudyA, tables: Map<string, Table>): string {
+  const out: string[] = [];
+  const pct = (v: unknown) => (v === null ? '–' : `${fixed(100 * (v as number), 1)}%`);
+  const calibration = tables.get('calibration');
+  if (calibration) {
+    out.push('<h3 id="study-a-calibration">Is the test calibrated on these runs?</h3>');
+    out.push('<p class="note">Per run: independent AR(1) series with the run\'s residual autocorrelation, residualised on the run\'s own control and tested as its pairs are. The false-positive rate should be near alpha; the naive test (every checkpoint independent) is shown for comparison.</p>');
+    out.push(htmlTable(calibration, {
+      columns: ['run', 'n', 'distinct', 'phi', 'false_positive_rate', 'naive_false_positive_rate', 'power'],
+      headers: { n: 'checkpoints', distinct: 'distinct', phi: 'residual AR(1)', false_positive_rate: 'false positives', naive_false_positive_rate: 'naive test', power: `power at r = ${a.analysis.runs.find((r) => r.calibration)!.calibration!.effect}` },
+      format: { phi: (v) => fixed(v as number, 2), false_positive_rate: pct, naive_false_positive_rate: pct, power: pct },
+    }));
+    const warnings = a.analysis.runs.filter((r) => r.warning).map((r) => r.warning!);
+    if (warnings.length) out.push(`<ul class="small">${warnings.map((w) => `<li>${esc(w)}</li>`).join('')}</ul>`);
+  }
+  const robustness = tables.get('robustness');
+  if (robustness) {
+    out.push('<h3 id="study-a-robustness">Does each verdict survive other analysis choices?</h3>');
+    out.push(htmlTable(robustness, {
+      columns: ['a', 'b', 'verdict', 'holds', 'otherwise'],
+      headers: { holds: 'holds under' },
+      format: { holds: (v, row) => `${v} of ${row[4]}` },
+    }));
+    const missing = a.analysis.robustness!.choices.filter((c) => !c.available);
+    if (missing.length) out.push(`<ul class="small">${missing.map((c) => `<li>not computed: ${esc(`${c.method}/${c.residualiser}/${c.representation}`)}: ${esc(c.reason ?? '')}</li>`).join('')}</ul>`);
+  }
+  return out.join('\n');
+}
