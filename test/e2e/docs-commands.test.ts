@@ -5,8 +5,9 @@
 // folder> copies that output in first, so the demo itself resumes with nothing to do (for a quick
 // local run; CI runs the demo for real).
 // `genstudy` and `npx genstudy` run this checkout's bin/genstudy.js (putting it on PATH is
-// test/smoke/install.test.ts); npm lines are the environment (npm ci), this suite (npm test) or
-// the install test (npm link / npm install -g .), and any other npm line fails here until handled.
+// test/smoke/install.test.ts); npm lines are the environment (npm ci), the test suites (npm test,
+// npm run test:e2e, which runs this file) or the install test (npm link / npm install -g .), and
+// any other npm line fails here until it is handled.
 // A synopsis line (with <placeholders> or [--optional] flags) is not a command.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -17,7 +18,7 @@ import path from 'node:path';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const DOCS = ['README.md', 'docs/run.md'];
-const NPM_COVERED_ELSEWHERE = new Set(['npm ci', 'npm test', 'npm link', 'npm install -g .']);
+const NPM_COVERED_ELSEWHERE = new Set(['npm ci', 'npm test', 'npm run test:e2e', 'npm link', 'npm install -g .']);
 
 interface DocCommand { file: string; line: number; text: string }
 
