@@ -13,6 +13,8 @@ import { lengthSortedBatches } from '../engine/builtin/batching.ts';
 import { cutAtStop, generateBatch } from '../engine/builtin/generation.ts';
 import type { BuiltinModel } from '../engine/builtin/model.ts';
 import { EngineQueue } from './engine-queue.ts';
+import { TextEncoder } from './text-encoder.ts';
+import type { HfTokenizer } from '../engine/builtin/tokenizer.ts';
 import { promptLogprobs } from './prompt-logprobs.ts';
 import {
   HttpError, type CompletionChoice, type CompletionLogprobs, type CompletionRequest, type PromptLogprob,
@@ -83,6 +85,20 @@ export class CompletionEngine {
   private readonly generateQueue = new EngineQueue<GenerateJob, string>((m, jobs) => { this.engineCalls++; return generateRound(m, jobs); });
 
   private readonly texts = new WeakMap<BuiltinModel, Map<number, string>>();
+  /** One text encoder per tokenizer (a base model and its adapters share one). */
+  private readonly encoders = new Map<HfTokenizer, TextEncoder>();
+
+  private encoderOf(model: BuiltinModel): TextEncoder {
+    let e = this.encoders.get(model.tokenizer);
+    if (!e) this.encoders.set(model.tokenizer, (e = new TextEncoder(model.tokenizer)));
+    return e;
+  }
+
+  /** Stops the tokenising threads. */
+  async close(): Promise<void> {
+    await Promise.all([...this.encoders.values()].map((e) => e.close()));
+    this.encoders.clear();
+  }
 
   /** A token's text, decoded once per model (answers with top-k decode many tokens many times). */
   private tokenText(model: BuiltinModel, id: number): string {
@@ -96,8 +112,8 @@ export class CompletionEngine {
   /**
    * The choices of one validated request on `model`, and its token counts. `maxPromptTokens` bounds
    * the prompt tokens of one request; text prompts are refused before tokenising when longer than
-   * TEXT_CHARS_PER_TOKEN characters per allowed token, and tokenised one at a time with the event
-   * loop let go in between, so other requests (GET /health) are answered meanwhile.
+   * TEXT_CHARS_PER_TOKEN characters per allowed token, and tokenised on a worker thread
+   * (text-encoder.ts), so other requests (GET /health) are answered meanwhile.
    */
   async complete(model: BuiltinModel, req: CompletionRequest, maxPromptTokens = Infinity): Promise<{ choices: CompletionChoice[]; usage: Usage }> {
     if (req.temperature !== undefined && req.temperature !== null && req.temperature !== 0) {
@@ -114,11 +130,7 @@ export class CompletionEngine {
         throw new HttpError(413, `the prompt text has ${chars} characters; this server takes at most ${maxPromptTokens} prompt tokens per request ` +
           `(${maxPromptTokens * TEXT_CHARS_PER_TOKEN} characters of text; genstudy serve --max-prompt-tokens raises it)`);
       }
-      prompts = [];
-      for (const t of texts) {
-        prompts.push(tok.encode(t));
-        await new Promise((r) => setImmediate(r));
-      }
+      prompts = await this.encoderOf(model).encode(texts);
     } else {
       prompts = typeof raw[0] === 'number' ? [raw as number[]] : (raw as number[][]);
     }

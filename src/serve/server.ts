@@ -241,6 +241,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       server.close(() => resolve());
       server.closeAllConnections();
       for (const s of served.values()) s.model.dispose();
+      void engine.close();
     }),
   };
 }
