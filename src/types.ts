@@ -26,6 +26,12 @@ export interface FirstTokenOptions {
   /** Encode contexts with the tokenizer's special tokens. Default true. */
   addSpecialTokens?: boolean;
   /**
+   * Read these token ids (one per candidate, in order) after the context as given, instead of
+   * choosing them by labelTokens: study B's hard-coded Llama-2 ids. Each id must decode to its piece,
+   * so ids meant for another vocabulary fail instead of reading unrelated tokens.
+   */
+  fixedTokens?: { ids: number[]; pieces: string[] };
+  /**
    * Study A's predecessor's reading position: each context is cut to its first `padTo` tokens,
    * right-padded to `padTo` with the pad token (masked as a key) and read at the last padded
    * position, as transformers computes it without position ids. Default: read the last real token.

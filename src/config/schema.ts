@@ -131,7 +131,7 @@ export const EvaluationSchema = z.strictObject({
   }).optional(),
   // The settings below default from the study's protocol (src/tasks/protocol.ts, docs/studies.md).
   /** First-token scoring and the label-token objective: the label's first token in context, or tokenised alone. */
-  labelTokens: z.enum(['in-context', 'standalone']).optional(),
+  labelTokens: z.enum(['in-context', 'standalone', 'llama2-ids']).optional(),
   /** study-b: study B's "<s> " 0-shot prefix and special-token use; tokenizer: the tokenizer's own BOS. */
   bos: z.enum(['study-b', 'tokenizer']).optional(),
   /** Rows whose gold label the data set drops (study B's "-"): wrong: kept among the first `limit` rows and counted wrong; drop: skipped. */

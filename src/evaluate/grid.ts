@@ -112,7 +112,10 @@ async function askEngineUnchecked(model: LanguageModel, items: Item[]): Promise<
   const first = payloads[0];
   if (first.mode === 'first-token') {
     return model.firstTokenLogprobs(payloads.map((p) => (p as Extract<RequestPayload, { mode: 'first-token' }>).context), first.candidates,
-      { labelTokens: first.labelTokens, addSpecialTokens: first.addSpecialTokens, ...(first.padTo === undefined ? {} : { padTo: first.padTo }) });
+      {
+        ...(first.labelTokens === 'llama2-ids' ? { fixedTokens: first.fixedTokens } : { labelTokens: first.labelTokens }),
+        addSpecialTokens: first.addSpecialTokens, ...(first.padTo === undefined ? {} : { padTo: first.padTo }),
+      });
   }
   if (first.mode === 'generate') {
     return model.generate(payloads.map((p) => {

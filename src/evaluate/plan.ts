@@ -6,7 +6,8 @@ import { UserError } from '../errors.ts';
 import type { Example } from '../types.ts';
 import {
   addSpecialTokensFor, buildFirstTokenRequests, buildFullWordRequests, buildGenerateRequests, DEFAULT_JOIN, demonstrationsFor, goldLabel, referenceOf,
-  zeroShotPrefixFor, type BosRule, type BuildOptions, type LabelTokens, type TaskSpec,
+  STUDY_B_LLAMA2_TARGET_IDS, STUDY_B_LLAMA2_TARGET_PIECES, zeroShotPrefixFor, type BosRule, type BuildOptions, type LabelTokens,
+  type StudyBTask, type TaskSpec,
 } from '../tasks/index.ts';
 import { requestDigest, type EngineMode, type RequestPayload } from './cache-key.ts';
 import { resolveTask, type TaskChoice } from './task-option.ts';
@@ -93,8 +94,8 @@ async function buildCell(index: number, set: EvalTestSet, variant: PromptVariant
       mode = 'first-token';
       const labelTokens = opts.labelTokens ?? 'in-context';
       const addSpecialTokens = addSpecialTokensFor('classify', opts.bos ?? 'tokenizer');
-      const padTo = opts.padTo === undefined ? {} : { padTo: opts.padTo };
-      payloads = buildFirstTokenRequests(task, set.examples, build).map((r) => ({ mode: 'first-token', context: r.context, candidates: r.candidates, labelTokens, addSpecialTokens, ...padTo }));
+      const extra = { ...(opts.padTo === undefined ? {} : { padTo: opts.padTo }), ...(labelTokens === 'llama2-ids' ? { fixedTokens: llama2Ids(task) } : {}) };
+      payloads = buildFirstTokenRequests(task, set.examples, build).map((r) => ({ mode: 'first-token', context: r.context, candidates: r.candidates, labelTokens, addSpecialTokens, ...extra }));
     } else {
       mode = 'full-word';
       const reqs = buildFullWordRequests(task, set.examples, build);
@@ -108,6 +109,15 @@ async function buildCell(index: number, set: EvalTestSet, variant: PromptVariant
   // The records see unlabeled rows without a label; their gold ("-") stays in `golds` and counts wrong.
   const examples = set.unlabeled ? set.examples.map((ex) => (isUnlabeled(task, set, ex) ? { ...ex, label: undefined } : ex)) : set.examples;
   return { index, set, variant, task, mode: mode!, examples, golds, payloads: payloads!, digests, demonstrations: from };
+}
+
+/** Study B's hard-coded Llama-2 label ids for a study-B classify task, in label order. */
+function llama2Ids(task: TaskSpec): { ids: number[]; pieces: string[] } {
+  const name = task.name.split('/').pop() as StudyBTask;
+  const ids = task.name.startsWith('study-b/') ? STUDY_B_LLAMA2_TARGET_IDS[name] : undefined;
+  const pieces = task.name.startsWith('study-b/') ? STUDY_B_LLAMA2_TARGET_PIECES[name] : undefined;
+  if (!ids || !pieces) throw new UserError(`labelTokens "llama2-ids": task "${task.name}" has no hard-coded ids (study B's sentiment, paraphrase and NLI tasks have)`);
+  return { ids: [...ids], pieces: [...pieces] };
 }
 
 /** Every (test set, variant) cell, in test set then variant order. */
@@ -136,5 +146,5 @@ export function requestLength(p: RequestPayload): number {
 
 /** Requests that can share one engine call: same mode, and for first-token the same candidates and tokenisation. */
 export function engineGroup(p: RequestPayload): string {
-  return p.mode === 'first-token' ? `first-token\u0000${JSON.stringify([p.candidates, p.labelTokens, p.addSpecialTokens, p.padTo ?? null])}` : p.mode;
+  return p.mode === 'first-token' ? `first-token\u0000${JSON.stringify([p.candidates, p.labelTokens, p.addSpecialTokens, p.padTo ?? null, p.fixedTokens ?? null])}` : p.mode;
 }

@@ -276,7 +276,9 @@ async function executeRun(study: Study, run: RunPlan, ctx: RunContext): Promise<
     const options: TrainOptions = {
       model: modelDir, outDir: runDir, task, train: training.examples, dataName: run.trainingSet.id,
       demonstrations: method.kind === 'fticl' ? await fticlDemonstrations(study, run, training.examples, ctx.dataDir) : undefined,
-      objective: objectiveOf(method, run.trainingSet) === 'supervised' ? 'generate' : 'classify', labelTokens: settings.labelTokens,
+      objective: objectiveOf(method, run.trainingSet) === 'supervised' ? 'generate' : 'classify',
+      // llama2-ids are evaluation-only ids; a label-token objective trains the in-context token (the same ids with Llama-2's Prompt-1).
+      labelTokens: settings.labelTokens === 'llama2-ids' ? 'in-context' : settings.labelTokens,
       ...(studyAOnly && settings.readingPosition === 'padded-128' && objectiveOf(method, run.trainingSet) === 'label-token' ? { padTo: STUDY_A_PAD_TO } : {}),
       method: method.finetune,
       lora: method.finetune === 'lora' ? { r: method.lora?.r ?? 8, alpha: method.lora?.alpha ?? 32, dropout: method.lora?.dropout ?? 0.1, targetModules: method.lora?.targets ?? defaultLoraTargetsOf(modelDir) } : undefined,

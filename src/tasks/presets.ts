@@ -53,6 +53,13 @@ export const STUDY_B_LLAMA2_TARGET_IDS: Readonly<Partial<Record<StudyBTask, read
   detection: [3582, 1217],
 };
 
+/** What each of STUDY_B_LLAMA2_TARGET_IDS decodes to with Llama-2's tokenizer (the check that a tokenizer is Llama-2's). */
+export const STUDY_B_LLAMA2_TARGET_PIECES: Readonly<Partial<Record<StudyBTask, readonly string[]>>> = {
+  sentiment: ['pos', 'negative'],
+  inference: ['ent', 'neut', 'contr'],
+  detection: ['yes', 'no'],
+};
+
 /** max_new_tokens in run_evaluate.sh: 60 for generation, 5 for classification. */
 export const STUDY_B_MAX_NEW_TOKENS = { generate: 60, classify: 5 } as const;
 

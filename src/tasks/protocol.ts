@@ -9,8 +9,12 @@
 export const PROTOCOLS = ['official', 'corrected'] as const;
 export type Protocol = (typeof PROTOCOLS)[number];
 
-/** Which token of a label word first-token scoring reads (and the classification target trains). */
-export type LabelTokens = 'in-context' | 'standalone';
+/**
+ * Which token of a label word first-token scoring reads (and the classification target trains):
+ * in context, tokenised alone, or study B's hard-coded Llama-2 ids (`llama2-ids`, read after the
+ * prompt as given; Llama-2's tokenizer only, checked by decoding each id).
+ */
+export type LabelTokens = 'in-context' | 'standalone' | 'llama2-ids';
 /**
  * 'study-b': study B's released code: 0-shot prompts begin with the literal text "<s> "; classification
  * prompts are encoded without special tokens (so 0-shot has one BOS, k-shot none), generation prompts

@@ -13,7 +13,7 @@ import { encodeFirstToken } from '../../src/engine/builtin/requests.ts';
 import { loadRegistered } from '../../src/data/index.ts';
 import { encodeForTraining } from '../../src/train/sequences.ts';
 import {
-  buildFirstTokenRequests, STUDY_B_LABELS, STUDY_B_LLAMA2_TARGET_IDS, studyBTask, trainingPieces,
+  buildFirstTokenRequests, STUDY_B_LABELS, STUDY_B_LLAMA2_TARGET_IDS, STUDY_B_LLAMA2_TARGET_PIECES, studyBTask, trainingPieces,
   type ClassifyTaskSpec, type StudyBTask,
 } from '../../src/tasks/index.ts';
 import type { Example } from '../../src/types.ts';
@@ -144,4 +144,29 @@ test('classification training targets: the in-context label token, and study B\'
     assert.equal(s.targets[0], official[labelIndex(train[i])]);
     assert.equal(s.targets.at(-1), 2);
   });
+});
+
+test('labelTokens llama2-ids: study B\'s hard-coded ids read after the prompt as given, refused by another vocabulary', async (t) => {
+  if (!haveData) { t.skip(NO_DATA); return; }
+  const tok = await llama2();
+  const spec = studyBTask('inference', 2) as ClassifyTaskSpec;
+  const fixedTokens = { ids: [...STUDY_B_LLAMA2_TARGET_IDS.inference!], pieces: [...STUDY_B_LLAMA2_TARGET_PIECES.inference!] };
+  for (const req of buildFirstTokenRequests(spec, await rows('study-b/inference/multinli:test', 10))) {
+    const enc = encodeFirstToken(tok, req.context, req.candidates, { fixedTokens, addSpecialTokens: false }, 4096);
+    // The release's reading: the prompt with its final "▁" token, then "ent" / "neut" / "contr".
+    assert.deepEqual(enc.context, tok.encode(req.context, { addSpecialTokens: false }));
+    assert.equal(enc.context.at(-1), 29871);
+    assert.deepEqual(enc.candidates, fixedTokens.ids);
+  }
+  const mistralLike = loadTokenizer(shippedLlamaFamilyDir());
+  assert.throws(() => encodeFirstToken(mistralLike, 'x', spec.labels, { fixedTokens }, 4096), /decodes to .* these ids belong to another tokenizer/);
+  // The plan attaches them to study B's classification cells only.
+  const { planCells, promptVariants, resolveTestSets } = await import('../../src/evaluate/index.ts');
+  const sets = await resolveTestSets(['study-b/inference/rte:test'], { dataDir, limit: 2 });
+  const [cell] = await planCells(sets, promptVariants([2]), { labelTokens: 'llama2-ids' });
+  const p = cell.payloads[0];
+  assert.ok(p.mode === 'first-token' && p.labelTokens === 'llama2-ids');
+  assert.deepEqual(p.mode === 'first-token' ? p.fixedTokens : undefined, fixedTokens);
+  const studyA = await resolveTestSets(['study-a/rte:train'], { dataDir, limit: 2 });
+  await assert.rejects(planCells(studyA, promptVariants(), { labelTokens: 'llama2-ids' }), /task "study-a\/pattern" has no hard-coded ids/);
 });

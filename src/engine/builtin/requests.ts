@@ -69,9 +69,23 @@ export interface FirstTokenEncoding {
 }
 
 export function encodeFirstToken(
-  tok: Tokenizer, context: string, candidates: readonly string[], opts: { labelTokens?: LabelTokenRule; addSpecialTokens?: boolean }, maxLength: number,
+  tok: Tokenizer, context: string, candidates: readonly string[],
+  opts: { labelTokens?: LabelTokenRule; addSpecialTokens?: boolean; fixedTokens?: { ids: number[]; pieces: string[] } }, maxLength: number,
 ): FirstTokenEncoding {
   const special = { addSpecialTokens: opts.addSpecialTokens ?? true };
+  if (opts.fixedTokens) {
+    const { ids, pieces } = opts.fixedTokens;
+    if (ids.length !== candidates.length || pieces.length !== ids.length) throw new UserError(`fixed label tokens: ${ids.length} ids and ${pieces.length} pieces for ${candidates.length} candidates`);
+    ids.forEach((id, j) => {
+      const piece = tok.decode([id]);
+      if (piece !== pieces[j]) {
+        throw new UserError(`fixed label token ${id} of ${JSON.stringify(candidates[j])} decodes to ${JSON.stringify(piece)}, not ${JSON.stringify(pieces[j])}: these ids belong to another tokenizer (study B's are Llama-2's)`);
+      }
+    });
+    const ctx = tok.encode(context, special);
+    if (ctx.length === 0) throw new UserError(`context ${JSON.stringify(context.slice(0, 40))} encodes to no tokens`);
+    return { context: ctx.slice(-maxLength), candidates: [...ids] };
+  }
   const rule = opts.labelTokens ?? 'in-context';
   if (rule === 'standalone') {
     const ids = tok.encode(context, special);
