@@ -15,7 +15,9 @@
 // p < 0.05 and a 95% prediction interval of one sign. With tau = 0.3 and mu = 0.3 the true
 // effects of new runs include negative ones (tanh(0.3 -+ 1.96 * 0.3) = [-0.28, 0.71]), so there
 // the verdict is wrong; with tau = 0 (one true effect) it is right.
-import { createRandom, partialCorrelation, randomEffectsMeta } from '../src/stats/index.ts';
+// A second table: the moderator test's false-positive rate (a two-level attribute, alternating
+// over the runs, that the true effects do not depend on), QM against Hartung-Knapp's F.
+import { createRandom, isMetaRegression, metaRegression, partialCorrelation, randomEffectsMeta } from '../src/stats/index.ts';
 
 function arg(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
@@ -83,6 +85,26 @@ for (const k of [3, 5, 10]) {
         lines.push(`| ${k} | ${mu} | ${tau} | ${name} | ${pct(t.reject, reps)}${mu === 0 ? '' : ' (power)'} | ${pct(t.ciCover, reps)} | ${t.piCount ? pct(t.piCover, t.piCount) : '-'} | ${pct(t.heterogeneous, reps)} | ${pct(t.generalises, reps)} |`);
       }
     }
+  }
+}
+lines.push('', 'Moderator test (two levels, no true difference; mu = 0.2 in z):', '',
+  '| runs k | tau | QM (z) rejects | F (Hartung-Knapp) rejects |', '|---|---|---|---|');
+for (const k of [4, 6, 10]) {
+  for (const tau of [0, 0.3]) {
+    let qm = 0, f = 0;
+    for (let rep = 0; rep < reps; rep++) {
+      const ys: number[] = [], vs: number[] = [];
+      for (let i = 0; i < k; i++) {
+        const e = runEstimate(Math.tanh(0.2 + tau * random.normal()), 15 + random.int(46));
+        ys.push(e.y); vs.push(e.v);
+      }
+      const moderator = { kind: 'categorical' as const, values: ys.map((_, i) => (i % 2 === 0 ? 'a' : 'b')) };
+      const z = metaRegression(ys, vs, moderator, { estimator: 'REML', hartungKnapp: false });
+      const hk = metaRegression(ys, vs, moderator, { estimator: 'REML', hartungKnapp: true });
+      if (isMetaRegression(z) && z.test.p < 0.05) qm++;
+      if (isMetaRegression(hk) && hk.test.p < 0.05) f++;
+    }
+    lines.push(`| ${k} | ${tau} | ${((100 * qm) / reps).toFixed(1)}% | ${((100 * f) / reps).toFixed(1)}% |`);
   }
 }
 process.stdout.write(lines.join('\n') + '\n');

@@ -8,9 +8,10 @@
  *     Q(tau^2) = y'P(tau^2)y equals its expectation k - p (0 when Q(0) < k - p). Q decreases in
  *     tau^2, so the root is bracketed and found by bisection to machine precision.
  * - REML, restricted maximum likelihood (Viechtbauer 2005): Fisher scoring
- *     tau^2 <- tau^2 + (y'PPy - tr(P)) / tr(PP),
- *   from the DL value, halving a step that would leave tau^2 < 0; when the maximum is at the
- *   boundary (the restricted score at 0 is <= 0 and the iterates head there) tau^2 is exactly 0.
+ *     tau^2 <- tau^2 + (y'PPy - tr(P)) / tr(PP)
+ *   from the DL value, safeguarded by a bracket of the score's sign change (a step that leaves it
+ *   is replaced by bisection); when the maximum is at the boundary (the restricted score at 0 is
+ *   <= 0 and the iterates head there) tau^2 is exactly 0.
  */
 import { weightedFit, type Design } from './meta-wls.ts';
 
@@ -41,25 +42,34 @@ export function pauleMandel(y: Float64Array, v: Float64Array, design: Design): n
 }
 
 export function restrictedML(y: Float64Array, v: Float64Array, design: Design): number {
-  let tau2 = dersimonianLaird(y, v, design);
-  // y'PPy - tr(P) cancels near the optimum, so steps have a rounding-noise floor (about 1e-13 of
-  // the variances with an uncentred numeric moderator); stop well above it
   let vMean = 0;
   for (const x of v) vMean += x / v.length;
+  // Fisher scoring can overshoot back and forth around the root when the expected information
+  // tr(PP) is far from the observed one (metafor's own iteration then fails to converge). So the
+  // iterates keep a bracket: lo has a positive restricted score, hi a negative one, and a step
+  // that leaves (lo, hi) is replaced by the midpoint. Near the optimum y'PPy - tr(P) cancels and
+  // has a rounding-noise floor (about 1e-13 of the variances with an uncentred numeric
+  // moderator): the iteration stops well above it.
+  let lo = 0, loKnown = false, hi = Number.POSITIVE_INFINITY;
+  let tau2 = dersimonianLaird(y, v, design);
   for (let iter = 0; iter < MAX_ITERATIONS; iter++) {
     const f = weightedFit(y, v, tau2, design, true);
-    let step = (f.yPPy - f.trP) / f.trPP;
-    if (tau2 + step < 0) {
-      // the score points below zero: the maximum is at 0 when the score there is not positive
+    const score = f.yPPy - f.trP;
+    if (score === 0) return tau2;
+    if (score > 0) { lo = Math.max(lo, tau2); loKnown = true; } else hi = Math.min(hi, tau2);
+    let next = tau2 + score / f.trPP;
+    if (next < 0 && !loKnown) {
+      // heading below 0: the maximum is at the boundary when the score at 0 is not positive
       const at0 = tau2 === 0 ? f : weightedFit(y, v, 0, design, true);
       if (at0.yPPy - at0.trP <= 0) return 0;
-      while (tau2 + step < 0) step /= 2;
+      loKnown = true; // lo = 0 has a positive score
     }
-    const next = tau2 + step;
-    if (Math.abs(step) <= 1e-11 * (next + vMean)) return next;
+    if (!(next > lo && next < hi)) next = Number.isFinite(hi) ? 0.5 * (lo + hi) : Math.max(next, lo);
+    const tol = 1e-11 * (next + vMean);
+    if (Math.abs(next - tau2) <= tol || (loKnown && hi - lo <= tol)) return next;
     tau2 = next;
   }
-  throw new Error(`REML did not converge in ${MAX_ITERATIONS} Fisher scoring iterations`);
+  throw new Error(`REML did not converge in ${MAX_ITERATIONS} iterations`);
 }
 
 /** A tau^2 larger than any plausible root to start the bracket from (grown as needed). */
