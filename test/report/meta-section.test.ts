@@ -27,7 +27,7 @@ test('study A shows the meta-analysis table and a forest plot per pair after the
   assert.ok(section.indexOf('data-chart="agreement"') < section.indexOf('id="study-a-meta"'), 'after the sign-count matrix');
   assert.ok(section.includes(escapeHtml(metaHeadline(a.analysis.meta, 0.05))), 'the headline computed by analyze');
   assert.match(section, /REML, Hartung-Knapp t test on runs − 1 df/);
-  const forests = [...section.matchAll(/<figure class="chart" data-chart="forest">(.*?)<\/figure>/gs)].map((m) => m[1]);
+  const forests = [...section.matchAll(/<figure class="chart" data-chart="forest"[^>]*>(.*?)<\/figure>/gs)].map((m) => m[1]);
   assert.equal(forests.length, pairs);
   for (const f of forests) {
     for (const run of ['model-a', 'model-b', 'model-c', 'model-d']) assert.ok(f.includes(`>${run}</text>`), `row label ${run}`);
@@ -59,7 +59,7 @@ test('without a moderator there is no meta-regression table; two runs have no pr
   const report = await renderReport({ storePath, analysis: { hartungKnapp: false } });
   assert.equal(report.tables.meta_regression, undefined);
   assert.ok(report.html.includes('two runs: tau^2 rests on one degree of freedom'));
-  const forests = [...report.html.matchAll(/data-chart="forest">(.*?)<\/figure>/gs)].map((m) => m[1]);
+  const forests = [...report.html.matchAll(/data-chart="forest"[^>]*>(.*?)<\/figure>/gs)].map((m) => m[1]);
   assert.equal(forests.length, 10);
   assert.ok(forests.every((f) => f.includes('>pooled (REML)</text>') && !f.includes('>95% prediction</text>')));
 });
