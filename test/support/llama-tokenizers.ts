@@ -15,6 +15,7 @@ const require = createRequire(import.meta.url);
 
 function writeFolder(name: string, json: unknown, config: unknown): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `genstudy-${name}-`));
+  process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
   fs.writeFileSync(path.join(dir, 'tokenizer.json'), JSON.stringify(json));
   fs.writeFileSync(path.join(dir, 'tokenizer_config.json'), JSON.stringify(config));
   return dir;
