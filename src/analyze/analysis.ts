@@ -98,7 +98,11 @@ export function analyzeOrSkip(series: readonly RunSeries[], opts: AnalyzeOptions
   return skipped === undefined ? { analysis: analyzeRuns(series, opts) } : { skipped };
 }
 
-export function analyzeRuns(series: readonly RunSeries[], opts: AnalyzeOptions): AnalysisResult {
+/** Options a caller left out (a library caller may pass only some) take their declared defaults. */
+const withDefaults = (opts: AnalyzeOptions): AnalyzeOptions => ({ ...DEFAULTS, ...Object.fromEntries(Object.entries(opts).filter(([, v]) => v !== undefined)) } as AnalyzeOptions);
+
+export function analyzeRuns(series: readonly RunSeries[], options: AnalyzeOptions): AnalysisResult {
+  const opts = withDefaults(options);
   if (series.length === 0) throw new UserError(analysisProblem(series, opts)!);
   const data = series.map((s) => runData(s, opts));
   const runs = series.map((s, i) => analyzeRunData(data[i], opts));
@@ -109,7 +113,8 @@ export function analyzeRuns(series: readonly RunSeries[], opts: AnalyzeOptions):
   return result;
 }
 
-export function analyzeRun(series: RunSeries, opts: AnalyzeOptions): RunAnalysis {
+export function analyzeRun(series: RunSeries, options: AnalyzeOptions): RunAnalysis {
+  const opts = withDefaults(options);
   return analyzeRunData(runData(series, opts), opts);
 }
 

@@ -134,3 +134,13 @@ test('the verdict sentence is one function: the CLI headline and the report say 
   assert.equal(headline(result, opts), sentence);
   assert.equal(studyAHeadline({ control: 'id', metric: 'accuracy', options: opts, analysis: result, series: [], skipped: [] }), sentence);
 });
+
+test('a library caller that passes only some options gets the declared defaults for the rest', () => {
+  const partial = { control: 'id', method: 'pearson', residualiser: 'linear', correction: 'none', alpha: 0.05 } as AnalyzeOptions;
+  const runs = [noisyRun('r1', 20, 0.3, 51), noisyRun('r2', 20, 0.3, 52)];
+  const got = analyzeRuns(runs, partial);
+  const want = analyzeRuns(runs, { ...DEFAULT_OPTIONS, ...partial });
+  assert.deepEqual(got, want);
+  assert.equal(got.runs[0].calibration!.simulations, DEFAULT_OPTIONS.calibration);
+  assert.ok(got.robustness);
+});
