@@ -9,7 +9,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { genstudy } from '../support/genstudy-process.ts';
 
-const study = (o: { hidden?: number; testSets?: string; data?: string; remote?: string }): string => `name: bad
+const study = (o: { hidden?: number; testSets?: string; data?: string; remote?: string; method?: string }): string => `name: bad
 synthetic: { seed: 3, trainSize: 32, testSize: 6 }
 models:
   - id: tiny
@@ -18,11 +18,11 @@ training:
   - id: train-set
     data: ${o.data ?? 'synthetic'}
 methods:
-  - name: ft
+${o.method ?? `  - name: ft
     kind: ft
     lr: 0.01
     steps: 2
-    batchSize: 8
+    batchSize: 8`}
 checkpoints: { every: 2 }
 evaluation:
   control: in-domain
@@ -82,12 +82,13 @@ test('a study whose training data cannot be read leaves no runs row behind', asy
 });
 
 test('evaluation.remote: the study file sets the servers, the timeout and the retries', async () => {
-  const { file } = writeStudy(study({ remote: '  remote: { urls: ["http://127.0.0.1:1"], retries: 0, timeout: 2 }\n' }));
+  // A base method: its model is evaluated as it is, through the (here absent) server.
+  const { file } = writeStudy(study({ remote: '  remote: { urls: ["http://127.0.0.1:1"], retries: 0, timeout: 2 }\n', method: '  - name: base\n    kind: base' }));
   const r = await genstudy(['run', file]);
   assert.equal(r.code, 2, r.stderr);
   assertOneClearLine(r.stderr);
   assert.match(r.stderr, /gave up on GET \/v1\/models after 1 tries over http:\/\/127\.0\.0\.1:1; last: .*connection failed/);
-  const bad = writeStudy(study({ remote: '  remote: { urls: ["localhost:8000"] }\n' }));
+  const bad = writeStudy(study({ remote: '  remote: { urls: ["localhost:8000"] }\n', method: '  - name: base\n    kind: base' }));
   const b = await genstudy(['run', bad.file]);
   assert.equal(b.code, 2, b.stderr);
   assert.match(b.stderr, /bad\.yaml: evaluation\.remote: localhost:8000: expected an http:\/\/ or https:\/\/ URL/);
