@@ -6,6 +6,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { pad, positionsFromMask } from '../engine/builtin/batching.ts';
 import type { BuiltinModel } from '../engine/builtin/model.ts';
+import { fusedOpsApply, nativeCrossEntropyGrad, nativeLogSumExpRows } from '../engine/builtin/native/fused-ops.ts';
 import type { TrainSequence } from './sequences.ts';
 
 /** Scalar loss tensor; call inside tf.variableGrads / tf.tidy. */
@@ -45,7 +46,7 @@ export function crossEntropySum(logits: tf.Tensor2D, targets: readonly number[])
   const flatIndex = tf.tensor1d(targets.map((t, i) => i * vocab + t), 'int32');
   const fn = tf.customGrad((...args: (tf.Tensor | tf.GradSaveFunc)[]) => {
     const [x, save] = args as [tf.Tensor2D, tf.GradSaveFunc];
-    const lse = tf.logSumExp(x, 1, true);
+    const lse = fusedOpsApply() ? nativeLogSumExpRows(x) : tf.logSumExp(x, 1, true);
     const gold = tf.gather(tf.reshape(x, [rows * vocab]), flatIndex);
     save([x, lse]);
     return {
@@ -53,6 +54,7 @@ export function crossEntropySum(logits: tf.Tensor2D, targets: readonly number[])
       gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => {
         const [xs, l] = saved;
         // The targets as a tensor made here: tensors of the forward scope are gone by now.
+        if (fusedOpsApply()) return nativeCrossEntropyGrad(xs as tf.Tensor2D, tf.tensor1d([...targets], 'int32'), dy);
         return tf.mul(tf.sub(tf.exp(tf.sub(xs, l)), tf.oneHot(tf.tensor1d([...targets], 'int32'), vocab)), dy);
       },
     };

@@ -141,10 +141,10 @@ export function attention(q: tf.Tensor4D, k: tf.Tensor4D, v: tf.Tensor4D, mask: 
     vv = repeatKv(v, heads / kvHeads);
   }
   if (fusedOpsApply() && !(trainingDropout.seed !== undefined && dropoutRate)) return { out: nativeAttention(q, kk, vv, mask, scale), cache };
-  // Explicit transpose + plain matMul (see the file header); the scale goes on q, the smaller side.
-  const kT = tf.transpose(kk, [0, 1, 3, 2]);
+  // On wasm an explicit transpose + plain matMul (see the file header); the native product takes the
+  // transpose flag at full speed. The scale goes on q, the smaller side.
   const qs = scale === 1 ? q : tf.mul(q, scale) as tf.Tensor4D;
-  const scores = tf.add(bmm(qs, kT as tf.Tensor4D), mask);
+  const scores = tf.add(nativeMatMulActive() ? tf.matMul(qs, kk, false, true) : bmm(qs, tf.transpose(kk, [0, 1, 3, 2])), mask);
   const probs = dropout(tf.softmax(scores), dropoutRate);
   return { out: mergeHeads(bmm(probs as tf.Tensor4D, vv)), cache };
 }

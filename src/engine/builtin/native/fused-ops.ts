@@ -67,6 +67,27 @@ const OPS: Record<string, OpDef> = {
     ],
     outputs: (s) => ({ lp: [s.logits[0], 1], am: [s.logits[0], 1] }),
   },
+  // logsumexp of each row: x [N, V] -> [N, 1].
+  GenstudyLogSumExpRows: {
+    inputs: ['x'],
+    nodes: () => [{ op: 'ReduceLogSumExp', inputs: ['x'], outputs: ['y'], attributes: [{ name: 'axes', ints: [1] }, { name: 'keepdims', i: 1 }] }],
+    outputs: (s) => ({ y: [s.x[0], 1] }),
+  },
+  // The gradient of summed cross-entropy: (softmax(x) - onehot(targets)) dy, x [N, V], targets
+  // [N, 1] (int32), dy [1] -> [N, V].
+  GenstudyCrossEntropyGrad: {
+    inputs: ['x', 'targets', 'dy'],
+    intInputs: ['targets'],
+    nodes: () => [
+      { op: 'Softmax', inputs: ['x'], outputs: ['p'], attributes: [{ name: 'axis', i: 1 }] },
+      { op: 'GatherElements', inputs: ['p', 'targets'], outputs: ['pt'], attributes: [{ name: 'axis', i: 1 }] },
+      { op: 'Constant', inputs: [], outputs: ['one'], attributes: [{ name: 'value_float', f: 1 }] },
+      { op: 'Sub', inputs: ['pt', 'one'], outputs: ['ptm'] },
+      { op: 'ScatterElements', inputs: ['p', 'targets', 'ptm'], outputs: ['g'], attributes: [{ name: 'axis', i: 1 }] },
+      { op: 'Mul', inputs: ['g', 'dy'], outputs: ['y'] },
+    ],
+    outputs: (s) => ({ y: s.x }),
+  },
 };
 
 function graphOf(def: OpDef, shapes: Record<string, number[]>, attrs: Attrs): OnnxGraph {
@@ -123,7 +144,10 @@ export function registerFusedOps(): void {
   }
 }
 
-/** Whether the fused operations apply now: the native path is on and no gradient is being recorded. */
+/**
+ * Whether the fused operations apply now: the native path is on and no gradient is being recorded
+ * (as in inference, in a custom gradient's forward function and in a backward pass).
+ */
 export function fusedOpsApply(): boolean {
   return registered && nativeMatMulActive() && !tf.engine().isTapeOn();
 }
@@ -154,4 +178,14 @@ export function nativeAttention(q: tf.Tensor4D, k: tf.Tensor4D, v: tf.Tensor4D, 
 export function nativeLogprobsAt(logits: tf.Tensor2D, targets: tf.Tensor1D): { logprobs: tf.Tensor1D; argmax: tf.Tensor1D } {
   const [lp, am] = run('GenstudyLogprobsAt', { logits, targets: tf.reshape(targets, [-1, 1]) }) as tf.Tensor[];
   return { logprobs: tf.reshape(lp, [-1]) as tf.Tensor1D, argmax: tf.reshape(am, [-1]) as tf.Tensor1D };
+}
+
+/** logsumexp over each row of x [N, V]: [N, 1]. */
+export function nativeLogSumExpRows(x: tf.Tensor2D): tf.Tensor2D {
+  return run('GenstudyLogSumExpRows', { x }) as tf.Tensor2D;
+}
+
+/** (softmax(x) - onehot(targets)) dy for x [N, V], targets [N] (int32) and a scalar dy. */
+export function nativeCrossEntropyGrad(x: tf.Tensor2D, targets: tf.Tensor1D, dy: tf.Tensor): tf.Tensor2D {
+  return run('GenstudyCrossEntropyGrad', { x, targets: tf.reshape(targets, [-1, 1]), dy: tf.reshape(dy, [1]) }) as tf.Tensor2D;
 }
