@@ -32,8 +32,8 @@ test('the default path is native where onnxruntime-node loads (else wasm, saying
     ortLoads = false;
   }
   if (ortLoads) {
-    assert.equal(def, 'backend=wasm path=native (onnxruntime matmul, 1 thread; other ops wasm)');
-    assert.equal(await chosen({ GENSTUDY_BACKEND: 'native', GENSTUDY_THREADS: '2' }), 'backend=wasm path=native (onnxruntime matmul, 2 threads; other ops wasm)');
+    assert.equal(def, 'backend=wasm path=native (onnxruntime kernels, 1 thread; other ops wasm)');
+    assert.equal(await chosen({ GENSTUDY_BACKEND: 'native', GENSTUDY_THREADS: '2' }), 'backend=wasm path=native (onnxruntime kernels, 2 threads; other ops wasm)');
   } else {
     assert.match(def, /^backend=(wasm path=wasm \(native unavailable: .+\)|tensorflow path=tensorflow)$/);
   }

@@ -39,13 +39,13 @@ export function initBackend(): Promise<string> {
 }
 
 /**
- * Which path computes, in words, for logs and reports: 'native (onnxruntime matmul, 2 threads; other
+ * Which path computes, in words, for logs and reports: 'native (onnxruntime kernels, 2 threads; other
  * ops wasm)', 'wasm', 'wasm (native unavailable: ...)', 'tensorflow' or 'cpu'. Call after initBackend.
  */
 export function enginePath(): string {
   const backend = tf.getBackend();
   if (backend !== 'wasm') return backend;
-  if (nativeMatMulActive()) return `native (onnxruntime matmul, ${engineThreads()} thread${engineThreads() > 1 ? 's' : ''}; other ops wasm)`;
+  if (nativeMatMulActive()) return `native (onnxruntime kernels, ${engineThreads()} thread${engineThreads() > 1 ? 's' : ''}; other ops wasm)`;
   return nativeUnavailable ? `wasm (native unavailable: ${nativeUnavailable})` : 'wasm';
 }
 
