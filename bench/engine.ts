@@ -14,6 +14,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import * as tf from '@tensorflow/tfjs-core';
 import { enginePath, loadModel } from '../src/engine/index.ts';
 import { scoreEncoded } from '../src/engine/builtin/scoring.ts';
 import { writeSafetensors } from '../src/engine/builtin/safetensors.ts';
@@ -102,6 +103,29 @@ export function benchSequences(): number[][] {
 
 const cpuMs = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
 
+/** The bench model's matrix-product shapes: [m, k] x [k, n] (MLP in, MLP out, lm head). */
+export const PRODUCTS: [number, number, number][] = [[1024, 256, 1024], [1024, 1024, 256], [512, 256, 8192]];
+
+/** GFLOP per CPU-second of one tf.matMul of each shape on the path in use (best of 5 after warm-up). */
+function matMulGflops(): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [m, k, n] of PRODUCTS) {
+    const a = tf.randomNormal([m, k], 0, 1, 'float32', 1);
+    const b = tf.randomNormal([k, n], 0, 1, 'float32', 2);
+    let best = Infinity;
+    for (let rep = 0; rep < 6; rep++) {
+      const c0 = cpuMs();
+      const c = tf.matMul(a, b);
+      c.dataSync();
+      if (rep > 0) best = Math.min(best, cpuMs() - c0);
+      c.dispose();
+    }
+    out[`matmul_${m}x${k}x${n}_gflop_per_cpu_s`] = (2 * m * k * n) / (best / 1000) / 1e9;
+    tf.dispose([a, b]);
+  }
+  return out;
+}
+
 /** The engine's side, run in a child process so that its peak memory is its own. */
 async function measureEngine(dir: string, batchTokens: number): Promise<Record<string, number | string>> {
   const seqs = JSON.parse(fs.readFileSync(path.join(dir, 'ids.json'), 'utf8')) as number[][];
@@ -123,6 +147,7 @@ async function measureEngine(dir: string, batchTokens: number): Promise<Record<s
     score_tokens_per_cpu_s: tokens / (bestCpu / 1000),
     peak_rss_mb: process.resourceUsage().maxRSS / 1024,
     logprob_sum: sum,
+    ...matMulGflops(),
   };
 }
 
@@ -152,7 +177,7 @@ export async function benchEngine(): Promise<Record<string, number | string>> {
     fs.writeFileSync(path.join(dir, 'ids.json'), JSON.stringify(benchSequences()));
     const batchTokens = Number(process.env.GENSTUDY_BENCH_BATCH_TOKENS ?? 8 * SEQ);
     const engine = (backend: string) => (n: number) => runJson(process.execPath, ['--import', 'tsx', path.join(here, 'engine.ts'), '--measure', dir, String(batchTokens)], { ...threadEnv(n), GENSTUDY_BACKEND: backend });
-    const reference = [path.join(here, 'engine_reference.py'), dir, String(CONT), String(batchTokens / SEQ)];
+    const reference = [path.join(here, 'engine_reference.py'), dir, String(CONT), String(batchTokens / SEQ), PRODUCTS.map((p) => p.join('x')).join(',')];
     const sides: Side[] = [{ name: 'native', run: engine('native') }, { name: 'wasm', run: engine('wasm') }, ...torchSides(reference)];
     const out: Record<string, number | string> = {};
     for (const threads of [1, 2]) {
@@ -173,6 +198,10 @@ export async function benchEngine(): Promise<Record<string, number | string>> {
         out[`t${threads}_ratio_native_vs_${name}_wall`] = Number(native.score_tokens_per_s) / Number(other.score_tokens_per_s);
         out[`t${threads}_logprob_sum_abs_difference_vs_${name}`] = Math.abs(Number(native.logprob_sum) - Number(other.logprob_sum));
         if (name !== 'wasm') out[`t${threads}_ratio_peak_rss_vs_${name}`] = Number(native.peak_rss_mb) / Number(other.peak_rss_mb);
+        for (const [m, k, n] of PRODUCTS) {
+          const g = `matmul_${m}x${k}x${n}_gflop_per_cpu_s`;
+          out[`t${threads}_ratio_native_vs_${name}_${g}`] = Number(native[g]) / Number(other[g]);
+        }
       }
       const wasm = out.t1_wasm_score_tokens_per_cpu_s;
       if (threads > 1 && wasm !== undefined) {

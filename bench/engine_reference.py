@@ -2,7 +2,7 @@
 """PyTorch reference for bench/engine.ts: the same GPT-2-style model, weights and token ids, scored
 with one thread.
 
-Usage: /usr/bin/python3 bench/engine_reference.py DIR CONT BATCH
+Usage: /usr/bin/python3 bench/engine_reference.py DIR CONT BATCH [MxKxN,...]
 DIR holds config.json, model.safetensors (float32) and ids.json (sequences of token ids). Each
 sequence is scored as context + continuation with the last CONT tokens as the continuation, in
 batches of BATCH sequences. The forward follows transformers' modeling_gpt2.py (eager attention,
@@ -11,6 +11,7 @@ gelu_new, tied lm_head) and runs under torch.inference_mode. Two variants are ti
                 (what the built-in engine does)
   full_logits : the lm head at every position, then log-softmax and gather (what a transformers
                 model call followed by lm-evaluation-harness's scoring does)
+With products named (MxKxN), also GFLOP per CPU-second of one a @ b of each shape (best of 5).
 Prints JSON: tokens per second of each, by wall clock and by process CPU time (best of 3 passes), peak RSS in MB, the summed log-probability.
 """
 import json
@@ -89,6 +90,17 @@ def main():
             out[f'{name}_tokens_per_cpu_s'] = tokens / best_cpu
             if not full:
                 out['logprob_sum'] = total
+    if len(sys.argv) > 4:
+        for shape in sys.argv[4].split(','):
+            m, k, n = (int(x) for x in shape.split('x'))
+            a, b = torch.randn(m, k), torch.randn(k, n)
+            best = math.inf
+            for rep in range(6):
+                c0 = time.process_time()
+                a @ b
+                if rep > 0:
+                    best = min(best, time.process_time() - c0)
+            out[f'matmul_{shape}_gflop_per_cpu_s'] = 2 * m * k * n / max(best, 1e-9) / 1e9
     out['peak_rss_mb'] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     out['threads'] = torch.get_num_threads()
     out['torch_version'] = torch.__version__
