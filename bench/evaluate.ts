@@ -13,7 +13,7 @@ import { buildFirstTokenRequests } from '../src/tasks/index.ts';
 import { suiteTask, suiteVocabulary } from '../src/synth/index.ts';
 import { writeTinyRun } from '../test/evaluate/tiny-model.ts';
 
-const SETS = 'synthetic:in-domain,overlap-consistent-long,overlap-broken,negation-consistent,negation-broken';
+const SETS = 'synthetic:in-domain,overlap-consistent,overlap-broken,negation-consistent,negation-broken';
 
 export async function benchEvaluate(): Promise<Record<string, number | string>> {
   const size = Number(process.env.BENCH_EVAL_SIZE ?? 100);

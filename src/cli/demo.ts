@@ -6,7 +6,8 @@ import { Command } from 'commander';
 import { loadStudyFile } from '../config/load.ts';
 import { runStudy } from '../pipeline/run-study.ts';
 import { printStudySummary, writeStudyOutputs } from '../pipeline/outputs.ts';
-import { checkAgainstDesign, describeDesignCheck } from '../pipeline/demo-check.ts';
+import { checkAgainstDesign } from '../pipeline/demo-check.ts';
+import { formatDesignCheck } from '../synth/index.ts';
 import { enginePath, initBackend } from '../engine/index.ts';
 import { studyProgress } from '../pipeline/study-progress.ts';
 
@@ -31,7 +32,7 @@ export function registerDemo(program: Command): void {
       }
       const written = await writeStudyOutputs(study, result);
       printStudySummary(result, written, (s) => process.stdout.write(s));
-      if (result.analysis) process.stdout.write('\n' + describeDesignCheck(checkAgainstDesign(result.analysis, result.paths.synthetic)));
+      if (result.analysis) process.stdout.write('\n' + formatDesignCheck(checkAgainstDesign(result.analysis, result.paths.synthetic)));
       process.stdout.write(`\nDone in ${((performance.now() - started) / 1000).toFixed(0)} s. Open ${written.report ?? result.paths.out} in a browser.\n`);
     });
 }

@@ -9,6 +9,7 @@ import { formatMetaCsv } from '../analyze/format-meta.ts';
 import { reportedVariant, type StudyResult } from './run-study.ts';
 import { studySettings } from '../config/settings.ts';
 import { writeReport } from '../report/index.ts';
+import { checkAgainstDesign } from './demo-check.ts';
 
 export interface StudyOutputs { analysis?: string; report?: string }
 
@@ -30,6 +31,8 @@ export async function writeStudyOutputs(study: Study, result: StudyResult): Prom
     // The plain cell (Prompt-1, 0 shots) as this study's variants name it ("" unless it lists prompts or evaluates the every-k grid).
     promptVariant: reportedVariant(study, studySettings(study), 0),
     studyFile: result.paths.studyFile,
+    // A study on the synthetic suite has a known correlation structure: the report shows it against the analysis.
+    ...(result.analysis && study.synthetic && usesSyntheticTestSets(study) ? { designCheck: checkAgainstDesign(result.analysis, result.paths.synthetic) } : {}),
     analysis: result.analyzeOptions,
   });
   out.report = report.html;
@@ -46,4 +49,8 @@ export function printStudySummary(result: StudyResult, written: StudyOutputs, pr
   if (written.analysis) print(`Analysis: ${written.analysis}\n`);
   if (written.report) print(`Report: ${written.report}\n`);
   if (result.analysis) print(`Headline: ${headline(result.analysis, result.analyzeOptions)}\n`);
+}
+
+function usesSyntheticTestSets(study: Study): boolean {
+  return study.evaluation.testSets.some((t) => t === 'synthetic' || t.startsWith('synthetic:'));
 }

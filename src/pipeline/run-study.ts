@@ -8,7 +8,7 @@ import path from 'node:path';
 import { UserError } from '../errors.ts';
 import { expandStudy, type RunPlan } from '../config/expand.ts';
 import type { Study, StudyModel } from '../config/schema.ts';
-import { generateSuite, writeSuite } from '../synth/index.ts';
+import { generateSuite, suiteManifestText, writeSuite } from '../synth/index.ts';
 import { ResultStore, type RunRecord } from '../store/result-store.ts';
 import { discoverCheckpoints, evaluateGrid, promptVariants, resolveTestSets, resolveTask, type EvalTestSet, type ProgressSink as EvalProgress } from '../evaluate/index.ts';
 import type { ModelLoader } from '../types.ts';
@@ -202,12 +202,17 @@ function rowNotes(sets: readonly EvalTestSet[]): string[] {
   return out;
 }
 
-/** Writes the synthetic suite once (its files double as the from-scratch tokenizer). */
+/**
+ * Writes the synthetic suite (its files double as the from-scratch tokenizer), and writes it again
+ * when this version of genstudy builds a different one from the same options: the changed test
+ * sets are then evaluated afresh (their content hashes change) and the rest is reused.
+ */
 async function prepareSynthetic(study: Study, paths: StudyPaths): Promise<string | undefined> {
   if (!study.synthetic) return undefined;
-  if (!fs.existsSync(path.join(paths.synthetic, 'suite.json'))) {
-    await writeSuite(paths.synthetic, generateSuite(study.synthetic));
-  }
+  const suite = generateSuite(study.synthetic);
+  const manifest = path.join(paths.synthetic, 'suite.json');
+  const current = fs.existsSync(manifest) ? fs.readFileSync(manifest, 'utf8') : null;
+  if (current !== suiteManifestText(suite)) await writeSuite(paths.synthetic, suite);
   return paths.synthetic;
 }
 

@@ -40,6 +40,9 @@ table.kv td:first-child { color: #555; white-space: nowrap; }
 .verdict-sign-differs { background: #fff0c2; font-weight: 600; }
 .meta-generalises { background: #dbe9f7; }
 .meta-heterogeneous { background: #fff0c2; font-weight: 600; }
+.outcome-recovered { background: #dff3df; }
+.outcome-missed, .outcome-spurious { background: #fff0c2; }
+.outcome-wrong-sign { background: #f8dcdc; font-weight: 600; }
 .role-in-domain { background: #eef4ea; }
 .role-cross-domain { background: #f6f3e8; }
 .role-cross-task { background: #f3eef6; }

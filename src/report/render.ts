@@ -16,6 +16,7 @@ import { studyBHeadline, studyBSection } from './study-b-section.ts';
 import { studyB } from './study-b.ts';
 import { tableToCsv, tableToJson } from './table.ts';
 import { buildTables } from './tables.ts';
+import { designComparisonTable, designSection, type DesignComparison } from './design-section.ts';
 
 export interface ReportInput {
   storePath: string;
@@ -32,6 +33,8 @@ export interface ReportInput {
   studyFile?: string;
   /** When the report says it was made (default: now). */
   generatedAt?: Date;
+  /** The analysis compared with the correlation signs the test sets were built with (a synthetic suite's): adds "designed against found". */
+  designCheck?: DesignComparison;
 }
 
 export interface ReportTableOutput { csv: string; json: unknown }
@@ -43,6 +46,8 @@ export interface RenderedReport {
   headline: string;
   /** Study B's summary sentence, when the store has study-B runs. */
   studyBHeadline?: string;
+  /** The designed-against-found verdict, when the input named a design. */
+  designVerdict?: string;
 }
 
 export async function renderReport(input: ReportInput): Promise<RenderedReport> {
@@ -50,6 +55,9 @@ export async function renderReport(input: ReportInput): Promise<RenderedReport> 
   const a = studyA(data, { control: input.control, metric: input.metric, analysis: input.analysis });
   const b = studyB(data, { metric: input.metric });
   const tableList = buildTables(data, a, b);
+  const check = input.designCheck ?? null;
+  const checkTable = check ? designComparisonTable(check) : null;
+  if (checkTable) tableList.push(checkTable);
   const tables = new Map(tableList.map((t) => [t.name, t]));
   const prov: Provenance = {
     studyFile: input.studyFile ? await readStudyFile(input.studyFile) : null,
@@ -61,9 +69,10 @@ export async function renderReport(input: ReportInput): Promise<RenderedReport> 
   const runs = await runSections(data, a, tables, { metric: input.metric, pair: input.pair });
   const sections = [
     `<header><h1>${esc(title)}</h1><p class="meta">${data.runs.length} runs · ${data.testSets.length} test sets · ${data.scores.length} scores · store ${esc(data.storePath)}</p></header>`,
-    nav(runs.toc, b.present),
+    nav(runs.toc, b.present, check !== null),
     await agreementSection(a, tables),
   ];
+  if (check && checkTable) sections.push(designSection(check, checkTable));
   if (b.present) sections.push(await studyBSection(b));
   sections.push(runs.html, provenanceSection(data, prov, tableList));
 
@@ -73,6 +82,7 @@ export async function renderReport(input: ReportInput): Promise<RenderedReport> 
     headline: studyAHeadline(a),
   };
   if (b.present) out.studyBHeadline = studyBHeadline(b);
+  if (check) out.designVerdict = check.verdict;
   return out;
 }
 
@@ -116,9 +126,10 @@ function toolVersions(): Pick<Provenance, 'genstudyVersion' | 'libraries' | 'nod
   return { genstudyVersion: pkg.version, libraries, node: process.versions.node };
 }
 
-function nav(toc: { id: string; label: string }[], studyB: boolean): string {
+function nav(toc: { id: string; label: string }[], studyB: boolean, design: boolean): string {
   const items = [
     '<li><a href="#study-a">Do generalisation results generalise?</a></li>',
+    design ? '<li><a href="#designed-vs-found">Designed against found</a></li>' : '',
     studyB ? '<li><a href="#study-b">Study B matrices</a></li>' : '',
     '<li><a href="#runs">Runs</a></li>',
     ...toc.map((t) => `<li><a href="#${t.id}">${esc(t.label)}</a></li>`),

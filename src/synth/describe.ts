@@ -48,15 +48,25 @@ function rates(d: SetDesign): SetDescription['rates'] {
   return { overlapGivenYes: d.overlapGivenYes, overlapGivenNo: d.overlapGivenNo, negationGivenYes: d.negationGivenYes, negationGivenNo: d.negationGivenNo };
 }
 
+/** How set `x` is built from set `y`, in words, when it is. */
+function construction(x: SetDesign, y: SetDesign): string | undefined {
+  if (x.source?.set !== y.id) return undefined;
+  return x.source.how === 'mirror'
+    ? `${x.id} mirrors ${y.id} (each item with an edit that flips the label and no cue sees)`
+    : `${x.id} is the twin of ${y.id} (each item with its nouns renamed: same label, cues and word positions)`;
+}
+
 /** Expected sign of the partial correlation (ID regressed out) between two OOD sets, from their designs. */
 export function expectedSign(a: SetDesign, b: SetDesign): ExpectedCorrelation {
   if (a.cue === 'none' || b.cue === 'none' || a.cue !== b.cue || a.relation === 'none' || b.relation === 'none') {
     return { a: a.id, b: b.id, sign: 'none', why: 'no shared designed cue' };
   }
+  const built = construction(a, b) ?? construction(b, a);
+  const how = built ? `; ${built}` : '';
   if (a.relation === b.relation) {
-    return { a: a.id, b: b.id, sign: 'positive', why: `both ${a.relation} with the ${a.cue} cue: reliance on it moves both the same way` };
+    return { a: a.id, b: b.id, sign: 'positive', why: `both ${a.relation} with the ${a.cue} cue: reliance on it moves both the same way${how}` };
   }
-  return { a: a.id, b: b.id, sign: 'negative', why: `the ${a.cue} cue is consistent in one and broken in the other: reliance on it helps one and hurts the other` };
+  return { a: a.id, b: b.id, sign: 'negative', why: `the ${a.cue} cue is consistent in one and broken in the other: reliance on it helps one and hurts the other${how}` };
 }
 
 export function describeSuite(suite: Suite): SuiteDescription {

@@ -1,13 +1,29 @@
 // What each set of the suite is made of: label balance is exact (half Yes, half No); within each
 // label the share of examples with high overlap and with a negated hypothesis is set exactly
 // (rounded counts, then shuffled), independently of each other. The ID training set and ID test
-// set share one design; each OOD set changes the cue statistics and/or a neutral property.
+// set share one design; each OOD set changes the cue statistics and/or a neutral property. A set
+// may also be built item by item from another set (`source`): as its mirror image or as its twin,
+// so that its designed relation to that set holds by construction rather than by a theory of what
+// a model will learn.
 import { UserError } from '../errors.ts';
 import type { Vocabulary } from './lexicon.ts';
 
 export type CueName = 'overlap' | 'negation' | 'none';
 export type CueRelation = 'consistent' | 'broken' | 'none';
 export type Substitution = 'mixed' | 'hypernym' | 'synonym';
+
+/**
+ * How a set is built from another set of the suite (listed before it, built from its own design):
+ * - mirror: item i is the source's item i with one edit to the hypothesis that flips the true
+ *   label and leaves both cues as they were (subject and object swapped, or a hypernym / synonym
+ *   exchanged for an unrelated word; Builder.minimalPair). A prediction that does not see the edit
+ *   is right on exactly one item of the pair, so the two sets' accuracies move against each other.
+ * - twin: item i is the source's item i with its nouns renamed (each replaced by another of its
+ *   category, the same way in both sentences), which keeps the label, both cues, the length and
+ *   every word position. A prediction that does not depend on which animal, person or food is
+ *   named is right on both or on neither, so the two move together.
+ */
+export interface SetSource { set: string; how: 'mirror' | 'twin' }
 
 export interface SetDesign {
   id: string;
@@ -29,6 +45,7 @@ export interface SetDesign {
   /** Which word substitutions build low-overlap examples: nouns (hypernym), verbs (synonym), or both. */
   substitution: Substitution;
   vocabulary: Vocabulary;
+  source?: SetSource;
 }
 
 export interface SuiteOptions {
@@ -49,8 +66,7 @@ export interface SuiteOptions {
   oodSets?: SetDesign[];
 }
 
-// Defaults chosen with test/synth/structure.test.ts: OOD cue sets at full strength and an ID
-// overlap rate of 0.8 make the designed correlation signs hold for most simulated trajectories.
+// ID defaults: both cues agree with the label more often than not in training.
 export const DEFAULTS = { idOverlapRate: 0.8, idNegationGivenNo: 0.4, idNegationGivenYes: 0.1, oodCueRate: 1 } as const;
 
 export function idDesign(o: SuiteOptions): SetDesign {
@@ -65,45 +81,53 @@ export function idDesign(o: SuiteOptions): SetDesign {
   };
 }
 
+/** A mirror's cue rates: the source's, with the labels exchanged (the edit flips the label and keeps both cues). */
+export function mirroredRates(d: SetDesign): Pick<SetDesign, 'overlapGivenYes' | 'overlapGivenNo' | 'negationGivenYes' | 'negationGivenNo'> {
+  return { overlapGivenYes: d.overlapGivenNo, overlapGivenNo: d.overlapGivenYes, negationGivenYes: d.negationGivenNo, negationGivenNo: d.negationGivenYes };
+}
+
 export function defaultOodDesigns(o: SuiteOptions): SetDesign[] {
   const id = idDesign(o);
   const c = o.oodCueRate ?? DEFAULTS.oodCueRate;
-  // Each cue set differs from training in its own cue only: the other cue keeps its training
-  // rates, so a model's reliance on that other cue moves the set as it moves the ID set and is
-  // removed when ID accuracy is regressed out (test/synth/structure.test.ts measured this choice
-  // against removing the other cue, which leaves a shared residual).
-  const idNegation = { negationGivenYes: id.negationGivenYes, negationGivenNo: id.negationGivenNo };
-  const idOverlap = { overlapGivenYes: id.overlapGivenYes, overlapGivenNo: id.overlapGivenNo };
+  // In each cue's sets the other cue occurs at its overall training rate but independently of the
+  // label, so leaning on that other cue moves none of them: each family moves with its own cue.
+  const neutralNegation = (id.negationGivenYes + id.negationGivenNo) / 2;
+  const neutralOverlap = (id.overlapGivenYes + id.overlapGivenNo) / 2;
+  const negation = { negationGivenYes: neutralNegation, negationGivenNo: neutralNegation };
+  const overlap = { overlapGivenYes: neutralOverlap, overlapGivenNo: neutralOverlap };
+  const overlapConsistent: SetDesign = {
+    id: 'overlap-consistent', role: 'ood', cue: 'overlap', relation: 'consistent',
+    shift: 'the overlap cue agrees with the label; negation independent of the label; no place phrases',
+    overlapGivenYes: c, overlapGivenNo: 1 - c, ...negation, placeRate: 0, substitution: 'mixed', vocabulary: 'id',
+  };
+  const negationConsistent: SetDesign = {
+    id: 'negation-consistent', role: 'ood', cue: 'negation', relation: 'consistent',
+    shift: '"never" in the hypothesis only when the answer is No; overlap independent of the label',
+    ...overlap, negationGivenYes: 0, negationGivenNo: c, placeRate: 0.5, substitution: 'mixed', vocabulary: 'id',
+  };
+  const edit = 'subject and object swapped, or a hypernym / synonym exchanged for an unrelated word, which flips the label and keeps both cues';
   return [
+    overlapConsistent,
     {
-      id: 'overlap-consistent-long', role: 'ood', cue: 'overlap', relation: 'consistent',
-      shift: 'every premise has a place phrase (longer sentences); negation as in training',
-      overlapGivenYes: c, overlapGivenNo: 1 - c, ...idNegation, placeRate: 1, substitution: 'mixed', vocabulary: 'id',
+      ...overlapConsistent, ...mirroredRates(overlapConsistent), id: 'overlap-broken', relation: 'broken',
+      shift: `HANS-like mirror of overlap-consistent: each item with ${edit}`,
+      source: { set: overlapConsistent.id, how: 'mirror' },
+    },
+    negationConsistent,
+    {
+      ...negationConsistent, ...mirroredRates(negationConsistent), id: 'negation-broken', relation: 'broken',
+      shift: `mirror of negation-consistent: each item with ${edit}`,
+      source: { set: negationConsistent.id, how: 'mirror' },
     },
     {
-      id: 'overlap-consistent-nouns', role: 'ood', cue: 'overlap', relation: 'consistent',
-      shift: 'substitutions on nouns only (hypernyms, unrelated nouns), no place phrases; negation as in training',
-      overlapGivenYes: c, overlapGivenNo: 1 - c, ...idNegation, placeRate: 0, substitution: 'hypernym', vocabulary: 'id',
+      ...negationConsistent, id: 'negation-consistent-renamed',
+      shift: 'twin of negation-consistent: each item with its nouns renamed (another animal, person, food, the same way in both sentences; same label, cues and word positions)',
+      source: { set: negationConsistent.id, how: 'twin' },
     },
     {
-      id: 'overlap-broken', role: 'ood', cue: 'overlap', relation: 'broken',
-      shift: 'HANS-like: entailed hypotheses use new words, non-entailed ones reuse the premise\'s words (swapped roles, flipped polarity); negation as in training',
-      overlapGivenYes: 1 - c, overlapGivenNo: c, ...idNegation, placeRate: 0.5, substitution: 'mixed', vocabulary: 'id',
-    },
-    {
-      id: 'negation-consistent', role: 'ood', cue: 'negation', relation: 'consistent',
-      shift: '"never" in the hypothesis only when the answer is No; overlap as in training',
-      ...idOverlap, negationGivenYes: 0, negationGivenNo: c, placeRate: 0.5, substitution: 'mixed', vocabulary: 'id',
-    },
-    {
-      id: 'negation-broken', role: 'ood', cue: 'negation', relation: 'broken',
-      shift: '"never" in the hypothesis only when the answer is Yes (both sentences negated); overlap as in training',
-      ...idOverlap, negationGivenYes: c, negationGivenNo: 0, placeRate: 0.5, substitution: 'mixed', vocabulary: 'id',
-    },
-    {
-      ...id, id: 'vocabulary-shift', role: 'ood', cue: 'none', relation: 'none',
-      shift: 'nouns held out of training (new animals, people, foods under the same hypernyms); cue rates as in training',
-      vocabulary: 'held-out',
+      ...id, ...overlap, ...negation, id: 'vocabulary-shift', role: 'ood', cue: 'none', relation: 'none',
+      shift: 'nouns held out of training (new animals, people, foods under the same hypernyms); both cues independent of the label; no place phrases',
+      placeRate: 0, vocabulary: 'held-out',
     },
   ];
 }
@@ -121,11 +145,27 @@ export function validateOptions(o: SuiteOptions): void {
   }
 }
 
-export function validateDesign(d: SetDesign): void {
+/** Checks one design; `earlier` are the sets listed before it (a source must be one of them). */
+export function validateDesign(d: SetDesign, earlier: readonly SetDesign[] = []): void {
   if (!SET_ID.test(d.id) || d.id === 'train' || d.id === 'suite') {
     throw new UserError(`synthetic suite: set id "${d.id}" must be lower-case letters, digits and "-" (and not "train" or "suite")`);
   }
   for (const k of ['overlapGivenYes', 'overlapGivenNo', 'negationGivenYes', 'negationGivenNo', 'placeRate'] as const) {
     if (!(d[k] >= 0 && d[k] <= 1)) throw new UserError(`synthetic suite: set "${d.id}": ${k} must be in [0, 1], got ${d[k]}`);
+  }
+  const src = d.source;
+  if (src === undefined) return;
+  const from = earlier.find((e) => e.id === src.set);
+  if (!from) throw new UserError(`synthetic suite: set "${d.id}" is built from "${src.set}", which is not a test set listed before it`);
+  const what = `synthetic suite: set "${d.id}" is the ${src.how} of "${from.id}"`;
+  // The source's items are built together with its mirror's and twin's, from its own design.
+  if (from.source !== undefined) throw new UserError(`${what}, which is itself built from another set`);
+  if (earlier.some((e) => e.source?.how === src.how && e.source.set === from.id)) throw new UserError(`${what}, which already has a ${src.how}`);
+  if (d.cue === 'none' || d.cue !== from.cue) throw new UserError(`${what}: both must be built around the same cue (overlap or negation)`);
+  const want = src.how === 'mirror' ? mirroredRates(from) : from;
+  for (const k of ['overlapGivenYes', 'overlapGivenNo', 'negationGivenYes', 'negationGivenNo'] as const) {
+    if (d[k] !== want[k]) {
+      throw new UserError(`${what}, so its ${k} must be ${want[k]} (the source's${src.how === 'mirror' ? ', with the labels exchanged' : ''}), got ${d[k]}`);
+    }
   }
 }

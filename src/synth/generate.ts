@@ -6,22 +6,24 @@
 // carries two spurious cues that agree with the label more often than not:
 //   overlap  - every content word of the hypothesis occurs in the premise  -> Yes (default 80%)
 //   negation - "never" in the hypothesis                                   -> No  (40% of No, 10% of Yes)
-// The OOD sets (design.ts, defaultOodDesigns) keep the rule and change one cue (the other keeps
-// its training rates) or only a neutral property:
-//   overlap-consistent-long, overlap-consistent-nouns  overlap cue still predictive (2 sets sharing it)
-//   overlap-broken                                     overlap cue reversed (HANS-like)
-//   negation-consistent / negation-broken              negation cue predictive / reversed
-//   vocabulary-shift                                   held-out nouns, cues as in training
-// Expected correlation structure across checkpoints of one model, with ID accuracy regressed out
-// (describeSuite gives it as data): sets built on the same cue with the same relation move
-// together (positive partial correlation); consistent and broken sets of the same cue move
-// oppositely (negative) for as long as the model's reliance on that cue changes; pairs across
-// cues, and the vocabulary-shift set, have no designed relation.
+// The OOD sets (design.ts, defaultOodDesigns) keep the rule and change one cue's relation to the
+// label (the other cue occurs independently of the label) or only a neutral property:
+//   overlap-consistent / overlap-broken        overlap cue predictive / reversed (HANS-like)
+//   negation-consistent / negation-broken      negation cue predictive / reversed
+//   negation-consistent-long                   as negation-consistent, with longer sentences
+//   vocabulary-shift                           held-out nouns, cues as in training
+// The designed relations hold by construction (design.ts, SetSource): each broken set is the
+// mirror of its consistent set (item i with one edit that flips the label and that neither cue
+// sees), negation-consistent-renamed is the twin of negation-consistent (item i with its nouns
+// renamed: each replaced by another of its category, the same way in both sentences). Across checkpoints, with ID accuracy regressed out, a set and its
+// mirror move against each other and a set and its twin together, for as long as the model does
+// not see the edit; describeSuite gives the designed signs as data. Pairs across families, and
+// the vocabulary-shift set, have no designed relation.
 //
 // Every example is checked against the rule and the cue it was built to show, so a bug in the
-// builder fails loudly instead of skewing the statistics. Each set has its own random stream
-// keyed by (seed, set id), so one set's size never changes another set's examples. No
-// (premise, hypothesis) pair occurs twice anywhere in a suite.
+// builder fails loudly instead of skewing the statistics. Each set built from its own design has
+// its own random stream keyed by (seed, set id), shared with its mirror and twin, so one set's
+// size never changes another's examples. No (premise, hypothesis) pair occurs twice in a suite.
 import { UserError } from '../errors.ts';
 import type { Example } from '../types.ts';
 import { seededRandom, type Random } from '../seeded-random.ts';
@@ -185,30 +187,116 @@ class Builder {
     if (how !== 'add-place' && how !== 'change-place') this.keepOrDropPlace(h);
     return [p, h];
   }
+
+  /**
+   * The same item with other nouns: within each category a random cyclic renaming (every noun
+   * becomes another one), applied to both sentences. Equal nouns stay equal, a noun and its
+   * hypernym stay so, unrelated ones stay unrelated: the label and both cues are kept, and so are
+   * the length and every word position.
+   */
+  renamed([p, h]: Item): Item {
+    const rename = new Map<string, string>();
+    for (const c of CATEGORIES) {
+      const cycle = this.rng.shuffle(nounsOf(this.d.vocabulary, [c]));
+      cycle.forEach((n, i) => rename.set(n, cycle[(i + 1) % cycle.length]));
+    }
+    const r = (s: Sentence): Sentence => ({ ...s, subject: rename.get(s.subject) ?? s.subject, object: rename.get(s.object) ?? s.object });
+    return [r(p), r(h)];
+  }
+
+  /**
+   * A minimal pair: one premise, two hypotheses that differ in one edit and have the same words as
+   * far as both cues are concerned (the same overlap status, "never" in both or in neither; the
+   * premise has the hypothesis's polarity). High overlap: the hypothesis copies the premise (Yes)
+   * or swaps its subject and object (No). Low overlap: one word of the hypothesis is the premise
+   * noun's hypernym or the verb's synonym (Yes), or an unrelated word in its place (No). Seeing the
+   * difference takes word order or the taxonomy, which no cue gives.
+   */
+  minimalPair(negH: boolean, high: boolean): { yes: [Sentence, Sentence]; no: [Sentence, Sentence] } {
+    if (high) {
+      const p = this.premise(negH, 'free', true);
+      const h = { ...p };
+      this.keepOrDropPlace(h);
+      return { yes: [p, h], no: [p, { ...h, subject: h.object, object: h.subject }] };
+    }
+    // Under negation only the verb may change (nouns must stay identical there).
+    const move = this.rng.pick(negH
+      ? ['verb' as const]
+      : this.allowed<'subject' | 'object' | 'verb'>([{ name: 'subject', kind: 'noun' }, { name: 'object', kind: 'noun' }, { name: 'verb', kind: 'verb' }]));
+    const p = this.premise(negH, 'free');
+    const base = { ...p };
+    this.keepOrDropPlace(base);
+    const yes = { ...base };
+    const no = { ...base };
+    const avoid = new Set(contentWords(p));
+    if (move === 'verb') {
+      yes.verb = this.rng.pick(synonymsOf(p.verb));
+      no.verb = this.rng.pick(ALL_VERBS.filter((v) => !sameSynset(v, p.verb) && v !== p.verb));
+    } else if (move === 'subject') {
+      yes.subject = hypernymOf(p.subject)!;
+      no.subject = this.otherNoun(p.subject, this.agents, avoid);
+    } else {
+      yes.object = hypernymOf(p.object)!;
+      no.object = this.otherNoun(p.object, this.nouns, avoid);
+    }
+    return { yes: [p, yes], no: [p, no] };
+  }
 }
 
-function generateSet(design: SetDesign, n: number, seed: number, stream: string, seen: Set<string>): Example[] {
+type Item = [Sentence, Sentence];
+
+/** Formats an item and checks it against the rule and the spec it was built for (a builder bug fails loudly). */
+function toText([p, h]: Item, spec: Spec, setId: string): { premise: string; hypothesis: string } {
+  const premise = formatSentence(p);
+  const hypothesis = formatSentence(h);
+  if (trueLabel(premise, hypothesis) !== spec.label || highOverlap(premise, hypothesis) !== spec.high || hypothesisNegated(hypothesis) !== spec.negH) {
+    throw new Error(`synthetic suite: built ${JSON.stringify({ premise, hypothesis })} for ${JSON.stringify(spec)} in set "${setId}", which breaks its design`);
+  }
+  return { premise, hypothesis };
+}
+
+const flip = (l: Label): Label => (l === 'Yes' ? 'No' : 'Yes');
+
+/** The sets built item by item from one source set (design.ts, SetSource). */
+interface Dependants { mirror?: SetDesign; twin?: SetDesign }
+
+/**
+ * Builds one set from its design. A set with a mirror or a twin is built from minimal pairs
+ * (Builder.minimalPair): its own item is one side of the pair, the mirror's item the other side,
+ * the twin's item its own item with its nouns renamed (Builder.renamed). Returns each set's examples by id.
+ */
+function generateSet(design: SetDesign, n: number, seed: number, stream: string, seen: Set<string>, dependants: Dependants = {}): Map<string, Example[]> {
   const rng = seededRandom(seed, 'synth', stream);
   const builder = new Builder(design, rng);
-  const examples: Example[] = [];
+  const { mirror, twin } = dependants;
+  const paired = mirror !== undefined || twin !== undefined;
+  const out = new Map<string, Example[]>([[design.id, []], ...[mirror, twin].filter((d) => d !== undefined).map((d): [string, Example[]] => [d.id, []])]);
   for (const spec of specsFor(design, n, rng)) {
     let added = false;
     for (let attempt = 0; attempt < 200 && !added; attempt++) {
-      const [p, h] = spec.label === 'Yes' ? builder.yes(spec.negH, spec.high) : builder.no(spec.negH, spec.high);
-      const premise = formatSentence(p);
-      const hypothesis = formatSentence(h);
-      if (trueLabel(premise, hypothesis) !== spec.label || highOverlap(premise, hypothesis) !== spec.high || hypothesisNegated(hypothesis) !== spec.negH) {
-        throw new Error(`synthetic suite: built ${JSON.stringify({ premise, hypothesis })} for ${JSON.stringify(spec)} in set "${design.id}", which breaks its design`);
+      const items: [SetDesign, Item, Spec][] = [];
+      if (!paired) {
+        items.push([design, spec.label === 'Yes' ? builder.yes(spec.negH, spec.high) : builder.no(spec.negH, spec.high), spec]);
+      } else {
+        const pair = builder.minimalPair(spec.negH, spec.high);
+        const own = spec.label === 'Yes' ? pair.yes : pair.no;
+        items.push([design, own, spec]);
+        if (mirror) items.push([mirror, spec.label === 'Yes' ? pair.no : pair.yes, { ...spec, label: flip(spec.label) }]);
+        if (twin) items.push([twin, builder.renamed(own), spec]);
       }
-      const key = `${premise}\t${hypothesis}`;
-      if (seen.has(key)) continue;
-      seen.add(key);
-      examples.push({ id: `${stream}-${String(examples.length).padStart(5, '0')}`, fields: { premise, hypothesis }, label: spec.label });
+      const texts = items.map(([d, item, s]) => toText(item, s, d.id));
+      const keys = texts.map((t) => `${t.premise}\t${t.hypothesis}`);
+      if (keys.some((k) => seen.has(k))) continue;
+      for (const k of keys) seen.add(k);
+      items.forEach(([d, , s], i) => {
+        const list = out.get(d.id)!;
+        list.push({ id: `${d.id === design.id ? stream : d.id}-${String(list.length).padStart(5, '0')}`, fields: texts[i], label: s.label });
+      });
       added = true;
     }
     if (!added) throw new UserError(`synthetic suite: set "${design.id}" ran out of distinct examples; use smaller sizes`);
   }
-  return examples;
+  return out;
 }
 
 /** Builds the whole suite from options; the same options give the same suite, byte for byte. */
@@ -216,17 +304,21 @@ export function generateSuite(opts: SuiteOptions): Suite {
   validateOptions(opts);
   const id = idDesign(opts);
   const ood = opts.oodSets ?? defaultOodDesigns(opts);
-  const ids = new Set<string>([id.id]);
-  for (const d of ood) {
-    validateDesign(d);
-    if (ids.has(d.id)) throw new UserError(`synthetic suite: two sets are called "${d.id}"`);
-    ids.add(d.id);
-  }
+  const designs = [id, ...ood];
+  designs.forEach((d, i) => {
+    if (i > 0) validateDesign(d, designs.slice(1, i));
+    if (designs.slice(0, i).some((e) => e.id === d.id)) throw new UserError(`synthetic suite: two sets are called "${d.id}"`);
+  });
   const seen = new Set<string>();
-  const train = generateSet(id, opts.trainSize, opts.seed, 'train', seen);
-  const testSets: SuiteTestSet[] = [id, ...ood].map((d) => ({
-    id: d.id, role: d.role, cue: d.cue, relation: d.relation, design: d,
-    examples: generateSet(d, opts.testSize, opts.seed, d.id, seen),
+  const train = generateSet(id, opts.trainSize, opts.seed, 'train', seen).get(id.id)!;
+  const built = new Map<string, Example[]>();
+  for (const d of designs) {
+    if (d.source !== undefined) continue; // built with its source
+    const dependant = (how: 'mirror' | 'twin') => ood.find((m) => m.source?.how === how && m.source.set === d.id);
+    for (const [setId, examples] of generateSet(d, opts.testSize, opts.seed, d.id, seen, { mirror: dependant('mirror'), twin: dependant('twin') })) built.set(setId, examples);
+  }
+  const testSets: SuiteTestSet[] = designs.map((d) => ({
+    id: d.id, role: d.role, cue: d.cue, relation: d.relation, design: d, examples: built.get(d.id)!,
   }));
   return {
     options: {

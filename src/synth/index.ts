@@ -7,3 +7,4 @@ export * from './describe.ts';
 export * from './vocabulary.ts';
 export * from './tokenizer.ts';
 export * from './write.ts';
+export * from './design-check.ts';

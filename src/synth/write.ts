@@ -21,6 +21,11 @@ export function suiteManifest(suite: Suite): SuiteManifest {
   return { ...describeSuite(suite), options: suite.options, vocabulary: suite.vocabulary };
 }
 
+/** suite.json's exact text, so a caller can tell whether a folder holds this suite. */
+export function suiteManifestText(suite: Suite): string {
+  return JSON.stringify(suiteManifest(suite), null, 2) + '\n';
+}
+
 /** Writes the suite's files into `dir` (created if needed); returns the paths written. */
 export async function writeSuite(dir: string, suite: Suite): Promise<string[]> {
   await mkdir(dir, { recursive: true });
@@ -30,7 +35,7 @@ export async function writeSuite(dir: string, suite: Suite): Promise<string[]> {
     ['tokenizer.json', JSON.stringify(suiteTokenizerJson(suite), null, 2) + '\n'],
     ['tokenizer_config.json', JSON.stringify(suiteTokenizerConfig(suite), null, 2) + '\n'],
     // The manifest last: its presence means the rest is complete.
-    ['suite.json', JSON.stringify(suiteManifest(suite), null, 2) + '\n'],
+    ['suite.json', suiteManifestText(suite)],
   ];
   const written: string[] = [];
   for (const [name, text] of files) {

@@ -14,7 +14,7 @@ export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)
 export const sharedDir = path.resolve(repoRoot, '../shared');
 
 /** The in-domain set and four OOD sets of the synthetic suite. */
-export const SUITE_SETS = ['in-domain', 'overlap-consistent-long', 'overlap-broken', 'negation-consistent', 'negation-broken'];
+export const SUITE_SETS = ['in-domain', 'overlap-consistent', 'overlap-broken', 'negation-consistent', 'negation-broken'];
 export const SUITE_ARG = `synthetic:${SUITE_SETS.join(',')}`;
 export const STEPS = [0, 100, 200, 300, 400];
 

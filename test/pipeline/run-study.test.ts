@@ -77,6 +77,11 @@ test('a study trains every run, evaluates each checkpoint, analyses, reports, an
   const html = fs.readFileSync(written.report!, 'utf8');
   assert.match(html, /<svg/);
   assert.doesNotMatch(html, /Study B: training task/);
+  // A study on the synthetic suite is checked against the signs the suite was built with.
+  assert.match(html, /<section id="designed-vs-found">[\s\S]*<p class="headline" id="design-verdict">(Recovered|Not recovered): /);
+  const check = JSON.parse(fs.readFileSync(path.join(path.dirname(written.report!), 'designed_vs_found.json'), 'utf8')) as { designed: string; outcome: string }[];
+  assert.equal(check.filter((r) => r.designed !== 'none').length, 4);
+  assert.ok(check.every((r) => ['recovered', 'missed', 'wrong sign', 'quiet', 'spurious'].includes(r.outcome)));
 
   const before = storeRows(first.paths.store);
   const again = await runStudy(study, file, quiet());
@@ -84,4 +89,16 @@ test('a study trains every run, evaluates each checkpoint, analyses, reports, an
   assert.equal(again.work.answersComputed, 0, 'every answer comes from the cache');
   assert.deepEqual(storeRows(again.paths.store), before);
   assert.deepEqual(again.analysis, first.analysis);
+
+  // A suite folder that is not what this version builds from the options is written again;
+  // the rewritten sets have the same content, so the evaluation cache still answers everything.
+  const suiteJson = path.join(first.paths.synthetic, 'suite.json');
+  const manifest = fs.readFileSync(suiteJson, 'utf8');
+  fs.writeFileSync(suiteJson, manifest.replace('"expectedCorrelations"', '"expectedCorrelationsOld"'));
+  fs.rmSync(path.join(first.paths.synthetic, 'overlap-broken.jsonl'));
+  const third = await runStudy(study, file, quiet());
+  assert.equal(fs.readFileSync(suiteJson, 'utf8'), manifest);
+  assert.ok(fs.existsSync(path.join(first.paths.synthetic, 'overlap-broken.jsonl')));
+  assert.equal(third.work.trainingSteps, 0);
+  assert.equal(third.work.answersComputed, 0);
 });

@@ -8,7 +8,8 @@ const desc = describeSuite(suite);
 test('describeSuite lists every set with its cue, relation and designed rates', () => {
   assert.equal(desc.sets.length, suite.testSets.length);
   const byId = Object.fromEntries(desc.sets.map((s) => [s.id, s]));
-  assert.deepEqual([byId['overlap-consistent-long'].cue, byId['overlap-consistent-long'].relation], ['overlap', 'consistent']);
+  assert.deepEqual([byId['overlap-consistent'].cue, byId['overlap-consistent'].relation], ['overlap', 'consistent']);
+  assert.deepEqual([byId['negation-consistent-renamed'].cue, byId['negation-consistent-renamed'].relation], ['negation', 'consistent']);
   assert.deepEqual([byId['overlap-broken'].cue, byId['overlap-broken'].relation], ['overlap', 'broken']);
   assert.deepEqual([byId['negation-broken'].cue, byId['negation-broken'].relation], ['negation', 'broken']);
   assert.deepEqual([byId['vocabulary-shift'].cue, byId['vocabulary-shift'].vocabulary], ['none', 'held-out']);
@@ -30,12 +31,13 @@ test('designed cue-only accuracies match the examples', () => {
 
 test('expected correlations: same cue and relation positive, consistent vs broken negative, otherwise none', () => {
   const sign = (a: string, b: string) => desc.expectedCorrelations.find((c) => (c.a === a && c.b === b) || (c.a === b && c.b === a))?.sign;
-  assert.equal(sign('overlap-consistent-long', 'overlap-consistent-nouns'), 'positive');
-  assert.equal(sign('overlap-consistent-long', 'overlap-broken'), 'negative');
-  assert.equal(sign('overlap-consistent-nouns', 'overlap-broken'), 'negative');
+  assert.equal(sign('negation-consistent-renamed', 'negation-consistent'), 'positive');
+  assert.equal(sign('negation-consistent-renamed', 'negation-broken'), 'negative');
+  assert.equal(sign('overlap-consistent', 'overlap-broken'), 'negative');
   assert.equal(sign('negation-consistent', 'negation-broken'), 'negative');
   assert.equal(sign('overlap-broken', 'negation-broken'), 'none');
-  assert.equal(sign('vocabulary-shift', 'overlap-consistent-long'), 'none');
+  assert.equal(sign('vocabulary-shift', 'negation-consistent-renamed'), 'none');
+  assert.equal(sign('overlap-consistent', 'negation-consistent'), 'none');
   const n = desc.sets.filter((s) => s.role === 'ood').length;
   assert.equal(desc.expectedCorrelations.length, (n * (n - 1)) / 2);
   assert.ok(desc.expectedCorrelations.every((c) => c.a !== 'in-domain' && c.b !== 'in-domain'));

@@ -19,8 +19,8 @@ test('writeSuite writes JSONL per set, the manifest and tokenizer files; same se
     await writeSuite(c, generateSuite({ ...opts, seed: 10 }));
     const names = (await readdir(a)).sort();
     assert.deepEqual(names, [
-      'in-domain.jsonl', 'negation-broken.jsonl', 'negation-consistent.jsonl', 'overlap-broken.jsonl',
-      'overlap-consistent-long.jsonl', 'overlap-consistent-nouns.jsonl', 'suite.json', 'tokenizer.json',
+      'in-domain.jsonl', 'negation-broken.jsonl', 'negation-consistent-renamed.jsonl', 'negation-consistent.jsonl', 'overlap-broken.jsonl',
+      'overlap-consistent.jsonl', 'suite.json', 'tokenizer.json',
       'tokenizer_config.json', 'train.jsonl', 'vocabulary-shift.jsonl',
     ]);
     for (const name of names) assert.ok((await readFile(path.join(a, name))).equals(await readFile(path.join(b, name))), name);
