@@ -48,25 +48,32 @@ function rates(d: SetDesign): SetDescription['rates'] {
   return { overlapGivenYes: d.overlapGivenYes, overlapGivenNo: d.overlapGivenNo, negationGivenYes: d.negationGivenYes, negationGivenNo: d.negationGivenNo };
 }
 
-/** How set `x` is built from set `y`, in words, when it is. */
-function construction(x: SetDesign, y: SetDesign): string | undefined {
-  if (x.source?.set !== y.id) return undefined;
-  return x.source.how === 'mirror'
-    ? `${x.id} mirrors ${y.id} (each item with an edit that flips the label and no cue sees)`
-    : `${x.id} is the twin of ${y.id} (each item with its nouns renamed: same label, cues and word positions)`;
-}
+const SIGN = { mirror: -1, twin: 1 } as const;
 
-/** Expected sign of the partial correlation (ID regressed out) between two OOD sets, from their designs. */
+/**
+ * Expected sign of the partial correlation (ID regressed out) between two OOD sets: what their
+ * construction fixes (design.ts, SetSource). A mirror moves against its source and a twin with
+ * it; two sets built from one source move as the product of those signs. Sets that no
+ * construction ties have no designed relation, whatever their cues (two sets built around the
+ * same cue move together or apart only if a model leans on that cue, which is what a study asks).
+ */
 export function expectedSign(a: SetDesign, b: SetDesign): ExpectedCorrelation {
-  if (a.cue === 'none' || b.cue === 'none' || a.cue !== b.cue || a.relation === 'none' || b.relation === 'none') {
-    return { a: a.id, b: b.id, sign: 'none', why: 'no shared designed cue' };
+  const sign = (s: number): ExpectedSign => (s > 0 ? 'positive' : 'negative');
+  const of = (x: SetDesign) => (x.source ? SIGN[x.source.how] : 0);
+  if (a.source?.set === b.id || b.source?.set === a.id) {
+    const [built, from] = a.source?.set === b.id ? [a, b] : [b, a];
+    const how = built.source!.how === 'mirror'
+      ? `${built.id} mirrors ${from.id}: each item with an edit that flips the label and that no cue sees`
+      : `${built.id} is the twin of ${from.id}: each item with its nouns renamed (same label, cues and word positions)`;
+    return { a: a.id, b: b.id, sign: sign(of(built)), why: how };
   }
-  const built = construction(a, b) ?? construction(b, a);
-  const how = built ? `; ${built}` : '';
-  if (a.relation === b.relation) {
-    return { a: a.id, b: b.id, sign: 'positive', why: `both ${a.relation} with the ${a.cue} cue: reliance on it moves both the same way${how}` };
+  if (a.source && b.source && a.source.set === b.source.set) {
+    return { a: a.id, b: b.id, sign: sign(of(a) * of(b)), why: `both built item by item from ${a.source.set} (${a.id}: ${a.source.how}, ${b.id}: ${b.source.how})` };
   }
-  return { a: a.id, b: b.id, sign: 'negative', why: `the ${a.cue} cue is consistent in one and broken in the other: reliance on it helps one and hurts the other${how}` };
+  const theory = a.cue !== 'none' && a.cue === b.cue && a.relation !== 'none' && b.relation !== 'none'
+    ? `; a model leaning on the ${a.cue} cue would move them ${a.relation === b.relation ? 'together' : 'apart'}`
+    : '';
+  return { a: a.id, b: b.id, sign: 'none', why: `no construction ties them${theory}` };
 }
 
 export function describeSuite(suite: Suite): SuiteDescription {

@@ -19,8 +19,8 @@ export type Substitution = 'mixed' | 'hypernym' | 'synonym';
  *   exchanged for an unrelated word; Builder.minimalPair). A prediction that does not see the edit
  *   is right on exactly one item of the pair, so the two sets' accuracies move against each other.
  * - twin: item i is the source's item i with its nouns renamed (each replaced by another of its
- *   category, the same way in both sentences), which keeps the label, both cues, the length and
- *   every word position. A prediction that does not depend on which animal, person or food is
+ *   category from the twin's vocabulary, the same way in both sentences), which keeps the label,
+ *   both cues, the length and every word position. A source may have several twins. A prediction that does not depend on which animal, person or food is
  *   named is right on both or on neither, so the two move together.
  */
 export interface SetSource { set: string; how: 'mirror' | 'twin' }
@@ -110,8 +110,7 @@ export function defaultOodDesigns(o: SuiteOptions): SetDesign[] {
     overlapConsistent,
     {
       ...overlapConsistent, ...mirroredRates(overlapConsistent), id: 'overlap-broken', relation: 'broken',
-      shift: `HANS-like mirror of overlap-consistent: each item with ${edit}`,
-      source: { set: overlapConsistent.id, how: 'mirror' },
+      shift: 'HANS-like: the overlap cue disagrees with the label (high overlap only when the answer is No); negation independent of the label; no place phrases',
     },
     negationConsistent,
     {
@@ -121,13 +120,13 @@ export function defaultOodDesigns(o: SuiteOptions): SetDesign[] {
     },
     {
       ...negationConsistent, id: 'negation-consistent-renamed',
-      shift: 'twin of negation-consistent: each item with its nouns renamed (another animal, person, food, the same way in both sentences; same label, cues and word positions)',
+      shift: 'twin of negation-consistent: each item with its nouns renamed (other animals, people, foods, the same way in both sentences; same label, cues and word positions)',
       source: { set: negationConsistent.id, how: 'twin' },
     },
     {
-      ...id, ...overlap, ...negation, id: 'vocabulary-shift', role: 'ood', cue: 'none', relation: 'none',
-      shift: 'nouns held out of training (new animals, people, foods under the same hypernyms); both cues independent of the label; no place phrases',
-      placeRate: 0, vocabulary: 'held-out',
+      ...negationConsistent, id: 'vocabulary-shift', cue: 'negation', relation: 'consistent',
+      shift: 'twin of negation-consistent with nouns held out of training (new animals, people, foods under the same hypernyms)',
+      vocabulary: 'held-out', source: { set: negationConsistent.id, how: 'twin' },
     },
   ];
 }
@@ -160,7 +159,7 @@ export function validateDesign(d: SetDesign, earlier: readonly SetDesign[] = [])
   const what = `synthetic suite: set "${d.id}" is the ${src.how} of "${from.id}"`;
   // The source's items are built together with its mirror's and twin's, from its own design.
   if (from.source !== undefined) throw new UserError(`${what}, which is itself built from another set`);
-  if (earlier.some((e) => e.source?.how === src.how && e.source.set === from.id)) throw new UserError(`${what}, which already has a ${src.how}`);
+  if (src.how === 'mirror' && earlier.some((e) => e.source?.how === 'mirror' && e.source.set === from.id)) throw new UserError(`${what}, which already has a mirror`);
   if (d.cue === 'none' || d.cue !== from.cue) throw new UserError(`${what}: both must be built around the same cue (overlap or negation)`);
   const want = src.how === 'mirror' ? mirroredRates(from) : from;
   for (const k of ['overlapGivenYes', 'overlapGivenNo', 'negationGivenYes', 'negationGivenNo'] as const) {

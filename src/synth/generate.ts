@@ -10,15 +10,16 @@
 // label (the other cue occurs independently of the label) or only a neutral property:
 //   overlap-consistent / overlap-broken        overlap cue predictive / reversed (HANS-like)
 //   negation-consistent / negation-broken      negation cue predictive / reversed
-//   negation-consistent-long                   as negation-consistent, with longer sentences
-//   vocabulary-shift                           held-out nouns, cues as in training
-// The designed relations hold by construction (design.ts, SetSource): each broken set is the
-// mirror of its consistent set (item i with one edit that flips the label and that neither cue
-// sees), negation-consistent-renamed is the twin of negation-consistent (item i with its nouns
-// renamed: each replaced by another of its category, the same way in both sentences). Across checkpoints, with ID accuracy regressed out, a set and its
-// mirror move against each other and a set and its twin together, for as long as the model does
-// not see the edit; describeSuite gives the designed signs as data. Pairs across families, and
-// the vocabulary-shift set, have no designed relation.
+//   negation-consistent-renamed                as negation-consistent, with other nouns
+//   vocabulary-shift                           as negation-consistent, with held-out nouns
+// The designed relations hold by construction (design.ts, SetSource): negation-broken is the
+// mirror of negation-consistent (item i with one edit that flips the label and that neither cue
+// sees); negation-consistent-renamed and vocabulary-shift are its twins (item i with its nouns
+// renamed, from the training nouns or from held-out ones). Across checkpoints, with ID accuracy
+// regressed out, a set and its mirror move against each other and a set and its twins together,
+// for as long as the model does not see the edit; describeSuite gives the designed signs as data.
+// The overlap sets are built independently: no construction ties them to each other or to the
+// negation family (the demo's tiny models never lean on the overlap cue).
 //
 // Every example is checked against the rule and the cue it was built to show, so a bug in the
 // builder fails loudly instead of skewing the statistics. Each set built from its own design has
@@ -189,16 +190,18 @@ class Builder {
   }
 
   /**
-   * The same item with other nouns: within each category a random cyclic renaming (every noun
-   * becomes another one), applied to both sentences. Equal nouns stay equal, a noun and its
-   * hypernym stay so, unrelated ones stay unrelated: the label and both cues are kept, and so are
-   * the length and every word position.
+   * The same item with other nouns, from `vocabulary`: each distinct noun of the item is replaced,
+   * the same way in both sentences, by a different noun of its category (distinct nouns by
+   * distinct ones). Equal nouns stay equal, a noun and its hypernym stay so, unrelated ones stay
+   * unrelated: the label and both cues are kept, and so are the length and every word position.
    */
-  renamed([p, h]: Item): Item {
+  renamed([p, h]: Item, vocabulary: SetDesign['vocabulary']): Item {
     const rename = new Map<string, string>();
     for (const c of CATEGORIES) {
-      const cycle = this.rng.shuffle(nounsOf(this.d.vocabulary, [c]));
-      cycle.forEach((n, i) => rename.set(n, cycle[(i + 1) % cycle.length]));
+      const used = [p.subject, p.object, h.subject, h.object].filter((n, i, all) => hypernymOf(n) === c && all.indexOf(n) === i);
+      const targets = this.rng.shuffle(nounsOf(vocabulary, [c]).filter((n) => !used.includes(n)));
+      if (targets.length < used.length) throw new Error(`synthetic suite: not enough ${c} nouns to rename ${used.join(', ')}`);
+      used.forEach((n, i) => rename.set(n, targets[i]));
     }
     const r = (s: Sentence): Sentence => ({ ...s, subject: rename.get(s.subject) ?? s.subject, object: rename.get(s.object) ?? s.object });
     return [r(p), r(h)];
@@ -258,19 +261,22 @@ function toText([p, h]: Item, spec: Spec, setId: string): { premise: string; hyp
 const flip = (l: Label): Label => (l === 'Yes' ? 'No' : 'Yes');
 
 /** The sets built item by item from one source set (design.ts, SetSource). */
-interface Dependants { mirror?: SetDesign; twin?: SetDesign }
+interface Dependants { mirror?: SetDesign; twins: SetDesign[] }
 
 /**
- * Builds one set from its design. A set with a mirror or a twin is built from minimal pairs
- * (Builder.minimalPair): its own item is one side of the pair, the mirror's item the other side,
- * the twin's item its own item with its nouns renamed (Builder.renamed). Returns each set's examples by id.
+ * Builds one set from its design. An OOD set is built from minimal pairs (Builder.minimalPair):
+ * its own item is one side of the pair, its mirror's item (if it has one) the other side,
+ * each twin's item its own item with its nouns renamed (Builder.renamed). Returns each set's examples by id.
  */
-function generateSet(design: SetDesign, n: number, seed: number, stream: string, seen: Set<string>, dependants: Dependants = {}): Map<string, Example[]> {
+function generateSet(design: SetDesign, n: number, seed: number, stream: string, seen: Set<string>, dependants: Dependants = { twins: [] }): Map<string, Example[]> {
   const rng = seededRandom(seed, 'synth', stream);
   const builder = new Builder(design, rng);
-  const { mirror, twin } = dependants;
-  const paired = mirror !== undefined || twin !== undefined;
-  const out = new Map<string, Example[]>([[design.id, []], ...[mirror, twin].filter((d) => d !== undefined).map((d): [string, Example[]] => [d.id, []])]);
+  const { mirror, twins } = dependants;
+  // Every OOD set is built from minimal pairs, so that its items differ from their partners only
+  // by the rule: polarity always matches (a mismatch would put "never" in one sentence only, a cue
+  // of its own), and a set whose cues are independent of the label gives a cue-only model nothing.
+  const paired = design.role === 'ood';
+  const out = new Map<string, Example[]>([design, ...(mirror ? [mirror] : []), ...twins].map((d): [string, Example[]] => [d.id, []]));
   for (const spec of specsFor(design, n, rng)) {
     let added = false;
     for (let attempt = 0; attempt < 200 && !added; attempt++) {
@@ -282,7 +288,7 @@ function generateSet(design: SetDesign, n: number, seed: number, stream: string,
         const own = spec.label === 'Yes' ? pair.yes : pair.no;
         items.push([design, own, spec]);
         if (mirror) items.push([mirror, spec.label === 'Yes' ? pair.no : pair.yes, { ...spec, label: flip(spec.label) }]);
-        if (twin) items.push([twin, builder.renamed(own), spec]);
+        for (const twin of twins) items.push([twin, builder.renamed(own, twin.vocabulary), spec]);
       }
       const texts = items.map(([d, item, s]) => toText(item, s, d.id));
       const keys = texts.map((t) => `${t.premise}\t${t.hypothesis}`);
@@ -314,8 +320,8 @@ export function generateSuite(opts: SuiteOptions): Suite {
   const built = new Map<string, Example[]>();
   for (const d of designs) {
     if (d.source !== undefined) continue; // built with its source
-    const dependant = (how: 'mirror' | 'twin') => ood.find((m) => m.source?.how === how && m.source.set === d.id);
-    for (const [setId, examples] of generateSet(d, opts.testSize, opts.seed, d.id, seen, { mirror: dependant('mirror'), twin: dependant('twin') })) built.set(setId, examples);
+    const dependants = (how: 'mirror' | 'twin') => ood.filter((m) => m.source?.how === how && m.source.set === d.id);
+    for (const [setId, examples] of generateSet(d, opts.testSize, opts.seed, d.id, seen, { mirror: dependants('mirror')[0], twins: dependants('twin') })) built.set(setId, examples);
   }
   const testSets: SuiteTestSet[] = designs.map((d) => ({
     id: d.id, role: d.role, cue: d.cue, relation: d.relation, design: d, examples: built.get(d.id)!,

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Example } from '../../src/types.ts';
 import {
-  describeSuite, generateSuite, highOverlap, hypernymOf, hypothesisNegated, parseSentence, trueLabel, type SetDesign, type Suite,
+  CATEGORIES, describeSuite, generateSuite, HELD_OUT_NOUNS, highOverlap, hypernymOf, hypothesisNegated, parseSentence, mirroredRates, trueLabel, type SetDesign, type Suite,
 } from '../../src/synth/index.ts';
 import { seededRandom } from '../../src/seeded-random.ts';
 
@@ -15,16 +15,19 @@ const suite: Suite = generateSuite({ seed: 5, trainSize: 400, testSize: 300 });
 const byId = Object.fromEntries(suite.testSets.map((s) => [s.id, s]));
 const mirrors = suite.testSets.filter((s) => s.design.source?.how === 'mirror');
 const twins = suite.testSets.filter((s) => s.design.source?.how === 'twin');
+const HELD_OUT = new Set(CATEGORIES.flatMap((c) => HELD_OUT_NOUNS[c]));
 
 test('the default suite has mirrored and twin sets, and the design says which way each pair must move', () => {
-  assert.deepEqual(mirrors.map((s) => [s.id, s.design.source!.set]), [['overlap-broken', 'overlap-consistent'], ['negation-broken', 'negation-consistent']]);
-  assert.deepEqual(twins.map((s) => [s.id, s.design.source!.set]), [['negation-consistent-renamed', 'negation-consistent']]);
+  assert.deepEqual(mirrors.map((s) => [s.id, s.design.source!.set]), [['negation-broken', 'negation-consistent']]);
+  assert.deepEqual(twins.map((s) => [s.id, s.design.source!.set, s.design.vocabulary]), [['negation-consistent-renamed', 'negation-consistent', 'id'], ['vocabulary-shift', 'negation-consistent', 'held-out']]);
   const signs = Object.fromEntries(describeSuite(suite).expectedCorrelations.filter((c) => c.sign !== 'none').map((c) => [[c.a, c.b].sort().join(' ~ '), c.sign]));
   assert.deepEqual(signs, {
-    'overlap-broken ~ overlap-consistent': 'negative',
     'negation-broken ~ negation-consistent': 'negative',
     'negation-broken ~ negation-consistent-renamed': 'negative',
+    'negation-broken ~ vocabulary-shift': 'negative',
     'negation-consistent ~ negation-consistent-renamed': 'positive',
+    'negation-consistent ~ vocabulary-shift': 'positive',
+    'negation-consistent-renamed ~ vocabulary-shift': 'positive',
   });
 });
 
@@ -86,6 +89,7 @@ test('a twin item is its source item with every noun renamed within its category
       const where = `${t.id} #${i}: ${JSON.stringify(s.fields)} -> ${JSON.stringify(e.fields)}`;
       const [sp, sh, ep, eh] = [s.fields.premise, s.fields.hypothesis, e.fields.premise, e.fields.hypothesis].map(parseSentence);
       assert.notEqual(ep.subject, sp.subject, where);
+      if (t.design.vocabulary === 'held-out') assert.ok([ep.subject, ep.object, eh.subject, eh.object].every((n) => hypernymOf(n) === undefined || HELD_OUT.has(n)), where);
       // same verbs, polarity, places; nouns of the same category; category words where they were
       for (const [a, b] of [[sp, ep], [sh, eh]]) {
         assert.deepEqual([b.negated, b.verb, b.place], [a.negated, a.verb, a.place], where);
@@ -120,12 +124,13 @@ test('each cue family ignores the other cue: it occurs independently of the labe
 });
 
 test('designs that cannot be built are user errors', () => {
-  const [oc, , nc] = suite.options.oodSets;
+  const [oc, ob, nc] = suite.options.oodSets;
   const build = (oodSets: SetDesign[]) => generateSuite({ seed: 1, trainSize: 50, testSize: 20, oodSets });
   assert.throws(() => build([{ ...oc, id: 'm', relation: 'broken', source: { set: 'oc-later', how: 'mirror' } }]), /built from "oc-later", which is not a test set listed before it/);
   assert.throws(() => build([oc, { ...oc, id: 'm', source: { set: oc.id, how: 'mirror' } }]), /so its overlapGivenYes must be 0 \(the source's, with the labels exchanged\)/);
+  assert.equal(build([oc, { ...ob, source: { set: oc.id, how: 'mirror' } }]).testSets.length, 3);
   assert.throws(() => build([oc, nc, { ...nc, id: 'm', source: { set: oc.id, how: 'mirror' } }]), /both must be built around the same cue/);
   assert.throws(() => build([oc, { ...oc, id: 't', negationGivenNo: 0.5, source: { set: oc.id, how: 'twin' } }]), /so its negationGivenNo must be 0.25 \(the source's\)/);
-  assert.throws(() => build([nc, { ...nc, id: 't', source: { set: nc.id, how: 'twin' } }, { ...nc, id: 't2', source: { set: nc.id, how: 'twin' } }]), /which already has a twin/);
+  assert.throws(() => build([nc, { ...nc, ...mirroredRates(nc), id: 'm', source: { set: nc.id, how: 'mirror' } }, { ...nc, ...mirroredRates(nc), id: 'm2', source: { set: nc.id, how: 'mirror' } }]), /which already has a mirror/);
   assert.throws(() => build([nc, { ...nc, id: 't', source: { set: nc.id, how: 'twin' } }, { ...nc, id: 't2', source: { set: 't', how: 'twin' } }]), /which is itself built from another set/);
 });
