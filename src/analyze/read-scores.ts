@@ -42,8 +42,10 @@ export async function readLongTable(file: string): Promise<ScoreRow[]> {
   return rows;
 }
 
-export function readStoreScores(file: string, promptVariant: string): ScoreRow[] {
-  const store = ResultStore.open(file, { readonly: true });
+/** Score rows of a store file, or of a store a caller already holds open. */
+export function readStoreScores(source: string | ResultStore, promptVariant: string): ScoreRow[] {
+  const store = typeof source === 'string' ? ResultStore.open(source, { readonly: true }) : source;
+  const file = store.path;
   try {
     const attributes = new Map(store.runs().map((r) => [r.id, runAttributes(r)]));
     return store.scores({ promptVariant }).map((s) => ({
@@ -51,7 +53,7 @@ export function readStoreScores(file: string, promptVariant: string): ScoreRow[]
       attributes: attributes.get(s.run) ?? {}, origin: `${file} (store)`,
     }));
   } finally {
-    store.close();
+    if (typeof source === 'string') store.close();
   }
 }
 

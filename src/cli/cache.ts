@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import { Command } from 'commander';
 import { UserError } from '../errors.ts';
 import { normaliseBase } from '../engine/remote/index.ts';
-import { EvaluationTables } from '../evaluate/evaluation-tables.ts';
+import type { EvaluationTables } from '../store/evaluation-tables.ts';
 import { ResultStore } from '../store/result-store.ts';
 
 interface CacheFlags { store: string; source?: string; model?: string; since?: string; until?: string }
@@ -19,12 +19,11 @@ function isoTime(flag: string, value: string | undefined): string | undefined {
 
 function withTables<T>(storePath: string, fn: (tables: EvaluationTables) => T): T {
   if (!fs.existsSync(storePath)) throw new UserError(`--store ${storePath}: no such results store`);
-  ResultStore.open(storePath).close(); // brings an older store's schema up to date
-  const tables = new EvaluationTables(storePath);
+  const store = ResultStore.open(storePath); // brings an older store's schema up to date
   try {
-    return fn(tables);
+    return fn(store.evaluation);
   } finally {
-    tables.close();
+    store.close();
   }
 }
 

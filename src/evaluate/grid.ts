@@ -24,7 +24,7 @@ import { LOGPROB_TOLERANCE, type CheckpointRef, type LanguageModel, type ModelHa
 import { RougeScorer } from '../metrics/index.ts';
 import { cacheKey, type RequestPayload } from './cache-key.ts';
 import { cellOutcome, type MetricOptions } from './cell-metrics.ts';
-import { EvaluationTables, type CacheEntry } from './evaluation-tables.ts';
+import type { CacheEntry } from '../store/evaluation-tables.ts';
 import { identifyCheckpoint, type ModelIdentity } from '../engine/model-identity.ts';
 import { engineGroup, planCells, requestLength, type Cell, type PlanOptions } from './plan.ts';
 import { NO_PROGRESS, type ProgressSink } from './progress.ts';
@@ -33,6 +33,8 @@ import type { PromptVariant } from './variants.ts';
 
 export interface GridOptions extends PlanOptions {
   storePath: string;
+  /** An open handle on that store to use (a study keeps one for its whole run); else one is opened and closed here. */
+  store?: ResultStore;
   run: string;
   /** Recorded as the run's model when the run is new. */
   runModel?: string;
@@ -177,14 +179,8 @@ export async function evaluateGrid(opts: GridOptions): Promise<GridSummary> {
   const metricOptions: MetricOptions = { positiveLabel: opts.positiveLabel, rouge: new RougeScorer({ stemmer: opts.rougeStemmer === true }), rougeStemmer: opts.rougeStemmer === true };
   for (const cell of cells) if (cell.task.kind === 'classify' && opts.positiveLabel !== undefined) cellOutcomeCheck(cell, metricOptions);
 
-  const store = ResultStore.open(opts.storePath);
-  let tables: EvaluationTables;
-  try {
-    tables = new EvaluationTables(opts.storePath);
-  } catch (err) {
-    store.close();
-    throw err;
-  }
+  const store = opts.store ?? ResultStore.open(opts.storePath);
+  const tables = store.evaluation;
   let loaded = 0;
   let engineCalls = 0;
   let computed = 0;
@@ -338,8 +334,7 @@ export async function evaluateGrid(opts: GridOptions): Promise<GridSummary> {
     };
   } finally {
     progress.stop();
-    tables.close();
-    store.close();
+    if (opts.store === undefined) store.close();
   }
 }
 

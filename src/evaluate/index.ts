@@ -6,6 +6,5 @@ export { resolveTask, taskByName, readTaskFile, TASK_PRESETS, type TaskChoice } 
 export { promptVariants, parseNumberList, type PromptVariant } from './variants.ts';
 export { planCells, type Cell, type PlanOptions } from './plan.ts';
 export { cellOutcome, positiveLabelOf, type CellOutcome, type MetricOptions } from './cell-metrics.ts';
-export { EvaluationTables, type CacheEntry } from './evaluation-tables.ts';
 export { cacheKey, requestDigest, CACHE_FORMAT, type EngineMode, type RequestPayload } from './cache-key.ts';
 export { progressFor, LogProgress, BarProgress, NO_PROGRESS, type ProgressSink, type ProgressPlan } from './progress.ts';

@@ -121,22 +121,35 @@ export async function runStudy(study: Study, studyFile: string, opts: RunStudyOp
   } catch (err) {
     throw err instanceof UserError ? new UserError(`${paths.studyFile}: evaluation.remote: ${err.message}`) : err;
   }
+  // One handle on the results store for the whole study: training logs, evaluation, run records
+  // and the analysis all go through it.
+  const store = ResultStore.open(paths.store);
   try {
-    for (const [i, run] of runs.entries()) {
-      if (opts.stages) opts.stages.run(i, runs.length, run.id);
-      else log(`genstudy: run ${i + 1}/${runs.length}: ${run.id}`);
-      await executeRun(study, run, { paths, studyDir, dataDir, suiteDir, testSets, settings, log, opts, work, loader });
+    try {
+      for (const [i, run] of runs.entries()) {
+        if (opts.stages) opts.stages.run(i, runs.length, run.id);
+        else log(`genstudy: run ${i + 1}/${runs.length}: ${run.id}`);
+        await executeRun(study, run, { paths, studyDir, dataDir, suiteDir, testSets, settings, log, opts, work, loader, store });
+      }
+    } finally {
+      await served?.close();
     }
+    return analyseStudy(study, { paths, runs, work, store });
   } finally {
-    await served?.close();
+    store.close();
   }
+}
+
+/** The study's partial correlations over its fine-tuned runs, or why there are none. */
+function analyseStudy(study: Study, c: { paths: StudyPaths; runs: RunPlan[]; work: StudyResult['work']; store: ResultStore }): StudyResult {
+  const { paths, runs, work } = c;
 
   const { metric: _metric, ...options } = study.analysis;
   const analyzeOptions: AnalyzeOptions = { ...options, control: study.evaluation.control ?? '' };
   if (study.evaluation.control === undefined) {
     return { paths, runs, analysis: null, analysisSkipped: 'the study names no evaluation.control, so there are no partial correlations', analyzeOptions, work };
   }
-  const rows = readStoreScores(paths.store, '').filter((r) => runs.some((p) => p.id === r.run && p.method.kind !== 'base'));
+  const rows = readStoreScores(c.store, '').filter((r) => runs.some((p) => p.id === r.run && p.method.kind !== 'base'));
   const series = buildRunSeries(rows, study.analysis.metric);
   const outcome = analyzeOrSkip(series, analyzeOptions);
   if ('skipped' in outcome) return { paths, runs, analysis: null, analysisSkipped: outcome.skipped, analyzeOptions, work };
@@ -221,6 +234,8 @@ interface RunContext {
   log: (line: string) => void; opts: RunStudyOptions; work: StudyResult['work'];
   /** evaluation.remote's servers, or the ones evaluation.serve starts; else the built-in engine (undefined). */
   loader?: ModelLoader;
+  /** The study's one handle on its results store. */
+  store: ResultStore;
 }
 
 async function executeRun(study: Study, run: RunPlan, ctx: RunContext): Promise<void> {
@@ -242,7 +257,7 @@ async function executeRun(study: Study, run: RunPlan, ctx: RunContext): Promise<
   // study leaves no runs row behind.
   const training = method.kind === 'base' ? undefined
     : await loadTrainingExamples(run.trainingSet, { studyDir: ctx.studyDir, dataDir: ctx.dataDir, suiteDir: ctx.suiteDir });
-  recordRun(ctx.paths.store, runRecord);
+  recordRun(ctx.store, runRecord);
 
   const { settings } = ctx;
   const variants = settings.grid === 'every-k-and-prompt'
@@ -255,7 +270,7 @@ async function executeRun(study: Study, run: RunPlan, ctx: RunContext): Promise<
   const studyAOnly = ctx.testSets.every((t) => t.taskPreset === 'study-a') || study.evaluation.task === 'study-a';
   // What every evaluation of this run shares (the hf backend's watcher too).
   const gridOptions = {
-    storePath: ctx.paths.store, run: run.id, runModel: run.model.id, testSets: ctx.testSets, variants,
+    storePath: ctx.paths.store, store: ctx.store, run: run.id, runModel: run.model.id, testSets: ctx.testSets, variants,
     task: study.evaluation.task, scoring: study.evaluation.scoring, progress: ctx.opts.evalProgress, loader: ctx.loader,
     labelTokens: settings.labelTokens, bos: settings.bos,
     ...(studyAOnly && settings.readingPosition === 'padded-128' ? { padTo: STUDY_A_PAD_TO } : {}),
@@ -276,39 +291,34 @@ async function executeRun(study: Study, run: RunPlan, ctx: RunContext): Promise<
   const runDir = path.join(ctx.paths.runs, run.id);
   const taskName = run.trainingSet.task ?? training.taskPreset ?? study.evaluation.task;
   const task = resolveTask({ task: taskName, scoring: study.evaluation.scoring }, ctx.testSets.find((t) => t.id === study.evaluation.control) ?? ctx.testSets[0]);
-  const store2 = ResultStore.open(ctx.paths.store);
-  try {
-    const options: TrainOptions = {
-      model: modelDir, outDir: runDir, task, train: training.examples, dataName: run.trainingSet.id,
-      demonstrations: method.kind === 'fticl' ? await fticlDemonstrations(study, run, training.examples, ctx.dataDir) : undefined,
-      objective: objectiveOf(method, run.trainingSet) === 'supervised' ? 'generate' : 'classify',
-      // llama2-ids are evaluation-only ids; a label-token objective trains the in-context token (the same ids with Llama-2's Prompt-1).
-      labelTokens: settings.labelTokens === 'llama2-ids' ? 'in-context' : settings.labelTokens,
-      ...(studyAOnly && settings.readingPosition === 'padded-128' && objectiveOf(method, run.trainingSet) === 'label-token' ? { padTo: STUDY_A_PAD_TO } : {}),
-      method: method.finetune,
-      lora: method.finetune === 'lora' ? { r: method.lora?.r ?? 8, alpha: method.lora?.alpha ?? 32, dropout: method.lora?.dropout ?? 0.1, targetModules: method.lora?.targets ?? defaultLoraTargetsOf(modelDir) } : undefined,
-      lr: method.lr!, weightDecay: method.weightDecay, schedule: method.schedule, warmupRatio: method.warmupRatio,
-      batchSize: method.batchSize, gradAccum: gradAccumOf(method), maxGradNorm: method.maxGradNorm,
-      epochs: method.epochs, maxSteps: method.steps, seed: run.seed, trainSize: run.trainingSet.size,
-      checkpoints: study.checkpoints, store: store2, run: run.id, progress: ctx.opts.trainProgress, logEvery: LOG_EVERY,
-    };
-    if (method.backend === 'hf') {
-      ctx.work.trainingSteps += await trainOnHf(study, options, { ...ctx, runDir, modelDir, gridOptions, evaluate });
-    } else {
-      const trained = await train({
-        ...options,
-        onCheckpoint: async ({ step }) => {
-          const found = discoverCheckpoints(runDir, { baseModel: modelDir }).checkpoints.filter((c) => c.step === step);
-          if (found.length) await evaluate(found);
-        },
-      });
-      ctx.work.trainingSteps += trained.steps - (trained.resumedFrom ?? 0);
-    }
-    // The trainer records its own settings on the run; the study's description of it wins.
-    recordRun(ctx.paths.store, runRecord);
-  } finally {
-    store2.close();
+  const options: TrainOptions = {
+    model: modelDir, outDir: runDir, task, train: training.examples, dataName: run.trainingSet.id,
+    demonstrations: method.kind === 'fticl' ? await fticlDemonstrations(study, run, training.examples, ctx.dataDir) : undefined,
+    objective: objectiveOf(method, run.trainingSet) === 'supervised' ? 'generate' : 'classify',
+    // llama2-ids are evaluation-only ids; a label-token objective trains the in-context token (the same ids with Llama-2's Prompt-1).
+    labelTokens: settings.labelTokens === 'llama2-ids' ? 'in-context' : settings.labelTokens,
+    ...(studyAOnly && settings.readingPosition === 'padded-128' && objectiveOf(method, run.trainingSet) === 'label-token' ? { padTo: STUDY_A_PAD_TO } : {}),
+    method: method.finetune,
+    lora: method.finetune === 'lora' ? { r: method.lora?.r ?? 8, alpha: method.lora?.alpha ?? 32, dropout: method.lora?.dropout ?? 0.1, targetModules: method.lora?.targets ?? defaultLoraTargetsOf(modelDir) } : undefined,
+    lr: method.lr!, weightDecay: method.weightDecay, schedule: method.schedule, warmupRatio: method.warmupRatio,
+    batchSize: method.batchSize, gradAccum: gradAccumOf(method), maxGradNorm: method.maxGradNorm,
+    epochs: method.epochs, maxSteps: method.steps, seed: run.seed, trainSize: run.trainingSet.size,
+    checkpoints: study.checkpoints, store: ctx.store, run: run.id, progress: ctx.opts.trainProgress, logEvery: LOG_EVERY,
+  };
+  if (method.backend === 'hf') {
+    ctx.work.trainingSteps += await trainOnHf(study, options, { ...ctx, runDir, modelDir, gridOptions, evaluate });
+  } else {
+    const trained = await train({
+      ...options,
+      onCheckpoint: async ({ step }) => {
+        const found = discoverCheckpoints(runDir, { baseModel: modelDir }).checkpoints.filter((c) => c.step === step);
+        if (found.length) await evaluate(found);
+      },
+    });
+    ctx.work.trainingSteps += trained.steps - (trained.resumedFrom ?? 0);
   }
+  // The trainer records its own settings on the run; the study's description of it wins.
+  recordRun(ctx.store, runRecord);
   // Checkpoints written by an earlier, interrupted invocation (or before a resume) are evaluated
   // here; the cache makes this free for those already done.
   await evaluate(discoverCheckpoints(runDir, { baseModel: modelDir, tokenizerDir: modelDir }).checkpoints);
@@ -356,14 +366,9 @@ function taskOfPreset(preset: string | undefined): string | undefined {
 }
 
 /** Upserts the run, keeping attributes others (the trainer) recorded that this record does not name. */
-function recordRun(storePath: string, record: RunRecord): void {
-  const store = ResultStore.open(storePath);
-  try {
-    const earlier = store.runs().find((r) => r.id === record.id);
-    store.upsertRun({ ...record, attributes: { ...earlier?.attributes, ...record.attributes } });
-  } finally {
-    store.close();
-  }
+function recordRun(store: ResultStore, record: RunRecord): void {
+  const earlier = store.runs().find((r) => r.id === record.id);
+  store.upsertRun({ ...record, attributes: { ...earlier?.attributes, ...record.attributes } });
 }
 
 /**

@@ -5,6 +5,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { UserError } from '../errors.ts';
 import { MIGRATIONS, SCHEMA_VERSION } from './schema.ts';
+import { EvaluationTables } from './evaluation-tables.ts';
 
 export interface RunRecord {
   id: string;
@@ -55,9 +56,13 @@ export class ResultStore {
   readonly path: string;
   private readonly db: Database.Database;
 
+  /** The evaluation cache and the archive of superseded rows, on this store's connection. */
+  readonly evaluation: EvaluationTables;
+
   private constructor(path: string, db: Database.Database) {
     this.path = path;
     this.db = db;
+    this.evaluation = new EvaluationTables(db);
   }
 
   /** Opens (creating if needed) a store and brings its schema up to date. */

@@ -1,13 +1,8 @@
-// The evaluation's own tables in the results store (migration 3 of src/store/schema.ts): the
-// per-example answer cache and the archive of superseded scores and predictions.
-//
-// ResultStore keeps its connection private and has no query for these tables, so this class opens
-// a second connection to the same file (WAL mode; all writes in this process are synchronous, so
-// the two connections never hold write locks at once). Open the ResultStore first: it applies the
-// migrations. An in-memory store has no file to share and is refused.
-import Database from 'better-sqlite3';
+// The evaluation's own tables in the results store (migration 3 of schema.ts): the per-example
+// answer cache and the archive of superseded scores and predictions. They share the ResultStore's
+// connection (ResultStore.evaluation), so one process holds one handle on a store.
+import type Database from 'better-sqlite3';
 import { UserError } from '../errors.ts';
-import type { EngineMode } from './cache-key.ts';
 
 export interface CacheEntry {
   key: string;
@@ -17,7 +12,8 @@ export interface CacheEntry {
   testSetId: string;
   testSetHash: string;
   exampleId: string;
-  mode: EngineMode;
+  /** The engine call the answer is for (evaluate's EngineMode). */
+  mode: string;
   answer: unknown;
 }
 
@@ -39,13 +35,8 @@ const fromJson = (text: string): unknown =>
 export class EvaluationTables {
   private readonly db: Database.Database;
 
-  constructor(readonly path: string) {
-    if (path === ':memory:') throw new UserError('evaluate needs a results store on disk (--store FILE), not ":memory:"');
-    this.db = new Database(path, { fileMustExist: true });
-    this.db.pragma('busy_timeout = 10000');
-    this.db.pragma('foreign_keys = ON');
-    const has = this.db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'evaluation_cache'`).get();
-    if (!has) throw new UserError(`${path}: the store has no evaluation_cache table; open it with ResultStore.open first (it migrates the schema)`);
+  constructor(db: Database.Database) {
+    this.db = db;
   }
 
   /** Cached answers for the keys that have one. */
@@ -156,9 +147,5 @@ export class EvaluationTables {
       UNION SELECT DISTINCT c.run_id FROM predictions s JOIN checkpoints c ON c.id = s.checkpoint_id WHERE ${where}
       ORDER BY 1`).all(...params, ...params) as { run: string }[]).map((r) => r.run);
     return { scores, predictions, runs };
-  }
-
-  close(): void {
-    this.db.close();
   }
 }
