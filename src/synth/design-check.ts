@@ -94,7 +94,7 @@ export function formatDesignCheck(c: DesignCheck): string {
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((row) => row[i].length)));
   const line = (row: string[]) => '  ' + row.map((v, i) => v.padEnd(widths[i])).join('  ').trimEnd();
   return [
-    'Designed against found: the synthetic suite fixes the sign of some OOD pairs by construction (shared or mirrored items); the rest have none.',
+    'Designed against found: the synthetic suite fixes the sign of some OOD pairs by construction (mirrored items move apart, twin items together); the rest have none.',
     line(header),
     ...cells.map(line),
     `Verdict: ${c.verdict}`,
