@@ -45,11 +45,14 @@ function recordingProxy(upstream: string): Promise<{ url: string; bodies: string
     req.on('end', () => {
       const body = Buffer.concat(chunks);
       if (req.method === 'POST' && req.url === '/v1/completions') bodies.push(body.toString());
-      const up = http.request({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers: { ...req.headers, host: target.host } }, (r) => {
+      // No keep-alive towards the server: the servers are stopped after each row, and a pooled socket
+      // they reset would surface as an uncaught ECONNRESET.
+      const up = http.request({ host: target.hostname, port: target.port, path: req.url, method: req.method, agent: false, headers: { ...req.headers, host: target.host, connection: 'close' } }, (r) => {
         res.writeHead(r.statusCode ?? 502, r.headers);
+        r.on('error', () => res.destroy());
         r.pipe(res);
       });
-      up.on('error', (err) => { res.writeHead(502); res.end(String(err)); });
+      up.on('error', (err) => { if (!res.headersSent) res.writeHead(502); res.end(String(err)); });
       up.end(body);
     });
   });
@@ -59,25 +62,39 @@ function recordingProxy(upstream: string): Promise<{ url: string; bodies: string
   }));
 }
 
-function post(url: string, body: string): Promise<void> {
+/** The HTTP status of one completions request. */
+function post(url: string, body: string): Promise<number> {
   return new Promise((resolve, reject) => {
-    const req = http.request(`${url}/v1/completions`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+    const req = http.request(`${url}/v1/completions`, { method: 'POST', agent: false, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), connection: 'close' } }, (res) => {
       res.resume();
-      res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`raw replay: HTTP ${res.statusCode}`))));
+      res.on('error', reject);
+      res.on('end', () => resolve(res.statusCode ?? 0));
     });
     req.on('error', reject);
     req.end(body);
   });
 }
 
-/** Seconds to post every body to the servers, `perServer` in flight on each, as a bare client. */
-async function replay(urls: string[], bodies: string[], perServer: number): Promise<number> {
+/**
+ * Seconds to post every body to the servers, `perServer` in flight on each, as a bare client that
+ * sends a request again when the server answers 5xx (as genstudy's client does), and how often.
+ */
+async function replay(urls: string[], bodies: string[], perServer: number): Promise<{ seconds: number; retried: number }> {
   let next = 0;
+  let retried = 0;
   const t0 = performance.now();
   await Promise.all(urls.flatMap((url) => Array.from({ length: perServer }, async () => {
-    while (next < bodies.length) await post(url, bodies[next++]);
+    while (next < bodies.length) {
+      const body = bodies[next++];
+      for (let attempt = 0; ; attempt++) {
+        const status = await post(url, body);
+        if (status === 200) break;
+        if (status < 500 || attempt >= 5) throw new Error(`raw replay: HTTP ${status} from ${url}`);
+        retried++;
+      }
+    }
   })));
-  return (performance.now() - t0) / 1000;
+  return { seconds: (performance.now() - t0) / 1000, retried };
 }
 
 export async function benchRemote(): Promise<Record<string, number>> {
@@ -116,8 +133,10 @@ export async function benchRemote(): Promise<Record<string, number>> {
         for (const p of proxies) p.close();
       }
       const bodies = proxies.flatMap((p) => p.bodies);
-      const raw = r.examples / (await replay(urls, bodies, 2));
+      const replayed = await replay(urls, bodies, 2);
+      const raw = r.examples / replayed.seconds;
       out[`serve${servers}_top${topK}_raw_examples_per_s`] = raw;
+      out[`serve${servers}_top${topK}_raw_requests_retried`] = replayed.retried;
       out[`serve${servers}_top${topK}_overhead_ratio`] = raw / r.perSecond;
     } finally {
       for (const s of started) s.child.kill('SIGTERM');

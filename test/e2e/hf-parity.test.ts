@@ -127,3 +127,18 @@ test('the SLURM batch script runs the Trainer under accelerate launch (sbatch it
   assert.ok(fs.existsSync(path.join(root, 'run/checkpoint-4/adapter_model.safetensors')));
   assert.ok(fs.existsSync(path.join(root, 'run/checkpoint-4/tokenizer.json')), 'the tokenizer is copied beside each checkpoint');
 });
+
+test('parity across 2 processes (torchrun, DDP over gloo on the CPU): an optimiser step\'s micro-batches are spread over the processes', { skip }, async () => {
+  const c: Case = { family: 'opt', method: 'lora', objective: 'classify' };
+  const root = tempDir('genstudy-hf-ddp-');
+  const builtin = await train(settings(c, path.join(root, 'builtin')));
+  // gradAccum 2 over 2 processes: one micro-batch of 3 on each per step, the same 6 examples per step as the built-in trainer.
+  const hf = await trainHf({ ...settings(c, path.join(root, 'hf')), loraInit: path.join(root, 'builtin/checkpoint-0') },
+    { launcher: 'torchrun', python, processes: 2 }, { onOutput: () => undefined });
+  assert.equal(JSON.parse(fs.readFileSync(hf.prepared.runFile, 'utf8')).settings.grad_accum_per_process, 1);
+  assert.deepEqual(hf.log.map((e) => e.step), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+  for (let i = 0; i < 10; i++) assert.ok(Math.abs(builtin.log[i].loss - hf.log[i].loss) < 1e-4, `step ${i + 1}: ${builtin.log[i].loss} vs ${hf.log[i].loss}`);
+  const d = maxWeightDiff(weightsOf(path.join(root, 'builtin/checkpoint-10'), 'lora'), weightsOf(path.join(root, 'hf/checkpoint-10'), 'lora'));
+  process.stderr.write(`hf parity, 2 processes: max |weight difference| ${d.toExponential(2)}\n`);
+  assert.ok(d < 1e-4, `final weights differ by ${d}`);
+});
