@@ -133,7 +133,8 @@ test('parity across 2 processes (torchrun, DDP over gloo on the CPU): an optimis
   const root = tempDir('genstudy-hf-ddp-');
   const builtin = await train(settings(c, path.join(root, 'builtin')));
   // gradAccum 2 over 2 processes: one micro-batch of 3 on each per step, the same 6 examples per step as the built-in trainer.
-  const hf = await trainHf({ ...settings(c, path.join(root, 'hf')), loraInit: path.join(root, 'builtin/checkpoint-0') },
+  // useCpu: without it the Trainer does not set up its process group on a machine without GPUs.
+  const hf = await trainHf({ ...settings(c, path.join(root, 'hf')), loraInit: path.join(root, 'builtin/checkpoint-0'), useCpu: true },
     { launcher: 'torchrun', python, processes: 2 }, { onOutput: () => undefined });
   assert.equal(JSON.parse(fs.readFileSync(hf.prepared.runFile, 'utf8')).settings.grad_accum_per_process, 1);
   assert.deepEqual(hf.log.map((e) => e.step), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
