@@ -9,8 +9,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { discoverCheckpoints, evaluateGrid, promptVariants, resolveTestSets } from '../src/evaluate/index.ts';
 import { loadModel } from '../src/engine/index.ts';
-import { buildFirstTokenRequests } from '../src/tasks/index.ts';
-import { suiteTask, suiteVocabulary } from '../src/synth/index.ts';
+import { buildFirstTokenRequests, syntheticTask } from '../src/tasks/index.ts';
+import { suiteVocabulary } from '../src/synth/index.ts';
 import { writeTinyRun } from '../test/evaluate/tiny-model.ts';
 
 const SETS = 'synthetic:in-domain,overlap-consistent,overlap-broken,negation-consistent,negation-broken';
@@ -21,13 +21,13 @@ export async function benchEvaluate(): Promise<Record<string, number | string>> 
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'genstudy-bench-evaluate-'));
   try {
     const runDir = path.join(dir, 'run');
-    writeTinyRun(runDir, { vocabulary: suiteVocabulary(suiteTask()), seed: 1 }, steps);
+    writeTinyRun(runDir, { vocabulary: suiteVocabulary(syntheticTask()), seed: 1 }, steps);
     const { checkpoints } = discoverCheckpoints(runDir);
     const testSets = await resolveTestSets([SETS], { synthSeed: 1, synthSize: size });
     const examples = checkpoints.length * testSets.length * size;
 
     // The engine alone: load each checkpoint and answer all its requests in one call.
-    const task = suiteTask();
+    const task = syntheticTask();
     const requests = testSets.flatMap((s) => buildFirstTokenRequests(task, s.examples));
     const engineOnly = async (): Promise<number> => {
       const start = performance.now();

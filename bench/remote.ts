@@ -17,7 +17,8 @@ import { fileURLToPath } from 'node:url';
 import { remoteLoader } from '../src/engine/remote/index.ts';
 import { discoverCheckpoints, evaluateGrid, promptVariants, resolveTestSets } from '../src/evaluate/index.ts';
 import { builtinLoader, type ModelLoader } from '../src/engine/index.ts';
-import { suiteTask, suiteVocabulary } from '../src/synth/index.ts';
+import { suiteVocabulary } from '../src/synth/index.ts';
+import { syntheticTask } from '../src/tasks/index.ts';
 import { writeTinyRun } from '../test/evaluate/tiny-model.ts';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -99,7 +100,7 @@ async function replay(urls: string[], bodies: string[], perServer: number): Prom
 
 export async function benchRemote(): Promise<Record<string, number>> {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'genstudy-bench-remote-'));
-  writeTinyRun(path.join(tmp, 'run'), { vocabulary: suiteVocabulary(suiteTask()), seed: 3, hidden: 256, layers: 4 }, [0]);
+  writeTinyRun(path.join(tmp, 'run'), { vocabulary: suiteVocabulary(syntheticTask()), seed: 3, hidden: 256, layers: 4 }, [0]);
   const modelDir = path.join(tmp, 'run', 'step-0');
   const checkpoints = discoverCheckpoints(modelDir).checkpoints;
   const testSets = await resolveTestSets(['synthetic'], { synthSeed: 1, synthSize: 60 });

@@ -19,7 +19,7 @@ import {
   type HubOptions,
   type LoadedDataSet,
 } from '../data/index.ts';
-import { parseTemplate, renderTemplate, studyATask, studyBTask, STUDY_B_TASKS, type StudyBTask } from '../tasks/index.ts';
+import { parseTemplate, renderTemplate, taskPreset } from '../tasks/index.ts';
 
 interface HubFlags { endpoint?: string; cacheDir?: string; offline?: boolean }
 
@@ -89,11 +89,13 @@ export function registerData(program: Command, io: DataCliIO = { out: process.st
       let loaded: LoadedDataSet;
       let name: string;
       let task: 'classify' | 'generate' | undefined;
+      let preset: string | undefined;
       if (isRegistryId(target)) {
         const r = await loadRegistered(target, { dataDir: flags.dataDir ? resolve(flags.dataDir) : undefined, source: flags.source, hub, limit });
         loaded = r;
         name = r.id;
         task = r.task;
+        preset = r.preset;
       } else {
         const { spec, baseDir } = await specFromPath(target, flags.label);
         loaded = await loadDataSet(spec, { baseDir, hub, limit });
@@ -102,7 +104,7 @@ export function registerData(program: Command, io: DataCliIO = { out: process.st
       }
       const example = loaded.examples[index];
       if (!example) throw new UserError(`--example ${index}: the data set has ${loaded.examples.length} examples`);
-      const prompt = renderPrompt(name, example, flags.template);
+      const prompt = renderPrompt(preset, example, flags.template);
       const labels = labelCounts(loaded.examples);
       if (flags.format === 'json') {
         io.out.write(
@@ -156,22 +158,14 @@ function looksLikeSpec(file: string): boolean {
   }
 }
 
-/** The study preset's template for a registry id; the integrator may route this through tasks/ task specs. */
-function presetTemplate(name: string): { source: string; name: string } | undefined {
-  if (name.startsWith('study-a/')) {
-    const t = studyATask();
-    return { source: t.template, name: t.name };
-  }
-  const m = /^study-b\/([^/]+)\//.exec(name);
-  if (m && (STUDY_B_TASKS as readonly string[]).includes(m[1])) {
-    const t = studyBTask(m[1] as StudyBTask, 1);
-    return { source: t.template, name: t.name };
-  }
-  return undefined;
+/** The Prompt-1 template of a registered set's preset (none for other data). */
+function presetTemplate(presetName: string | undefined): { source: string; name: string } | undefined {
+  const t = taskPreset(presetName)?.spec(1, 'first-token');
+  return t && { source: t.template, name: t.name };
 }
 
-function renderPrompt(name: string, example: Example, template?: string): { text: string; template: string } | undefined {
-  const chosen = template !== undefined ? { source: template, name: '--template' } : presetTemplate(name);
+function renderPrompt(presetName: string | undefined, example: Example, template?: string): { text: string; template: string } | undefined {
+  const chosen = template !== undefined ? { source: template, name: '--template' } : presetTemplate(presetName);
   if (!chosen) return undefined;
   return { text: renderTemplate(parseTemplate(chosen.source, chosen.name), example.fields, example.id), template: chosen.name };
 }

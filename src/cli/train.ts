@@ -8,7 +8,7 @@ import { numberIn, wholeNumber } from './flag-values.ts';
 import { addDataDirOption, addFormatOption, addSyntheticOptions } from './shared-options.ts';
 import { formatTextTable } from './text-table.ts';
 import { loadExamples } from '../data/index.ts';
-import { taskByName, TASK_PRESETS } from '../evaluate/index.ts';
+import { taskByName, TASK_PRESET_NAMES } from '../tasks/index.ts';
 import { defaultLoraTargetsOf } from '../engine/builtin/lora-defaults.ts';
 import { ResultStore } from '../store/result-store.ts';
 import { generateSuite, writeSuite } from '../synth/index.ts';
@@ -67,7 +67,7 @@ export function registerTrain(program: Command): void {
     .requiredOption('--data <spec>', 'training data: a registered id such as study-b/sentiment/amazon:train-2000, a data set spec file (YAML/JSON), or synthetic (the generated suite)');
   addSyntheticOptions(command, { help: 'training examples in the generated synthetic suite', default: '2000' }, '1');
   addDataDirOption(command)
-    .option('--task <task>', `prompt and labels: ${TASK_PRESETS.join(' | ')} | a task spec file (default: synthetic with --data synthetic, else study-a)`)
+    .option('--task <task>', `prompt and labels: ${TASK_PRESET_NAMES.join(' | ')} | a task spec file (default: synthetic with --data synthetic, else study-a)`)
     .addOption(new Option('--prompt <n>', "study B's prompt: 1 or 2 (training uses one)").choices(['1', '2']).default('1'))
     .addOption(new Option('--objective <kind>', 'classify: label-token loss at the last prompt position (study A); generate: prompt + output + EOS, loss on the output (study B)').choices(['classify', 'generate']))
     .option('--fticl-k <k>', 'FTICL: prepend k demonstrations to every training example')

@@ -2,8 +2,8 @@
 // the study file writes out taking precedence. Everything that runs a study reads them from here.
 import { UserError } from '../errors.ts';
 import {
-  PROTOCOL_SETTINGS, STUDY_B_ICL_SHOTS, STUDY_B_TASKS, type BosRule, type EvaluationGrid, type LabelTokens, type Protocol,
-  type ReadingPosition, type RougeAggregate, type StudyBTask, type UnlabeledRows,
+  PROTOCOL_SETTINGS, STUDY_B_ICL_SHOTS, taskPreset, taskShortName, type BosRule, type EvaluationGrid, type LabelTokens, type Protocol,
+  type ReadingPosition, type RougeAggregate, type UnlabeledRows,
 } from '../tasks/index.ts';
 import type { Study, StudyMethod, StudyTrainingSet } from './schema.ts';
 
@@ -43,7 +43,7 @@ export function studySettings(study: Study): StudySettings {
 
 /** The task name a training set is known by in per-task maps: "sentiment" for "study-b/sentiment". */
 export function taskNameOf(set: StudyTrainingSet): string | undefined {
-  return set.task?.split('/').pop();
+  return taskShortName(set.task);
 }
 
 /** A per-training-set list: the set's own entry (by id), else its task's. */
@@ -66,7 +66,7 @@ export function fticlShots(method: StudyMethod, set: StudyTrainingSet): number[]
 /** The training objective of a method: study B's supervised one for its tasks, study A's label token otherwise. */
 export function objectiveOf(method: StudyMethod, set: StudyTrainingSet): 'supervised' | 'label-token' {
   if (method.objective) return method.objective;
-  return set.task?.startsWith('study-b/') ? 'supervised' : 'label-token';
+  return taskPreset(set.task)?.study === 'B' ? 'supervised' : 'label-token';
 }
 
 /** Where FTICL demonstrations come from and how they are picked, under the study's protocol. */
@@ -84,8 +84,8 @@ export function gradAccumOf(method: StudyMethod): number {
 }
 
 /** The every-k grid's k for a test set of a study-B task (undefined for other sets: 0 shots only). */
-export function gridShotsFor(settings: StudySettings, taskPreset: string | undefined): readonly number[] {
-  const task = taskPreset?.startsWith('study-b/') ? taskPreset.slice('study-b/'.length) : undefined;
-  if (task === undefined || !STUDY_B_TASKS.includes(task as StudyBTask)) return [0];
+export function gridShotsFor(settings: StudySettings, presetName: string | undefined): readonly number[] {
+  const task = taskPreset(presetName)?.studyBTask;
+  if (task === undefined) return [0];
   return settings.gridShots[task] ?? [0];
 }

@@ -30,7 +30,11 @@ const SplitSchema = z
   .refine((s) => s.local || s.hub, 'a split needs a "local" or a "hub" source');
 
 const SetSchema = z.strictObject({
-  study: z.enum(['A', 'B']).optional(),
+  /**
+   * The task preset the set is evaluated with when no task is chosen (a name of the preset table,
+   * src/tasks/task-presets.ts: "study-a", "study-b/<task>"); none: the user names the task.
+   */
+  preset: z.string().min(1).optional(),
   task: z.enum(['classify', 'generate']),
   description: z.string(),
   mapping: MappingSchema,
@@ -149,8 +153,10 @@ export function registrySpec(id: string, opts: RegistryOptions = {}): Registered
 }
 
 /** Loads a registered data set, e.g. loadRegistered('study-b/sentiment/amazon:test', { dataDir }). */
-export async function loadRegistered(id: string, opts: RegistryOptions & Omit<LoadOptions, 'baseDir'> = {}): Promise<LoadedDataSet & { id: string; task: 'classify' | 'generate' }> {
+export async function loadRegistered(
+  id: string, opts: RegistryOptions & Omit<LoadOptions, 'baseDir'> = {},
+): Promise<LoadedDataSet & { id: string; task: 'classify' | 'generate'; preset?: string }> {
   const r = registrySpec(id, opts);
   const loaded = await loadDataSet(r.spec, { baseDir: r.baseDir, hub: opts.hub, limit: opts.limit });
-  return { ...loaded, id: r.id, task: r.set.task };
+  return { ...loaded, id: r.id, task: r.set.task, ...(r.set.preset === undefined ? {} : { preset: r.set.preset }) };
 }

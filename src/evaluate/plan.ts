@@ -5,12 +5,11 @@
 import { UserError } from '../errors.ts';
 import type { Example } from '../types.ts';
 import {
-  addSpecialTokensFor, buildFirstTokenRequests, buildFullWordRequests, buildGenerateRequests, DEFAULT_JOIN, demonstrationsFor, goldLabel, referenceOf,
-  STUDY_B_LLAMA2_TARGET_IDS, STUDY_B_LLAMA2_TARGET_PIECES, zeroShotPrefixFor, type BosRule, type BuildOptions, type LabelTokens,
-  type StudyBTask, type TaskSpec,
+  addSpecialTokensFor, buildFirstTokenRequests, buildFullWordRequests, buildGenerateRequests, demonstrationsFor, goldLabel, joinFor, referenceOf,
+  type BosRule, type BuildOptions, type LabelTokens, type TaskPreset, type TaskSpec,
 } from '../tasks/index.ts';
 import { requestDigest, type EngineMode, type RequestPayload } from './cache-key.ts';
-import { resolveTask, type TaskChoice } from './task-option.ts';
+import { resolvePreset, resolveTask, type TaskChoice } from './task-option.ts';
 import type { EvalTestSet } from './test-sets.ts';
 import type { PromptVariant } from './variants.ts';
 
@@ -67,7 +66,7 @@ function isUnlabeled(task: TaskSpec, set: EvalTestSet, ex: Example): boolean {
 }
 
 async function buildOptions(task: TaskSpec, set: EvalTestSet, variant: PromptVariant, opts: PlanOptions): Promise<{ build: BuildOptions; from?: string }> {
-  const join = { ...DEFAULT_JOIN, zeroShotPrefix: zeroShotPrefixFor(task.name, opts.bos ?? 'tokenizer') };
+  const join = joinFor(task, opts.bos ?? 'tokenizer');
   if (variant.shots === 0) return { build: { join } };
   if (set.demonstrationPool) {
     const pool = await set.demonstrationPool();
@@ -94,7 +93,8 @@ async function buildCell(index: number, set: EvalTestSet, variant: PromptVariant
       mode = 'first-token';
       const labelTokens = opts.labelTokens ?? 'in-context';
       const addSpecialTokens = addSpecialTokensFor('classify', opts.bos ?? 'tokenizer');
-      const extra = { ...(opts.padTo === undefined ? {} : { padTo: opts.padTo }), ...(labelTokens === 'llama2-ids' ? { fixedTokens: llama2Ids(task) } : {}) };
+      const preset = resolvePreset({ task: opts.task }, set);
+      const extra = { ...(opts.padTo === undefined ? {} : { padTo: opts.padTo }), ...(labelTokens === 'llama2-ids' ? { fixedTokens: llama2Ids(task, preset) } : {}) };
       payloads = buildFirstTokenRequests(task, set.examples, build).map((r) => ({ mode: 'first-token', context: r.context, candidates: r.candidates, labelTokens, addSpecialTokens, ...extra }));
     } else {
       mode = 'full-word';
@@ -111,13 +111,11 @@ async function buildCell(index: number, set: EvalTestSet, variant: PromptVariant
   return { index, set, variant, task, mode: mode!, examples, golds, payloads: payloads!, digests, demonstrations: from };
 }
 
-/** Study B's hard-coded Llama-2 label ids for a study-B classify task, in label order. */
-function llama2Ids(task: TaskSpec): { ids: number[]; pieces: string[] } {
-  const name = task.name.split('/').pop() as StudyBTask;
-  const ids = task.name.startsWith('study-b/') ? STUDY_B_LLAMA2_TARGET_IDS[name] : undefined;
-  const pieces = task.name.startsWith('study-b/') ? STUDY_B_LLAMA2_TARGET_PIECES[name] : undefined;
-  if (!ids || !pieces) throw new UserError(`labelTokens "llama2-ids": task "${task.name}" has no hard-coded ids (study B's sentiment, paraphrase and NLI tasks have)`);
-  return { ids: [...ids], pieces: [...pieces] };
+/** Study B's hard-coded Llama-2 label ids of the cell's preset (study B's classify tasks), in label order. */
+function llama2Ids(task: TaskSpec, preset: TaskPreset | undefined): { ids: number[]; pieces: string[] } {
+  const fixed = preset?.llama2Ids;
+  if (!fixed) throw new UserError(`labelTokens "llama2-ids": task "${task.name}" has no hard-coded ids (study B's sentiment, paraphrase and NLI tasks have)`);
+  return { ids: [...fixed.ids], pieces: [...fixed.pieces] };
 }
 
 /** Every (test set, variant) cell, in test set then variant order. */

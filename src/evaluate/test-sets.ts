@@ -83,7 +83,7 @@ async function loadKeepingUnlabeled(id: string, opts: TestSetOptions): Promise<{
   if (unlabeled.length === 0) return { loaded: await loadRegistered(id, { dataDir: opts.dataDir, limit: opts.limit }), unlabeled };
   const labels = { ...(r.spec.labels ?? {}), ...Object.fromEntries(unlabeled.map((l) => [l, l])) };
   const loaded = await loadDataSet({ ...r.spec, labels, dropLabels: [] }, { baseDir: r.baseDir, limit: opts.limit });
-  return { loaded: { ...loaded, id: r.id, task: r.set.task }, unlabeled };
+  return { loaded: { ...loaded, id: r.id, task: r.set.task, preset: r.set.preset }, unlabeled };
 }
 
 async function fromRegistry(id: string, opts: TestSetOptions): Promise<EvalTestSet> {
@@ -91,16 +91,13 @@ async function fromRegistry(id: string, opts: TestSetOptions): Promise<EvalTestS
   const loaded = keep?.loaded ?? await loadRegistered(id, { dataDir: opts.dataDir, limit: opts.limit });
   const setId = loaded.id.split(':')[0];
   const entry = readRegistry().sets[setId];
-  let taskPreset: string | undefined;
-  if (entry.study === 'A') taskPreset = 'study-a';
-  if (entry.study === 'B') taskPreset = `study-b/${setId.split('/')[1]}`;
   const set: EvalTestSet = {
     id: loaded.id, examples: loaded.examples, contentHash: loaded.contentHash, source: loaded.source,
     spec: {
       registry: loaded.id, source: loaded.source, limit: opts.limit ?? null, dropped: loaded.dropped,
       unlabeledRows: opts.unlabeledRows ?? 'drop', rowsRead: loaded.rowsRead,
     },
-    taskPreset,
+    taskPreset: loaded.preset,
   };
   const kept = loaded.examples.filter((ex) => ex.label !== undefined && keep?.unlabeled.includes(ex.label)).length;
   if (keep && kept > 0) {
@@ -127,15 +124,22 @@ async function fromSpecFile(file: string, opts: TestSetOptions): Promise<EvalTes
   };
 }
 
+/** The synthetic suite's test-set argument, "synthetic" (every set) or "synthetic:a,b" (those named); undefined for any other argument. */
+export function syntheticArg(arg: string): { sets?: string[] } | undefined {
+  if (arg === 'synthetic') return {};
+  return arg.startsWith('synthetic:') ? { sets: arg.slice('synthetic:'.length).split(',') } : undefined;
+}
+
 /** Resolves one --test-set argument into one or more test sets. */
 export async function resolveTestSetArg(arg: string, opts: TestSetOptions = {}): Promise<EvalTestSet[]> {
   checkLimit(opts.limit);
-  if (arg === 'synthetic' || arg.startsWith('synthetic:')) {
+  const synthetic = syntheticArg(arg);
+  if (synthetic) {
     const seed = opts.synthSeed ?? SYNTH_DEFAULTS.seed;
     const size = opts.synthSize ?? SYNTH_DEFAULTS.size;
     const suite = generateSuite({ seed, trainSize: SYNTH_DEFAULTS.trainSize, testSize: size });
     const sets = Object.fromEntries(suite.testSets.map((s) => [s.id, s.examples]));
-    const wanted = arg === 'synthetic' ? undefined : arg.slice('synthetic:'.length).split(',').filter((s) => s !== '');
+    const wanted = synthetic.sets?.filter((s) => s !== '');
     return suiteSets(sets, suite.train, wanted, `synthetic suite (seed ${seed}, ${size} per set)`, opts, { synthetic: { seed, testSize: size, trainSize: SYNTH_DEFAULTS.trainSize } });
   }
   if (fs.existsSync(arg) && fs.statSync(arg).isDirectory()) {

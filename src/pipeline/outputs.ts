@@ -9,6 +9,7 @@ import { formatMetaCsv } from '../analyze/format-meta.ts';
 import { reportedVariant, type StudyResult } from './run-study.ts';
 import { studySettings } from '../config/settings.ts';
 import { writeReport } from '../report/index.ts';
+import { syntheticArg } from '../evaluate/index.ts';
 import { checkAgainstDesign } from './demo-check.ts';
 
 export interface StudyOutputs { analysis?: string; report?: string }
@@ -52,5 +53,5 @@ export function printStudySummary(result: StudyResult, written: StudyOutputs, pr
 }
 
 function usesSyntheticTestSets(study: Study): boolean {
-  return study.evaluation.testSets.some((t) => t === 'synthetic' || t.startsWith('synthetic:'));
+  return study.evaluation.testSets.some((t) => syntheticArg(t) !== undefined);
 }

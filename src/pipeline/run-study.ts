@@ -10,7 +10,7 @@ import { expandStudy, type RunPlan } from '../config/expand.ts';
 import type { Study, StudyModel } from '../config/schema.ts';
 import { generateSuite, suiteManifestText, writeSuite } from '../synth/index.ts';
 import { ResultStore, type RunRecord } from '../store/result-store.ts';
-import { discoverCheckpoints, evaluateGrid, promptVariants, resolveTestSets, resolveTask, type EvalTestSet, type ProgressSink as EvalProgress } from '../evaluate/index.ts';
+import { discoverCheckpoints, evaluateGrid, promptVariants, resolveTestSets, resolveTask, syntheticArg, type EvalTestSet, type ProgressSink as EvalProgress } from '../evaluate/index.ts';
 import type { ModelLoader } from '../types.ts';
 import { initModel, tinyGpt2Config, tinyLlamaConfig, train, type ProgressSink as TrainProgress, type TrainOptions } from '../train/index.ts';
 import { trainHf } from '../train/hf/index.ts';
@@ -21,7 +21,7 @@ import { buildRunSeries } from '../analyze/run-series.ts';
 import { analyzeOrSkip, type AnalysisResult, type AnalyzeOptions } from '../analyze/analysis.ts';
 import { fticlDemonstrations, loadTrainingExamples } from './training-data.ts';
 import { gradAccumOf, gridShotsFor, objectiveOf, studySettings, type StudySettings } from '../config/settings.ts';
-import { STUDY_A_PAD_TO, STUDY_B_TASKS, studyBKind, type StudyBTask } from '../tasks/index.ts';
+import { STUDY_A_PAD_TO, taskPreset, taskShortName } from '../tasks/index.ts';
 import { defaultLoraTargetsOf } from '../engine/builtin/lora-defaults.ts';
 import { familyFor } from '../engine/builtin/registry.ts';
 import { modelSizeProblem } from '../engine/builtin/model-size.ts';
@@ -161,10 +161,11 @@ async function studyTestSets(study: Study, settings: StudySettings, suiteDir: st
   const out: EvalTestSet[] = [];
   for (const [i, arg] of study.evaluation.testSets.entries()) {
     const field = `${studyFile}: evaluation.testSets[${i}]`;
-    if (arg === 'synthetic' || arg.startsWith('synthetic:')) {
+    const synthetic = syntheticArg(arg);
+    if (synthetic) {
       if (!suiteDir) throw new UserError(`${field}: "${arg}" needs a "synthetic:" section in the study`);
       const sets = await resolveTestSets([suiteDir], { limit: study.evaluation.limit });
-      const wanted = arg === 'synthetic' ? undefined : arg.slice('synthetic:'.length).split(',');
+      const wanted = synthetic.sets;
       for (const w of wanted ?? []) {
         if (!sets.some((s) => s.id === w)) throw new UserError(`${field}: the synthetic suite has no set "${w}" (it has ${sets.map((s) => s.id).join(', ')})`);
       }
@@ -190,10 +191,10 @@ async function studyTestSets(study: Study, settings: StudySettings, suiteDir: st
 function tagTestSets(study: Study, settings: StudySettings, sets: EvalTestSet[]): EvalTestSet[] {
   const inDomain = new Set(study.training.flatMap((t) => t.inDomain ?? []));
   return sets.map((set) => {
-    const task = taskOfPreset(set.taskPreset);
-    if (!task || task === 'synthetic' || task === 'study-a') return set;
-    const spec: Record<string, unknown> = { ...set.spec, task, domain: inDomain.has(set.id) ? 'in-domain' : 'cross-domain' };
-    if (STUDY_B_TASKS.includes(task as StudyBTask) && studyBKind(task as StudyBTask) === 'generate') {
+    const preset = taskPreset(set.taskPreset);
+    if (preset?.study !== 'B') return set;
+    const spec: Record<string, unknown> = { ...set.spec, task: preset.shortName, domain: inDomain.has(set.id) ? 'in-domain' : 'cross-domain' };
+    if (preset.kind === 'generate') {
       spec.metric = settings.rouge === 'bootstrap-mid' ? 'rougeL_mid_f' : 'rougeL_f';
     }
     return { ...set, spec };
@@ -248,7 +249,7 @@ async function executeRun(study: Study, run: RunPlan, ctx: RunContext): Promise<
     attributes: {
       method_name: method.name, finetune: method.kind === 'base' ? null : method.finetune,
       // Only a training set with an explicit task takes part in study B's task x test set matrices.
-      training_task: taskOfPreset(run.trainingSet.task), control_test_set: study.evaluation.control,
+      training_task: taskShortName(run.trainingSet.task), control_test_set: study.evaluation.control,
       shots: run.shots, prompt_variant: reportedVariant(study, ctx.settings, run.shots), train_size: run.trainingSet.size,
       study: study.name,
     },
@@ -264,10 +265,10 @@ async function executeRun(study: Study, run: RunPlan, ctx: RunContext): Promise<
     // evaluate_cross.py: every model at every k of the test set's task, with both prompts; the run's own k is added so its reported cell exists.
     ? (set: EvalTestSet) => {
       const ks = [...new Set([...gridShotsFor(settings, set.taskPreset), run.shots])];
-      return promptVariants(set.taskPreset?.startsWith('study-b/') ? [1, 2] : [1], ks);
+      return promptVariants(taskPreset(set.taskPreset)?.prompts ?? [1], ks);
     }
     : promptVariants(study.evaluation.prompts, run.shots > 0 ? [run.shots] : undefined);
-  const studyAOnly = ctx.testSets.every((t) => t.taskPreset === 'study-a') || study.evaluation.task === 'study-a';
+  const studyAOnly = ctx.testSets.every((t) => taskPreset(t.taskPreset)?.study === 'A') || taskPreset(study.evaluation.task)?.study === 'A';
   // What every evaluation of this run shares (the hf backend's watcher too).
   const gridOptions = {
     storePath: ctx.paths.store, store: ctx.store, run: run.id, runModel: run.model.id, testSets: ctx.testSets, variants,
@@ -361,10 +362,6 @@ async function trainOnHf(study: Study, options: TrainOptions, c: RunContext & {
 }
 
 /** "study-b/sentiment" -> "sentiment": the task a study-B matrix row is named by. */
-function taskOfPreset(preset: string | undefined): string | undefined {
-  return preset?.split('/').pop();
-}
-
 /** Upserts the run, keeping attributes others (the trainer) recorded that this record does not name. */
 function recordRun(store: ResultStore, record: RunRecord): void {
   const earlier = store.runs().find((r) => r.id === record.id);

@@ -28,7 +28,7 @@
 import { UserError } from '../errors.ts';
 import type { Example } from '../types.ts';
 import { seededRandom, type Random } from '../seeded-random.ts';
-import { studyATask, type ClassifyTaskSpec } from '../tasks/index.ts';
+import { syntheticTask, type ClassifyTaskSpec } from '../tasks/index.ts';
 import {
   AGENT_CATEGORIES, ALL_VERBS, CATEGORIES, hypernymOf, nounsOf, PLACES, sameSynset, synonymsOf, type Category,
 } from './lexicon.ts';
@@ -51,11 +51,6 @@ export interface Suite {
   testSets: SuiteTestSet[];
   task: ClassifyTaskSpec;
   vocabulary: string[];
-}
-
-/** The suite's prompt: study A's pattern and " Yes" / " No" verbalizer, so the pipeline runs the same code. */
-export function suiteTask(): ClassifyTaskSpec {
-  return { ...studyATask('first-token'), name: 'synth-nli' };
 }
 
 interface Spec { label: Label; high: boolean; negH: boolean }
@@ -332,6 +327,6 @@ export function generateSuite(opts: SuiteOptions): Suite {
       idOverlapRate: id.overlapGivenYes, idNegationGivenNo: id.negationGivenNo, idNegationGivenYes: id.negationGivenYes,
       oodCueRate: opts.oodCueRate ?? DEFAULTS.oodCueRate, oodSets: ood,
     },
-    train, testSets, task: suiteTask(), vocabulary: suiteVocabulary(suiteTask()),
+    train, testSets, task: syntheticTask(), vocabulary: suiteVocabulary(syntheticTask()),
   };
 }

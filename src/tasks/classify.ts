@@ -17,7 +17,7 @@
 import { UserError } from '../errors.ts';
 import type { Example, ScoreRequest, ScoreResult } from '../types.ts';
 import {
-  buildContext, DEFAULT_JOIN, goldLabel, labelContinuation, validateClassifyTask,
+  buildContext, goldLabel, labelContinuation, taskJoin, validateClassifyTask,
   type ClassifyTaskSpec, type JoinOptions, type ScoringMode,
 } from './task.ts';
 
@@ -47,7 +47,7 @@ export interface ClassifyRecord {
 }
 
 function contextFor(task: ClassifyTaskSpec, ex: Example, opts: BuildOptions): string {
-  return buildContext(task, ex, opts.demonstrations?.(ex) ?? [], opts.join ?? DEFAULT_JOIN);
+  return buildContext(task, ex, opts.demonstrations?.(ex) ?? [], opts.join ?? taskJoin(task));
 }
 
 export function buildFirstTokenRequests(task: ClassifyTaskSpec, examples: readonly Example[], opts: BuildOptions = {}): FirstTokenRequest[] {

@@ -10,7 +10,7 @@ import { UserError } from '../errors.ts';
 import type { Example } from '../types.ts';
 import type { BuildOptions, DemonstrationsFor } from './classify.ts';
 import { seededRandom } from '../seeded-random.ts';
-import { buildContext, DEFAULT_JOIN, outputOf, type TaskSpec } from './task.ts';
+import { buildContext, outputOf, taskJoin, type TaskSpec } from './task.ts';
 
 export type DemonstrationSelection =
   | { kind: 'first-k'; k: number }
@@ -73,7 +73,7 @@ export function demonstrationsFor(task: TaskSpec, pool: readonly Example[], sele
 export interface TrainingPieces { exampleId: string; context: string; target: string }
 
 export function trainingPieces(task: TaskSpec, examples: readonly Example[], opts: BuildOptions = {}): TrainingPieces[] {
-  const join = { ...(opts.join ?? DEFAULT_JOIN), zeroShotPrefix: '' };
+  const join = { ...(opts.join ?? taskJoin(task)), zeroShotPrefix: '' };
   return examples.map((ex) => ({
     exampleId: ex.id,
     context: buildContext(task, ex, opts.demonstrations?.(ex) ?? [], join),

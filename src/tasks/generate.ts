@@ -7,7 +7,7 @@
 // string whenever the model starts with a blank line, so the study B preset passes no stop and
 // cuts here.
 import type { Example, GenerateRequest } from '../types.ts';
-import { buildContext, DEFAULT_JOIN, referenceOf, taskTemplate, type GenerateTaskSpec, type GenerationPostprocess } from './task.ts';
+import { buildContext, referenceOf, taskJoin, taskTemplate, type GenerateTaskSpec, type GenerationPostprocess } from './task.ts';
 import type { BuildOptions } from './classify.ts';
 import { pythonStrip } from '../python-whitespace.ts';
 import { UserError } from '../errors.ts';
@@ -35,7 +35,7 @@ export function validateGenerateTask(task: GenerateTaskSpec): void {
 export function buildGenerateRequests(task: GenerateTaskSpec, examples: readonly Example[], opts: BuildOptions = {}): GenerationRequest[] {
   validateGenerateTask(task);
   return examples.map((ex) => {
-    const prompt = buildContext(task, ex, opts.demonstrations?.(ex) ?? [], opts.join ?? DEFAULT_JOIN);
+    const prompt = buildContext(task, ex, opts.demonstrations?.(ex) ?? [], opts.join ?? taskJoin(task));
     const req: GenerationRequest = { exampleId: ex.id, prompt, maxNewTokens: task.maxNewTokens };
     if (task.stop.length > 0) req.stop = [...task.stop];
     return req;

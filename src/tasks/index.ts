@@ -7,3 +7,5 @@ export * from './demonstrations.ts';
 export * from './context-whitespace.ts';
 export * from './presets.ts';
 export * from './protocol.ts';
+export * from './task-presets.ts';
+export * from './task-file.ts';

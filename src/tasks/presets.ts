@@ -103,13 +103,13 @@ export function studyBTask(task: StudyBTask, prompt: 1 | 2 = 1, scoring: Scoring
   if (labels) {
     const spec: ClassifyTaskSpec = {
       kind: 'classify', name, template, labels: [...labels],
-      verbalizer: Object.fromEntries(labels.map((l) => [l, l])), scoring, targetDelimiter: '',
+      verbalizer: Object.fromEntries(labels.map((l) => [l, l])), scoring, targetDelimiter: '', join: { ...STUDY_B_JOIN },
     };
     return spec;
   }
   const spec: GenerateTaskSpec = {
     kind: 'generate', name, template, maxNewTokens: STUDY_B_MAX_NEW_TOKENS.generate,
-    stop: [], postprocess: { strip: 'python', cutAt: ['\n\n'] },
+    stop: [], postprocess: { strip: 'python', cutAt: ['\n\n'] }, join: { ...STUDY_B_JOIN },
   };
   return spec;
 }
@@ -128,6 +128,11 @@ export function studyATask(scoring: ScoringMode = 'first-token'): ClassifyTaskSp
     kind: 'classify', name: 'study-a/pattern', template: STUDY_A_TEMPLATE, labels: ['Yes', 'No'],
     verbalizer: { ...STUDY_A_VERBALIZER }, scoring, targetDelimiter: '',
   };
+}
+
+/** The synthetic suite's task (src/synth/): study A's pattern and " Yes" / " No" verbalizer, so the pipeline runs the same code. */
+export function syntheticTask(scoring: ScoringMode = 'first-token'): ClassifyTaskSpec {
+  return { ...studyATask(scoring), name: 'synthetic' };
 }
 
 // Study A's binary label maps (which raw labels are Yes, No or dropped) live with its data sets, in

@@ -6,6 +6,8 @@
 // A study file names one (`protocol:`) and may still override any single setting. This table is the
 // one place the two are defined; config/ resolves a study's settings from it.
 
+import { taskJoin, type JoinOptions, type TaskSpec } from './task.ts';
+
 export const PROTOCOLS = ['official', 'corrected'] as const;
 export type Protocol = (typeof PROTOCOLS)[number];
 
@@ -62,7 +64,11 @@ export function addSpecialTokensFor(kind: 'classify' | 'generate', bos: BosRule)
   return bos === 'tokenizer' || kind === 'generate';
 }
 
-/** The text put before a 0-shot prompt under a BOS rule (study B's tasks only). */
-export function zeroShotPrefixFor(taskName: string, bos: BosRule): string {
-  return bos === 'study-b' && taskName.startsWith('study-b/') ? '<s> ' : '';
+/**
+ * How a task's contexts are joined under a BOS rule: its own separator, and its zero-shot prefix
+ * (study B's tasks: "<s> ") only under study B's rule.
+ */
+export function joinFor(task: TaskSpec, bos: BosRule): JoinOptions {
+  const join = taskJoin(task);
+  return bos === 'study-b' ? { ...join, zeroShotPrefix: task.join?.zeroShotPrefix ?? '' } : join;
 }

@@ -36,6 +36,7 @@ export interface ClassifyTaskSpec {
   scoring: ScoringMode;
   /** Text put between the prompt and the label word, lm-evaluation-harness's target_delimiter. Default "". */
   targetDelimiter?: string;
+  join?: TaskJoin;
 }
 
 export interface GenerationPostprocess {
@@ -58,6 +59,7 @@ export interface GenerateTaskSpec {
    */
   stop: string[];
   postprocess: GenerationPostprocess;
+  join?: TaskJoin;
 }
 
 export type TaskSpec = ClassifyTaskSpec | GenerateTaskSpec;
@@ -74,6 +76,21 @@ export interface JoinOptions {
 }
 
 export const DEFAULT_JOIN: JoinOptions = { separator: '\n\n', zeroShotPrefix: '' };
+
+/**
+ * A task's own join (its spec's `join` field; each part defaults to DEFAULT_JOIN's). The separator
+ * is always used; the zero-shot prefix only under study B's BOS rule (joinFor in protocol.ts), where
+ * it stands for the BOS the prompt is then encoded without: study B's tasks have "<s> ".
+ */
+export interface TaskJoin {
+  separator?: string;
+  zeroShotPrefix?: string;
+}
+
+/** The join a task's contexts are built with when no BOS rule applies: its separator, no zero-shot prefix. */
+export function taskJoin(task: TaskSpec): JoinOptions {
+  return { separator: task.join?.separator ?? DEFAULT_JOIN.separator, zeroShotPrefix: '' };
+}
 
 const templateCache = new Map<string, Template>();
 

@@ -42,7 +42,7 @@ test('an unknown label is a clear error naming the test set, the example and the
   const opts: GridOptions = { storePath, run: 'good', checkpoints, testSets: [...testSets, ...sets], variants: promptVariants(), task: 'synthetic', loader };
   await assert.rejects(evaluateGrid(opts), (e: Error) => {
     assert.ok(e instanceof UserError);
-    assert.match(e.message, new RegExp(`^test set "custom-nli" \\(.*data\\.jsonl\\): task "synth-nli": label "Maybe" \\(example "${rows[3].id}"\\) is not in the verbalizer; expected one of "Yes", "No"$`));
+    assert.match(e.message, new RegExp(`^test set "custom-nli" \\(.*data\\.jsonl\\): task "synthetic": label "Maybe" \\(example "${rows[3].id}"\\) is not in the verbalizer; expected one of "Yes", "No"$`));
     return true;
   });
   assert.equal(counts.loads, 0);
@@ -57,10 +57,10 @@ test('a missing field, too many shots, and a bad positive label fail before any 
   fs.writeFileSync(path.join(dir, 'holes.yaml'), 'name: holes\npath: data.jsonl\nid: id\nlabel: label\n');
   const holes = await resolveTestSets([path.join(dir, 'holes.yaml')]);
   const base = { storePath, run: 'good', checkpoints, variants: promptVariants(), task: 'synthetic' };
-  await assert.rejects(evaluateGrid({ ...base, testSets: holes }), /test set "holes" \(.*\): template "synth-nli": example "\S+" has no field "hypothesis" \(it has: premise\)/);
+  await assert.rejects(evaluateGrid({ ...base, testSets: holes }), /test set "holes" \(.*\): template "synthetic": example "\S+" has no field "hypothesis" \(it has: premise\)/);
   await assert.rejects(evaluateGrid({ ...base, testSets: testSets.slice(0, 1), variants: promptVariants(undefined, [300]) }),
-    /test set "in-domain" \(.*, prompt variant "300-shot"\): task "synth-nli", .*training set: k = 300 but the demonstration pool has only 200 examples/);
-  await assert.rejects(evaluateGrid({ ...base, testSets, positiveLabel: 'yes' }), /--positive-label yes: not a label of task "synth-nli" used for test set "in-domain" \("Yes", "No"\)/);
+    /test set "in-domain" \(.*, prompt variant "300-shot"\): task "synthetic", .*training set: k = 300 but the demonstration pool has only 200 examples/);
+  await assert.rejects(evaluateGrid({ ...base, testSets, positiveLabel: 'yes' }), /--positive-label yes: not a label of task "synthetic" used for test set "in-domain" \("Yes", "No"\)/);
   assert.throws(() => promptVariants([3]), /--prompt 3: expected 1 or 2/);
   assert.deepEqual(dumpStore(storePath), before);
 });

@@ -7,8 +7,7 @@ import {
 import { loadModel } from '../../src/engine/index.ts';
 import { ResultStore } from '../../src/store/result-store.ts';
 import { accuracy, binaryF1, macroF1 } from '../../src/metrics/index.ts';
-import { buildFirstTokenRequests, buildFullWordRequests } from '../../src/tasks/index.ts';
-import { suiteTask } from '../../src/synth/index.ts';
+import { buildFirstTokenRequests, buildFullWordRequests, syntheticTask } from '../../src/tasks/index.ts';
 import { countingLoader, dumpStore, STEPS, SUITE_ARG, SUITE_SETS, tempDir, tinyRun } from './helpers.ts';
 
 const SIZE = 16;
@@ -48,7 +47,7 @@ test('5 checkpoints x ID + 4 OOD sets fill the store; a second run does no model
     assert.deepEqual([...new Set(scores.map((s) => s.metric))].sort(), ['accuracy', 'f1', 'macro_f1']);
     assert.deepEqual([...new Set(scores.map((s) => s.testSet))].sort(), [...SUITE_SETS].sort());
     // Metrics agree with the stored predictions, and predictions with the model asked directly.
-    const task = suiteTask();
+    const task = syntheticTask();
     const model = await loadModel(checkpoints[2].dir);
     try {
       for (const set of testSets) {
@@ -116,7 +115,7 @@ test('prompt variants (k-shot) are cells of their own; full-word scoring adds ac
     const scores = store.scores({ run: 'tiny' });
     assert.deepEqual([...new Set(scores.map((s) => s.promptVariant))].sort(), ['0-shot', '2-shot']);
     assert.deepEqual([...new Set(scores.map((s) => s.metric))].sort(), ['acc_norm', 'accuracy', 'f1', 'macro_f1']);
-    const task = { ...suiteTask(), scoring: 'full-word' as const };
+    const task = { ...syntheticTask(), scoring: 'full-word' as const };
     const model = await loadModel(checkpoints[3].dir);
     try {
       const preds = store.predictions('tiny', 300, sets[0].id, '2-shot');

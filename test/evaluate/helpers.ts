@@ -6,7 +6,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { builtinLoader, type ModelLoader } from '../../src/engine/index.ts';
-import { suiteTask, suiteVocabulary } from '../../src/synth/index.ts';
+import { suiteVocabulary } from '../../src/synth/index.ts';
+import { syntheticTask } from '../../src/tasks/index.ts';
 import type { LanguageModel } from '../../src/types.ts';
 import { writeTinyRun } from './tiny-model.ts';
 
@@ -25,7 +26,7 @@ export function tempDir(prefix = 'genstudy-evaluate-'): string {
 /** A folder of step-N checkpoints of a tiny GPT-2 over the suite's vocabulary. */
 export function tinyRun(steps: readonly number[] = STEPS, seed = 7, name = 'tiny-run'): string {
   const dir = path.join(tempDir(), name);
-  writeTinyRun(dir, { vocabulary: suiteVocabulary(suiteTask()), seed }, steps);
+  writeTinyRun(dir, { vocabulary: suiteVocabulary(syntheticTask()), seed }, steps);
   return dir;
 }
 

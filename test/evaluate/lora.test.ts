@@ -8,8 +8,7 @@ import { loadModel } from '../../src/engine/index.ts';
 import { LoraAdapters } from '../../src/engine/builtin/lora.ts';
 import { ResultStore } from '../../src/store/result-store.ts';
 import { seededRandom } from '../../src/seeded-random.ts';
-import { buildFirstTokenRequests } from '../../src/tasks/index.ts';
-import { suiteTask } from '../../src/synth/index.ts';
+import { buildFirstTokenRequests, syntheticTask } from '../../src/tasks/index.ts';
 import { countingLoader, SUITE_ARG, tempDir, tinyRun } from './helpers.ts';
 
 const CONFIG = { r: 2, alpha: 4, dropout: 0, targetModules: ['c_attn', 'c_fc'] };
@@ -64,7 +63,7 @@ test('LoRA adapter checkpoints are evaluated on their base model, as PEFT merges
   const base = await loadModel(baseDir);
   const adapters = LoraAdapters.load(base, path.join(runDir, 'checkpoint-20'));
   adapters.attach();
-  const reqs = buildFirstTokenRequests(suiteTask(), testSets[0].examples.slice(0, 4));
+  const reqs = buildFirstTokenRequests(syntheticTask(), testSets[0].examples.slice(0, 4));
   const direct = await base.firstTokenLogprobs(reqs.map((r) => r.context), reqs[0].candidates);
   adapters.dispose();
   const plain = await base.firstTokenLogprobs(reqs.map((r) => r.context), reqs[0].candidates);

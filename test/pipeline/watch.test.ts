@@ -6,11 +6,12 @@ import { promptVariants, resolveTestSets } from '../../src/evaluate/index.ts';
 import { builtinLoader } from '../../src/engine/index.ts';
 import { watchRun, type WatchRound } from '../../src/pipeline/watch.ts';
 import { ResultStore } from '../../src/store/result-store.ts';
-import { suiteTask, suiteVocabulary } from '../../src/synth/index.ts';
+import { suiteVocabulary } from '../../src/synth/index.ts';
+import { syntheticTask } from '../../src/tasks/index.ts';
 import { writeTinyRun } from '../evaluate/tiny-model.ts';
 import { runCli, SUITE_ARG, tempDir } from '../evaluate/helpers.ts';
 
-const VOCAB = suiteVocabulary(suiteTask());
+const VOCAB = suiteVocabulary(syntheticTask());
 
 /** Writes checkpoint-<step> as a trainer does: into a temporary folder, then renamed into place. */
 function writeCheckpoint(runDir: string, step: number): void {
