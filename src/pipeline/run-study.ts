@@ -361,7 +361,6 @@ async function trainOnHf(study: Study, options: TrainOptions, c: RunContext & {
   return trained.prepared.totalSteps - before;
 }
 
-/** "study-b/sentiment" -> "sentiment": the task a study-B matrix row is named by. */
 /** Upserts the run, keeping attributes others (the trainer) recorded that this record does not name. */
 function recordRun(store: ResultStore, record: RunRecord): void {
   const earlier = store.runs().find((r) => r.id === record.id);
