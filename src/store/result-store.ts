@@ -52,6 +52,23 @@ export interface ScoreFilter { run?: string; metric?: string; promptVariant?: st
 /** How long an open or a write waits for another process's lock before giving up. */
 const BUSY_TIMEOUT_MS = 30_000;
 
+/**
+ * Runs `fn`, trying again while SQLite answers SQLITE_BUSY, up to the busy timeout. Some lock
+ * requests (a journal-mode switch, a lock held by a process mid-recovery) are answered busy at once
+ * instead of waiting, so processes opening one new store together would otherwise fail.
+ */
+function whenNotBusy<T>(fn: () => T): T {
+  const deadline = Date.now() + BUSY_TIMEOUT_MS;
+  for (let pause = 5; ; pause = Math.min(pause * 2, 200)) {
+    try {
+      return fn();
+    } catch (err) {
+      if (!String((err as { code?: unknown }).code).startsWith('SQLITE_BUSY') || Date.now() > deadline) throw err;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, pause);
+    }
+  }
+}
+
 export class ResultStore {
   readonly path: string;
   private readonly db: Database.Database;
@@ -77,7 +94,9 @@ export class ResultStore {
     }
     db.pragma('foreign_keys = ON');
     if (!opts.readonly) {
-      db.pragma('journal_mode = WAL');
+      // WAL is a property of the file: only its first opener switches it (which needs the file to
+      // itself, and SQLite answers a busy switch at once rather than through the busy timeout).
+      if (db.pragma('journal_mode', { simple: true }) !== 'wal') whenNotBusy(() => db.pragma('journal_mode = WAL'));
       db.pragma('synchronous = NORMAL');
     }
     const store = new ResultStore(path, db);
@@ -108,12 +127,12 @@ export class ResultStore {
     if (!check(this.schemaVersion)) return;
     // The version is read again inside the write lock (BEGIN IMMEDIATE): processes opening a new
     // store at the same moment migrate it once, the others see the migrated version.
-    this.db.transaction(() => {
+    whenNotBusy(() => this.db.transaction(() => {
       const current = this.schemaVersion;
       if (!check(current)) return;
       for (let v = current; v < SCHEMA_VERSION; v++) this.db.exec(MIGRATIONS[v]);
       this.db.pragma(`user_version = ${SCHEMA_VERSION}`);
-    }).immediate();
+    }).immediate());
   }
 
   close(): void {
