@@ -84,6 +84,33 @@ class StudyState {
   elapsed(): number {
     return (this.now() - this.startedAt) / 1000;
   }
+
+  // The transitions both renderers share (they differ only in what they show).
+  startRun(index: number, total: number, id: string): void {
+    Object.assign(this, { runIndex: index, runs: total, runId: id, trainTotal: 0, trainDone: 0, lastLoss: undefined, evalTotal: 0, evalDone: 0 });
+  }
+
+  startTraining(total: number, done: number): void {
+    Object.assign(this, { trainTotal: total, trainDone: done, trainStartedAt: this.now() });
+    if (done < total) this.markStart();
+  }
+
+  trained(e: LogEntry): void {
+    this.trainDone = e.step;
+    this.lastLoss = e.loss;
+  }
+
+  startEvaluation(plan: ProgressPlan): void {
+    const total = plan.sets.reduce((n, x) => n + x.total, 0);
+    const toCompute = plan.sets.reduce((n, x) => n + x.toCompute, 0);
+    Object.assign(this, { evalTotal: total, evalDone: 0, evalComputed: 0, evalToCompute: toCompute, evalStartedAt: this.now() });
+    if (toCompute > 0 && this.trainTotal === 0) this.markStart();
+  }
+
+  evaluated(n: number, computed: boolean): void {
+    this.evalDone += n;
+    if (computed) this.evalComputed += n;
+  }
 }
 
 /** The live area on a terminal. */
@@ -134,8 +161,7 @@ class LiveArea implements StudyProgress {
 
   stages: StudyStages = {
     run: (index, total, id) => {
-      const s = this.state;
-      Object.assign(s, { runIndex: index, runs: total, runId: id, trainTotal: 0, trainDone: 0, lastLoss: undefined, evalTotal: 0, evalDone: 0 });
+      this.state.startRun(index, total, id);
       this.draw(true);
     },
     evaluate: (steps) => {
@@ -145,13 +171,11 @@ class LiveArea implements StudyProgress {
 
   trainProgress: TrainProgress = {
     start: (total, done) => {
-      Object.assign(this.state, { trainTotal: total, trainDone: done, trainStartedAt: this.now() });
-      if (done < total) this.state.markStart();
+      this.state.startTraining(total, done);
       this.draw(true);
     },
     step: (e: LogEntry) => {
-      this.state.trainDone = e.step;
-      this.state.lastLoss = e.loss;
+      this.state.trained(e);
       this.draw();
     },
     note: (m) => this.log(`train: ${m}`),
@@ -160,15 +184,11 @@ class LiveArea implements StudyProgress {
 
   evalProgress: EvalProgress = {
     start: (plan: ProgressPlan) => {
-      const total = plan.sets.reduce((n, x) => n + x.total, 0);
-      const toCompute = plan.sets.reduce((n, x) => n + x.toCompute, 0);
-      Object.assign(this.state, { evalTotal: total, evalDone: 0, evalComputed: 0, evalToCompute: toCompute, evalStartedAt: this.now() });
-      if (toCompute > 0 && this.state.trainTotal === 0) this.state.markStart();
+      this.state.startEvaluation(plan);
       this.draw(true);
     },
     advance: (_set, n, computed) => {
-      this.state.evalDone += n;
-      if (computed) this.state.evalComputed += n;
+      this.state.evaluated(n, computed);
       this.draw();
     },
     note: (line) => this.log(line),
@@ -204,7 +224,7 @@ class LogLines implements StudyProgress {
 
   stages: StudyStages = {
     run: (index, total, id) => {
-      Object.assign(this.state, { runIndex: index, runs: total, runId: id, trainTotal: 0, trainDone: 0, lastLoss: undefined, evalTotal: 0, evalDone: 0 });
+      this.state.startRun(index, total, id);
     },
     evaluate: (steps) => {
       this.state.evalSteps = steps;
@@ -213,29 +233,19 @@ class LogLines implements StudyProgress {
 
   trainProgress: TrainProgress = {
     start: (total, done) => {
-      Object.assign(this.state, { trainTotal: total, trainDone: done });
-      if (done < total) this.state.markStart();
+      this.state.startTraining(total, done);
       this.write(`genstudy: run ${this.state.runIndex + 1}/${this.state.runs} ${this.state.runId}: ${done >= total ? `trained (${total} steps)` : `training, ${total} steps${done > 0 ? `, resuming after step ${done}` : ''}`}`);
     },
-    step: (e: LogEntry) => {
-      this.state.trainDone = e.step;
-      this.state.lastLoss = e.loss;
-    },
+    step: (e: LogEntry) => this.state.trained(e),
     note: (m) => this.write(`train: ${m}`),
     stop: () => undefined,
   };
 
   evalProgress: EvalProgress = {
     start: (plan: ProgressPlan) => {
-      const total = plan.sets.reduce((n, x) => n + x.total, 0);
-      const toCompute = plan.sets.reduce((n, x) => n + x.toCompute, 0);
-      Object.assign(this.state, { evalTotal: total, evalDone: 0, evalComputed: 0, evalToCompute: toCompute, evalStartedAt: this.now() });
-      if (toCompute > 0 && this.state.trainTotal === 0) this.state.markStart();
+      this.state.startEvaluation(plan);
     },
-    advance: (_set, n, computed) => {
-      this.state.evalDone += n;
-      if (computed) this.state.evalComputed += n;
-    },
+    advance: (_set, n, computed) => this.state.evaluated(n, computed),
     note: (line) => this.write(line),
     stop: () => {
       const s = this.state;
