@@ -154,3 +154,23 @@ export function solveUpperTransposed(r: Float64Array, m: number, b: Float64Array
     for (let j = 0; j < c; j++) b[i * c + j] /= d;
   }
 }
+
+/** Upper-triangular R with R'R = A (p x p, row-major), or null when A is not numerically positive definite. */
+export function choleskyUpper(a: Float64Array, p: number): Float64Array | null {
+  const R = new Float64Array(p * p);
+  let maxDiag = 0;
+  for (let i = 0; i < p; i++) maxDiag = Math.max(maxDiag, a[i * p + i]);
+  for (let i = 0; i < p; i++) {
+    let d = a[i * p + i];
+    for (let l = 0; l < i; l++) d -= R[l * p + i] * R[l * p + i];
+    if (!(d > 1e-13 * maxDiag)) return null;
+    const rii = Math.sqrt(d);
+    R[i * p + i] = rii;
+    for (let j = i + 1; j < p; j++) {
+      let s = a[i * p + j];
+      for (let l = 0; l < i; l++) s -= R[l * p + i] * R[l * p + j];
+      R[i * p + j] = s / rii;
+    }
+  }
+  return R;
+}

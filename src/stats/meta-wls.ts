@@ -11,6 +11,7 @@
  * thousand runs cost milliseconds).
  */
 import { UserError } from '../errors.ts';
+import { choleskyUpper } from './linalg.ts';
 
 /** The design: k rows of p columns, row-major. */
 export interface Design { k: number; p: number; x: Float64Array }
@@ -112,31 +113,18 @@ function trace(a: Float64Array, p: number): number {
 
 /** Inverse of a symmetric positive-definite p x p matrix by Cholesky; a singular one is the caller's design. */
 export function invertPositiveDefinite(a: Float64Array, p: number): Float64Array {
-  const L = new Float64Array(p * p);
-  let scale = 0;
-  for (let i = 0; i < p; i++) scale = Math.max(scale, Math.abs(a[i * p + i]));
-  for (let j = 0; j < p; j++) {
-    let d = a[j * p + j];
-    for (let m = 0; m < j; m++) d -= L[j * p + m] * L[j * p + m];
-    if (!(d > 1e-13 * scale)) {
-      throw new UserError('the moderator design is singular: a column is a combination of the others (e.g. a level with no runs, or a constant numeric moderator)');
-    }
-    const ljj = Math.sqrt(d);
-    L[j * p + j] = ljj;
-    for (let i = j + 1; i < p; i++) {
-      let s = a[i * p + j];
-      for (let m = 0; m < j; m++) s -= L[i * p + m] * L[j * p + m];
-      L[i * p + j] = s / ljj;
-    }
+  const R = choleskyUpper(a, p); // A = R'R, so L = R' below
+  if (R === null) {
+    throw new UserError('the moderator design is singular: a column is a combination of the others (e.g. a level with no runs, or a constant numeric moderator)');
   }
-  // inv(L), then inv(A) = inv(L)' inv(L)
+  // inv(L) with L = R', then inv(A) = inv(L)' inv(L)
   const Li = new Float64Array(p * p);
   for (let j = 0; j < p; j++) {
-    Li[j * p + j] = 1 / L[j * p + j];
+    Li[j * p + j] = 1 / R[j * p + j];
     for (let i = j + 1; i < p; i++) {
       let s = 0;
-      for (let m = j; m < i; m++) s -= L[i * p + m] * Li[m * p + j];
-      Li[i * p + j] = s / L[i * p + i];
+      for (let m = j; m < i; m++) s -= R[m * p + i] * Li[m * p + j];
+      Li[i * p + j] = s / R[i * p + i];
     }
   }
   const inv = new Float64Array(p * p);

@@ -28,7 +28,7 @@
  */
 import { crRows, crSpline, placeKnotsOnUnique, uniqueSorted } from './cr-basis.ts';
 import type { SeriesResidualiser } from './linear-residuals.ts';
-import { solveUpperTransposed, symmetricEigen } from './linalg.ts';
+import { choleskyUpper, solveUpperTransposed, symmetricEigen } from './linalg.ts';
 
 export interface SplineResidualiser extends SeriesResidualiser {
   /** The basis dimension used (k, lowered to the number of distinct covariate values). */
@@ -82,7 +82,7 @@ export function splineResidualiser(z: Float64Array, basis = 10): SplineResiduali
   for (let i = 0; i < k; i++) for (let j = 0; j < p; j++) Z[i * p + j] = (i === j + 1 ? 1 : 0) - (2 * v[i] * v[j + 1]) / vv;
   const gram = matMulTransA(Z, matMul(XtX, Z, k, k, p), k, p, p); // Xc'Xc
   const Sc = matMulTransA(Z, matMul(spline.S, Z, k, k, p), k, p, p);
-  const R = cholesky(gram, p);
+  const R = choleskyUpper(gram, p);
   if (R === null) return 'the spline basis in the control variable is rank deficient';
   // M = R^-T Sc R^-1 (symmetric), from two triangular solves
   const T1 = new Float64Array(Sc);
@@ -241,24 +241,4 @@ function matMulTransA(a: Float64Array, b: Float64Array, m: number, r: number, c:
     for (let j = 0; j < c; j++) out[i * c + j] += ali * b[l * c + j];
   }
   return out;
-}
-
-/** Upper-triangular R with R'R = A (p x p, row-major), or null when A is not numerically positive definite. */
-function cholesky(a: Float64Array, p: number): Float64Array | null {
-  const R = new Float64Array(p * p);
-  let maxDiag = 0;
-  for (let i = 0; i < p; i++) maxDiag = Math.max(maxDiag, a[i * p + i]);
-  for (let i = 0; i < p; i++) {
-    let d = a[i * p + i];
-    for (let l = 0; l < i; l++) d -= R[l * p + i] * R[l * p + i];
-    if (!(d > 1e-13 * maxDiag)) return null;
-    const rii = Math.sqrt(d);
-    R[i * p + i] = rii;
-    for (let j = i + 1; j < p; j++) {
-      let s = a[i * p + j];
-      for (let l = 0; l < i; l++) s -= R[l * p + i] * R[l * p + j];
-      R[i * p + j] = s / rii;
-    }
-  }
-  return R;
 }
