@@ -156,7 +156,9 @@ export class FakeHub extends EventEmitter {
     const cut = this.breakOnce.get(file.path);
     if (cut !== undefined && cut < part.length) {
       this.breakOnce.delete(file.path);
-      res.write(part.subarray(0, cut), () => setTimeout(() => req.socket.destroy(), 20));
+      // A reset discards what the client has not read yet: give it time to read the bytes that
+      // were sent (20 ms was too short on a loaded machine, and the resume then had nothing to resume).
+      res.write(part.subarray(0, cut), () => setTimeout(() => req.socket.destroy(), 250));
       return;
     }
     const hang = this.stall.get(file.path);
