@@ -118,22 +118,7 @@ add_mr("size_k10", sz, log10(size), "numeric")
 tiny <- simulate(4, 0.2, 0.2)
 add_mr("two_levels_k4", tiny, c("a", "a", "b", "b"), "categorical")
 
-# Minimal JSON writer: numbers with 17 significant digits (jsonlite stops at 15); a length-1
-# vector is a scalar, a longer one an array (every array written here has at least 2 entries).
-to_json <- function(v, indent = "") {
-  if (is.null(v)) return("null")
-  if (is.list(v)) {
-    inner <- paste0(indent, " ")
-    if (!is.null(names(v))) {
-      items <- vapply(names(v), function(nm) paste0(inner, '"', nm, '": ', to_json(v[[nm]], inner)), "")
-      return(paste0("{\n", paste(items, collapse = ",\n"), "\n", indent, "}"))
-    }
-    items <- vapply(v, function(e) paste0(inner, to_json(e, inner)), "")
-    return(paste0("[\n", paste(items, collapse = ",\n"), "\n", indent, "]"))
-  }
-  items <- if (is.character(v)) paste0('"', v, '"') else if (is.logical(v)) ifelse(v, "true", "false") else sprintf("%.17g", as.numeric(v))
-  if (length(v) == 1) items else paste0("[", paste(items, collapse = ", "), "]")
-}
+source("test/stats/golden/json-writer.R")
 out <- list(made_by = "make_meta_golden.R", metafor = as.character(packageVersion("metafor")),
             R = paste(R.version$major, R.version$minor, sep = "."), cases = out_cases, regressions = mr)
 writeLines(to_json(out), "test/stats/golden/meta.json")

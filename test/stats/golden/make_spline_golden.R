@@ -60,23 +60,7 @@ add_case("ties_n60", zt, (zt - 0.7)^2 + rnorm(60, sd = 0.005))
 z5 <- id_curve(30)
 add_case("k5_n30", z5, cos(8 * z5) * 0.05 + rnorm(30, sd = 0.01), k = 5)
 
-# Minimal JSON writer (jsonlite may be absent): numbers with 17 significant digits.
-to_json <- function(v, indent = "") {
-  if (is.list(v)) {
-    inner <- paste0(indent, " ")
-    if (!is.null(names(v))) {
-      items <- vapply(names(v), function(nm) paste0(inner, '"', nm, '": ', to_json(v[[nm]], inner)), "")
-      return(paste0("{\n", paste(items, collapse = ",\n"), "\n", indent, "}"))
-    }
-    items <- vapply(v, function(e) paste0(inner, to_json(e, inner)), "")
-    return(paste0("[\n", paste(items, collapse = ",\n"), "\n", indent, "]"))
-  }
-  if (is.character(v)) return(paste0('"', v, '"'))
-  nums <- sprintf("%.17g", v)
-  if (length(v) == 1 && is.null(attr(v, "vector"))) return(nums)
-  paste0("[", paste(nums, collapse = ", "), "]")
-}
-vec <- function(x) { attr(x, "vector") <- TRUE; x }
+source("test/stats/golden/json-writer.R")
 for (i in seq_along(cases)) for (f in c("z", "y", "fitted", "residuals", "knots", "sp", "tight_fitted", "line_fitted")) cases[[i]][[f]] <- vec(cases[[i]][[f]])
 for (i in seq_along(cases)) for (f in c("X", "S")) cases[[i]][[f]] <- lapply(cases[[i]][[f]], vec)
 out <- list(made_by = "make_spline_golden.R", mgcv = as.character(packageVersion("mgcv")),
