@@ -35,6 +35,15 @@ export function writeStudyA(store: ResultStore, opts: Partial<typeof STUDY_A> = 
   store.writeScores(rows.map((r) => ({ run: r.run, step: r.step, testSet: r.test_set, metric: r.metric, value: r.value, n: 800 })));
 }
 
+/** A results store in a new temporary folder holding study A's simulated runs; returns its path. */
+export function studyAStore(t: { after(fn: () => void): void }, opts: Partial<typeof STUDY_A> = {}): string {
+  const storePath = join(tempDir(t), 'results.sqlite');
+  const store = ResultStore.open(storePath);
+  writeStudyA(store, opts);
+  store.close();
+  return storePath;
+}
+
 /** Study B's design in small: three tasks, their test sets, and what each score is. */
 export const STUDY_B_TASKS = [
   { task: 'sentiment', metric: 'accuracy', sets: [{ id: 'amazon', domain: 'in-domain' }, { id: 'sst2', domain: 'cross-domain' }, { id: 'yelp', domain: 'cross-domain' }] },

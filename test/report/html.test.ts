@@ -1,10 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { ResultStore } from '../../src/store/result-store.ts';
 import { escapeHtml, renderReport, writeReport } from '../../src/report/index.ts';
-import { tempDir, writeStudyA, writeStudyB } from './helpers.ts';
+import { studyAStore, tempDir, writeStudyA, writeStudyB } from './helpers.ts';
 import { loadReportData } from '../../src/report/report-data.ts';
 import { studyA } from '../../src/report/study-a.ts';
 
@@ -89,12 +89,8 @@ test('the answer comes first, then study B, runs and provenance with versions, s
 });
 
 test('writeReport writes report.html and a CSV and JSON per table, with no temporary files left', async (t) => {
-  const dir = tempDir(t);
-  const storePath = join(dir, 'results.sqlite');
-  const store = ResultStore.open(storePath);
-  writeStudyA(store, { runs: 2, steps: 12 });
-  store.close();
-  const out = join(dir, 'out', 'nested');
+  const storePath = studyAStore(t, { runs: 2, steps: 12 });
+  const out = join(dirname(storePath), 'out', 'nested');
   const written = await writeReport(out, { storePath });
   const names = readdirSync(out).sort();
   const tables = Object.keys(written.report.tables).sort();
@@ -109,11 +105,7 @@ test('writeReport writes report.html and a CSV and JSON per table, with no tempo
 });
 
 test('study A shows each run\'s calibration and the robustness of each verdict, from the analysis', async (t) => {
-  const dir = tempDir(t);
-  const storePath = join(dir, 'results.sqlite');
-  const store = ResultStore.open(storePath);
-  writeStudyA(store, { runs: 3, steps: 20 });
-  store.close();
+  const storePath = studyAStore(t, { runs: 3, steps: 20 });
   const data = loadReportData(storePath, '');
   const a = studyA(data, {});
   const report = await renderReport({ storePath });

@@ -2,22 +2,16 @@
 // moderator table when asked for, and one forest plot per pair with its diamond and prediction
 // interval, all inside the study-A section after the sign-count table.
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { test } from 'node:test';
 import { metaHeadline } from '../../src/analyze/pair-meta.ts';
 import { loadReportData } from '../../src/report/report-data.ts';
 import { renderReport } from '../../src/report/index.ts';
 import { studyA } from '../../src/report/study-a.ts';
 import { escapeHtml } from '../../src/report/escape.ts';
-import { ResultStore } from '../../src/store/result-store.ts';
-import { tempDir, writeStudyA } from './helpers.ts';
+import { studyAStore } from './helpers.ts';
 
 test('study A shows the meta-analysis table and a forest plot per pair after the sign counts', async (t) => {
-  const dir = tempDir(t);
-  const storePath = join(dir, 'results.sqlite');
-  const store = ResultStore.open(storePath);
-  writeStudyA(store, { runs: 4, steps: 20 });
-  store.close();
+  const storePath = studyAStore(t, { runs: 4, steps: 20 });
   const report = await renderReport({ storePath, analysis: { hartungKnapp: true, moderator: 'seed' } });
   const html = report.html;
   const a = studyA(loadReportData(storePath, ''), { analysis: { hartungKnapp: true, moderator: 'seed' } });
@@ -51,11 +45,7 @@ test('study A shows the meta-analysis table and a forest plot per pair after the
 });
 
 test('without a moderator there is no meta-regression table; two runs have no prediction interval', async (t) => {
-  const dir = tempDir(t);
-  const storePath = join(dir, 'results.sqlite');
-  const store = ResultStore.open(storePath);
-  writeStudyA(store, { runs: 2, steps: 15 });
-  store.close();
+  const storePath = studyAStore(t, { runs: 2, steps: 15 });
   const report = await renderReport({ storePath, analysis: { hartungKnapp: false } });
   assert.equal(report.tables.meta_regression, undefined);
   assert.ok(report.html.includes('two runs: tau^2 rests on one degree of freedom'));
