@@ -1,5 +1,5 @@
-// Backend choice: GENSTUDY_BACKEND overrides; the native path (wasm + onnxruntime-node's matMul) is the
-// default where onnxruntime-node loads, else wasm (tfjs-node is not installed here).
+// Backend choice: GENSTUDY_BACKEND overrides; the native path (wasm + onnxruntime's kernels) is the
+// default where onnxruntime (through koffi) loads, else wasm (tfjs-node is not installed here).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -22,12 +22,14 @@ test('GENSTUDY_BACKEND selects the backend; an unknown or unloadable one is a Us
   assert.match(await chosen({ GENSTUDY_BACKEND: 'native', GENSTUDY_THREADS: 'two' }), /^UserError: GENSTUDY_THREADS=two: expected a positive integer/);
 });
 
-test('the default path is native where onnxruntime-node loads (else wasm, saying why); GENSTUDY_THREADS sets its threads', async (t) => {
+test('the default path is native where onnxruntime and koffi load (else wasm, saying why); GENSTUDY_THREADS sets its threads', async (t) => {
   const def = await chosen({ GENSTUDY_BACKEND: '' });
   t.diagnostic(`default: ${def}`);
   let ortLoads = true;
   try {
-    createRequire(import.meta.url)('onnxruntime-node/dist/binding.js');
+    const require = createRequire(import.meta.url);
+    require('koffi');
+    require.resolve('onnxruntime-node/package.json');
   } catch {
     ortLoads = false;
   }

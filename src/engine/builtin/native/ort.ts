@@ -1,42 +1,115 @@
-// onnxruntime-node as a synchronous kernel provider. Its public API (InferenceSession.run) is a
-// promise, which a tfjs kernel (synchronous) cannot wait for; underneath, the package's N-API binding
-// runs a session synchronously, and that binding is what is used here. The CPU binaries (MLAS, with
-// AVX-512 / AVX2 kernels chosen at run time) ship inside the npm package; its postinstall script
-// only fetches CUDA parts and is kept off (package.json allowScripts).
+// onnxruntime as a synchronous kernel provider, called through its C API (OrtApi) with koffi, an FFI
+// whose prebuilt binaries come as npm packages. The library itself is the libonnxruntime that
+// onnxruntime-node ships (CPU binaries with MLAS, AVX-512 / AVX2 kernels chosen at run time; the
+// package's postinstall only fetches CUDA parts and is kept off in package.json's allowScripts).
 //
-// Tensors are handed over as views: an input is read where it lies (the wasm heap) and an output is
-// written where tfjs wants it (a pre-allocated output on the wasm heap), so a product costs no copies.
+// Why not onnxruntime-node's own N-API binding: it copies every output of every run into a fresh
+// JavaScript ArrayBuffer, even one written into a buffer the caller supplied. For genstudy's kernels
+// (outputs of 1-16 MB, thousands of runs per pass) that copy, its page faults and the garbage
+// collections the external memory triggers cost ~20% of a scoring pass's CPU time (measured: a
+// 1024 x 256 x 1024 product at 85-88 GFLOP per CPU-second through the binding, 106 through the C API).
+//
+// Tensors are views: an input is read where it lies (the wasm heap) and an output is written where
+// tfjs wants it (a pre-allocated output on the wasm heap). The heap does not move: V8 reserves a wasm
+// memory's whole address range up front, so a grow keeps its base address; addresses are still taken
+// from the current buffer at every run.
 import { createRequire } from 'node:module';
+import fs from 'node:fs';
+import path from 'node:path';
 
+/** A tensor handed to a run: a typed-array view and its dimensions. */
 export interface OrtTensor { readonly data: Float32Array | Int32Array; readonly dims: readonly number[] }
-interface BindingSession {
-  loadModel(buffer: ArrayBuffer, byteOffset: number, byteLength: number, options: object): void;
-  run(feeds: Record<string, OrtTensor>, fetches: Record<string, OrtTensor | null>, options: object): Record<string, OrtTensor>;
-  dispose(): void;
+
+type Ptr = unknown;
+type Fn = (...args: unknown[]) => unknown;
+interface Koffi {
+  load(path: string): { func(sig: string): Fn };
+  decode(ptr: Ptr, type: unknown, len?: number): unknown;
+  proto(sig: string): unknown;
+  address(value: unknown): bigint;
+  alloc(type: string, len: number): Ptr;
+  encode(ref: Ptr, type: string, value: unknown, len?: number): void;
 }
+
+/** The OrtApi functions used, by their index in the struct (onnxruntime_c_api.h; append-only). */
+const API = {
+  GetErrorMessage: [2, 'const char *GetErrorMessage(void *status)'],
+  CreateEnv: [3, 'void *CreateEnv(int level, const char *logid, _Out_ void **out)'],
+  CreateSessionFromArray: [8, 'void *CreateSessionFromArray(void *env, const void *data, size_t len, void *options, _Out_ void **out)'],
+  Run: [9, 'void *Run(void *session, void *runOptions, void **inputNames, void **inputs, size_t nInputs, void **outputNames, size_t nOutputs, void **outputs)'],
+  CreateSessionOptions: [10, 'void *CreateSessionOptions(_Out_ void **out)'],
+  SetSessionExecutionMode: [13, 'void *SetSessionExecutionMode(void *options, int mode)'],
+  DisableMemPattern: [17, 'void *DisableMemPattern(void *options)'],
+  DisableCpuMemArena: [19, 'void *DisableCpuMemArena(void *options)'],
+  SetSessionGraphOptimizationLevel: [23, 'void *SetSessionGraphOptimizationLevel(void *options, int level)'],
+  SetIntraOpNumThreads: [24, 'void *SetIntraOpNumThreads(void *options, int n)'],
+  SetInterOpNumThreads: [25, 'void *SetInterOpNumThreads(void *options, int n)'],
+  CreateTensorWithDataAsOrtValue: [49, 'void *CreateTensorWithDataAsOrtValue(void *info, void *data, size_t bytes, const int64_t *shape, size_t rank, int type, _Out_ void **out)'],
+  CreateCpuMemoryInfo: [69, 'void *CreateCpuMemoryInfo(int allocator, int memType, _Out_ void **out)'],
+  ReleaseStatus: [93, 'void ReleaseStatus(void *status)'],
+  ReleaseValue: [96, 'void ReleaseValue(void *value)'],
+  ReleaseSessionOptions: [100, 'void ReleaseSessionOptions(void *options)'],
+  AddSessionConfigEntry: [130, 'void *AddSessionConfigEntry(void *options, const char *key, const char *value)'],
+} as const;
+/** The OrtApi version asked for: the oldest that has every function above (AddSessionConfigEntry). */
+const API_VERSION = 4;
+const ELEMENT_TYPE = { float32: 1, int32: 6 } as const;
+
 interface Ort {
-  binding: { InferenceSession: new () => BindingSession };
-  initOrt(): void;
-  Tensor: new (type: 'float32' | 'int32', data: Float32Array | Int32Array, dims: readonly number[]) => OrtTensor;
+  koffi: Koffi;
+  /** Held for the process's life: koffi unloads a library whose handle is garbage-collected. */
+  lib: unknown;
+  api: { [K in keyof typeof API]: Fn };
+  env: Ptr;
+  cpu: Ptr;
+  version: string;
 }
 
 let ort: Ort | null | undefined;
 let loadError = '';
 
-/** The onnxruntime-node binding, or null (with the reason in nativeLoadError()) where it cannot load. */
+/** The shared library inside onnxruntime-node's package for this platform. */
+function libraryPath(require: NodeJS.Require): string {
+  const dir = path.join(path.dirname(require.resolve('onnxruntime-node/package.json')), 'bin', 'napi-v6', process.platform, process.arch);
+  const file = fs.readdirSync(dir).find((f) => /^(lib)?onnxruntime(\.so\.\d+|\.\d+\.\d+\.\d+\.dylib|\.dll)$/.test(f));
+  if (!file) throw new Error(`no onnxruntime library in ${dir}`);
+  return path.join(dir, file);
+}
+
 function loadOrt(): Ort | null {
   if (ort !== undefined) return ort;
   try {
     const require = createRequire(import.meta.url);
-    const { binding, initOrt } = require('onnxruntime-node/dist/binding.js');
-    const { Tensor } = require('onnxruntime-common');
-    initOrt();
-    ort = { binding, initOrt, Tensor };
+    const koffi = require('koffi') as Koffi;
+    const lib = koffi.load(libraryPath(require));
+    const base = lib.func('void *OrtGetApiBase()')();
+    const [getApi, getVersion] = koffi.decode(base, 'void *', 2) as Ptr[];
+    const version = (koffi.decode(getVersion, koffi.proto('const char *GetVersionString()')) as Fn)() as string;
+    const table = (koffi.decode(getApi, koffi.proto('void *GetApi(uint32_t version)')) as Fn)(API_VERSION);
+    if (!table) throw new Error(`onnxruntime ${version} does not offer C API version ${API_VERSION}`);
+    const size = Math.max(...Object.values(API).map(([i]) => i)) + 1;
+    const pointers = koffi.decode(table, 'void *', size) as Ptr[];
+    const api = Object.fromEntries(Object.entries(API).map(([name, [i, sig]]) => [name, koffi.decode(pointers[i], koffi.proto(sig)) as Fn])) as Ort['api'];
+    const partial = { koffi, lib, api, env: null as Ptr, cpu: null as Ptr, version };
+    const out: Ptr[] = [null];
+    check(partial, api.CreateEnv(3 /* ORT_LOGGING_LEVEL_ERROR */, 'genstudy', out));
+    partial.env = out[0];
+    check(partial, api.CreateCpuMemoryInfo(0 /* OrtDeviceAllocator */, 0 /* OrtMemTypeDefault */, out));
+    partial.cpu = out[0];
+    ort = partial;
   } catch (err) {
     loadError = (err as Error).message.split('\n')[0];
     ort = null;
   }
   return ort;
+}
+
+/** Throws the message of a non-null OrtStatus (and releases it). */
+function check(o: Pick<Ort, 'api'>, status: unknown): void {
+  if (!status) return;
+  const message = o.api.GetErrorMessage(status) as string;
+  o.api.ReleaseStatus(status);
+  throw new Error(`onnxruntime: ${message}`);
 }
 
 export function nativeAvailable(): boolean {
@@ -48,32 +121,80 @@ export function nativeLoadError(): string {
   return loadError;
 }
 
+/** onnxruntime's version where it loads. */
+export function nativeVersion(): string | undefined {
+  return loadOrt()?.version;
+}
+
 /** A loaded ONNX graph run synchronously with views as inputs and pre-allocated outputs. */
 export class NativeSession {
-  private readonly session: BindingSession;
   private readonly ort: Ort;
+  private readonly session: Ptr;
+  private readonly names = new Map<string, Ptr>();
 
   constructor(model: Uint8Array, threads: number) {
     const o = loadOrt();
-    if (!o) throw new Error(`onnxruntime-node cannot be loaded: ${loadError}`);
+    if (!o) throw new Error(`onnxruntime cannot be loaded: ${loadError}`);
     this.ort = o;
-    this.session = new o.binding.InferenceSession();
-    // One intra-op pool per session; sequential execution (the graphs are chains of a few nodes).
-    this.session.loadModel(model.buffer as ArrayBuffer, model.byteOffset, model.byteLength, {
-      intraOpNumThreads: threads, interOpNumThreads: 1, executionMode: 'sequential', graphOptimizationLevel: 'all',
-      enableCpuMemArena: false, enableMemPattern: false,
+    const { api } = o;
+    const out: Ptr[] = [null];
+    check(o, api.CreateSessionOptions(out));
+    const options = out[0];
+    try {
+      // One intra-op pool per session; sequential execution (the graphs are chains of a few nodes).
+      check(o, api.SetIntraOpNumThreads(options, threads));
+      check(o, api.SetInterOpNumThreads(options, 1));
+      check(o, api.SetSessionExecutionMode(options, 0 /* ORT_SEQUENTIAL */));
+      check(o, api.SetSessionGraphOptimizationLevel(options, 99 /* ORT_ENABLE_ALL */));
+      check(o, api.DisableCpuMemArena(options));
+      check(o, api.DisableMemPattern(options));
       // Idle pool threads sleep instead of spinning: between products the wasm kernels run, and a
       // spinning thread would burn a core (and CPU time) for nothing.
-      extra: { session: { intra_op: { allow_spinning: '0' } } },
-    });
+      check(o, api.AddSessionConfigEntry(options, 'session.intra_op.allow_spinning', '0'));
+      check(o, api.CreateSessionFromArray(o.env, model, model.byteLength, options, out));
+      this.session = out[0];
+    } finally {
+      api.ReleaseSessionOptions(options);
+    }
   }
 
   tensor(data: Float32Array | Int32Array, dims: readonly number[]): OrtTensor {
-    return new this.ort.Tensor(data instanceof Int32Array ? 'int32' : 'float32', data, dims);
+    return { data, dims };
+  }
+
+  /** A graph input or output name as a C string, kept for the session's life. */
+  private name(n: string): Ptr {
+    let p = this.names.get(n);
+    if (!p) {
+      const bytes = Buffer.byteLength(n) + 1;
+      p = this.ort.koffi.alloc('char', bytes);
+      this.ort.koffi.encode(p, 'char', n, bytes);
+      this.names.set(n, p);
+    }
+    return p;
   }
 
   /** Runs the graph; each output is written into the tensor given for it. */
   run(feeds: Record<string, OrtTensor>, outputs: Record<string, OrtTensor>): void {
-    this.session.run(feeds, outputs, {});
+    const { api, koffi, cpu } = this.ort;
+    const values: Ptr[] = [];
+    const out: Ptr[] = [null];
+    const value = (t: OrtTensor): Ptr => {
+      const shape = BigInt64Array.from(t.dims, (d) => BigInt(d));
+      const address = koffi.address(t.data.buffer) + BigInt(t.data.byteOffset);
+      check(this.ort, api.CreateTensorWithDataAsOrtValue(cpu, address, t.data.byteLength, shape, t.dims.length,
+        t.data instanceof Int32Array ? ELEMENT_TYPE.int32 : ELEMENT_TYPE.float32, out));
+      values.push(out[0]);
+      return out[0];
+    };
+    try {
+      const inNames = Object.keys(feeds);
+      const outNames = Object.keys(outputs);
+      const inputs = inNames.map((n) => value(feeds[n]));
+      const outs = outNames.map((n) => value(outputs[n]));
+      check(this.ort, api.Run(this.session, null, inNames.map((n) => this.name(n)), inputs, inputs.length, outNames.map((n) => this.name(n)), outs.length, outs));
+    } finally {
+      for (const v of values) api.ReleaseValue(v);
+    }
   }
 }
