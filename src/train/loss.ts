@@ -6,7 +6,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { pad, positionsFromMask } from '../engine/builtin/batching.ts';
 import type { BuiltinModel } from '../engine/builtin/model.ts';
-import { fusedOpsApply, nativeCrossEntropyGrad, nativeLogSumExpRows } from '../engine/builtin/native/fused-ops.ts';
+import { fusedOpsAvailable, nativeCrossEntropyGrad, nativeLogSoftmaxAt } from '../engine/builtin/native/fused-ops.ts';
 import type { TrainSequence } from './sequences.ts';
 
 /** Scalar loss tensor; call inside tf.variableGrads / tf.tidy. */
@@ -44,9 +44,11 @@ export function microBatchLoss(model: BuiltinModel, seqs: readonly TrainSequence
 export function crossEntropySum(logits: tf.Tensor2D, targets: readonly number[]): tf.Scalar {
   const [rows, vocab] = logits.shape;
   const flatIndex = tf.tensor1d(targets.map((t, i) => i * vocab + t), 'int32');
+  // Its kernels run where no tape records: in the custom gradient's forward and backward functions.
+  if (fusedOpsAvailable()) return nativeCrossEntropySum(logits, targets);
   const fn = tf.customGrad((...args: (tf.Tensor | tf.GradSaveFunc)[]) => {
     const [x, save] = args as [tf.Tensor2D, tf.GradSaveFunc];
-    const lse = fusedOpsApply() ? nativeLogSumExpRows(x) : tf.logSumExp(x, 1, true);
+    const lse = tf.logSumExp(x, 1, true);
     const gold = tf.gather(tf.reshape(x, [rows * vocab]), flatIndex);
     save([x, lse]);
     return {
@@ -54,9 +56,25 @@ export function crossEntropySum(logits: tf.Tensor2D, targets: readonly number[])
       gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => {
         const [xs, l] = saved;
         // The targets as a tensor made here: tensors of the forward scope are gone by now.
-        if (fusedOpsApply()) return nativeCrossEntropyGrad(xs as tf.Tensor2D, tf.tensor1d([...targets], 'int32'), dy);
         return tf.mul(tf.sub(tf.exp(tf.sub(xs, l)), tf.oneHot(tf.tensor1d([...targets], 'int32'), vocab)), dy);
       },
+    };
+  });
+  return fn(logits) as tf.Scalar;
+}
+
+/**
+ * The same on the native path: the forward pass keeps each row's log-softmax (one [rows x vocab]
+ * tensor, as the composed version keeps the logits) and the backward pass is dy (exp(logp) - onehot).
+ */
+function nativeCrossEntropySum(logits: tf.Tensor2D, targets: readonly number[]): tf.Scalar {
+  const fn = tf.customGrad((...args: (tf.Tensor | tf.GradSaveFunc)[]) => {
+    const [x, save] = args as [tf.Tensor2D, tf.GradSaveFunc];
+    const { logp, gold } = nativeLogSoftmaxAt(x, tf.tensor1d([...targets], 'int32'));
+    save([logp]);
+    return {
+      value: tf.neg(tf.sum(gold)),
+      gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => nativeCrossEntropyGrad(saved[0] as tf.Tensor2D, targets, dy),
     };
   });
   return fn(logits) as tf.Scalar;

@@ -6,6 +6,7 @@
 // transposeB flag runs ~15x slower than a plain one (../shared/DESIGN.md, "Facts measured here").
 import * as tf from '@tensorflow/tfjs-core';
 import { nativeMatMulActive } from './native/matmul-kernel.ts';
+import type { Params } from './params.ts';
 import { fusedOpsApply, nativeAttention, nativeGelu, nativeLayerNorm, nativeLinear } from './native/fused-ops.ts';
 
 /**
@@ -42,6 +43,19 @@ export function linear(x: tf.Tensor, w: tf.Tensor, b?: tf.Tensor): tf.Tensor {
   const adapter = linearAdapters.get(w);
   if (adapter) y = tf.add(y, adapter(x2 as tf.Tensor2D));
   return tf.reshape(y, [...shape.slice(0, -1), w.shape[1] as number]);
+}
+
+/**
+ * Logits [N, vocab] of hidden rows [N, width]: lm_head.weight (kept [in, out], params.ts) or, when the
+ * head is tied, the token embedding [vocab, width] used transposed. The native product takes the
+ * transpose inside its kernel at full speed; on wasm the transposed embedding is made once and kept
+ * (a transposed product there is ~15x slower).
+ */
+export function lmHead(p: Params, hidden: tf.Tensor2D, embedding: string): tf.Tensor2D {
+  const head = p.maybe('lm_head.weight');
+  if (head) return tf.matMul(hidden, head as tf.Tensor2D);
+  if (nativeMatMulActive()) return tf.matMul(hidden, p.get(embedding) as tf.Tensor2D, false, true);
+  return tf.matMul(hidden, p.derived('lm_head(tied)', () => tf.transpose(p.get(embedding))) as tf.Tensor2D);
 }
 
 /** LayerNorm; without weight and bias (elementwise_affine=False) it only normalises. */

@@ -100,30 +100,35 @@ const tileGrad: tf.GradConfig = {
 };
 
 interface WasmBackendLike {
-  readSync(dataId: tf.DataId): unknown;
-  makeOutput(shape: number[], dtype: tf.DataType, memoryOffset?: number, values?: Float32Array): tf.TensorInfo;
+  makeOutput(shape: number[], dtype: tf.DataType): tf.TensorInfo;
+  typedArrayFromHeap(t: tf.TensorInfo): Float32Array | Int32Array;
 }
 
-/** out[segmentIds[i], ...] += x[i, ...]; segment ids outside [0, numSegments) are dropped, as in TF. */
+/**
+ * out[segmentIds[i], ...] += x[i, ...]; segment ids outside [0, numSegments) are dropped, as in TF.
+ * Read and written where the tensors lie on the heap (an embedding's gradient is vocab x width).
+ */
 function unsortedSegmentSumWasm(args: { inputs: tf.NamedTensorInfoMap; backend: unknown; attrs?: tf.NamedAttrMap }): tf.TensorInfo {
   const backend = args.backend as WasmBackendLike;
   const { x, segmentIds } = args.inputs as { x: tf.TensorInfo; segmentIds: tf.TensorInfo };
   const numSegments = (args.attrs as { numSegments: number }).numSegments;
   if (x.dtype !== 'float32') throw new Error(`UnsortedSegmentSum (wasm, genstudy): dtype ${x.dtype} is not supported`);
-  const values = backend.readSync(x.dataId) as Float32Array;
-  const ids = backend.readSync(segmentIds.dataId) as Int32Array;
-  const n = ids.length;
-  const width = n === 0 ? 0 : values.length / n;
-  const innerShape = x.shape.slice(segmentIds.shape.length);
-  const out = new Float32Array(numSegments * width);
+  const n = tf.util.sizeFromShape(segmentIds.shape);
+  const width = n === 0 ? 0 : tf.util.sizeFromShape(x.shape) / n;
+  const out = backend.makeOutput([numSegments, ...x.shape.slice(segmentIds.shape.length)], 'float32');
+  // Views after makeOutput, which may grow (and so replace) the heap.
+  const values = backend.typedArrayFromHeap(x);
+  const ids = backend.typedArrayFromHeap(segmentIds);
+  const dst = backend.typedArrayFromHeap(out);
+  dst.fill(0);
   for (let i = 0; i < n; i++) {
     const s = ids[i];
     if (s < 0 || s >= numSegments) continue;
     const src = i * width;
-    const dst = s * width;
-    for (let j = 0; j < width; j++) out[dst + j] += values[src + j];
+    const at = s * width;
+    for (let j = 0; j < width; j++) dst[at + j] += values[src + j];
   }
-  return backend.makeOutput([numSegments, ...innerShape], 'float32', undefined, out);
+  return out;
 }
 
 interface TapeNode {

@@ -2,7 +2,7 @@
 // (weights already [in, out]), GELU MLP, lm_head tied to the token embedding.
 import * as tf from '@tensorflow/tfjs-core';
 import { UserError } from '../../../errors.ts';
-import { activation, attention, dropout, layerNorm, linear, layerScope, splitHeads, type LayerCache } from '../blocks.ts';
+import { activation, lmHead, attention, dropout, layerNorm, linear, layerScope, splitHeads, type LayerCache } from '../blocks.ts';
 import type { ParamSpec } from '../params.ts';
 import { bool, num, str, type Arch, type Family, type StepInputs, type StepOutputs } from './family.ts';
 
@@ -85,7 +85,6 @@ export const gpt2: Family<Gpt2Arch> = {
   },
 
   logits(_a, p, hidden) {
-    const head = p.maybe('lm_head.weight') ?? p.derived('lm_head(tied)', () => tf.transpose(p.get(`${P}wte.weight`)));
-    return tf.matMul(hidden, head as tf.Tensor2D);
+    return lmHead(p, hidden, `${P}wte.weight`);
   },
 };

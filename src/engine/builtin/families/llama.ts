@@ -3,7 +3,7 @@
 // the same code with options; see qwen2.ts and olmo2.ts.
 import * as tf from '@tensorflow/tfjs-core';
 import { UserError } from '../../../errors.ts';
-import { activation, applyRotary, attention, linear, rmsNorm, layerScope, splitHeads, type LayerCache } from '../blocks.ts';
+import { activation, lmHead, applyRotary, attention, linear, rmsNorm, layerScope, splitHeads, type LayerCache } from '../blocks.ts';
 import type { ParamSpec } from '../params.ts';
 import { parseRope, rotaryTables, type RopeConfig } from '../rotary.ts';
 import { bool, num, str, type Arch, type Family, type StepInputs, type StepOutputs } from './family.ts';
@@ -118,8 +118,7 @@ export function llamaLike(o: LlamaLikeOptions): Family<LlamaArch> {
     },
 
     logits(_a, p, hidden) {
-      const head = p.maybe('lm_head.weight') ?? p.derived('lm_head(tied)', () => tf.transpose(p.get('model.embed_tokens.weight')));
-      return tf.matMul(hidden, head as tf.Tensor2D);
+      return lmHead(p, hidden, 'model.embed_tokens.weight');
     },
   };
 }

@@ -4,7 +4,7 @@
 // lm_head tied to the token embedding. nn.LayerNorm's eps (1e-5) is not configurable in OPT.
 import * as tf from '@tensorflow/tfjs-core';
 import { UserError } from '../../../errors.ts';
-import { activation, attention, dropout, layerNorm, linear, layerScope, splitHeads, type LayerCache } from '../blocks.ts';
+import { activation, lmHead, attention, dropout, layerNorm, linear, layerScope, splitHeads, type LayerCache } from '../blocks.ts';
 import type { ParamSpec } from '../params.ts';
 import { bool, num, str, type Arch, type Family, type StepInputs, type StepOutputs } from './family.ts';
 
@@ -105,7 +105,6 @@ export const opt: Family<OptArch> = {
   },
 
   logits(_a, p, hidden) {
-    const head = p.maybe('lm_head.weight') ?? p.derived('lm_head(tied)', () => tf.transpose(p.get(`${P}embed_tokens.weight`)));
-    return tf.matMul(hidden, head as tf.Tensor2D);
+    return lmHead(p, hidden, `${P}embed_tokens.weight`);
   },
 };
