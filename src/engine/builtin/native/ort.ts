@@ -97,11 +97,31 @@ function loadOrt(): Ort | null {
     check(partial, api.CreateCpuMemoryInfo(0 /* OrtDeviceAllocator */, 0 /* OrtMemTypeDefault */, out));
     partial.cpu = out[0];
     ort = partial;
+    fixMmapThreshold(koffi);
   } catch (err) {
     loadError = (err as Error).message.split('\n')[0];
     ort = null;
   }
   return ort;
+}
+
+/**
+ * onnxruntime allocates its kernels' scratch buffers (megabytes, freed at the end of each run) with
+ * malloc. glibc's mmap threshold adapts upward to the largest block freed (up to 32 MB), after
+ * which such buffers come from the heap, whose fragments are not returned: over a training run the
+ * process grew without bound (LoRA on the bench model: 461 MB after 4 steps, 622 MB after 20, with
+ * tensors constant). A fixed 4 MB threshold keeps it flat (458 MB after 20) at the same speed. Only
+ * where glibc's mallopt exists; elsewhere nothing changes.
+ */
+function fixMmapThreshold(koffi: Koffi): void {
+  if (process.platform !== 'linux') return;
+  try {
+    const mallopt = koffi.load('libc.so.6').func('int mallopt(int param, int value)');
+    const M_MMAP_THRESHOLD = -3;
+    mallopt(M_MMAP_THRESHOLD, 4 << 20);
+  } catch {
+    // Not glibc (musl has no mallopt): keep the allocator's defaults.
+  }
 }
 
 /** Throws the message of a non-null OrtStatus (and releases it). */
