@@ -78,3 +78,16 @@ test('gather equals a naive index loop on ranks 1-4, every axis, index tensors o
   assert.throws(() => tf.gather(x, tf.tensor1d([0, 2], 'int32')), /index value 2 is not in \[0, 1\]/);
   x.dispose();
 });
+
+test('clone shares its input data on wasm (no copy) and both stay readable after either is disposed', async () => {
+  await initBackend();
+  if (tf.getBackend() !== 'wasm') return;
+  const backend = tf.backend() as unknown as { refCount(dataId: tf.DataId): number };
+  const x = tf.tensor1d([1, 2, 3]);
+  const y = tf.clone(x);
+  assert.equal(y.dataId, x.dataId, 'the clone has its own data (Identity copied)');
+  assert.equal(backend.refCount(x.dataId), 2);
+  x.dispose();
+  assert.deepEqual(Array.from(await y.data()), [1, 2, 3]);
+  y.dispose();
+});

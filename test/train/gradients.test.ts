@@ -94,3 +94,29 @@ test('matMul gradients with transpose flags equal those of explicit transposes',
     assert.ok(tf.max(tf.abs(tf.sub(gb, ref[1]))).dataSync()[0] < 1e-5, `dB with transposeA=${ta} transposeB=${tb}`);
   }
 });
+
+test('tape nodes whose gradients read only shapes release their saved inputs when recorded; gradients unchanged', async () => {
+  await loaded(await tinyModelDir('gpt2', { hidden: 16, layers: 1 }));
+  enableTrainingGradients();
+  const x = tf.variable(tf.tensor2d([[1, 2, 3], [4, 5, 6]]));
+  const b = tf.tensor1d([0.5, -1, 2]);
+  const savedState: Record<string, boolean[]> = {};
+  const { grads } = tf.variableGrads(() => {
+    // Add (broadcast), Reshape, Sum and Mean save their inputs only for the shapes; Multiply needs values.
+    const y = tf.reshape(tf.add(tf.mul(x, x), b), [3, 2]);
+    const out = tf.add(tf.sum(tf.mul(y, y)), tf.mean(y)) as tf.Scalar;
+    const tape = (tf.engine() as unknown as { state: { activeTape: { kernelName: string; saved?: tf.Tensor[] }[] } }).state.activeTape;
+    for (const node of tape) (savedState[node.kernelName] ??= []).push(...(node.saved ?? []).map((t) => t.isDisposed));
+    return out;
+  }, [x]);
+  for (const k of ['Add', 'Reshape', 'Sum', 'Mean']) {
+    assert.ok(savedState[k]?.length, `no ${k} node with saved tensors on the tape`);
+    assert.ok(savedState[k].every((d) => d), `${k} kept its saved inputs`);
+  }
+  assert.ok(savedState.Multiply.every((d) => !d), 'Multiply lost the inputs its gradient needs');
+  const g = Array.from(await grads[x.name].data());
+  // d/dx [sum((x^2 + b)^2) + mean(x^2 + b)] = 4x(x^2 + b) + 2x/6.
+  const xs = [1, 2, 3, 4, 5, 6], bs = [0.5, -1, 2, 0.5, -1, 2];
+  xs.forEach((v, i) => assert.ok(Math.abs(g[i] - (4 * v * (v * v + bs[i]) + (2 * v) / 6)) < 1e-3, `gradient ${i}: ${g[i]}`));
+  for (const t of [x, b, ...Object.values(grads)]) t.dispose();
+});
