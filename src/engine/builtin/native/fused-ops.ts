@@ -67,6 +67,17 @@ const OPS: Record<string, OpDef> = {
     ],
     outputs: (s) => ({ lp: [s.logits[0], 1], am: [s.logits[0], 1] }),
   },
+  // Sum over the axes in the bit mask `axes` (bit i: axis i), keeping them as size 1 when keepDims is
+  // 1: x -> the reduced shape. (tfjs's Sum on wasm first transposes the reduced axes to the end, a
+  // full copy, when they lead, as in every bias gradient: a sum over the batch rows.)
+  GenstudyReduceSum: {
+    inputs: ['x'],
+    nodes: (a) => [
+      { op: 'Constant', inputs: [], outputs: ['axes'], attributes: [{ name: 'value_ints', ints: maskAxes(a.axes) }] },
+      { op: 'ReduceSum', inputs: ['x', 'axes'], outputs: ['y'], attributes: [{ name: 'keepdims', i: a.keepDims }] },
+    ],
+    outputs: (s, a) => ({ y: s.x.flatMap((d, i) => (a.axes & (1 << i) ? (a.keepDims ? [1] : []) : [d])) }),
+  },
   // Cross-entropy's forward: each row's log-softmax (kept for the backward pass) and its value at
   // the target: x [N, V], targets [N, 1] (int32) -> logp [N, V], gold [N, 1]. MLAS's log-softmax is
   // one vectorised kernel; ReduceLogSumExp is scalar code, ~5x slower on [512 x 8192].
@@ -91,6 +102,12 @@ const OPS: Record<string, OpDef> = {
   },
 };
 
+function maskAxes(mask: number): number[] {
+  const axes: number[] = [];
+  for (let i = 0; mask >> i; i++) if (mask & (1 << i)) axes.push(i);
+  return axes;
+}
+
 function graphOf(def: OpDef, shapes: Record<string, number[]>, attrs: Attrs): OnnxGraph {
   const outShapes = def.outputs(shapes, attrs);
   return {
@@ -112,7 +129,33 @@ let registered = false;
 /** Calls of the fused kernels, for tests (that the native operation really ran). */
 export const nativeFusedStats = { calls: 0 };
 
-/** Registers the fused kernels for the wasm backend (idempotent). */
+/** Runs one fused op in onnxruntime on tfjs inputs on the wasm heap; outputs made on the heap. */
+function runFused(name: string, def: OpDef, backend: WasmBackend, inputs: Record<string, tf.TensorInfo>, attrs: Attrs): tf.TensorInfo | tf.TensorInfo[] {
+  nativeFusedStats.calls++;
+  const shapes = Object.fromEntries(def.inputs.map((n) => [n, inputs[n].shape]));
+  const key = `${name} ${def.inputs.map((n) => shapes[n].length).join(',')} ${JSON.stringify(attrs)}`;
+  let s = sessions.get(key);
+  if (!s) {
+    s = new NativeSession(encodeModel(graphOf(def, shapes, attrs)), nativeThreads());
+    sessions.set(key, s);
+  }
+  const outShapes = def.outputs(shapes, attrs);
+  const outs = Object.entries(outShapes).map(([n, sh]) => [n, backend.makeOutput(sh, 'float32')] as const);
+  // Heap views after every makeOutput (which may grow the heap).
+  const session = s;
+  const feeds = Object.fromEntries(def.inputs.map((n) => [n, session.tensor(backend.typedArrayFromHeap(inputs[n]), shapes[n])]));
+  const fetches = Object.fromEntries(outs.map(([n, t]) => [n, session.tensor(backend.typedArrayFromHeap(t), outShapes[n])]));
+  session.run(feeds, fetches);
+  return outs.length === 1 ? outs[0][1] : outs.map(([, t]) => t);
+}
+
+/** Below this many elements a sum stays on the wasm kernel (a native call costs ~10 us). */
+const NATIVE_MIN_SUM = 1 << 14;
+
+/**
+ * Registers the fused kernels for the wasm backend, and replaces its Sum by one that runs large
+ * float32 sums in onnxruntime while the native path is on (idempotent).
+ */
 export function registerFusedOps(): void {
   if (registered) return;
   registered = true;
@@ -120,29 +163,28 @@ export function registerFusedOps(): void {
     tf.registerKernel({
       kernelName: name,
       backendName: 'wasm',
-      kernelFunc: (args) => {
-        nativeFusedStats.calls++;
-        const backend = args.backend as unknown as WasmBackend;
-        const attrs = (args.attrs ?? {}) as unknown as Attrs;
-        const inputs = args.inputs as Record<string, tf.TensorInfo>;
-        const shapes = Object.fromEntries(def.inputs.map((n) => [n, inputs[n].shape]));
-        const key = `${name} ${def.inputs.map((n) => shapes[n].length).join(',')} ${JSON.stringify(attrs)}`;
-        let s = sessions.get(key);
-        if (!s) {
-          s = new NativeSession(encodeModel(graphOf(def, shapes, attrs)), nativeThreads());
-          sessions.set(key, s);
-        }
-        const outShapes = def.outputs(shapes, attrs);
-        const outs = Object.entries(outShapes).map(([n, sh]) => [n, backend.makeOutput(sh, 'float32')] as const);
-        // Heap views after every makeOutput (which may grow the heap).
-        const session = s;
-        const feeds = Object.fromEntries(def.inputs.map((n) => [n, session.tensor(backend.typedArrayFromHeap(inputs[n]), shapes[n])]));
-        const fetches = Object.fromEntries(outs.map(([n, t]) => [n, session.tensor(backend.typedArrayFromHeap(t), outShapes[n])]));
-        session.run(feeds, fetches);
-        return outs.length === 1 ? outs[0][1] : outs.map(([, t]) => t);
-      },
+      kernelFunc: (args) => runFused(name, def, args.backend as unknown as WasmBackend, args.inputs as Record<string, tf.TensorInfo>, (args.attrs ?? {}) as unknown as Attrs),
     });
   }
+  const originalSum = tf.getKernel(tf.Sum, 'wasm');
+  if (!originalSum) return;
+  tf.unregisterKernel(tf.Sum, 'wasm');
+  tf.registerKernel({
+    ...originalSum,
+    kernelFunc: (args) => {
+      const x = args.inputs.x as tf.TensorInfo;
+      if (!fusedOpsAvailable() || x.dtype !== 'float32' || tf.util.sizeFromShape(x.shape) < NATIVE_MIN_SUM) return originalSum.kernelFunc(args);
+      const { axis, keepDims } = args.attrs as unknown as { axis: number | number[] | null; keepDims: boolean };
+      const axes = tf.util.parseAxisParam(axis ?? x.shape.map((_, i) => i), x.shape);
+      // Only sums over leading axes that keep trailing ones (bias gradients: each output is one
+      // column's sum, added in row order). A sum to a scalar is vectorised with a start that depends
+      // on the data's alignment on the heap, and so would differ in its last bits between two runs
+      // (a resumed training run would not end identical to an uninterrupted one).
+      if (axes.length >= x.shape.length || axes.some((a, i) => a !== i)) return originalSum.kernelFunc(args);
+      const mask = axes.reduce((m, a) => m | (1 << a), 0);
+      return runFused('GenstudyReduceSum', OPS.GenstudyReduceSum, args.backend as unknown as WasmBackend, { x }, { axes: mask, keepDims: keepDims ? 1 : 0 }) as tf.TensorInfo;
+    },
+  });
 }
 
 /**
