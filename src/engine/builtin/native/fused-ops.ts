@@ -65,7 +65,9 @@ const OPS: Record<string, OpDef> = {
       { op: 'ArgMax', inputs: ['logits'], outputs: ['am64'], attributes: [{ name: 'axis', i: 1 }, { name: 'keepdims', i: 1 }] },
       { op: 'Cast', inputs: ['am64'], outputs: ['am'], attributes: [{ name: 'to', i: OnnxType.float }] },
     ],
-    outputs: (s) => ({ lp: [s.logits[0], 1], am: [s.logits[0], 1] }),
+    // The log-softmax is an output too (dropped by the caller): written to the warm wasm heap rather
+    // than to a fresh block of onnxruntime's, whose pages fault in on every call.
+    outputs: (s) => ({ lp: [s.logits[0], 1], am: [s.logits[0], 1], ls: s.logits }),
   },
   // Sum over the axes in the bit mask `axes` (bit i: axis i), keeping them as size 1 when keepDims is
   // 1: x -> the reduced shape. (tfjs's Sum on wasm first transposes the reduced axes to the end, a
@@ -77,6 +79,12 @@ const OPS: Record<string, OpDef> = {
       { op: 'ReduceSum', inputs: ['x', 'axes'], outputs: ['y'], attributes: [{ name: 'keepdims', i: a.keepDims }] },
     ],
     outputs: (s, a) => ({ y: s.x.flatMap((d, i) => (a.axes & (1 << i) ? (a.keepDims ? [1] : []) : [d])) }),
+  },
+  // x cut into `parts` equal pieces along `axis`: y0, y1, ... (a fused qkv projection's q, k, v).
+  GenstudySplit: {
+    inputs: ['x'],
+    nodes: (a) => [{ op: 'Split', inputs: ['x'], outputs: Array.from({ length: a.parts }, (_, i) => `y${i}`), attributes: [{ name: 'axis', i: a.axis }] }],
+    outputs: (s, a) => Object.fromEntries(Array.from({ length: a.parts }, (_, i) => [`y${i}`, s.x.map((d, j) => (j === a.axis ? d / a.parts : d))])),
   },
   // Cross-entropy's forward: each row's log-softmax (kept for the backward pass) and its value at
   // the target: x [N, V], targets [N, 1] (int32) -> logp [N, V], gold [N, 1]. MLAS's log-softmax is
@@ -149,12 +157,12 @@ function runFused(name: string, def: OpDef, backend: WasmBackend, inputs: Record
   return outs.length === 1 ? outs[0][1] : outs.map(([, t]) => t);
 }
 
-/** Below this many elements a sum stays on the wasm kernel (a native call costs ~10 us). */
+/** Below this many elements a sum or split stays on the wasm kernel (a native call costs ~10 us). */
 const NATIVE_MIN_SUM = 1 << 14;
 
 /**
- * Registers the fused kernels for the wasm backend, and replaces its Sum by one that runs large
- * float32 sums in onnxruntime while the native path is on (idempotent).
+ * Registers the fused kernels for the wasm backend, and replaces its Sum and SplitV by ones that run
+ * large float32 tensors in onnxruntime while the native path is on (idempotent).
  */
 export function registerFusedOps(): void {
   if (registered) return;
@@ -164,6 +172,22 @@ export function registerFusedOps(): void {
       kernelName: name,
       backendName: 'wasm',
       kernelFunc: (args) => runFused(name, def, args.backend as unknown as WasmBackend, args.inputs as Record<string, tf.TensorInfo>, (args.attrs ?? {}) as unknown as Attrs),
+    });
+  }
+  const originalSplit = tf.getKernel(tf.SplitV, 'wasm');
+  if (originalSplit) {
+    tf.unregisterKernel(tf.SplitV, 'wasm');
+    tf.registerKernel({
+      ...originalSplit,
+      kernelFunc: (args) => {
+        const x = args.inputs.x as tf.TensorInfo;
+        const { numOrSizeSplits, axis } = args.attrs as unknown as { numOrSizeSplits: number | number[]; axis: number };
+        const ax = tf.util.parseAxisParam(axis, x.shape)[0];
+        const sizes = tf.backend_util.prepareSplitSize(x as tf.Tensor, numOrSizeSplits, ax);
+        // The wasm kernel copies row by row from JS, a call per row and piece; this is one native call.
+        if (!fusedOpsAvailable() || x.dtype !== 'float32' || tf.util.sizeFromShape(x.shape) < NATIVE_MIN_SUM || sizes.some((n) => n !== sizes[0])) return originalSplit.kernelFunc(args);
+        return runFused('GenstudySplit', OPS.GenstudySplit, args.backend as unknown as WasmBackend, { x }, { axis: ax, parts: sizes.length }) as tf.TensorInfo[];
+      },
     });
   }
   const originalSum = tf.getKernel(tf.Sum, 'wasm');
@@ -224,7 +248,8 @@ export function nativeAttention(q: tf.Tensor4D, k: tf.Tensor4D, v: tf.Tensor4D, 
 
 /** log P(target) and the argmax of each row of logits [N, V]. */
 export function nativeLogprobsAt(logits: tf.Tensor2D, targets: tf.Tensor1D): { logprobs: tf.Tensor1D; argmax: tf.Tensor1D } {
-  const [lp, am] = run('GenstudyLogprobsAt', { logits, targets: tf.reshape(targets, [-1, 1]) }) as tf.Tensor[];
+  const [lp, am, ls] = run('GenstudyLogprobsAt', { logits, targets: tf.reshape(targets, [-1, 1]) }) as tf.Tensor[];
+  ls.dispose();
   return { logprobs: tf.reshape(lp, [-1]) as tf.Tensor1D, argmax: tf.reshape(am, [-1]) as tf.Tensor1D };
 }
 
