@@ -29,10 +29,15 @@ export function microBatchLoss(model: BuiltinModel, seqs: readonly TrainSequence
     }
   });
   const { hidden } = model.step(ids, keyMask, 0, undefined, positions);
-  const flat = tf.reshape(hidden, [-1, hidden.shape[2]]);
-  const picked = tf.gather(flat, tf.tensor1d(rows, 'int32')) as tf.Tensor2D;
-  const logits = model.logitsOf(picked);
-  return tf.div(crossEntropySum(logits, targets), normalizer) as tf.Scalar;
+  // In its own scope, so that the logits ([rows x vocab], the largest tensor of a small model) are
+  // freed once the loss is computed rather than when the whole backward pass ends: the backward
+  // pass needs only what the tape saved (the hidden rows, the head, the log-softmax).
+  return tf.tidy(() => {
+    const flat = tf.reshape(hidden, [-1, hidden.shape[2]]);
+    const picked = tf.gather(flat, tf.tensor1d(rows, 'int32')) as tf.Tensor2D;
+    const logits = model.logitsOf(picked);
+    return tf.div(crossEntropySum(logits, targets), normalizer) as tf.Scalar;
+  });
 }
 
 /**
