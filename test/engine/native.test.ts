@@ -108,6 +108,26 @@ test('fused native operations (LayerNorm, linear + bias, GELU, attention, log-so
   });
 });
 
+test('GELU\'s native gradients (tanh and erf forms) equal the tfjs compositions\' on wide inputs', async (t) => {
+  if (!(await nativeOrSkip(t))) return;
+  enableTrainingGradients();
+  tf.tidy(() => {
+    // Large enough to run in several slices (OpDef.elementwise), wide enough to reach both tails.
+    const x = tf.mul(tf.randomNormal([3, 40000], 0, 1, 'float32', 21), 4);
+    const w = tf.randomNormal([3, 40000], 0, 1, 'float32', 22);
+    for (const [name, gelu] of [['geluTanh', geluTanh], ['geluErf', geluErf]] as const) {
+      const grad = () => tf.grad((v: tf.Tensor) => tf.sum(tf.mul(gelu(v), w)))(x);
+      const before = nativeFusedStats.calls;
+      const native = grad();
+      assert.ok(nativeFusedStats.calls > before, `${name}: no native kernel ran`);
+      const wasm = tf.tidy(() => { setNativeMatMul(false); try { return grad(); } finally { setNativeMatMul(true); } });
+      const d = maxAbsDiff(native.dataSync(), wasm.dataSync());
+      // Gradients reach ~4 here; float32 rounding of two ways of writing the same derivative.
+      assert.ok(d < 5e-5, `${name}: gradients differ by ${d}`);
+    }
+  });
+});
+
 interface Expected { source: string; sequences: number[][]; logits: number[][][] }
 
 function worstAgainst(got: Float32Array[], expected: Expected, vocab: number): number {

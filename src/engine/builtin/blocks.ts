@@ -7,7 +7,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { nativeMatMulActive } from './native/matmul-kernel.ts';
 import type { Params } from './params.ts';
-import { fusedOpsApply, nativeAttention, nativeGelu, nativeLayerNorm, nativeLinear } from './native/fused-ops.ts';
+import { fusedOpsApply, fusedOpsAvailable, nativeAttention, nativeGelu, nativeGeluTrainable, nativeLayerNorm, nativeLinear } from './native/fused-ops.ts';
 
 /**
  * Extra terms added to a linear layer's output, keyed by the layer's weight tensor: LoRA adapters
@@ -83,6 +83,7 @@ export function rmsNorm(x: tf.Tensor, weight: tf.Tensor, eps: number): tf.Tensor
  */
 export function geluTanh(x: tf.Tensor): tf.Tensor {
   if (fusedOpsApply()) return nativeGelu(x, false);
+  if (fusedOpsAvailable()) return nativeGeluTrainable(x, false);
   const c = 2 * Math.sqrt(2 / Math.PI);
   const inner = tf.mul(x, tf.add(c, tf.mul(c * 0.044715, tf.square(x))));
   return tf.mul(x, tf.sigmoid(inner));
@@ -91,6 +92,7 @@ export function geluTanh(x: tf.Tensor): tf.Tensor {
 /** Exact GELU, 0.5 x (1 + erf(x / sqrt 2)). */
 export function geluErf(x: tf.Tensor): tf.Tensor {
   if (fusedOpsApply()) return nativeGelu(x, true);
+  if (fusedOpsAvailable()) return nativeGeluTrainable(x, true);
   return tf.mul(tf.mul(0.5, x), tf.add(1, tf.erf(tf.mul(x, Math.SQRT1_2))));
 }
 

@@ -20,7 +20,16 @@ interface OpDef {
   /** Output names and shapes from the input shapes. */
   outputs(shapes: Record<string, number[]>, attrs: Attrs): Record<string, number[]>;
   opsets?: Record<string, number>;
+  /**
+   * Every input and the output have one shape and each element depends on its own inputs alone: the
+   * op runs on slices of at most ELEMENTWISE_CHUNK elements, so that the graph's intermediates (one
+   * per node) stay small and are reused from slice to slice instead of adding up to many copies of
+   * the whole tensor at once.
+   */
+  elementwise?: boolean;
 }
+
+const ELEMENTWISE_CHUNK = 1 << 16;
 
 const OPS: Record<string, OpDef> = {
   // LayerNorm over the last axis with weight and bias (ONNX LayerNormalization, opset 17).
@@ -40,6 +49,32 @@ const OPS: Record<string, OpDef> = {
     inputs: ['x'],
     nodes: (a) => [{ op: a.kind === 0 ? 'FastGelu' : 'Gelu', domain: 'com.microsoft', inputs: ['x'], outputs: ['y'] }],
     outputs: (s) => ({ y: s.x }),
+  },
+  // GELU's gradient dy gelu'(x) for training (the forward is GenstudyGelu): tanh form (kind 0)
+  //   gelu'(x) = (1 + t) / 2 + x (1 - t^2) c (1 + 3 a x^2) / 2,  t = tanh(c (x + a x^3)),
+  //   c = sqrt(2 / pi), a = 0.044715; exact form (kind 1) gelu'(x) = Phi(x) + x phi(x).
+  // The tape then keeps x alone, where the tfjs composition keeps five tensors of x's size.
+  GenstudyGeluGrad: {
+    inputs: ['x', 'dy'],
+    nodes: (a) => {
+      const k = (name: string, f: number): OnnxNode => ({ op: 'Constant', inputs: [], outputs: [name], attributes: [{ name: 'value_float', f }] });
+      const n = (op: string, inputs: string[], out: string): OnnxNode => ({ op, inputs, outputs: [out] });
+      const c = Math.sqrt(2 / Math.PI), A = 0.044715;
+      const head = [k('half', 0.5), k('one', 1), n('Mul', ['x', 'x'], 'x2')];
+      const tail = [n('Add', ['left', 'right'], 'd'), n('Mul', ['d', 'dy'], 'dx')];
+      if (a.kind === 0) {
+        return [...head, k('a', A), k('c', c), k('a3', 3 * A),
+          n('Mul', ['x2', 'a'], 'ax2'), n('Add', ['ax2', 'one'], 'in1'), n('Mul', ['x', 'in1'], 'in2'), n('Mul', ['in2', 'c'], 'u'), n('Tanh', ['u'], 't'),
+          n('Add', ['t', 'one'], 'tp1'), n('Mul', ['tp1', 'half'], 'left'),
+          n('Mul', ['t', 't'], 't2'), n('Sub', ['one', 't2'], 'omt2'), n('Mul', ['x2', 'a3'], 'a3x2'), n('Add', ['a3x2', 'one'], 'du1'), n('Mul', ['du1', 'c'], 'du'),
+          n('Mul', ['x', 'omt2'], 'r1'), n('Mul', ['r1', 'du'], 'r2'), n('Mul', ['r2', 'half'], 'right'), ...tail];
+      }
+      return [...head, k('rsqrt2', Math.SQRT1_2), k('mhalf', -0.5), k('rsqrt2pi', 1 / Math.sqrt(2 * Math.PI)),
+        n('Mul', ['x', 'rsqrt2'], 'xs'), n('Erf', ['xs'], 'e'), n('Add', ['e', 'one'], 'e1'), n('Mul', ['e1', 'half'], 'left'),
+        n('Mul', ['x2', 'mhalf'], 'ex'), n('Exp', ['ex'], 'g'), n('Mul', ['g', 'rsqrt2pi'], 'pdf'), n('Mul', ['x', 'pdf'], 'right'), ...tail];
+    },
+    outputs: (s) => ({ dx: s.x }),
+    elementwise: true,
   },
   // softmax(q k^T scale + mask) v, heads merged: q [B, H, T, D], k and v [B, H, S, D], mask [B, 1, T, S]
   // -> [B, T, H, D].
@@ -140,17 +175,28 @@ export const nativeFusedStats = { calls: 0 };
 /** Runs one fused op in onnxruntime on tfjs inputs on the wasm heap; outputs made on the heap. */
 function runFused(name: string, def: OpDef, backend: WasmBackend, inputs: Record<string, tf.TensorInfo>, attrs: Attrs): tf.TensorInfo | tf.TensorInfo[] {
   nativeFusedStats.calls++;
-  const shapes = Object.fromEntries(def.inputs.map((n) => [n, inputs[n].shape]));
+  // An elementwise op's graph is built for flat slices (see OpDef.elementwise).
+  const shapes = Object.fromEntries(def.inputs.map((n) => [n, def.elementwise ? [ELEMENTWISE_CHUNK] : inputs[n].shape]));
   const key = `${name} ${def.inputs.map((n) => shapes[n].length).join(',')} ${JSON.stringify(attrs)}`;
   let s = sessions.get(key);
   if (!s) {
     s = new NativeSession(encodeModel(graphOf(def, shapes, attrs)), nativeThreads());
     sessions.set(key, s);
   }
-  const outShapes = def.outputs(shapes, attrs);
+  const outShapes = def.elementwise ? Object.fromEntries(Object.keys(def.outputs(shapes, attrs)).map((n) => [n, inputs[def.inputs[0]].shape])) : def.outputs(shapes, attrs);
   const outs = Object.entries(outShapes).map(([n, sh]) => [n, backend.makeOutput(sh, 'float32')] as const);
   // Heap views after every makeOutput (which may grow the heap).
   const session = s;
+  if (def.elementwise) {
+    const views = [...def.inputs.map((n) => [n, backend.typedArrayFromHeap(inputs[n])] as const), ...outs.map(([n, t]) => [n, backend.typedArrayFromHeap(t)] as const)];
+    const size = views[0][1].length;
+    for (let at = 0; at < size; at += ELEMENTWISE_CHUNK) {
+      const n = Math.min(ELEMENTWISE_CHUNK, size - at);
+      const part = Object.fromEntries(views.map(([name, v]) => [name, session.tensor(v.subarray(at, at + n), [n])]));
+      session.run(Object.fromEntries(def.inputs.map((name) => [name, part[name]])), Object.fromEntries(outs.map(([name]) => [name, part[name]])));
+    }
+    return outs.length === 1 ? outs[0][1] : outs.map(([, t]) => t);
+  }
   const feeds = Object.fromEntries(def.inputs.map((n) => [n, session.tensor(backend.typedArrayFromHeap(inputs[n]), shapes[n])]));
   const fetches = Object.fromEntries(outs.map(([n, t]) => [n, session.tensor(backend.typedArrayFromHeap(t), outShapes[n])]));
   session.run(feeds, fetches);
@@ -234,6 +280,22 @@ export function nativeLayerNorm(x: tf.Tensor, w: tf.Tensor, b: tf.Tensor, eps: n
 
 export function nativeLinear(x2: tf.Tensor2D, w: tf.Tensor2D, b: tf.Tensor): tf.Tensor2D {
   return run('GenstudyLinear', { x: x2, w, b }) as tf.Tensor2D;
+}
+
+/**
+ * GELU with its gradient computed natively too (for training on the native path): one custom-gradient
+ * op whose tape entry keeps x alone.
+ */
+export function nativeGeluTrainable(x: tf.Tensor, exact: boolean): tf.Tensor {
+  const fn = tf.customGrad((...args: (tf.Tensor | tf.GradSaveFunc)[]) => {
+    const [input, save] = args as [tf.Tensor, tf.GradSaveFunc];
+    save([input]);
+    return {
+      value: nativeGelu(input, exact),
+      gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => run('GenstudyGeluGrad', { x: saved[0], dy }, { kind: exact ? 1 : 0 }) as tf.Tensor,
+    };
+  });
+  return fn(x) as tf.Tensor;
 }
 
 export function nativeGelu(x: tf.Tensor, exact: boolean): tf.Tensor {
