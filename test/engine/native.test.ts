@@ -128,6 +128,26 @@ test('GELU\'s native gradients (tanh and erf forms) equal the tfjs compositions\
   });
 });
 
+test('LayerNorm\'s native gradients (x, weight, bias) equal the tfjs composition\'s', async (t) => {
+  if (!(await nativeOrSkip(t))) return;
+  enableTrainingGradients();
+  tf.tidy(() => {
+    const r = (shape: number[], seed: number, mean = 0, sd = 1) => tf.randomNormal(shape, mean, sd, 'float32', seed);
+    const [x, w, b, dy] = [r([4, 30, 96], 31, 0.5, 3), r([96], 32, 1, 0.2), r([96], 33), r([4, 30, 96], 34)];
+    const grads = () => tf.grads((a: tf.Tensor, c: tf.Tensor, d: tf.Tensor) => tf.sum(tf.mul(layerNorm(a, c, d, 1e-5), dy)))([x, w, b]);
+    const before = nativeFusedStats.calls;
+    const native = grads();
+    assert.ok(nativeFusedStats.calls > before, 'no native kernel ran');
+    setNativeMatMul(false);
+    const wasm = grads();
+    setNativeMatMul(true);
+    ['x', 'weight', 'bias'].forEach((name, i) => {
+      const d = maxAbsDiff(native[i].dataSync(), wasm[i].dataSync());
+      assert.ok(d < 1e-4, `${name}: gradients differ by ${d}`);
+    });
+  });
+});
+
 interface Expected { source: string; sequences: number[][]; logits: number[][][] }
 
 function worstAgainst(got: Float32Array[], expected: Expected, vocab: number): number {

@@ -7,7 +7,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { nativeMatMulActive } from './native/matmul-kernel.ts';
 import type { Params } from './params.ts';
-import { fusedOpsApply, fusedOpsAvailable, nativeAttention, nativeGelu, nativeGeluTrainable, nativeLayerNorm, nativeLinear } from './native/fused-ops.ts';
+import { fusedOpsApply, fusedOpsAvailable, nativeAttention, nativeGelu, nativeGeluTrainable, nativeLayerNorm, nativeLayerNormTrainable, nativeLinear } from './native/fused-ops.ts';
 
 /**
  * Extra terms added to a linear layer's output, keyed by the layer's weight tensor: LoRA adapters
@@ -61,6 +61,7 @@ export function lmHead(p: Params, hidden: tf.Tensor2D, embedding: string): tf.Te
 /** LayerNorm; without weight and bias (elementwise_affine=False) it only normalises. */
 export function layerNorm(x: tf.Tensor, weight: tf.Tensor | undefined, bias: tf.Tensor | undefined, eps: number): tf.Tensor {
   if (weight && bias && fusedOpsApply()) return nativeLayerNorm(x, weight, bias, eps);
+  if (weight && bias && fusedOpsAvailable()) return nativeLayerNormTrainable(x, weight, bias, eps);
   const axis = x.rank - 1;
   const mean = tf.mean(x, axis, true);
   const centred = tf.sub(x, mean);

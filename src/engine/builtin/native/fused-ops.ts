@@ -50,6 +50,31 @@ const OPS: Record<string, OpDef> = {
     nodes: (a) => [{ op: a.kind === 0 ? 'FastGelu' : 'Gelu', domain: 'com.microsoft', inputs: ['x'], outputs: ['y'] }],
     outputs: (s) => ({ y: s.x }),
   },
+  // LayerNorm for training: y, and each row's mean and 1/sqrt(var + eps) for the backward pass:
+  // x [N, H], w [H], b [H] -> y [N, H], mean [N, 1], inv [N, 1].
+  GenstudyLayerNormTrain: {
+    inputs: ['x', 'w', 'b'],
+    nodes: (a) => [{ op: 'LayerNormalization', inputs: ['x', 'w', 'b'], outputs: ['y', 'mean', 'inv'], attributes: [{ name: 'axis', i: -1 }, { name: 'epsilon', f: a.eps }] }],
+    outputs: (s) => ({ y: s.x, mean: [s.x[0], 1], inv: [s.x[0], 1] }),
+  },
+  // LayerNorm's gradients from what GenstudyLayerNormTrain kept, with xh = (x - mean) inv, g = dy w:
+  // dx = inv (g - mean_row(g) - xh mean_row(g xh)), dw = sum_rows(dy xh), db = sum_rows(dy).
+  GenstudyLayerNormGrad: {
+    inputs: ['x', 'w', 'mean', 'inv', 'dy'],
+    nodes: () => {
+      const n = (op: string, inputs: string[], out: string, attributes?: OnnxNode['attributes']): OnnxNode => ({ op, inputs, outputs: [out], attributes });
+      const rowMean = (x: string, out: string) => n('ReduceMean', [x], out, [{ name: 'axes', ints: [1] }, { name: 'keepdims', i: 1 }]);
+      const colSum = (x: string, out: string) => n('ReduceSum', [x, 'rows'], out, [{ name: 'keepdims', i: 0 }]);
+      return [
+        { op: 'Constant', inputs: [], outputs: ['rows'], attributes: [{ name: 'value_ints', ints: [0] }] },
+        n('Sub', ['x', 'mean'], 'xc'), n('Mul', ['xc', 'inv'], 'xh'),
+        colSum('dy', 'db'), n('Mul', ['dy', 'xh'], 'dyxh'), colSum('dyxh', 'dw'),
+        n('Mul', ['dy', 'w'], 'g'), rowMean('g', 'm1'), n('Mul', ['g', 'xh'], 'gxh'), rowMean('gxh', 'm2'),
+        n('Sub', ['g', 'm1'], 't1'), n('Mul', ['xh', 'm2'], 't2'), n('Sub', ['t1', 't2'], 't3'), n('Mul', ['t3', 'inv'], 'dx'),
+      ];
+    },
+    outputs: (s) => ({ dx: s.x, dw: s.w, db: s.w }),
+  },
   // GELU's gradient dy gelu'(x) for training (the forward is GenstudyGelu): tanh form (kind 0)
   //   gelu'(x) = (1 + t) / 2 + x (1 - t^2) c (1 + 3 a x^2) / 2,  t = tanh(c (x + a x^3)),
   //   c = sqrt(2 / pi), a = 0.044715; exact form (kind 1) gelu'(x) = Phi(x) + x phi(x).
@@ -280,6 +305,30 @@ export function nativeLayerNorm(x: tf.Tensor, w: tf.Tensor, b: tf.Tensor, eps: n
 
 export function nativeLinear(x2: tf.Tensor2D, w: tf.Tensor2D, b: tf.Tensor): tf.Tensor2D {
   return run('GenstudyLinear', { x: x2, w, b }) as tf.Tensor2D;
+}
+
+/**
+ * LayerNorm (weight and bias) with its gradients computed natively too, for training on the native
+ * path: the tape keeps x and two numbers per row, where the tfjs composition keeps about five
+ * tensors of x's size.
+ */
+export function nativeLayerNormTrainable(x: tf.Tensor, w: tf.Tensor, b: tf.Tensor, eps: number): tf.Tensor {
+  const width = x.shape[x.rank - 1];
+  const fn = tf.customGrad((...args: (tf.Tensor | tf.GradSaveFunc)[]) => {
+    const [input, weight, bias, save] = args as [tf.Tensor, tf.Tensor, tf.Tensor, tf.GradSaveFunc];
+    const x2 = tf.reshape(input, [-1, width]);
+    const [y, mean, inv] = run('GenstudyLayerNormTrain', { x: x2, w: weight, b: bias }, { eps }) as tf.Tensor[];
+    save([x2, weight, mean, inv]);
+    return {
+      value: tf.reshape(y, input.shape),
+      gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => {
+        const [sx, sw, sm, si] = saved;
+        const [dx, dw, db] = run('GenstudyLayerNormGrad', { x: sx, w: sw, mean: sm, inv: si, dy: tf.reshape(dy, [-1, width]) }) as tf.Tensor[];
+        return [tf.reshape(dx, dy.shape), dw, db];
+      },
+    };
+  });
+  return fn(x, w, b) as tf.Tensor;
 }
 
 /**
