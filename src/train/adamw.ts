@@ -5,6 +5,7 @@
 // Written here rather than taken from tfjs's AdamOptimizer because that one has coupled (L2)
 // decay at best, a different eps placement, and no exportable state for checkpoints.
 import * as tf from '@tensorflow/tfjs-core';
+import { fusedOpsAvailable, nativeAdamW } from '../engine/builtin/native/fused-ops.ts';
 
 export interface AdamWOptions {
   betas?: [number, number];
@@ -48,6 +49,14 @@ export class AdamW {
       tf.tidy(() => {
         const grad = g ?? tf.zerosLike(p);
         const decay = this.noDecay.has(name) ? 0 : this.weightDecay;
+        if (fusedOpsAvailable()) {
+          // The same arithmetic as below in one native call over cache-sized slices.
+          const [po, mo, vo] = nativeAdamW(p, grad, m, v, [1 - lr * decay, this.beta1, 1 - this.beta1, this.beta2, 1 - this.beta2, bc2Sqrt, this.eps, lr / bc1]);
+          m.assign(mo);
+          v.assign(vo);
+          p.assign(po);
+          return;
+        }
         const decayed = decay === 0 ? p : tf.mul(p, 1 - lr * decay);
         m.assign(tf.add(tf.mul(m, this.beta1), tf.mul(grad, 1 - this.beta1)));
         v.assign(tf.add(tf.mul(v, this.beta2), tf.mul(tf.square(grad), 1 - this.beta2)));

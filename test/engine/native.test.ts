@@ -19,7 +19,7 @@ import { enableTrainingGradients } from '../../src/engine/builtin/gradients.ts';
 import { BuiltinModel } from '../../src/engine/builtin/model.ts';
 import { Params } from '../../src/engine/builtin/params.ts';
 import { microBatchLoss } from '../../src/train/loss.ts';
-import type { TrainSequence } from '../../src/train/index.ts';
+import { AdamW, type TrainSequence } from '../../src/train/index.ts';
 import { loaded, tinyModelDir } from '../train/helpers.ts';
 
 const FAMILIES = ['opt', 'opt-postnorm', 'olmo2', 'qwen2', 'llama-variants'];
@@ -146,6 +146,28 @@ test('LayerNorm\'s native gradients (x, weight, bias) equal the tfjs composition
       assert.ok(d < 1e-4, `${name}: gradients differ by ${d}`);
     });
   });
+});
+
+test('AdamW on the native path gives bit-identical parameters and moments to the wasm composition', async (t) => {
+  if (!(await nativeOrSkip(t))) return;
+  const r = (n: number, seed: number) => tf.randomNormal([n], 0, 1, 'float32', seed);
+  // Larger than one slice (OpDef.elementwise), with and without weight decay.
+  const run = () => {
+    const params = new Map([['w', tf.variable(r(150001, 41))], ['b', tf.variable(r(7, 42))]]);
+    const opt = new AdamW(params, { weightDecay: 0.1, noDecay: new Set(['b']) });
+    for (let step = 0; step < 3; step++) opt.step(new Map([['w', r(150001, 50 + step)], ['b', r(7, 60 + step)]]), 1e-3 * (step + 1));
+    const out = [...params.values(), ...opt.m.values(), ...opt.v.values()].map((x) => Array.from(x.dataSync()));
+    for (const x of params.values()) x.dispose();
+    opt.dispose();
+    return out;
+  };
+  const before = nativeFusedStats.calls;
+  const native = run();
+  assert.ok(nativeFusedStats.calls > before, 'no native kernel ran');
+  setNativeMatMul(false);
+  const wasm = run();
+  setNativeMatMul(true);
+  native.forEach((v, i) => assert.ok(v.every((x, j) => x === wasm[i][j]), `tensor ${i} differs (max ${maxAbsDiff(Float32Array.from(v), Float32Array.from(wasm[i]))})`));
 });
 
 interface Expected { source: string; sequences: number[][]; logits: number[][][] }

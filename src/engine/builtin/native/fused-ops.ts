@@ -21,10 +21,11 @@ interface OpDef {
   outputs(shapes: Record<string, number[]>, attrs: Attrs): Record<string, number[]>;
   opsets?: Record<string, number>;
   /**
-   * Every input and the output have one shape and each element depends on its own inputs alone: the
-   * op runs on slices of at most ELEMENTWISE_CHUNK elements, so that the graph's intermediates (one
-   * per node) stay small and are reused from slice to slice instead of adding up to many copies of
-   * the whole tensor at once.
+   * The outputs and the first input have one shape, each element depends on the same element of the
+   * inputs of that size alone, and any other input is small and broadcast (scalars): the op runs on
+   * slices of at most ELEMENTWISE_CHUNK elements, so that the graph's intermediates (one per node)
+   * stay small, in cache, and are reused from slice to slice, instead of each being a whole pass
+   * over memory and a copy of the whole tensor.
    */
   elementwise?: boolean;
 }
@@ -146,6 +147,25 @@ const OPS: Record<string, OpDef> = {
     nodes: (a) => [{ op: 'Split', inputs: ['x'], outputs: Array.from({ length: a.parts }, (_, i) => `y${i}`), attributes: [{ name: 'axis', i: a.axis }] }],
     outputs: (s, a) => Object.fromEntries(Array.from({ length: a.parts }, (_, i) => [`y${i}`, s.x.map((d, j) => (j === a.axis ? d / a.parts : d))])),
   },
+  // One AdamW update (train/adamw.ts has the formula) of a parameter p with gradient g and moments m,
+  // v: k holds [1 - lr wd, b1, 1 - b1, b2, 1 - b2, sqrt(1 - b2^t), eps, lr / (1 - b1^t)]. The same
+  // operations in the same order as the tfjs composition (the same float32 results), in cache-sized
+  // slices: one pass over the parameter's memory instead of fourteen.
+  GenstudyAdamW: {
+    inputs: ['p', 'g', 'm', 'v', 'k'],
+    nodes: () => {
+      const n = (op: string, inputs: string[], out: string): OnnxNode => ({ op, inputs, outputs: [out] });
+      return [
+        { op: 'Split', inputs: ['k'], outputs: ['decay', 'b1', 'nb1', 'b2', 'nb2', 'bc2', 'eps', 'step'], attributes: [{ name: 'axis', i: 0 }] },
+        n('Mul', ['m', 'b1'], 'm1'), n('Mul', ['g', 'nb1'], 'g1'), n('Add', ['m1', 'g1'], 'mo'),
+        n('Mul', ['v', 'b2'], 'v1'), n('Mul', ['g', 'g'], 'gg'), n('Mul', ['gg', 'nb2'], 'g2'), n('Add', ['v1', 'g2'], 'vo'),
+        n('Sqrt', ['vo'], 'sq'), n('Div', ['sq', 'bc2'], 'sqc'), n('Add', ['sqc', 'eps'], 'den'),
+        n('Div', ['mo', 'den'], 'r'), n('Mul', ['r', 'step'], 'u'), n('Mul', ['p', 'decay'], 'pd'), n('Sub', ['pd', 'u'], 'po'),
+      ];
+    },
+    outputs: (s) => ({ po: s.p, mo: s.p, vo: s.p }),
+    elementwise: true,
+  },
   // Cross-entropy's forward: each row's log-softmax (kept for the backward pass) and its value at
   // the target: x [N, V], targets [N, 1] (int32) -> logp [N, V], gold [N, 1]. MLAS's log-softmax is
   // one vectorised kernel; ReduceLogSumExp is scalar code, ~5x slower on [512 x 8192].
@@ -201,7 +221,9 @@ export const nativeFusedStats = { calls: 0 };
 function runFused(name: string, def: OpDef, backend: WasmBackend, inputs: Record<string, tf.TensorInfo>, attrs: Attrs): tf.TensorInfo | tf.TensorInfo[] {
   nativeFusedStats.calls++;
   // An elementwise op's graph is built for flat slices (see OpDef.elementwise).
-  const shapes = Object.fromEntries(def.inputs.map((n) => [n, def.elementwise ? [ELEMENTWISE_CHUNK] : inputs[n].shape]));
+  const full = tf.util.sizeFromShape(inputs[def.inputs[0]].shape);
+  const sliced = (n: string) => def.elementwise === true && tf.util.sizeFromShape(inputs[n].shape) === full;
+  const shapes = Object.fromEntries(def.inputs.map((n) => [n, sliced(n) ? [ELEMENTWISE_CHUNK] : inputs[n].shape]));
   const key = `${name} ${def.inputs.map((n) => shapes[n].length).join(',')} ${JSON.stringify(attrs)}`;
   let s = sessions.get(key);
   if (!s) {
@@ -213,11 +235,11 @@ function runFused(name: string, def: OpDef, backend: WasmBackend, inputs: Record
   // Heap views after every makeOutput (which may grow the heap).
   const session = s;
   if (def.elementwise) {
-    const views = [...def.inputs.map((n) => [n, backend.typedArrayFromHeap(inputs[n])] as const), ...outs.map(([n, t]) => [n, backend.typedArrayFromHeap(t)] as const)];
-    const size = views[0][1].length;
-    for (let at = 0; at < size; at += ELEMENTWISE_CHUNK) {
-      const n = Math.min(ELEMENTWISE_CHUNK, size - at);
-      const part = Object.fromEntries(views.map(([name, v]) => [name, session.tensor(v.subarray(at, at + n), [n])]));
+    const views = [...def.inputs.filter(sliced).map((n) => [n, backend.typedArrayFromHeap(inputs[n])] as const), ...outs.map(([n, t]) => [n, backend.typedArrayFromHeap(t)] as const)];
+    const whole = Object.fromEntries(def.inputs.filter((n) => !sliced(n)).map((n) => [n, session.tensor(backend.typedArrayFromHeap(inputs[n]), shapes[n])]));
+    for (let at = 0; at < full; at += ELEMENTWISE_CHUNK) {
+      const n = Math.min(ELEMENTWISE_CHUNK, full - at);
+      const part = { ...whole, ...Object.fromEntries(views.map(([name, v]) => [name, session.tensor(v.subarray(at, at + n), [n])])) };
       session.run(Object.fromEntries(def.inputs.map((name) => [name, part[name]])), Object.fromEntries(outs.map(([name]) => [name, part[name]])));
     }
     return outs.length === 1 ? outs[0][1] : outs.map(([, t]) => t);
@@ -362,6 +384,11 @@ export function nativeLogprobsAt(logits: tf.Tensor2D, targets: tf.Tensor1D): { l
   const [lp, am, ls] = run('GenstudyLogprobsAt', { logits, targets: tf.reshape(targets, [-1, 1]) }) as tf.Tensor[];
   ls.dispose();
   return { logprobs: tf.reshape(lp, [-1]) as tf.Tensor1D, argmax: tf.reshape(am, [-1]) as tf.Tensor1D };
+}
+
+/** One AdamW update: [p, m, v] after it; k as GenstudyAdamW describes. */
+export function nativeAdamW(p: tf.Tensor, g: tf.Tensor, m: tf.Tensor, v: tf.Tensor, k: number[]): tf.Tensor[] {
+  return run('GenstudyAdamW', { p, g, m, v, k: tf.tensor1d(k) }) as tf.Tensor[];
 }
 
 /** Each row's log-softmax of x [N, V] and its value at the row's target (targets [N], int32). */
