@@ -187,6 +187,7 @@ const OPS: Record<string, OpDef> = {
       { op: 'Mul', inputs: ['p', 'dy'], outputs: ['y'] },
     ],
     outputs: (s) => ({ y: s.logp }),
+    elementwise: true,
   },
 };
 
