@@ -6,7 +6,8 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { pad, positionsFromMask } from '../engine/builtin/batching.ts';
 import type { BuiltinModel } from '../engine/builtin/model.ts';
-import { fusedOpsAvailable, nativeCrossEntropyGrad, nativeLogSoftmaxAt } from '../engine/builtin/native/fused-ops.ts';
+import { fusedOpsAvailable } from '../engine/builtin/native/fused-ops.ts';
+import { nativeCrossEntropyGrad, nativeLogSoftmaxAt } from '../engine/builtin/native/training-ops.ts';
 import type { TrainSequence } from './sequences.ts';
 
 /** Scalar loss tensor; call inside tf.variableGrads / tf.tidy. */

@@ -7,7 +7,8 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { nativeMatMulActive } from './native/matmul-kernel.ts';
 import type { Params } from './params.ts';
-import { fusedOpsApply, fusedOpsAvailable, nativeAttention, nativeGelu, nativeGeluTrainable, nativeLayerNorm, nativeLayerNormTrainable, nativeLinear } from './native/fused-ops.ts';
+import { fusedOpsApply, fusedOpsAvailable, nativeAttention, nativeGelu, nativeLayerNorm, nativeLinear } from './native/fused-ops.ts';
+import { nativeGeluTrainable, nativeLayerNormTrainable } from './native/training-ops.ts';
 
 /**
  * Extra terms added to a linear layer's output, keyed by the layer's weight tensor: LoRA adapters

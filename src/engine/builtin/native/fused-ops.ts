@@ -1,213 +1,18 @@
-// Inference-time fused operations on the native path: each is one onnxruntime call where the tfjs
-// composition is several wasm kernels (a LayerNorm is nine, attention's core five, a log-softmax read
-// at the targets six, each with a full pass over memory and its own tensor). They run only when the
-// native path is active and no gradient tape records (a forward pass for scoring or generation);
-// training keeps the tfjs compositions, whose gradients tfjs knows. Operands are read from the wasm
-// heap and results written into tfjs outputs on the heap, as in matmul-kernel.ts.
+// The native ops as tfjs kernels on the wasm backend: each is one onnxruntime call (graphs in
+// op-graphs.ts) where the tfjs composition is several wasm kernels (a LayerNorm is nine, attention's
+// core five, a log-softmax read at the targets six, each with a full pass over memory and its own
+// tensor). The inference fusions run when the native path is on and no gradient tape records (a
+// forward pass for scoring or generation, or inside a custom gradient); training-ops.ts builds the
+// training ops on the same runner. Large sums over leading axes and equal splits replace the wasm
+// kernels while the native path is on. Operands are read from the wasm heap and results written into
+// tfjs outputs on the heap, as in matmul-kernel.ts.
 import * as tf from '@tensorflow/tfjs-core';
-import { encodeModel, OnnxType, type OnnxGraph, type OnnxNode } from './onnx-proto.ts';
+import { encodeModel } from './onnx-proto.ts';
+import { ELEMENTWISE_CHUNK, graphOf, OPS, type Attrs, type OpDef } from './op-graphs.ts';
 import { NativeSession } from './ort.ts';
 import { nativeMatMulActive, nativeThreads } from './matmul-kernel.ts';
 
-type Attrs = Record<string, number>;
-
-interface OpDef {
-  /** tfjs input names, in the graph's input order. */
-  inputs: string[];
-  /** Input element types (float unless named here). */
-  intInputs?: string[];
-  nodes(attrs: Attrs): OnnxNode[];
-  /** Output names and shapes from the input shapes. */
-  outputs(shapes: Record<string, number[]>, attrs: Attrs): Record<string, number[]>;
-  opsets?: Record<string, number>;
-  /**
-   * The outputs and the first input have one shape, each element depends on the same element of the
-   * inputs of that size alone, and any other input is small and broadcast (scalars): the op runs on
-   * slices of at most ELEMENTWISE_CHUNK elements, so that the graph's intermediates (one per node)
-   * stay small, in cache, and are reused from slice to slice, instead of each being a whole pass
-   * over memory and a copy of the whole tensor.
-   */
-  elementwise?: boolean;
-}
-
-const ELEMENTWISE_CHUNK = 1 << 16;
-
-const OPS: Record<string, OpDef> = {
-  // LayerNorm over the last axis with weight and bias (ONNX LayerNormalization, opset 17).
-  GenstudyLayerNorm: {
-    inputs: ['x', 'w', 'b'],
-    nodes: (a) => [{ op: 'LayerNormalization', inputs: ['x', 'w', 'b'], outputs: ['y'], attributes: [{ name: 'axis', i: -1 }, { name: 'epsilon', f: a.eps }] }],
-    outputs: (s) => ({ y: s.x }),
-  },
-  // x W + b for a 2D x (Gemm: the bias is loaded into the accumulator, no second pass).
-  GenstudyLinear: {
-    inputs: ['x', 'w', 'b'],
-    nodes: () => [{ op: 'Gemm', inputs: ['x', 'w', 'b'], outputs: ['y'] }],
-    outputs: (s) => ({ y: [s.x[0], s.w[1]] }),
-  },
-  // GELU, tanh approximation (kind 0, com.microsoft FastGelu) or exact erf (kind 1, com.microsoft Gelu).
-  GenstudyGelu: {
-    inputs: ['x'],
-    nodes: (a) => [{ op: a.kind === 0 ? 'FastGelu' : 'Gelu', domain: 'com.microsoft', inputs: ['x'], outputs: ['y'] }],
-    outputs: (s) => ({ y: s.x }),
-  },
-  // LayerNorm for training: y, and each row's mean and 1/sqrt(var + eps) for the backward pass:
-  // x [N, H], w [H], b [H] -> y [N, H], mean [N, 1], inv [N, 1].
-  GenstudyLayerNormTrain: {
-    inputs: ['x', 'w', 'b'],
-    nodes: (a) => [{ op: 'LayerNormalization', inputs: ['x', 'w', 'b'], outputs: ['y', 'mean', 'inv'], attributes: [{ name: 'axis', i: -1 }, { name: 'epsilon', f: a.eps }] }],
-    outputs: (s) => ({ y: s.x, mean: [s.x[0], 1], inv: [s.x[0], 1] }),
-  },
-  // LayerNorm's gradients from what GenstudyLayerNormTrain kept, with xh = (x - mean) inv, g = dy w:
-  // dx = inv (g - mean_row(g) - xh mean_row(g xh)), dw = sum_rows(dy xh), db = sum_rows(dy).
-  GenstudyLayerNormGrad: {
-    inputs: ['x', 'w', 'mean', 'inv', 'dy'],
-    nodes: () => {
-      const n = (op: string, inputs: string[], out: string, attributes?: OnnxNode['attributes']): OnnxNode => ({ op, inputs, outputs: [out], attributes });
-      const rowMean = (x: string, out: string) => n('ReduceMean', [x], out, [{ name: 'axes', ints: [1] }, { name: 'keepdims', i: 1 }]);
-      const colSum = (x: string, out: string) => n('ReduceSum', [x, 'rows'], out, [{ name: 'keepdims', i: 0 }]);
-      return [
-        { op: 'Constant', inputs: [], outputs: ['rows'], attributes: [{ name: 'value_ints', ints: [0] }] },
-        n('Sub', ['x', 'mean'], 'xc'), n('Mul', ['xc', 'inv'], 'xh'),
-        colSum('dy', 'db'), n('Mul', ['dy', 'xh'], 'dyxh'), colSum('dyxh', 'dw'),
-        n('Mul', ['dy', 'w'], 'g'), rowMean('g', 'm1'), n('Mul', ['g', 'xh'], 'gxh'), rowMean('gxh', 'm2'),
-        n('Sub', ['g', 'm1'], 't1'), n('Mul', ['xh', 'm2'], 't2'), n('Sub', ['t1', 't2'], 't3'), n('Mul', ['t3', 'inv'], 'dx'),
-      ];
-    },
-    outputs: (s) => ({ dx: s.x, dw: s.w, db: s.w }),
-  },
-  // GELU's gradient dy gelu'(x) for training (the forward is GenstudyGelu): tanh form (kind 0)
-  //   gelu'(x) = (1 + t) / 2 + x (1 - t^2) c (1 + 3 a x^2) / 2,  t = tanh(c (x + a x^3)),
-  //   c = sqrt(2 / pi), a = 0.044715; exact form (kind 1) gelu'(x) = Phi(x) + x phi(x).
-  // The tape then keeps x alone, where the tfjs composition keeps five tensors of x's size.
-  GenstudyGeluGrad: {
-    inputs: ['x', 'dy'],
-    nodes: (a) => {
-      const k = (name: string, f: number): OnnxNode => ({ op: 'Constant', inputs: [], outputs: [name], attributes: [{ name: 'value_float', f }] });
-      const n = (op: string, inputs: string[], out: string): OnnxNode => ({ op, inputs, outputs: [out] });
-      const c = Math.sqrt(2 / Math.PI), A = 0.044715;
-      const head = [k('half', 0.5), k('one', 1), n('Mul', ['x', 'x'], 'x2')];
-      const tail = [n('Add', ['left', 'right'], 'd'), n('Mul', ['d', 'dy'], 'dx')];
-      if (a.kind === 0) {
-        return [...head, k('a', A), k('c', c), k('a3', 3 * A),
-          n('Mul', ['x2', 'a'], 'ax2'), n('Add', ['ax2', 'one'], 'in1'), n('Mul', ['x', 'in1'], 'in2'), n('Mul', ['in2', 'c'], 'u'), n('Tanh', ['u'], 't'),
-          n('Add', ['t', 'one'], 'tp1'), n('Mul', ['tp1', 'half'], 'left'),
-          n('Mul', ['t', 't'], 't2'), n('Sub', ['one', 't2'], 'omt2'), n('Mul', ['x2', 'a3'], 'a3x2'), n('Add', ['a3x2', 'one'], 'du1'), n('Mul', ['du1', 'c'], 'du'),
-          n('Mul', ['x', 'omt2'], 'r1'), n('Mul', ['r1', 'du'], 'r2'), n('Mul', ['r2', 'half'], 'right'), ...tail];
-      }
-      return [...head, k('rsqrt2', Math.SQRT1_2), k('mhalf', -0.5), k('rsqrt2pi', 1 / Math.sqrt(2 * Math.PI)),
-        n('Mul', ['x', 'rsqrt2'], 'xs'), n('Erf', ['xs'], 'e'), n('Add', ['e', 'one'], 'e1'), n('Mul', ['e1', 'half'], 'left'),
-        n('Mul', ['x2', 'mhalf'], 'ex'), n('Exp', ['ex'], 'g'), n('Mul', ['g', 'rsqrt2pi'], 'pdf'), n('Mul', ['x', 'pdf'], 'right'), ...tail];
-    },
-    outputs: (s) => ({ dx: s.x }),
-    elementwise: true,
-  },
-  // softmax(q k^T scale + mask) v, heads merged: q [B, H, T, D], k and v [B, H, S, D], mask [B, 1, T, S]
-  // -> [B, T, H, D].
-  GenstudyAttention: {
-    inputs: ['q', 'k', 'v', 'mask'],
-    nodes: (a) => [
-      { op: 'FusedMatMul', domain: 'com.microsoft', inputs: ['q', 'k'], outputs: ['s'], attributes: [{ name: 'transB', i: 1 }, { name: 'alpha', f: a.scale }] },
-      { op: 'Add', inputs: ['s', 'mask'], outputs: ['sm'] },
-      { op: 'Softmax', inputs: ['sm'], outputs: ['p'], attributes: [{ name: 'axis', i: -1 }] },
-      { op: 'MatMul', inputs: ['p', 'v'], outputs: ['o'] },
-      { op: 'Transpose', inputs: ['o'], outputs: ['y'], attributes: [{ name: 'perm', ints: [0, 2, 1, 3] }] },
-    ],
-    outputs: (s) => ({ y: [s.q[0], s.q[2], s.q[1], s.q[3]] }),
-  },
-  // log-softmax of each row read at its target, and the row's argmax (as a float): logits [N, V],
-  // targets [N, 1] (int32) -> [N, 1] each.
-  GenstudyLogprobsAt: {
-    inputs: ['logits', 'targets'],
-    intInputs: ['targets'],
-    nodes: () => [
-      { op: 'LogSoftmax', inputs: ['logits'], outputs: ['ls'], attributes: [{ name: 'axis', i: 1 }] },
-      { op: 'GatherElements', inputs: ['ls', 'targets'], outputs: ['lp'], attributes: [{ name: 'axis', i: 1 }] },
-      { op: 'ArgMax', inputs: ['logits'], outputs: ['am64'], attributes: [{ name: 'axis', i: 1 }, { name: 'keepdims', i: 1 }] },
-      { op: 'Cast', inputs: ['am64'], outputs: ['am'], attributes: [{ name: 'to', i: OnnxType.float }] },
-    ],
-    // The log-softmax is an output too (dropped by the caller): written to the warm wasm heap rather
-    // than to a fresh block of onnxruntime's, whose pages fault in on every call.
-    outputs: (s) => ({ lp: [s.logits[0], 1], am: [s.logits[0], 1], ls: s.logits }),
-  },
-  // Sum over the axes in the bit mask `axes` (bit i: axis i), keeping them as size 1 when keepDims is
-  // 1: x -> the reduced shape. (tfjs's Sum on wasm first transposes the reduced axes to the end, a
-  // full copy, when they lead, as in every bias gradient: a sum over the batch rows.)
-  GenstudyReduceSum: {
-    inputs: ['x'],
-    nodes: (a) => [
-      { op: 'Constant', inputs: [], outputs: ['axes'], attributes: [{ name: 'value_ints', ints: maskAxes(a.axes) }] },
-      { op: 'ReduceSum', inputs: ['x', 'axes'], outputs: ['y'], attributes: [{ name: 'keepdims', i: a.keepDims }] },
-    ],
-    outputs: (s, a) => ({ y: s.x.flatMap((d, i) => (a.axes & (1 << i) ? (a.keepDims ? [1] : []) : [d])) }),
-  },
-  // x cut into `parts` equal pieces along `axis`: y0, y1, ... (a fused qkv projection's q, k, v).
-  GenstudySplit: {
-    inputs: ['x'],
-    nodes: (a) => [{ op: 'Split', inputs: ['x'], outputs: Array.from({ length: a.parts }, (_, i) => `y${i}`), attributes: [{ name: 'axis', i: a.axis }] }],
-    outputs: (s, a) => Object.fromEntries(Array.from({ length: a.parts }, (_, i) => [`y${i}`, s.x.map((d, j) => (j === a.axis ? d / a.parts : d))])),
-  },
-  // One AdamW update (train/adamw.ts has the formula) of a parameter p with gradient g and moments m,
-  // v: k holds [1 - lr wd, b1, 1 - b1, b2, 1 - b2, sqrt(1 - b2^t), eps, lr / (1 - b1^t)]. The same
-  // operations in the same order as the tfjs composition (the same float32 results), in cache-sized
-  // slices: one pass over the parameter's memory instead of fourteen.
-  GenstudyAdamW: {
-    inputs: ['p', 'g', 'm', 'v', 'k'],
-    nodes: () => {
-      const n = (op: string, inputs: string[], out: string): OnnxNode => ({ op, inputs, outputs: [out] });
-      return [
-        { op: 'Split', inputs: ['k'], outputs: ['decay', 'b1', 'nb1', 'b2', 'nb2', 'bc2', 'eps', 'step'], attributes: [{ name: 'axis', i: 0 }] },
-        n('Mul', ['m', 'b1'], 'm1'), n('Mul', ['g', 'nb1'], 'g1'), n('Add', ['m1', 'g1'], 'mo'),
-        n('Mul', ['v', 'b2'], 'v1'), n('Mul', ['g', 'g'], 'gg'), n('Mul', ['gg', 'nb2'], 'g2'), n('Add', ['v1', 'g2'], 'vo'),
-        n('Sqrt', ['vo'], 'sq'), n('Div', ['sq', 'bc2'], 'sqc'), n('Add', ['sqc', 'eps'], 'den'),
-        n('Div', ['mo', 'den'], 'r'), n('Mul', ['r', 'step'], 'u'), n('Mul', ['p', 'decay'], 'pd'), n('Sub', ['pd', 'u'], 'po'),
-      ];
-    },
-    outputs: (s) => ({ po: s.p, mo: s.p, vo: s.p }),
-    elementwise: true,
-  },
-  // Cross-entropy's forward: each row's log-softmax (kept for the backward pass) and its value at
-  // the target: x [N, V], targets [N, 1] (int32) -> logp [N, V], gold [N, 1]. MLAS's log-softmax is
-  // one vectorised kernel; ReduceLogSumExp is scalar code, ~5x slower on [512 x 8192].
-  GenstudyLogSoftmaxAt: {
-    inputs: ['x', 'targets'],
-    intInputs: ['targets'],
-    nodes: () => [
-      { op: 'LogSoftmax', inputs: ['x'], outputs: ['logp'], attributes: [{ name: 'axis', i: 1 }] },
-      { op: 'GatherElements', inputs: ['logp', 'targets'], outputs: ['gold'], attributes: [{ name: 'axis', i: 1 }] },
-    ],
-    outputs: (s) => ({ logp: s.x, gold: [s.x[0], 1] }),
-  },
-  // dy exp(logp) = dy softmax(x), the gradient of summed cross-entropy before its one-hot term
-  // (subtracted in JS, one element per row): logp [N, V], dy [1] -> [N, V].
-  GenstudyScaledExp: {
-    inputs: ['logp', 'dy'],
-    nodes: () => [
-      { op: 'Exp', inputs: ['logp'], outputs: ['p'] },
-      { op: 'Mul', inputs: ['p', 'dy'], outputs: ['y'] },
-    ],
-    outputs: (s) => ({ y: s.logp }),
-    elementwise: true,
-  },
-};
-
-function maskAxes(mask: number): number[] {
-  const axes: number[] = [];
-  for (let i = 0; mask >> i; i++) if (mask & (1 << i)) axes.push(i);
-  return axes;
-}
-
-function graphOf(def: OpDef, shapes: Record<string, number[]>, attrs: Attrs): OnnxGraph {
-  const outShapes = def.outputs(shapes, attrs);
-  return {
-    nodes: def.nodes(attrs),
-    inputs: def.inputs.map((n) => ({ name: n, type: def.intInputs?.includes(n) ? OnnxType.int32 : OnnxType.float, shape: shapes[n].map((_, i) => `${n}${i}`) })),
-    outputs: Object.entries(outShapes).map(([n, sh]) => ({ name: n, type: OnnxType.float, shape: sh.map((_, i) => `${n}${i}`) })),
-    opsets: def.opsets ?? { '': 17, 'com.microsoft': 1 },
-  };
-}
-
-interface WasmBackend {
+export interface WasmBackend {
   makeOutput(shape: number[], dtype: tf.DataType): tf.TensorInfo;
   typedArrayFromHeap(t: tf.TensorInfo): Float32Array | Int32Array;
 }
@@ -318,94 +123,32 @@ export function fusedOpsAvailable(): boolean {
   return registered && nativeMatMulActive();
 }
 
-function run(name: string, inputs: Record<string, tf.Tensor>, attrs: Attrs = {}): tf.Tensor | tf.Tensor[] {
+/** Runs a native op (by its op-graphs.ts name) through tfjs, so that tfjs tracks its outputs. */
+export function runNative(name: string, inputs: Record<string, tf.Tensor>, attrs: Attrs = {}): tf.Tensor | tf.Tensor[] {
   return tf.engine().runKernel(name, inputs as unknown as tf.NamedTensorMap, attrs as unknown as tf.NamedAttrMap) as tf.Tensor | tf.Tensor[];
 }
 
 export function nativeLayerNorm(x: tf.Tensor, w: tf.Tensor, b: tf.Tensor, eps: number): tf.Tensor {
-  return run('GenstudyLayerNorm', { x, w, b }, { eps }) as tf.Tensor;
+  return runNative('GenstudyLayerNorm', { x, w, b }, { eps }) as tf.Tensor;
 }
 
 export function nativeLinear(x2: tf.Tensor2D, w: tf.Tensor2D, b: tf.Tensor): tf.Tensor2D {
-  return run('GenstudyLinear', { x: x2, w, b }) as tf.Tensor2D;
-}
-
-/**
- * LayerNorm (weight and bias) with its gradients computed natively too, for training on the native
- * path: the tape keeps x and two numbers per row, where the tfjs composition keeps about five
- * tensors of x's size.
- */
-export function nativeLayerNormTrainable(x: tf.Tensor, w: tf.Tensor, b: tf.Tensor, eps: number): tf.Tensor {
-  const width = x.shape[x.rank - 1];
-  const fn = tf.customGrad((...args: (tf.Tensor | tf.GradSaveFunc)[]) => {
-    const [input, weight, bias, save] = args as [tf.Tensor, tf.Tensor, tf.Tensor, tf.GradSaveFunc];
-    const x2 = tf.reshape(input, [-1, width]);
-    const [y, mean, inv] = run('GenstudyLayerNormTrain', { x: x2, w: weight, b: bias }, { eps }) as tf.Tensor[];
-    save([x2, weight, mean, inv]);
-    return {
-      value: tf.reshape(y, input.shape),
-      gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => {
-        const [sx, sw, sm, si] = saved;
-        const [dx, dw, db] = run('GenstudyLayerNormGrad', { x: sx, w: sw, mean: sm, inv: si, dy: tf.reshape(dy, [-1, width]) }) as tf.Tensor[];
-        return [tf.reshape(dx, dy.shape), dw, db];
-      },
-    };
-  });
-  return fn(x, w, b) as tf.Tensor;
-}
-
-/**
- * GELU with its gradient computed natively too (for training on the native path): one custom-gradient
- * op whose tape entry keeps x alone.
- */
-export function nativeGeluTrainable(x: tf.Tensor, exact: boolean): tf.Tensor {
-  const fn = tf.customGrad((...args: (tf.Tensor | tf.GradSaveFunc)[]) => {
-    const [input, save] = args as [tf.Tensor, tf.GradSaveFunc];
-    save([input]);
-    return {
-      value: nativeGelu(input, exact),
-      gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => run('GenstudyGeluGrad', { x: saved[0], dy }, { kind: exact ? 1 : 0 }) as tf.Tensor,
-    };
-  });
-  return fn(x) as tf.Tensor;
+  return runNative('GenstudyLinear', { x: x2, w, b }) as tf.Tensor2D;
 }
 
 export function nativeGelu(x: tf.Tensor, exact: boolean): tf.Tensor {
-  return run('GenstudyGelu', { x }, { kind: exact ? 1 : 0 }) as tf.Tensor;
+  return runNative('GenstudyGelu', { x }, { kind: exact ? 1 : 0 }) as tf.Tensor;
 }
 
 /** Attention's core with the heads merged: [B, T, H * D]; mask [B, 1, T, S] as batching.ts makes it. */
 export function nativeAttention(q: tf.Tensor4D, k: tf.Tensor4D, v: tf.Tensor4D, mask: tf.Tensor, scale: number): tf.Tensor3D {
   const [b, h, t, d] = q.shape;
-  return tf.reshape(run('GenstudyAttention', { q, k, v, mask }, { scale }) as tf.Tensor, [b, t, h * d]) as tf.Tensor3D;
+  return tf.reshape(runNative('GenstudyAttention', { q, k, v, mask }, { scale }) as tf.Tensor, [b, t, h * d]) as tf.Tensor3D;
 }
 
 /** log P(target) and the argmax of each row of logits [N, V]. */
 export function nativeLogprobsAt(logits: tf.Tensor2D, targets: tf.Tensor1D): { logprobs: tf.Tensor1D; argmax: tf.Tensor1D } {
-  const [lp, am, ls] = run('GenstudyLogprobsAt', { logits, targets: tf.reshape(targets, [-1, 1]) }) as tf.Tensor[];
+  const [lp, am, ls] = runNative('GenstudyLogprobsAt', { logits, targets: tf.reshape(targets, [-1, 1]) }) as tf.Tensor[];
   ls.dispose();
   return { logprobs: tf.reshape(lp, [-1]) as tf.Tensor1D, argmax: tf.reshape(am, [-1]) as tf.Tensor1D };
-}
-
-/** One AdamW update: [p, m, v] after it; k as GenstudyAdamW describes. */
-export function nativeAdamW(p: tf.Tensor, g: tf.Tensor, m: tf.Tensor, v: tf.Tensor, k: number[]): tf.Tensor[] {
-  return run('GenstudyAdamW', { p, g, m, v, k: tf.tensor1d(k) }) as tf.Tensor[];
-}
-
-/** Each row's log-softmax of x [N, V] and its value at the row's target (targets [N], int32). */
-export function nativeLogSoftmaxAt(x: tf.Tensor2D, targets: tf.Tensor1D): { logp: tf.Tensor2D; gold: tf.Tensor1D } {
-  const [logp, gold] = run('GenstudyLogSoftmaxAt', { x, targets: tf.reshape(targets, [-1, 1]) }) as tf.Tensor[];
-  return { logp: logp as tf.Tensor2D, gold: tf.reshape(gold, [-1]) as tf.Tensor1D };
-}
-
-/** dy (exp(logp) - onehot(targets)) for logp [N, V], the rows' targets and a scalar dy. */
-export function nativeCrossEntropyGrad(logp: tf.Tensor2D, targets: readonly number[], dy: tf.Tensor): tf.Tensor2D {
-  const g = run('GenstudyScaledExp', { logp, dy: tf.reshape(dy, [1]) }) as tf.Tensor2D;
-  const d = dy.dataSync()[0];
-  const vocab = logp.shape[1];
-  // g is a new output that nothing else has read: the one-hot term (one element per row) is
-  // subtracted where it lies on the heap.
-  const heap = (tf.backend() as unknown as WasmBackend).typedArrayFromHeap(g) as Float32Array;
-  targets.forEach((t, i) => { heap[i * vocab + t] -= d; });
-  return g;
 }
