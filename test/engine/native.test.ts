@@ -12,7 +12,7 @@ import { enginePath } from '../../src/engine/builtin/backend.ts';
 import { nativeMatMulActive, nativeMatMulStats, setNativeMatMul } from '../../src/engine/builtin/native/matmul-kernel.ts';
 import { nativeLoadError } from '../../src/engine/builtin/native/ort.ts';
 import { scoreTokens } from '../../src/engine/builtin/scoring.ts';
-import { attention, geluErf, geluTanh, layerNorm, linear } from '../../src/engine/builtin/blocks.ts';
+import { attention, geluErf, geluTanh, layerNorm, linear, rmsNorm } from '../../src/engine/builtin/blocks.ts';
 import { nativeFusedStats, nativeLogprobsAt } from '../../src/engine/builtin/native/fused-ops.ts';
 import { fixturesDir, goldenDir, maxAbsDiff, NO_SHARED, readJsonl } from './helpers.ts';
 import { enableTrainingGradients } from '../../src/engine/builtin/gradients.ts';
@@ -73,7 +73,7 @@ test('native products equal the wasm kernel on transposes, batches and broadcast
   });
 });
 
-test('fused native operations (LayerNorm, linear + bias, GELU, attention, log-softmax at targets) equal the tfjs compositions', async (t) => {
+test('fused native operations (LayerNorm, RMSNorm, linear + bias, GELU, attention, log-softmax at targets) equal the tfjs compositions', async (t) => {
   if (!(await nativeOrSkip(t))) return;
   tf.tidy(() => {
     const r = (shape: number[], seed: number, scale = 1) => tf.mul(tf.randomNormal(shape, 0, 1, 'float32', seed), scale) as tf.Tensor4D;
@@ -84,6 +84,7 @@ test('fused native operations (LayerNorm, linear + bias, GELU, attention, log-so
     const targets = tf.tensor1d([0, 49, 7, 7, 13, 2], 'int32');
     const cases: [string, () => tf.Tensor][] = [
       ['layerNorm', () => layerNorm(x, r([48], 6), r([48], 7), 1e-5)],
+      ['rmsNorm', () => rmsNorm(x, r([48], 12), 1e-6)],
       ['linear', () => linear(x, r([48, 20], 8), r([20], 9))],
       ['geluTanh', () => geluTanh(x)],
       ['geluErf', () => geluErf(x)],
@@ -125,6 +126,26 @@ test('GELU\'s native gradients (tanh and erf forms) equal the tfjs compositions\
       // Gradients reach ~4 here; float32 rounding of two ways of writing the same derivative.
       assert.ok(d < 5e-5, `${name}: gradients differ by ${d}`);
     }
+  });
+});
+
+test('RMSNorm\'s native gradients (x, weight) equal the tfjs composition\'s', async (t) => {
+  if (!(await nativeOrSkip(t))) return;
+  enableTrainingGradients();
+  tf.tidy(() => {
+    const r = (shape: number[], seed: number, mean = 0, sd = 1) => tf.randomNormal(shape, mean, sd, 'float32', seed);
+    const [x, w, dy] = [r([4, 30, 96], 35, 0.5, 3), r([96], 36, 1, 0.2), r([4, 30, 96], 37)];
+    const grads = () => tf.grads((a: tf.Tensor, c: tf.Tensor) => tf.sum(tf.mul(rmsNorm(a, c, 1e-6), dy)))([x, w]);
+    const before = nativeFusedStats.calls;
+    const native = grads();
+    assert.ok(nativeFusedStats.calls > before, 'no native kernel ran');
+    setNativeMatMul(false);
+    const wasm = grads();
+    setNativeMatMul(true);
+    ['x', 'weight'].forEach((name, i) => {
+      const d = maxAbsDiff(native[i].dataSync(), wasm[i].dataSync());
+      assert.ok(d < 1e-4, `${name}: gradients differ by ${d}`);
+    });
   });
 });
 

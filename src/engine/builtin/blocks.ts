@@ -7,8 +7,8 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { nativeMatMulActive } from './native/matmul-kernel.ts';
 import type { Params } from './params.ts';
-import { fusedOpsApply, fusedOpsAvailable, nativeAttention, nativeGelu, nativeLayerNorm, nativeLinear } from './native/fused-ops.ts';
-import { nativeGeluTrainable, nativeLayerNormTrainable } from './native/training-ops.ts';
+import { fusedOpsApply, fusedOpsAvailable, nativeAttention, nativeGelu, nativeLayerNorm, nativeLinear, nativeRmsNorm } from './native/fused-ops.ts';
+import { nativeGeluTrainable, nativeLayerNormTrainable, nativeRmsNormTrainable } from './native/training-ops.ts';
 
 /**
  * Extra terms added to a linear layer's output, keyed by the layer's weight tensor: LoRA adapters
@@ -74,6 +74,8 @@ export function layerNorm(x: tf.Tensor, weight: tf.Tensor | undefined, bias: tf.
 
 /** RMSNorm as in transformers' LlamaRMSNorm: x / sqrt(mean(x^2) + eps) * weight. */
 export function rmsNorm(x: tf.Tensor, weight: tf.Tensor, eps: number): tf.Tensor {
+  if (fusedOpsApply()) return nativeRmsNorm(x, weight, eps);
+  if (fusedOpsAvailable()) return nativeRmsNormTrainable(x, weight, eps);
   const ms = tf.mean(tf.square(x), x.rank - 1, true);
   return tf.mul(tf.mul(x, tf.rsqrt(tf.add(ms, eps))), weight);
 }

@@ -132,6 +132,10 @@ export function nativeLayerNorm(x: tf.Tensor, w: tf.Tensor, b: tf.Tensor, eps: n
   return runNative('GenstudyLayerNorm', { x, w, b }, { eps }) as tf.Tensor;
 }
 
+export function nativeRmsNorm(x: tf.Tensor, w: tf.Tensor, eps: number): tf.Tensor {
+  return runNative('GenstudyRmsNorm', { x, w }, { eps }) as tf.Tensor;
+}
+
 export function nativeLinear(x2: tf.Tensor2D, w: tf.Tensor2D, b: tf.Tensor): tf.Tensor2D {
   return runNative('GenstudyLinear', { x: x2, w, b }) as tf.Tensor2D;
 }

@@ -46,6 +46,33 @@ export const OPS: Record<string, OpDef> = {
     nodes: (a) => [{ op: a.kind === 0 ? 'FastGelu' : 'Gelu', domain: 'com.microsoft', inputs: ['x'], outputs: ['y'] }],
     outputs: (s) => ({ y: s.x }),
   },
+  // RMSNorm as transformers' LlamaRMSNorm, x / sqrt(mean(x^2) + eps) * w over the last axis.
+  GenstudyRmsNorm: {
+    inputs: ['x', 'w'],
+    nodes: (a) => [{ op: 'SimplifiedLayerNormalization', inputs: ['x', 'w'], outputs: ['y'], attributes: [{ name: 'axis', i: -1 }, { name: 'epsilon', f: a.eps }] }],
+    outputs: (s) => ({ y: s.x }),
+  },
+  // RMSNorm for training: y and each row's 1/sqrt(mean(x^2) + eps): x [N, H], w [H] -> y, inv [N, 1].
+  GenstudyRmsNormTrain: {
+    inputs: ['x', 'w'],
+    nodes: (a) => [{ op: 'SimplifiedLayerNormalization', inputs: ['x', 'w'], outputs: ['y', 'inv'], attributes: [{ name: 'axis', i: -1 }, { name: 'epsilon', f: a.eps }] }],
+    outputs: (s) => ({ y: s.x, inv: [s.x[0], 1] }),
+  },
+  // RMSNorm's gradients, with xh = x inv and g = dy w: dx = inv (g - xh mean_row(g xh)),
+  // dw = sum_rows(dy xh).
+  GenstudyRmsNormGrad: {
+    inputs: ['x', 'w', 'inv', 'dy'],
+    nodes: () => {
+      const n = (op: string, inputs: string[], out: string, attributes?: OnnxNode['attributes']): OnnxNode => ({ op, inputs, outputs: [out], attributes });
+      return [
+        { op: 'Constant', inputs: [], outputs: ['rows'], attributes: [{ name: 'value_ints', ints: [0] }] },
+        n('Mul', ['x', 'inv'], 'xh'), n('Mul', ['dy', 'xh'], 'dyxh'), n('ReduceSum', ['dyxh', 'rows'], 'dw', [{ name: 'keepdims', i: 0 }]),
+        n('Mul', ['dy', 'w'], 'g'), n('Mul', ['g', 'xh'], 'gxh'), n('ReduceMean', ['gxh'], 'm', [{ name: 'axes', ints: [1] }, { name: 'keepdims', i: 1 }]),
+        n('Mul', ['xh', 'm'], 't'), n('Sub', ['g', 't'], 'u'), n('Mul', ['u', 'inv'], 'dx'),
+      ];
+    },
+    outputs: (s) => ({ dx: s.x, dw: s.w }),
+  },
   // LayerNorm for training: y, and each row's mean and 1/sqrt(var + eps) for the backward pass:
   // x [N, H], w [H], b [H] -> y [N, H], mean [N, 1], inv [N, 1].
   GenstudyLayerNormTrain: {

@@ -1,6 +1,6 @@
-// Native ops for training on the native path (see op-graphs.ts for their graphs): LayerNorm and GELU
-// as custom-gradient ops whose backward passes are native too, cross-entropy's forward and backward,
-// and AdamW's update. They run only while the native path is on (fusedOpsAvailable()); elsewhere the
+// Native ops for training on the native path (see op-graphs.ts for their graphs): LayerNorm, RMSNorm
+// and GELU as custom-gradient ops whose backward passes are native too, cross-entropy's forward and
+// backward, and AdamW's update. They run only while the native path is on (fusedOpsAvailable()); elsewhere the
 // callers use the tfjs compositions, which these match (test/engine/native.test.ts).
 import * as tf from '@tensorflow/tfjs-core';
 import { nativeGelu, runNative, type WasmBackend } from './fused-ops.ts';
@@ -27,6 +27,26 @@ export function nativeLayerNormTrainable(x: tf.Tensor, w: tf.Tensor, b: tf.Tenso
     };
   });
   return fn(x, w, b) as tf.Tensor;
+}
+
+/** RMSNorm with its gradients computed natively too (the tape keeps x and one number per row). */
+export function nativeRmsNormTrainable(x: tf.Tensor, w: tf.Tensor, eps: number): tf.Tensor {
+  const width = x.shape[x.rank - 1];
+  const fn = tf.customGrad((...args: (tf.Tensor | tf.GradSaveFunc)[]) => {
+    const [input, weight, save] = args as [tf.Tensor, tf.Tensor, tf.GradSaveFunc];
+    const x2 = tf.reshape(input, [-1, width]);
+    const [y, inv] = runNative('GenstudyRmsNormTrain', { x: x2, w: weight }, { eps }) as tf.Tensor[];
+    save([x2, weight, inv]);
+    return {
+      value: tf.reshape(y, input.shape),
+      gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => {
+        const [sx, sw, si] = saved;
+        const [dx, dw] = runNative('GenstudyRmsNormGrad', { x: sx, w: sw, inv: si, dy: tf.reshape(dy, [-1, width]) }) as tf.Tensor[];
+        return [tf.reshape(dx, dy.shape), dw];
+      },
+    };
+  });
+  return fn(x, w) as tf.Tensor;
 }
 
 /**
