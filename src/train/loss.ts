@@ -48,10 +48,10 @@ export function microBatchLoss(model: BuiltinModel, seqs: readonly TrainSequence
  * its equality mask, exp, the one-hot product, casts): most of a small model's training memory.
  */
 export function crossEntropySum(logits: tf.Tensor2D, targets: readonly number[]): tf.Scalar {
-  const [rows, vocab] = logits.shape;
-  const flatIndex = tf.tensor1d(targets.map((t, i) => i * vocab + t), 'int32');
   // Its kernels run where no tape records: in the custom gradient's forward and backward functions.
   if (fusedOpsAvailable()) return nativeCrossEntropySum(logits, targets);
+  const [rows, vocab] = logits.shape;
+  const flatIndex = tf.tensor1d(targets.map((t, i) => i * vocab + t), 'int32');
   const fn = tf.customGrad((...args: (tf.Tensor | tf.GradSaveFunc)[]) => {
     const [x, save] = args as [tf.Tensor2D, tf.GradSaveFunc];
     const lse = tf.logSumExp(x, 1, true);

@@ -6,8 +6,8 @@
 // Why not onnxruntime-node's own N-API binding: it copies every output of every run into a fresh
 // JavaScript ArrayBuffer, even one written into a buffer the caller supplied. For genstudy's kernels
 // (outputs of 1-16 MB, thousands of runs per pass) that copy, its page faults and the garbage
-// collections the external memory triggers cost ~20% of a scoring pass's CPU time (measured: a
-// 1024 x 256 x 1024 product at 85-88 GFLOP per CPU-second through the binding, 106 through the C API).
+// collections the external memory triggers took ~22% of a scoring pass's CPU time (1860 -> 1451 ms;
+// a 1024 x 256 x 1024 product at 85-88 GFLOP per CPU-second through the binding, 100-106 here).
 //
 // Tensors are views: an input is read where it lies (the wasm heap) and an output is written where
 // tfjs wants it (a pre-allocated output on the wasm heap). The heap does not move: V8 reserves a wasm
