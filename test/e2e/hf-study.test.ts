@@ -14,30 +14,26 @@ import { ResultStore } from '../../src/store/result-store.ts';
 import { silentProgress } from '../../src/train/index.ts';
 import { NO_PROGRESS } from '../../src/evaluate/index.ts';
 import { hfPython } from './hf-python.ts';
+import { tinyStudyYaml } from '../support/tiny-study.ts';
 
 const env = hfPython();
 const skip = 'skip' in env ? env.skip : false;
 const repoRoot = path.resolve(import.meta.dirname, '../..');
 
-const study = (python: string) => `name: tiny-hf
-synthetic: { seed: 3, trainSize: 48, testSize: 12 }
-models:
-  - id: tiny
-    init: { family: gpt2, layers: 1, hidden: 16, heads: 2 }
-training:
-  - id: synthetic
-    data: synthetic
-methods:
-  - { name: builtin, kind: ft, lr: 0.01, steps: 6, batchSize: 8, gradAccum: 2, warmupRatio: 0.2 }
-  - { name: hf, kind: ft, backend: hf, lr: 0.01, steps: 6, batchSize: 8, gradAccum: 2, warmupRatio: 0.2 }
-seeds: [1]
+const study = (python: string) => tinyStudyYaml({
+  name: 'tiny-hf', trainSize: 48, testSize: 12,
+  methods: [
+    '{ name: builtin, kind: ft, lr: 0.01, steps: 6, batchSize: 8, gradAccum: 2, warmupRatio: 0.2 }',
+    '{ name: hf, kind: ft, backend: hf, lr: 0.01, steps: 6, batchSize: 8, gradAccum: 2, warmupRatio: 0.2 }',
+  ],
+  rest: `seeds: [1]
 checkpoints: { every: 3 }
 hf: { launcher: python, python: ${JSON.stringify(python)} }
 evaluation:
   control: in-domain
   testSets: ["synthetic:in-domain,negation-broken"]
-  serve: { command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(path.join(repoRoot, 'bin/genstudy.js'))}, serve, "{model}", --port, "{port}"], startupSeconds: 120 }
-`;
+  serve: { command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(path.join(repoRoot, 'bin/genstudy.js'))}, serve, "{model}", --port, "{port}"], startupSeconds: 120 }`,
+});
 
 test('a study trains one method on each backend; checkpoints are evaluated through servers it starts; the two runs agree', { skip }, async (t) => {
   const python = 'python' in env ? env.python : '';

@@ -9,28 +9,18 @@ import { writeStudyOutputs } from '../../src/pipeline/outputs.ts';
 import { ResultStore } from '../../src/store/result-store.ts';
 import { silentProgress } from '../../src/train/index.ts';
 import { NO_PROGRESS } from '../../src/evaluate/index.ts';
+import { tinyStudyYaml } from '../support/tiny-study.ts';
 
 // Two seeds of a one-layer model trained for 8 steps, checkpoints every 2: five checkpoints per run.
-const STUDY = `name: tiny
-synthetic: { seed: 3, trainSize: 64, testSize: 12 }
-models:
-  - id: tiny
-    init: { family: gpt2, layers: 1, hidden: 16, heads: 2 }
-training:
-  - id: synthetic
-    data: synthetic
-methods:
-  - name: ft
-    kind: ft
-    lr: 0.01
-    steps: 8
-    batchSize: 8
-seeds: [1, 2]
+const STUDY = tinyStudyYaml({
+  name: 'tiny', trainSize: 64, testSize: 12,
+  methods: ['{ name: ft, kind: ft, lr: 0.01, steps: 8, batchSize: 8 }'],
+  rest: `seeds: [1, 2]
 checkpoints: { every: 2 }
 evaluation:
   control: in-domain
-  testSets: [synthetic]
-`;
+  testSets: [synthetic]`,
+});
 
 function quiet() {
   return { log: () => undefined, trainProgress: silentProgress, evalProgress: NO_PROGRESS };

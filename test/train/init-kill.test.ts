@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { repoRoot, tempDir } from './helpers.ts';
+import { tinyStudyYaml } from '../support/tiny-study.ts';
 
 interface Done { status: number | null; signal: NodeJS.Signals | null; stderr: string }
 
@@ -48,24 +49,13 @@ test('train --init killed right after the new model\'s weights are written: the 
 test('genstudy run killed while a from-scratch model is written to models/: the rerun completes', async () => {
   const dir = tempDir();
   const file = path.join(dir, 'tiny.yaml');
-  fs.writeFileSync(file, `name: tiny
-synthetic: { seed: 3, trainSize: 16, testSize: 4 }
-models:
-  - id: tiny
-    init: { family: gpt2, layers: 1, hidden: 16, heads: 2 }
-training:
-  - id: synthetic
-    data: synthetic
-methods:
-  - name: ft
-    kind: ft
-    lr: 0.01
-    steps: 1
-    batchSize: 4
-checkpoints: { atStart: false }
+  fs.writeFileSync(file, tinyStudyYaml({
+    name: 'tiny', trainSize: 16, testSize: 4,
+    methods: ['{ name: ft, kind: ft, lr: 0.01, steps: 1, batchSize: 4 }'],
+    rest: `checkpoints: { atStart: false }
 evaluation:
-  testSets: ["synthetic:in-domain"]
-`);
+  testSets: ["synthetic:in-domain"]`,
+  }));
   const b = await genstudy(['run', file], 'init-model:weights-written');
   assert.equal(b.signal, 'SIGKILL', b.stderr);
   assert.ok(!fs.existsSync(path.join(dir, 'tiny', 'models', 'tiny')), 'no model folder until it is complete');
