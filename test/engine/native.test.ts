@@ -73,6 +73,19 @@ test('native products equal the wasm kernel on transposes, batches and broadcast
   });
 });
 
+/** fn on the native path (checking that a fused native kernel ran), then on the wasm path. */
+function nativeAndWasm<T>(what: string, fn: () => T): { native: T; wasm: T } {
+  const before = nativeFusedStats.calls;
+  const native = fn();
+  assert.ok(nativeFusedStats.calls > before, `${what}: no native kernel ran`);
+  setNativeMatMul(false);
+  try {
+    return { native, wasm: fn() };
+  } finally {
+    setNativeMatMul(true);
+  }
+}
+
 test('fused native operations (LayerNorm, RMSNorm, linear + bias, GELU, attention, log-softmax at targets) equal the tfjs compositions', async (t) => {
   if (!(await nativeOrSkip(t))) return;
   tf.tidy(() => {
@@ -92,12 +105,7 @@ test('fused native operations (LayerNorm, RMSNorm, linear + bias, GELU, attentio
       ['grouped-query attention', () => attention(q, r([2, 2, 7, 12], 10), r([2, 2, 7, 12], 11), keep, 0.3).out],
     ];
     for (const [name, f] of cases) {
-      const before = nativeFusedStats.calls;
-      const native = f();
-      assert.ok(nativeFusedStats.calls > before, `${name}: no fused native operation ran`);
-      setNativeMatMul(false);
-      const wasm = f();
-      setNativeMatMul(true);
+      const { native, wasm } = nativeAndWasm(name, f);
       assert.deepEqual(native.shape, wasm.shape, name);
       assert.ok(maxAbsDiff(native.dataSync(), wasm.dataSync()) < 1e-4, `${name}: ${maxAbsDiff(native.dataSync(), wasm.dataSync())}`);
     }
@@ -117,11 +125,7 @@ test('GELU\'s native gradients (tanh and erf forms) equal the tfjs compositions\
     const x = tf.mul(tf.randomNormal([3, 40000], 0, 1, 'float32', 21), 4);
     const w = tf.randomNormal([3, 40000], 0, 1, 'float32', 22);
     for (const [name, gelu] of [['geluTanh', geluTanh], ['geluErf', geluErf]] as const) {
-      const grad = () => tf.grad((v: tf.Tensor) => tf.sum(tf.mul(gelu(v), w)))(x);
-      const before = nativeFusedStats.calls;
-      const native = grad();
-      assert.ok(nativeFusedStats.calls > before, `${name}: no native kernel ran`);
-      const wasm = tf.tidy(() => { setNativeMatMul(false); try { return grad(); } finally { setNativeMatMul(true); } });
+      const { native, wasm } = nativeAndWasm(name, () => tf.grad((v: tf.Tensor) => tf.sum(tf.mul(gelu(v), w)))(x));
       const d = maxAbsDiff(native.dataSync(), wasm.dataSync());
       // Gradients reach ~4 here; float32 rounding of two ways of writing the same derivative.
       assert.ok(d < 5e-5, `${name}: gradients differ by ${d}`);
@@ -129,43 +133,23 @@ test('GELU\'s native gradients (tanh and erf forms) equal the tfjs compositions\
   });
 });
 
-test('RMSNorm\'s native gradients (x, weight) equal the tfjs composition\'s', async (t) => {
-  if (!(await nativeOrSkip(t))) return;
-  enableTrainingGradients();
-  tf.tidy(() => {
-    const r = (shape: number[], seed: number, mean = 0, sd = 1) => tf.randomNormal(shape, mean, sd, 'float32', seed);
-    const [x, w, dy] = [r([4, 30, 96], 35, 0.5, 3), r([96], 36, 1, 0.2), r([4, 30, 96], 37)];
-    const grads = () => tf.grads((a: tf.Tensor, c: tf.Tensor) => tf.sum(tf.mul(rmsNorm(a, c, 1e-6), dy)))([x, w]);
-    const before = nativeFusedStats.calls;
-    const native = grads();
-    assert.ok(nativeFusedStats.calls > before, 'no native kernel ran');
-    setNativeMatMul(false);
-    const wasm = grads();
-    setNativeMatMul(true);
-    ['x', 'weight'].forEach((name, i) => {
-      const d = maxAbsDiff(native[i].dataSync(), wasm[i].dataSync());
-      assert.ok(d < 1e-4, `${name}: gradients differ by ${d}`);
-    });
-  });
-});
-
-test('LayerNorm\'s native gradients (x, weight, bias) equal the tfjs composition\'s', async (t) => {
+test('LayerNorm\'s (x, weight, bias) and RMSNorm\'s (x, weight) native gradients equal the tfjs compositions\'', async (t) => {
   if (!(await nativeOrSkip(t))) return;
   enableTrainingGradients();
   tf.tidy(() => {
     const r = (shape: number[], seed: number, mean = 0, sd = 1) => tf.randomNormal(shape, mean, sd, 'float32', seed);
     const [x, w, b, dy] = [r([4, 30, 96], 31, 0.5, 3), r([96], 32, 1, 0.2), r([96], 33), r([4, 30, 96], 34)];
-    const grads = () => tf.grads((a: tf.Tensor, c: tf.Tensor, d: tf.Tensor) => tf.sum(tf.mul(layerNorm(a, c, d, 1e-5), dy)))([x, w, b]);
-    const before = nativeFusedStats.calls;
-    const native = grads();
-    assert.ok(nativeFusedStats.calls > before, 'no native kernel ran');
-    setNativeMatMul(false);
-    const wasm = grads();
-    setNativeMatMul(true);
-    ['x', 'weight', 'bias'].forEach((name, i) => {
-      const d = maxAbsDiff(native[i].dataSync(), wasm[i].dataSync());
-      assert.ok(d < 1e-4, `${name}: gradients differ by ${d}`);
-    });
+    const cases = [
+      { name: 'LayerNorm', inputs: ['x', 'weight', 'bias'], f: (a: tf.Tensor, c: tf.Tensor, d: tf.Tensor) => layerNorm(a, c, d, 1e-5), args: [x, w, b] },
+      { name: 'RMSNorm', inputs: ['x', 'weight'], f: (a: tf.Tensor, c: tf.Tensor) => rmsNorm(a, c, 1e-6), args: [x, w] },
+    ];
+    for (const c of cases) {
+      const { native, wasm } = nativeAndWasm(c.name, () => tf.grads((...a: tf.Tensor[]) => tf.sum(tf.mul((c.f as (...t: tf.Tensor[]) => tf.Tensor)(...a), dy)))(c.args));
+      c.inputs.forEach((input, i) => {
+        const d = maxAbsDiff(native[i].dataSync(), wasm[i].dataSync());
+        assert.ok(d < 1e-4, `${c.name} ${input}: gradients differ by ${d}`);
+      });
+    }
   });
 });
 
@@ -182,12 +166,7 @@ test('AdamW on the native path gives bit-identical parameters and moments to the
     opt.dispose();
     return out;
   };
-  const before = nativeFusedStats.calls;
-  const native = run();
-  assert.ok(nativeFusedStats.calls > before, 'no native kernel ran');
-  setNativeMatMul(false);
-  const wasm = run();
-  setNativeMatMul(true);
+  const { native, wasm } = nativeAndWasm('AdamW', run);
   native.forEach((v, i) => assert.ok(v.every((x, j) => x === wasm[i][j]), `tensor ${i} differs (max ${maxAbsDiff(Float32Array.from(v), Float32Array.from(wasm[i]))})`));
 });
 
