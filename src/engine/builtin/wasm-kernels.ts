@@ -10,6 +10,7 @@
 // assign points it at new data), so a copy buys nothing. In a training step of the bench's GPT-2
 // model that was ~1000 copies, 7% of the step's CPU time.
 import * as tf from '@tensorflow/tfjs-core';
+import { replaceWasmKernel } from './replace-kernel.ts';
 
 type HeapArray = Float32Array | Int32Array | Uint8Array;
 interface WasmBackend {
@@ -83,63 +84,38 @@ let registered = false;
 export function registerWasmKernels(): void {
   if (registered) return;
   registered = true;
-  const originalSlice = tf.getKernel('Slice', 'wasm');
-  const originalSplit = tf.getKernel('SplitV', 'wasm');
-  if (!originalSlice || !originalSplit) return;
-  tf.unregisterKernel('Slice', 'wasm');
-  tf.registerKernel({
-    ...originalSlice,
-    kernelFunc: (args) => {
-      const x = args.inputs.x as tf.TensorInfo;
-      if (x.dtype === 'string') return originalSlice.kernelFunc(args);
-      const { begin, size } = args.attrs as unknown as { begin: number | number[]; size: number | number[] };
-      const [b, s] = tf.slice_util.parseSliceParams(x as tf.Tensor, begin, size);
-      return sliceOnHeap(args.backend as unknown as WasmBackend, x, b, s);
-    },
+  replaceWasmKernel('Slice', (args, original) => {
+    const x = args.inputs.x as tf.TensorInfo;
+    if (x.dtype === 'string') return original(args);
+    const { begin, size } = args.attrs as unknown as { begin: number | number[]; size: number | number[] };
+    const [b, s] = tf.slice_util.parseSliceParams(x as tf.Tensor, begin, size);
+    return sliceOnHeap(args.backend as unknown as WasmBackend, x, b, s);
   });
-  const originalGather = tf.getKernel('GatherV2', 'wasm');
-  if (originalGather) {
-    tf.unregisterKernel('GatherV2', 'wasm');
-    tf.registerKernel({
-      ...originalGather,
-      kernelFunc: (args) => {
-        const { x, indices } = args.inputs as { x: tf.TensorInfo; indices: tf.TensorInfo };
-        const { axis, batchDims } = args.attrs as unknown as { axis: number; batchDims: number };
-        if (x.dtype === 'string' || batchDims || indices.dtype !== 'int32') return originalGather.kernelFunc(args);
-        return gatherOnHeap(args.backend as unknown as WasmBackend, x, indices, tf.util.parseAxisParam(axis, x.shape)[0]);
-      },
+  replaceWasmKernel('GatherV2', (args, original) => {
+    const { x, indices } = args.inputs as { x: tf.TensorInfo; indices: tf.TensorInfo };
+    const { axis, batchDims } = args.attrs as unknown as { axis: number; batchDims: number };
+    if (x.dtype === 'string' || batchDims || indices.dtype !== 'int32') return original(args);
+    return gatherOnHeap(args.backend as unknown as WasmBackend, x, indices, tf.util.parseAxisParam(axis, x.shape)[0]);
+  });
+  replaceWasmKernel('Identity', (args, original) => {
+    const x = args.inputs.x as tf.TensorInfo;
+    if (x.dtype === 'string') return original(args);
+    (args.backend as unknown as WasmBackend).incRef(x.dataId);
+    return { dataId: x.dataId, shape: [...x.shape], dtype: x.dtype };
+  });
+  replaceWasmKernel('SplitV', (args, original) => {
+    const x = args.inputs.x as tf.TensorInfo;
+    if (x.dtype === 'string') return original(args);
+    const { numOrSizeSplits, axis } = args.attrs as unknown as { numOrSizeSplits: number | number[]; axis: number };
+    const ax = tf.util.parseAxisParam(axis, x.shape)[0];
+    const sizes = tf.backend_util.prepareSplitSize(x as tf.Tensor, numOrSizeSplits, ax);
+    const begin = new Array<number>(x.shape.length).fill(0);
+    return sizes.map((n) => {
+      const size = [...x.shape];
+      size[ax] = n;
+      const piece = sliceOnHeap(args.backend as unknown as WasmBackend, x, [...begin], size);
+      begin[ax] += n;
+      return piece;
     });
-  }
-  const originalIdentity = tf.getKernel('Identity', 'wasm');
-  if (originalIdentity) {
-    tf.unregisterKernel('Identity', 'wasm');
-    tf.registerKernel({
-      ...originalIdentity,
-      kernelFunc: (args) => {
-        const x = args.inputs.x as tf.TensorInfo;
-        if (x.dtype === 'string') return originalIdentity.kernelFunc(args);
-        (args.backend as unknown as WasmBackend).incRef(x.dataId);
-        return { dataId: x.dataId, shape: [...x.shape], dtype: x.dtype };
-      },
-    });
-  }
-  tf.unregisterKernel('SplitV', 'wasm');
-  tf.registerKernel({
-    ...originalSplit,
-    kernelFunc: (args) => {
-      const x = args.inputs.x as tf.TensorInfo;
-      if (x.dtype === 'string') return originalSplit.kernelFunc(args);
-      const { numOrSizeSplits, axis } = args.attrs as unknown as { numOrSizeSplits: number | number[]; axis: number };
-      const ax = tf.util.parseAxisParam(axis, x.shape)[0];
-      const sizes = tf.backend_util.prepareSplitSize(x as tf.Tensor, numOrSizeSplits, ax);
-      const begin = new Array<number>(x.shape.length).fill(0);
-      return sizes.map((n) => {
-        const size = [...x.shape];
-        size[ax] = n;
-        const piece = sliceOnHeap(args.backend as unknown as WasmBackend, x, [...begin], size);
-        begin[ax] += n;
-        return piece;
-      });
-    },
   });
 }

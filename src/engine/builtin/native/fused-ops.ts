@@ -10,6 +10,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import { encodeModel } from './onnx-proto.ts';
 import { ELEMENTWISE_CHUNK, graphOf, OPS, type Attrs, type OpDef } from './op-graphs.ts';
 import { NativeSession } from './ort.ts';
+import { replaceWasmKernel } from '../replace-kernel.ts';
 import { nativeMatMulActive, nativeThreads } from './matmul-kernel.ts';
 
 export interface WasmBackend {
@@ -73,40 +74,27 @@ export function registerFusedOps(): void {
       kernelFunc: (args) => runFused(name, def, args.backend as unknown as WasmBackend, args.inputs as Record<string, tf.TensorInfo>, (args.attrs ?? {}) as unknown as Attrs),
     });
   }
-  const originalSplit = tf.getKernel(tf.SplitV, 'wasm');
-  if (originalSplit) {
-    tf.unregisterKernel(tf.SplitV, 'wasm');
-    tf.registerKernel({
-      ...originalSplit,
-      kernelFunc: (args) => {
-        const x = args.inputs.x as tf.TensorInfo;
-        const { numOrSizeSplits, axis } = args.attrs as unknown as { numOrSizeSplits: number | number[]; axis: number };
-        const ax = tf.util.parseAxisParam(axis, x.shape)[0];
-        const sizes = tf.backend_util.prepareSplitSize(x as tf.Tensor, numOrSizeSplits, ax);
-        // The wasm kernel copies row by row from JS, a call per row and piece; this is one native call.
-        if (!fusedOpsAvailable() || x.dtype !== 'float32' || tf.util.sizeFromShape(x.shape) < NATIVE_MIN_SUM || sizes.some((n) => n !== sizes[0])) return originalSplit.kernelFunc(args);
-        return runFused('GenstudySplit', OPS.GenstudySplit, args.backend as unknown as WasmBackend, { x }, { axis: ax, parts: sizes.length }) as tf.TensorInfo[];
-      },
-    });
-  }
-  const originalSum = tf.getKernel(tf.Sum, 'wasm');
-  if (!originalSum) return;
-  tf.unregisterKernel(tf.Sum, 'wasm');
-  tf.registerKernel({
-    ...originalSum,
-    kernelFunc: (args) => {
-      const x = args.inputs.x as tf.TensorInfo;
-      if (!fusedOpsAvailable() || x.dtype !== 'float32' || tf.util.sizeFromShape(x.shape) < NATIVE_MIN_SUM) return originalSum.kernelFunc(args);
-      const { axis, keepDims } = args.attrs as unknown as { axis: number | number[] | null; keepDims: boolean };
-      const axes = tf.util.parseAxisParam(axis ?? x.shape.map((_, i) => i), x.shape);
-      // Only sums over leading axes that keep trailing ones (bias gradients: each output is one
-      // column's sum, added in row order). A sum to a scalar is vectorised with a start that depends
-      // on the data's alignment on the heap, and so would differ in its last bits between two runs
-      // (a resumed training run would not end identical to an uninterrupted one).
-      if (axes.length >= x.shape.length || axes.some((a, i) => a !== i)) return originalSum.kernelFunc(args);
-      const mask = axes.reduce((m, a) => m | (1 << a), 0);
-      return runFused('GenstudyReduceSum', OPS.GenstudyReduceSum, args.backend as unknown as WasmBackend, { x }, { axes: mask, keepDims: keepDims ? 1 : 0 }) as tf.TensorInfo;
-    },
+  replaceWasmKernel(tf.SplitV, (args, original) => {
+    const x = args.inputs.x as tf.TensorInfo;
+    const { numOrSizeSplits, axis } = args.attrs as unknown as { numOrSizeSplits: number | number[]; axis: number };
+    const ax = tf.util.parseAxisParam(axis, x.shape)[0];
+    const sizes = tf.backend_util.prepareSplitSize(x as tf.Tensor, numOrSizeSplits, ax);
+    // The wasm kernel copies row by row from JS, a call per row and piece; this is one native call.
+    if (!fusedOpsAvailable() || x.dtype !== 'float32' || tf.util.sizeFromShape(x.shape) < NATIVE_MIN_SUM || sizes.some((n) => n !== sizes[0])) return original(args);
+    return runFused('GenstudySplit', OPS.GenstudySplit, args.backend as unknown as WasmBackend, { x }, { axis: ax, parts: sizes.length }) as tf.TensorInfo[];
+  });
+  replaceWasmKernel(tf.Sum, (args, original) => {
+    const x = args.inputs.x as tf.TensorInfo;
+    if (!fusedOpsAvailable() || x.dtype !== 'float32' || tf.util.sizeFromShape(x.shape) < NATIVE_MIN_SUM) return original(args);
+    const { axis, keepDims } = args.attrs as unknown as { axis: number | number[] | null; keepDims: boolean };
+    const axes = tf.util.parseAxisParam(axis ?? x.shape.map((_, i) => i), x.shape);
+    // Only sums over leading axes that keep trailing ones (bias gradients: each output is one
+    // column's sum, added in row order). A sum to a scalar is vectorised with a start that depends
+    // on the data's alignment on the heap, and so would differ in its last bits between two runs
+    // (a resumed training run would not end identical to an uninterrupted one).
+    if (axes.length >= x.shape.length || axes.some((a, i) => a !== i)) return original(args);
+    const mask = axes.reduce((m, a) => m | (1 << a), 0);
+    return runFused('GenstudyReduceSum', OPS.GenstudyReduceSum, args.backend as unknown as WasmBackend, { x }, { axes: mask, keepDims: keepDims ? 1 : 0 }) as tf.TensorInfo;
   });
 }
 

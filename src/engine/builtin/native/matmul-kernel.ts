@@ -7,6 +7,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { encodeModel, OnnxType } from './onnx-proto.ts';
 import { NativeSession } from './ort.ts';
+import { replaceWasmKernel } from '../replace-kernel.ts';
 
 /** Below this many multiply-adds a product stays on the wasm kernel (a decoding step's attention). */
 const NATIVE_MIN_MACS = 1 << 16;
@@ -73,43 +74,38 @@ export function setNativeMatMul(on: boolean): void {
 export function registerNativeMatMul(nThreads: number): void {
   if (registered) return;
   threads = nThreads;
-  const original = tf.getKernel(tf.BatchMatMul, 'wasm');
-  if (!original) throw new Error('the wasm backend has no BatchMatMul kernel');
+  if (!tf.getKernel(tf.BatchMatMul, 'wasm')) throw new Error('the wasm backend has no BatchMatMul kernel');
   // Fail here, not inside the first forward pass, when onnxruntime cannot run.
   selfTest();
   registered = true;
   enabled = true;
-  tf.unregisterKernel(tf.BatchMatMul, 'wasm');
-  tf.registerKernel({
-    ...original,
-    kernelFunc: (args) => {
-      const { a, b } = args.inputs as { a: tf.TensorInfo; b: tf.TensorInfo };
-      const { transposeA, transposeB } = args.attrs as unknown as { transposeA: boolean; transposeB: boolean };
-      if (!enabled || a.dtype !== 'float32' || b.dtype !== 'float32') return original.kernelFunc(args);
-      const ra = a.shape.length, rb = b.shape.length;
-      const m = transposeA ? a.shape[ra - 1] : a.shape[ra - 2];
-      const k = transposeA ? a.shape[ra - 2] : a.shape[ra - 1];
-      const n = transposeB ? b.shape[rb - 2] : b.shape[rb - 1];
-      const batchA = tf.util.sizeFromShape(a.shape.slice(0, -2));
-      const batchB = tf.util.sizeFromShape(b.shape.slice(0, -2));
-      const batch = Math.max(batchA, batchB);
-      // Batch broadcasting other than 1-against-n, and tiny products, go to the wasm kernel.
-      if (batch * m * k * n < NATIVE_MIN_MACS || (batchA !== batchB && batchA !== 1 && batchB !== 1)) {
-        nativeMatMulStats.wasm++;
-        return original.kernelFunc(args);
-      }
-      nativeMatMulStats.native++;
-      const backend = args.backend as unknown as WasmBackend;
-      const outShape = [...tf.broadcast_util.assertAndGetBroadcastShape(a.shape.slice(0, -2), b.shape.slice(0, -2)), m, n];
-      const out = backend.makeOutput(outShape, 'float32');
-      // Heap views are taken after makeOutput, which may grow (and so replace) the heap.
-      const s = session(transposeA, transposeB);
-      const ta = s.tensor(backend.typedArrayFromHeap(a), [batchA, a.shape[ra - 2], a.shape[ra - 1]]);
-      const tb = s.tensor(backend.typedArrayFromHeap(b), [batchB, b.shape[rb - 2], b.shape[rb - 1]]);
-      const tc = s.tensor(backend.typedArrayFromHeap(out), [batch, m, n]);
-      s.run({ a: ta, b: tb }, { c: tc });
-      return out;
-    },
+  replaceWasmKernel(tf.BatchMatMul, (args, original) => {
+    const { a, b } = args.inputs as { a: tf.TensorInfo; b: tf.TensorInfo };
+    const { transposeA, transposeB } = args.attrs as unknown as { transposeA: boolean; transposeB: boolean };
+    if (!enabled || a.dtype !== 'float32' || b.dtype !== 'float32') return original(args);
+    const ra = a.shape.length, rb = b.shape.length;
+    const m = transposeA ? a.shape[ra - 1] : a.shape[ra - 2];
+    const k = transposeA ? a.shape[ra - 2] : a.shape[ra - 1];
+    const n = transposeB ? b.shape[rb - 2] : b.shape[rb - 1];
+    const batchA = tf.util.sizeFromShape(a.shape.slice(0, -2));
+    const batchB = tf.util.sizeFromShape(b.shape.slice(0, -2));
+    const batch = Math.max(batchA, batchB);
+    // Batch broadcasting other than 1-against-n, and tiny products, go to the wasm kernel.
+    if (batch * m * k * n < NATIVE_MIN_MACS || (batchA !== batchB && batchA !== 1 && batchB !== 1)) {
+      nativeMatMulStats.wasm++;
+      return original(args);
+    }
+    nativeMatMulStats.native++;
+    const backend = args.backend as unknown as WasmBackend;
+    const outShape = [...tf.broadcast_util.assertAndGetBroadcastShape(a.shape.slice(0, -2), b.shape.slice(0, -2)), m, n];
+    const out = backend.makeOutput(outShape, 'float32');
+    // Heap views are taken after makeOutput, which may grow (and so replace) the heap.
+    const s = session(transposeA, transposeB);
+    const ta = s.tensor(backend.typedArrayFromHeap(a), [batchA, a.shape[ra - 2], a.shape[ra - 1]]);
+    const tb = s.tensor(backend.typedArrayFromHeap(b), [batchB, b.shape[rb - 2], b.shape[rb - 1]]);
+    const tc = s.tensor(backend.typedArrayFromHeap(out), [batch, m, n]);
+    s.run({ a: ta, b: tb }, { c: tc });
+    return out;
   });
 }
 
