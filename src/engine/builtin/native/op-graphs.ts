@@ -27,6 +27,23 @@ export interface OpDef {
 
 export const ELEMENTWISE_CHUNK = 1 << 16;
 
+/** One node with one output. */
+function node(op: string, inputs: string[], out: string, attributes?: OnnxNode['attributes']): OnnxNode {
+  return { op, inputs, outputs: [out], attributes };
+}
+
+/** A float scalar constant. */
+function constant(name: string, f: number): OnnxNode {
+  return { op: 'Constant', inputs: [], outputs: [name], attributes: [{ name: 'value_float', f }] };
+}
+
+/** The int64 list [0] as `rows`, the axes ReduceSum takes as an input for a sum over rows. */
+const ROWS_AXIS: OnnxNode = { op: 'Constant', inputs: [], outputs: ['rows'], attributes: [{ name: 'value_ints', ints: [0] }] };
+
+/** Each row's mean ([N, H] -> [N, 1]) and each column's sum ([N, H] -> [H], needs ROWS_AXIS). */
+const rowMean = (x: string, out: string) => node('ReduceMean', [x], out, [{ name: 'axes', ints: [1] }, { name: 'keepdims', i: 1 }]);
+const colSum = (x: string, out: string) => node('ReduceSum', [x, 'rows'], out, [{ name: 'keepdims', i: 0 }]);
+
 export const OPS: Record<string, OpDef> = {
   // LayerNorm over the last axis with weight and bias (ONNX LayerNormalization, opset 17).
   GenstudyLayerNorm: {
@@ -62,15 +79,12 @@ export const OPS: Record<string, OpDef> = {
   // dw = sum_rows(dy xh).
   GenstudyRmsNormGrad: {
     inputs: ['x', 'w', 'inv', 'dy'],
-    nodes: () => {
-      const n = (op: string, inputs: string[], out: string, attributes?: OnnxNode['attributes']): OnnxNode => ({ op, inputs, outputs: [out], attributes });
-      return [
-        { op: 'Constant', inputs: [], outputs: ['rows'], attributes: [{ name: 'value_ints', ints: [0] }] },
-        n('Mul', ['x', 'inv'], 'xh'), n('Mul', ['dy', 'xh'], 'dyxh'), n('ReduceSum', ['dyxh', 'rows'], 'dw', [{ name: 'keepdims', i: 0 }]),
-        n('Mul', ['dy', 'w'], 'g'), n('Mul', ['g', 'xh'], 'gxh'), n('ReduceMean', ['gxh'], 'm', [{ name: 'axes', ints: [1] }, { name: 'keepdims', i: 1 }]),
-        n('Mul', ['xh', 'm'], 't'), n('Sub', ['g', 't'], 'u'), n('Mul', ['u', 'inv'], 'dx'),
-      ];
-    },
+    nodes: () => [
+      ROWS_AXIS,
+      node('Mul', ['x', 'inv'], 'xh'), node('Mul', ['dy', 'xh'], 'dyxh'), colSum('dyxh', 'dw'),
+      node('Mul', ['dy', 'w'], 'g'), node('Mul', ['g', 'xh'], 'gxh'), rowMean('gxh', 'm'),
+      node('Mul', ['xh', 'm'], 't'), node('Sub', ['g', 't'], 'u'), node('Mul', ['u', 'inv'], 'dx'),
+    ],
     outputs: (s) => ({ dx: s.x, dw: s.w }),
   },
   // LayerNorm for training: y, and each row's mean and 1/sqrt(var + eps) for the backward pass:
@@ -84,18 +98,13 @@ export const OPS: Record<string, OpDef> = {
   // dx = inv (g - mean_row(g) - xh mean_row(g xh)), dw = sum_rows(dy xh), db = sum_rows(dy).
   GenstudyLayerNormGrad: {
     inputs: ['x', 'w', 'mean', 'inv', 'dy'],
-    nodes: () => {
-      const n = (op: string, inputs: string[], out: string, attributes?: OnnxNode['attributes']): OnnxNode => ({ op, inputs, outputs: [out], attributes });
-      const rowMean = (x: string, out: string) => n('ReduceMean', [x], out, [{ name: 'axes', ints: [1] }, { name: 'keepdims', i: 1 }]);
-      const colSum = (x: string, out: string) => n('ReduceSum', [x, 'rows'], out, [{ name: 'keepdims', i: 0 }]);
-      return [
-        { op: 'Constant', inputs: [], outputs: ['rows'], attributes: [{ name: 'value_ints', ints: [0] }] },
-        n('Sub', ['x', 'mean'], 'xc'), n('Mul', ['xc', 'inv'], 'xh'),
-        colSum('dy', 'db'), n('Mul', ['dy', 'xh'], 'dyxh'), colSum('dyxh', 'dw'),
-        n('Mul', ['dy', 'w'], 'g'), rowMean('g', 'm1'), n('Mul', ['g', 'xh'], 'gxh'), rowMean('gxh', 'm2'),
-        n('Sub', ['g', 'm1'], 't1'), n('Mul', ['xh', 'm2'], 't2'), n('Sub', ['t1', 't2'], 't3'), n('Mul', ['t3', 'inv'], 'dx'),
-      ];
-    },
+    nodes: () => [
+      ROWS_AXIS,
+      node('Sub', ['x', 'mean'], 'xc'), node('Mul', ['xc', 'inv'], 'xh'),
+      colSum('dy', 'db'), node('Mul', ['dy', 'xh'], 'dyxh'), colSum('dyxh', 'dw'),
+      node('Mul', ['dy', 'w'], 'g'), rowMean('g', 'm1'), node('Mul', ['g', 'xh'], 'gxh'), rowMean('gxh', 'm2'),
+      node('Sub', ['g', 'm1'], 't1'), node('Mul', ['xh', 'm2'], 't2'), node('Sub', ['t1', 't2'], 't3'), node('Mul', ['t3', 'inv'], 'dx'),
+    ],
     outputs: (s) => ({ dx: s.x, dw: s.w, db: s.w }),
   },
   // GELU's gradient dy gelu'(x) for training (the forward is GenstudyGelu): tanh form (kind 0)
@@ -105,8 +114,7 @@ export const OPS: Record<string, OpDef> = {
   GenstudyGeluGrad: {
     inputs: ['x', 'dy'],
     nodes: (a) => {
-      const k = (name: string, f: number): OnnxNode => ({ op: 'Constant', inputs: [], outputs: [name], attributes: [{ name: 'value_float', f }] });
-      const n = (op: string, inputs: string[], out: string): OnnxNode => ({ op, inputs, outputs: [out] });
+      const k = constant, n = node;
       const c = Math.sqrt(2 / Math.PI), A = 0.044715;
       const head = [k('half', 0.5), k('one', 1), n('Mul', ['x', 'x'], 'x2')];
       const tail = [n('Add', ['left', 'right'], 'd'), n('Mul', ['d', 'dy'], 'dx')];
@@ -175,16 +183,13 @@ export const OPS: Record<string, OpDef> = {
   // slices: one pass over the parameter's memory instead of fourteen.
   GenstudyAdamW: {
     inputs: ['p', 'g', 'm', 'v', 'k'],
-    nodes: () => {
-      const n = (op: string, inputs: string[], out: string): OnnxNode => ({ op, inputs, outputs: [out] });
-      return [
-        { op: 'Split', inputs: ['k'], outputs: ['decay', 'b1', 'nb1', 'b2', 'nb2', 'bc2', 'eps', 'step'], attributes: [{ name: 'axis', i: 0 }] },
-        n('Mul', ['m', 'b1'], 'm1'), n('Mul', ['g', 'nb1'], 'g1'), n('Add', ['m1', 'g1'], 'mo'),
-        n('Mul', ['v', 'b2'], 'v1'), n('Mul', ['g', 'g'], 'gg'), n('Mul', ['gg', 'nb2'], 'g2'), n('Add', ['v1', 'g2'], 'vo'),
-        n('Sqrt', ['vo'], 'sq'), n('Div', ['sq', 'bc2'], 'sqc'), n('Add', ['sqc', 'eps'], 'den'),
-        n('Div', ['mo', 'den'], 'r'), n('Mul', ['r', 'step'], 'u'), n('Mul', ['p', 'decay'], 'pd'), n('Sub', ['pd', 'u'], 'po'),
-      ];
-    },
+    nodes: () => [
+      { op: 'Split', inputs: ['k'], outputs: ['decay', 'b1', 'nb1', 'b2', 'nb2', 'bc2', 'eps', 'step'], attributes: [{ name: 'axis', i: 0 }] },
+      node('Mul', ['m', 'b1'], 'm1'), node('Mul', ['g', 'nb1'], 'g1'), node('Add', ['m1', 'g1'], 'mo'),
+      node('Mul', ['v', 'b2'], 'v1'), node('Mul', ['g', 'g'], 'gg'), node('Mul', ['gg', 'nb2'], 'g2'), node('Add', ['v1', 'g2'], 'vo'),
+      node('Sqrt', ['vo'], 'sq'), node('Div', ['sq', 'bc2'], 'sqc'), node('Add', ['sqc', 'eps'], 'den'),
+      node('Div', ['mo', 'den'], 'r'), node('Mul', ['r', 'step'], 'u'), node('Mul', ['p', 'decay'], 'pd'), node('Sub', ['pd', 'u'], 'po'),
+    ],
     outputs: (s) => ({ po: s.p, mo: s.p, vo: s.p }),
     elementwise: true,
   },

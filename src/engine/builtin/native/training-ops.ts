@@ -1,52 +1,45 @@
 // Native ops for training on the native path (see op-graphs.ts for their graphs): LayerNorm, RMSNorm
 // and GELU as custom-gradient ops whose backward passes are native too, cross-entropy's forward and
-// backward, and AdamW's update. They run only while the native path is on (fusedOpsAvailable()); elsewhere the
-// callers use the tfjs compositions, which these match (test/engine/native.test.ts).
+// backward, and AdamW's update. They run only while the native path is on (fusedOpsAvailable());
+// elsewhere the callers use the tfjs compositions, which these match (test/engine/native.test.ts).
 import * as tf from '@tensorflow/tfjs-core';
 import { nativeGelu, runNative, type WasmBackend } from './fused-ops.ts';
+import { OPS } from './op-graphs.ts';
 
 /**
- * LayerNorm (weight and bias) with its gradients computed natively too, for training on the native
- * path: the tape keeps x and two numbers per row, where the tfjs composition keeps about five
- * tensors of x's size.
+ * A norm over the last axis whose forward op (`train`) returns y and per-row statistics and whose
+ * backward op (`grad`) takes x, the weight, those statistics and dy (in that input order, see
+ * op-graphs.ts) and returns dx and the parameters' gradients. The tape keeps x and the statistics
+ * (a number or two per row), where the tfjs composition keeps about five tensors of x's size.
  */
-export function nativeLayerNormTrainable(x: tf.Tensor, w: tf.Tensor, b: tf.Tensor, eps: number): tf.Tensor {
+function rowNormTrainable(train: string, grad: string, x: tf.Tensor, params: tf.Tensor[], eps: number): tf.Tensor {
   const width = x.shape[x.rank - 1];
+  const named = (op: string, values: tf.Tensor[]) => Object.fromEntries(OPS[op].inputs.map((n, i) => [n, values[i]]));
   const fn = tf.customGrad((...args: (tf.Tensor | tf.GradSaveFunc)[]) => {
-    const [input, weight, bias, save] = args as [tf.Tensor, tf.Tensor, tf.Tensor, tf.GradSaveFunc];
+    const save = args.pop() as tf.GradSaveFunc;
+    const [input, ...ps] = args as tf.Tensor[];
     const x2 = tf.reshape(input, [-1, width]);
-    const [y, mean, inv] = runNative('GenstudyLayerNormTrain', { x: x2, w: weight, b: bias }, { eps }) as tf.Tensor[];
-    save([x2, weight, mean, inv]);
+    const [y, ...stats] = runNative(train, named(train, [x2, ...ps]), { eps }) as tf.Tensor[];
+    save([x2, ps[0], ...stats]);
     return {
       value: tf.reshape(y, input.shape),
       gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => {
-        const [sx, sw, sm, si] = saved;
-        const [dx, dw, db] = runNative('GenstudyLayerNormGrad', { x: sx, w: sw, mean: sm, inv: si, dy: tf.reshape(dy, [-1, width]) }) as tf.Tensor[];
-        return [tf.reshape(dx, dy.shape), dw, db];
+        const [dx, ...dps] = runNative(grad, named(grad, [...saved, tf.reshape(dy, [-1, width])])) as tf.Tensor[];
+        return [tf.reshape(dx, dy.shape), ...dps];
       },
     };
   });
-  return fn(x, w, b) as tf.Tensor;
+  return fn(x, ...params) as tf.Tensor;
 }
 
-/** RMSNorm with its gradients computed natively too (the tape keeps x and one number per row). */
+/** LayerNorm (weight and bias) with its gradients computed natively too. */
+export function nativeLayerNormTrainable(x: tf.Tensor, w: tf.Tensor, b: tf.Tensor, eps: number): tf.Tensor {
+  return rowNormTrainable('GenstudyLayerNormTrain', 'GenstudyLayerNormGrad', x, [w, b], eps);
+}
+
+/** RMSNorm with its gradients computed natively too. */
 export function nativeRmsNormTrainable(x: tf.Tensor, w: tf.Tensor, eps: number): tf.Tensor {
-  const width = x.shape[x.rank - 1];
-  const fn = tf.customGrad((...args: (tf.Tensor | tf.GradSaveFunc)[]) => {
-    const [input, weight, save] = args as [tf.Tensor, tf.Tensor, tf.GradSaveFunc];
-    const x2 = tf.reshape(input, [-1, width]);
-    const [y, inv] = runNative('GenstudyRmsNormTrain', { x: x2, w: weight }, { eps }) as tf.Tensor[];
-    save([x2, weight, inv]);
-    return {
-      value: tf.reshape(y, input.shape),
-      gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => {
-        const [sx, sw, si] = saved;
-        const [dx, dw] = runNative('GenstudyRmsNormGrad', { x: sx, w: sw, inv: si, dy: tf.reshape(dy, [-1, width]) }) as tf.Tensor[];
-        return [tf.reshape(dx, dy.shape), dw];
-      },
-    };
-  });
-  return fn(x, w) as tf.Tensor;
+  return rowNormTrainable('GenstudyRmsNormTrain', 'GenstudyRmsNormGrad', x, [w], eps);
 }
 
 /**
