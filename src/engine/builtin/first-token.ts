@@ -6,18 +6,11 @@ import * as tf from '@tensorflow/tfjs-core';
 import { UserError } from '../../errors.ts';
 import { lengthSortedBatches, pad } from './batching.ts';
 import type { BuiltinModel } from './model.ts';
-import { encodeFirstToken } from './requests.ts';
+import { encodeFirstTokens } from './requests.ts';
 import type { FirstTokenOptions } from '../../types.ts';
 
 export async function firstTokenLogprobs(model: BuiltinModel, contexts: string[], candidates: string[], opts: FirstTokenOptions = {}): Promise<number[][]> {
-  const enc = contexts.map((c, i) => {
-    try {
-      return encodeFirstToken(model.tokenizer, c, candidates, opts, model.maxLength);
-    } catch (err) {
-      if (err instanceof UserError) throw new UserError(`context ${i}: ${err.message}`);
-      throw err;
-    }
-  });
+  const enc = encodeFirstTokens(model.tokenizer, contexts, candidates, opts, model.maxLength);
   const nCand = candidates.length;
   if (opts.padTo !== undefined) return paddedReading(model, contexts, enc.map((e) => e.candidates), opts);
   const rows = enc.map((e) => e.context);

@@ -107,6 +107,20 @@ export function encodeFirstToken(
   return { context: ids.slice(-maxLength), candidates: cands };
 }
 
+/** encodeFirstToken for each context, an error naming the context it is about. */
+export function encodeFirstTokens(
+  tok: Tokenizer, contexts: readonly string[], candidates: readonly string[], opts: Parameters<typeof encodeFirstToken>[3], maxLength: number,
+): FirstTokenEncoding[] {
+  return contexts.map((c, i) => {
+    try {
+      return encodeFirstToken(tok, c, candidates, opts, maxLength);
+    } catch (err) {
+      if (err instanceof UserError) throw new UserError(`context ${i}: ${err.message}`);
+      throw err;
+    }
+  });
+}
+
 function standaloneToken(tok: Tokenizer, text: string): number {
   const ids = tok.encode(text, { addSpecialTokens: false });
   if (ids.length === 0) throw new UserError(`candidate ${JSON.stringify(text)} encodes to no tokens`);

@@ -15,7 +15,7 @@
 // - generate(): greedy (temperature 0) with the request's stop sequences and max_tokens; the prompt
 //   keeps its last tokens that leave room for the generation, as the built-in engine does.
 // Requests go out `promptsPerRequest` prompts per HTTP request, spread over the endpoints.
-import { encodeFirstToken, encodePair } from '../builtin/requests.ts';
+import { encodeFirstTokens, encodePair } from '../builtin/requests.ts';
 import { UserError } from '../../errors.ts';
 import type { FirstTokenOptions, GenerateRequest, LanguageModel, ScoreRequest, ScoreResult, Tokenizer } from '../../types.ts';
 import { RemoteError, type NotFoundHook, type RemoteEndpoints } from './endpoints.ts';
@@ -137,14 +137,7 @@ export class RemoteModel implements LanguageModel {
 
   async firstTokenLogprobs(contexts: string[], candidates: string[], opts: FirstTokenOptions = {}): Promise<number[][]> {
     if (opts.padTo !== undefined) throw new UserError('reading at a padded position (padTo, study A\'s replay) needs the built-in engine; a server reads the last real token');
-    const enc = contexts.map((c, i) => {
-      try {
-        return encodeFirstToken(this.tokenizer, c, candidates, opts, this.maxLength);
-      } catch (err) {
-        if (err instanceof UserError) throw new UserError(`context ${i}: ${err.message}`);
-        throw err;
-      }
-    });
+    const enc = encodeFirstTokens(this.tokenizer, contexts, candidates, opts, this.maxLength);
     const rows = enc.map((e) => e.context);
     const out: (number | undefined)[][] = rows.map(() => candidates.map(() => undefined));
     if (this.firstTokenTopK > 0) {
