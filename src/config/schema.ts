@@ -62,7 +62,12 @@ export const MethodSchema = z.strictObject({
   weightDecay: z.number().min(0).default(0),
   warmupRatio: z.number().min(0).max(1).default(0),
   schedule: z.enum(['linear', 'cosine', 'constant']).default('linear'),
-  maxGradNorm: z.number().min(0).default(1),
+  /** Global-norm gradient clipping (0: none); default from the protocol: 1 (corrected), 0 (official: neither release clips). */
+  maxGradNorm: z.number().min(0).optional(),
+  /** step-tokens: the step's summed token loss over all its target tokens; micro-batch-mean: the mean of each micro-batch's token mean (the releases' transformers). Default from the protocol. */
+  lossWeighting: z.enum(['step-tokens', 'micro-batch-mean']).optional(),
+  /** Supervised sequences over the limit: keep-target keeps their last tokens; first-1024 their first 1024 (study B's train.py). Default from the protocol. */
+  truncation: z.enum(['keep-target', 'first-1024']).optional(),
   /**
    * The effective batch of one optimiser step over all devices (per-device batch x accumulation x
    * devices); gradAccum becomes globalBatch / batchSize. Study B: 2 per device x 8 accumulation.
@@ -146,6 +151,12 @@ export const EvaluationSchema = z.strictObject({
   positiveLabel: z.string().optional(),
   /** Study A: read the label logits at the last real token, or at position 127 of rows right-padded to 128 tokens (its predecessor). */
   readingPosition: z.enum(['last-token', 'padded-128']).optional(),
+  /** The every-k grid: add-run-k adds each run's own k to every test set's k list; task-k-only keeps the task's (evaluate_cross.py). */
+  gridRunShots: z.enum(['add-run-k', 'task-k-only']).optional(),
+  /** Study B's "<s> " 0-shot prefix: as-tokenized (Llama-2's tokenizer.json: BOS then a lone "▁"), or bos-only (BOS, then the prompt). */
+  zeroShotPrefix: z.enum(['as-tokenized', 'bos-only']).optional(),
+  /** Study A's MNLI neutral rows: drop, or keep-as-bug (its predecessor: trained toward token id 1, scored with gold "Yes"). */
+  studyAMnliNeutral: z.enum(['drop', 'keep-as-bug']).optional(),
   /**
    * Servers genstudy starts itself, one model folder at a time ({model}: the checkpoint, or a LoRA
    * adapter's base; {port}: a free port), e.g. "vllm serve {model} --port {port} --enable-lora":

@@ -2,8 +2,9 @@
 // the study file writes out taking precedence. Everything that runs a study reads them from here.
 import { UserError } from '../errors.ts';
 import {
-  PROTOCOL_SETTINGS, STUDY_B_ICL_SHOTS, taskPreset, taskShortName, type BosRule, type EvaluationGrid, type LabelTokens, type Protocol,
-  type ReadingPosition, type RougeAggregate, type UnlabeledRows,
+  PROTOCOL_SETTINGS, STUDY_B_ICL_SHOTS, taskPreset, taskShortName, type BosRule, type EvaluationGrid, type GridRunShots, type LabelTokens,
+  type LossWeighting, type Protocol, type ReadingPosition, type RougeAggregate, type StudyAMnliNeutral, type TrainingTruncation, type UnlabeledRows,
+  type ZeroShotPrefix,
 } from '../tasks/index.ts';
 import type { Study, StudyMethod, StudyTrainingSet } from './schema.ts';
 
@@ -22,6 +23,18 @@ export interface StudySettings {
   positiveLabel?: string;
   /** Study A's tasks: where the label logits are read. */
   readingPosition: ReadingPosition;
+  /** Study B's classification cells: the label token read (evaluation.labelTokens, when written, covers them too). */
+  studyBLabelTokens: LabelTokens;
+  /** The every-k grid: whether a run's own k joins each test set's k list. */
+  gridRunShots: GridRunShots;
+  /** Study B's "<s> " 0-shot prefix under its BOS rule. */
+  zeroShotPrefix: ZeroShotPrefix;
+  /** Study A's MNLI neutral rows (training and test sets of study A's task). */
+  studyAMnliNeutral: StudyAMnliNeutral;
+  /** The protocol's training defaults; a method's own value wins (trainingSettingsOf). */
+  maxGradNorm: number;
+  lossWeighting: LossWeighting;
+  trainingTruncation: TrainingTruncation;
 }
 
 export function studySettings(study: Study): StudySettings {
@@ -38,6 +51,22 @@ export function studySettings(study: Study): StudySettings {
     studyAPositiveLabel: e.positiveLabel ?? p.studyAPositiveLabel,
     positiveLabel: e.positiveLabel,
     readingPosition: e.readingPosition ?? p.studyAReadingPosition,
+    studyBLabelTokens: e.labelTokens ?? p.studyBLabelTokens,
+    gridRunShots: e.gridRunShots ?? p.gridRunShots,
+    zeroShotPrefix: e.zeroShotPrefix ?? p.zeroShotPrefix,
+    studyAMnliNeutral: e.studyAMnliNeutral ?? p.studyAMnliNeutral,
+    maxGradNorm: p.maxGradNorm,
+    lossWeighting: p.lossWeighting,
+    trainingTruncation: p.trainingTruncation,
+  };
+}
+
+/** A trained method's clipping, loss weighting and truncation: its own values, else the protocol's. */
+export function trainingSettingsOf(settings: StudySettings, method: StudyMethod): Pick<StudySettings, 'maxGradNorm' | 'lossWeighting' | 'trainingTruncation'> {
+  return {
+    maxGradNorm: method.maxGradNorm ?? settings.maxGradNorm,
+    lossWeighting: method.lossWeighting ?? settings.lossWeighting,
+    trainingTruncation: method.truncation ?? settings.trainingTruncation,
   };
 }
 

@@ -6,7 +6,7 @@ import { UserError } from '../errors.ts';
 import type { Example } from '../types.ts';
 import {
   addSpecialTokensFor, buildFirstTokenRequests, buildFullWordRequests, buildGenerateRequests, demonstrationsFor, goldLabel, joinFor, referenceOf,
-  type BosRule, type BuildOptions, type LabelTokens, type TaskPreset, type TaskSpec,
+  type BosRule, type BuildOptions, type LabelTokens, type TaskPreset, type TaskSpec, type ZeroShotPrefix,
 } from '../tasks/index.ts';
 import { requestDigest, type EngineMode, type RequestPayload } from './cache-key.ts';
 import { resolvePreset, resolveTask, type TaskChoice } from './task-option.ts';
@@ -37,6 +37,10 @@ export interface PlanOptions extends Omit<TaskChoice, 'prompt'> {
   bos?: BosRule;
   /** First-token scoring: right-pad every context to this many tokens and read the last padded position (study A's predecessor: 128). */
   padTo?: number;
+  /** Study B's classification cells: the label token rule there (default: labelTokens). */
+  studyBLabelTokens?: LabelTokens;
+  /** Study B's 0-shot "<s> " under its BOS rule: as the tokenizer encodes it, or BOS alone. */
+  zeroShotPrefix?: ZeroShotPrefix;
 }
 
 function withSet<T>(set: EvalTestSet, variant: PromptVariant, fn: () => T): T {
@@ -66,7 +70,7 @@ function isUnlabeled(task: TaskSpec, set: EvalTestSet, ex: Example): boolean {
 }
 
 async function buildOptions(task: TaskSpec, set: EvalTestSet, variant: PromptVariant, opts: PlanOptions): Promise<{ build: BuildOptions; from?: string }> {
-  const join = joinFor(task, opts.bos ?? 'tokenizer');
+  const join = joinFor(task, opts.bos ?? 'tokenizer', opts.zeroShotPrefix);
   if (variant.shots === 0) return { build: { join } };
   if (set.demonstrationPool) {
     const pool = await set.demonstrationPool();
@@ -91,9 +95,9 @@ async function buildCell(index: number, set: EvalTestSet, variant: PromptVariant
       payloads = buildGenerateRequests(task, set.examples, build).map((r) => ({ mode: 'generate', prompt: r.prompt, maxNewTokens: r.maxNewTokens, stop: r.stop ?? [], addSpecialTokens }));
     } else if (task.scoring === 'first-token') {
       mode = 'first-token';
-      const labelTokens = opts.labelTokens ?? 'in-context';
-      const addSpecialTokens = addSpecialTokensFor('classify', opts.bos ?? 'tokenizer');
       const preset = resolvePreset({ task: opts.task }, set);
+      const labelTokens = (preset?.study === 'B' ? opts.studyBLabelTokens : undefined) ?? opts.labelTokens ?? 'in-context';
+      const addSpecialTokens = addSpecialTokensFor('classify', opts.bos ?? 'tokenizer');
       const extra = { ...(opts.padTo === undefined ? {} : { padTo: opts.padTo }), ...(labelTokens === 'llama2-ids' ? { fixedTokens: llama2Ids(task, preset) } : {}) };
       payloads = buildFirstTokenRequests(task, set.examples, build).map((r) => ({ mode: 'first-token', context: r.context, candidates: r.candidates, labelTokens, addSpecialTokens, ...extra }));
     } else {

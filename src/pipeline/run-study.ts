@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { UserError } from '../errors.ts';
 import { expandStudy, type RunPlan } from '../config/expand.ts';
-import type { Study, StudyModel } from '../config/schema.ts';
+import type { Study, StudyMethod, StudyModel, StudyTrainingSet } from '../config/schema.ts';
 import { generateSuite, suiteManifestText, writeSuite } from '../synth/index.ts';
 import { ResultStore, type RunRecord } from '../store/result-store.ts';
 import { discoverCheckpoints, evaluateGrid, promptVariants, resolveTestSets, resolveTask, syntheticArg, type EvalTestSet, type ProgressSink as EvalProgress } from '../evaluate/index.ts';
@@ -20,7 +20,7 @@ import { readStoreScores } from '../analyze/read-scores.ts';
 import { buildRunSeries } from '../analyze/run-series.ts';
 import { analyzeOrSkip, type AnalysisResult, type AnalyzeOptions } from '../analyze/analysis.ts';
 import { fticlDemonstrations, loadTrainingExamples } from './training-data.ts';
-import { gradAccumOf, gridShotsFor, objectiveOf, studySettings, type StudySettings } from '../config/settings.ts';
+import { gradAccumOf, gridShotsFor, objectiveOf, studySettings, trainingSettingsOf, type StudySettings } from '../config/settings.ts';
 import { STUDY_A_PAD_TO, taskPreset, taskShortName } from '../tasks/index.ts';
 import { defaultLoraTargetsOf } from '../engine/builtin/lora-defaults.ts';
 import { familyFor } from '../engine/builtin/registry.ts';
@@ -262,9 +262,9 @@ async function executeRun(study: Study, run: RunPlan, ctx: RunContext): Promise<
 
   const { settings } = ctx;
   const variants = settings.grid === 'every-k-and-prompt'
-    // evaluate_cross.py: every model at every k of the test set's task, with both prompts; the run's own k is added so its reported cell exists.
+    // evaluate_cross.py: every model at every k of the test set's task, with both prompts; the run's own k is added (add-run-k) so its reported cell exists.
     ? (set: EvalTestSet) => {
-      const ks = [...new Set([...gridShotsFor(settings, set.taskPreset), run.shots])];
+      const ks = [...new Set([...gridShotsFor(settings, set.taskPreset), ...(settings.gridRunShots === 'add-run-k' ? [run.shots] : [])])];
       return promptVariants(taskPreset(set.taskPreset)?.prompts ?? [1], ks);
     }
     : promptVariants(study.evaluation.prompts, run.shots > 0 ? [run.shots] : undefined);
@@ -273,7 +273,7 @@ async function executeRun(study: Study, run: RunPlan, ctx: RunContext): Promise<
   const gridOptions = {
     storePath: ctx.paths.store, store: ctx.store, run: run.id, runModel: run.model.id, testSets: ctx.testSets, variants,
     task: study.evaluation.task, scoring: study.evaluation.scoring, progress: ctx.opts.evalProgress, loader: ctx.loader,
-    labelTokens: settings.labelTokens, bos: settings.bos,
+    labelTokens: settings.labelTokens, studyBLabelTokens: settings.studyBLabelTokens, bos: settings.bos, zeroShotPrefix: settings.zeroShotPrefix,
     ...(studyAOnly && settings.readingPosition === 'padded-128' ? { padTo: STUDY_A_PAD_TO } : {}),
     positiveLabel: settings.positiveLabel ?? (studyAOnly ? settings.studyAPositiveLabel : undefined),
   };
@@ -302,7 +302,7 @@ async function executeRun(study: Study, run: RunPlan, ctx: RunContext): Promise<
     method: method.finetune,
     lora: method.finetune === 'lora' ? { r: method.lora?.r ?? 8, alpha: method.lora?.alpha ?? 32, dropout: method.lora?.dropout ?? 0.1, targetModules: method.lora?.targets ?? defaultLoraTargetsOf(modelDir) } : undefined,
     lr: method.lr!, weightDecay: method.weightDecay, schedule: method.schedule, warmupRatio: method.warmupRatio,
-    batchSize: method.batchSize, gradAccum: gradAccumOf(method), maxGradNorm: method.maxGradNorm,
+    batchSize: method.batchSize, gradAccum: gradAccumOf(method), ...trainingOptionsOf(settings, method, run.trainingSet), log: (line) => ctx.log(`genstudy: ${run.id}: ${line}`),
     epochs: method.epochs, maxSteps: method.steps, seed: run.seed, trainSize: run.trainingSet.size,
     checkpoints: study.checkpoints, store: ctx.store, run: run.id, progress: ctx.opts.trainProgress, logEvery: LOG_EVERY,
   };
@@ -323,6 +323,16 @@ async function executeRun(study: Study, run: RunPlan, ctx: RunContext): Promise<
   // Checkpoints written by an earlier, interrupted invocation (or before a resume) are evaluated
   // here; the cache makes this free for those already done.
   await evaluate(discoverCheckpoints(runDir, { baseModel: modelDir, tokenizerDir: modelDir }).checkpoints);
+}
+
+/** study B's train.py: model_max_length 1024 (training_args), right truncation. */
+const STUDY_B_MAX_LENGTH = 1024;
+
+/** A trained method's clipping, loss weighting and truncation as trainer options. */
+function trainingOptionsOf(settings: StudySettings, method: StudyMethod, set: StudyTrainingSet): Pick<TrainOptions, 'maxGradNorm' | 'lossWeighting' | 'truncation' | 'maxLength'> {
+  const t = trainingSettingsOf(settings, method);
+  const firstTokens = t.trainingTruncation === 'first-1024' && objectiveOf(method, set) === 'supervised';
+  return { maxGradNorm: t.maxGradNorm, lossWeighting: t.lossWeighting, ...(firstTokens ? { truncation: 'keep-first', maxLength: STUDY_B_MAX_LENGTH } : {}) };
 }
 
 /** Polling pause of the watcher beside an hf launch: checkpoints come minutes apart at real scale. */

@@ -34,6 +34,38 @@ export type EvaluationGrid = 'reported' | 'every-k-and-prompt';
 export type FticlDemonstrations = 'few-shot-first' | 'training-sampled';
 /** Study A: read the logits at the last real token, or at position 127 of a right-padded 128-token row (its predecessor). */
 export type ReadingPosition = 'last-token' | 'padded-128';
+/**
+ * How the loss of an optimiser step weighs its micro-batches' target tokens: 'step-tokens' divides
+ * the summed token loss by every target token of the step (transformers >= 4.46 for a model that
+ * takes num_items_in_batch), 'micro-batch-mean' averages each micro-batch's own token mean (the
+ * transformers the releases ran: a token of a short micro-batch weighs more).
+ */
+export type LossWeighting = 'step-tokens' | 'micro-batch-mean';
+/**
+ * Supervised training sequences longer than the limit: 'keep-target' keeps their last tokens (the
+ * target survives); 'first-1024' keeps their first 1024 tokens, as study B's train.py did
+ * (model_max_length 1024, truncation=True), cutting the target, or all of it, off the end.
+ */
+export type TrainingTruncation = 'keep-target' | 'first-1024';
+/**
+ * Study A's MNLI rows labelled neutral: 'drop' (the binarised task has no neutral), or 'keep-as-bug'
+ * as the predecessor's MNLIDataset did (it skips SNLI's filter): trained toward token id 1 and
+ * scored with gold "Yes". A replayed bug, for MNLI under study A's task only.
+ */
+export type StudyAMnliNeutral = 'drop' | 'keep-as-bug';
+/**
+ * The every-k-and-prompt grid: 'add-run-k' adds each run's own k to every test set's k list (so a
+ * run's reported cell exists everywhere), 'task-k-only' evaluates at the test set's task's k only
+ * (evaluate_cross.py computed no other cell).
+ */
+export type GridRunShots = 'add-run-k' | 'task-k-only';
+/**
+ * Study B's 0-shot prefix "<s> " under its BOS rule: 'as-tokenized' encodes the text as the model's
+ * tokenizer.json does (Llama-2's today: [1, 29871, ...], BOS then a lone "▁"); 'bos-only' writes it
+ * as BOS alone ([1, ...]), what a tokenizer whose "<s>" is `normalized` may have given in 2023
+ * (transformers issue 23833). The release's tokenizer file is not known, so both protocols encode as tokenized.
+ */
+export type ZeroShotPrefix = 'as-tokenized' | 'bos-only';
 
 export interface ProtocolSettings {
   labelTokens: LabelTokens;
@@ -46,16 +78,35 @@ export interface ProtocolSettings {
   studyAPositiveLabel?: string;
   /** Study A's tasks only: where the label logits are read. */
   studyAReadingPosition: ReadingPosition;
+  /** Study B's classification cells: which label token is read (labelTokens covers every other cell). */
+  studyBLabelTokens: LabelTokens;
+  /** Global-norm gradient clipping of a trained method that does not set maxGradNorm (0: none). */
+  maxGradNorm: number;
+  lossWeighting: LossWeighting;
+  /** Supervised-objective training sequences (study B's). */
+  trainingTruncation: TrainingTruncation;
+  studyAMnliNeutral: StudyAMnliNeutral;
+  gridRunShots: GridRunShots;
+  zeroShotPrefix: ZeroShotPrefix;
 }
 
 export const PROTOCOL_SETTINGS: Readonly<Record<Protocol, Readonly<ProtocolSettings>>> = {
   official: {
     labelTokens: 'in-context', bos: 'study-b', unlabeledRows: 'wrong', rouge: 'bootstrap-mid', grid: 'every-k-and-prompt',
     fticlDemonstrations: 'few-shot-first', studyAPositiveLabel: 'No', studyAReadingPosition: 'padded-128',
+    // evaluate_cross.py:215-227's ids (NLI Prompt-2: after a lone "▁"); no DeepSpeed gradient_clipping
+    // (ds_config.json, configs/*.toml); the 2023-24 Trainer's micro-batch mean; train.py:52,88-89;
+    // NLIDataset.py:168-170; evaluate_cross.py:153-165 (docs/studies.md, rows 13-19).
+    studyBLabelTokens: 'llama2-ids', maxGradNorm: 0, lossWeighting: 'micro-batch-mean', trainingTruncation: 'first-1024',
+    studyAMnliNeutral: 'keep-as-bug', gridRunShots: 'task-k-only', zeroShotPrefix: 'as-tokenized',
   },
   corrected: {
     labelTokens: 'in-context', bos: 'tokenizer', unlabeledRows: 'drop', rouge: 'mean', grid: 'reported',
     fticlDemonstrations: 'training-sampled', studyAReadingPosition: 'last-token',
+    // A tokenizer-independent label token; Trainer's default clipping; every target token weighs the
+    // same; no example loses its target; no neutral rows in a binary task; each run's reported cell.
+    studyBLabelTokens: 'in-context', maxGradNorm: 1, lossWeighting: 'step-tokens', trainingTruncation: 'keep-target',
+    studyAMnliNeutral: 'drop', gridRunShots: 'add-run-k', zeroShotPrefix: 'as-tokenized',
   },
 };
 
@@ -68,7 +119,10 @@ export function addSpecialTokensFor(kind: 'classify' | 'generate', bos: BosRule)
  * How a task's contexts are joined under a BOS rule: its own separator, and its zero-shot prefix
  * (study B's tasks: "<s> ") only under study B's rule.
  */
-export function joinFor(task: TaskSpec, bos: BosRule): JoinOptions {
+export function joinFor(task: TaskSpec, bos: BosRule, zeroShotPrefix: ZeroShotPrefix = 'as-tokenized'): JoinOptions {
   const join = taskJoin(task);
-  return bos === 'study-b' ? { ...join, zeroShotPrefix: task.join?.zeroShotPrefix ?? '' } : join;
+  if (bos !== 'study-b') return join;
+  const prefix = task.join?.zeroShotPrefix ?? '';
+  // "<s>" then the prompt: the tokenizer's own word-start marker follows BOS, with no lone "▁" between.
+  return { ...join, zeroShotPrefix: zeroShotPrefix === 'bos-only' ? prefix.trimEnd() : prefix };
 }

@@ -10,7 +10,8 @@ import type { Example } from '../types.ts';
 import type { CheckpointPolicy } from './policy.ts';
 import type { ProgressSink } from './progress.ts';
 import { SCHEDULES, type ScheduleName } from './schedule.ts';
-import type { Objective } from './sequences.ts';
+import type { Objective, SequenceTruncation } from './sequences.ts';
+import type { LossWeighting } from '../tasks/protocol.ts';
 import type { LabelTokenRule } from '../engine/builtin/requests.ts';
 import type { LogEntry } from './checkpoints.ts';
 
@@ -63,6 +64,12 @@ export interface TrainOptions {
   subsetSeed?: number;
   /** Longest training sequence in tokens (default: the model's). */
   maxLength?: number;
+  /** Supervised sequences over maxLength: keep their last tokens (default) or their first (study B's train.py). */
+  truncation?: SequenceTruncation;
+  /** How micro-batches' target tokens are weighed in a step (step.ts); default step-tokens. */
+  lossWeighting?: LossWeighting;
+  /** Notes on what was done to the data (e.g. how many examples truncation left without a target). */
+  log?: (line: string) => void;
   checkpoints?: CheckpointPolicy;
   /** Log every N steps (store and progress). Default 1. */
   logEvery?: number;

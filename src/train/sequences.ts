@@ -10,13 +10,16 @@
 //   covers the target's tokens and the EOS. The target's tokens are encode(context + target) after the context's tokens (as
 //   lm-evaluation-harness splits a pair), so a merge across the boundary cannot shift them.
 // Sequences longer than maxLength keep their last tokens (the target survives, the oldest
-// demonstrations go first).
+// demonstrations go first), or, to replay study B's train.py (tokenizer(..., max_length=1024,
+// truncation=True), right truncation), their first tokens: the target, or all of it, may be cut.
 import { UserError } from '../errors.ts';
 import type { Tokenizer } from '../types.ts';
 import type { TrainingPieces } from '../tasks/demonstrations.ts';
 import { encodeFirstToken, type LabelTokenRule } from '../engine/builtin/requests.ts';
 
 export type Objective = 'classify' | 'generate';
+/** Which end of a too-long supervised sequence survives. */
+export type SequenceTruncation = 'keep-last' | 'keep-first';
 
 export interface TrainSequence {
   exampleId: string;
@@ -31,13 +34,31 @@ export interface TrainSequence {
    * reads as padding (masked keys, the family's pad positions) with the loss at the last position.
    */
   realLength?: number;
+  /** Target tokens (EOS included) that keep-first truncation cut off the end; absent when none. */
+  cutTargets?: number;
 }
 
 export function encodeForTraining(
   tok: Tokenizer, pieces: readonly TrainingPieces[], objective: Objective, maxLength: number, labelTokens: LabelTokenRule = 'in-context', padTo?: number,
+  truncation: SequenceTruncation = 'keep-last',
 ): TrainSequence[] {
   if (padTo !== undefined && objective !== 'classify') throw new UserError('padTo (study A\'s reading position) applies to the label-token objective only');
-  return pieces.map((p) => (objective === 'classify' ? classifySequence(tok, p, maxLength, labelTokens, padTo) : generateSequence(tok, p, maxLength)));
+  return pieces.map((p) => (objective === 'classify' ? classifySequence(tok, p, maxLength, labelTokens, padTo) : generateSequence(tok, p, maxLength, truncation)));
+}
+
+/**
+ * What keep-first truncation did to a run's targets, for the log: how many examples keep no
+ * target token, how many keep part of it, and the share of target tokens that survive; undefined
+ * when no target token was cut.
+ */
+export function truncationNote(seqs: readonly TrainSequence[], maxLength: number): string | undefined {
+  const cut = seqs.filter((s) => (s.cutTargets ?? 0) > 0);
+  if (cut.length === 0) return undefined;
+  const lost = cut.filter((s) => s.targets.length === 0).length;
+  const kept = seqs.reduce((n, s) => n + s.targets.length, 0);
+  const all = kept + cut.reduce((n, s) => n + s.cutTargets!, 0);
+  return `training truncated to the first ${maxLength} tokens: ${lost} of ${seqs.length} examples keep no target token (they add no loss) and ` +
+    `${cut.length - lost} more lose part of it; ${(100 * kept / all).toFixed(1)}% of target tokens survive`;
 }
 
 function classifySequence(tok: Tokenizer, p: TrainingPieces, maxLength: number, labelTokens: LabelTokenRule, padTo?: number): TrainSequence {
@@ -59,11 +80,23 @@ function classifySequence(tok: Tokenizer, p: TrainingPieces, maxLength: number, 
   return { exampleId: p.exampleId, ids: enc.context, lossPositions: [enc.context.length - 1], targets: [enc.candidates[0]] };
 }
 
-function generateSequence(tok: Tokenizer, p: TrainingPieces, maxLength: number): TrainSequence {
+function generateSequence(tok: Tokenizer, p: TrainingPieces, maxLength: number, truncation: SequenceTruncation): TrainSequence {
   if (tok.eosTokenId === undefined) throw new UserError('the tokenizer has no EOS token (tokenizer_config.json eos_token), which generation training appends');
   const ctxLen = tok.encode(p.context).length;
   const whole = [...tok.encode(p.context + p.target), tok.eosTokenId];
   if (whole.length - ctxLen < 1) throw new UserError(`example "${p.exampleId}": no target tokens`);
+  if (truncation === 'keep-first' && whole.length > maxLength) {
+    // train.py: input_ids = the first maxLength tokens of prompt + output + EOS; the labels of the
+    // prompt's (also truncated) tokens are ignored. The input's last token predicts nothing.
+    const kept = whole.slice(0, maxLength);
+    const lossPositions: number[] = [];
+    const targets: number[] = [];
+    for (let j = ctxLen; j < kept.length; j++) {
+      lossPositions.push(j - 1);
+      targets.push(kept[j]);
+    }
+    return { exampleId: p.exampleId, ids: kept.slice(0, -1), lossPositions, targets, cutTargets: whole.length - Math.max(ctxLen, kept.length) };
+  }
   // Input is whole[:-1]; input position i predicts whole[i + 1].
   const drop = Math.max(0, whole.length - 1 - maxLength);
   const ids = whole.slice(drop, -1);

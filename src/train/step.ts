@@ -1,5 +1,6 @@
 // One optimiser step: forward and backward over each micro-batch (gradients summed; the loss is
-// normalised by the step's target tokens, see loss.ts), global-norm clipping, the AdamW update.
+// normalised by the step's target tokens, see loss.ts, or, replaying the releases' transformers, each
+// micro-batch by its own target tokens and the accumulation steps), global-norm clipping, the AdamW update.
 import * as tf from '@tensorflow/tfjs-core';
 import { trainingDropout } from '../engine/builtin/blocks.ts';
 import type { LoraAdapters } from '../engine/builtin/lora.ts';
@@ -9,6 +10,7 @@ import type { AdamW } from './adamw.ts';
 import { clipByGlobalNorm } from './clip.ts';
 import { inputTokens, microBatchLoss } from './loss.ts';
 import type { TrainSequence } from './sequences.ts';
+import type { LossWeighting } from '../tasks/protocol.ts';
 
 export interface StepContext {
   model: BuiltinModel;
@@ -21,12 +23,22 @@ export interface StepContext {
   seed: number;
   /** Apply the model's own dropout (config.json rates), as transformers does in train mode. Default false. */
   modelDropout?: boolean;
+  /**
+   * step-tokens (default): every micro-batch's summed loss over the step's target tokens. micro-batch-mean:
+   * each micro-batch's token mean divided by gradAccum, as transformers < 4.46 (and a model that
+   * computes its own loss) did: training_step's loss / gradient_accumulation_steps.
+   */
+  lossWeighting?: LossWeighting;
+  /** The configured accumulation steps micro-batch-mean divides by (the last step of an epoch may have fewer micro-batches). */
+  gradAccum?: number;
 }
 
 export interface StepResult { loss: number; gradNorm: number; tokens: number }
 
 export async function optimiserStep(ctx: StepContext, batches: readonly (readonly TrainSequence[])[], step: number, lr: number): Promise<StepResult> {
-  const normalizer = batches.reduce((n, b) => n + b.reduce((k, s) => k + s.targets.length, 0), 0);
+  const targetsOf = (b: readonly TrainSequence[]) => b.reduce((k, s) => k + s.targets.length, 0);
+  const stepTargets = batches.reduce((n, b) => n + targetsOf(b), 0);
+  const normalizerOf = (b: readonly TrainSequence[]) => (ctx.lossWeighting === 'micro-batch-mean' ? targetsOf(b) * (ctx.gradAccum ?? batches.length) : stepTargets);
   const vars = [...ctx.trainable.values()];
   const byVariable = new Map([...ctx.trainable].map(([name, v]) => [v.name, name]));
   const grads = new Map<string, tf.Tensor>();
@@ -39,7 +51,10 @@ export async function optimiserStep(ctx: StepContext, batches: readonly (readonl
         trainingDropout.seed = seededRandom(ctx.seed, 'model-dropout', step, j).int(2 ** 31);
         trainingDropout.calls = 0;
       }
-      const { value, grads: g } = tf.variableGrads(() => microBatchLoss(ctx.model, batches[j], normalizer), vars);
+      tokens += inputTokens(batches[j]);
+      // A micro-batch whose every target was truncated away adds no loss and no gradient.
+      if (targetsOf(batches[j]) === 0) continue;
+      const { value, grads: g } = tf.variableGrads(() => microBatchLoss(ctx.model, batches[j], normalizerOf(batches[j])), vars);
       loss += (await value.data())[0];
       value.dispose();
       for (const [vname, t] of Object.entries(g)) {
@@ -51,7 +66,6 @@ export async function optimiserStep(ctx: StepContext, batches: readonly (readonl
           t.dispose();
         } else grads.set(name, t);
       }
-      tokens += inputTokens(batches[j]);
     }
   } finally {
     ctx.adapters?.attach(undefined);

@@ -30,7 +30,7 @@ import { epochsOfSteps, stepMicroBatches, totalSteps, type OrderOptions } from '
 import { checkpointSteps } from './policy.ts';
 import { silentProgress } from './progress.ts';
 import { lrMultiplier, warmupStepsOf } from './schedule.ts';
-import { encodeForTraining, type TrainSequence } from './sequences.ts';
+import { encodeForTraining, truncationNote, type TrainSequence } from './sequences.ts';
 
 export interface TrainResult {
   steps: number;
@@ -56,7 +56,10 @@ export function runPieces(o: Pick<TrainOptions, 'task' | 'train' | 'trainSize' |
 
 /** The run's training sequences: its pieces encoded for its objective (both training backends train on these). */
 export function encodeRun(o: ResolvedOptions, tokenizer: Tokenizer, maxLength: number): TrainSequence[] {
-  return encodeForTraining(tokenizer, runPieces(o), o.objective, maxLength, o.labelTokens, o.padTo);
+  const seqs = encodeForTraining(tokenizer, runPieces(o), o.objective, maxLength, o.labelTokens, o.padTo, o.truncation);
+  const note = truncationNote(seqs, maxLength);
+  if (note) o.log?.(note);
+  return seqs;
 }
 
 function fingerprint(o: ResolvedOptions, baseId: string, seqs: readonly TrainSequence[]): string {
@@ -67,6 +70,8 @@ function fingerprint(o: ResolvedOptions, baseId: string, seqs: readonly TrainSeq
     eps: o.adamEps, schedule: o.schedule, warmupSteps: o.warmupSteps, warmupRatio: o.warmupRatio, batchSize: o.batchSize,
     gradAccum: o.gradAccum, maxGradNorm: o.maxGradNorm, epochs: o.epochs, maxSteps: o.maxSteps ?? null, seed: o.seed,
     shuffle: o.shuffle, objective: o.objective, modelDropout: o.modelDropout, data: data.digest('hex'),
+    // Only when not the default, so that the fingerprints of runs written before the setting existed still match.
+    ...(o.lossWeighting === 'micro-batch-mean' ? { lossWeighting: o.lossWeighting } : {}),
   };
   return createHash('sha256').update(JSON.stringify(settings)).digest('hex').slice(0, 32);
 }
@@ -182,7 +187,9 @@ export async function train(options: TrainOptions): Promise<TrainResult> {
       const micro = stepMicroBatches(order, step);
       const batches = micro.map((m) => m.indices.map((i) => seqs[i]));
       const lr = o.lr * lrMultiplier(o.schedule, step, total, warmup);
-      const { loss, gradNorm, tokens } = await optimiserStep({ model, trainable, optimizer, adapters, maxGradNorm: o.maxGradNorm, seed: o.seed, modelDropout: o.modelDropout }, batches, step, lr);
+      const { loss, gradNorm, tokens } = await optimiserStep({
+        model, trainable, optimizer, adapters, maxGradNorm: o.maxGradNorm, seed: o.seed, modelDropout: o.modelDropout, lossWeighting: o.lossWeighting, gradAccum: o.gradAccum,
+      }, batches, step, lr);
       const done = step + 1;
       const entry: LogEntry = {
         step: done, loss, learningRate: lr, gradNorm, tokensPerSecond: tokens / ((performance.now() - t0) / 1000), epoch: micro.at(-1)?.epoch ?? 0,

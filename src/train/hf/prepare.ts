@@ -131,6 +131,8 @@ export function prepareHfRun(options: HfTrainOptions): PreparedRun {
     lr: o.lr, schedule: TRAINER_SCHEDULES[o.schedule], warmup_steps: warmupStepsOf(total, o.warmupSteps, o.warmupRatio),
     weight_decay: o.weightDecay, betas: o.betas, eps: o.adamEps, max_grad_norm: o.maxGradNorm, total_steps: total,
     batch_size: o.batchSize, grad_accum: o.gradAccum, grad_accum_per_process: o.gradAccum / processes, processes, log_every: o.logEvery,
+    // Only when not the default (runner.py then uses each micro-batch's own mean), so earlier fingerprints stay.
+    ...(o.lossWeighting === 'micro-batch-mean' ? { loss_weighting: o.lossWeighting } : {}),
   };
   const sequencesText = seqs.map((s) => JSON.stringify({ id: s.exampleId, input_ids: s.ids, loss_positions: s.lossPositions, targets: s.targets, ...(s.realLength === undefined ? {} : { real_length: s.realLength }) })).join('\n') + '\n';
   const batchesText = JSON.stringify(stream) + '\n';
