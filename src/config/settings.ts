@@ -2,7 +2,7 @@
 // the study file writes out taking precedence. Everything that runs a study reads them from here.
 import { UserError } from '../errors.ts';
 import {
-  PROTOCOL_SETTINGS, STUDY_B_ICL_SHOTS, taskPreset, taskShortName, type BosRule, type EvaluationGrid, type GridRunShots, type LabelTokens,
+  PROTOCOL_SETTINGS, STUDY_B_ICL_SHOTS, STUDY_B_MAX_LENGTH, taskPreset, taskShortName, type BosRule, type EvaluationGrid, type GridRunShots, type LabelTokens,
   type LossWeighting, type Protocol, type ReadingPosition, type RougeAggregate, type StudyAMnliNeutral, type TrainingTruncation, type UnlabeledRows,
   type ZeroShotPrefix,
 } from '../tasks/index.ts';
@@ -68,6 +68,18 @@ export function trainingSettingsOf(settings: StudySettings, method: StudyMethod)
     lossWeighting: method.lossWeighting ?? settings.lossWeighting,
     trainingTruncation: method.truncation ?? settings.trainingTruncation,
   };
+}
+
+/**
+ * The trainer's options for those settings: the clipping norm, the loss weighting, and for
+ * first-1024 on the supervised objective (study B's train.py) the first STUDY_B_MAX_LENGTH tokens kept.
+ */
+export function trainerSettingsOf(settings: StudySettings, method: StudyMethod, set: StudyTrainingSet): {
+  maxGradNorm: number; lossWeighting: LossWeighting; truncation?: 'keep-first'; maxLength?: number;
+} {
+  const t = trainingSettingsOf(settings, method);
+  const firstTokens = t.trainingTruncation === 'first-1024' && objectiveOf(method, set) === 'supervised';
+  return { maxGradNorm: t.maxGradNorm, lossWeighting: t.lossWeighting, ...(firstTokens ? { truncation: 'keep-first', maxLength: STUDY_B_MAX_LENGTH } : {}) };
 }
 
 /** The task name a training set is known by in per-task maps: "sentiment" for "study-b/sentiment". */

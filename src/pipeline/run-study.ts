@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { UserError } from '../errors.ts';
 import { expandStudy, type RunPlan } from '../config/expand.ts';
-import type { Study, StudyMethod, StudyModel, StudyTrainingSet } from '../config/schema.ts';
+import type { Study, StudyModel } from '../config/schema.ts';
 import { generateSuite, suiteManifestText, writeSuite } from '../synth/index.ts';
 import { ResultStore, type RunRecord } from '../store/result-store.ts';
 import { discoverCheckpoints, evaluateGrid, promptVariants, resolveTestSets, resolveTask, syntheticArg, type EvalTestSet, type ProgressSink as EvalProgress } from '../evaluate/index.ts';
@@ -20,7 +20,7 @@ import { readStoreScores } from '../analyze/read-scores.ts';
 import { buildRunSeries } from '../analyze/run-series.ts';
 import { analyzeOrSkip, type AnalysisResult, type AnalyzeOptions } from '../analyze/analysis.ts';
 import { fticlDemonstrations, loadTrainingExamples } from './training-data.ts';
-import { gradAccumOf, gridShotsFor, objectiveOf, studySettings, trainingSettingsOf, type StudySettings } from '../config/settings.ts';
+import { gradAccumOf, gridShotsFor, objectiveOf, studySettings, trainerSettingsOf, type StudySettings } from '../config/settings.ts';
 import { STUDY_A_PAD_TO, taskPreset, taskShortName } from '../tasks/index.ts';
 import { defaultLoraTargetsOf } from '../engine/builtin/lora-defaults.ts';
 import { familyFor } from '../engine/builtin/registry.ts';
@@ -302,7 +302,7 @@ async function executeRun(study: Study, run: RunPlan, ctx: RunContext): Promise<
     method: method.finetune,
     lora: method.finetune === 'lora' ? { r: method.lora?.r ?? 8, alpha: method.lora?.alpha ?? 32, dropout: method.lora?.dropout ?? 0.1, targetModules: method.lora?.targets ?? defaultLoraTargetsOf(modelDir) } : undefined,
     lr: method.lr!, weightDecay: method.weightDecay, schedule: method.schedule, warmupRatio: method.warmupRatio,
-    batchSize: method.batchSize, gradAccum: gradAccumOf(method), ...trainingOptionsOf(settings, method, run.trainingSet), log: (line) => ctx.log(`genstudy: ${run.id}: ${line}`),
+    batchSize: method.batchSize, gradAccum: gradAccumOf(method), ...trainerSettingsOf(settings, method, run.trainingSet), log: (line) => ctx.log(`genstudy: ${run.id}: ${line}`),
     epochs: method.epochs, maxSteps: method.steps, seed: run.seed, trainSize: run.trainingSet.size,
     checkpoints: study.checkpoints, store: ctx.store, run: run.id, progress: ctx.opts.trainProgress, logEvery: LOG_EVERY,
   };
@@ -323,16 +323,6 @@ async function executeRun(study: Study, run: RunPlan, ctx: RunContext): Promise<
   // Checkpoints written by an earlier, interrupted invocation (or before a resume) are evaluated
   // here; the cache makes this free for those already done.
   await evaluate(discoverCheckpoints(runDir, { baseModel: modelDir, tokenizerDir: modelDir }).checkpoints);
-}
-
-/** study B's train.py: model_max_length 1024 (training_args), right truncation. */
-const STUDY_B_MAX_LENGTH = 1024;
-
-/** A trained method's clipping, loss weighting and truncation as trainer options. */
-function trainingOptionsOf(settings: StudySettings, method: StudyMethod, set: StudyTrainingSet): Pick<TrainOptions, 'maxGradNorm' | 'lossWeighting' | 'truncation' | 'maxLength'> {
-  const t = trainingSettingsOf(settings, method);
-  const firstTokens = t.trainingTruncation === 'first-1024' && objectiveOf(method, set) === 'supervised';
-  return { maxGradNorm: t.maxGradNorm, lossWeighting: t.lossWeighting, ...(firstTokens ? { truncation: 'keep-first', maxLength: STUDY_B_MAX_LENGTH } : {}) };
 }
 
 /** Polling pause of the watcher beside an hf launch: checkpoints come minutes apart at real scale. */

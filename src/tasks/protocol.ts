@@ -47,6 +47,8 @@ export type LossWeighting = 'step-tokens' | 'micro-batch-mean';
  * (model_max_length 1024, truncation=True), cutting the target, or all of it, off the end.
  */
 export type TrainingTruncation = 'keep-target' | 'first-1024';
+/** Study B's train.py:52: model_max_length, the length first-1024 keeps. */
+export const STUDY_B_MAX_LENGTH = 1024;
 /**
  * Study A's MNLI rows labelled neutral: 'drop' (the binarised task has no neutral), or 'keep-as-bug'
  * as the predecessor's MNLIDataset did (it skips SNLI's filter): trained toward token id 1 and

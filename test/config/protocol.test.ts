@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseStudy } from '../../src/config/load.ts';
 import { expandStudy } from '../../src/config/expand.ts';
-import { demonstrationSource, gradAccumOf, gridShotsFor, objectiveOf, studySettings } from '../../src/config/settings.ts';
+import { demonstrationSource, gradAccumOf, gridShotsFor, objectiveOf, studySettings, trainerSettingsOf, trainingSettingsOf } from '../../src/config/settings.ts';
 import { PROTOCOL_SETTINGS, STUDY_B_FTICL_SHOTS, STUDY_B_ICL_SHOTS } from '../../src/tasks/index.ts';
 
 const base = (protocol: string, evaluation = '', method = '') => `
@@ -76,4 +76,67 @@ test('global batch, objective and the every-k grid', () => {
   assert.deepEqual(gridShotsFor(s, 'study-a'), [0]);
   const own = studySettings(parseStudy(base('official', '  shots: { inference: [0, 3] }'), 's.yaml'));
   assert.deepEqual(gridShotsFor(own, 'study-b/inference'), [0, 3]);
+});
+
+test('protocol: official changes exactly the settings whose two rows differ in the table, to the official row, on study A and study B files', () => {
+  // The table's row name -> the resolved setting it becomes (config/settings.ts).
+  const resolvedName: Record<keyof typeof PROTOCOL_SETTINGS.official, string> = {
+    labelTokens: 'labelTokens', bos: 'bos', unlabeledRows: 'unlabeledRows', rouge: 'rouge', grid: 'grid', fticlDemonstrations: 'fticlDemonstrations',
+    studyAPositiveLabel: 'studyAPositiveLabel', studyAReadingPosition: 'readingPosition', studyBLabelTokens: 'studyBLabelTokens',
+    maxGradNorm: 'maxGradNorm', lossWeighting: 'lossWeighting', trainingTruncation: 'trainingTruncation', studyAMnliNeutral: 'studyAMnliNeutral',
+    gridRunShots: 'gridRunShots', zeroShotPrefix: 'zeroShotPrefix',
+  };
+  const studyA = (protocol: string) => `
+name: a
+protocol: ${protocol}
+models: [{ id: m, path: models/m }]
+training: [{ id: mnli, data: "study-a/mnli:train", task: study-a }]
+methods: [{ name: lora, kind: ft, finetune: lora, lr: 1.0e-4, batchSize: 32, globalBatch: 64 }]
+evaluation: { control: "study-a/mnli:validation_matched", testSets: ["study-a/mnli:validation_matched", "study-a/rte:train"] }
+`;
+  const resolved = (text: string) => {
+    const study = parseStudy(text, 's.yaml');
+    const s = studySettings(study);
+    const method = study.methods.at(-1)!;
+    const { selection, pool } = demonstrationSource(study, method);
+    // Everything a run reads from the protocol: the study's settings, the method's training settings and FTICL's source.
+    return { ...s, ...trainingSettingsOf(s, method), fticlDemonstrations: `${pool}-${selection}` } as Record<string, unknown>;
+  };
+  const tableDiff = Object.keys(resolvedName).filter((k) => {
+    const key = k as keyof typeof PROTOCOL_SETTINGS.official;
+    return PROTOCOL_SETTINGS.official[key] !== PROTOCOL_SETTINGS.corrected[key];
+  });
+  // The table itself: every item of issue 27 (1-6) differs; the 0-shot prefix (7) is a choice, the same in both.
+  for (const k of ['studyBLabelTokens', 'maxGradNorm', 'lossWeighting', 'trainingTruncation', 'studyAMnliNeutral', 'gridRunShots']) assert.ok(tableDiff.includes(k), k);
+  assert.ok(!tableDiff.includes('zeroShotPrefix'));
+  for (const text of [studyA, (p: string) => base(p)]) {
+    const official = resolved(text('official'));
+    const corrected = resolved(text('corrected'));
+    const changed = Object.keys(official).filter((k) => JSON.stringify(official[k]) !== JSON.stringify(corrected[k])).sort();
+    assert.deepEqual(changed, ['protocol', ...tableDiff.map((k) => resolvedName[k as keyof typeof resolvedName])].sort());
+    for (const k of tableDiff) {
+      const key = k as keyof typeof PROTOCOL_SETTINGS.official;
+      if (key === 'fticlDemonstrations') assert.equal(official.fticlDemonstrations, 'few-shot-first');
+      else assert.equal(official[resolvedName[key]], PROTOCOL_SETTINGS.official[key], k);
+    }
+  }
+});
+
+test('a method\'s own clipping, loss weighting and truncation win over the protocol', () => {
+  const study = parseStudy(base('official', '', ', maxGradNorm: 1, lossWeighting: step-tokens, truncation: keep-target'), 's.yaml');
+  const s = studySettings(study);
+  assert.deepEqual(trainingSettingsOf(s, study.methods[1]), { maxGradNorm: 1, lossWeighting: 'step-tokens', trainingTruncation: 'keep-target' });
+  assert.deepEqual(trainingSettingsOf(s, study.methods[0]), { maxGradNorm: 0, lossWeighting: 'micro-batch-mean', trainingTruncation: 'first-1024' });
+  const own = studySettings(parseStudy(base('official', '  gridRunShots: add-run-k\n  zeroShotPrefix: bos-only\n  studyAMnliNeutral: drop\n  labelTokens: in-context'), 's.yaml'));
+  assert.deepEqual([own.gridRunShots, own.zeroShotPrefix, own.studyAMnliNeutral, own.labelTokens, own.studyBLabelTokens], ['add-run-k', 'bos-only', 'drop', 'in-context', 'in-context']);
+});
+
+test('the trainer\'s options under each protocol: no clipping, micro-batch means and the first 1024 tokens (official, supervised objective only)', () => {
+  const official = parseStudy(base('official'), 's.yaml');
+  const so = studySettings(official);
+  assert.deepEqual(trainerSettingsOf(so, official.methods[0], official.training[1]), { maxGradNorm: 0, lossWeighting: 'micro-batch-mean', truncation: 'keep-first', maxLength: 1024 });
+  // Study A's label-token objective has no target at the end to cut: no truncation setting reaches its trainer.
+  assert.deepEqual(trainerSettingsOf(so, official.methods[0], { id: 'mnli', data: 'study-a/mnli:train', task: 'study-a' }), { maxGradNorm: 0, lossWeighting: 'micro-batch-mean' });
+  const corrected = parseStudy(base('corrected'), 's.yaml');
+  assert.deepEqual(trainerSettingsOf(studySettings(corrected), corrected.methods[0], corrected.training[1]), { maxGradNorm: 1, lossWeighting: 'step-tokens' });
 });
