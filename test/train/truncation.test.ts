@@ -58,7 +58,8 @@ test('study B FTICL summary (xsum 2000, first k few-shot rows) with Llama-2: wha
   const train = (await loadRegistered('study-b/summary/xsum:train-2000', { dataDir })).examples;
   const pool = (await loadRegistered('study-b/summary/xsum:few-shot', { dataDir })).examples;
   const measured: Record<number, { lost: number; cut: number; kept: number; all: number }> = {};
-  for (const k of [1, 2]) {
+  // k = 1 (79.2% of target tokens survive) was measured with this test at commit 4ceacdb; k = 2 alone keeps it short.
+  for (const k of [2]) {
     const pieces = runPieces({ task: studyBTask('summary'), train, demonstrations: { pool, selection: { kind: 'first-k', k } } });
     const seqs = encodeForTraining(tok, pieces, 'generate', STUDY_B_MAX_LENGTH, 'in-context', undefined, 'keep-first');
     const kept = seqs.reduce((n, s) => n + s.targets.length, 0);
@@ -69,8 +70,7 @@ test('study B FTICL summary (xsum 2000, first k few-shot rows) with Llama-2: wha
     const note = truncationNote(seqs, STUDY_B_MAX_LENGTH)!;
     assert.ok(note.includes(`${measured[k].lost} of 2000 examples keep no target token`), note);
   }
-  // The numbers issue 27 reported from the release's strings (k = 2: 866 lost, 119 cut, 51.7%; k = 1: 79.2%).
+  // The numbers issue 27 reported from the release's strings (k = 2: 866 lost, 119 cut, 51.7%).
   assert.deepEqual([measured[2].lost, measured[2].cut], [866, 119]);
   assert.equal((100 * measured[2].kept / measured[2].all).toFixed(1), '51.7');
-  assert.equal((100 * measured[1].kept / measured[1].all).toFixed(1), '79.2');
 });
