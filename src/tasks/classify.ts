@@ -11,8 +11,9 @@
 //   tokenised alone (engine/builtin/requests.ts, encodeFirstToken).
 // - full-word (lm-evaluation-harness multiple_choice): one { context, continuation } request per
 //   (example, label), example-major. acc = argmax of the summed log-probabilities; acc_norm =
-//   argmax of logprob / character length of the label word (lm-eval divides by len(choice),
-//   the choice without target_delimiter).
+//   argmax of logprob / character length of the label word without leading whitespace (lm-eval
+//   divides by len(choice), the choice without target_delimiter; a task may write that space in
+//   the delimiter, " " + "Yes", or in the word, "" + " Yes", and both give lm-eval's acc_norm).
 // Ties go to the first label in order, as numpy's argmax does.
 import { UserError } from '../errors.ts';
 import type { Example, ScoreRequest, ScoreResult } from '../types.ts';
@@ -100,13 +101,21 @@ export function firstTokenRecords(task: ClassifyTaskSpec, examples: readonly Exa
   });
 }
 
+/**
+ * acc_norm's divisor for a label word: its characters without leading whitespace, as lm-eval's
+ * len(choice) when the space is its target_delimiter (at least 1, so a blank word divides by 1).
+ */
+export function normLength(word: string): number {
+  return Math.max(1, word.trimStart().length);
+}
+
 /** Joins full-word answers (example-major, label-minor, as buildFullWordRequests ordered them) with the examples. */
 export function fullWordRecords(task: ClassifyTaskSpec, examples: readonly Example[], results: readonly ScoreResult[]): ClassifyRecord[] {
   const k = task.labels.length;
   if (results.length !== examples.length * k) {
     throw new UserError(`task "${task.name}": got ${results.length} loglikelihood answers, expected ${examples.length} examples x ${k} labels = ${examples.length * k}`);
   }
-  const lengths = task.labels.map((l) => task.verbalizer[l].length);
+  const lengths = task.labels.map((l) => normLength(task.verbalizer[l]));
   return examples.map((ex, i) => {
     const lls = task.labels.map((_, j) => results[i * k + j].logprob);
     const prediction = task.labels[argmax(lls)];

@@ -74,6 +74,21 @@ test('full-word records: acc by summed log-prob, acc_norm by log-prob per charac
   assert.equal(r.correctNorm, true);
 });
 
+test('acc_norm divides by the word without its leading space, whether the task writes the space in targetDelimiter or in the word', () => {
+  const spaced = (delimiter: string, yes: string, no: string): ClassifyTaskSpec => ({
+    kind: 'classify', name: 'nli', template: '{q}', labels: ['Yes', 'No'], verbalizer: { Yes: yes, No: no }, targetDelimiter: delimiter, scoring: 'full-word',
+  });
+  const ex: Example[] = [{ id: 'x', fields: { q: 'Q?', premise: 'P.', hypothesis: 'H' }, label: 'Yes' }];
+  // lm-eval: -3.5 / len("Yes") = -1.167 beats -2.5 / len("No") = -1.25; dividing by " Yes" / " No" (4, 3) would pick No.
+  const answers = [{ logprob: -3.5, tokens: 1, isGreedy: false }, { logprob: -2.5, tokens: 1, isGreedy: false }];
+  for (const task of [spaced(' ', 'Yes', 'No'), spaced('', ' Yes', ' No'), studyATask('full-word')]) {
+    assert.deepEqual(buildFullWordRequests(task, ex).map((r) => r.continuation), [' Yes', ' No']);
+    const [r] = fullWordRecords(task, ex, answers);
+    assert.equal(r.prediction, 'No');
+    assert.equal(r.predictionNorm, 'Yes', JSON.stringify(task.verbalizer));
+  }
+});
+
 test('answers of the wrong shape and unknown gold labels are user errors', () => {
   assert.throws(() => firstTokenRecords(studyATask(), nli, [[0, 0]]), /got 1 first-token answers for 2 examples/);
   assert.throws(() => firstTokenRecords(studyATask(), nli, [[0], [0]]), /has 1 scores, expected 2/);
