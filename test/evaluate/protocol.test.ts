@@ -178,3 +178,43 @@ test('study A\'s reading position goes through the grid: stored log-probs are th
   const fn = positives.filter((p) => p.prediction !== 'No' && p.gold === 'No').length;
   assert.equal(f1.value, tp === 0 ? 0 : (2 * tp) / (2 * tp + fp + fn), 'F1 with "No" as the positive class');
 });
+
+test('official label tokens: study B\'s classification cells read the release\'s Llama-2 ids, study A\'s cells in the same grid their in-context token', async (t) => {
+  if (!haveData) { t.skip(SKIP); return; }
+  const sets = await resolveTestSets(['study-b/inference/rte:test', 'study-a/rte:train', 'study-b/summary/xsum:test'], { dataDir, limit: 2 });
+  const text = (protocol: string) => `name: s\nprotocol: ${protocol}\nmodels: [{ id: m, path: m }]\ntraining: [{ id: t, data: "study-a/rte:train", task: study-a }]\n` +
+    'methods: [{ name: b, kind: base }]\nevaluation: { testSets: ["study-a/rte:train"] }\n';
+  for (const protocol of ['official', 'corrected']) {
+    const s = studySettings(parseStudy(text(protocol), 's.yaml'));
+    // Prompt-2 for study B's sets (the NLI prompt whose ids in-context cannot give), the one prompt for study A's.
+    const cells = await planCells(sets, (set) => promptVariants(set.taskPreset === 'study-a' ? [1] : [2]), { labelTokens: s.labelTokens, studyBLabelTokens: s.studyBLabelTokens });
+    const [b, a] = cells.map((c) => c.payloads[0]);
+    assert.ok(b.mode === 'first-token' && a.mode === 'first-token');
+    // evaluate_cross.py:215-227: NLI's 296 / 17821 / 9996 ("ent" after the prompt's lone "▁"), not in-context's "▁ent".
+    assert.equal(b.labelTokens, protocol === 'official' ? 'llama2-ids' : 'in-context', protocol);
+    assert.deepEqual(b.fixedTokens?.ids, protocol === 'official' ? [296, 17821, 9996] : undefined);
+    assert.equal(a.labelTokens, 'in-context');
+    assert.equal(cells[2].payloads[0].mode, 'generate');
+  }
+});
+
+test('the 0-shot "<s> " prefix: as tokenized, Llama-2\'s tokenizer.json gives BOS then a lone "▁" (29871); bos-only gives BOS then the prompt', async (t) => {
+  if (!haveData) { t.skip(SKIP); return; }
+  const { loadTokenizer } = await import('../../src/engine/index.ts');
+  const { llama2Dir } = await import('../support/llama-tokenizers.ts');
+  const tok = loadTokenizer(await llama2Dir());
+  const sets = await resolveTestSets(['study-b/sentiment/sst2:test'], { dataDir, limit: 1 });
+  const contextOf = async (zeroShotPrefix?: 'as-tokenized' | 'bos-only') => {
+    const [cell] = await planCells(sets, promptVariants([1]), { bos: 'study-b', ...(zeroShotPrefix ? { zeroShotPrefix } : {}) });
+    const p = cell.payloads[0];
+    assert.ok(p.mode === 'first-token' && p.addSpecialTokens === false);
+    return p.context;
+  };
+  const plain = (await planCells(sets, promptVariants([1]), {}))[0].payloads[0];
+  const prompt = plain.mode === 'first-token' ? plain.context : '';
+  const promptIds = tok.encode(prompt, { addSpecialTokens: false });
+  const asTokenized = tok.encode(await contextOf(), { addSpecialTokens: false });
+  assert.deepEqual(asTokenized, [1, 29871, ...promptIds]);
+  assert.equal(await contextOf(), await contextOf('as-tokenized'));
+  assert.deepEqual(tok.encode(await contextOf('bos-only'), { addSpecialTokens: false }), [1, ...promptIds]);
+});
