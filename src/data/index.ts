@@ -31,3 +31,4 @@ export {
   type PulledFile,
   type HubFileRequest,
 } from './hub.ts';
+export { keepingBugRows, replayedBugOf, type ReplayedBug } from './replayed-bug.ts';

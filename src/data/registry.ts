@@ -39,6 +39,8 @@ const SetSchema = z.strictObject({
   description: z.string(),
   mapping: MappingSchema,
   splits: z.record(z.string().min(1), SplitSchema),
+  /** Rows a study's released code kept by mistake, replayed under `protocol: official` (replayed-bug.ts). */
+  replayedBug: z.strictObject({ label: z.string(), gold: z.string(), trainTokenId: z.number().int().min(0), source: z.string() }).optional(),
 });
 
 const RegistrySchema = z.strictObject({

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { UserError } from '../errors.ts';
 import type { Example } from '../types.ts';
-import { contentHash, isRegistryId, loadDataSet, loadRegistered, readRegistry, readSpecFile, registrySpec } from '../data/index.ts';
+import { contentHash, isRegistryId, keepingBugRows, loadDataSet, loadRegistered, readRegistry, readSpecFile, registrySpec, replayedBugOf, type ReplayedBug } from '../data/index.ts';
 import { generateSuite, readSuite } from '../synth/index.ts';
 
 export interface DemonstrationPool { name: string; examples: Example[] }
@@ -47,6 +47,11 @@ export interface TestSetOptions {
    * counts those rows wrong (study B's released code).
    */
   unlabeledRows?: 'wrong' | 'drop';
+  /**
+   * Keep the rows a set's released code kept by mistake, scored with its gold (the registry's
+   * replayedBug: study A's MNLI neutral rows as "Yes"); the set's spec records how many.
+   */
+  replayBugs?: boolean;
 }
 
 export const SYNTH_DEFAULTS = { seed: 0, size: 200, trainSize: 200 } as const;
@@ -86,9 +91,20 @@ async function loadKeepingUnlabeled(id: string, opts: TestSetOptions): Promise<{
   return { loaded: { ...loaded, id: r.id, task: r.set.task, preset: r.set.preset }, unlabeled };
 }
 
+/** A registered set with its replayed bug's rows kept and relabelled with the release's gold; how many were kept. */
+async function loadReplayingBug(id: string, bug: ReplayedBug, opts: TestSetOptions): Promise<{ loaded: Awaited<ReturnType<typeof loadRegistered>>; kept: number }> {
+  const r = registrySpec(id, { dataDir: opts.dataDir });
+  const own = await loadDataSet(keepingBugRows(r.spec, bug, 'own'), { baseDir: r.baseDir, limit: opts.limit });
+  const kept = own.examples.filter((ex) => ex.label === bug.label).length;
+  const examples = own.examples.map((ex) => (ex.label === bug.label ? { ...ex, label: bug.gold } : ex));
+  return { loaded: { ...own, examples, contentHash: contentHash(examples), id: r.id, task: r.set.task, preset: r.set.preset }, kept };
+}
+
 async function fromRegistry(id: string, opts: TestSetOptions): Promise<EvalTestSet> {
-  const keep = opts.unlabeledRows === 'wrong' ? await loadKeepingUnlabeled(id, opts) : undefined;
-  const loaded = keep?.loaded ?? await loadRegistered(id, { dataDir: opts.dataDir, limit: opts.limit });
+  const bug = opts.replayBugs ? replayedBugOf(id) : undefined;
+  const replayed = bug ? await loadReplayingBug(id, bug, opts) : undefined;
+  const keep = !replayed && opts.unlabeledRows === 'wrong' ? await loadKeepingUnlabeled(id, opts) : undefined;
+  const loaded = replayed?.loaded ?? keep?.loaded ?? await loadRegistered(id, { dataDir: opts.dataDir, limit: opts.limit });
   const setId = loaded.id.split(':')[0];
   const entry = readRegistry().sets[setId];
   const set: EvalTestSet = {
@@ -99,6 +115,7 @@ async function fromRegistry(id: string, opts: TestSetOptions): Promise<EvalTestS
     },
     taskPreset: loaded.preset,
   };
+  if (replayed) set.spec.replayedBug = { label: bug!.label, gold: bug!.gold, kept: replayed.kept, source: bug!.source };
   const kept = loaded.examples.filter((ex) => ex.label !== undefined && keep?.unlabeled.includes(ex.label)).length;
   if (keep && kept > 0) {
     set.unlabeled = keep.unlabeled;

@@ -17,6 +17,7 @@ import { trainHf } from '../train/hf/index.ts';
 import { remoteLoader, servedLoader } from '../engine/remote/index.ts';
 import { watchRun } from './watch.ts';
 import { readStoreScores } from '../analyze/read-scores.ts';
+import { readRegistry } from '../data/index.ts';
 import { buildRunSeries } from '../analyze/run-series.ts';
 import { analyzeOrSkip, type AnalysisResult, type AnalyzeOptions } from '../analyze/analysis.ts';
 import { fticlDemonstrations, loadTrainingExamples } from './training-data.ts';
@@ -172,7 +173,12 @@ async function studyTestSets(study: Study, settings: StudySettings, suiteDir: st
       out.push(...sets.filter((s) => !wanted || wanted.includes(s.id)));
     } else {
       try {
-        out.push(...(await resolveTestSets([arg], { limit: study.evaluation.limit, dataDir, origin: `${field} "${arg}"`, unlabeledRows: settings.unlabeledRows })));
+        // Rows without gold are study B's "-"; study A's dropped labels (neutral) are its binarisation, kept only as a replayed bug.
+        const studyA = taskPreset(readRegistry().sets[arg.split(':')[0]]?.preset)?.study === 'A';
+        out.push(...(await resolveTestSets([arg], {
+          limit: study.evaluation.limit, dataDir, origin: `${field} "${arg}"`, unlabeledRows: studyA ? 'drop' : settings.unlabeledRows,
+          replayBugs: settings.studyAMnliNeutral === 'keep-as-bug',
+        })));
       } catch (err) {
         // An error that already names where it is (the origin passed down) is not wrapped twice.
         if (err instanceof UserError && err.field === undefined) throw new UserError(`${field}: ${err.message}`, { file: studyFile, field: `evaluation.testSets[${i}]` });
@@ -205,6 +211,8 @@ function tagTestSets(study: Study, settings: StudySettings, sets: EvalTestSet[])
 function rowNotes(sets: readonly EvalTestSet[]): string[] {
   const out: string[] = [];
   for (const set of sets) {
+    const bug = set.spec.replayedBug as { label: string; gold: string; kept: number; source: string } | undefined;
+    if (bug) out.push(`test set "${set.id}": ${bug.kept} of its ${set.examples.length} rows are ${bug.label} rows kept with gold "${bug.gold}" (studyAMnliNeutral: keep-as-bug, a replayed bug of ${bug.source})`);
     const kept = set.spec.unlabeledKept as number | undefined;
     if (kept) out.push(`test set "${set.id}": ${kept} of its ${set.examples.length} rows have no gold label (${set.unlabeled!.map((l) => `"${l}"`).join(', ')}); they are kept and count as wrong (unlabeledRows: wrong)`);
     const dropped = (set.spec.dropped as { reason: string; count: number }[] | undefined) ?? [];
@@ -257,7 +265,12 @@ async function executeRun(study: Study, run: RunPlan, ctx: RunContext): Promise<
   // Everything that can fail on the study's input is read before the run is recorded, so a bad
   // study leaves no runs row behind.
   const training = method.kind === 'base' ? undefined
-    : await loadTrainingExamples(run.trainingSet, { studyDir: ctx.studyDir, dataDir: ctx.dataDir, suiteDir: ctx.suiteDir });
+    : await loadTrainingExamples(run.trainingSet, { studyDir: ctx.studyDir, dataDir: ctx.dataDir, suiteDir: ctx.suiteDir, replayBugs: ctx.settings.studyAMnliNeutral === 'keep-as-bug' });
+  if (training?.replayed) {
+    const { bug, kept } = training.replayed;
+    ctx.log(`genstudy: ${run.id}: training set "${run.trainingSet.id}": ${kept} ${bug.label} rows kept and trained toward token id ${bug.trainTokenId} ` +
+      `(studyAMnliNeutral: keep-as-bug, a replayed bug of ${bug.source})`);
+  }
   recordRun(ctx.store, runRecord);
 
   const { settings } = ctx;
@@ -298,6 +311,7 @@ async function executeRun(study: Study, run: RunPlan, ctx: RunContext): Promise<
     objective: objectiveOf(method, run.trainingSet) === 'supervised' ? 'generate' : 'classify',
     // llama2-ids are evaluation-only ids; a label-token objective trains the in-context token (the same ids with Llama-2's Prompt-1).
     labelTokens: settings.labelTokens === 'llama2-ids' ? 'in-context' : settings.labelTokens,
+    ...(training.replayed ? { labelTokenIds: { [training.replayed.bug.label]: training.replayed.bug.trainTokenId } } : {}),
     ...(studyAOnly && settings.readingPosition === 'padded-128' && objectiveOf(method, run.trainingSet) === 'label-token' ? { padTo: STUDY_A_PAD_TO } : {}),
     method: method.finetune,
     lora: method.finetune === 'lora' ? { r: method.lora?.r ?? 8, alpha: method.lora?.alpha ?? 32, dropout: method.lora?.dropout ?? 0.1, targetModules: method.lora?.targets ?? defaultLoraTargetsOf(modelDir) } : undefined,

@@ -1,7 +1,7 @@
 // A study's training set as examples: the synthetic suite's ID training set, or what a data set
 // spec file or registry id names.
 import { UserError } from '../errors.ts';
-import { isRegistryId, loadExamples, loadRegistered, readRegistry } from '../data/index.ts';
+import { isRegistryId, keepingBugRows, loadDataSet, loadExamples, loadRegistered, readRegistry, registrySpec, replayedBugOf, type ReplayedBug } from '../data/index.ts';
 import { demonstrationSource } from '../config/settings.ts';
 import type { RunPlan } from '../config/expand.ts';
 import type { DemonstrationSelection } from '../tasks/index.ts';
@@ -9,14 +9,27 @@ import { readSuite } from '../synth/index.ts';
 import type { Study, StudyTrainingSet } from '../config/schema.ts';
 import type { Example } from '../types.ts';
 
-export interface TrainingData { examples: Example[]; taskPreset?: string }
+export interface TrainingData {
+  examples: Example[];
+  taskPreset?: string;
+  /** A replayed bug's rows kept (study A's MNLI neutral): their label, how many, the token id they train toward. */
+  replayed?: { bug: ReplayedBug; kept: number };
+}
 
-export async function loadTrainingExamples(set: StudyTrainingSet, o: { studyDir: string; dataDir?: string; suiteDir?: string }): Promise<TrainingData> {
+export async function loadTrainingExamples(
+  set: StudyTrainingSet, o: { studyDir: string; dataDir?: string; suiteDir?: string; replayBugs?: boolean },
+): Promise<TrainingData> {
   if (set.data === 'synthetic') {
     if (!o.suiteDir) throw new UserError(`training set "${set.id}": data "synthetic" needs a "synthetic:" section in the study`);
     return { examples: (await readSuite(o.suiteDir)).train, taskPreset: 'synthetic' };
   }
+  const bug = o.replayBugs && isRegistryId(set.data) ? replayedBugOf(set.data) : undefined;
   try {
+    if (bug) {
+      const r = registrySpec(set.data, { dataDir: o.dataDir });
+      const examples = (await loadDataSet(keepingBugRows(r.spec, bug, 'own'), { baseDir: r.baseDir })).examples;
+      return { examples, replayed: { bug, kept: examples.filter((ex) => ex.label === bug.label).length } };
+    }
     return { examples: (await loadExamples(set.data, { dataDir: o.dataDir, baseDir: o.studyDir })).examples };
   } catch (err) {
     if (err instanceof UserError) throw new UserError(`training set "${set.id}": ${err.message}`);

@@ -32,6 +32,11 @@ export interface TrainOptions {
   objective?: Objective;
   /** The classify objective's target: the label's first token in context (default) or tokenised alone. */
   labelTokens?: LabelTokenRule;
+  /**
+   * Labels the classify objective trains toward a fixed token id rather than their word's token
+   * (study A's replayed MNLI neutral rows: id 1); such a label need not be one of the task's.
+   */
+  labelTokenIds?: Readonly<Record<string, number>>;
   /** The classify objective read at position padTo - 1 of rows right-padded to padTo tokens (study A's predecessor: 128). */
   padTo?: number;
   /** FTICL: demonstrations prepended to every training example. */

@@ -56,7 +56,14 @@ export function runPieces(o: Pick<TrainOptions, 'task' | 'train' | 'trainSize' |
 
 /** The run's training sequences: its pieces encoded for its objective (both training backends train on these). */
 export function encodeRun(o: ResolvedOptions, tokenizer: Tokenizer, maxLength: number): TrainSequence[] {
-  const seqs = encodeForTraining(tokenizer, runPieces(o), o.objective, maxLength, o.labelTokens, o.padTo, o.truncation);
+  const fixed = o.labelTokenIds ?? {};
+  const isFixed = (ex: Example) => ex.label !== undefined && Object.hasOwn(fixed, ex.label);
+  if (o.train.some(isFixed) && o.objective !== 'classify') throw new UserError('labelTokenIds (study A\'s replayed neutral rows) apply to the label-token objective only');
+  // A fixed-target row is built with a stand-in label (its context does not depend on it); its target is then the fixed id.
+  const targetOf = new Map(o.train.filter(isFixed).map((ex) => [ex.id, fixed[ex.label!]]));
+  const train = targetOf.size ? o.train.map((ex) => (isFixed(ex) ? { ...ex, label: o.task.kind === 'classify' ? o.task.labels[0] : ex.label } : ex)) : o.train;
+  const seqs = encodeForTraining(tokenizer, runPieces({ ...o, train }), o.objective, maxLength, o.labelTokens, o.padTo, o.truncation)
+    .map((s) => (targetOf.has(s.exampleId) ? { ...s, targets: [targetOf.get(s.exampleId)!] } : s));
   const note = truncationNote(seqs, maxLength);
   if (note) o.log?.(note);
   return seqs;

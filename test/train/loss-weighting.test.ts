@@ -18,7 +18,7 @@ function sequenceNll(model: BuiltinModel, s: TrainSequence): tf.Scalar {
   const { hidden } = model.step([s.ids], [s.ids.map(() => 1)], 0);
   const logp = tf.logSoftmax(model.logitsOf(tf.reshape(hidden, [-1, hidden.shape[2]]) as tf.Tensor2D));
   const picked = s.lossPositions.map((p, j) => tf.slice(logp, [p, s.targets[j]], [1, 1]));
-  return tf.neg(tf.sum(tf.concat(picked.map((t) => tf.reshape(t, [1])))));
+  return tf.neg(tf.sum(tf.concat(picked.map((t) => tf.reshape(t, [1]))))) as tf.Scalar;
 }
 
 test('micro-batch-mean equals the mean of micro-batch token means (the old way); step-tokens the step\'s token mean; they differ', async () => {
