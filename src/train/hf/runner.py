@@ -170,7 +170,7 @@ def main():
         # The releases' transformers (< 4.46) and a model computing its own loss: each micro-batch's
         # token mean, divided by the accumulation steps (trainer.py training_step / compute_loss).
         trainer.model_accepts_loss_kwargs = False
-        resume = last_checkpoint(c["out_dir"]) if c["resume"] else None
+    resume = last_checkpoint(c["out_dir"]) if c["resume"] else None
     if resume and trainer.is_world_process_zero():
         print(f"genstudy runner: resuming from {resume}", flush=True)
     trainer.train(resume_from_checkpoint=resume)
