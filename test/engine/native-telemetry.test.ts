@@ -3,7 +3,8 @@
 // before the library initialises) writes mat-debug-<pid>.log and .ses to the temp folder and a
 // database under ~/.cache/Microsoft, and looks up mobile.events.data.microsoft.com about 9 s later.
 // Native processes must also end: one hung at exit when its library was unloaded while those
-// threads waited for the loader lock. scripts/native-processes.ts runs the exit check 200 times.
+// threads waited for the loader lock: the library now stays loaded to exit (checked with glibc's
+// LD_DEBUG), and scripts/native-processes.ts runs the start/exit check 200 times.
 // Skipped, with the reason, where the native path does not load. The children get an environment
 // without ORT_DISABLE_TELEMETRY: genstudy must switch it off itself.
 import assert from 'node:assert/strict';
@@ -24,6 +25,23 @@ test('native processes start and end by themselves, none hung, none leaving tele
   assert.equal(r.hung, 0);
   assert.equal(r.clean, 6);
   assert.deepEqual(r.telemetryFiles, [], 'no mat-debug-<pid>.log, .ses or ~/.cache/Microsoft');
+});
+
+test('onnxruntime stays loaded until the process ends: no dlclose runs its destructors (glibc\'s LD_DEBUG=files shows each unload)', (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'genstudy-unload-'));
+  try {
+    const r = spawnSync(process.execPath, ['--import', 'tsx', 'test/support/native-child.ts'], {
+      cwd: repoRoot, encoding: 'utf8', env: { ...childEnv(dir, dir), LD_DEBUG: 'files' }, timeout: 120_000,
+    });
+    assert.equal(r.status, 0, r.stderr.slice(-2000));
+    if (r.stdout.startsWith('wasm')) return t.skip(`the native path is off here: ${r.stdout.trim()}`);
+    const lines = r.stderr.split('\n').filter((l) => /libonnxruntime/.test(l));
+    if (!lines.some((l) => /calling init/.test(l))) return t.skip('no glibc LD_DEBUG output here');
+    assert.ok(lines.some((l) => /calling fini/.test(l)), 'its destructors run at exit');
+    assert.deepEqual(lines.filter((l) => /destroying link map/.test(l)), [], 'never unloaded by dlclose');
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 /** Why a network namespace with a recording resolver cannot be made here, or undefined when it can. */
