@@ -24,7 +24,7 @@ function asideName(target: string): string {
 }
 
 /** The name (in the same folder) that an aside folder was moved away from, or undefined for other names. */
-export function replacedName(name: string): string | undefined {
+function replacedName(name: string): string | undefined {
   return /^\.(.+)\.\d+\.[0-9a-f]+\.old\.tmp$/.exec(name)?.[1];
 }
 
