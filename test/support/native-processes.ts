@@ -39,7 +39,9 @@ export function childEnv(home: string, tmp: string): NodeJS.ProcessEnv {
   return env;
 }
 
-export async function startAndEndNativeProcesses(count: number, o: { concurrency?: number; hangAfterMs?: number; lingerMs?: number } = {}): Promise<NativeProcessesReport> {
+export async function startAndEndNativeProcesses(
+  count: number, o: { concurrency?: number; hangAfterMs?: number; lingerMs?: number; onEnded?: (r: NativeProcessesReport) => void } = {},
+): Promise<NativeProcessesReport> {
   const report: NativeProcessesReport = { started: 0, clean: 0, hung: 0, failures: [], onWasm: 0, telemetryFiles: [] };
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'genstudy-native-processes-'));
   const home = path.join(root, 'home');
@@ -67,6 +69,7 @@ export async function startAndEndNativeProcesses(count: number, o: { concurrency
         report.wasmReason ??= stdout.trim();
       }
       else report.failures.push(`status ${status}, signal ${signal}: ${stderr.slice(-300)}`);
+      o.onEnded?.(report);
       resolve();
     });
   });
