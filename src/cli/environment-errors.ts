@@ -1,5 +1,5 @@
-// Failures of the machine rather than of genstudy: a full disk, a read-only or forbidden place. The
-// user fixes them (free space, another folder, permissions), so the CLI reports them as it reports a
+// Failures of the machine rather than of genstudy: a full disk, a read-only or forbidden place, a
+// file where a folder is needed. The user fixes them (free space, another folder, permissions), so the CLI reports them as it reports a
 // user error, in one line with exit 2, not as a bug with a stack trace. Node's file errors carry an
 // errno code and the path; better-sqlite3's carry SQLite's extended result code
 // (https://www.sqlite.org/rescode.html) and no path.
@@ -21,6 +21,11 @@ export function environmentProblem(err: unknown): string | undefined {
     }
     if (READ_ONLY.has(base)) return `cannot write${at}: the file or its disk is read-only; choose a writable folder`;
     if (FORBIDDEN.has(base)) return `permission denied${at}: choose a folder you can write to, or change its permissions`;
+    // A file where a folder is needed (--out naming a file, or a path through one), and the reverse.
+    if (code === 'ENOTDIR' || (code === 'EEXIST' && (e as { syscall?: unknown }).syscall === 'mkdir')) {
+      return `a file stands where a folder is needed${at}: choose another folder (or move the file)`;
+    }
+    if (code === 'EISDIR') return `a folder stands where a file is to be written${at}: give a file name`;
   }
   return undefined;
 }

@@ -29,6 +29,18 @@ test('analyze --out into a missing folder or onto a folder: exit 2, one line, be
   assertOneLine({ code: ontoFolder.code, stderr: ontoFolder.stderr }, /^genstudy: --out .*: is a folder; give a file name/, 'onto a folder');
 });
 
+test('train --out naming a file (or a path through one): exit 2, one line', async (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'genstudy-out-'));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const file = path.join(dir, 'a-file');
+  fs.writeFileSync(file, 'x');
+  for (const out of [file, path.join(file, 'sub')]) {
+    const r = await genstudy(['train', '--data', 'synthetic', '--synthetic-size', '16', '--init', 'gpt2', '--init-hidden', '16', '--init-layers', '1',
+      '--lr', '1e-3', '--steps', '1', '--batch-size', '4', '--out', out]);
+    assertOneLine(r, /^genstudy: a file stands where a folder is needed \(.*a-file.*\): choose another folder/, out);
+  }
+});
+
 /** Why a small full file system cannot be mounted here, or undefined when it can. */
 function noTmpfs(): string | undefined {
   if (process.platform !== 'linux' || process.getuid?.() !== 0) return 'needs root on Linux to mount a small tmpfs';
