@@ -9,13 +9,10 @@ process.stdout.on('error', (err) => {
 });
 
 register();
-const { main, describeCrash } = await import('../src/cli/main.ts');
-// Errors that escape main (a timer, a stream): reported as main reports a bug, before the wasm
+const { main, reportFailure } = await import('../src/cli/main.ts');
+// Errors that escape main (a timer, a stream): reported as main reports them, before the wasm
 // backend's emscripten handler can rethrow them and Node print its minified source line.
 for (const event of ['uncaughtException', 'unhandledRejection']) {
-  process.on(event, (err) => {
-    process.stderr.write(describeCrash(err));
-    process.exit(1);
-  });
+  process.on(event, (err) => process.exit(reportFailure(err)));
 }
 process.exitCode = await main(process.argv.slice(2));

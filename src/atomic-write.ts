@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { pausePoint } from './pause-point.ts';
 
 /** ".<name>.<pid>.<random>.tmp" beside `target`: hidden, unique per writer, recognisable. */
 export function temporaryName(target: string): string {
@@ -17,11 +18,40 @@ export function isTemporaryName(name: string): boolean {
   return name.endsWith('.tmp') || /\.tmp-\d+/.test(name);
 }
 
+/** ".<name>.<pid>.<random>.old.tmp": where a folder being replaced waits until its successor is in place. */
+function asideName(target: string): string {
+  return temporaryName(target).replace(/\.tmp$/, '.old.tmp');
+}
+
+/** The name (in the same folder) that an aside folder was moved away from, or undefined for other names. */
+function replacedName(name: string): string | undefined {
+  return /^\.(.+)\.\d+\.[0-9a-f]+\.old\.tmp$/.exec(name)?.[1];
+}
+
+/**
+ * Puts back folders a killed writer had moved aside but not yet replaced (their successor never
+ * arrived), so that a kill mid-replacement leaves the old folder, whole.
+ */
+export function restoreAsideFolders(dir: string): void {
+  if (!fs.existsSync(dir)) return;
+  for (const name of fs.readdirSync(dir)) {
+    const original = replacedName(name);
+    if (original !== undefined && !fs.existsSync(path.join(dir, original))) fs.renameSync(path.join(dir, name), path.join(dir, original));
+  }
+}
+
 function moveIntoPlace(tmp: string, target: string): void {
-  // A folder cannot be renamed over a non-empty one: the old one goes first (a reader then sees
-  // no folder for a moment, never a half-written one).
-  if (fs.statSync(tmp).isDirectory()) fs.rmSync(target, { recursive: true, force: true });
+  if (!fs.statSync(tmp).isDirectory() || !fs.existsSync(target)) {
+    fs.renameSync(tmp, target);
+    return;
+  }
+  // A folder cannot be renamed over a non-empty one. Deleting the old one file by file first would
+  // let a kill leave it half-deleted; renamed aside, it is whole until the new one is in place.
+  const aside = asideName(target);
+  fs.renameSync(target, aside);
+  pausePoint(`${path.basename(target)}:old-aside`);
   fs.renameSync(tmp, target);
+  fs.rmSync(aside, { recursive: true, force: true });
 }
 
 /** Builds `target` (a file or a folder) at a temporary path with `build`, then renames it into place. */

@@ -5,6 +5,7 @@
 //   init-model:weights-written        a new model's weights are written, its config not yet
 //   checkpoint-N:weights-written      checkpoint N's model (or adapter) is written, the rest not yet
 //   checkpoint-N:before-rename        checkpoint N is complete under its temporary name
+//   NAME:old-aside                    a folder NAME being replaced is renamed aside, the new one not yet in
 import fs from 'node:fs';
 
 export function pausePoint(name: string): void {

@@ -3,6 +3,7 @@
 import { writeFileAtomic } from '../atomic-write.ts';
 import { Command } from 'commander';
 import { addFormatOption } from './shared-options.ts';
+import { outputFile } from './flag-values.ts';
 import { UserError } from '../errors.ts';
 import { readScores } from '../analyze/read-scores.ts';
 import { availableMetrics, buildRunSeries } from '../analyze/run-series.ts';
@@ -30,6 +31,7 @@ export function registerAnalyze(program: Command): void {
   addFormatOption(command, ['table', 'json', 'csv']);
   addAnalysisOptions(command)
     .action(async (input: string, flags: AnalyzeFlags) => {
+      outputFile('--out', flags.out);
       const opts: AnalyzeOptions = { ...analysisOptionsFromFlags(flags), control: flags.control };
       const rows = await readScores(input, { promptVariant: flags.promptVariant });
       const metric = chooseMetric(rows, flags.metric, input);

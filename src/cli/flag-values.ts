@@ -1,5 +1,7 @@
 // Reading flag values: every command parses numbers and lists here, so an invalid value gets the
 // same kind of message everywhere, and the message names the valid range.
+import fs from 'node:fs';
+import path from 'node:path';
 import { UserError } from '../errors.ts';
 
 /** A whole number in [min, max]; `undefined` passes through (the flag was not given). */
@@ -54,4 +56,14 @@ export function numberList(flag: string, values: readonly string[] | string | un
 
 function rangeText(min: number, max?: number): string {
   return max === undefined ? `>= ${min}` : `from ${min} to ${max}`;
+}
+
+/** A file to write: its folder must exist and it must not be a folder itself (checked before any work is done). */
+export function outputFile(flag: string, file: string | undefined): string | undefined {
+  if (file === undefined) return undefined;
+  const dir = path.dirname(path.resolve(file));
+  if (!fs.existsSync(dir)) throw new UserError(`${flag} ${file}: the folder ${dir} does not exist; create it or write elsewhere`);
+  if (!fs.statSync(dir).isDirectory()) throw new UserError(`${flag} ${file}: ${dir} is not a folder`);
+  if (fs.existsSync(file) && fs.statSync(file).isDirectory()) throw new UserError(`${flag} ${file}: is a folder; give a file name, e.g. ${path.join(file, 'analysis.txt')}`);
+  return file;
 }

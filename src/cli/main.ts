@@ -3,6 +3,7 @@
 // loading the tensor engine or the chart renderer.
 import { Command, CommanderError } from 'commander';
 import { EXIT, UserError } from '../errors.ts';
+import { environmentProblem } from './environment-errors.ts';
 
 type Register = (program: Command) => void;
 
@@ -44,8 +45,9 @@ function markRequired(cmd: Command): void {
 
 /**
  * Runs the CLI and returns the exit code (see EXIT in src/errors.ts): parser errors (an unknown
- * option, a missing or invalid value) and genstudy's own errors about what it was given both exit
- * 2 with one clear line; an unexpected error is reported as a bug (its stack frames) with exit 1.
+ * option, a missing or invalid value), genstudy's own errors about what it was given and failures
+ * of the machine (a full disk, a read-only folder) all exit 2 with one clear line; an unexpected
+ * error is reported as a bug (its stack frames) with exit 1.
  */
 export async function main(argv: string[]): Promise<number> {
   const program = await buildProgram(argv);
@@ -55,13 +57,19 @@ export async function main(argv: string[]): Promise<number> {
   } catch (err) {
     // --help and --version exit 0; every other parser error (and bare `genstudy`) is a usage error.
     if (err instanceof CommanderError) return err.exitCode === 0 ? EXIT.ok : EXIT.userError;
-    if (err instanceof UserError) {
-      process.stderr.write(`genstudy: ${err.message}\n`);
-      return EXIT.userError;
-    }
-    process.stderr.write(describeCrash(err));
-    return EXIT.failure;
+    return reportFailure(err);
   }
+}
+
+/** Prints a failure (a user error, the machine's, or a bug's report) and returns its exit code. */
+export function reportFailure(err: unknown): number {
+  const line = err instanceof UserError ? err.message : environmentProblem(err);
+  if (line !== undefined) {
+    process.stderr.write(`genstudy: ${line}\n`);
+    return EXIT.userError;
+  }
+  process.stderr.write(describeCrash(err));
+  return EXIT.failure;
 }
 
 /**

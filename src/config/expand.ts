@@ -1,5 +1,6 @@
 // A study expands into runs: every model x training set x method x seed (a base method is not
 // trained, so it gets one run per model and training set whatever the seeds).
+import { UserError } from '../errors.ts';
 import type { Study, StudyMethod, StudyModel, StudyTrainingSet } from './schema.ts';
 import { fticlShots, listFor } from './settings.ts';
 
@@ -41,7 +42,7 @@ export function expandStudy(study: Study): RunPlan[] {
   }
   const seen = new Set<string>();
   for (const r of runs) {
-    if (seen.has(r.id)) throw new Error(`two runs share the id ${r.id}: give models, training sets and methods distinct ids`);
+    if (seen.has(r.id)) throw new UserError(`the study file makes two runs with the id ${r.id}: give models, training sets and methods distinct ids`, { field: 'models' });
     seen.add(r.id);
   }
   return runs;

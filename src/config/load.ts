@@ -77,7 +77,13 @@ export function parseStudy(text: string, file: string, overrideTexts: readonly s
     throw new UserError(`${file}:${at.line}:${at.col}: ${e.message.split('\n')[0]}`);
   }
   const overrides = overrideTexts.map(parseOverride);
-  const value = doc.toJS() as unknown;
+  let value: unknown;
+  try {
+    value = doc.toJS();
+  } catch (err) {
+    // yaml refuses aliases that expand too far (a "billion laughs" file) as it converts.
+    throw new UserError(`${file}: ${(err as Error).message.split('\n')[0]}; write the repeated values out or use fewer aliases`);
+  }
   for (const o of overrides) applyOverride(value, o);
   const result = StudySchema.safeParse(value);
   if (!result.success) throw new UserError(describeIssues(result.error.issues, doc, lines, file, overrides));
@@ -92,7 +98,9 @@ function describeIssues(issues: readonly z.core.$ZodIssue[], doc: Document, line
     const at = issue.code === 'unrecognized_keys' ? [...issue.path, issue.keys[0]] : issue.path;
     const message = issue.code === 'invalid_type' && /received undefined/.test(issue.message) ? `missing (expected ${issue.expected})` : issue.message;
     // A value set on the command line is named there, not at a line of the file it replaced.
-    const set = [...overrides].reverse().find((o) => o.path.length <= at.length && o.path.every((k, i) => String(k) === String(at[i])));
+    // (or one that wrote the offending key itself: --set nosuch.field=1 is an unknown key "nosuch").
+    const within = (outer: readonly (string | number)[], inner: readonly PropertyKey[]) => outer.length <= inner.length && outer.every((k, i) => String(k) === String(inner[i]));
+    const set = [...overrides].reverse().find((o) => within(o.path, at) || (at.length > 0 && within(at as (string | number)[], o.path)));
     if (set) return `--set ${set.text}: ${field}: ${message}`;
     return `${file}:${lineOf(doc, lines, at as (string | number)[])}: ${field}: ${message}`;
   });

@@ -190,6 +190,16 @@ export const StudySchema = z.strictObject({
   hf: HfLaunchSchema.prefault({}),
   evaluation: EvaluationSchema,
   analysis: AnalysisSchema.prefault({}),
+}).superRefine((study, ctx) => {
+  // Run ids and folders are built from these names, so two entries with one name would be one run.
+  for (const [list, key] of [['models', 'id'], ['training', 'id'], ['methods', 'name']] as const) {
+    const first = new Map<string, number>();
+    (study[list] as { [k in typeof key]?: string }[]).forEach((entry, i) => {
+      const name = entry[key]!;
+      if (first.has(name)) ctx.addIssue({ code: 'custom', path: [list, i, key], message: `"${name}" is also ${list}[${first.get(name)}]'s ${key}; give each a distinct ${key}` });
+      else first.set(name, i);
+    });
+  }
 });
 
 export type Study = z.infer<typeof StudySchema>;

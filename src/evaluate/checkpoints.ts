@@ -151,6 +151,29 @@ export function storedCheckpoints(run: string, rows: readonly { step: number; pa
     if ('why' in found) { skipped.push(`run "${run}" step ${r.step}: ${r.path}: ${found.why}; skipped`); continue; }
     checkpoints.push({ step: r.step, ...found });
   }
+  skipped.push(...unrecordedBeside(run, rows, opts));
   if (checkpoints.length === 0) throw new UserError(`${storePath}: no checkpoint of run "${run}" can be evaluated:\n  ${skipped.join('\n  ')}`);
   return { checkpoints, skipped };
+}
+
+/**
+ * Complete checkpoint folders beside the run's recorded ones that the store has no row for (a
+ * trainer killed between renaming a folder into place and recording it), one line each: evaluating
+ * the store's list alone would silently leave them out.
+ */
+function unrecordedBeside(run: string, rows: readonly { step: number; path: string | null }[], opts: DiscoverOptions): string[] {
+  const recorded = new Set(rows.map((r) => r.step));
+  const folders = new Set(rows.filter((r) => r.path).map((r) => path.dirname(r.path!)));
+  const lines: string[] = [];
+  for (const folder of folders) {
+    if (!fs.existsSync(folder)) continue;
+    for (const name of fs.readdirSync(folder).sort()) {
+      const step = stepOfFolder(name);
+      if (step === undefined || recorded.has(step)) continue;
+      const full = path.join(folder, name);
+      if (!fs.statSync(full).isDirectory() || 'why' in checkpointIn(full, opts)) continue;
+      lines.push(`run "${run}" step ${step}: ${full} is on disk but not in the store; not evaluated (resume the training run to record it, or evaluate the folder with --model ${folder})`);
+    }
+  }
+  return lines;
 }

@@ -69,6 +69,23 @@ function whenNotBusy<T>(fn: () => T): T {
   }
 }
 
+/**
+ * A connection that reads only. SQLite's read-only connections cannot remove a WAL store's -wal and
+ * -shm files, so a reader closing last (the report after a run) left them beside the store; a
+ * writable connection told to run no writes (query_only) removes them as the last writer would.
+ * Where the store cannot be opened for writing (a read-only disk or file), a read-only one it is.
+ */
+function openForReading(path: string): Database.Database {
+  try {
+    const db = new Database(path, { fileMustExist: true, timeout: BUSY_TIMEOUT_MS });
+    db.pragma('query_only = ON');
+    return db;
+  } catch (err) {
+    if (!/SQLITE_(READONLY|CANTOPEN|PERM)|EACCES|EROFS/.test(`${(err as { code?: string }).code} ${(err as Error).message}`)) throw err;
+    return new Database(path, { readonly: true, fileMustExist: true, timeout: BUSY_TIMEOUT_MS });
+  }
+}
+
 export class ResultStore {
   readonly path: string;
   private readonly db: Database.Database;
@@ -88,7 +105,7 @@ export class ResultStore {
     let db: Database.Database;
     try {
       // A writer holding the lock (another process migrating, a long batch) is waited for, not an error.
-      db = new Database(path, { readonly: opts.readonly ?? false, fileMustExist: opts.readonly ?? false, timeout: BUSY_TIMEOUT_MS });
+      db = opts.readonly ? openForReading(path) : new Database(path, { timeout: BUSY_TIMEOUT_MS });
     } catch (err) {
       throw new UserError(`${path}: cannot open the results store: ${(err as Error).message}`);
     }

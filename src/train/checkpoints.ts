@@ -4,7 +4,8 @@
 //   trainer_state.json    step, run fingerprint, log history
 //   optimizer.safetensors AdamW's exp_avg / exp_avg_sq per parameter (memory layout), step in metadata
 // A folder is built under a temporary name and renamed into place, so checkpoint-N exists only
-// when complete; a killed run leaves at most a temporary .checkpoint-N.*.tmp folder, which is ignored.
+// when complete; a killed run leaves at most a temporary .checkpoint-N.*.tmp folder, which is ignored
+// (and an old checkpoint-N it was replacing, moved aside as .checkpoint-N.*.old.tmp, is put back).
 import fs from 'node:fs';
 import path from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
@@ -13,7 +14,7 @@ import { pausePoint } from '../pause-point.ts';
 import { readJsonFile } from '../engine/builtin/checkpoint.ts';
 import { readSafetensors, writeSafetensors } from '../engine/builtin/safetensors.ts';
 import type { AdamW } from './adamw.ts';
-import { buildAtomically, isTemporaryName, writeFileAtomic } from '../atomic-write.ts';
+import { buildAtomically, isTemporaryName, restoreAsideFolders, writeFileAtomic } from '../atomic-write.ts';
 
 export interface LogEntry { step: number; loss: number; learningRate: number; gradNorm: number; tokensPerSecond: number; epoch: number }
 
@@ -45,9 +46,10 @@ export async function writeCheckpoint(outDir: string, step: number, fill: (dir: 
   return final;
 }
 
-/** Removes half-built checkpoint folders left by a killed run. */
+/** Removes half-built checkpoint folders left by a killed run (after putting back any it had moved aside). */
 export function removeStaleTemporaries(outDir: string): void {
   if (!fs.existsSync(outDir)) return;
+  restoreAsideFolders(outDir);
   for (const name of fs.readdirSync(outDir)) {
     if (name.startsWith('.checkpoint-') && isTemporaryName(name)) fs.rmSync(path.join(outDir, name), { recursive: true, force: true });
   }

@@ -162,6 +162,13 @@ export async function train(options: TrainOptions): Promise<TrainResult> {
   }
 
   const checkpoints: { step: number; dir: string }[] = existing.filter((c) => c.step <= start);
+  // A checkpoint folder is renamed into place before its store row is written, so a process that
+  // died in between (a kill, a full disk, a store locked by another process) left a folder the store
+  // lacks: every kept folder is recorded again (an upsert, so rows already there stay as they are).
+  if (o.store && o.run) {
+    const store = o.store;
+    store.transaction(() => { for (const c of checkpoints) store.upsertCheckpoint({ run: o.run!, step: c.step, path: path.resolve(c.dir) }); });
+  }
   const save = async (step: number, epoch: number) => {
     const dir = await writeCheckpoint(o.outDir, step, async (tmp) => {
       if (adapters) {
@@ -188,7 +195,9 @@ export async function train(options: TrainOptions): Promise<TrainResult> {
 
   progress.start(total, start);
   try {
-    if (start === 0 && saveAt.has(0)) await save(0, 0);
+    // A run resumed from checkpoint-0 keeps it: rewriting a finished checkpoint only opens a window
+    // in which a kill leaves none.
+    if (start === 0 && saveAt.has(0) && !checkpoints.some((c) => c.step === 0)) await save(0, 0);
     for (let step = start; step < total; step++) {
       const t0 = performance.now();
       const micro = stepMicroBatches(order, step);

@@ -80,3 +80,33 @@ test('--set overrides fields of the study file without editing it; errors in an 
   assert.throws(() => parseStudy(VALID, 'study.yaml', ['models.5.path=x']), /--set models\.5\.path=x: "models" is a list of 2; use an index from 0 to 2/);
   assert.throws(() => parseStudy(VALID, 'study.yaml', ['nmae=x']), /--set nmae=x: .*[Uu]nrecognized key.*nmae/);
 });
+
+test('two models, training sets or methods sharing a name are a user error at the line of the second', () => {
+  const twice = VALID.replace('  - id: opt\n', '  - id: tiny\n');
+  assert.throws(() => parseStudy(twice, 'study.yaml'), (err: Error) => {
+    assert.equal(err.name, 'UserError');
+    assert.match(err.message, /^study\.yaml:6: models\.1\.id: "tiny" is also models\[0\]'s id; give each a distinct id$/);
+    return true;
+  });
+  assert.throws(() => parseStudy(VALID.replace('  - name: ft\n', '  - name: base\n'), 'study.yaml'), /^UserError: study\.yaml:15: methods\.1\.name: "base" is also methods\[0\]'s name/);
+  // Distinct names that make one run id ("a/b" becomes "a_b" in a run id): caught when the runs are made.
+  const clash = parseStudy(VALID.replace('  - id: synthetic\n    data: synthetic\n', '  - id: a/b\n    data: synthetic\n  - id: a_b\n    data: synthetic\n'), 'study.yaml');
+  assert.throws(() => expandStudy(clash), (err: Error) => err.name === 'UserError' && /two runs with the id tiny--a_b--base/.test(err.message));
+});
+
+test('a YAML alias bomb is a user error naming the file, not a crash', () => {
+  const levels = ['a: &a ["x","x","x","x","x","x","x","x","x"]'];
+  for (let i = 1; i < 7; i++) levels.push(`${'abcdefg'[i]}: &${'abcdefg'[i]} [${Array(9).fill(`*${'abcdefg'[i - 1]}`).join(',')}]`);
+  assert.throws(() => parseStudy(levels.join('\n') + '\n', 'bomb.yaml'), (err: Error) => {
+    assert.equal(err.name, 'UserError');
+    assert.match(err.message, /^bomb\.yaml: Excessive alias count .*; write the repeated values out or use fewer aliases$/);
+    return true;
+  });
+});
+
+test('--set of an unknown field is blamed on the --set, not on line 1 of the study file', () => {
+  assert.throws(() => parseStudy(VALID, 'study.yaml', ['nosuch.field=1']), (err: Error) => {
+    assert.match(err.message, /^--set nosuch\.field=1: \(top level\): Unrecognized key: "nosuch"$/);
+    return true;
+  });
+});

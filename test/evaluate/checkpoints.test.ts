@@ -117,3 +117,18 @@ test('checkpoints saved without a tokenizer wait for one, and evaluate with --to
   assert.deepEqual(b.scores, a.scores);
   assert.deepEqual(b.predictions, a.predictions);
 });
+
+test('evaluate --run names a complete checkpoint folder on disk that the store lacks (a trainer killed before recording it)', async () => {
+  const { runCli, SUITE_ARG } = await import('./helpers.ts');
+  const { ResultStore } = await import('../../src/store/result-store.ts');
+  const src = tinyRun([0, 100, 200]);
+  const storeFile = path.join(tempDir(), 'results.sqlite');
+  const store = ResultStore.open(storeFile);
+  for (const step of [0, 200]) store.upsertCheckpoint({ run: 'r', step, path: path.join(src, `step-${step}`) });
+  store.close();
+  const r = await runCli(['evaluate', '--run', 'r', '--store', storeFile, '--test-set', SUITE_ARG, '--synthetic-seed', '2', '--synthetic-size', '6']);
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stderr, new RegExp(`run "r" step 100: ${path.join(src, 'step-100').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is on disk but not in the store`));
+  const found = storedCheckpoints('r', [{ step: 0, path: path.join(src, 'step-0') }, { step: 100, path: path.join(src, 'step-100') }, { step: 200, path: path.join(src, 'step-200') }], 'results.sqlite');
+  assert.deepEqual(found.skipped, [], 'nothing to report when the store has every folder');
+});

@@ -64,6 +64,7 @@ test('a study trains every run, evaluates each checkpoint, analyses, reports, an
   assert.equal(first.analysis.runs[0].n, 5);
   const written = await writeStudyOutputs(study, first);
   assert.ok(fs.existsSync(path.join(written.analysis!, 'analysis.json')));
+  assert.deepEqual(fs.readdirSync(path.dirname(first.paths.store)).filter((n) => /-(wal|shm)$/.test(n)), [], 'every store connection closed (no -wal / -shm left)');
   const html = fs.readFileSync(written.report!, 'utf8');
   assert.match(html, /<svg/);
   assert.doesNotMatch(html, /Study B: training task/);

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
@@ -183,4 +183,20 @@ test('three processes opening one new store at the same moment all get a migrate
     for (const c of children) c.stdin.end('end\n');
     await Promise.all(children.map((c) => new Promise((r) => (c.exitCode === null ? c.once('close', r) : r(null)))));
   }
+});
+
+test('a reader closing last leaves no -wal or -shm file beside the store; a read-only open still refuses writes', (t) => {
+  const dir = tempDir(t);
+  const path = join(dir, 'results.sqlite');
+  const writer = ResultStore.open(path);
+  writer.writeScores([{ run: 'r', step: 1, testSet: 't', metric: 'accuracy', value: 0.5, n: 2 }]);
+  const reader = ResultStore.open(path, { readonly: true });
+  writer.close();
+  assert.equal(reader.scores().length, 1);
+  assert.throws(() => reader.upsertRun({ id: 'x' }), /readonly|read-only/i);
+  reader.close();
+  const again = ResultStore.open(path, { readonly: true });
+  assert.equal(again.scores().length, 1);
+  again.close();
+  assert.deepEqual(readdirSync(dir), ['results.sqlite']);
 });

@@ -35,6 +35,7 @@ interface Koffi {
 const API = {
   GetErrorMessage: [2, 'const char *GetErrorMessage(void *status)'],
   CreateEnv: [3, 'void *CreateEnv(int level, const char *logid, _Out_ void **out)'],
+  DisableTelemetryEvents: [6, 'void *DisableTelemetryEvents(void *env)'],
   CreateSessionFromArray: [8, 'void *CreateSessionFromArray(void *env, const void *data, size_t len, void *options, _Out_ void **out)'],
   Run: [9, 'void *Run(void *session, void *runOptions, void **inputNames, void **inputs, size_t nInputs, void **outputNames, size_t nOutputs, void **outputs)'],
   CreateSessionOptions: [10, 'void *CreateSessionOptions(_Out_ void **out)'],
@@ -81,7 +82,16 @@ function loadOrt(): Ort | null {
   try {
     const require = createRequire(import.meta.url);
     const koffi = require('koffi') as Koffi;
-    const lib = koffi.load(libraryPath(require));
+    const file = libraryPath(require);
+    // onnxruntime's Linux and macOS builds carry Microsoft's 1DS telemetry uploader, started while
+    // the library initialises: it writes mat-debug-<pid>.log to the temp folder and a database under
+    // ~/.cache/Microsoft, and about 9 s later looks up mobile.events.data.microsoft.com. Only this
+    // variable, set before the library initialises, keeps the uploader from being created
+    // (microsoft/onnxruntime docs/Privacy.md, "Disabling Telemetry"; read with getenv, which sees
+    // what process.env sets). DisableTelemetryEvents below turns the events off too.
+    process.env.ORT_DISABLE_TELEMETRY = '1';
+    const lib = koffi.load(file);
+    keepLoaded(koffi, file);
     const base = lib.func('void *OrtGetApiBase()')();
     const [getApi, getVersion] = koffi.decode(base, 'void *', 2) as Ptr[];
     const version = (koffi.decode(getVersion, koffi.proto('const char *GetVersionString()')) as Fn)() as string;
@@ -94,6 +104,8 @@ function loadOrt(): Ort | null {
     const out: Ptr[] = [null];
     check(partial, api.CreateEnv(3 /* ORT_LOGGING_LEVEL_ERROR */, 'genstudy', out));
     partial.env = out[0];
+    // Before any session: a session's creation is itself an event.
+    check(partial, api.DisableTelemetryEvents(partial.env));
     check(partial, api.CreateCpuMemoryInfo(0 /* OrtDeviceAllocator */, 0 /* OrtMemTypeDefault */, out));
     partial.cpu = out[0];
     ort = partial;
@@ -103,6 +115,28 @@ function loadOrt(): Ort | null {
     ort = null;
   }
   return ort;
+}
+
+/**
+ * Keeps the library loaded until the process ends. koffi unloads a library (dlclose) when its handle
+ * is finalised, at the latest when Node tears the environment down at exit; dlclose runs
+ * onnxruntime's destructors with the loader lock held, and a destructor that joins a thread which is
+ * itself waiting for that lock (one resolving a host name loads NSS modules) never returns: 1 of ~400
+ * native processes hung at exit so. A second reference opened with RTLD_NODELETE makes every dlclose
+ * of it a no-op; its destructors then run at exit, where glibc calls them without that lock.
+ */
+function keepLoaded(koffi: Koffi, file: string): void {
+  if (process.platform !== 'linux') return;
+  const RTLD_NOW = 0x2;
+  const RTLD_NODELETE = 0x1000;
+  for (const libc of ['libc.so.6', 'libdl.so.2']) {
+    try {
+      const dlopen = koffi.load(libc).func('void *dlopen(const char *file, int mode)');
+      if (dlopen(file, RTLD_NOW | RTLD_NODELETE)) return;
+    } catch {
+      // Not glibc, or dlopen lives in the other library (glibc before 2.34: libdl).
+    }
+  }
 }
 
 /**
