@@ -140,8 +140,8 @@ export class RemoteEndpoints {
   }
 
   /** POST to `path` on endpoint `at`, with retries; the answer as text (vLLM's LoRA routes answer plain text). */
-  postForText(path: string, body: unknown, at: string): Promise<string> {
-    return this.request('POST', path, body, at, 'text') as Promise<string>;
+  postForText(path: string, body: unknown, at: string, o: { retryServerErrors?: boolean } = {}): Promise<string> {
+    return this.request('POST', path, body, at, 'text', undefined, o.retryServerErrors ?? true) as Promise<string>;
   }
 
   /** POST a JSON body to `path` on the least busy endpoint (or on `at`), with retries; the answer as JSON. */
@@ -149,7 +149,9 @@ export class RemoteEndpoints {
     return this.request('POST', path, body, at, 'json', onNotFound);
   }
 
-  private async request(method: string, path: string, body: unknown, at: string | undefined, expect: 'json' | 'text', onNotFound?: NotFoundHook): Promise<unknown> {
+  private async request(
+    method: string, path: string, body: unknown, at: string | undefined, expect: 'json' | 'text', onNotFound?: NotFoundHook, retryServerErrors = true,
+  ): Promise<unknown> {
     const pinned = at === undefined ? undefined : this.endpoints.find((e) => e.url === normaliseBase(at));
     if (at !== undefined && !pinned) throw new Error(`${at}: not one of this pool's endpoints`);
     const payload = body === undefined ? undefined : JSON.stringify(body);
@@ -183,7 +185,7 @@ export class RemoteEndpoints {
         continue;
       }
       this.release(e);
-      if (status === 429 || status >= 500) {
+      if (status === 429 || (status >= 500 && retryServerErrors)) {
         lastProblem = `${url}: HTTP ${status}: ${errorMessage(text)}`;
         const wait = this.backoff(attempt, retryAfter);
         if (status >= 500) e.coolUntil = Date.now() + wait;
