@@ -102,6 +102,8 @@ export const HfLaunchSchema = z.strictObject({
   accelerateConfig: z.string().optional(),
   /** More TrainingArguments (e.g. bf16: true, gradient_checkpointing: true); genstudy's own settings are refused. */
   trainingArguments: z.record(z.string(), z.unknown()).optional(),
+  /** Allow save_total_limit (the Trainer deletes older checkpoints; those not evaluated in time are reported missing). */
+  acceptCheckpointGaps: z.boolean().default(false),
 });
 
 export const CheckpointSchema = z.strictObject({

@@ -60,7 +60,7 @@ export async function checkServedModel(
 ): Promise<void> {
   if (m.genstudy_weights !== undefined) {
     if (m.genstudy_weights.replace(/\+lora$/, '') === engineId.replace(/\+lora$/, '')) return;
-    throw new UserError(`the server at ${server} serves "${m.id}" with weights ${m.genstudy_weights}, but ${folder} has ${engineId}; ` +
+    throw new UserError(`the server at ${server} serves "${m.id}" with weights ${m.genstudy_weights}, but checkpoint ${folder} has ${engineId}; ` +
       'a full checkpoint needs a server started on that folder (LoRA checkpoints share one server)');
   }
   if (typeof m.root === 'string' && samePath(m.root, folder)) return;
