@@ -9,6 +9,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { stepOfFolder } from '../evaluate/index.ts';
+import { readStoreScores } from '../analyze/read-scores.ts';
 
 /** Steps of the checkpoint folders in `runDir` now. */
 export function stepsOnDisk(runDir: string): number[] {
@@ -47,4 +48,15 @@ export function missingSteps(saved: readonly number[], evaluated: Iterable<numbe
 export function describeMissing(steps: readonly number[]): string {
   return `step${steps.length > 1 ? 's' : ''} ${steps.join(', ')} ${steps.length > 1 ? 'were' : 'was'} saved by the trainer but deleted before ` +
     'being evaluated (save_total_limit rotates old checkpoints): they are missing from the series';
+}
+
+/** The saved steps of run `run` that are neither evaluated (now, or before: the store) nor still on disk in `runDir`. */
+export function reconcileRun(o: { saved: readonly number[]; evaluated: readonly number[]; storePath: string; run: string; runDir: string }): number[] {
+  let stored: number[] = [];
+  try {
+    stored = readStoreScores(o.storePath, '').filter((r) => r.run === o.run).map((r) => r.step);
+  } catch {
+    // No store yet: nothing was evaluated before.
+  }
+  return missingSteps(o.saved, [...o.evaluated, ...stored], stepsOnDisk(o.runDir));
 }

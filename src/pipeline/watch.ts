@@ -20,7 +20,7 @@ import { availableMetrics, buildRunSeries } from '../analyze/run-series.ts';
 import { analyzeOrSkip, DEFAULT_OPTIONS, type AnalysisResult, type AnalyzeOptions } from '../analyze/analysis.ts';
 import { formatJson, formatTable } from '../analyze/format.ts';
 import { writeReport } from '../report/index.ts';
-import { describeMissing, missingSteps, savedStepsFromTrainerState, stepsOnDisk } from './checkpoint-reconcile.ts';
+import { describeMissing, reconcileRun, savedStepsFromTrainerState } from './checkpoint-reconcile.ts';
 
 /** Shortest and longest pause between rounds. */
 export const MIN_INTERVAL_MS = 100;
@@ -208,12 +208,5 @@ export async function watchRun(opts: WatchOptions): Promise<WatchResult> {
 /** The saved steps that are neither evaluated (by this watcher or before, per the store) nor on disk. */
 function reconcile(opts: WatchOptions, runDir: string, evaluated: number[]): number[] {
   const saved = opts.savedSteps ?? savedStepsFromTrainerState(runDir);
-  if (!saved) return [];
-  let stored: number[] = [];
-  try {
-    stored = readStoreScores(opts.storePath, '').filter((r) => r.run === opts.run).map((r) => r.step);
-  } catch {
-    // No store yet: nothing evaluated before this watcher.
-  }
-  return missingSteps(saved, [...evaluated, ...stored], stepsOnDisk(runDir));
+  return saved ? reconcileRun({ saved, evaluated, storePath: opts.storePath, run: opts.run, runDir }) : [];
 }
