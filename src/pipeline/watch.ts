@@ -137,6 +137,14 @@ async function refreshOutputs(opts: WatchOptions, outDir: string): Promise<Pick<
   return out;
 }
 
+/** Two evaluations' summaries as one (the watcher evaluates one checkpoint per call). */
+function addSummaries(a: GridSummary, b: GridSummary): GridSummary {
+  return {
+    run: a.run, scores: [...a.scores, ...b.scores], examples: a.examples + b.examples, computed: a.computed + b.computed, cached: a.cached + b.cached,
+    modelsLoaded: a.modelsLoaded + b.modelsLoaded, engineCalls: a.engineCalls + b.engineCalls, seconds: a.seconds + b.seconds,
+  };
+}
+
 /** The evaluateGrid options among the watcher's. */
 function gridOptionsOf(opts: WatchOptions): Omit<GridOptions, 'checkpoints'> {
   const watchOnly = new Set<string>(['runDir', 'baseModel', 'tokenizerDir', 'control', 'metric', 'analysis', 'outDir', 'intervalMs', 'once', 'signal', 'log', 'onRound']);
@@ -165,15 +173,12 @@ export async function watchRun(opts: WatchOptions): Promise<WatchResult> {
     const round: WatchRound = { evaluated: [], waiting, failed: [] };
     if (fresh.length > 0) {
       log(`evaluating step${fresh.length > 1 ? 's' : ''} ${fresh.map((c) => c.step).join(', ')} of ${runDir}`);
-      const summary = { computed: 0, cached: 0 };
       // One checkpoint at a time, so one that fails (deleted mid-round, unreadable, a server's
       // error) is logged and retried next round while the others are evaluated.
       for (const cp of fresh) {
         try {
           const s = await evaluateGrid({ ...gridOptionsOf(opts), checkpoints: [cp] });
-          summary.computed += s.computed;
-          summary.cached += s.cached;
-          round.summary = round.summary ? { ...s, computed: summary.computed, cached: summary.cached } : s;
+          round.summary = round.summary ? addSummaries(round.summary, s) : s;
           done.add(`${cp.step}\0${cp.dir}`);
           round.evaluated.push(cp.step);
           failing.delete(cp.dir);
@@ -186,7 +191,7 @@ export async function watchRun(opts: WatchOptions): Promise<WatchResult> {
       }
       evaluatedSteps.push(...round.evaluated);
       if (round.evaluated.length > 0) {
-        log(`evaluated step${round.evaluated.length > 1 ? 's' : ''} ${round.evaluated.join(', ')}: ${summary.computed} answers from the model, ${summary.cached} from the cache`);
+        log(`evaluated step${round.evaluated.length > 1 ? 's' : ''} ${round.evaluated.join(', ')}: ${round.summary!.computed} answers from the model, ${round.summary!.cached} from the cache`);
       }
       if (opts.control !== undefined && round.evaluated.length > 0) {
         Object.assign(round, await refreshOutputs(opts, outDir));
