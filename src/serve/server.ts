@@ -49,6 +49,11 @@ export interface ServeOptions {
    * of the remote engine check vLLM's behaviour rather than genstudy's reading of it.
    */
   profile?: ServeProfile;
+  /**
+   * Wait this long after loading before listening, as vLLM refuses connections while it loads a
+   * large model for minutes (clients must wait for it; a fixed --port makes that testable).
+   */
+  startupDelayMs?: number;
 }
 
 export const SERVE_DEFAULTS = { maxLoras: 4, maxBodyBytes: 8 << 20, maxPromptTokens: 65_536 } as const;
@@ -274,6 +279,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       }
     })();
   });
+  if (opts.startupDelayMs) await new Promise((r) => setTimeout(r, opts.startupDelayMs));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', () => resolve());

@@ -7,7 +7,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { builtinLoader } from '../../../src/engine/index.ts';
+import { builtinLoader, type ModelHandle } from '../../../src/engine/index.ts';
 import { remoteLoader } from '../../../src/engine/remote/index.ts';
 import { startServer, type RunningServer } from '../../../src/serve/index.ts';
 import { tempDir, tinyRun } from '../../evaluate/helpers.ts';
@@ -34,7 +34,7 @@ const REQS = [{ context: 'the dog sees', continuation: ' the cat' }, { context: 
 
 test('adapters through the vLLM profile equal the built-in merge; with max-loras 1 the least recently used is evicted and reloaded', async () => {
   const loader = remoteLoader({ urls: [server.url] });
-  const handles = [];
+  const handles: ModelHandle[] = [];
   for (const name of ['a', 'b', 'c']) handles.push(await loader({ step: 0, dir: path.join(adapters, name), base: baseDir }));
   // Three adapters loaded on a server holding one at a time: each still answers as its own merge.
   for (const [i, name] of ['a', 'b', 'c', 'a'].entries()) {

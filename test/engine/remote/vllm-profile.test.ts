@@ -7,6 +7,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { loadModel, type BuiltinModel } from '../../../src/engine/index.ts';
 import { RemoteEndpoints, RemoteModel, remoteLoader, GREEDY } from '../../../src/engine/remote/index.ts';
@@ -103,4 +104,26 @@ test('max_model_len: prompts at and over the model length fit within max_model_l
   assert.equal(typeof gen, 'string');
   // The same item through the built-in engine differs only by the context the server's limit cuts.
   assert.throws(() => new RemoteModel({ endpoints: new RemoteEndpoints([vllm.url]), model: 'x', tokenizer: builtin.tokenizer, id: 'x', maxLength: 256, scoringMaxTokens: 0, logprobsForm: 'prompt_logprobs' }), /max_tokens 0 without echo/);
+});
+
+test('a server still loading (refusing connections, as vLLM does) is waited for, then answers', async () => {
+  // A free port, closed again: nothing listens there until the server has "loaded".
+  const port = await new Promise<number>((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => { const p = (s.address() as net.AddressInfo).port; s.close(() => resolve(p)); });
+  });
+  const lines: string[] = [];
+  const remote = new RemoteModel({
+    endpoints: new RemoteEndpoints([`http://127.0.0.1:${port}`], { retries: 0, startupMs: 120_000, log: (l) => lines.push(l) }),
+    model: 'late', tokenizer: builtin.tokenizer, id: builtin.id, maxLength: builtin.maxLength,
+  });
+  const starting = startServer({ modelDir: path.join(runDir, 'step-100'), profile: 'vllm', port, modelName: 'late', startupDelayMs: 1500 });
+  try {
+    const reqs = [{ context: 'the dog sees', continuation: ' the cat' }];
+    const [got] = await remote.score(reqs);
+    const [want] = await builtin.score(reqs);
+    assert.ok(Math.abs(got.logprob - want.logprob) < 1e-4);
+    assert.match(lines.join('\n'), /refuses connections; waiting up to 120 s[\s\S]*is up after/);
+  } finally {
+    await (await starting).close();
+  }
 });
