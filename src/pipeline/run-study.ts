@@ -118,6 +118,7 @@ export async function runStudy(study: Study, studyFile: string, opts: RunStudyOp
   try {
     loader ??= e.remote === undefined ? undefined : remoteLoader({
       urls: e.remote.urls, modelName: e.remote.model, retries: e.remote.retries, ...(e.remote.timeout === undefined ? {} : { timeoutMs: e.remote.timeout * 1000 }),
+      ...(e.remote.startupSeconds === undefined ? {} : { startupMs: e.remote.startupSeconds * 1000 }), identity: e.remote.identity,
     });
   } catch (err) {
     throw err instanceof UserError ? new UserError(`${paths.studyFile}: evaluation.remote: ${err.message}`) : err;
