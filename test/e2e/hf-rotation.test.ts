@@ -49,4 +49,5 @@ evaluation:
   assert.ok(missing.length > 0, `expected rotated steps; stored ${stored.join(', ')}\n${lines.join('\n')}`);
   assert.deepEqual([...stored, ...missing].sort((a, b) => a - b), [0, 1, 2, 3, 4, 5, 6, 7, 8], `stored ${stored.join(', ')}; reported missing ${missing.join(', ')}`);
   assert.ok(missing.every((s) => !stored.includes(s)));
+  t.diagnostic(`stored steps ${stored.join(', ')}; ${report}`);
 });
