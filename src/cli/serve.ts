@@ -1,11 +1,11 @@
 // genstudy serve: the built-in engine behind an OpenAI-compatible completions API (src/serve), on
 // loopback unless told otherwise; prints its URL, runs until SIGINT / SIGTERM.
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import { UserError } from '../errors.ts';
 import { SERVE_DEFAULTS, startServer } from '../serve/index.ts';
 import { numberIn, wholeNumber } from './flag-values.ts';
 
-interface ServeFlags { host: string; port: string; modelName?: string; batchTokens?: string; loraRoot?: string[]; maxLoras: string; maxBodyMb: string; maxPromptTokens: string }
+interface ServeFlags { host: string; port: string; modelName?: string; batchTokens?: string; loraRoot?: string[]; maxLoras: string; maxBodyMb: string; maxPromptTokens: string; mimic: 'genstudy' | 'vllm'; startupDelay?: string }
 
 function portNumber(value: string): number {
   return wholeNumber('--port', value, { min: 0, max: 65535 })!;
@@ -24,6 +24,8 @@ export function registerServe(program: Command): void {
     .option('--max-loras <n>', 'LoRA adapters loaded at once (each is a merged copy of the model in memory)', String(SERVE_DEFAULTS.maxLoras))
     .option('--max-body-mb <n>', 'largest request body in MiB (larger: HTTP 413)', String(SERVE_DEFAULTS.maxBodyBytes / 2 ** 20))
     .option('--max-prompt-tokens <n>', 'prompt tokens per completions request (more: HTTP 413)', String(SERVE_DEFAULTS.maxPromptTokens))
+    .option('--startup-delay <seconds>', 'wait this long before listening, as a large model loading would (for testing clients)')
+    .addOption(new Option('--mimic <server>', "answer as this server does where servers differ (vllm: vLLM's /v1/models, context limit, generation_config defaults, LoRA errors; for testing clients against vLLM's behaviour)").choices(['genstudy', 'vllm']).default('genstudy'))
     .action(async (model: string, flags: ServeFlags) => {
       const port = portNumber(flags.port);
       const batchTokens = wholeNumber('--batch-tokens', flags.batchTokens);
@@ -33,7 +35,7 @@ export function registerServe(program: Command): void {
         maxPromptTokens: wholeNumber('--max-prompt-tokens', flags.maxPromptTokens, { min: 1 }),
       };
       const server = await startServer({
-        modelDir: model, host: flags.host, port, modelName: flags.modelName, maxBatchTokens: batchTokens, ...limits,
+        modelDir: model, host: flags.host, port, modelName: flags.modelName, maxBatchTokens: batchTokens, ...limits, profile: flags.mimic, startupDelayMs: (numberIn('--startup-delay', flags.startupDelay, { min: 0 }) ?? 0) * 1000,
         log: (line) => process.stderr.write(`genstudy serve: ${line}\n`),
       }).catch((err: NodeJS.ErrnoException) => {
         if (err.code === 'EADDRINUSE') throw new UserError(`--port ${port}: already in use on ${flags.host}`);

@@ -28,13 +28,13 @@ interface TrainFlags {
   modelDropout: boolean; saveEvery?: string; saveLogSpaced?: string; saveStart: boolean; logEvery: string; resume: boolean;
   out: string; store?: string; run?: string;
   backend: 'builtin' | 'hf'; launcher?: Launcher; python?: string; processes?: string; accelerateConfig?: string;
-  launcherArg?: string[]; sbatch?: string[]; submit?: boolean; bf16?: boolean; trainingArgs?: string;
+  launcherArg?: string[]; sbatch?: string[]; submit?: boolean; bf16?: boolean; trainingArgs?: string; acceptCheckpointGaps?: boolean;
 }
 
 /** The flags only the hf backend reads, refused with the built-in trainer. */
 const HF_ONLY: [keyof TrainFlags, string][] = [
   ['launcher', '--launcher'], ['python', '--python'], ['processes', '--processes'], ['accelerateConfig', '--accelerate-config'],
-  ['launcherArg', '--launcher-arg'], ['sbatch', '--sbatch'], ['bf16', '--bf16'], ['trainingArgs', '--training-args'],
+  ['launcherArg', '--launcher-arg'], ['sbatch', '--sbatch'], ['bf16', '--bf16'], ['trainingArgs', '--training-args'], ['acceptCheckpointGaps', '--accept-checkpoint-gaps'],
 ];
 
 function trainingArgsOf(f: TrainFlags): Record<string, unknown> | undefined {
@@ -112,7 +112,8 @@ export function registerTrain(program: Command): void {
     .option('--sbatch <directive...>', 'hf, slurm: more #SBATCH directives, e.g. partition=gpu time=24:00:00')
     .option('--no-submit', 'hf, slurm: write the batch script without submitting it')
     .option('--bf16', 'hf: bf16 mixed precision (TrainingArguments bf16)')
-    .option('--training-args <json>', 'hf: more TrainingArguments as JSON (e.g. {"gradient_checkpointing": true}); genstudy\'s own settings are refused here');
+    .option('--training-args <json>', 'hf: more TrainingArguments as JSON (e.g. {"gradient_checkpointing": true}); genstudy\'s own settings are refused here')
+    .option('--accept-checkpoint-gaps', 'hf: allow save_total_limit in --training-args (the Trainer deletes older checkpoints, which may go unevaluated)');
   addFormatOption(command)
     .action(async (f: TrainFlags) => {
       if (f.backend === 'builtin') {
@@ -180,7 +181,7 @@ export function registerTrain(program: Command): void {
         if (f.backend === 'hf') {
           const { progress: _progress, ...hfOptions } = options;
           const processes = num('--processes', f.processes, { int: true, min: 1 });
-          const r = await trainHf({ ...hfOptions, trainingArguments: trainingArgsOf(f) }, {
+          const r = await trainHf({ ...hfOptions, trainingArguments: trainingArgsOf(f), acceptCheckpointGaps: f.acceptCheckpointGaps === true }, {
             launcher: f.launcher ?? 'accelerate', python: f.python, processes, accelerateConfig: f.accelerateConfig,
             launcherArgs: f.launcherArg, sbatch: f.sbatch, noSubmit: f.submit === false,
           });

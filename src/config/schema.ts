@@ -107,6 +107,8 @@ export const HfLaunchSchema = z.strictObject({
   accelerateConfig: z.string().optional(),
   /** More TrainingArguments (e.g. bf16: true, gradient_checkpointing: true); genstudy's own settings are refused. */
   trainingArguments: z.record(z.string(), z.unknown()).optional(),
+  /** Allow save_total_limit (the Trainer deletes older checkpoints; those not evaluated in time are reported missing). */
+  acceptCheckpointGaps: z.boolean().default(false),
 });
 
 export const CheckpointSchema = z.strictObject({
@@ -133,6 +135,10 @@ export const EvaluationSchema = z.strictObject({
     timeout: z.number().positive().optional(),
     /** Tries after the first for a failed request; default the remote engine's, 8. */
     retries: z.number().int().min(0).optional(),
+    /** Seconds a server refusing connections may take to start (GET /health waited on); default the remote engine's, 600. */
+    startupSeconds: z.number().min(0).optional(),
+    /** How a server that does not report its weights (vLLM) is matched with each checkpoint (docs/remote.md). */
+    identity: z.enum(['path', 'probe']).optional(),
   }).optional(),
   // The settings below default from the study's protocol (src/tasks/protocol.ts, docs/studies.md).
   /** First-token scoring and the label-token objective: the label's first token in context, or tokenised alone. */

@@ -16,6 +16,7 @@ import { initModel, tinyGpt2Config, tinyLlamaConfig, train, type ProgressSink as
 import { trainHf } from '../train/hf/index.ts';
 import { remoteLoader, servedLoader } from '../engine/remote/index.ts';
 import { watchRun } from './watch.ts';
+import { describeMissing, reconcileRun } from './checkpoint-reconcile.ts';
 import { readStoreScores } from '../analyze/read-scores.ts';
 import { readRegistry } from '../data/index.ts';
 import { buildRunSeries } from '../analyze/run-series.ts';
@@ -118,6 +119,7 @@ export async function runStudy(study: Study, studyFile: string, opts: RunStudyOp
   try {
     loader ??= e.remote === undefined ? undefined : remoteLoader({
       urls: e.remote.urls, modelName: e.remote.model, retries: e.remote.retries, ...(e.remote.timeout === undefined ? {} : { timeoutMs: e.remote.timeout * 1000 }),
+      ...(e.remote.startupSeconds === undefined ? {} : { startupMs: e.remote.startupSeconds * 1000 }), identity: e.remote.identity,
     });
   } catch (err) {
     throw err instanceof UserError ? new UserError(`${paths.studyFile}: evaluation.remote: ${err.message}`) : err;
@@ -357,14 +359,19 @@ async function trainOnHf(study: Study, options: TrainOptions, c: RunContext & {
   const before = fs.existsSync(c.runDir) ? Math.max(0, ...fs.readdirSync(c.runDir).map((n) => Number(/^checkpoint-(\d+)$/.exec(n)?.[1] ?? 0))) : 0;
   fs.mkdirSync(c.runDir, { recursive: true });
   const controller = new AbortController();
+  // A watcher that fails is reported and training goes on: the checkpoints it missed are evaluated
+  // when training ends (the caller's discoverCheckpoints), never an unhandled rejection mid-run.
   const watching = watchRun({
     ...(c.gridOptions as Omit<Parameters<typeof watchRun>[0], 'runDir'>), runDir: c.runDir, baseModel: c.modelDir, tokenizerDir: c.modelDir,
     intervalMs: HF_WATCH_INTERVAL_MS, signal: controller.signal, log: (line) => c.log(`genstudy: watch: ${line}`),
     onRound: (r) => { if (r.summary) { c.work.answersComputed += r.summary.computed; c.work.answersCached += r.summary.cached; } },
+  }).catch((err: unknown) => {
+    c.log(`genstudy: watch: stopped (${err instanceof Error ? err.message : String(err)}); training goes on and its checkpoints are evaluated when it ends`);
+    return undefined;
   });
   let trained;
   try {
-    trained = await trainHf({ ...hfOptions, trainingArguments: hf.trainingArguments }, {
+    trained = await trainHf({ ...hfOptions, trainingArguments: hf.trainingArguments, acceptCheckpointGaps: hf.acceptCheckpointGaps }, {
       launcher: hf.launcher, python: hf.python, processes: hf.processes,
       accelerateConfig: hf.accelerateConfig === undefined ? undefined : path.resolve(c.studyDir, hf.accelerateConfig),
     }, { onOutput: (chunk) => { for (const line of chunk.split('\n')) if (line.trim()) c.log(`genstudy: hf: ${line}`); } });
@@ -372,6 +379,8 @@ async function trainOnHf(study: Study, options: TrainOptions, c: RunContext & {
     controller.abort();
     await watching;
   }
+  const missing = reconcileRun({ saved: trained.prepared.saveSteps, evaluated: (await watching)?.evaluatedSteps ?? [], storePath: c.gridOptions.storePath, run: c.gridOptions.run, runDir: c.runDir });
+  if (missing.length > 0) c.log(`genstudy: ${c.gridOptions.run}: ${describeMissing(missing)}`);
   return trained.prepared.totalSteps - before;
 }
 

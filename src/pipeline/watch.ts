@@ -4,7 +4,10 @@
 // evaluation cache answers what was already asked, so it picks up where it stopped for free), then
 // refreshes the analysis and the report when a control set is given. A folder still being written
 // (the Trainer's tmp-checkpoint-N, .tmp files, short safetensors, a missing file) is left for a later
-// round; incompleteReason says why, and the reason is logged when it changes.
+// round; incompleteReason says why, and the reason is logged when it changes. A checkpoint whose
+// evaluation fails (removed or unreadable mid-round, a server error) is logged and tried again next
+// round; the others go on. When the watcher stops it reconciles the steps evaluated with the steps
+// the trainer saved (checkpoint-reconcile.ts) and reports every missing one.
 import fs from 'node:fs';
 import path from 'node:path';
 import { mkdir } from 'node:fs/promises';
@@ -17,6 +20,7 @@ import { availableMetrics, buildRunSeries } from '../analyze/run-series.ts';
 import { analyzeOrSkip, DEFAULT_OPTIONS, type AnalysisResult, type AnalyzeOptions } from '../analyze/analysis.ts';
 import { formatJson, formatTable } from '../analyze/format.ts';
 import { writeReport } from '../report/index.ts';
+import { describeMissing, reconcileRun, savedStepsFromTrainerState } from './checkpoint-reconcile.ts';
 
 /** Shortest and longest pause between rounds. */
 export const MIN_INTERVAL_MS = 100;
@@ -45,6 +49,8 @@ export interface WatchOptions extends Omit<GridOptions, 'checkpoints' | 'identif
   log?: (line: string) => void;
   /** Called after each round (tests, progress). */
   onRound?: (round: WatchRound) => void;
+  /** The steps the trainer saves (genstudy's plan for its hf launch); default: what trainer_state.json says. */
+  savedSteps?: number[];
 }
 
 export interface WatchRound {
@@ -52,6 +58,8 @@ export interface WatchRound {
   evaluated: number[];
   /** Checkpoint folders left for a later round, with the reason. */
   waiting: string[];
+  /** Checkpoints whose evaluation failed this round (tried again next round), with the reason. */
+  failed: { step: number; dir: string; reason: string }[];
   summary?: GridSummary;
   /** The refreshed analysis, or why there is none (yet). */
   analysis?: AnalysisResult;
@@ -59,7 +67,14 @@ export interface WatchRound {
   report?: string;
 }
 
-export interface WatchResult { rounds: number; evaluatedSteps: number[] }
+export interface WatchResult {
+  rounds: number;
+  evaluatedSteps: number[];
+  /** Steps the trainer saved that were deleted before they were evaluated (save_total_limit). */
+  missingSteps: number[];
+  /** Checkpoints still failing when the watcher stopped. */
+  failing: { step: number; dir: string; reason: string }[];
+}
 
 /** The complete checkpoint folders of `runDir` and the ones still being written (with why). */
 export function scanRunFolder(runDir: string, baseModel?: string, tokenizerDir?: string): { complete: CheckpointRef[]; waiting: string[] } {
@@ -77,8 +92,8 @@ export function scanRunFolder(runDir: string, baseModel?: string, tokenizerDir?:
     try {
       found = checkpointIn(full, { baseModel, tokenizerDir });
     } catch (err) {
-      if (!(err instanceof UserError)) throw err;
-      found = { why: err.message };
+      // A folder removed or unreadable between listing and reading (a rotated checkpoint) waits too.
+      found = { why: (err as Error).message };
     }
     if ('why' in found) waiting.push(`${full}: incomplete checkpoint (${found.why}); left for a later round`);
     else complete.push({ step: stepOfFolder(name)!, ...found });
@@ -122,6 +137,14 @@ async function refreshOutputs(opts: WatchOptions, outDir: string): Promise<Pick<
   return out;
 }
 
+/** Two evaluations' summaries as one (the watcher evaluates one checkpoint per call). */
+function addSummaries(a: GridSummary, b: GridSummary): GridSummary {
+  return {
+    run: a.run, scores: [...a.scores, ...b.scores], examples: a.examples + b.examples, computed: a.computed + b.computed, cached: a.cached + b.cached,
+    modelsLoaded: a.modelsLoaded + b.modelsLoaded, engineCalls: a.engineCalls + b.engineCalls, seconds: a.seconds + b.seconds,
+  };
+}
+
 /** The evaluateGrid options among the watcher's. */
 function gridOptionsOf(opts: WatchOptions): Omit<GridOptions, 'checkpoints'> {
   const watchOnly = new Set<string>(['runDir', 'baseModel', 'tokenizerDir', 'control', 'metric', 'analysis', 'outDir', 'intervalMs', 'once', 'signal', 'log', 'onRound']);
@@ -139,6 +162,7 @@ export async function watchRun(opts: WatchOptions): Promise<WatchResult> {
   const done = new Set<string>();
   const evaluatedSteps: number[] = [];
   let lastWaiting = '';
+  const failing = new Map<string, { step: number; dir: string; reason: string }>();
   let rounds = 0;
   for (;;) {
     const { complete, waiting } = scanRunFolder(runDir, opts.baseModel, opts.tokenizerDir);
@@ -146,15 +170,30 @@ export async function watchRun(opts: WatchOptions): Promise<WatchResult> {
     if (waitingText !== lastWaiting && waiting.length > 0) for (const w of waiting) log(`waiting for ${w}`);
     lastWaiting = waitingText;
     const fresh = complete.filter((cp) => !done.has(`${cp.step}\0${cp.dir}`));
-    const round: WatchRound = { evaluated: [], waiting };
+    const round: WatchRound = { evaluated: [], waiting, failed: [] };
     if (fresh.length > 0) {
       log(`evaluating step${fresh.length > 1 ? 's' : ''} ${fresh.map((c) => c.step).join(', ')} of ${runDir}`);
-      round.summary = await evaluateGrid({ ...gridOptionsOf(opts), checkpoints: fresh });
-      for (const cp of fresh) done.add(`${cp.step}\0${cp.dir}`);
-      round.evaluated = fresh.map((c) => c.step);
+      // One checkpoint at a time, so one that fails (deleted mid-round, unreadable, a server's
+      // error) is logged and retried next round while the others are evaluated.
+      for (const cp of fresh) {
+        try {
+          const s = await evaluateGrid({ ...gridOptionsOf(opts), checkpoints: [cp] });
+          round.summary = round.summary ? addSummaries(round.summary, s) : s;
+          done.add(`${cp.step}\0${cp.dir}`);
+          round.evaluated.push(cp.step);
+          failing.delete(cp.dir);
+        } catch (err) {
+          const reason = err instanceof UserError ? err.message : ((err as Error).stack ?? String(err));
+          round.failed.push({ step: cp.step, dir: cp.dir, reason });
+          failing.set(cp.dir, { step: cp.step, dir: cp.dir, reason });
+          log(`step ${cp.step} (${cp.dir}) failed, tried again next round: ${reason}`);
+        }
+      }
       evaluatedSteps.push(...round.evaluated);
-      log(`evaluated step${fresh.length > 1 ? 's' : ''} ${round.evaluated.join(', ')}: ${round.summary.computed} answers from the model, ${round.summary.cached} from the cache`);
-      if (opts.control !== undefined) {
+      if (round.evaluated.length > 0) {
+        log(`evaluated step${round.evaluated.length > 1 ? 's' : ''} ${round.evaluated.join(', ')}: ${round.summary!.computed} answers from the model, ${round.summary!.cached} from the cache`);
+      }
+      if (opts.control !== undefined && round.evaluated.length > 0) {
         Object.assign(round, await refreshOutputs(opts, outDir));
         if (round.analysis) log(`analysis and report refreshed: ${round.report}`);
         else log(`no analysis yet: ${round.analysisSkipped}`);
@@ -166,5 +205,13 @@ export async function watchRun(opts: WatchOptions): Promise<WatchResult> {
     await sleep(interval, opts.signal);
     if (opts.signal?.aborted) break;
   }
-  return { rounds, evaluatedSteps };
+  const missing = reconcile(opts, runDir, evaluatedSteps);
+  if (missing.length > 0) log(describeMissing(missing));
+  return { rounds, evaluatedSteps, missingSteps: missing, failing: [...failing.values()] };
+}
+
+/** The saved steps that are neither evaluated (by this watcher or before, per the store) nor on disk. */
+function reconcile(opts: WatchOptions, runDir: string, evaluated: number[]): number[] {
+  const saved = opts.savedSteps ?? savedStepsFromTrainerState(runDir);
+  return saved ? reconcileRun({ saved, evaluated, storePath: opts.storePath, run: opts.run, runDir }) : [];
 }

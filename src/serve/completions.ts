@@ -16,6 +16,8 @@ import { EngineQueue } from './engine-queue.ts';
 import { TextEncoder } from './text-encoder.ts';
 import type { HfTokenizer } from '../engine/builtin/tokenizer.ts';
 import { promptLogprobs } from './prompt-logprobs.ts';
+import { checkContext } from './context-limit.ts';
+import { effectiveSampling, type ServeProfile } from './sampling.ts';
 import {
   HttpError, type CompletionChoice, type CompletionLogprobs, type CompletionRequest, type PromptLogprob,
 } from './protocol.ts';
@@ -115,10 +117,8 @@ export class CompletionEngine {
    * TEXT_CHARS_PER_TOKEN characters per allowed token, and tokenised on a worker thread
    * (text-encoder.ts), so other requests (GET /health) are answered meanwhile.
    */
-  async complete(model: BuiltinModel, req: CompletionRequest, maxPromptTokens = Infinity): Promise<{ choices: CompletionChoice[]; usage: Usage }> {
-    if (req.temperature !== undefined && req.temperature !== null && req.temperature !== 0) {
-      throw new HttpError(400, `temperature ${req.temperature}: genstudy serve decodes greedily; send temperature 0`);
-    }
+  async complete(model: BuiltinModel, req: CompletionRequest, maxPromptTokens = Infinity, profile: ServeProfile = 'genstudy'): Promise<{ choices: CompletionChoice[]; usage: Usage }> {
+    req = effectiveSampling(req, profile, model.generationConfig);
     const tok = model.tokenizer;
     const vocab = model.arch.vocabSize;
     const raw = req.prompt;
@@ -140,6 +140,11 @@ export class CompletionEngine {
     }
     const echo = req.echo === true;
     const maxTokens = req.max_tokens ?? 16;
+    if (profile === 'vllm' && echo && (req.prompt_logprobs === undefined || req.prompt_logprobs === null) && req.logprobs !== undefined && req.logprobs !== null) {
+      // vLLM asks the engine for prompt log-probs on an echo with logprobs, and answers them on every
+      // choice (completion/protocol.py CompletionRequest.to_sampling_params, commit 002032ee2b18).
+      req = { ...req, prompt_logprobs: req.logprobs };
+    }
     const stop = req.stop === undefined || req.stop === null ? [] : typeof req.stop === 'string' ? [req.stop] : req.stop;
     const k = Math.max(req.logprobs ?? 0, req.prompt_logprobs ?? 0);
     const wantsLogprobs = (req.logprobs !== undefined && req.logprobs !== null) || (req.prompt_logprobs !== undefined && req.prompt_logprobs !== null);
@@ -149,6 +154,7 @@ export class CompletionEngine {
       const bad = ids.find((t) => t >= vocab);
       if (bad !== undefined) throw new HttpError(400, `prompt ${i}: token id ${bad} is outside the vocabulary (${vocab} entries)`);
     });
+    checkContext(prompts, maxTokens, maxLength, profile);
     const base = (i: number): Omit<CompletionChoice, 'text' | 'logprobs' | 'finish_reason'> => ({ index: i });
     if (!wantsLogprobs) {
       // Generation as the engine's generate() does it: the prompt's last tokens that leave room.
@@ -160,10 +166,6 @@ export class CompletionEngine {
         usage: usageOf(prompts, texts.map((t) => (t === '' ? 0 : tok.encode(t, { addSpecialTokens: false }).length))),
       };
     }
-    prompts.forEach((ids, i) => {
-      // The last prompt token is only predicted, never read, so echo scoring takes one token more.
-      if (ids.length > maxLength + 1) throw new HttpError(400, `prompt ${i} has ${ids.length} tokens; this model reads at most ${maxLength}`);
-    });
     const wantsPrompt = (echo && req.logprobs !== undefined && req.logprobs !== null) || (req.prompt_logprobs !== undefined && req.prompt_logprobs !== null);
     const jobs = prompts.map((ids) => ({ ids, steps: Math.max(0, Math.min(maxTokens, maxLength - ids.length)), k, stop, prompt: wantsPrompt }));
     const answers = await this.logprobQueue.submit(model, jobs);

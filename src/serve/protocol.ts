@@ -15,6 +15,13 @@ export const completionRequestSchema = z.object({
   max_tokens: z.number().int().min(0).nullable().optional(),
   stop: z.union([z.string(), z.array(z.string())]).nullable().optional(),
   temperature: z.number().min(0).nullable().optional(),
+  // Sampling fields a greedy client sends as neutral values (sampling.ts says which can change an answer).
+  top_p: z.number().gt(0).max(1).nullable().optional(),
+  top_k: z.number().int().min(-1).nullable().optional(),
+  min_p: z.number().min(0).max(1).nullable().optional(),
+  repetition_penalty: z.number().gt(0).nullable().optional(),
+  presence_penalty: z.number().min(-2).max(2).nullable().optional(),
+  frequency_penalty: z.number().min(-2).max(2).nullable().optional(),
   n: z.literal(1).optional(),
   stream: z.literal(false).optional(),
   return_tokens_as_token_ids: z.boolean().optional(),

@@ -19,6 +19,8 @@ import { loadModel } from '../engine/builtin/load.ts';
 import type { BuiltinModel } from '../engine/builtin/model.ts';
 import { CompletionEngine } from './completions.ts';
 import { completionRequestSchema, describeZodError, HttpError, loadAdapterSchema, unloadAdapterSchema } from './protocol.ts';
+import type { ServeProfile } from './sampling.ts';
+import { FASTAPI_NOT_FOUND, VLLM, vllmModelCard } from './vllm-profile.ts';
 
 export interface ServeOptions {
   modelDir: string;
@@ -42,6 +44,16 @@ export interface ServeOptions {
   maxPromptTokens?: number;
   /** Where one line per request problem goes (default: nowhere). */
   log?: (line: string) => void;
+  /**
+   * 'vllm': answer as vLLM's OpenAI server does where it differs (vllm-profile.ts), so that tests
+   * of the remote engine check vLLM's behaviour rather than genstudy's reading of it.
+   */
+  profile?: ServeProfile;
+  /**
+   * Wait this long after loading before listening, as vLLM refuses connections while it loads a
+   * large model for minutes (clients must wait for it; a fixed --port makes that testable).
+   */
+  startupDelayMs?: number;
 }
 
 export const SERVE_DEFAULTS = { maxLoras: 4, maxBodyBytes: 8 << 20, maxPromptTokens: 65_536 } as const;
@@ -55,7 +67,8 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-interface Served { model: BuiltinModel; root: string; parent: string | null; weights: string }
+/** A served model; an adapter evicted under the vLLM profile has no model until it is asked for again. */
+interface Served { model?: BuiltinModel; root: string; parent: string | null; weights: string; lastUsed: number }
 
 /** A body over the limit: answered 413 while the rest is read and dropped (up to this many times the limit, then the connection is cut). */
 const DRAIN_FACTOR = 64;
@@ -65,6 +78,9 @@ class BodyTooLarge extends HttpError {
     super(413, `request body over ${limit} bytes (genstudy serve --max-body-mb raises the limit)`);
   }
 }
+
+/** The client went away before its body was read: nothing to answer, nothing of ours failed. */
+class ClientGone extends Error {}
 
 function readBody(req: http.IncomingMessage, limit: number): Promise<unknown> {
   return new Promise((resolve, reject) => {
@@ -88,7 +104,8 @@ function readBody(req: http.IncomingMessage, limit: number): Promise<unknown> {
         reject(new HttpError(400, `request body is not valid JSON (${(err as Error).message.replace(/, ".*" is not valid JSON$/s, '')})`));
       }
     });
-    req.on('error', reject);
+    req.on('error', () => reject(new ClientGone()));
+    req.on('close', () => { if (!req.complete) reject(new ClientGone()); });
   });
 }
 
@@ -131,74 +148,108 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   const maxLoras = opts.maxLoras ?? SERVE_DEFAULTS.maxLoras;
   const maxBodyBytes = opts.maxBodyBytes ?? SERVE_DEFAULTS.maxBodyBytes;
   const maxPromptTokens = opts.maxPromptTokens ?? SERVE_DEFAULTS.maxPromptTokens;
+  const profile = opts.profile ?? 'genstudy';
   const base = await loadModel(dir, opts.maxBatchTokens === undefined ? {} : { maxBatchTokens: opts.maxBatchTokens });
+  if (profile === 'vllm' && loraRoots.length > 0) {
+    const refusal = VLLM.loraRefusal(base.config);
+    if (refusal) { base.dispose(); throw new UserError(`--lora-root with --mimic vllm: ${refusal}`); }
+  }
   const name = opts.modelName ?? path.basename(dir);
-  const served = new Map<string, Served>([[name, { model: base, root: dir, parent: null, weights: base.id }]]);
+  const served = new Map<string, Served>([[name, { model: base, root: dir, parent: null, weights: base.id, lastUsed: 0 }]]);
+  let clock = 0;
+  const resident = (): [string, Served][] => [...served].filter(([, x]) => x.parent !== null && x.model !== undefined);
+  /** An adapter's merged model; under the vLLM profile an evicted one is loaded again (vLLM reloads from its path). */
+  const adapterModel = (root: string): BuiltinModel => {
+    const adapters = LoraAdapters.load(base, root);
+    const merged = adapters.merged();
+    adapters.dispose();
+    merged.maxBatchTokens = base.maxBatchTokens;
+    return merged;
+  };
+  const evictLeastRecent = (): void => {
+    const [, lru] = resident().reduce((a, b) => (b[1].lastUsed < a[1].lastUsed ? b : a));
+    const m = lru.model!;
+    lru.model = undefined;
+    setTimeout(() => m.dispose(), 60_000).unref();
+  };
   const engine = new CompletionEngine();
   const created = Math.floor(Date.now() / 1000);
   let counter = 0;
 
-  const modelNamed = (wanted: string | undefined): [string, Served] => {
+  const modelNamed = (wanted: string | undefined): [string, BuiltinModel] => {
     const key = wanted ?? name;
     const s = served.get(key);
     if (!s) throw new HttpError(404, `The model \`${key}\` does not exist (served: ${[...served.keys()].join(', ')}).`);
-    return [key, s];
+    s.lastUsed = ++clock;
+    if (!s.model) {
+      if (resident().length >= maxLoras) evictLeastRecent();
+      s.model = adapterModel(s.root);
+    }
+    return [key, s.model];
   };
 
   const routes: Record<string, (body: unknown) => Promise<[number, unknown]>> = {
     'GET /health': async () => [200, { status: 'ok' }],
     'GET /v1/models': async () => [200, {
       object: 'list',
-      data: [...served].map(([id, s]) => ({
-        id, object: 'model', created, owned_by: 'genstudy', root: s.root, parent: s.parent, max_model_len: s.model.maxLength, genstudy_weights: s.weights,
+      data: [...served].map(([id, s]) => (profile === 'vllm' ? vllmModelCard(id, s, created, base.maxLength) : {
+        id, object: 'model', created, owned_by: 'genstudy', root: s.root, parent: s.parent, max_model_len: base.maxLength, genstudy_weights: s.weights,
       })),
     }],
     'POST /v1/completions': async (body) => {
       const parsed = completionRequestSchema.safeParse(body);
       if (!parsed.success) throw new HttpError(400, describeZodError(parsed.error));
-      const [modelName, s] = modelNamed(parsed.data.model);
-      const { choices, usage } = await engine.complete(s.model, parsed.data, maxPromptTokens);
+      const [modelName, model] = modelNamed(parsed.data.model);
+      const { choices, usage } = await engine.complete(model, parsed.data, maxPromptTokens, profile);
       return [200, { id: `cmpl-${++counter}`, object: 'text_completion', created: Math.floor(Date.now() / 1000), model: modelName, choices, usage }];
     },
     'POST /v1/load_lora_adapter': async (body) => {
       if (loraRoots.length === 0) {
+        if (profile === 'vllm') return [404, FASTAPI_NOT_FOUND];
         throw new HttpError(404, 'run-time LoRA loading is off on this server: start it with genstudy serve --lora-root DIR (the folders adapters may be loaded from)');
       }
       const parsed = loadAdapterSchema.safeParse(body);
       if (!parsed.success) throw new HttpError(400, describeZodError(parsed.error));
       const { lora_name: loraName, lora_path: loraPath } = parsed.data;
-      const root = adapterFolder(loraPath, loraRoots);
+      const root = profile === 'vllm' ? VLLM.adapterFolder(loraName, loraPath, loraRoots, adapterFolder) : adapterFolder(loraPath, loraRoots);
       const have = served.get(loraName);
       if (have) {
+        if (profile === 'vllm') throw new HttpError(400, VLLM.alreadyLoaded(loraName));
         if (have.root === root && have.parent === name) return [200, `Success: LoRA adapter '${loraName}' was already loaded.`];
         throw new HttpError(400, `The lora adapter '${loraName}' has already been loaded (from ${have.root}).`);
       }
-      const loaded = [...served.values()].filter((x) => x.parent !== null).length;
+      const loaded = resident().length;
       if (loaded >= maxLoras) {
-        throw new HttpError(429, `${loaded} LoRA adapters are loaded, the most this server holds (genstudy serve --max-loras); unload one first`);
+        // vLLM keeps every added adapter and evicts the least recently used from its cache.
+        if (profile === 'vllm') evictLeastRecent();
+        else throw new HttpError(429, `${loaded} LoRA adapters are loaded, the most this server holds (genstudy serve --max-loras); unload one first`);
       }
       let merged: BuiltinModel;
       try {
-        const adapters = LoraAdapters.load(base, root);
-        merged = adapters.merged();
-        adapters.dispose();
+        merged = adapterModel(root);
       } catch (err) {
         // The reason names the file and the field; file contents are never quoted (readJsonFile does not).
-        if (err instanceof UserError) throw new HttpError(400, `cannot load the LoRA adapter at ${root}: ${err.message}`);
+        if (err instanceof UserError) {
+          if (profile === 'vllm') throw new HttpError(500, `cannot load the LoRA adapter at ${root}: ${err.message}`, 'InternalServerError');
+          throw new HttpError(400, `cannot load the LoRA adapter at ${root}: ${err.message}`);
+        }
         throw err;
       }
-      merged.maxBatchTokens = base.maxBatchTokens;
-      served.set(loraName, { model: merged, root, parent: name, weights: `${base.id}+lora` });
+      served.set(loraName, { model: merged, root, parent: name, weights: `${base.id}+lora`, lastUsed: ++clock });
       return [200, `Success: LoRA adapter '${loraName}' added successfully.`];
     },
     'POST /v1/unload_lora_adapter': async (body) => {
+      if (loraRoots.length === 0 && profile === 'vllm') return [404, FASTAPI_NOT_FOUND];
       const parsed = unloadAdapterSchema.safeParse(body);
       if (!parsed.success) throw new HttpError(400, describeZodError(parsed.error));
       const s = served.get(parsed.data.lora_name);
-      if (!s || s.parent === null) throw new HttpError(404, `The lora adapter '${parsed.data.lora_name}' is not loaded.`);
+      if (!s || s.parent === null) {
+        throw new HttpError(404, profile === 'vllm' ? VLLM.notLoaded(parsed.data.lora_name) : `The lora adapter '${parsed.data.lora_name}' is not loaded.`);
+      }
       served.delete(parsed.data.lora_name);
       // Requests already queued for it still hold the model; it goes when they are answered.
-      setTimeout(() => s.model.dispose(), 60_000).unref();
+      const gone = s.model;
+      if (gone) setTimeout(() => gone.dispose(), 60_000).unref();
       return [200, `Success: LoRA adapter '${parsed.data.lora_name}' removed successfully.`];
     },
   };
@@ -207,11 +258,13 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     const route = routes[`${req.method} ${(req.url ?? '').split('?')[0]}`];
     void (async () => {
       try {
+        if (!route && profile === 'vllm') { send(res, 404, FASTAPI_NOT_FOUND); return; }
         if (!route) throw new HttpError(404, `no route ${req.method} ${req.url}`);
         const body = req.method === 'POST' ? await readBody(req, maxBodyBytes) : undefined;
         const [status, out] = await route(body);
         send(res, status, out);
       } catch (err) {
+        if (err instanceof ClientGone) { req.destroy(); return; }
         const e = err instanceof HttpError ? err : new HttpError(500, (err as Error).message ?? String(err), 'InternalServerError');
         if (e.status >= 500) opts.log?.(`${req.method} ${req.url}: ${(err as Error).stack ?? e.message}`);
         if (err instanceof BodyTooLarge) {
@@ -226,6 +279,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       }
     })();
   });
+  if (opts.startupDelayMs) await new Promise((r) => setTimeout(r, opts.startupDelayMs));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', () => resolve());
@@ -240,7 +294,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     close: () => new Promise<void>((resolve) => {
       server.close(() => resolve());
       server.closeAllConnections();
-      for (const s of served.values()) s.model.dispose();
+      for (const s of served.values()) s.model?.dispose();
       void engine.close();
     }),
   };

@@ -24,10 +24,29 @@ export function incompleteReason(dir: string, tokenizerDir?: string): string | u
     const have = fs.statSync(file).size;
     if (have < want) return `weight file ${s} is shorter than its header says (${have} of ${want} bytes)`;
   }
-  if (!fs.existsSync(path.join(dir, 'tokenizer.json')) && !(tokenizerDir && fs.existsSync(path.join(tokenizerDir, 'tokenizer.json')))) {
+  const own = path.join(dir, 'tokenizer.json');
+  if (!fs.existsSync(own) && !(tokenizerDir && fs.existsSync(path.join(tokenizerDir, 'tokenizer.json')))) {
     return 'no tokenizer.json (a trainer given no tokenizer saves none: pass --tokenizer DIR)';
   }
+  if (fs.existsSync(own) && !parsesAsJson(own)) return 'tokenizer.json is not complete JSON (still being copied?)';
   return undefined;
+}
+
+/** Files that parsed, by path, with the size and time they had then (watchers look at the same folders every round). */
+const parsed = new Map<string, string>();
+
+/** Whether `file` is whole JSON: a tokenizer.json copied without a temporary name can be seen half-written. */
+function parsesAsJson(file: string): boolean {
+  const st = fs.statSync(file);
+  const stamp = `${st.size}:${st.mtimeMs}`;
+  if (parsed.get(file) === stamp) return true;
+  try {
+    JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch {
+    return false;
+  }
+  parsed.set(file, stamp);
+  return true;
 }
 
 /** Why `dir` is not a complete PEFT LoRA adapter folder, or undefined when it is one. */

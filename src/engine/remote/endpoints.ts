@@ -5,6 +5,7 @@
 // JSON are not retried: they are the request's or the server's fault, and say so.
 // Uses Node's built-in fetch (undici, keep-alive), so no HTTP client dependency.
 import { UserError } from '../../errors.ts';
+import { waitForHealth } from './wait-for-health.ts';
 
 export interface EndpointOptions {
   /** Requests in flight per endpoint (default 4). */
@@ -16,6 +17,13 @@ export interface EndpointOptions {
   maxBackoffMs?: number;
   /** Per-request timeout in ms (default 600 000: a long generation on a large model). */
   timeoutMs?: number;
+  /**
+   * How long a server that refuses connections may take to come up (GET /health polled), in ms,
+   * before its refusals count as failures (default 600 000: vLLM loads a large model for minutes).
+   */
+  startupMs?: number;
+  /** Progress lines while waiting for a server (default: stderr). */
+  log?: (line: string) => void;
 }
 
 /**
@@ -27,7 +35,7 @@ export type NotFoundHook = (url: string, message: string) => Promise<boolean>;
 interface Endpoint { url: string; inFlight: number; coolUntil: number }
 
 /** The defaults of the options users set most (CLI flags and study-file fields show these). */
-export const REMOTE_DEFAULTS = { timeoutMs: 600_000, retries: 8 } as const;
+export const REMOTE_DEFAULTS = { timeoutMs: 600_000, retries: 8, startupMs: 600_000 } as const;
 
 /** A server's answer that will not get better by retrying. */
 export class RemoteError extends UserError {
@@ -58,6 +66,19 @@ export function normaliseBase(url: string): string {
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
+/**
+ * `p`, keeping the process alive until it settles: the health wait's timers are unref'd so that a
+ * wait nobody needs any more (its endpoint passed over) does not hold the process at exit.
+ */
+async function held<T>(p: Promise<T>): Promise<T> {
+  const keep = setInterval(() => undefined, 1 << 30);
+  try {
+    return await p;
+  } finally {
+    clearInterval(keep);
+  }
+}
+
 function snippet(text: string): string {
   const t = text.replace(/\s+/g, ' ').trim();
   return t.length > 200 ? `${t.slice(0, 200)}…` : t;
@@ -84,6 +105,11 @@ export class RemoteEndpoints {
   private readonly backoffMs: number;
   private readonly maxBackoffMs: number;
   private readonly timeoutMs: number;
+  private readonly startupMs: number;
+  private readonly log: (line: string) => void;
+  /** One wait per endpoint at a time: requests refused meanwhile share it. */
+  private readonly starting = new Map<string, Promise<boolean>>();
+  private readonly neverCameUp = new Set<string>();
   /** Requests sent per endpoint, tries included (for tests and benchmarks). */
   readonly sent = new Map<string, number>();
 
@@ -96,6 +122,8 @@ export class RemoteEndpoints {
     this.backoffMs = opts.backoffMs ?? 250;
     this.maxBackoffMs = opts.maxBackoffMs ?? 8000;
     this.timeoutMs = opts.timeoutMs ?? REMOTE_DEFAULTS.timeoutMs;
+    this.startupMs = opts.startupMs ?? REMOTE_DEFAULTS.startupMs;
+    this.log = opts.log ?? ((line) => process.stderr.write(`genstudy: remote: ${line}\n`));
     if (!Number.isInteger(this.retries) || this.retries < 0) throw new UserError(`retries ${this.retries}: expected a whole number >= 0`);
     if (!(this.timeoutMs > 0)) throw new UserError(`timeout ${this.timeoutMs} ms: expected a positive number`);
     if (!Number.isInteger(this.concurrency) || this.concurrency < 1) throw new UserError(`concurrency ${this.concurrency}: expected a positive whole number`);
@@ -140,8 +168,8 @@ export class RemoteEndpoints {
   }
 
   /** POST to `path` on endpoint `at`, with retries; the answer as text (vLLM's LoRA routes answer plain text). */
-  postForText(path: string, body: unknown, at: string): Promise<string> {
-    return this.request('POST', path, body, at, 'text') as Promise<string>;
+  postForText(path: string, body: unknown, at: string, o: { retryServerErrors?: boolean } = {}): Promise<string> {
+    return this.request('POST', path, body, at, 'text', undefined, o.retryServerErrors ?? true) as Promise<string>;
   }
 
   /** POST a JSON body to `path` on the least busy endpoint (or on `at`), with retries; the answer as JSON. */
@@ -149,7 +177,9 @@ export class RemoteEndpoints {
     return this.request('POST', path, body, at, 'json', onNotFound);
   }
 
-  private async request(method: string, path: string, body: unknown, at: string | undefined, expect: 'json' | 'text', onNotFound?: NotFoundHook): Promise<unknown> {
+  private async request(
+    method: string, path: string, body: unknown, at: string | undefined, expect: 'json' | 'text', onNotFound?: NotFoundHook, retryServerErrors = true,
+  ): Promise<unknown> {
     const pinned = at === undefined ? undefined : this.endpoints.find((e) => e.url === normaliseBase(at));
     if (at !== undefined && !pinned) throw new Error(`${at}: not one of this pool's endpoints`);
     const payload = body === undefined ? undefined : JSON.stringify(body);
@@ -176,14 +206,21 @@ export class RemoteEndpoints {
         const what = (err as Error).name === 'TimeoutError' ? `no answer within ${this.timeoutMs / 1000} s`
           : `connection failed (${cause?.code ?? cause?.message ?? (err as Error).message})`;
         lastProblem = `${url}: ${what}`;
+        this.release(e);
+        if (cause?.code === 'ECONNREFUSED' && this.startupMs > 0 && !this.neverCameUp.has(e.url)) {
+          // Nothing was sent, so the try is not counted: the request goes to another endpoint while
+          // this one is waited for, or, with none other, waits for it up to the start-up deadline.
+          const up = this.waitUntilUp(e);
+          const others = this.endpoints.some((x) => x !== e && !this.starting.has(x.url) && !this.neverCameUp.has(x.url));
+          if ((others && !pinned) || await held(up)) { attempt--; continue; }
+        }
         const wait = this.backoff(attempt);
         e.coolUntil = Date.now() + wait;
-        this.release(e);
         if (attempt < this.retries) await sleep(wait);
         continue;
       }
       this.release(e);
-      if (status === 429 || status >= 500) {
+      if (status === 429 || (status >= 500 && retryServerErrors)) {
         lastProblem = `${url}: HTTP ${status}: ${errorMessage(text)}`;
         const wait = this.backoff(attempt, retryAfter);
         if (status >= 500) e.coolUntil = Date.now() + wait;
@@ -205,6 +242,27 @@ export class RemoteEndpoints {
       }
     }
     throw new RemoteError(`gave up on ${method} ${path} after ${this.retries + 1} tries over ${this.urls.join(', ')}; last: ${lastProblem}`);
+  }
+
+  /**
+   * Whether a server refusing connections comes up within the start-up deadline; one wait per
+   * outage, shared by the requests it refused, the endpoint passed over meanwhile.
+   */
+  private waitUntilUp(e: Endpoint): Promise<boolean> {
+    let waiting = this.starting.get(e.url);
+    if (!waiting) {
+      e.coolUntil = Infinity;
+      waiting = waitForHealth(e.url, { startupMs: this.startupMs, log: this.log }).then((up) => {
+        this.starting.delete(e.url);
+        e.coolUntil = 0;
+        // A server that did not come up in time is not waited for again: its refusals count as failures.
+        if (!up) this.neverCameUp.add(e.url);
+        for (const wake of this.waiters.splice(0)) wake();
+        return up;
+      });
+      this.starting.set(e.url, waiting);
+    }
+    return waiting;
   }
 
   private async acquirePinned(e: Endpoint): Promise<Endpoint> {

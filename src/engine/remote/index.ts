@@ -4,3 +4,5 @@ export { normaliseBase, RemoteEndpoints, RemoteError, REMOTE_DEFAULTS, type Endp
 export { remoteLoader, maxLengthOf, type RemoteLoaderOptions } from './loader.ts';
 export { promptScores, choicesOf, type PromptScores } from './responses.ts';
 export { servedLoader, type ServedLoaderOptions } from './served-loader.ts';
+export { checkServedModel, probeAgainstBuiltin, samePath, PROBE_TOLERANCE, type IdentityCheck, type ServedModel } from './served-identity.ts';
+export { GREEDY } from './model.ts';

@@ -30,9 +30,14 @@ export interface RemoteModelOptions {
   id: string;
   /** The model's longest sequence (config.json's position limit). */
   maxLength: number;
+  /**
+   * The server's context length (vLLM's max_model_len, from /v1/models; default maxLength): every
+   * prompt is fitted within it less the request's max_tokens, as vLLM requires.
+   */
+  contextLimit?: number;
   /** Prompts per HTTP request (default 16). */
   promptsPerRequest?: number;
-  /** max_tokens of scoring requests: 1 (default; what vLLM and lm-evaluation-harness use) or 0. */
+  /** max_tokens of scoring requests: 1 (default; what vLLM and lm-evaluation-harness use) or 0 (echo only: vLLM refuses 0 without echo). */
   scoringMaxTokens?: 0 | 1;
   /**
    * First-token scoring asks for this many top log-probs after each context (default 20, vLLM's
@@ -68,6 +73,14 @@ function topById(choice: Record<string, unknown>, k: number, server: string, whe
   return m;
 }
 
+/**
+ * Every sampling field that could change a greedy answer, sent explicitly: vLLM fills each field a
+ * request leaves out from the checkpoint's generation_config.json (serve/sampling.ts cites where),
+ * so a repetition_penalty shipped with a checkpoint would otherwise change its greedy output.
+ * top_k -1 is "off" in every vLLM release (newer ones also read 0 so).
+ */
+export const GREEDY = { temperature: 0, top_p: 1, top_k: -1, min_p: 0, repetition_penalty: 1, presence_penalty: 0, frequency_penalty: 0 } as const;
+
 function chunks<T>(items: T[], size: number): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
@@ -79,6 +92,9 @@ export class RemoteModel implements LanguageModel {
   readonly tokenizer: Tokenizer;
   readonly model: string;
   readonly maxLength: number;
+  /** The longest context sent: the server's limit less the longest max_tokens sent with it and the scored token (see fit). */
+  private readonly window: number;
+  private readonly contextLimit: number;
   private readonly endpoints: RemoteEndpoints;
   private readonly perRequest: number;
   private readonly scoringMaxTokens: 0 | 1;
@@ -96,6 +112,15 @@ export class RemoteModel implements LanguageModel {
     this.scoringMaxTokens = opts.scoringMaxTokens ?? 1;
     this.form = opts.logprobsForm ?? 'echo';
     this.firstTokenTopK = opts.firstTokenTopK ?? 20;
+    if (this.scoringMaxTokens === 0 && this.form === 'prompt_logprobs') {
+      throw new UserError('scoringMaxTokens 0 with prompt_logprobs: vLLM answers 400 to max_tokens 0 without echo; use scoringMaxTokens 1 or the echo form');
+    }
+    this.contextLimit = Math.min(opts.maxLength, opts.contextLimit ?? opts.maxLength);
+    // Scoring sends context + one scored token with max_tokens (scoringMaxTokens, 1 for the top-k
+    // request); vLLM takes prompts up to contextLimit - max_tokens, so the context keeps its last
+    // contextLimit - 1 - max_tokens tokens, cut from the left as the built-in engine cuts at its limit.
+    this.window = this.contextLimit - 1 - Math.max(1, this.scoringMaxTokens);
+    if (this.window < 1) throw new UserError(`the server's context length ${this.contextLimit} leaves no room for a prompt`);
     const reload = opts.reload;
     if (reload) this.onNotFound = async (url, message) => { if (!/does not exist|not found|not loaded/i.test(message)) return false; await reload(url); return true; };
     if (!Number.isInteger(this.perRequest) || this.perRequest < 1) throw new UserError(`promptsPerRequest ${this.perRequest}: expected a positive whole number`);
@@ -109,7 +134,7 @@ export class RemoteModel implements LanguageModel {
     await Promise.all(chunks(order, this.perRequest).map(async (group) => {
       const prompts = group.map((i) => seqs[i]);
       const answer = await this.endpoints.post('/v1/completions', {
-        model: this.model, prompt: prompts, max_tokens: this.scoringMaxTokens, temperature: 0, ...form,
+        model: this.model, prompt: prompts, max_tokens: this.scoringMaxTokens, ...GREEDY, ...form,
       }, undefined, this.onNotFound);
       const server = this.endpoints.urls.join(', ');
       const choices = choicesOf(answer, server, prompts.length);
@@ -119,7 +144,7 @@ export class RemoteModel implements LanguageModel {
   }
 
   async score(reqs: ScoreRequest[]): Promise<ScoreResult[]> {
-    const pairs = reqs.map((r) => encodePair(this.tokenizer, r, this.maxLength));
+    const pairs = reqs.map((r) => encodePair(this.tokenizer, r, this.window));
     const live = pairs.map((p, i) => i).filter((i) => pairs[i].targets.length > 0);
     const scored = await this.promptLogprobs(live.map((i) => [...pairs[i].input, pairs[i].targets[pairs[i].targets.length - 1]]));
     const results: ScoreResult[] = pairs.map(() => ({ logprob: 0, tokens: 0, isGreedy: true }));
@@ -137,7 +162,7 @@ export class RemoteModel implements LanguageModel {
 
   async firstTokenLogprobs(contexts: string[], candidates: string[], opts: FirstTokenOptions = {}): Promise<number[][]> {
     if (opts.padTo !== undefined) throw new UserError('reading at a padded position (padTo, study A\'s replay) needs the built-in engine; a server reads the last real token');
-    const enc = encodeFirstTokens(this.tokenizer, contexts, candidates, opts, this.maxLength);
+    const enc = encodeFirstTokens(this.tokenizer, contexts, candidates, opts, this.window);
     const rows = enc.map((e) => e.context);
     const out: (number | undefined)[][] = rows.map(() => candidates.map(() => undefined));
     if (this.firstTokenTopK > 0) {
@@ -176,7 +201,7 @@ export class RemoteModel implements LanguageModel {
     await Promise.all(chunks(rows.map((_, i) => i), this.perRequest).map(async (group) => {
       const prompts = group.map((i) => rows[i]);
       const answer = await this.endpoints.post('/v1/completions', {
-        model: this.model, prompt: prompts, max_tokens: 1, temperature: 0, logprobs: this.firstTokenTopK, return_tokens_as_token_ids: true,
+        model: this.model, prompt: prompts, max_tokens: 1, ...GREEDY, logprobs: this.firstTokenTopK, return_tokens_as_token_ids: true,
       }, undefined, this.onNotFound);
       const choices = choicesOf(answer, server, prompts.length);
       group.forEach((i, j) => { out[i] = topById(choices[j], this.firstTokenTopK, server, `choices[${j}]`); });
@@ -196,14 +221,16 @@ export class RemoteModel implements LanguageModel {
     await Promise.all([...groups.values()].flatMap((idx) => chunks(idx, this.perRequest)).map(async (group) => {
       const r = reqs[group[0]];
       if (r.maxNewTokens <= 0) { for (const i of group) out[i] = ''; return; }
-      const room = Math.max(1, this.maxLength - r.maxNewTokens);
+      // Within the server's limit: max_tokens leaves at least one prompt token, the prompt keeps its last tokens that fit.
+      const maxTokens = Math.min(r.maxNewTokens, this.contextLimit - 1);
+      const room = this.contextLimit - maxTokens;
       const prompts = group.map((i) => {
         const ids = this.tokenizer.encode(reqs[i].prompt, { addSpecialTokens: reqs[i].addSpecialTokens ?? true }).slice(-room);
         return ids.length > 0 ? ids : [this.tokenizer.bosTokenId ?? this.tokenizer.eosTokenId ?? 0];
       });
       const stop = (r.stop ?? []).filter((s) => s !== '');
       const answer = await this.endpoints.post('/v1/completions', {
-        model: this.model, prompt: prompts, max_tokens: r.maxNewTokens, temperature: 0, ...(stop.length > 0 ? { stop } : {}),
+        model: this.model, prompt: prompts, max_tokens: maxTokens, ...GREEDY, ...(stop.length > 0 ? { stop } : {}),
       }, undefined, this.onNotFound);
       const choices = choicesOf(answer, server, prompts.length);
       group.forEach((i, j) => { out[i] = choiceText(choices[j], server, `choices[${j}]`); });

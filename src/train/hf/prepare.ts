@@ -37,6 +37,12 @@ export interface HfSettings {
   useCpu?: boolean;
   /** More TrainingArguments, passed as they are (e.g. { bf16: true, gradient_checkpointing: true, deepspeed: "ds.json" }). */
   trainingArguments?: Record<string, unknown>;
+  /**
+   * Accept checkpoints deleted before they are evaluated: save_total_limit makes the Trainer delete
+   * old checkpoints right after saving a new one (_rotate_checkpoints), so a watcher that falls
+   * behind never sees them; refused unless accepted, and the missing steps are reported.
+   */
+  acceptCheckpointGaps?: boolean;
 }
 
 export type HfTrainOptions = Omit<TrainOptions, 'onStep' | 'onCheckpoint' | 'progress'> & HfSettings;
@@ -82,6 +88,12 @@ function refuseUnsupported(o: ResolvedOptions, s: HfSettings): void {
       'optim', 'logging_steps', 'save_strategy', 'save_steps', 'train_sampling_strategy'];
     const clash = Object.keys(s.trainingArguments).filter((k) => owned.includes(k));
     if (clash.length) throw new UserError(`training arguments ${clash.join(', ')}: genstudy sets these from its own settings; use those instead`);
+    const limit = s.trainingArguments.save_total_limit;
+    if (limit !== undefined && limit !== null && !s.acceptCheckpointGaps) {
+      throw new UserError(`training argument save_total_limit ${JSON.stringify(limit)}: the Trainer deletes older checkpoints as soon as it saves a new one, ` +
+        'so those not yet evaluated would be missing from the series; drop it, or accept the gaps (hf.acceptCheckpointGaps: true in the study file, ' +
+        '--accept-checkpoint-gaps for train), and the missing steps are reported after training');
+    }
   }
 }
 

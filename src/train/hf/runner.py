@@ -78,8 +78,13 @@ class SaveAt(TrainerCallback):
             dest = os.path.join(args.output_dir, f"checkpoint-{state.global_step}")
             for name in TOKENIZER_FILES:
                 src = os.path.join(self.base_dir, name)
-                if os.path.exists(src) and os.path.isdir(dest) and not os.path.exists(os.path.join(dest, name)):
-                    shutil.copyfile(src, os.path.join(dest, name))
+                target = os.path.join(dest, name)
+                if os.path.exists(src) and os.path.isdir(dest) and not os.path.exists(target):
+                    # Under a temporary name (one genstudy's folder check recognises), then renamed:
+                    # a watcher never sees a partly written tokenizer.json as a complete checkpoint.
+                    tmp = f"{target}.tmp-{os.getpid()}"
+                    shutil.copyfile(src, tmp)
+                    os.replace(tmp, target)
         return control
 
 

@@ -46,9 +46,9 @@ function echoAnswer(prompts: number[][]): unknown {
   };
 }
 
-function model(urls: string[], opts: { retries?: number; timeoutMs?: number } = {}): RemoteModel {
+function model(urls: string[], opts: { retries?: number; timeoutMs?: number; startupMs?: number; log?: (l: string) => void } = {}): RemoteModel {
   return new RemoteModel({
-    endpoints: new RemoteEndpoints(urls, { backoffMs: 5, maxBackoffMs: 20, retries: opts.retries ?? 4, timeoutMs: opts.timeoutMs }),
+    endpoints: new RemoteEndpoints(urls, { backoffMs: 5, maxBackoffMs: 20, retries: opts.retries ?? 4, timeoutMs: opts.timeoutMs, startupMs: opts.startupMs, log: opts.log ?? (() => undefined) }),
     model: 'm', tokenizer: charTokenizer, id: 'fake', maxLength: 64,
   });
 }
@@ -107,8 +107,41 @@ test('a dead endpoint is passed over; with none alive the error names the endpoi
     const got = await m.score(reqs);
     assert.equal(got.length, 40);
     assert.ok(got.every((r) => r.logprob === -1));
-    await assert.rejects(model([deadUrl], { retries: 2 }).score(REQ), /gave up on POST \/v1\/completions after 3 tries over http:\/\/127\.0\.0\.1:\d+; last: .*connection failed \(ECONNREFUSED\)/);
+    await assert.rejects(model([deadUrl], { retries: 2, startupMs: 0 }).score(REQ), /gave up on POST \/v1\/completions after 3 tries over http:\/\/127\.0\.0\.1:\d+; last: .*connection failed \(ECONNREFUSED\)/);
   } finally { await s.close(); }
+});
+
+test('a server that refuses connections is waited for on /health up to the start-up deadline, with progress; then its refusals count', async () => {
+  // A port that refuses now and listens in a moment, as vLLM does while it loads a model.
+  const probe = await fakeServer(() => undefined);
+  const port = Number(new URL(probe.url).port);
+  await probe.close();
+  const lines: string[] = [];
+  const late = setTimeout(() => {
+    const server = http.createServer((req, res) => {
+      if (req.url === '/health') { res.end(); return; }
+      let text = '';
+      req.on('data', (c: Buffer) => { text += c.toString(); });
+      req.on('end', () => json(res, 200, echoAnswer((JSON.parse(text) as { prompt: number[][] }).prompt)));
+    });
+    server.listen(port, '127.0.0.1');
+    after.push(() => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); }));
+  }, 1500);
+  const after: (() => Promise<void>)[] = [];
+  try {
+    const got = await model([`http://127.0.0.1:${port}`], { retries: 0, startupMs: 60_000, log: (l) => lines.push(l) }).score(REQ);
+    assert.equal(got[0].logprob, -1);
+    assert.match(lines[0], /refuses connections; waiting up to 60 s for it to start \(GET \/health\)/);
+    assert.match(lines.at(-1)!, /is up after \d+ s/);
+  } finally {
+    clearTimeout(late);
+    for (const close of after) await close();
+  }
+  // A server that never comes up: waited for until the deadline, then the usual tries.
+  const never = await fakeServer(() => undefined);
+  const neverUrl = never.url;
+  await never.close();
+  await assert.rejects(model([neverUrl], { retries: 1, startupMs: 300 }).score(REQ), /after 2 tries .*ECONNREFUSED/);
 });
 
 test('requests spread over live endpoints; a server that never answers times out', async () => {
