@@ -8,9 +8,12 @@ import type { ScoreRow } from './score-row.ts';
 export function checkNamedTestSets(rows: readonly ScoreRow[], input: string, named: { control?: string; testSets?: readonly string[] }): void {
   const known = [...new Set(rows.map((r) => r.testSet))].sort();
   const has = new Set(known);
-  const unknown = [named.control, ...(named.testSets ?? [])].filter((t): t is string => t !== undefined && !has.has(t));
+  if (named.control !== undefined && !has.has(named.control)) {
+    throw new UserError(`${input}: no scores for the control test set "${named.control}" (it has: ${known.join(', ')})`);
+  }
+  const unknown = (named.testSets ?? []).filter((t) => !has.has(t));
   if (unknown.length) {
-    throw new UserError(`${input}: no scores for test set${unknown.length > 1 ? 's' : ''} ${unknown.map((t) => `"${t}"`).join(', ')} (it has: ${known.join(', ')})`);
+    throw new UserError(`--test-set ${unknown.join(' ')}: ${input} has no scores for ${unknown.map((t) => `"${t}"`).join(', ')} (it has: ${known.join(', ')})`);
   }
 }
 

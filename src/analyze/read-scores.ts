@@ -88,7 +88,7 @@ async function readTable(file: string, opts: ReadScoreOptions): Promise<ScoreRea
   for (const record of records) {
     const where = rowWhere(file, record);
     // pandas writes a missing score as an empty cell or NaN: a missing row, not a broken file
-    if (isMissingValue(record.values.value)) missing.push(where);
+    if ('value' in record.values && isMissingValue(record.values.value)) missing.push(where);
     else rows.push(scoreRowFromRecord(record.values, where));
   }
   const notes = missing.length ? [`${file}: ${missing.length} row(s) with an empty or NaN value read as missing scores (first at ${missing[0]})`] : [];

@@ -74,7 +74,7 @@ const DECIMAL = /^\s*[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?\s*$/;
 
 export function parseDecimal(v: unknown, origin: string, what: string): number {
   const n = typeof v === 'number' ? v : typeof v === 'string' && DECIMAL.test(v) ? Number(v) : Number.NaN;
-  if (!Number.isFinite(n)) throw new UserError(`${origin}: ${what}: expected a finite decimal number, got ${JSON.stringify(v)}`);
+  if (!Number.isFinite(n)) throw new UserError(`${origin}: ${what}: expected a finite number, got ${JSON.stringify(v)}`);
   return n;
 }
 

@@ -36,7 +36,8 @@ export function parseColumnMap(specs: readonly string[] | undefined): ColumnMap 
 }
 
 export function isWideHeader(columns: readonly string[]): boolean {
-  return STEP_COLUMNS.some((c) => columns.includes(c)) && !['test_set', 'metric', 'value'].every((c) => columns.includes(c));
+  // a long table missing a column is a broken long table, not a wide one
+  return STEP_COLUMNS.some((c) => columns.includes(c)) && !columns.includes('test_set') && !columns.includes('metric');
 }
 
 /** The test set and metric a column's name says, or undefined. */
