@@ -13,6 +13,7 @@ export interface ScoreReading {
 /** One paragraph: how the input was read, then what came out (runs, steps, test sets, metrics). */
 export function summarizeReading(input: string, reading: ScoreReading): string {
   const { rows } = reading;
+  if (rows.length === 0) return `${input}: ${reading.description}: no scores`;
   const runs = distinct(rows.map((r) => r.run));
   const sets = distinct(rows.map((r) => r.testSet));
   const metrics = distinct(rows.map((r) => r.metric));

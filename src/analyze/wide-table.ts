@@ -21,6 +21,8 @@ const KNOWN_METRICS = [
 ].sort((a, b) => b.length - a.length);
 const EVAL_PREFIXES = ['eval/', 'eval_', 'test/', 'test_', 'validation/', 'val/'];
 const SEPARATORS = ['/', '_', '.', ' ', '-', ':'];
+/** Training-time columns (the training loss, learning rate): never a test set's score. */
+const TRAINING_PREFIXES = ['train/', 'train_', 'trainer/'];
 
 /** A column given its test set and metric explicitly: "column=set:metric". */
 export type ColumnMap = Map<string, { testSet: string; metric: string }>;
@@ -42,6 +44,7 @@ export function isWideHeader(columns: readonly string[]): boolean {
 
 /** The test set and metric a column's name says, or undefined. */
 export function inferColumn(name: string): { testSet: string; metric: string } | undefined {
+  if (TRAINING_PREFIXES.some((p) => name.startsWith(p))) return undefined;
   let rest = name;
   for (const p of EVAL_PREFIXES) if (rest.startsWith(p)) { rest = rest.slice(p.length); break; }
   for (const metric of KNOWN_METRICS) {
@@ -95,6 +98,7 @@ export function readWideRows(file: string, records: readonly SourceRow[], given:
       rows.push({ run: m.run ?? rowRun ?? fileRun, step, testSet: m.testSet, metric: m.metric, value, attributes: { source: 'wide table' }, origin });
     }
   }
+  if (rows.length === 0) throw new UserError(`${file}: every cell of the score columns (${mapped.map((m) => m.column).join(', ')}) is empty or NaN`);
   const notes: string[] = [];
   if (leftOut.length) notes.push(`${file}: columns naming no test set and metric left out: ${leftOut.join(', ')} (name one with --columns column=test_set:metric)`);
   if (missing) notes.push(`${file}: ${missing} empty or NaN cell(s) read as missing scores`);
