@@ -1,6 +1,7 @@
 // genstudy report: a results store (or any input analyze takes) -> one self-contained HTML page plus CSV and JSON of every table.
 import { Command } from 'commander';
 import { UserError } from '../errors.ts';
+import { checkNamedTestSets } from '../analyze/input-checks.ts';
 import { addScoreInputOptions, readAndDescribe, SCORE_INPUT_HELP, type ScoreInputFlags } from './score-input-flags.ts';
 import { addAnalysisOptions, analysisOptionsFromFlags, type AnalysisFlags } from './analysis-flags.ts';
 
@@ -30,8 +31,9 @@ export function registerReport(program: Command): void {
       const analysis = analysisOptionsFromFlags(flags);
       if (flags.pair && flags.pair.length !== 2) throw new UserError(`--pair ${flags.pair.join(' ')}: expected two test sets, e.g. --pair hans rte`);
       // said once here; the report reads the input again itself
-      await readAndDescribe(store, flags);
+      const { rows } = await readAndDescribe(store, flags);
       if (flags.dryRun) return;
+      checkNamedTestSets(rows, store, { control: flags.control, testSets: analysis.testSets });
       // Loaded here so that other commands do not pay for loading Vega.
       const { writeReport } = await import('../report/index.ts');
       const written = await writeReport(flags.out, {
