@@ -127,3 +127,42 @@ test('genstudy report draws the report from an lm-eval folder, a Trainer folder 
     assert.equal(pc.length, 1 + 2 * 3, `${input}: 3 OOD sets -> 3 pairs per run`);
   }
 });
+
+test('lm-eval folders: a group read with its own subtasks gets a note; an unreadable file or step is named', async (t) => {
+  const dir = tempDir(t);
+  const folder = join(dir, 'evals');
+  for (const step of [100, 200]) {
+    const sub = join(folder, `__ckpt__run-a__checkpoint-${step}`);
+    mkdirSync(sub, { recursive: true });
+    writeFileSync(join(sub, 'results_2026-01-01T00-00-00.json'), JSON.stringify({
+      results: {
+        mmlu: { alias: 'mmlu', 'acc,none': 0.3, 'acc_stderr,none': 0.01 },
+        mmlu_anatomy: { alias: ' - anatomy', 'acc,none': 0.25, 'acc_stderr,none': 'N/A' },
+        mmlu_virology: { alias: ' - virology', 'acc,none': 0.35 },
+      },
+      group_subtasks: { mmlu: ['mmlu_anatomy', 'mmlu_virology'], mmlu_anatomy: [], mmlu_virology: [] },
+      config: { model: 'hf', model_args: `pretrained=/ckpt/run-a/checkpoint-${step}` },
+    }));
+  }
+  const reading = await readScoreInput(folder);
+  assert.deepEqual([...new Set(reading.rows.map((r) => `${r.run}@${r.step}`))].sort(), ['/ckpt/run-a@100', '/ckpt/run-a@200']);
+  assert.equal(reading.rows.length, 6, 'a stderr of "N/A" is not a score');
+  assert.match(reading.notes.join('\n'), /"mmlu" is lm-eval's aggregate of 2 subtasks also read \(mmlu_anatomy, mmlu_virology\)/);
+
+  writeFileSync(join(folder, '__ckpt__run-a__checkpoint-100', 'results_2026-01-02T00-00-00.json'), '{"results": ');
+  let r = await genstudy(['analyze', folder, '--control', 'mmlu']);
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /results_2026-01-02T00-00-00\.json: not valid JSON/);
+
+  const nostep = join(dir, 'nostep', 'my-model');
+  mkdirSync(nostep, { recursive: true });
+  writeFileSync(join(nostep, 'results_x.json'), JSON.stringify({ results: { a: { 'acc,none': 0.5 } }, config: { model_args: 'pretrained=my-model' } }));
+  r = await genstudy(['analyze', join(dir, 'nostep'), '--control', 'a']);
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /results_x\.json: cannot tell the training step: no folder named like checkpoint-N/);
+
+  mkdirSync(join(dir, 'empty'));
+  r = await genstudy(['analyze', join(dir, 'empty'), '--control', 'a']);
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /empty: no lm-evaluation-harness output \(results_\*\.json, or \*\.json with a "results" object\) and no trainer_state\.json found/);
+});
