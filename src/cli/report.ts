@@ -33,7 +33,8 @@ export function registerReport(program: Command): void {
       // said once here; the report reads the input again itself
       const { rows } = await readAndDescribe(store, flags);
       if (flags.dryRun) return;
-      checkNamedTestSets(rows, store, { control: flags.control, testSets: analysis.testSets });
+      // a store without scores for this prompt variant gets loadReportData's message, which lists the variants
+      if (rows.length) checkNamedTestSets(rows, store, { control: flags.control, testSets: analysis.testSets });
       // Loaded here so that other commands do not pay for loading Vega.
       const { writeReport } = await import('../report/index.ts');
       const written = await writeReport(flags.out, {
