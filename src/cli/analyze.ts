@@ -35,7 +35,7 @@ export function registerAnalyze(program: Command): void {
       const opts: AnalyzeOptions = { ...analysisOptionsFromFlags(flags), control: flags.control };
       const { rows } = await readAndDescribe(input, flags);
       if (flags.dryRun) return;
-      checkNamedTestSets(rows, input, { control: flags.control, testSets: opts.testSets });
+      if (rows.length) checkNamedTestSets(rows, input, { control: flags.control, testSets: opts.testSets });
       const metric = chooseMetric(rows, flags.metric, input);
       const lacking = lackingMetricNote(rows, metric);
       if (lacking !== undefined) process.stderr.write(`genstudy: note: ${lacking}\n`);
