@@ -17,6 +17,8 @@ export { signVerdict, verdictSentence, type SignVerdict } from './analyze/verdic
 export type { RunCalibration } from './analyze/calibration.ts';
 export type { Robustness, PairRobustness } from './analyze/robustness.ts';
 export { readScores } from './analyze/read-scores.ts';
+export { readScoreInput } from './analyze/read-scores.ts';
+export type { ScoreReading } from './analyze/score-reading.ts';
 export { buildRunSeries, type RunSeries } from './analyze/run-series.ts';
 export type { ScoreRow } from './analyze/score-row.ts';
 

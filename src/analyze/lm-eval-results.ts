@@ -1,89 +1,106 @@
-// Reads a folder of lm-evaluation-harness output (`results_<date>.json`, one per checkpoint) as
-// score rows. lm-eval does not record training steps, so the step comes from the path
-// (checkpoint-2000, step2000, global_step2000 — the deepest such folder) or, failing that, from
-// `config.model_args` (e.g. `revision=step2000`, as Pythia-style checkpoints are named). The run is
-// the path to that folder with the step component left out.
-import { readdir, readFile } from 'node:fs/promises';
-import { join, relative, sep, basename, resolve } from 'node:path';
+// Reads lm-evaluation-harness output (0.3: lm-eval-v03.ts, 0.4: lm-eval-v04.ts) found under a folder
+// as score rows. lm-eval does not record training steps, so the step comes from the path (the deepest
+// folder named checkpoint-2000, step2000, global_step2000, after decoding a 0.4 "__" folder name),
+// else the file name (Pythia's `160m_step2000.json`), else `config.model_args` (`revision=step2000`).
+// The run is the path to the file with the step part left out.
+import { readFile } from 'node:fs/promises';
+import { basename, relative, resolve, sep } from 'node:path';
 import { UserError } from '../errors.ts';
-import type { ScoreRow } from './score-row.ts';
+import { checkValueRange, type ScoreRow } from './score-row.ts';
+import { parseLmEval03 } from './lm-eval-v03.ts';
+import { decodeModelFolder, isLmEval04, parseLmEval04, type LmEvalFile } from './lm-eval-v04.ts';
+import type { ScoreReading } from './score-reading.ts';
 
 const STEP_IN_NAME = /^(?:checkpoint|global_step|step|ckpt|iter)[-_]?(\d+)$/i;
-const STEP_IN_MODEL_ARGS = /(?:revision|checkpoint|pretrained)=[^,]*?(?:step|checkpoint)[-_]?(\d+)/i;
+const STEP_IN_FILE_NAME = /(?:^|[_-])(?:step|checkpoint|global_step)[-_]?(\d+)(?=[_.-]|$)/i;
+const STEP_IN_MODEL_ARGS = /(?:revision|checkpoint|pretrained|peft)=[^,]*?(?:step|checkpoint)[-_]?(\d+)/i;
 
-export async function findResultFiles(folder: string): Promise<string[]> {
-  const found: string[] = [];
-  async function walk(dir: string): Promise<void> {
-    let entries;
-    try {
-      entries = await readdir(dir, { withFileTypes: true });
-    } catch (err) {
-      throw new UserError(`${dir}: cannot read folder (${(err as Error).message})`);
+/** Reads the candidate JSON files (score-folder.ts); undefined when none is lm-eval output. */
+export async function readLmEvalFiles(folder: string, files: readonly string[]): Promise<ScoreReading | undefined> {
+  const rows: ScoreRow[] = [];
+  const versions = new Set<string>();
+  const how = { run: new Set<string>(), step: new Set<string>() };
+  const groups = new Map<string, string[]>();
+  let read = 0;
+  for (const file of files) {
+    const named = /^results.*\.json$/.test(basename(file));
+    const doc = await readJson(file, named);
+    if (doc === undefined) continue;
+    if (typeof doc !== 'object' || doc === null || typeof (doc as { results?: unknown }).results !== 'object' || (doc as { results: unknown }).results === null) {
+      if (named) throw new UserError(`${file}: field "results": expected lm-evaluation-harness output with a "results" object`);
+      continue;
     }
-    for (const e of entries) {
-      const p = join(dir, e.name);
-      if (e.isDirectory()) await walk(p);
-      else if (/^results.*\.json$/.test(e.name)) found.push(p);
+    const d = doc as Record<string, unknown> & { results: Record<string, unknown> };
+    const parsed = isLmEval04(d) ? parseLmEval04(d) : parseLmEval03(d);
+    versions.add(parsed.version);
+    for (const [g, subtasks] of parsed.groups) groups.set(g, subtasks);
+    const place = runAndStep(file, folder, parsed, how);
+    for (const s of parsed.scores) {
+      const origin = `${file}, field "${s.key}"`;
+      checkValueRange(s.metric, s.value, origin);
+      rows.push({ run: place.run, step: place.step, testSet: s.testSet, metric: s.metric, value: s.value, attributes: { source: 'lm-evaluation-harness' }, origin });
+    }
+    read++;
+  }
+  if (read === 0) return undefined;
+  const notes: string[] = [];
+  for (const [g, subtasks] of groups) {
+    const alsoRead = subtasks.filter((t) => rows.some((r) => r.testSet === t));
+    if (alsoRead.length && rows.some((r) => r.testSet === g)) {
+      notes.push(`"${g}" is lm-eval's aggregate of ${alsoRead.length} subtasks also read (${alsoRead.slice(0, 3).join(', ')}${alsoRead.length > 3 ? ', ...' : ''}): a group correlates with its own subtasks by construction, so choose either with --test-set`);
     }
   }
-  await walk(folder);
-  return found.sort();
+  return {
+    rows,
+    description: `lm-evaluation-harness ${[...versions].sort().join(' and ')} output, ${read} file(s); run from ${[...how.run].join(' / ')}, step from ${[...how.step].join(' / ')}`,
+    notes,
+  };
 }
 
-export async function readLmEvalFolder(folder: string): Promise<ScoreRow[]> {
-  const files = await findResultFiles(folder);
-  if (files.length === 0) throw new UserError(`${folder}: no lm-evaluation-harness results_*.json files found`);
-  const rows: ScoreRow[] = [];
-  for (const file of files) rows.push(...parseLmEvalResults(JSON.parse(await readJson(file)), file, folder));
-  return rows;
-}
-
-async function readJson(file: string): Promise<string> {
-  const text = await readFile(file, 'utf8');
+async function readJson(file: string, mustParse: boolean): Promise<unknown> {
+  let text: string;
   try {
-    JSON.parse(text);
+    text = await readFile(file, 'utf8');
   } catch (err) {
-    throw new UserError(`${file}: not valid JSON (${(err as Error).message})`);
+    throw new UserError(`${file}: cannot read (${(err as Error).message})`);
   }
-  return text;
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    if (mustParse) throw new UserError(`${file}: not valid JSON (${(err as Error).message})`);
+    return undefined;
+  }
 }
 
-/** Turns one parsed results file into rows; `root` is the folder the run names are relative to. */
-export function parseLmEvalResults(doc: unknown, file: string, root: string): ScoreRow[] {
-  if (typeof doc !== 'object' || doc === null || typeof (doc as { results?: unknown }).results !== 'object') {
-    throw new UserError(`${file}: field "results": expected lm-evaluation-harness output with a "results" object`);
-  }
-  const d = doc as { results: Record<string, Record<string, unknown>>; config?: { model_args?: unknown }; 'n-samples'?: Record<string, { effective?: number; original?: number }> };
-  const { run, step } = runAndStep(file, root, d.config?.model_args);
-  const rows: ScoreRow[] = [];
-  for (const [task, metrics] of Object.entries(d.results)) {
-    for (const [key, value] of Object.entries(metrics)) {
-      if (key === 'alias' || /_stderr(,|$)/.test(key) || typeof value !== 'number') continue;
-      const [metric, filter] = key.split(',');
-      rows.push({
-        run,
-        step,
-        testSet: task,
-        metric: filter === undefined || filter === 'none' ? metric : `${metric},${filter}`,
-        value,
-        attributes: { source: 'lm-evaluation-harness' },
-        origin: `${file}, field "results.${task}.${key}"`,
-      });
-    }
-  }
-  return rows;
-}
-
-function runAndStep(file: string, root: string, modelArgs: unknown): { run: string; step: number } {
-  const parts = relative(resolve(root), resolve(file)).split(sep).slice(0, -1);
+function runAndStep(file: string, root: string, parsed: LmEvalFile, how: { run: Set<string>; step: Set<string> }): { run: string; step: number } {
+  const folders = relative(resolve(root), resolve(file)).split(sep).slice(0, -1);
+  // a 0.4 model folder ("__scratch__me__run__checkpoint-500") stands for the path it was named after
+  const last = folders.length ? folders[folders.length - 1] : basename(resolve(root));
+  const decoded = parsed.version === '0.4' ? decodeModelFolder(last, parsed.modelName) : null;
+  const above = folders.length ? folders.slice(0, -1) : [];
+  const parts = decoded ? [...above, ...decoded] : folders;
+  const runOf = (rest: string[]): string => {
+    const joined = rest.join('/').replace(/\/{2,}/g, '/');
+    return joined === '' ? basename(resolve(root)) : joined;
+  };
   for (let i = parts.length - 1; i >= 0; i--) {
     const m = STEP_IN_NAME.exec(parts[i]);
     if (m) {
-      const rest = parts.filter((_, j) => j !== i);
-      return { run: rest.length ? rest.join('/') : basename(resolve(root)), step: Number(m[1]) };
+      how.run.add(decoded ? 'the model path in the folder name' : 'the folder path');
+      how.step.add(decoded ? 'the checkpoint in the folder name' : 'the folder name');
+      return { run: runOf(parts.filter((_, j) => j !== i)), step: Number(m[1]) };
     }
   }
-  const m = typeof modelArgs === 'string' ? STEP_IN_MODEL_ARGS.exec(modelArgs) : null;
-  if (m) return { run: parts.length ? parts.join('/') : basename(resolve(root)), step: Number(m[1]) };
-  throw new UserError(`${file}: cannot tell the training step: no folder named like checkpoint-N / step-N / global_stepN on its path, and config.model_args names no step`);
+  how.run.add(decoded ? 'the model path in the folder name' : 'the folder path');
+  const inName = STEP_IN_FILE_NAME.exec(basename(file, '.json'));
+  if (inName) {
+    how.step.add('the file name');
+    return { run: runOf(parts), step: Number(inName[1]) };
+  }
+  const inArgs = parsed.modelArgs !== undefined ? STEP_IN_MODEL_ARGS.exec(parsed.modelArgs) : null;
+  if (inArgs) {
+    how.step.add('config.model_args');
+    return { run: runOf(parts), step: Number(inArgs[1]) };
+  }
+  throw new UserError(`${file}: cannot tell the training step: no folder named like checkpoint-N / step-N / global_stepN on its path, no _stepN in the file name, and config.model_args names no step`);
 }

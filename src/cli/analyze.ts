@@ -5,7 +5,8 @@ import { Command } from 'commander';
 import { addFormatOption } from './shared-options.ts';
 import { outputFile } from './flag-values.ts';
 import { UserError } from '../errors.ts';
-import { readScores } from '../analyze/read-scores.ts';
+import { checkNamedTestSets, lackingMetricNote } from '../analyze/input-checks.ts';
+import { addScoreInputOptions, readAndDescribe, SCORE_INPUT_HELP, type ScoreInputFlags } from './score-input-flags.ts';
 import { availableMetrics, buildRunSeries } from '../analyze/run-series.ts';
 import { analyzeRuns, type AnalyzeOptions } from '../analyze/analysis.ts';
 import { addAnalysisOptions, analysisOptionsFromFlags, type AnalysisFlags } from './analysis-flags.ts';
@@ -13,7 +14,7 @@ import { formatAgreementCsv, formatJson, formatPairsCsv, formatTable, type Outpu
 import { formatMetaCsv, formatModeratorCsv } from '../analyze/format-meta.ts';
 import type { ScoreRow } from '../analyze/score-row.ts';
 
-interface AnalyzeFlags extends AnalysisFlags {
+interface AnalyzeFlags extends AnalysisFlags, ScoreInputFlags {
   control: string;
   metric?: string;
   format: OutputFormat;
@@ -24,17 +25,22 @@ export function registerAnalyze(program: Command): void {
   const command = program
     .command('analyze')
     .description('Do generalisation results generalise? Partial correlations between OOD test sets across checkpoints, controlling for the in-domain score')
-    .argument('<input>', 'a genstudy results store (.sqlite), a long-format CSV/TSV/JSONL file (run, step, test_set, metric, value), or a folder of lm-evaluation-harness results_*.json')
+    .argument('<input>', SCORE_INPUT_HELP)
     .requiredOption('--control <test-set>', 'the in-domain test set whose score is regressed out')
     .option('--metric <name>', 'the metric to correlate (default: the only one, or accuracy / acc when there are several)')
     .option('--out <file>', 'write the output here instead of standard output (csv also writes <file>.agreement.csv, <file>.meta.csv and, with --moderator, <file>.moderator.csv)');
   addFormatOption(command, ['table', 'json', 'csv']);
+  addScoreInputOptions(command);
   addAnalysisOptions(command)
     .action(async (input: string, flags: AnalyzeFlags) => {
       outputFile('--out', flags.out);
       const opts: AnalyzeOptions = { ...analysisOptionsFromFlags(flags), control: flags.control };
-      const rows = await readScores(input, { promptVariant: flags.promptVariant });
+      const { rows } = await readAndDescribe(input, flags);
+      if (flags.dryRun) return;
+      if (rows.length) checkNamedTestSets(rows, input, { control: flags.control, testSets: opts.testSets });
       const metric = chooseMetric(rows, flags.metric, input);
+      const lacking = lackingMetricNote(rows, metric);
+      if (lacking !== undefined) process.stderr.write(`genstudy: note: ${lacking}\n`);
       const series = buildRunSeries(rows, metric);
       for (const s of series) {
         if (s.incompleteSteps.length) {

@@ -1,10 +1,11 @@
-// genstudy report: a results store -> one self-contained HTML page plus CSV and JSON of every table.
+// genstudy report: a results store (or any input analyze takes) -> one self-contained HTML page plus CSV and JSON of every table.
 import { Command } from 'commander';
 import { UserError } from '../errors.ts';
-import { detectSource } from '../analyze/read-scores.ts';
+import { checkNamedTestSets } from '../analyze/input-checks.ts';
+import { addScoreInputOptions, readAndDescribe, SCORE_INPUT_HELP, type ScoreInputFlags } from './score-input-flags.ts';
 import { addAnalysisOptions, analysisOptionsFromFlags, type AnalysisFlags } from './analysis-flags.ts';
 
-interface ReportFlags extends AnalysisFlags {
+interface ReportFlags extends AnalysisFlags, ScoreInputFlags {
   out: string;
   control?: string;
   metric?: string;
@@ -17,22 +18,28 @@ export function registerReport(program: Command): void {
   const command = program
     .command('report')
     .description('Write the study report: one self-contained HTML page (opens offline) with training curves, partial-correlation heatmaps, sign agreement across runs, study B matrices and provenance, plus CSV and JSON of every table')
-    .argument('<store>', 'a genstudy results store (.sqlite)')
+    .argument('<input>', SCORE_INPUT_HELP)
     .requiredOption('--out <dir>', 'folder to write report.html and the tables into')
     .option('--control <test-set>', 'the in-domain test set regressed out (default: the runs\' "control_test_set" attribute; without either, no study-A analysis)')
     .option('--metric <name>', 'the metric to analyse and draw (default: per test set its spec.metric, its only metric, or accuracy / acc)')
     .option('--title <text>', 'the page title')
     .option('--study <file>', 'the study file to embed in the provenance section')
     .option('--pair <set...>', 'the two OOD test sets whose residual scatter is drawn per run (default: a pair whose sign differs between runs, else the strongest)');
+  addScoreInputOptions(command);
   addAnalysisOptions(command)
     .action(async (store: string, flags: ReportFlags) => {
       const analysis = analysisOptionsFromFlags(flags);
       if (flags.pair && flags.pair.length !== 2) throw new UserError(`--pair ${flags.pair.join(' ')}: expected two test sets, e.g. --pair hans rte`);
-      if ((await detectSource(store)) !== 'store') throw new UserError(`${store}: not a genstudy results store (expected an SQLite file as \`genstudy run\` writes it)`);
+      // said once here; the report reads the input again itself
+      const { rows } = await readAndDescribe(store, flags);
+      if (flags.dryRun) return;
+      // a store without scores for this prompt variant gets loadReportData's message, which lists the variants
+      if (rows.length) checkNamedTestSets(rows, store, { control: flags.control, testSets: analysis.testSets });
       // Loaded here so that other commands do not pay for loading Vega.
       const { writeReport } = await import('../report/index.ts');
       const written = await writeReport(flags.out, {
         storePath: store,
+        columns: flags.columns,
         control: flags.control,
         metric: flags.metric,
         promptVariant: flags.promptVariant,

@@ -9,7 +9,7 @@ import { UserError } from '../errors.ts';
 import type { AnalyzeOptions } from '../analyze/analysis.ts';
 import { anchor, esc, page } from './html.ts';
 import { provenanceSection, sha256, type Provenance } from './provenance-section.ts';
-import { loadReportData } from './report-data.ts';
+import { loadReportInput } from './report-data.ts';
 import { agreementSection, runSections, studyAHeadline } from './study-a-section.ts';
 import { studyA } from './study-a.ts';
 import { studyBHeadline, studyBSection } from './study-b-section.ts';
@@ -19,7 +19,10 @@ import { buildTables } from './tables.ts';
 import { designComparisonTable, designSection, type DesignComparison } from './design-section.ts';
 
 export interface ReportInput {
+  /** A results store, or any other input `analyze` takes (score table, lm-eval or Trainer folder). */
   storePath: string;
+  /** Wide tables: "column=test_set:metric" for columns whose names do not say them. */
+  columns?: readonly string[];
   /** The in-domain test set regressed out (default: the runs' "control_test_set" attribute). */
   control?: string;
   /** The metric analysed and drawn (default: per test set, its only metric, else accuracy / acc). */
@@ -51,7 +54,7 @@ export interface RenderedReport {
 }
 
 export async function renderReport(input: ReportInput): Promise<RenderedReport> {
-  const data = loadReportData(input.storePath, input.promptVariant ?? '');
+  const data = await loadReportInput(input.storePath, input.promptVariant ?? '', input.columns);
   const a = studyA(data, { control: input.control, metric: input.metric, analysis: input.analysis });
   const b = studyB(data, { metric: input.metric });
   const tableList = buildTables(data, a, b);
@@ -68,7 +71,7 @@ export async function renderReport(input: ReportInput): Promise<RenderedReport> 
   const title = input.title ?? `genstudy report: ${basename(input.storePath)}`;
   const runs = await runSections(data, a, tables, { metric: input.metric, pair: input.pair });
   const sections = [
-    `<header><h1>${esc(title)}</h1><p class="meta">${data.runs.length} runs · ${data.testSets.length} test sets · ${data.scores.length} scores · store ${esc(data.storePath)}</p></header>`,
+    `<header><h1>${esc(title)}</h1><p class="meta">${data.runs.length} runs · ${data.testSets.length} test sets · ${data.scores.length} scores · ${data.schemaVersion ? "store" : "read from"} ${esc(data.storePath)}</p></header>`,
     nav(runs.toc, b.present, check !== null),
     await agreementSection(a, tables),
   ];

@@ -3,6 +3,8 @@
 // one prompt variant, and the training log.
 import { ResultStore, type RunRecord, type StoredScore, type TestSetRecord, type TrainingLogRecord } from '../store/result-store.ts';
 import { UserError } from '../errors.ts';
+import { detectSource, readScoreInput } from '../analyze/read-scores.ts';
+import type { ScoreRow } from '../analyze/score-row.ts';
 
 export interface ReportRun extends RunRecord {
   checkpoints: { step: number; path: string | null; contentHash: string | null }[];
@@ -38,6 +40,28 @@ export function loadReportData(storePath: string, promptVariant = ''): ReportDat
   } finally {
     store.close();
   }
+}
+
+/**
+ * The report's data from any input `analyze` takes: a store as it is, else the scores alone (runs
+ * with the attributes their rows carry; no checkpoints, training log or test-set specs, which only
+ * a study records).
+ */
+export async function loadReportInput(input: string, promptVariant = '', columns?: readonly string[]): Promise<ReportData> {
+  if ((await detectSource(input)) === 'store') return loadReportData(input, promptVariant);
+  return reportDataFromRows(input, (await readScoreInput(input, { columns })).rows);
+}
+
+export function reportDataFromRows(input: string, rows: readonly ScoreRow[]): ReportData {
+  const runs = new Map<string, ReportRun>();
+  for (const r of rows) {
+    let run = runs.get(r.run);
+    if (!run) runs.set(r.run, (run = { id: r.run, attributes: {}, checkpoints: [], trainingLog: [] }));
+    Object.assign(run.attributes!, r.attributes);
+  }
+  const scores: StoredScore[] = rows.map((r) => ({ run: r.run, step: r.step, testSet: r.testSet, metric: r.metric, value: r.value, n: 0 }));
+  const testSets = [...new Set(rows.map((r) => r.testSet))].sort().map((id) => ({ id }));
+  return { storePath: input, schemaVersion: 0, runs: [...runs.values()].sort((a, b) => (a.id < b.id ? -1 : 1)), testSets, scores, allScores: scores, promptVariant: '' };
 }
 
 /** The metrics each test set was scored with, sorted. */

@@ -1,8 +1,10 @@
 // CSV (RFC 4180 quoting) and TSV, streamed through csv-parse. The first row is the header.
 // TSV defaults to no quoting: GLUE-style TSV files contain bare `"` characters inside fields.
+import { readFileSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
 import { parse, CsvError } from 'csv-parse';
 import { UserError, where } from '../../errors.ts';
-import { fileError, openStream } from './open.ts';
+import { fileError, isGzip, openStream } from './open.ts';
 import type { SourceRow } from './row.ts';
 
 export interface DelimitedOptions {
@@ -45,6 +47,8 @@ export async function* readDelimited(file: string, opts: DelimitedOptions): Asyn
 
 function checkHeader(file: string, header: string[]): string[] {
   const seen = new Set<string>();
+  // pandas' to_csv writes its index as a first column with an empty name
+  if (header.length > 1 && header[0] === '' && !header.includes('index')) header = ['index', ...header.slice(1)];
   header.forEach((name, k) => {
     if (name === '') throw new UserError(`${where(file, 1)}: column ${k + 1} of the header row has no name`);
     if (seen.has(name)) throw new UserError(`${where(file, 1)}: the header row names column "${name}" twice`);
@@ -66,7 +70,8 @@ function describeCsvError(file: string, err: unknown, opts: DelimitedOptions): E
         return new UserError(`${where(file, line)}: row has ${got} fields, expected ${want} as in the header (ragged row)`);
       }
       case 'CSV_QUOTE_NOT_CLOSED':
-        return new UserError(`${where(file, line)}: a quoted field is never closed (expected a closing '"')`);
+        // csv-parse reports the end of the file, where it gave up; the user needs where the quote opened
+        return new UserError(`${where(file, opts.quote ? openingQuoteLine(file) ?? line : line)}: a quoted field is never closed: it opens on this line (expected a closing '"')`);
       case 'CSV_INVALID_CLOSING_QUOTE':
         return new UserError(`${where(file, line)}: unexpected character after a closing quote; expected "${printable(opts.delimiter)}" or the end of the line (use quote: false for files without quoting)`);
       default:
@@ -74,6 +79,29 @@ function describeCsvError(file: string, err: unknown, opts: DelimitedOptions): E
     }
   }
   return fileError(file, err as NodeJS.ErrnoException);
+}
+
+/** The line of the quote left open at the end of the file (RFC 4180: "" inside quotes is a quote). */
+function openingQuoteLine(file: string): number | undefined {
+  let text: string;
+  try {
+    const bytes = readFileSync(file);
+    text = (isGzip(file) ? gunzipSync(bytes) : bytes).toString('utf8');
+  } catch {
+    return undefined;
+  }
+  let line = 1;
+  let openedAt: number | undefined;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '\n') line++;
+    else if (c === '"') {
+      if (openedAt === undefined) openedAt = line;
+      else if (text[i + 1] === '"') i++;
+      else openedAt = undefined;
+    }
+  }
+  return openedAt;
 }
 
 function printable(delimiter: string): string {

@@ -1,0 +1,37 @@
+// What `analyze` and `report` check about the scores against what was asked, before any statistics:
+// the named control and test sets exist (an unknown one lists the known ones), and which test sets
+// lack the chosen metric (left out, said so, never silently).
+import { UserError } from '../errors.ts';
+import type { ScoreRow } from './score-row.ts';
+
+/** Rejects a --control or --test-set name the input has no scores for, listing the ones it has. */
+export function checkNamedTestSets(rows: readonly ScoreRow[], input: string, named: { control?: string; testSets?: readonly string[] }): void {
+  const known = [...new Set(rows.map((r) => r.testSet))].sort();
+  const has = new Set(known);
+  if (named.control !== undefined && !has.has(named.control)) {
+    throw new UserError(`${input}: no scores for the control test set "${named.control}" (it has: ${known.join(', ')})`);
+  }
+  const unknown = (named.testSets ?? []).filter((t) => !has.has(t));
+  if (unknown.length) {
+    throw new UserError(`--test-set ${unknown.join(' ')}: ${input} has no scores for ${unknown.map((t) => `"${t}"`).join(', ')} (it has: ${known.join(', ')})`);
+  }
+}
+
+/** Test sets with scores but none for `metric`, each with the metrics it has. */
+export function setsLackingMetric(rows: readonly ScoreRow[], metric: string): { testSet: string; metrics: string[] }[] {
+  const bySet = new Map<string, Set<string>>();
+  for (const r of rows) {
+    let m = bySet.get(r.testSet);
+    if (!m) bySet.set(r.testSet, (m = new Set()));
+    m.add(r.metric);
+  }
+  return [...bySet].filter(([, m]) => !m.has(metric)).map(([testSet, m]) => ({ testSet, metrics: [...m].sort() })).sort((a, b) => (a.testSet < b.testSet ? -1 : 1));
+}
+
+/** The note for sets left out for lacking the metric, or undefined when none is. */
+export function lackingMetricNote(rows: readonly ScoreRow[], metric: string): string | undefined {
+  const lacking = setsLackingMetric(rows, metric);
+  if (lacking.length === 0) return undefined;
+  const shown = lacking.slice(0, 5).map((l) => `${l.testSet} (has ${l.metrics.join(', ')})`).join(', ');
+  return `${lacking.length} test set(s) have no "${metric}" scores and are left out: ${shown}${lacking.length > 5 ? ', ...' : ''} (choose another with --metric)`;
+}

@@ -1,0 +1,17 @@
+// lm-evaluation-harness 0.3 output (`main.py --output_path file.json`, as EleutherAI published
+// Pythia's evaluations): {"results": {task: {metric: value, metric_stderr: value}}, "versions",
+// "config": {"model_args": "pretrained=...,revision=step1000", ...}}. Metric names carry no filter.
+import type { LmEvalFile } from './lm-eval-v04.ts';
+
+export function parseLmEval03(doc: { results: Record<string, unknown>; config?: { model_args?: unknown } }): LmEvalFile {
+  const scores: LmEvalFile['scores'] = [];
+  for (const [task, metrics] of Object.entries(doc.results)) {
+    if (typeof metrics !== 'object' || metrics === null) continue;
+    for (const [metric, value] of Object.entries(metrics as Record<string, unknown>)) {
+      if (metric.endsWith('_stderr') || typeof value !== 'number') continue;
+      scores.push({ testSet: task, metric, value, key: `results.${task}.${metric}` });
+    }
+  }
+  const modelArgs = typeof doc.config?.model_args === 'string' ? doc.config.model_args : undefined;
+  return { version: '0.3', scores, modelArgs, groups: new Map() };
+}

@@ -1,0 +1,77 @@
+// lm-evaluation-harness 0.4 output: `<output_path>/<model_name_sanitized>/results_<timestamp>.json`
+// (lm_eval/loggers/evaluation_tracker.py, save_results_aggregated, at commit 034ab03), where the
+// folder is the model name with every run of `"<>:/|\?*[]` replaced by "__" (lm_eval/utils.py,
+// sanitize_model_name, at commit 003e585): a local checkpoint `/scratch/me/run/checkpoint-500`
+// becomes `__scratch__me__run__checkpoint-500`. Scores are `results.<task>["<metric>,<filter>"]`
+// (filter "none" when the task has none) beside `"alias"`; groups (e.g. mmlu) appear in
+// "results" (or, before 0.4.3, in "groups") with their subtasks listed in "group_subtasks".
+
+export interface LmEvalFile {
+  version: '0.3' | '0.4';
+  scores: { testSet: string; metric: string; value: number; key: string }[];
+  modelArgs?: string;
+  /** 0.4: the model as named before its folder name was sanitised. */
+  modelName?: string;
+  /** Group -> its subtasks. */
+  groups: Map<string, string[]>;
+}
+
+type Doc = {
+  results: Record<string, unknown>;
+  groups?: Record<string, unknown>;
+  group_subtasks?: Record<string, unknown>;
+  config?: { model_args?: unknown };
+  model_name?: unknown;
+};
+
+/** 0.4 wrote these; 0.3 never did (its metric keys have no ",filter" either). */
+export function isLmEval04(doc: Record<string, unknown>): boolean {
+  if (['configs', 'group_subtasks', 'n-shot', 'lm_eval_version', 'model_name_sanitized'].some((k) => k in doc)) return true;
+  return Object.values(doc.results as Record<string, unknown>).some(
+    (m) => typeof m === 'object' && m !== null && Object.keys(m).some((k) => k.includes(',') || k === 'alias'),
+  );
+}
+
+export function parseLmEval04(doc: Doc): LmEvalFile {
+  const scores: LmEvalFile['scores'] = [];
+  const seen = new Set<string>();
+  for (const [section, entries] of [['results', doc.results], ['groups', doc.groups ?? {}]] as const) {
+    for (const [task, metrics] of Object.entries(entries)) {
+      if (typeof metrics !== 'object' || metrics === null || seen.has(task)) continue;
+      seen.add(task);
+      for (const [key, value] of Object.entries(metrics as Record<string, unknown>)) {
+        // "N/A" (a metric without a value, e.g. a stderr that could not be computed) is not a score
+        if (key === 'alias' || typeof value !== 'number') continue;
+        const [metric, filter] = key.split(',');
+        if (metric.endsWith('_stderr')) continue;
+        scores.push({ testSet: task, metric: filter === undefined || filter === 'none' ? metric : `${metric},${filter}`, value, key: `${section}.${task}["${key}"]` });
+      }
+    }
+  }
+  const groups = new Map<string, string[]>();
+  for (const [group, subtasks] of Object.entries(doc.group_subtasks ?? {})) {
+    if (Array.isArray(subtasks) && subtasks.length > 0) groups.set(group, subtasks.map(String));
+  }
+  return {
+    version: '0.4',
+    scores,
+    modelArgs: typeof doc.config?.model_args === 'string' ? doc.config.model_args : undefined,
+    modelName: typeof doc.model_name === 'string' && doc.model_name !== '' ? doc.model_name : undefined,
+    groups,
+  };
+}
+
+/** lm_eval.utils.sanitize_model_name. */
+export function sanitizeModelName(name: string): string {
+  return name.replace(/["<>:/|\\?*[\]]+/g, '__');
+}
+
+/**
+ * The path segments a sanitised folder name stands for: the model name when the file records it and
+ * it sanitises to this folder (exact), else the folder split at "__" (a name that itself held "__"
+ * is split too). A leading "/" gives an empty first segment, so the path reads back absolute.
+ */
+export function decodeModelFolder(folder: string, modelName: string | undefined): string[] | null {
+  if (modelName !== undefined && sanitizeModelName(modelName) === folder) return modelName.split('/');
+  return folder.includes('__') ? folder.split('__') : null;
+}

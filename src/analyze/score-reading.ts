@@ -1,0 +1,30 @@
+// What a reader hands `analyze` and `report`: the score rows, a sentence saying what it took as run,
+// step, test set and metric (so a user sees at once when a layout was read wrongly), and notes about
+// what it left out or what looks off.
+import type { ScoreRow } from './score-row.ts';
+
+export interface ScoreReading {
+  rows: ScoreRow[];
+  /** How the input was read, e.g. "lm-evaluation-harness 0.3 output, 27 file(s); run from the folder path, step from the file name". */
+  description: string;
+  notes: string[];
+}
+
+/** One paragraph: how the input was read, then what came out (runs, steps, test sets, metrics). */
+export function summarizeReading(input: string, reading: ScoreReading): string {
+  const { rows } = reading;
+  if (rows.length === 0) return `${input}: ${reading.description}: no scores`;
+  const runs = distinct(rows.map((r) => r.run));
+  const sets = distinct(rows.map((r) => r.testSet));
+  const metrics = distinct(rows.map((r) => r.metric));
+  const steps = [...new Set(rows.map((r) => r.step))].sort((a, b) => a - b);
+  const perRun = runs.map((run) => new Set(rows.filter((r) => r.run === run).map((r) => r.step)).size);
+  const list = (xs: string[], n = 6) => `${xs.slice(0, n).join(', ')}${xs.length > n ? `, ... (${xs.length})` : ''}`;
+  return `${input}: ${reading.description}: ${rows.length} scores; ${runs.length} run(s) (${list(runs, 4)}); `
+    + `steps ${steps[0]}-${steps[steps.length - 1]} (${Math.min(...perRun)}${Math.max(...perRun) !== Math.min(...perRun) ? `-${Math.max(...perRun)}` : ''} per run); `
+    + `${sets.length} test set(s) (${list(sets)}); metrics ${list(metrics)}`;
+}
+
+function distinct(xs: string[]): string[] {
+  return [...new Set(xs)].sort();
+}

@@ -1,0 +1,112 @@
+// Wide score tables, as W&B and pandas export them: one row per evaluation step, a step column, and
+// one column per test set and metric ("eval/mnli_accuracy", "hans/acc", "mnli accuracy"; in a W&B
+// chart export "<run> - eval/mnli_accuracy" with "__MIN" / "__MAX" companions). The run is a "run"
+// column, else the "<run> - " prefix, else the file's name. Which column is which test set and metric
+// is read from the name (a known metric at its end, a set before it) or given (`columns`); columns
+// neither names (train/loss, _runtime, epoch) are listed as left out. An empty or NaN cell (W&B leaves
+// a metric's cell empty on steps it did not log) is a missing score.
+import { basename, extname } from 'node:path';
+import { UserError } from '../errors.ts';
+import type { SourceRow } from '../data/readers/index.ts';
+import { rowWhere } from '../data/readers/index.ts';
+import { checkValueRange, isMissingValue, parseDecimal, parseStep, type ScoreRow } from './score-row.ts';
+import type { ScoreReading } from './score-reading.ts';
+
+export const STEP_COLUMNS = ['step', '_step', 'Step', 'global_step', 'train/global_step', 'trainer/global_step'];
+const RUN_COLUMNS = ['run', 'run_name', 'Name'];
+/** Metric names recognised at the end of a column name, longest first when matching. */
+const KNOWN_METRICS = [
+  'accuracy', 'acc', 'acc_norm', 'f1', 'macro_f1', 'exact_match', 'em', 'precision', 'recall', 'mcc',
+  'rouge1', 'rouge2', 'rougeL', 'rougeLsum', 'bleu', 'loss', 'ppl', 'perplexity',
+].sort((a, b) => b.length - a.length);
+const EVAL_PREFIXES = ['eval/', 'eval_', 'test/', 'test_', 'validation/', 'val/'];
+const SEPARATORS = ['/', '_', '.', ' ', '-', ':'];
+/** Training-time columns (the training loss, learning rate): never a test set's score. */
+const TRAINING_PREFIXES = ['train/', 'train_', 'trainer/'];
+
+/** A column given its test set and metric explicitly: "column=set:metric". */
+export type ColumnMap = Map<string, { testSet: string; metric: string }>;
+
+export function parseColumnMap(specs: readonly string[] | undefined): ColumnMap {
+  const out: ColumnMap = new Map();
+  for (const spec of specs ?? []) {
+    const m = /^(.+)=([^=:]+):([^=:]+)$/.exec(spec);
+    if (!m) throw new UserError(`--columns ${spec}: expected column=test_set:metric, e.g. "eval/mnli_acc=mnli:accuracy"`);
+    out.set(m[1], { testSet: m[2], metric: m[3] });
+  }
+  return out;
+}
+
+export function isWideHeader(columns: readonly string[]): boolean {
+  // a long table missing a column is a broken long table, not a wide one
+  return STEP_COLUMNS.some((c) => columns.includes(c)) && !columns.includes('test_set') && !columns.includes('metric');
+}
+
+/** The test set and metric a column's name says, or undefined. */
+export function inferColumn(name: string): { testSet: string; metric: string } | undefined {
+  if (TRAINING_PREFIXES.some((p) => name.startsWith(p))) return undefined;
+  let rest = name;
+  for (const p of EVAL_PREFIXES) if (rest.startsWith(p)) { rest = rest.slice(p.length); break; }
+  for (const metric of KNOWN_METRICS) {
+    for (const sep of SEPARATORS) {
+      const tail = `${sep}${metric}`;
+      if (rest.endsWith(tail) && rest.length > tail.length) return { testSet: rest.slice(0, -tail.length), metric };
+    }
+  }
+  return undefined;
+}
+
+export function readWideRows(file: string, records: readonly SourceRow[], given: ColumnMap): ScoreReading {
+  const columns = Object.keys(records[0].values);
+  const stepColumn = STEP_COLUMNS.find((c) => columns.includes(c))!;
+  const runColumn = RUN_COLUMNS.find((c) => columns.includes(c));
+  const fileRun = basename(file, extname(file.replace(/\.gz$/, '')));
+  const mapped: { column: string; run?: string; testSet: string; metric: string; how: 'given' | 'name' }[] = [];
+  const leftOut: string[] = [];
+  for (const column of columns) {
+    if (column === stepColumn || column === runColumn) continue;
+    if (/__(MIN|MAX)$/.test(column)) continue; // W&B chart export: the band around a smoothed line
+    const wandb = /^(.+?) - (.+)$/.exec(column);
+    const name = wandb ? wandb[2] : column;
+    const target = given.get(column) ?? given.get(name);
+    const inferred = target ?? inferColumn(name);
+    if (!inferred) { leftOut.push(column); continue; }
+    mapped.push({ column, run: wandb?.[1], ...inferred, how: target ? 'given' : 'name' });
+  }
+  for (const column of given.keys()) {
+    if (!columns.includes(column) && !mapped.some((m) => m.column.endsWith(` - ${column}`))) {
+      throw new UserError(`--columns ${column}: ${file} has no such column (it has: ${columns.join(', ')})`);
+    }
+  }
+  if (mapped.length === 0) {
+    throw new UserError(`${file}: a wide table (step column "${stepColumn}") but no column names a test set and metric (columns: ${columns.join(', ')}); name them with --columns column=test_set:metric`);
+  }
+  const rows: ScoreRow[] = [];
+  let missing = 0;
+  for (const record of records) {
+    const where = rowWhere(file, record);
+    const stepValue = record.values[stepColumn];
+    if (isMissingValue(stepValue)) continue;
+    const step = parseStep(stepValue, where, `column "${stepColumn}"`);
+    const rowRun = runColumn ? String(record.values[runColumn]) : undefined;
+    for (const m of mapped) {
+      const v = record.values[m.column];
+      if (isMissingValue(v)) { missing++; continue; }
+      const origin = `${where}, column "${m.column}"`;
+      const value = parseDecimal(v, origin, `column "${m.column}"`);
+      checkValueRange(m.metric, value, origin);
+      rows.push({ run: m.run ?? rowRun ?? fileRun, step, testSet: m.testSet, metric: m.metric, value, attributes: { source: 'wide table' }, origin });
+    }
+  }
+  if (rows.length === 0) throw new UserError(`${file}: every cell of the score columns (${mapped.map((m) => m.column).join(', ')}) is empty or NaN`);
+  const notes: string[] = [];
+  if (leftOut.length) notes.push(`${file}: columns naming no test set and metric left out: ${leftOut.join(', ')} (name one with --columns column=test_set:metric)`);
+  if (missing) notes.push(`${file}: ${missing} empty or NaN cell(s) read as missing scores`);
+  const runFrom = mapped.some((m) => m.run) ? 'the "<run> - " column prefix' : runColumn ? `column "${runColumn}"` : 'the file name';
+  const shown = mapped.slice(0, 4).map((m) => `${m.column} -> ${m.testSet}:${m.metric}`).join(', ');
+  return {
+    rows,
+    description: `wide table; run from ${runFrom}, step from column "${stepColumn}", test set and metric from column names (${shown}${mapped.length > 4 ? ', ...' : ''})`,
+    notes,
+  };
+}
