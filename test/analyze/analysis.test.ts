@@ -46,7 +46,7 @@ test('a plateau-heavy run: distinct checkpoints counted, a warning, and no test 
     for (const residualiser of ['linear', 'spline'] as const) {
       const result = analyzeRun(series, { ...FAST, inference, residualiser, representation: 'levels' });
       assert.equal(result.distinct, 8);
-      assert.match(result.warning ?? '', /13 of 21 checkpoints repeat an earlier checkpoint's scores \(8 distinct\)/);
+      assert.match(result.warning ?? '', /13 of 21 checkpoints repeat an earlier checkpoint's scores on every test set \(8 distinct\): each pair's test counts at most that pair's own distinct checkpoints/);
       for (const p of result.pairs) {
         assert.equal(p.distinct, 8, `${inference}/${residualiser} ${p.a}-${p.b}`);
         if (p.r === null) { assert.ok(p.reason, 'a null result says why'); continue; }
