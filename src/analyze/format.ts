@@ -31,7 +31,7 @@ export function formatPairsCsv(result: AnalysisResult): string {
 }
 
 export function formatAgreementCsv(result: AnalysisResult): string {
-  const lines = ['a,b,positive,negative,null,runs,verdict'];
+  const lines = ['a,b,positive,negative,null,runs,signs'];
   for (const g of result.agreement) lines.push([g.a, g.b, g.positive, g.negative, g.null, g.runs, signVerdict(g)].map(csvCell).join(','));
   return lines.join('\n') + '\n';
 }

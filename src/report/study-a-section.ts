@@ -42,7 +42,7 @@ export async function agreementSection(a: StudyA, tables: Map<string, Table>): P
     }), 'Sign agreement across runs');
     out.push('<div class="charts">' + figure(svg, `Per pair: runs with a significant positive (+) and negative (−) partial correlation; colour = (positive − negative) / runs; outlined: the sign differs between runs.`, 'agreement') + '</div>');
     out.push(htmlTable(tables.get('agreement')!, {
-      headers: { none: 'none', verdict: 'verdict' },
+      headers: { none: 'none' },
       rowClass: (row) => `verdict-${String(row[6]).replace(/ /g, '-')}`,
     }));
   }

@@ -93,7 +93,7 @@ function agreementTable(a: StudyA): Table {
   return {
     name: 'agreement', title: "The papers' view: sign agreement across runs",
     description: `One row per pair of OOD sets: in how many runs its partial correlation is significantly positive, negative, or neither (adjusted p < ${a.options!.alpha}).`,
-    columns: ['a', 'b', 'positive', 'negative', 'none', 'runs', 'verdict'],
+    columns: ['a', 'b', 'positive', 'negative', 'none', 'runs', 'signs'],
     rows: a.analysis.agreement.map((g) => [g.a, g.b, g.positive, g.negative, g.null, g.runs, signVerdict(g)]),
   };
 }

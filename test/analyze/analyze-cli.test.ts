@@ -83,7 +83,7 @@ test('csv output with --out writes the pairs and the agreement tables', async (t
   assert.equal(pairs[0], 'run,a,b,n,r,n_eff,df,p,p_adjusted,ci95_low,ci95_high,representation,reason,unstable,bootstrap_ci95_low,bootstrap_ci95_high');
   assert.equal(pairs.length, 1 + 2 * 10);
   const agreement = readFileSync(join(dir, 'out.agreement.csv'), 'utf8').trim().split('\n');
-  assert.equal(agreement[0], 'a,b,positive,negative,null,runs,verdict');
+  assert.equal(agreement[0], 'a,b,positive,negative,null,runs,signs');
   assert.equal(agreement.length, 11);
 });
 
