@@ -7,8 +7,8 @@
 //   checkpoints whose products add most to the residual covariance it has the other sign or
 //   vanishes (leave-one/two-out checks on the covariance the test's r is made of, on the residuals
 //   as fitted: the control is not refitted). On white or AR(1) noise with a true correlation of 0.5
-//   these flag about 15% of significant runs of 10 checkpoints and none of 25 or more (measured
-//   by scripts/verdict-calibration.ts; docs/analyze.md).
+//   these flag about 18% of the significant runs of 10 checkpoints, 4-5% of 15 and at most 0.3%
+//   of 25 or more (measured by scripts/verdict-calibration.ts; docs/analyze.md).
 // The second check looks only at pairs significant before correction (p < alpha): for a pair near
 // r = 0 two checkpoints always "carry" the sign, and that is not a finding to distrust.
 // Such a pair is reported as unstable with the reason; the meta-analysis leaves it out unless
