@@ -18,7 +18,7 @@ import { metaAcrossRuns, type MetaAcrossRuns } from './pair-meta.ts';
 import { plateausOf } from './plateaus.ts';
 import { robustnessOf, type Robustness, type RunData } from './robustness.ts';
 import type { RunSeries } from './run-series.ts';
-import { unstableReason } from './stability.ts';
+import { runStability } from './stability.ts';
 import { headlineOf, type Headline } from './verdict.ts';
 
 export { agreementAcrossRuns, signVerdict, type SignVerdict } from './agreement.ts';
@@ -171,12 +171,13 @@ function analyzeRunData(data: RunData, opts: AnalyzeOptions): RunAnalysis {
   const transform = differences ? (x: Float64Array) => firstDifferences(x) : (x: Float64Array) => x;
   const covariate = transform(control);
   const statOpts = { method: opts.method, residualiser: opts.residualiser };
+  const stability = runStability({ control, ood, steps: data.steps, controlName: opts.control }, opts);
   const pairs: PairResult[] = results.map(({ a, b, result, representation }, i) => {
     const pair: PairResult = { a, b, r: result.r, nEff: result.nEff, df: result.df, p: result.p, p_adjusted: adjusted[i], ci95: result.ci95, representation };
     if (result.r === null) pair.reason = result.reason ?? 'undefined';
     if (result.phi) pair.phi = result.phi;
     if (result.distinct !== undefined) pair.distinct = result.distinct;
-    const unstable = unstableReason({ control, a: ood[a], b: ood[b], steps: data.steps, names: { control: opts.control, a, b } }, { ...result, representation }, opts);
+    const unstable = stability(a, b, { ...result, representation });
     if (unstable !== undefined) pair.unstable = unstable;
     if (opts.bootstrap > 0) {
       pair.bootstrap_ci95 = blockBootstrapCI(transform(ood[a]), transform(ood[b]), [covariate], {

@@ -3,8 +3,7 @@
 // (levels or first differences) as the analysis of that pair used.
 import { firstDifferences, type Representation } from '../stats/index.ts';
 import { prepareControls } from '../stats/partial-correlation.ts';
-import type { AnalyzeOptions } from './analysis.ts';
-import { splineBasisFor } from './pair-tests.ts';
+import { splineBasisFor, type AnalyzeOptions } from './analysis.ts';
 import type { RunSeries } from './run-series.ts';
 
 export interface PairResiduals {
@@ -27,23 +26,14 @@ export function pairResiduals(
   const x = pick(a);
   const y = pick(b);
   if (!control || !x || !y) return undefined;
-  const residuals = residualPair(control, x, y, opts);
-  if (!residuals) return undefined;
-  return { steps: representation === 'differences' ? series.steps.slice(1) : [...series.steps], ...residuals };
-}
-
-/** Residuals of x and y (already levels or differences, like control) on the control, or undefined when the residualiser cannot fit. */
-export function residualPair(
-  control: Float64Array, x: Float64Array, y: Float64Array, opts: Pick<AnalyzeOptions, 'method' | 'residualiser'>,
-): { a: Float64Array; b: Float64Array } | undefined {
   const n = control.length;
   const controls = prepareControls([control], n, {
     method: opts.method, residualiser: opts.residualiser, splineBasis: opts.residualiser === 'spline' ? splineBasisFor(control) : undefined,
   });
   if (typeof controls === 'string') return undefined;
-  const a = new Float64Array(n);
-  const b = new Float64Array(n);
-  controls.residualiseSeries(x, a);
-  controls.residualiseSeries(y, b);
-  return { a, b };
+  const ra = new Float64Array(n);
+  const rb = new Float64Array(n);
+  controls.residualiseSeries(x, ra);
+  controls.residualiseSeries(y, rb);
+  return { steps: representation === 'differences' ? series.steps.slice(1) : [...series.steps], a: ra, b: rb };
 }

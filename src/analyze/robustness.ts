@@ -9,7 +9,7 @@ import { adjustPValues } from '../stats/index.ts';
 import type { AnalyzeOptions, PairResult } from './analysis.ts';
 import { metaAcrossRuns, type MetaAcrossRuns } from './pair-meta.ts';
 import { testPairs, type PairTestOptions } from './pair-tests.ts';
-import { unstableReason } from './stability.ts';
+import { runStability } from './stability.ts';
 import type { PairVerdict } from './verdict.ts';
 
 export interface RobustnessChoice {
@@ -58,12 +58,13 @@ export function robustnessOf(runs: readonly RunData[], main: MetaAcrossRuns, opt
         const testOpts: PairTestOptions = { method, residualiser, inference: opts.inference, representation };
         const analysed = runs.map((r) => {
           const pairs = testPairs(r.ood, r.control, testOpts);
+          const stability = runStability({ control: r.control, ood: r.ood, steps: r.steps, controlName: opts.control }, { ...opts, method, residualiser });
           const adjusted = adjustPValues(pairs.map((p) => p.result.p), opts.correction);
           return {
             run: r.run,
             pairs: pairs.map(({ a, b, result, representation }, i): PairResult => {
               const pair: PairResult = { a, b, r: result.r, nEff: result.nEff, df: result.df, p: result.p, p_adjusted: adjusted[i], ci95: result.ci95, representation };
-              const unstable = unstableReason({ control: r.control, a: r.ood[a], b: r.ood[b], steps: r.steps, names: { control: opts.control, a, b } }, { ...result, representation }, { ...opts, method, residualiser });
+              const unstable = stability(a, b, { ...result, representation });
               if (unstable !== undefined) pair.unstable = unstable;
               return pair;
             }),

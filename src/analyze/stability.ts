@@ -14,8 +14,9 @@
 // Such a pair is reported as unstable with the reason; the meta-analysis leaves it out unless
 // --keep-unstable. Its false-alarm rate on true effects is measured by scripts/verdict-calibration.ts.
 import { firstDifferences, type Representation } from '../stats/index.ts';
+import { prepareControls, type Controls } from '../stats/partial-correlation.ts';
 import type { AnalysisOptions } from './options.ts';
-import { residualPair } from './pair-residuals.ts';
+import { splineBasisFor } from './pair-tests.ts';
 
 /** A series needs at least this many distinct values (levels) for its correlations to be trusted. */
 export const MIN_DISTINCT_VALUES = 5;
@@ -23,37 +24,70 @@ export const MIN_DISTINCT_VALUES = 5;
 /** How many checkpoints may not carry a significant correlation on their own. */
 export const CARRYING_CHECKPOINTS = 2;
 
-export interface PairSeries {
+/** One run's series (levels), as the analysis selected them. */
+export interface StabilityRun {
   control: Float64Array;
-  a: Float64Array;
-  b: Float64Array;
-  /** Training step of each checkpoint (levels). */
+  ood: Record<string, Float64Array>;
+  /** Training step of each checkpoint. */
   steps: readonly number[];
-  names: { control: string; a: string; b: string };
+  controlName: string;
 }
 
-/** Why this run's pair is unstable, or undefined when it is not. `p` is the pair's unadjusted p. */
-export function unstableReason(
-  s: PairSeries, tested: { r: number | null; p: number | null; representation: Representation },
-  opts: Pick<AnalysisOptions, 'method' | 'residualiser' | 'alpha'>,
-): string | undefined {
-  for (const [name, series] of [[s.names.a, s.a], [s.names.b, s.b], [s.names.control, s.control]] as const) {
-    const distinct = new Set(series).size;
-    if (distinct < MIN_DISTINCT_VALUES) return `"${name}" has ${distinct} distinct value${distinct === 1 ? '' : 's'} in ${series.length} checkpoints (fewer than ${MIN_DISTINCT_VALUES})`;
-  }
-  if (tested.r === null || tested.p === null || !(tested.p < opts.alpha)) return undefined;
-  const differences = tested.representation === 'differences';
-  const pick = (x: Float64Array) => (differences ? firstDifferences(x) : x);
-  const residuals = residualPair(pick(s.control), pick(s.a), pick(s.b), opts);
-  if (!residuals) return undefined;
-  const carried = carryingCheckpoints(residuals.a, residuals.b);
-  if (carried === undefined) return undefined;
-  const steps = differences ? s.steps.slice(1) : s.steps;
-  const at = `step ${carried.checkpoints.map((i) => steps[i]).join(' and ')}${differences ? ', as differences' : ''}`;
-  const one = carried.checkpoints.length === 1;
-  return carried.how === 'outweighs'
-    ? `one checkpoint carries the correlation (${at}): its residual product outweighs all other checkpoints' together`
-    : `${one ? 'one checkpoint carries' : `${carried.checkpoints.length} checkpoints carry`} the correlation (${at}): without ${one ? 'it' : 'them'} the residual covariance has the other sign or vanishes`;
+/** What the pair's test gave: r, the unadjusted p and the series it correlated. */
+export interface TestedForStability { r: number | null; p: number | null; representation: Representation }
+
+/**
+ * The run's check: why a pair of its OOD sets is unstable, or undefined when it is not. Distinct
+ * values and residuals are computed once per series (and representation) and shared by the pairs.
+ */
+export function runStability(run: StabilityRun, opts: Pick<AnalysisOptions, 'method' | 'residualiser' | 'alpha'>): (a: string, b: string, tested: TestedForStability) => string | undefined {
+  const distinct = new Map<string, number>();
+  const distinctOf = (name: string, series: Float64Array) => {
+    let d = distinct.get(name);
+    if (d === undefined) distinct.set(name, (d = new Set(series).size));
+    return d;
+  };
+  const residuals = { levels: new Map<string, Float64Array | null>(), differences: new Map<string, Float64Array | null>() };
+  const controls: Partial<Record<Representation, Controls | string>> = {};
+  const residualOf = (name: string, representation: Representation): Float64Array | null => {
+    const cache = residuals[representation];
+    let e = cache.get(name);
+    if (e !== undefined) return e;
+    const pick = (x: Float64Array) => (representation === 'differences' ? firstDifferences(x) : x);
+    let c = controls[representation];
+    if (c === undefined) {
+      const control = pick(run.control);
+      c = controls[representation] = prepareControls([control], control.length, {
+        method: opts.method, residualiser: opts.residualiser, splineBasis: opts.residualiser === 'spline' ? splineBasisFor(control) : undefined,
+      });
+    }
+    if (typeof c === 'string') e = null;
+    else {
+      const x = pick(run.ood[name]);
+      e = new Float64Array(x.length);
+      c.residualiseSeries(x, e);
+    }
+    cache.set(name, e);
+    return e;
+  };
+  return (a, b, tested) => {
+    for (const [name, series] of [[a, run.ood[a]], [b, run.ood[b]], [run.controlName, run.control]] as const) {
+      const d = distinctOf(name, series);
+      if (d < MIN_DISTINCT_VALUES) return `"${name}" has ${d} distinct value${d === 1 ? '' : 's'} in ${series.length} checkpoints (fewer than ${MIN_DISTINCT_VALUES})`;
+    }
+    if (tested.r === null || tested.p === null || !(tested.p < opts.alpha)) return undefined;
+    const ea = residualOf(a, tested.representation), eb = residualOf(b, tested.representation);
+    if (ea === null || eb === null) return undefined;
+    const carried = carryingCheckpoints(ea, eb);
+    if (carried === undefined) return undefined;
+    const differences = tested.representation === 'differences';
+    const steps = differences ? run.steps.slice(1) : run.steps;
+    const at = `step ${carried.checkpoints.map((i) => steps[i]).join(' and ')}${differences ? ', as differences' : ''}`;
+    const one = carried.checkpoints.length === 1;
+    return carried.how === 'outweighs'
+      ? `one checkpoint carries the correlation (${at}): its residual product outweighs all other checkpoints' together`
+      : `${one ? 'one checkpoint carries' : `${carried.checkpoints.length} checkpoints carry`} the correlation (${at}): without ${one ? 'it' : 'them'} the residual covariance has the other sign or vanishes`;
+  };
 }
 
 /**
