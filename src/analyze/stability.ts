@@ -12,7 +12,7 @@
 // The second check looks only at pairs significant before correction (p < alpha): for a pair near
 // r = 0 two checkpoints always "carry" the sign, and that is not a finding to distrust.
 // Such a pair is reported as unstable with the reason; the meta-analysis leaves it out unless
-// --keep-unstable. Its false-alarm rate on true effects is measured by scripts/verdict-calibration.ts.
+// --keep-unstable.
 import { firstDifferences, type Representation } from '../stats/index.ts';
 import { prepareControls, type Controls } from '../stats/partial-correlation.ts';
 import type { AnalysisOptions } from './options.ts';
