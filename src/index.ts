@@ -11,9 +11,10 @@ export * from './stats/index.ts';
 
 // Scores in, per-run partial correlations and the across-run agreement out.
 export { analyzeRuns, analyzeRun, type AnalyzeOptions, type AnalysisResult, type RunAnalysis, type PairResult } from './analyze/analysis.ts';
-export { metaAcrossRuns, metaHeadline, type MetaAcrossRuns, type PairMeta, type MetaVerdict } from './analyze/pair-meta.ts';
+export { metaAcrossRuns, type MetaAcrossRuns, type PairMeta } from './analyze/pair-meta.ts';
 export { ANALYSIS_OPTIONS, AnalysisOptionsSchema, DEFAULT_OPTIONS, type AnalysisOptions } from './analyze/options.ts';
-export { signVerdict, verdictSentence, type SignVerdict } from './analyze/verdict.ts';
+export { PAIR_VERDICTS, pairVerdict, headlineOf, type PairVerdict, type Headline } from './analyze/verdict.ts';
+export { signVerdict, signCountSentence, type SignVerdict } from './analyze/agreement.ts';
 export type { RunCalibration } from './analyze/calibration.ts';
 export type { Robustness, PairRobustness } from './analyze/robustness.ts';
 export { readScores } from './analyze/read-scores.ts';

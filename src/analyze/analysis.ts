@@ -2,9 +2,10 @@
 // checkpoints between every pair of OOD test sets with the in-domain (control) score regressed
 // out, tested with the inference the options name (by default Bartlett's effective sample size,
 // on levels or differences per pair: stats/levels-or-differences.ts); p-values corrected for the
-// number of pairs within the run (each run is one family of tests); then, across runs, how often
-// each pair is significantly positive, negative or neither; per run, the test's calibration on
-// simulated series like the run's; and how robust each pair's verdict is to the analysis choices.
+// number of pairs within the run (each run is one family of tests), each flagged when it is
+// unstable (stability.ts); then, across runs, per pair the meta-analysis and its one verdict
+// (verdict.ts) counted by the headline, and the papers' sign counts; per run, the test's
+// calibration on simulated series like the run's; and how robust each verdict is to the analysis choices.
 import { UserError } from '../errors.ts';
 import {
   adjustPValues, blockBootstrapCI, firstDifferences, permutationTest, type Representation,
@@ -17,9 +18,11 @@ import { metaAcrossRuns, type MetaAcrossRuns } from './pair-meta.ts';
 import { plateausOf } from './plateaus.ts';
 import { robustnessOf, type Robustness, type RunData } from './robustness.ts';
 import type { RunSeries } from './run-series.ts';
+import { runStability } from './stability.ts';
+import { headlineOf, type Headline } from './verdict.ts';
 
-export { agreementAcrossRuns } from './agreement.ts';
-export { signVerdict, type SignVerdict } from './verdict.ts';
+export { agreementAcrossRuns, signVerdict, type SignVerdict } from './agreement.ts';
+export { PAIR_VERDICTS, type Headline, type PairVerdict } from './verdict.ts';
 export { splineBasisFor } from './pair-tests.ts';
 
 /** The options of analysis.ts: the declared analysis options (options.ts) and the control test set. */
@@ -48,6 +51,8 @@ export interface PairResult {
   distinct?: number;
   bootstrap_ci95?: [number, number] | null;
   permutation_p?: number;
+  /** Why this run's result for the pair is not to be trusted (stability.ts): left out of the pooling unless keepUnstable. */
+  unstable?: string;
 }
 
 export interface RunAnalysis {
@@ -65,7 +70,10 @@ export interface RunAnalysis {
 }
 export interface Agreement { a: string; b: string; positive: number; negative: number; null: number; runs: number }
 export interface AnalysisResult {
+  /** The answer: the four verdicts counted, in the sentence every output shows (verdict.ts). */
+  headline: Headline;
   runs: RunAnalysis[];
+  /** The papers' view: significant signs counted per pair (agreement.ts). */
   agreement: Agreement[];
   /** Per pair, the random-effects meta-analysis of its runs' Fisher z (pair-meta.ts). */
   meta: MetaAcrossRuns;
@@ -108,9 +116,17 @@ export function analyzeRuns(series: readonly RunSeries[], options: AnalyzeOption
   const runs = series.map((s, i) => analyzeRunData(data[i], opts));
   const agreement = agreementAcrossRuns(runs, opts.alpha);
   const attributes = new Map(series.map((s) => [s.run, s.attributes]));
-  const result: AnalysisResult = { runs, agreement, meta: metaAcrossRuns(runs, opts, attributes) };
-  if (opts.robustness) result.robustness = robustnessOf(data, agreement, opts);
+  const meta = metaAcrossRuns(runs, opts, attributes);
+  const result: AnalysisResult = { headline: headlineOf({ runs, meta }, opts), runs, agreement, meta };
+  if (opts.robustness) result.robustness = robustnessOf(data, meta, opts);
   return result;
+}
+
+/** The result with no run analysed (a report whose store has none yet). */
+export function emptyAnalysis(options: AnalyzeOptions): AnalysisResult {
+  const opts = withDefaults(options);
+  const meta = metaAcrossRuns([], opts);
+  return { headline: headlineOf({ runs: [], meta }, opts), runs: [], agreement: agreementAcrossRuns([], opts.alpha), meta };
 }
 
 export function analyzeRun(series: RunSeries, options: AnalyzeOptions): RunAnalysis {
@@ -143,7 +159,7 @@ function runData(series: RunSeries, opts: AnalyzeOptions): RunData {
   if (problem !== undefined) throw new UserError(`run "${series.run}": ${problem}`);
   const ood: Record<string, Float64Array> = {};
   for (const t of oodNamesOf(series, opts)) ood[t] = series.values.get(t)!;
-  return { run: series.run, control: series.values.get(opts.control)!, ood };
+  return { run: series.run, steps: series.steps, control: series.values.get(opts.control)!, ood };
 }
 
 function analyzeRunData(data: RunData, opts: AnalyzeOptions): RunAnalysis {
@@ -155,11 +171,14 @@ function analyzeRunData(data: RunData, opts: AnalyzeOptions): RunAnalysis {
   const transform = differences ? (x: Float64Array) => firstDifferences(x) : (x: Float64Array) => x;
   const covariate = transform(control);
   const statOpts = { method: opts.method, residualiser: opts.residualiser };
+  const stability = runStability({ control, ood, steps: data.steps, controlName: opts.control }, opts);
   const pairs: PairResult[] = results.map(({ a, b, result, representation }, i) => {
     const pair: PairResult = { a, b, r: result.r, nEff: result.nEff, df: result.df, p: result.p, p_adjusted: adjusted[i], ci95: result.ci95, representation };
     if (result.r === null) pair.reason = result.reason ?? 'undefined';
     if (result.phi) pair.phi = result.phi;
     if (result.distinct !== undefined) pair.distinct = result.distinct;
+    const unstable = stability(a, b, { ...result, representation });
+    if (unstable !== undefined) pair.unstable = unstable;
     if (opts.bootstrap > 0) {
       pair.bootstrap_ci95 = blockBootstrapCI(transform(ood[a]), transform(ood[b]), [covariate], {
         ...statOpts, resamples: opts.bootstrap, blockLength: opts.blockLength, seed: opts.seed,

@@ -1,10 +1,11 @@
-// The per-pair meta-analysis across runs as text (beside the sign-count table) and as CSV.
-import { metaHeadline, type MetaAcrossRuns, type PairMeta } from './pair-meta.ts';
+// The per-pair meta-analysis across runs, with each pair's verdict and why, as text and as CSV.
+import type { MetaAcrossRuns, PairMeta } from './pair-meta.ts';
+import { PAIR_VERDICTS } from './verdict.ts';
 
 export const META_COLUMNS = [
   'a', 'b', 'runs', 'excluded', 'r', 'ci95_low', 'ci95_high', 'p', 'p_adjusted', 'z', 'se',
   'tau2', 'tau2_ci95_low', 'tau2_ci95_high', 'i2', 'i2_ci95_low', 'i2_ci95_high', 'q', 'q_df', 'q_p',
-  'prediction95_low', 'prediction95_high', 'verdict', 'notes',
+  'prediction95_low', 'prediction95_high', 'verdict', 'notes', 'q_p_adjusted', 'why', 'unstable_runs',
 ] as const;
 
 /** One row per pair, in META_COLUMNS order (shared by the CSV and the report's table). */
@@ -13,6 +14,7 @@ export function metaRow(p: PairMeta): (string | number | null)[] {
     p.a, p.b, p.runs, p.excluded, p.r, p.ci95?.[0] ?? null, p.ci95?.[1] ?? null, p.p, p.p_adjusted, p.z, p.se,
     p.tau2, p.tau2_ci95?.[0] ?? null, p.tau2_ci95?.[1] ?? null, p.i2, p.i2_ci95?.[0] ?? null, p.i2_ci95?.[1] ?? null,
     p.q, p.q_df, p.q_p, p.prediction95?.[0] ?? null, p.prediction95?.[1] ?? null, p.verdict, p.notes.join('; ') || null,
+    p.q_p_adjusted, p.why, p.unstable.map((u) => u.run).join('; ') || null,
   ];
 }
 
@@ -40,15 +42,15 @@ export function formatModeratorCsv(meta: MetaAcrossRuns): string {
   return csv([...MODERATOR_COLUMNS], moderatorRows(meta));
 }
 
-/** The table's lines: the pooled effects, the moderator tests when asked for, then the headline. */
-export function formatMetaTable(meta: MetaAcrossRuns, alpha: number): string[] {
+/** The table's lines: the verdict per pair from its pooled effect, then the moderator tests when asked for. */
+export function formatMetaTable(meta: MetaAcrossRuns): string[] {
   const out: string[] = [];
   const k = Math.max(0, ...meta.pairs.map((p) => p.runs));
-  out.push(`Across ${k} run${k === 1 ? '' : 's'}: random-effects meta-analysis per pair (Fisher z, ${meta.estimator}${meta.hartung_knapp ? ', Hartung-Knapp' : ''}; p adjusted over the pairs)`);
-  const header = ['a', 'b', 'runs', 'pooled r', '95% CI', 'p adj', 'tau', 'I2', 'Q p', '95% prediction', 'verdict'];
+  out.push(`The verdict per pair across ${k} run${k === 1 ? '' : 's'} (${PAIR_VERDICTS.join(' / ')}): random-effects meta-analysis per pair (Fisher z, ${meta.estimator}${meta.hartung_knapp ? ', Hartung-Knapp' : ''}; p and Q p adjusted over the pairs; the 95% CI is unadjusted)`);
+  const header = ['a', 'b', 'runs', 'pooled r', '95% CI', 'p adj', 'tau', 'I2', 'Q p adj', '95% prediction', 'verdict', 'why'];
   const rows = meta.pairs.map((p) => [
     p.a, p.b, String(p.runs), num(p.r, 3), ci(p.ci95), pval(p.p_adjusted), p.tau2 === null ? '-' : Math.sqrt(p.tau2).toFixed(3),
-    p.i2 === null ? '-' : `${(100 * p.i2).toFixed(0)}%`, pval(p.q_p), ci(p.prediction95), p.verdict,
+    p.i2 === null ? '-' : `${(100 * p.i2).toFixed(0)}%`, pval(p.q_p_adjusted), ci(p.prediction95), p.verdict, p.why,
   ]);
   out.push(...align([header, ...rows]));
   const notes = [...new Set(meta.pairs.flatMap((p) => p.notes))];
@@ -65,7 +67,6 @@ export function formatMetaTable(meta: MetaAcrossRuns, alpha: number): string[] {
     });
     out.push(...align([['a', 'b', 'runs', 'test', 'p', 'R2', moderatorKind(meta) === 'categorical' ? 'pooled r per level' : 'effect'], ...mrows]));
   }
-  out.push('', metaHeadline(meta, alpha));
   return out;
 }
 

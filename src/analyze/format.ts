@@ -1,7 +1,8 @@
 // Renders an analysis as a table for people, JSON for programs (the documented exact shape), or CSV.
-import { signVerdict, type AnalysisResult, type AnalyzeOptions, type PairResult } from './analysis.ts';
+// The table ends with the headline (analysis.headline), so analyze's last line is the answer.
+import { signCountSentence, signVerdict } from './agreement.ts';
+import type { AnalysisResult, AnalyzeOptions, PairResult } from './analysis.ts';
 import { formatMetaTable } from './format-meta.ts';
-import { verdictSentence } from './verdict.ts';
 
 export type OutputFormat = 'table' | 'json' | 'csv';
 
@@ -9,7 +10,7 @@ export function formatJson(result: AnalysisResult): string {
   return JSON.stringify(result, null, 2) + '\n';
 }
 
-const PAIR_COLUMNS = ['run', 'a', 'b', 'n', 'r', 'n_eff', 'df', 'p', 'p_adjusted', 'ci95_low', 'ci95_high', 'representation', 'reason'] as const;
+const PAIR_COLUMNS = ['run', 'a', 'b', 'n', 'r', 'n_eff', 'df', 'p', 'p_adjusted', 'ci95_low', 'ci95_high', 'representation', 'reason', 'unstable'] as const;
 
 /** One row per (run, pair); bootstrap / permutation columns appear when they were computed. */
 export function formatPairsCsv(result: AnalysisResult): string {
@@ -20,7 +21,7 @@ export function formatPairsCsv(result: AnalysisResult): string {
   const lines = [[...PAIR_COLUMNS, ...extra].join(',')];
   for (const run of result.runs) {
     for (const p of run.pairs) {
-      const cells: unknown[] = [run.run, p.a, p.b, run.n, p.r, p.nEff, p.df, p.p, p.p_adjusted, p.ci95?.[0], p.ci95?.[1], p.representation, p.reason];
+      const cells: unknown[] = [run.run, p.a, p.b, run.n, p.r, p.nEff, p.df, p.p, p.p_adjusted, p.ci95?.[0], p.ci95?.[1], p.representation, p.reason, p.unstable];
       if (extra.includes('bootstrap_ci95_low')) cells.push(p.bootstrap_ci95?.[0], p.bootstrap_ci95?.[1]);
       if (extra.includes('permutation_p')) cells.push(p.permutation_p);
       lines.push(cells.map(csvCell).join(','));
@@ -30,7 +31,7 @@ export function formatPairsCsv(result: AnalysisResult): string {
 }
 
 export function formatAgreementCsv(result: AnalysisResult): string {
-  const lines = ['a,b,positive,negative,null,runs,verdict'];
+  const lines = ['a,b,positive,negative,null,runs,signs'];
   for (const g of result.agreement) lines.push([g.a, g.b, g.positive, g.negative, g.null, g.runs, signVerdict(g)].map(csvCell).join(','));
   return lines.join('\n') + '\n';
 }
@@ -53,19 +54,23 @@ export function formatTable(result: AnalysisResult, opts: AnalyzeOptions): strin
     const header = ['a', 'b', 'on', 'r', 'n_eff', 'df', 'p', 'p adj', '95% CI'];
     const hasBoot = run.pairs.some((p) => p.bootstrap_ci95 !== undefined);
     const hasPerm = run.pairs.some((p) => p.permutation_p !== undefined);
+    const hasUnstable = run.pairs.some((p) => p.unstable !== undefined);
     if (hasBoot) header.push('bootstrap 95% CI');
     if (hasPerm) header.push('perm p');
+    if (hasUnstable) header.push('unstable');
     const rows = run.pairs.map((p) => {
       const row = [p.a, p.b, p.representation, p.r === null ? `undefined: ${p.reason}` : fixed(p.r, 3), fixed(p.nEff, 1), fixed(p.df, 1), pval(p.p), pval(p.p_adjusted) + star(p, opts.alpha), ci(p.ci95)];
       if (hasBoot) row.push(ci(p.bootstrap_ci95 ?? null));
       if (hasPerm) row.push(p.permutation_p === undefined ? '' : pval(p.permutation_p));
+      if (hasUnstable) row.push(p.unstable ?? '');
       return row;
     });
     out.push(...alignColumns([header, ...rows], 2));
   }
-  out.push('', `Across ${result.runs.length} run${result.runs.length === 1 ? '' : 's'}: significant correlations per pair (adjusted p < ${opts.alpha})`);
+  out.push('', `The papers' view across ${result.runs.length} run${result.runs.length === 1 ? '' : 's'}: runs with a significant correlation per pair (adjusted p < ${opts.alpha}); it counts signs, so "none" may be no power`);
   const rows = result.agreement.map((g) => [g.a, g.b, String(g.positive), String(g.negative), String(g.null), String(g.runs), signVerdict(g)]);
-  out.push(...alignColumns([['a', 'b', 'positive', 'negative', 'none', 'runs', 'verdict'], ...rows], 2));
+  out.push(...alignColumns([['a', 'b', 'positive', 'negative', 'none', 'runs', 'signs'], ...rows], 2));
+  out.push(`  ${signCountSentence(result, opts.alpha)}`);
   if (result.robustness) {
     const available = result.robustness.choices.filter((c) => c.available).length;
     out.push('', `Robustness: does each verdict hold under the ${available} other analysis choices (pearson/spearman x linear/spline x levels/differences)?`);
@@ -73,14 +78,14 @@ export function formatTable(result: AnalysisResult, opts: AnalyzeOptions): strin
     out.push(...alignColumns([['a', 'b', 'verdict', 'holds under', 'otherwise'], ...rb], 2));
     for (const c of result.robustness.choices) if (!c.available) out.push(`  not computed: ${c.method}/${c.residualiser}/${c.representation}: ${c.reason}`);
   }
-  out.push('', headline(result, opts));
-  out.push('', ...formatMetaTable(result.meta, opts.alpha));
+  out.push('', ...formatMetaTable(result.meta));
+  out.push('', headline(result));
   return out.join('\n') + '\n';
 }
 
-/** The answer to "do generalisation results generalise?" in one sentence (analyze/verdict.ts). */
-export function headline(result: AnalysisResult, opts: Pick<AnalyzeOptions, 'control' | 'alpha'>): string {
-  return verdictSentence(result, opts);
+/** The answer to "do generalisation results generalise?" in one sentence (analysis.headline, verdict.ts). */
+export function headline(result: Pick<AnalysisResult, 'headline'>): string {
+  return result.headline.sentence;
 }
 
 /** One run's calibration in words. */

@@ -37,6 +37,8 @@ export const ANALYSIS_OPTIONS = {
   testSets: { kind: 'list', flag: 'test-set', metavar: 'set...', help: 'the OOD test sets to include (default: all but the control)' },
   metaEstimator: { kind: 'choice', choices: TAU2_ESTIMATORS, default: 'REML', anyCase: true, metavar: 'estimator', help: 'across runs: between-run variance estimator of the per-pair random-effects meta-analysis' },
   hartungKnapp: { kind: 'boolean', default: true, help: 'across runs: use the Hartung-Knapp adjustment of the pooled effect, a t test on runs - 1 df (without it, the plain z test, too many false positives with few heterogeneous runs)' },
+  equivalenceMargin: { kind: 'number', default: 0.1, gt: 0, lt: 1, metavar: 'r', help: "across runs: a pair is negligible everywhere when its 95% prediction interval lies inside +/- this partial correlation" },
+  keepUnstable: { kind: 'boolean', default: false, help: 'across runs: pool runs whose pair is unstable (a series with too few distinct values, or one or two checkpoints carrying a significant correlation); by default they are listed and left out' },
   moderator: { kind: 'string', metavar: 'attribute', help: 'across runs: meta-regress each pair on this run attribute (e.g. model, training_set, method; numeric values give a slope)' },
 } as const satisfies Record<string, AnalysisOptionSpec>;
 

@@ -2,13 +2,15 @@
 // meta-analysis of the runs' partial correlations on Fisher's z (stats/meta-analysis.ts): the
 // pooled r with its CI, the between-run variance tau^2, I^2, Cochran's Q and the 95% prediction
 // interval for a new model; optionally a meta-regression on one run attribute (does the relation
-// depend on the model family?). The verdict per pair and the headline sentence live here, once,
-// for the CLI table and the report alike.
+// depend on the model family?). Each pair's verdict is decided from these numbers by verdict.ts.
+// A run whose pair is unstable (stability.ts) is left out of that pair's pooling and listed,
+// unless keepUnstable.
 import {
   adjustPValues, isMetaRegression, metaRegression, randomEffectsMeta,
   type Correction, type Moderator, type Tau2Estimator,
 } from '../stats/index.ts';
 import type { PairResult, RunAnalysis } from './analysis.ts';
+import { pairVerdict, type PairVerdict } from './verdict.ts';
 
 export interface MetaAnalysisOptions {
   /** Between-run variance estimator. */
@@ -19,6 +21,10 @@ export interface MetaAnalysisOptions {
   moderator?: string;
   alpha: number;
   correction: Correction;
+  /** A pair whose prediction interval lies inside +/- this is negligible everywhere. */
+  equivalenceMargin: number;
+  /** Pool runs whose pair is unstable instead of leaving them out. */
+  keepUnstable: boolean;
 }
 
 /**
@@ -32,9 +38,6 @@ export function fisherZVariance(pair: PairResult): number {
   const k = pair.nEff - 2 - pair.df;
   return 1 / (pair.nEff - k - 3);
 }
-
-/** What the meta-analysis says about one pair (see pairVerdict). */
-export type MetaVerdict = 'generalises' | 'heterogeneous' | 'average only' | 'null' | 'one run' | 'no estimate';
 
 export interface ModeratorResult {
   attribute: string;
@@ -57,7 +60,7 @@ export interface ModeratorResult {
 export interface PairMeta {
   a: string;
   b: string;
-  /** Runs pooled (those where r is defined and |r| < 1) and runs left out. */
+  /** Runs pooled (those where r is defined, |r| < 1 and, unless keepUnstable, the pair is stable) and runs left out. */
   runs: number;
   excluded: number;
   /** Pooled r = tanh(pooled z), its 95% CI, p (z test, or t with Hartung-Knapp) and p adjusted over the pairs. */
@@ -77,9 +80,15 @@ export interface PairMeta {
   q: number | null;
   q_df: number | null;
   q_p: number | null;
+  /** Q's p adjusted over the pairs with the same correction as the pooled p (what "depends on the model" is decided on). */
+  q_p_adjusted: number | null;
   /** 95% prediction interval for a new model's partial correlation (r scale); null below 3 runs. */
   prediction95: [number, number] | null;
-  verdict: MetaVerdict;
+  /** The pair's one verdict (verdict.ts) and why, naming the interval it was decided on. */
+  verdict: PairVerdict;
+  why: string;
+  /** Runs whose pair is unstable, with the reason (left out of the pooling unless keepUnstable). */
+  unstable: { run: string; reason: string }[];
   /** What could not be estimated, in words. */
   notes: string[];
   moderator?: ModeratorResult;
@@ -95,7 +104,7 @@ export interface MetaAcrossRuns {
 /** Run attributes by run name, for the moderator. */
 export type RunAttributes = ReadonlyMap<string, Readonly<Record<string, string>>>;
 
-export function metaAcrossRuns(runs: readonly RunAnalysis[], opts: MetaAnalysisOptions, attributes: RunAttributes = new Map()): MetaAcrossRuns {
+export function metaAcrossRuns(runs: readonly Pick<RunAnalysis, 'run' | 'pairs'>[], opts: MetaAnalysisOptions, attributes: RunAttributes = new Map()): MetaAcrossRuns {
   const byPair = new Map<string, { a: string; b: string; items: { run: string; pair: PairResult }[] }>();
   for (const run of runs) {
     for (const pair of run.pairs) {
@@ -109,21 +118,32 @@ export function metaAcrossRuns(runs: readonly RunAnalysis[], opts: MetaAnalysisO
     .sort((x, y) => cmp(x.a, y.a) || cmp(x.b, y.b))
     .map(({ a, b, items }) => metaOfPair(a, b, items, opts, attributes));
   const adjusted = adjustPValues(pairs.map((p) => p.p), opts.correction);
-  pairs.forEach((p, i) => { p.p_adjusted = adjusted[i]; p.verdict = pairVerdict(p, opts.alpha); });
+  const qAdjusted = adjustPValues(pairs.map((p) => p.q_p), opts.correction);
+  const ctx = { alpha: opts.alpha, equivalenceMargin: opts.equivalenceMargin, correction: opts.correction, pairs: pairs.length };
+  pairs.forEach((p, i) => {
+    p.p_adjusted = adjusted[i];
+    p.q_p_adjusted = qAdjusted[i];
+    Object.assign(p, pairVerdict(p, ctx));
+  });
   return { estimator: opts.metaEstimator, hartung_knapp: opts.hartungKnapp, moderator: opts.moderator ?? null, pairs };
 }
 
 function metaOfPair(a: string, b: string, items: { run: string; pair: PairResult }[], opts: MetaAnalysisOptions, attributes: RunAttributes): PairMeta {
+  const unstable = items.filter((x) => x.pair.unstable !== undefined).map((x) => ({ run: x.run, reason: x.pair.unstable! }));
+  const candidates = opts.keepUnstable ? items : items.filter((x) => x.pair.unstable === undefined);
   // r = +-1 (a degenerate fit: its Fisher z is infinite) cannot be weighed against the others
-  const used = items.filter((x) => x.pair.r !== null && Math.abs(x.pair.r) < 1);
-  const degenerate = items.filter((x) => x.pair.r !== null && Math.abs(x.pair.r) >= 1).length;
+  const used = candidates.filter((x) => x.pair.r !== null && Math.abs(x.pair.r) < 1);
+  const degenerate = candidates.filter((x) => x.pair.r !== null && Math.abs(x.pair.r) >= 1).length;
   const out: PairMeta = {
     a, b, runs: used.length, excluded: items.length - used.length,
     r: null, ci95: null, p: null, p_adjusted: null, z: null, se: null,
-    tau2: null, tau2_ci95: null, i2: null, i2_ci95: null, q: null, q_df: null, q_p: null,
-    prediction95: null, verdict: 'no estimate', notes: [],
+    tau2: null, tau2_ci95: null, i2: null, i2_ci95: null, q: null, q_df: null, q_p: null, q_p_adjusted: null,
+    prediction95: null, verdict: 'inconclusive', why: '', unstable, notes: [],
   };
-  const undefinedR = out.excluded - degenerate;
+  if (unstable.length) {
+    out.notes.push(`${unstable.length} run${unstable.length === 1 ? '' : 's'} unstable${opts.keepUnstable ? ', pooled anyway (--keep-unstable)' : ', left out (--keep-unstable pools them)'}: ${unstable.map((u) => `${u.run}: ${u.reason}`).join('; ')}`);
+  }
+  const undefinedR = candidates.length - used.length - degenerate;
   if (undefinedR) out.notes.push(`${undefinedR} run${undefinedR === 1 ? '' : 's'} without a defined r left out`);
   if (degenerate) out.notes.push(`${degenerate} run${degenerate === 1 ? '' : 's'} with r = ±1 (infinite Fisher z) left out`);
   if (used.length === 0) return out;
@@ -174,48 +194,6 @@ function moderate(
     result.levels = fit.levels.map((l) => ({ level: l.level, runs: l.k, r: Math.tanh(l.estimate), ci95: tanhPair(l.ci) }));
   }
   return result;
-}
-
-/**
- * One pair's verdict, in this order:
- * - 'generalises': the pooled effect is significant (adjusted p < alpha) and the 95% prediction
- *   interval has one sign: the next model is expected to show the same sign;
- * - 'heterogeneous': otherwise, Cochran's Q is significant (p < alpha): the runs disagree by more
- *   than their sampling error, so the relation depends on the model;
- * - 'average only': the pooled effect is significant but the prediction interval crosses 0 (or,
- *   below three runs, there is none) without significant heterogeneity;
- * - 'null': neither a significant pooled effect nor significant heterogeneity;
- * - 'one run' / 'no estimate': nothing to pool.
- */
-export function pairVerdict(p: PairMeta, alpha: number): MetaVerdict {
-  if (p.runs === 0) return 'no estimate';
-  if (p.runs === 1) return 'one run';
-  const significant = p.p_adjusted !== null && p.p_adjusted < alpha;
-  const oneSign = p.prediction95 !== null && (p.prediction95[0] > 0 || p.prediction95[1] < 0);
-  if (significant && oneSign) return 'generalises';
-  if (p.q_p !== null && p.q_p < alpha) return 'heterogeneous';
-  return significant ? 'average only' : 'null';
-}
-
-/** The meta-analysis in one sentence, naming the pairs when there are few. */
-export function metaHeadline(meta: MetaAcrossRuns, alpha: number): string {
-  const pairs = meta.pairs;
-  const k = Math.max(0, ...pairs.map((p) => p.runs));
-  const how = `random-effects meta-analysis of Fisher z, ${meta.estimator}${meta.hartung_knapp ? ' with Hartung-Knapp' : ''}`;
-  if (k <= 1) return `Across runs (${how}): ${k === 0 ? 'no run has' : 'only one run has'} a defined partial correlation, so nothing is pooled.`;
-  const named = (ps: PairMeta[], withSign: boolean) => (ps.length > 0 && ps.length <= 6
-    ? `: ${ps.map((p) => `${p.a}–${p.b}${withSign && p.r !== null ? ` (${p.r > 0 ? '+' : '−'})` : ''}`).join(', ')}`
-    : '');
-  const of = (v: MetaVerdict) => pairs.filter((p) => p.verdict === v);
-  const generalise = of('generalises'), hetero = of('heterogeneous'), average = of('average only'), none = of('null');
-  const verb = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
-  const clauses = [
-    `${generalise.length} of ${pairs.length} OOD pairs generalise (pooled effect significant, 95% prediction interval of one sign)${named(generalise, true)}`,
-    hetero.length ? `${verb(hetero.length, 'is', 'are')} heterogeneous (Q p < ${alpha})${named(hetero, false)}` : '',
-    average.length ? `${verb(average.length, 'is', 'are')} significant on average only (the prediction interval includes 0${k < 3 ? ' or needs three runs' : ''})${named(average, true)}` : '',
-    none.length ? `${verb(none.length, 'is', 'are')} null${named(none, false)}` : '',
-  ].filter(Boolean);
-  return `Across ${k} runs (${how}): ${clauses.join('; ')}.`;
 }
 
 function tanhPair(x: [number, number]): [number, number] {

@@ -1,47 +1,125 @@
-// The verdict: one word per pair (does its sign generalise across runs?) and the one sentence that
-// answers study A's question. Computed here only; the CLI table and the HTML report render it.
-import type { AnalysisResult, Agreement, PairResult } from './analysis.ts';
+// The verdict: one word per pair of OOD sets, from the evidence across runs (the pair's
+// random-effects meta-analysis, pair-meta.ts), and the headline that counts the words. Computed
+// here only; the CLI table, the JSON, the CSV, the report and designed-against-found (the demo)
+// all read the word from here (PairMeta.verdict) and the answer from AnalysisResult.headline.
+//
+// The four outcomes, tried in this order (why this order: the margin is what the researcher said
+// does not matter, so a pair inside it is negligible even when its tiny effect is consistent):
+// - negligible everywhere: the 95% prediction interval for a new run lies inside +/- the
+//   equivalence margin (--equivalence-margin, default 0.1): an equivalence test on the interval a
+//   reader sees, so "no relation" is shown, not assumed from a non-significant p;
+// - generalises: the pooled effect is significant after the correction over pairs and the 95%
+//   prediction interval keeps one sign (the next model is expected to show the same sign);
+// - depends on the model: the runs differ by more than their sampling error (Cochran's Q, p
+//   corrected over pairs like the pooled p, < alpha) and the prediction interval spans both signs;
+// - inconclusive: none of these (too few runs, too wide an interval, or significant only before
+//   correcting for the number of pairs: the reason says which).
+// A prediction interval needs three runs, so with fewer every pair is inconclusive. The rates at
+// which each word is declared when the truth is a null, a common effect, an effect at the margin
+// or a model-dependent effect are measured by scripts/verdict-calibration.ts (docs/analyze.md).
+import type { Correction } from '../stats/index.ts';
+import type { AnalysisResult } from './analysis.ts';
+import { isSignificant } from './agreement.ts';
+import type { MetaAcrossRuns, PairMeta } from './pair-meta.ts';
 
-/** One word for the agreement row: does the pair's sign generalise across runs? */
-export type SignVerdict = 'positive in all' | 'negative in all' | 'sign differs' | 'positive or none' | 'negative or none' | 'none significant';
+/** The four outcomes a pair can have, in the order the headline counts them. */
+export const PAIR_VERDICTS = ['generalises', 'depends on the model', 'negligible everywhere', 'inconclusive'] as const;
+export type PairVerdict = (typeof PAIR_VERDICTS)[number];
 
-export function signVerdict(a: Agreement): SignVerdict {
-  if (a.positive > 0 && a.negative > 0) return 'sign differs';
-  if (a.positive === a.runs && a.runs > 0) return 'positive in all';
-  if (a.negative === a.runs && a.runs > 0) return 'negative in all';
-  if (a.positive > 0) return 'positive or none';
-  if (a.negative > 0) return 'negative or none';
-  return 'none significant';
+export interface VerdictContext {
+  alpha: number;
+  equivalenceMargin: number;
+  correction: Correction;
+  /** Pairs in the correction's family (for "not significant after correcting for N pairs"). */
+  pairs: number;
 }
 
-export function isSignificant(p: Pick<PairResult, 'r' | 'p_adjusted'>, alpha: number): boolean {
-  return p.r !== null && p.p_adjusted !== null && p.p_adjusted < alpha;
-}
+type VerdictInputs = Pick<PairMeta, 'runs' | 'r' | 'p' | 'p_adjusted' | 'q_p' | 'q_p_adjusted' | 'prediction95'>;
 
-/** "Yes / Partly / No: across N runs, ..." (the answer to "do generalisation results generalise?"). */
-export function verdictSentence(result: AnalysisResult, ctx: { control: string; alpha: number }): string {
-  const runs = result.runs.length;
-  if (runs === 0) return 'No run could be analysed.';
-  const verdicts = result.agreement.map(signVerdict);
-  const pairs = verdicts.length;
-  if (runs === 1) {
-    const signs = result.runs[0].pairs.filter((p) => isSignificant(p, ctx.alpha)).length;
-    return `Only one run could be analysed, so agreement across runs is not tested: in it, ${signs} of ${pairs} pairs of OOD test sets are significantly correlated (adjusted p < ${ctx.alpha}).`;
+/** One pair's verdict with the reason, in words that name the interval it was decided on. */
+export function pairVerdict(m: VerdictInputs, ctx: VerdictContext): { verdict: PairVerdict; why: string } {
+  const inconclusive = (why: string) => ({ verdict: 'inconclusive' as const, why });
+  if (m.runs === 0 || m.r === null) return inconclusive('no run to pool');
+  if (m.prediction95 === null) return inconclusive(`${m.runs} run${m.runs === 1 ? '' : 's'} pooled: a prediction interval for a new run needs at least 3`);
+  const [lo, hi] = m.prediction95;
+  const pi = `95% prediction interval ${interval(m.prediction95)}`;
+  const margin = ctx.equivalenceMargin;
+  if (-margin < lo && hi < margin) return { verdict: 'negligible everywhere', why: `${pi} inside ±${margin}` };
+  const significant = m.p_adjusted !== null && m.p_adjusted < ctx.alpha;
+  const oneSign = lo > 0 || hi < 0;
+  const pooled = `pooled r ${m.r.toFixed(3)}`;
+  const adjustedP = `${corrected(ctx)} p ${pval(m.p_adjusted)}`;
+  if (significant && oneSign) return { verdict: 'generalises', why: `${pooled} (${adjustedP}), ${pi} all ${lo > 0 ? 'positive' : 'negative'}` };
+  const heterogeneous = m.q_p_adjusted !== null && m.q_p_adjusted < ctx.alpha;
+  if (heterogeneous && lo < 0 && hi > 0) return { verdict: 'depends on the model', why: `runs differ (Q ${corrected(ctx)} p ${pval(m.q_p_adjusted)}), ${pi} spans both signs` };
+  if (!significant && m.p !== null && m.p < ctx.alpha) {
+    return inconclusive(`${pooled} significant before, not after correcting for ${ctx.pairs} pairs (p ${pval(m.p)}, ${adjustedP})`);
   }
-  const consistent = verdicts.filter((v) => v === 'positive in all' || v === 'negative in all').length;
-  const differs = verdicts.filter((v) => v === 'sign differs').length;
-  const none = verdicts.filter((v) => v === 'none significant').length;
-  const partial = pairs - consistent - differs - none;
-  // The first clause always, the others only when they count something.
-  const rest = [
-    differs ? `${differs} change sign between runs` : '',
-    partial ? `${partial} ${partial === 1 ? 'is' : 'are'} significant in some runs only` : '',
-    none ? `${none} ${none === 1 ? 'is' : 'are'} significant in none` : '',
-  ].filter(Boolean);
-  const clauses = [`${consistent} of ${pairs} pairs of OOD test sets keep the same significant sign in every run`, ...rest];
-  const counts = clauses.length === 1 ? clauses[0] : `${clauses.slice(0, -1).join(', ')} and ${clauses[clauses.length - 1]}`;
-  // A pair significant in no run is consistent too (no relation anywhere); only a sign change or a
-  // sign in some runs and not others counts against generalising.
-  const answer = differs > 0 ? 'No' : partial > 0 ? 'Partly' : 'Yes';
-  return `${answer}: across ${runs} runs, ${counts} (partial correlations with "${ctx.control}" regressed out, adjusted p < ${ctx.alpha}).`;
+  if (significant) return inconclusive(`${pooled} significant (${adjustedP}) but the ${pi} spans both signs and the runs do not differ significantly`);
+  return inconclusive(`${pooled} not significant (${adjustedP}); the ${pi} is wider than ±${margin}`);
+}
+
+export interface Headline {
+  /** Runs analysed. */
+  runs: number;
+  /** Pairs of OOD test sets judged. */
+  pairs: number;
+  /** How many pairs have each verdict. */
+  counts: Record<PairVerdict, number>;
+  /** Run results left out of the pooling as unstable (0 with --keep-unstable: then they are pooled). */
+  unstableLeftOut: number;
+  /** The answer in one sentence: what analyze prints last, the demo prints and the report shows first. */
+  sentence: string;
+}
+
+/** The answer to "do generalisation results generalise?", counting the four verdicts. */
+export function headlineOf(
+  result: Pick<AnalysisResult, 'runs'> & { meta: MetaAcrossRuns },
+  ctx: { control: string; alpha: number; equivalenceMargin: number; keepUnstable: boolean },
+): Headline {
+  const runs = result.runs.length;
+  const pairs = result.meta.pairs;
+  const counts = Object.fromEntries(PAIR_VERDICTS.map((v) => [v, pairs.filter((p) => p.verdict === v).length])) as Record<PairVerdict, number>;
+  const unstable = pairs.reduce((t, p) => t + p.unstable.length, 0);
+  const unstableLeftOut = ctx.keepUnstable ? 0 : unstable;
+  const base = { runs, pairs: pairs.length, counts, unstableLeftOut };
+  if (runs === 0) return { ...base, sentence: 'No run could be analysed.' };
+  const unstableNote = unstable === 0 ? '' : ctx.keepUnstable
+    ? ` ${unstable} run result${unstable === 1 ? ' was' : 's were'} unstable and pooled anyway (--keep-unstable).`
+    : ` ${unstable} run result${unstable === 1 ? ' was' : 's were'} unstable and left out of the pooling (listed per pair; --keep-unstable pools them).`;
+  if (runs === 1) {
+    const significant = result.runs[0].pairs.filter((p) => isSignificant(p, ctx.alpha)).length;
+    return {
+      ...base,
+      sentence: `Only one run could be analysed, so no pair can be judged across runs (all ${pairs.length} inconclusive): in it, ${significant} of ${pairs.length} pairs of OOD test sets are significantly correlated (adjusted p < ${ctx.alpha}).${unstableNote}`,
+    };
+  }
+  const of = (v: PairVerdict) => pairs.filter((p) => p.verdict === v);
+  const named = (ps: PairMeta[], withSign: boolean) => (ps.length > 0 && ps.length <= 6
+    ? ` (${ps.map((p) => `${p.a}–${p.b}${withSign && p.r !== null ? ` ${p.r > 0 ? '+' : '−'}` : ''}`).join(', ')})`
+    : '');
+  const n = counts;
+  const clauses = [
+    `${n.generalises} ${n.generalises === 1 ? 'generalises' : 'generalise'}${named(of('generalises'), true)}`,
+    `${n['depends on the model']} ${n['depends on the model'] === 1 ? 'depends' : 'depend'} on the model${named(of('depends on the model'), false)}`,
+    `${n['negligible everywhere']} ${n['negligible everywhere'] === 1 ? 'is' : 'are'} negligible everywhere (|r| < ${ctx.equivalenceMargin})${named(of('negligible everywhere'), false)}`,
+    `${n.inconclusive} ${n.inconclusive === 1 ? 'is' : 'are'} inconclusive${runs < 3 ? ' (a prediction interval needs at least 3 runs)' : ''}`,
+  ];
+  return {
+    ...base,
+    sentence: `Across ${runs} runs, of ${pairs.length} pairs of OOD test sets (partial correlations with "${ctx.control}" regressed out, pooled over runs): ${clauses.slice(0, -1).join(', ')} and ${clauses[clauses.length - 1]}.${unstableNote}`,
+  };
+}
+
+function corrected(ctx: Pick<VerdictContext, 'correction' | 'pairs'>): string {
+  return ctx.correction === 'none' || ctx.pairs <= 1 ? 'uncorrected' : `${ctx.correction}-adjusted`;
+}
+
+function interval(c: [number, number]): string {
+  return `[${c[0].toFixed(3)}, ${c[1].toFixed(3)}]`;
+}
+
+function pval(p: number | null): string {
+  if (p === null) return '-';
+  return p < 1e-4 ? p.toExponential(1) : p.toFixed(4);
 }

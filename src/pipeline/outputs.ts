@@ -49,7 +49,7 @@ export function printStudySummary(result: StudyResult, written: StudyOutputs, pr
   print(`\nStore: ${result.paths.store}\n`);
   if (written.analysis) print(`Analysis: ${written.analysis}\n`);
   if (written.report) print(`Report: ${written.report}\n`);
-  if (result.analysis) print(`Headline: ${headline(result.analysis, result.analyzeOptions)}\n`);
+  if (result.analysis) print(`Headline: ${headline(result.analysis)}\n`);
 }
 
 function usesSyntheticTestSets(study: Study): boolean {

@@ -39,7 +39,8 @@ table.kv td:first-child { color: #555; white-space: nowrap; }
 .verdict-negative-in-all { background: #f8dcdc; }
 .verdict-sign-differs { background: #fff0c2; font-weight: 600; }
 .meta-generalises { background: #dbe9f7; }
-.meta-heterogeneous { background: #fff0c2; font-weight: 600; }
+.meta-depends-on-the-model { background: #fff0c2; font-weight: 600; }
+.meta-negligible-everywhere { background: #eeeeee; }
 .outcome-recovered { background: #dff3df; }
 .outcome-missed, .outcome-spurious { background: #fff0c2; }
 .outcome-wrong-sign { background: #f8dcdc; font-weight: 600; }

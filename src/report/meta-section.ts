@@ -2,7 +2,7 @@
 // meta-analysis headline, the per-pair table (pooled r, tau, I^2, Q, prediction interval,
 // verdict), the moderator table when one was asked for, and one forest plot per pair. Its tables
 // (meta_analysis, meta_regression) are written as CSV and JSON like the others.
-import { fisherZVariance, metaHeadline, type PairMeta } from '../analyze/pair-meta.ts';
+import { fisherZVariance, type PairMeta } from '../analyze/pair-meta.ts';
 import { META_COLUMNS, metaRow, MODERATOR_COLUMNS, moderatorRows } from '../analyze/format-meta.ts';
 import { renderSvg } from './charts.ts';
 import { forestSpec, type ForestRun } from './forest-chart.ts';
@@ -33,16 +33,16 @@ export async function metaSection(a: StudyA, tables: Map<string, Table>): Promis
   if (!a.options || meta.pairs.length === 0) return '';
   const alpha = a.options.alpha;
   const out: string[] = ['<h3 id="study-a-meta">How much does each relation vary across runs?</h3>'];
-  out.push(`<p class="headline" id="study-a-meta-answer">${esc(metaHeadline(meta, alpha))}</p>`);
+  out.push(`<p class="headline" id="study-a-meta-answer">${esc(a.analysis.headline.sentence)}</p>`);
   out.push(`<p class="note">Each run's partial correlation enters as Fisher's z = atanh(r) with the variance of its own 95% CI; the runs' true z are taken as normal around a pooled mean with between-run variance tau² (${esc(meta.estimator)}${meta.hartung_knapp ? ', Hartung-Knapp t test on runs − 1 df' : ', z test'}). ` +
-    `A pair <b>generalises</b> when the pooled effect is significant (p adjusted over the pairs, ${esc(a.options.correction)}, &lt; ${esc(String(alpha))}) and its 95% prediction interval for a new run has one sign; ` +
-    `it is <b>heterogeneous</b> when Cochran's Q has p &lt; ${esc(String(alpha))}. With few runs tau² is imprecise: see its interval.</p>`);
+    `A pair is <b>negligible everywhere</b> when its 95% prediction interval for a new run lies inside ±${esc(String(a.options.equivalenceMargin))}; it <b>generalises</b> when the pooled effect is significant (p adjusted over the pairs, ${esc(a.options.correction)}, &lt; ${esc(String(alpha))}) and that interval has one sign; ` +
+    `it <b>depends on the model</b> when Cochran's Q (adjusted the same way) has p &lt; ${esc(String(alpha))} and the interval spans both signs; otherwise it is <b>inconclusive</b> (the why column says which). The 95% CI shown is unadjusted. With few runs tau² is imprecise: see its interval.</p>`);
   out.push(htmlTable(tables.get('meta_analysis')!, {
-    columns: ['a', 'b', 'runs', 'r', 'ci95_low', 'ci95_high', 'p_adjusted', 'tau2', 'i2', 'q_p', 'prediction95_low', 'prediction95_high', 'verdict'],
-    headers: { r: 'pooled r', ci95_low: '95% CI low', ci95_high: '95% CI high', p_adjusted: 'p adjusted', tau2: 'tau', i2: 'I²', q_p: 'Q p', prediction95_low: '95% PI low', prediction95_high: '95% PI high' },
+    columns: ['a', 'b', 'runs', 'r', 'ci95_low', 'ci95_high', 'p_adjusted', 'tau2', 'i2', 'q_p_adjusted', 'prediction95_low', 'prediction95_high', 'verdict', 'why'],
+    headers: { r: 'pooled r', ci95_low: '95% CI low', ci95_high: '95% CI high', p_adjusted: 'p adjusted', tau2: 'tau', i2: 'I²', q_p_adjusted: 'Q p adjusted', prediction95_low: '95% PI low', prediction95_high: '95% PI high' },
     format: {
       r: (v) => fixed(v as number | null, 3), ci95_low: (v) => fixed(v as number | null, 3), ci95_high: (v) => fixed(v as number | null, 3),
-      p_adjusted: (v) => pValue(v as number | null), q_p: (v) => pValue(v as number | null),
+      p_adjusted: (v) => pValue(v as number | null), q_p_adjusted: (v) => pValue(v as number | null),
       tau2: (v) => (v === null ? '–' : fixed(Math.sqrt(v as number), 3)),
       i2: (v) => (v === null ? '–' : `${fixed(100 * (v as number), 0)}%`),
       prediction95_low: (v) => fixed(v as number | null, 3), prediction95_high: (v) => fixed(v as number | null, 3),

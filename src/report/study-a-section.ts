@@ -2,7 +2,6 @@
 // sign-count matrix), then per run its training curves, training loss, and the partial-correlation
 // heatmap of its OOD sets with the table behind it.
 import { signVerdict, type Agreement, type RunAnalysis } from '../analyze/analysis.ts';
-import { verdictSentence } from '../analyze/verdict.ts';
 import { curvesSpec, heatmapSpec, lossSpec, renderSvg, type CurvePoint, type HeatCell } from './charts.ts';
 import { anchor, esc, figure, fixed, htmlTable, pValue, signed } from './html.ts';
 import { checksSection } from './checks-section.ts';
@@ -15,11 +14,11 @@ import type { Table } from './table.ts';
 import { chosenPair, idVsOodFigure, residualSection } from './run-figures.ts';
 import { runSummary } from './run-summary.ts';
 
-/** Study A's question answered in one sentence (computed by analyze/verdict.ts, as the CLI prints it). */
+/** Study A's question answered in one sentence (analysis.headline, analyze/verdict.ts: what the CLI prints last). */
 export function studyAHeadline(a: StudyA): string {
   if (!a.options) return a.note ?? 'No study-A analysis.';
   if (a.analysis.runs.length === 0) return a.note ?? 'No run could be analysed.';
-  return verdictSentence(a.analysis, { control: a.control ?? '', alpha: a.options.alpha });
+  return a.analysis.headline.sentence;
 }
 
 export async function agreementSection(a: StudyA, tables: Map<string, Table>): Promise<string> {
@@ -43,7 +42,7 @@ export async function agreementSection(a: StudyA, tables: Map<string, Table>): P
     }), 'Sign agreement across runs');
     out.push('<div class="charts">' + figure(svg, `Per pair: runs with a significant positive (+) and negative (−) partial correlation; colour = (positive − negative) / runs; outlined: the sign differs between runs.`, 'agreement') + '</div>');
     out.push(htmlTable(tables.get('agreement')!, {
-      headers: { none: 'none', verdict: 'verdict' },
+      headers: { none: 'none' },
       rowClass: (row) => `verdict-${String(row[6]).replace(/ /g, '-')}`,
     }));
   }

@@ -4,8 +4,7 @@
 // checkpoint, a run without the control set) is listed with the reason instead of stopping the
 // report, since one store often holds runs of both studies.
 import { UserError } from '../errors.ts';
-import { agreementAcrossRuns, analyzeRuns, DEFAULT_OPTIONS, runProblem, type AnalysisResult, type AnalyzeOptions } from '../analyze/analysis.ts';
-import { metaAcrossRuns } from '../analyze/pair-meta.ts';
+import { analyzeRuns, DEFAULT_OPTIONS, emptyAnalysis, runProblem, type AnalysisResult, type AnalyzeOptions } from '../analyze/analysis.ts';
 import { buildRunSeries, type RunSeries } from '../analyze/run-series.ts';
 import type { ScoreRow } from '../analyze/score-row.ts';
 import { metricForTestSet, metricsByTestSet, type ReportData } from './report-data.ts';
@@ -27,7 +26,7 @@ export interface StudyA {
 
 export function studyA(data: ReportData, opts: { control?: string; metric?: string; analysis?: Partial<Omit<AnalyzeOptions, 'control'>> }): StudyA {
   const empty = (note: string, control: string | null = null, metric: string | null = null): StudyA => ({
-    control, metric, options: null, analysis: { runs: [], agreement: [], meta: metaAcrossRuns([], { ...DEFAULT_OPTIONS }) }, series: [], skipped: [], note,
+    control, metric, options: null, analysis: emptyAnalysis({ ...DEFAULT_OPTIONS, control: control ?? '' }), series: [], skipped: [], note,
   });
   const control = opts.control ?? recordedControl(data);
   if (control === null) {
@@ -68,7 +67,7 @@ export function studyA(data: ReportData, opts: { control?: string; metric?: stri
   // the same analysis as `genstudy analyze` (calibration and robustness included) on the runs it can take
   const analysis: AnalysisResult = analysable.length
     ? analyzeRuns(analysable, options)
-    : { runs: [], agreement: agreementAcrossRuns([], options.alpha), meta: metaAcrossRuns([], options) };
+    : emptyAnalysis(options);
   const result: StudyA = { control, metric, options, series: analysable, skipped, analysis };
   if (analysable.length === 0) result.note = `No run could be analysed with control "${control}" and metric "${metric}".`;
   return result;

@@ -91,9 +91,9 @@ export function isSignificant(p: { r: number | null; p_adjusted: number | null }
 
 function agreementTable(a: StudyA): Table {
   return {
-    name: 'agreement', title: 'Sign agreement across runs',
+    name: 'agreement', title: "The papers' view: sign agreement across runs",
     description: `One row per pair of OOD sets: in how many runs its partial correlation is significantly positive, negative, or neither (adjusted p < ${a.options!.alpha}).`,
-    columns: ['a', 'b', 'positive', 'negative', 'none', 'runs', 'verdict'],
+    columns: ['a', 'b', 'positive', 'negative', 'none', 'runs', 'signs'],
     rows: a.analysis.agreement.map((g) => [g.a, g.b, g.positive, g.negative, g.null, g.runs, signVerdict(g)]),
   };
 }

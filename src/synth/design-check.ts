@@ -5,8 +5,13 @@
 // analysis code that produces them.
 import type { ExpectedCorrelation, ExpectedSign } from './describe.ts';
 
-/** Per OOD pair, how many runs gave a significant positive / negative correlation (analyze's agreement rows). */
-export interface FoundSigns { a: string; b: string; positive: number; negative: number; runs: number }
+/**
+ * Per OOD pair, how many runs gave a significant positive / negative correlation (analyze's
+ * agreement rows) and, when the caller has it, the pair's verdict across runs with the sign it
+ * establishes (`found`: the pooled sign when the verdict is "generalises", else 'none'); with
+ * `found` the outcome follows the verdict, so the check and the analysis's headline agree.
+ */
+export interface FoundSigns { a: string; b: string; positive: number; negative: number; runs: number; verdict?: string; found?: ExpectedSign }
 
 export type PairOutcome =
   /** designed sign in most runs, the other sign in none */
@@ -47,6 +52,10 @@ export function inMostRuns(count: number, runs: number): boolean {
 }
 
 function outcome(designed: ExpectedSign, f: FoundSigns): PairOutcome {
+  if (f.found !== undefined) {
+    if (designed === 'none') return f.found === 'none' ? 'quiet' : 'spurious';
+    return f.found === designed ? 'recovered' : f.found === 'none' ? 'missed' : 'wrong sign';
+  }
   if (designed === 'none') return inMostRuns(f.positive + f.negative, f.runs) ? 'spurious' : 'quiet';
   const [agree, against] = designed === 'positive' ? [f.positive, f.negative] : [f.negative, f.positive];
   if (against > 0) return 'wrong sign';
@@ -78,19 +87,25 @@ export function checkDesign(expected: readonly ExpectedCorrelation[], found: rea
 function verdictSentence(c: Omit<DesignCheck, 'verdict'>): string {
   if (c.runs === 0) return 'Not checked: no run was analysed.';
   if (c.designed === 0) return 'Not checked: the analysed test sets hold no pair with a designed relation.';
+  const byVerdict = c.rows.some((r) => r.found !== undefined);
   const most = c.runs === 1 ? 'the run' : `most of the ${c.runs} runs`;
-  const designed = `${c.recovered} of ${c.designed} designed pairs significant with their designed sign in ${most} and never with the other`;
-  const spurious = `${c.spurious} of ${c.undesigned} pairs with no designed relation significant in ${most} (at most ${c.maxSpurious} allowed)`;
+  const designed = byVerdict
+    ? `${c.recovered} of ${c.designed} designed pairs generalise with their designed sign across the ${c.runs} runs`
+    : `${c.recovered} of ${c.designed} designed pairs significant with their designed sign in ${most} and never with the other`;
+  const spurious = byVerdict
+    ? `${c.spurious} of ${c.undesigned} pairs with no designed relation generalise (at most ${c.maxSpurious} allowed)`
+    : `${c.spurious} of ${c.undesigned} pairs with no designed relation significant in ${most} (at most ${c.maxSpurious} allowed)`;
   if (c.passed) return `Recovered: ${designed}; ${spurious}.`;
   const failures = c.rows.filter((r) => r.outcome === 'wrong sign' || r.outcome === 'missed')
-    .map((r) => `${r.a} / ${r.b} ${r.outcome === 'wrong sign' ? 'has the wrong sign' : 'is missed'}`);
+    .map((r) => `${r.a} / ${r.b} ${r.outcome === 'wrong sign' ? 'has the wrong sign' : r.verdict !== undefined ? `is ${r.verdict}` : 'is missed'}`);
   return `Not recovered: ${designed}; ${spurious}${failures.length ? ` (${failures.join(', ')})` : ''}.`;
 }
 
 /** The comparison as text: a table of designed against found, then the verdict. */
 export function formatDesignCheck(c: DesignCheck): string {
-  const header = ['a', 'b', 'designed', 'positive', 'negative', 'runs', 'outcome'];
-  const cells = c.rows.map((r) => [r.a, r.b, r.designed, String(r.positive), String(r.negative), String(r.runs), r.outcome]);
+  const byVerdict = c.rows.some((r) => r.verdict !== undefined);
+  const header = ['a', 'b', 'designed', 'positive', 'negative', 'runs', ...(byVerdict ? ['verdict'] : []), 'outcome'];
+  const cells = c.rows.map((r) => [r.a, r.b, r.designed, String(r.positive), String(r.negative), String(r.runs), ...(byVerdict ? [r.verdict ?? ''] : []), r.outcome]);
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((row) => row[i].length)));
   const line = (row: string[]) => '  ' + row.map((v, i) => v.padEnd(widths[i])).join('  ').trimEnd();
   return [

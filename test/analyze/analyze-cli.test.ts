@@ -13,7 +13,10 @@ test('analyze recovers the simulated structure and prints the documented JSON', 
   const r = await genstudy(['analyze', file, '--control', 'in-domain', '--format', 'json']);
   assert.equal(r.code, 0, r.stderr);
   const out = JSON.parse(r.stdout);
-  assert.deepEqual(Object.keys(out), ['runs', 'agreement', 'meta', 'robustness']);
+  assert.deepEqual(Object.keys(out), ['headline', 'runs', 'agreement', 'meta', 'robustness']);
+  assert.deepEqual(Object.keys(out.headline), ['runs', 'pairs', 'counts', 'unstableLeftOut', 'sentence']);
+  // 3 runs, 10 pairs corrected together, Hartung-Knapp on 2 df: even pairs significant in every run are not yet shown to generalise
+  assert.equal(out.headline.counts.inconclusive + out.headline.counts.generalises + out.headline.counts['depends on the model'] + out.headline.counts['negligible everywhere'], 10);
   assert.equal(out.runs.length, 3);
   const run = out.runs[0];
   assert.deepEqual(Object.keys(run), ['run', 'n', 'control', 'distinct', 'calibration', 'pairs']);
@@ -64,7 +67,9 @@ test('CSV, JSONL and the store give the same analysis; the table names runs and 
   assert.equal(table.code, 0, table.stderr);
   assert.match(table.stdout, /run model-a: 30 checkpoints/);
   assert.match(table.stdout, /verdict/);
-  assert.match(table.stdout, /pairs of OOD test sets keep the same significant sign in every run/);
+  assert.match(table.stdout, /The papers' view \(significant signs counted per run, adjusted p < 0.05\): across 2 runs, \d+ of 10 pairs keep the same significant sign in every run/);
+  // the last line is the headline, as in the JSON
+  assert.equal(table.stdout.trimEnd().split('\n').at(-1), outputs[0].headline.sentence);
   assert.match(table.stdout, /calibration \(200 simulated pairs, AR\(1\) phi [-0-9.]+\): false positives/);
   assert.match(table.stdout, /holds under/);
 });
@@ -75,10 +80,10 @@ test('csv output with --out writes the pairs and the agreement tables', async (t
   const r = await genstudy(['analyze', join(dir, 's.csv'), '--control', 'in-domain', '--format', 'csv', '--out', join(dir, 'out.csv'), '--bootstrap', '50']);
   assert.equal(r.code, 0, r.stderr);
   const pairs = readFileSync(join(dir, 'out.csv'), 'utf8').trim().split('\n');
-  assert.equal(pairs[0], 'run,a,b,n,r,n_eff,df,p,p_adjusted,ci95_low,ci95_high,representation,reason,bootstrap_ci95_low,bootstrap_ci95_high');
+  assert.equal(pairs[0], 'run,a,b,n,r,n_eff,df,p,p_adjusted,ci95_low,ci95_high,representation,reason,unstable,bootstrap_ci95_low,bootstrap_ci95_high');
   assert.equal(pairs.length, 1 + 2 * 10);
   const agreement = readFileSync(join(dir, 'out.agreement.csv'), 'utf8').trim().split('\n');
-  assert.equal(agreement[0], 'a,b,positive,negative,null,runs,verdict');
+  assert.equal(agreement[0], 'a,b,positive,negative,null,runs,signs');
   assert.equal(agreement.length, 11);
 });
 

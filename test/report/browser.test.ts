@@ -72,7 +72,7 @@ test('the report opens offline in headless Chromium with no console errors, and 
 
     assert.equal(await page.title(), 'Browser test report');
     const answer = await page.locator('#study-a-answer').innerText();
-    assert.match(answer, /across 3 runs, \d+ of 10 pairs of OOD test sets/);
+    assert.match(answer, /^Across 3 runs, of 10 pairs of OOD test sets .*: \d+ generalises?/);
 
     for (const width of [1400, 800]) {
       await page.setViewportSize({ width, height: 900 });

@@ -1,0 +1,115 @@
+// Degenerate series, caught before a run's pair is believed or pooled. Two ways a run's partial
+// correlation can look like a finding without being one:
+// - a series with fewer than MIN_DISTINCT_VALUES distinct scores (the demo's overlap sets sitting at
+//   0.500 from step 2 on): whatever r it gives comes from the one or two checkpoints where it moves;
+// - a significant correlation carried by one or two checkpoints: one checkpoint's residual product
+//   ex_i * ey_i outweighs all the others' together (|products| summed), or without the two
+//   checkpoints whose products add most to the residual covariance it has the other sign or
+//   vanishes (leave-one/two-out checks on the covariance the test's r is made of, on the residuals
+//   as fitted: the control is not refitted). On white or AR(1) noise with a true correlation of 0.5
+//   these flag about 18% of the significant runs of 10 checkpoints, 4-5% of 15 and at most 0.3%
+//   of 25 or more (measured by scripts/verdict-calibration.ts; docs/analyze.md).
+// The second check looks only at pairs significant before correction (p < alpha): for a pair near
+// r = 0 two checkpoints always "carry" the sign, and that is not a finding to distrust.
+// Such a pair is reported as unstable with the reason; the meta-analysis leaves it out unless
+// --keep-unstable.
+import { firstDifferences, type Representation } from '../stats/index.ts';
+import { prepareControls, type Controls } from '../stats/partial-correlation.ts';
+import type { AnalysisOptions } from './options.ts';
+import { splineBasisFor } from './pair-tests.ts';
+
+/** A series needs at least this many distinct values (levels) for its correlations to be trusted. */
+export const MIN_DISTINCT_VALUES = 5;
+
+/** How many checkpoints may not carry a significant correlation on their own. */
+export const CARRYING_CHECKPOINTS = 2;
+
+/** One run's series (levels), as the analysis selected them. */
+export interface StabilityRun {
+  control: Float64Array;
+  ood: Record<string, Float64Array>;
+  /** Training step of each checkpoint. */
+  steps: readonly number[];
+  controlName: string;
+}
+
+/** What the pair's test gave: r, the unadjusted p and the series it correlated. */
+export interface TestedForStability { r: number | null; p: number | null; representation: Representation }
+
+/**
+ * The run's check: why a pair of its OOD sets is unstable, or undefined when it is not. Distinct
+ * values and residuals are computed once per series (and representation) and shared by the pairs.
+ */
+export function runStability(run: StabilityRun, opts: Pick<AnalysisOptions, 'method' | 'residualiser' | 'alpha'>): (a: string, b: string, tested: TestedForStability) => string | undefined {
+  const distinct = new Map<string, number>();
+  const distinctOf = (name: string, series: Float64Array) => {
+    let d = distinct.get(name);
+    if (d === undefined) distinct.set(name, (d = new Set(series).size));
+    return d;
+  };
+  const residuals = { levels: new Map<string, Float64Array | null>(), differences: new Map<string, Float64Array | null>() };
+  const controls: Partial<Record<Representation, Controls | string>> = {};
+  const residualOf = (name: string, representation: Representation): Float64Array | null => {
+    const cache = residuals[representation];
+    let e = cache.get(name);
+    if (e !== undefined) return e;
+    const pick = (x: Float64Array) => (representation === 'differences' ? firstDifferences(x) : x);
+    let c = controls[representation];
+    if (c === undefined) {
+      const control = pick(run.control);
+      c = controls[representation] = prepareControls([control], control.length, {
+        method: opts.method, residualiser: opts.residualiser, splineBasis: opts.residualiser === 'spline' ? splineBasisFor(control) : undefined,
+      });
+    }
+    if (typeof c === 'string') e = null;
+    else {
+      const x = pick(run.ood[name]);
+      e = new Float64Array(x.length);
+      c.residualiseSeries(x, e);
+    }
+    cache.set(name, e);
+    return e;
+  };
+  return (a, b, tested) => {
+    for (const [name, series] of [[a, run.ood[a]], [b, run.ood[b]], [run.controlName, run.control]] as const) {
+      const d = distinctOf(name, series);
+      if (d < MIN_DISTINCT_VALUES) return `"${name}" has ${d} distinct value${d === 1 ? '' : 's'} in ${series.length} checkpoints (fewer than ${MIN_DISTINCT_VALUES})`;
+    }
+    if (tested.r === null || tested.p === null || !(tested.p < opts.alpha)) return undefined;
+    const ea = residualOf(a, tested.representation), eb = residualOf(b, tested.representation);
+    if (ea === null || eb === null) return undefined;
+    const carried = carryingCheckpoints(ea, eb);
+    if (carried === undefined) return undefined;
+    const differences = tested.representation === 'differences';
+    const steps = differences ? run.steps.slice(1) : run.steps;
+    const at = `step ${carried.checkpoints.map((i) => steps[i]).join(' and ')}${differences ? ', as differences' : ''}`;
+    const one = carried.checkpoints.length === 1;
+    return carried.how === 'outweighs'
+      ? `one checkpoint carries the correlation (${at}): its residual product outweighs all other checkpoints' together`
+      : `${one ? 'one checkpoint carries' : `${carried.checkpoints.length} checkpoints carry`} the correlation (${at}): without ${one ? 'it' : 'them'} the residual covariance has the other sign or vanishes`;
+  };
+}
+
+/**
+ * The checkpoints that carry the residual covariance: one whose product outweighs all others
+ * together, else the fewest (at most CARRYING_CHECKPOINTS) whose removal leaves a covariance of the
+ * other sign or zero; undefined when neither.
+ */
+export function carryingCheckpoints(ea: Float64Array, eb: Float64Array): { checkpoints: number[]; how: 'outweighs' | 'flips' } | undefined {
+  const n = ea.length;
+  let sum = 0;
+  const products = new Float64Array(n);
+  for (let i = 0; i < n; i++) sum += (products[i] = ea[i] * eb[i]);
+  if (sum === 0) return undefined;
+  const sign = Math.sign(sum);
+  const order = Array.from({ length: n }, (_, i) => i).sort((i, j) => sign * products[j] - sign * products[i]);
+  let rest = sign * sum;
+  const scale = products.reduce((t, p) => t + Math.abs(p), 0);
+  if (sign * products[order[0]] > scale / 2) return { checkpoints: [order[0]], how: 'outweighs' };
+  for (let k = 0; k < Math.min(CARRYING_CHECKPOINTS, n); k++) {
+    rest -= sign * products[order[k]];
+    // relative to the total's scale, so that a remainder of rounding error counts as zero
+    if (rest <= 1e-12 * scale) return { checkpoints: order.slice(0, k + 1).sort((x, y) => x - y), how: 'flips' };
+  }
+  return undefined;
+}
