@@ -27,7 +27,7 @@ test('only study A\'s MNLI carries the replayed neutral bug: kept with gold "Yes
   const hub = registrySpec('study-a/mnli:validation_matched', { source: 'hub' }).spec;
   const { hub: _hub, ...mapping } = hub;
   const local = { ...mapping, path: join(dir, 'mnli.jsonl'), format: 'jsonl' as const };
-  const labels = async (spec: typeof local) => (await loadDataSet(spec)).examples.map((e) => e.label);
+  const labels = async (spec: Parameters<typeof loadDataSet>[0]) => (await loadDataSet(spec)).examples.map((e) => e.label);
   assert.deepEqual(await labels(local), ['Yes', 'No'], 'the binarised set drops neutral');
   assert.deepEqual(await labels(keepingBugRows(local, bug, 'gold')), ['Yes', 'Yes', 'No', 'Yes'], 'neutral scored as "Yes" (utils.py:40-41)');
   assert.deepEqual(await labels(keepingBugRows(local, bug, 'own')), ['Yes', 'neutral', 'No', 'neutral']);
