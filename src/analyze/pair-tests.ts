@@ -3,7 +3,7 @@
 // which inference. Shared by the analysis itself, its calibration (which must test simulated
 // series exactly as the run's are tested) and the robustness table.
 import {
-  firstDifferences, levelsOrDifferencesMatched, levelsOrDifferencesPairs, partialCorrelationMatched, partialCorrelationPairs,
+  capAtLevelRows, countDistinctRows, denseIds, distinctLevelRows, firstDifferences, levelsOrDifferencesMatched, levelsOrDifferencesPairs, partialCorrelationMatched, partialCorrelationPairs,
   type PartialOptions, type PartialResult, type Representation,
 } from '../stats/index.ts';
 import type { AnalysisOptions } from './options.ts';
@@ -44,7 +44,9 @@ export function testPairs(ood: Record<string, Float64Array>, control: Float64Arr
     for (const [k, v] of Object.entries(ood)) diff[k] = firstDifferences(v);
     const diffControl = firstDifferences(control);
     const diffOpts = { ...statOpts, splineBasis: opts.residualiser === 'spline' ? splineBasisFor(diffControl) : undefined };
-    return partialCorrelationPairs(diff, [diffControl], diffOpts).map((p) => ({ ...p, representation: 'differences' as const }));
+    const levelRows = distinctLevelRows(ood, [control]);
+    return partialCorrelationPairs(diff, [diffControl], diffOpts)
+      .map((p) => ({ ...p, result: capAtLevelRows(p.result, levelRows.get(`${p.a}\u0000${p.b}`)!), representation: 'differences' as const }));
   }
   // 'levels', and 'auto' with the naive test (which has no effective n to choose by)
   return partialCorrelationPairs(ood, [control], statOpts).map((p) => ({ ...p, representation: 'levels' as const }));
@@ -55,8 +57,9 @@ export function testMatched(xs: Float64Array[], ys: Float64Array[], control: Flo
   if (opts.representation === 'auto' && opts.inference === 'effective-n') return levelsOrDifferencesMatched(xs, ys, [control], statOptions(control, opts), statOptions(firstDifferences(control), opts));
   if (opts.representation === 'differences') {
     const diffControl = firstDifferences(control);
+    const controlIds = denseIds(control);
     return partialCorrelationMatched(xs.map((x) => firstDifferences(x)), ys.map((y) => firstDifferences(y)), [diffControl], statOptions(diffControl, opts))
-      .map((result) => ({ result, representation: 'differences' as const }));
+      .map((result, i) => ({ result: capAtLevelRows(result, countDistinctRows([controlIds, denseIds(xs[i]), denseIds(ys[i])], control.length)), representation: 'differences' as const }));
   }
   return partialCorrelationMatched(xs, ys, [control], statOptions(control, opts)).map((result) => ({ result, representation: 'levels' as const }));
 }

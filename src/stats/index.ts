@@ -17,7 +17,7 @@ export { residualAr1 } from './residual-ar1.ts';
 export { countDistinctRows, denseIds } from './distinct-rows.ts';
 export { adjustPValues, CORRECTIONS, type Correction } from './corrections.ts';
 export { firstDifferences } from './differences.ts';
-export { levelsOrDifferencesMatched, levelsOrDifferencesPairs, type ChosenPair, type Representation } from './levels-or-differences.ts';
+export { capAtLevelRows, distinctLevelRows, levelsOrDifferencesMatched, levelsOrDifferencesPairs, type ChosenPair, type Representation } from './levels-or-differences.ts';
 export { blockBootstrapCI, type BlockBootstrapOptions } from './bootstrap.ts';
 export { permutationTest, type PermutationOptions } from './permutation.ts';
 export { createRandom, type Random } from './random.ts';

@@ -59,6 +59,29 @@ test('a plateau-heavy run: distinct checkpoints counted, a warning, and no test 
   }
 });
 
+test('n_eff never exceeds the distinct checkpoints of the pair, on levels and on differences, and says the warning\'s number', () => {
+  // 21 checkpoints revisiting 8 score rows out of order: the differences take up to 20 distinct
+  // values (19 per pair before the cap), though the pair holds 8 distinct checkpoints
+  const levels = [0.30, 0.42, 0.47, 0.55, 0.58, 0.66, 0.71, 0.73];
+  const order = [0, 1, 0, 2, 1, 3, 2, 4, 3, 5, 4, 6, 5, 7, 6, 7, 0, 3, 5, 1, 7];
+  const off = [0.01, -0.02, 0.03, 0, -0.01, 0.02, -0.03, 0.01], off2 = [0.02, 0.01, -0.01, 0.03, -0.02, 0, 0.01, -0.03];
+  const series = run('revisits', {
+    id: order.map((i) => levels[i]), a: order.map((i) => 0.5 * levels[i] + off[i]),
+    b: order.map((i) => 0.2 + 0.4 * levels[i] + off2[i]), c: order.map((i) => 0.1 + levels[i] ** 2 + off[(i + 3) % 8]),
+  });
+  for (const representation of ['auto', 'levels', 'differences'] as const) {
+    const result = analyzeRun(series, { ...FAST, representation });
+    assert.equal(result.distinct, 8);
+    assert.match(result.warning ?? '', /\(8 distinct\)/);
+    assert.equal(result.pairs.length, 3);
+    for (const p of result.pairs) {
+      assert.equal(p.distinct, 8, `${representation} ${p.a}-${p.b}: the pair's distinct checkpoints`);
+      assert.ok(p.nEff <= 8, `${representation} ${p.a}-${p.b} (${p.representation}): nEff ${p.nEff} above the 8 distinct checkpoints`);
+      if (p.representation === 'differences') assert.ok(p.nEff <= 7, `8 distinct rows hold at most 7 changes, nEff ${p.nEff}`);
+    }
+  }
+});
+
 test('too few distinct checkpoints for the method: a null result with its reason', () => {
   const id = [0.3, 0.3, 0.3, 0.5, 0.5, 0.5, 0.6, 0.6, 0.6, 0.6];
   const a = [0.2, 0.2, 0.2, 0.3, 0.3, 0.3, 0.5, 0.5, 0.5, 0.5];
