@@ -21,7 +21,9 @@ export { capAtLevelRows, distinctLevelRows, levelsOrDifferencesMatched, levelsOr
 export { blockBootstrapCI, type BlockBootstrapOptions } from './bootstrap.ts';
 export { permutationTest, type PermutationOptions } from './permutation.ts';
 export { createRandom, type Random } from './random.ts';
-export { ar1Into, correlatedAr1Into } from './ar1.ts';
+export { ar1Into, correlatedAr1Into, ouInto, correlatedOuInto } from './ar1.ts';
+export { spacingOf, phiOfTheta, type Spacing } from './uneven-spacing.ts';
+export { unevenMatched, residualOuThetas, scaledTimes, type RepresentationChoice } from './uneven-pair-tests.ts';
 export { splineResidualiser, type SplineResidualiser } from './spline-residuals.ts';
 export { placeKnots, crSpline, crDesign } from './cr-basis.ts';
 export { randomEffectsMeta, qProfileCi, type MetaAnalysis, type MetaOptions } from './meta-analysis.ts';

@@ -62,7 +62,7 @@ export function capAtLevelRows(diff: PartialResult, levelRows: number): PartialR
   if (levelRows > diff.n) return diff;
   const k = diff.nEff - 2 - diff.df;
   if (diff.r === null) return { ...diff, distinct: levelRows };
-  const capped = inferFromR(diff.n, k, diff.r, Math.min(diff.distinct ?? diff.n, levelRows - 1), diff.phi);
+  const capped = inferFromR(diff.n, k, diff.r, Math.min(diff.distinct ?? diff.n, levelRows - 1), diff.phi, diff.phi ? diff.nEff : undefined);
   if (capped.r === null) {
     capped.reason = `only ${levelRows} distinct checkpoints (of ${diff.n + 1}): too few for the differences' test with k=${Number.isInteger(k) ? k : k.toFixed(2)} covariate degrees of freedom (needs more than k + 4)`;
   }
