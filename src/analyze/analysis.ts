@@ -7,12 +7,12 @@
 // simulated series like the run's; and how robust each pair's verdict is to the analysis choices.
 import { UserError } from '../errors.ts';
 import {
-  adjustPValues, blockBootstrapCI, firstDifferences, permutationTest, type Representation,
+  adjustPValues, blockBootstrapCI, firstDifferences, permutationTest, spacingOf, type Representation,
 } from '../stats/index.ts';
 import { agreementAcrossRuns } from './agreement.ts';
 import { calibrateRun, type RunCalibration } from './calibration.ts';
 import { DEFAULT_OPTIONS as DEFAULTS, type AnalysisOptions } from './options.ts';
-import { testPairs } from './pair-tests.ts';
+import { modelsGaps, testPairs } from './pair-tests.ts';
 import { metaAcrossRuns, type MetaAcrossRuns } from './pair-meta.ts';
 import { plateausOf } from './plateaus.ts';
 import { robustnessOf, type Robustness, type RunData } from './robustness.ts';
@@ -59,9 +59,20 @@ export interface RunAnalysis {
   distinct: number;
   /** Set when most checkpoints repeat an earlier one's scores. */
   warning?: string;
+  /** Present when the checkpoints are not evenly spaced in steps (log-spaced early, a missing step). */
+  spacing?: RunSpacing;
   /** The test's false-positive rate and power on simulated series like this run's (absent with calibration 0). */
   calibration?: RunCalibration;
   pairs: PairResult[];
+}
+export interface RunSpacing {
+  uneven: true;
+  /** Smallest, median and largest gap between consecutive checkpoints, in steps. */
+  min_gap: number;
+  reference_gap: number;
+  max_gap: number;
+  /** True when the test models the gaps (effective-n: correlation exp(-gap / tau)); false for the naive test. */
+  modelled: boolean;
 }
 export interface Agreement { a: string; b: string; positive: number; negative: number; null: number; runs: number }
 export interface AnalysisResult {
@@ -143,13 +154,13 @@ function runData(series: RunSeries, opts: AnalyzeOptions): RunData {
   if (problem !== undefined) throw new UserError(`run "${series.run}": ${problem}`);
   const ood: Record<string, Float64Array> = {};
   for (const t of oodNamesOf(series, opts)) ood[t] = series.values.get(t)!;
-  return { run: series.run, control: series.values.get(opts.control)!, ood };
+  return { run: series.run, control: series.values.get(opts.control)!, ood, steps: series.steps };
 }
 
 function analyzeRunData(data: RunData, opts: AnalyzeOptions): RunAnalysis {
   const { control, ood } = data;
   const differences = opts.representation === 'differences';
-  const results = testPairs(ood, control, opts);
+  const results = testPairs(ood, control, opts, data.steps);
   const adjusted = adjustPValues(results.map((x) => x.result.p), opts.correction);
   // the bootstrap and permutation checks correlate what --representation names (auto: levels)
   const transform = differences ? (x: Float64Array) => firstDifferences(x) : (x: Float64Array) => x;
@@ -171,9 +182,18 @@ function analyzeRunData(data: RunData, opts: AnalyzeOptions): RunAnalysis {
     return pair;
   });
   const plateaus = plateausOf(data.run, control, Object.values(ood));
-  const calibration = calibrateRun(control, Object.values(ood), opts);
+  const calibration = calibrateRun(control, Object.values(ood), opts, data.steps);
+  const spacing = spacingOfRun(data.steps, opts);
   return {
     run: data.run, n: control.length - (differences ? 1 : 0), control: opts.control, distinct: plateaus.distinct,
-    ...(plateaus.warning ? { warning: plateaus.warning } : {}), ...(calibration ? { calibration } : {}), pairs,
+    ...(plateaus.warning ? { warning: plateaus.warning } : {}), ...(spacing ? { spacing } : {}), ...(calibration ? { calibration } : {}), pairs,
   };
+}
+
+/** The run's spacing when its checkpoints are unevenly spaced, else undefined (the usual case says nothing). */
+function spacingOfRun(steps: readonly number[] | undefined, opts: AnalyzeOptions): RunSpacing | undefined {
+  if (!steps || steps.length < 3) return undefined;
+  const s = spacingOf(steps);
+  if (!s.uneven) return undefined;
+  return { uneven: true, min_gap: s.minGap, reference_gap: s.referenceGap, max_gap: s.maxGap, modelled: modelsGaps(steps, opts) };
 }

@@ -34,7 +34,7 @@ export interface PairRobustness {
 export interface Robustness { choices: RobustnessChoice[]; pairs: PairRobustness[] }
 
 /** Each run's control and OOD series (levels), as analyzeRun selected them. */
-export interface RunData { run: string; control: Float64Array; ood: Record<string, Float64Array> }
+export interface RunData { run: string; control: Float64Array; ood: Record<string, Float64Array>; steps?: readonly number[] }
 
 const MIN_STEPS = { linear: 5, spline: 12 } as const;
 
@@ -55,7 +55,7 @@ export function robustnessOf(runs: readonly RunData[], main: readonly Agreement[
         }
         const testOpts: PairTestOptions = { method, residualiser, inference: opts.inference, representation };
         const analysed = runs.map((r) => {
-          const pairs = testPairs(r.ood, r.control, testOpts);
+          const pairs = testPairs(r.ood, r.control, testOpts, r.steps);
           const adjusted = adjustPValues(pairs.map((p) => p.result.p), opts.correction);
           return { pairs: pairs.map((p, i) => ({ a: p.a, b: p.b, r: p.result.r, p_adjusted: adjusted[i] })) };
         });
