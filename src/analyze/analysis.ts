@@ -7,7 +7,7 @@
 // simulated series like the run's; and how robust each pair's verdict is to the analysis choices.
 import { UserError } from '../errors.ts';
 import {
-  adjustPValues, blockBootstrapCI, firstDifferences, permutationTest, spacingOf, type Representation,
+  adjustPValues, blockBootstrap, firstDifferences, permutationTest, spacingOf, type Representation,
 } from '../stats/index.ts';
 import { agreementAcrossRuns } from './agreement.ts';
 import { calibrateRun, type RunCalibration } from './calibration.ts';
@@ -46,7 +46,9 @@ export interface PairResult {
   phi?: [number, number];
   /** Distinct (control, a, b) score rows, when fewer than the observations (plateaus). */
   distinct?: number;
+  /** Block bootstrap percentile-t 95% CI (stats/bootstrap.ts); null with `bootstrap_reason`. */
   bootstrap_ci95?: [number, number] | null;
+  bootstrap_reason?: string;
   permutation_p?: number;
 }
 
@@ -172,9 +174,11 @@ function analyzeRunData(data: RunData, opts: AnalyzeOptions): RunAnalysis {
     if (result.phi) pair.phi = result.phi;
     if (result.distinct !== undefined) pair.distinct = result.distinct;
     if (opts.bootstrap > 0) {
-      pair.bootstrap_ci95 = blockBootstrapCI(transform(ood[a]), transform(ood[b]), [covariate], {
+      const boot = blockBootstrap(transform(ood[a]), transform(ood[b]), [covariate], {
         ...statOpts, resamples: opts.bootstrap, blockLength: opts.blockLength, seed: opts.seed,
       });
+      pair.bootstrap_ci95 = boot.ci95;
+      if (boot.reason !== undefined) pair.bootstrap_reason = boot.reason;
     }
     if (opts.permutations > 0) {
       pair.permutation_p = permutationTest(transform(ood[a]), transform(ood[b]), [covariate], { ...statOpts, permutations: opts.permutations, seed: opts.seed }).p;

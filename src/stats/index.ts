@@ -18,7 +18,7 @@ export { countDistinctRows, denseIds } from './distinct-rows.ts';
 export { adjustPValues, CORRECTIONS, type Correction } from './corrections.ts';
 export { firstDifferences } from './differences.ts';
 export { capAtLevelRows, distinctLevelRows, levelsOrDifferencesMatched, levelsOrDifferencesPairs, type ChosenPair, type Representation } from './levels-or-differences.ts';
-export { blockBootstrapCI, type BlockBootstrapOptions } from './bootstrap.ts';
+export { blockBootstrap, blockBootstrapCI, type BlockBootstrapOptions, type BootstrapInterval } from './bootstrap.ts';
 export { permutationTest, type PermutationOptions } from './permutation.ts';
 export { createRandom, type Random } from './random.ts';
 export { ar1Into, correlatedAr1Into, ouInto, correlatedOuInto } from './ar1.ts';
