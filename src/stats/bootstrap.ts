@@ -11,11 +11,14 @@
  * every resample.
  *
  * The interval is a percentile-t (bootstrap-t) interval on Fisher's z (Efron and Tibshirani 1993,
- * ch. 12.5; Lahiri 2003, 6.3 for blocks): each resample gives t* = (atanh r* - atanh r) /
- * se*, with se* = 1 / sqrt(n_eff* - k - 3) from the resample's own effective sample size
- * (effective-sample-size.ts), and the interval is tanh(atanh r - t*_{(1+level)/2} se,
- * atanh r - t*_{(1-level)/2} se), se from the observed pair's n_eff (capped at its distinct
- * checkpoints). Why not the plain percentile interval of r* (genstudy's before): with 25
+ * ch. 12.5; Lahiri 2003, 6.3 for blocks): each resample gives t* = (atanh r* - atanh r)
+ * sqrt(n_eff*), n_eff* the resample's own effective sample size (effective-sample-size.ts), and
+ * the interval is tanh(atanh r - t*_{(1+level)/2} se, atanh r - t*_{(1-level)/2} se), with
+ * se = 1 / sqrt(n_eff - k - 3) from the observed pair (capped at its distinct checkpoints). The
+ * resample is scaled by sqrt(n_eff*), not sqrt(n_eff* - k - 3): resampled rows do not lose the
+ * k + 3 degrees of freedom the observed residuals did (the reason Davison and Hinkley 1997, 6.2.3,
+ * rescale residuals by their leverage before resampling), so z* spreads about 1 / sqrt(n_eff*)
+ * around z, and the narrower studentizer undercovered by about 2 points (bench/bootstrap-coverage.ts). Why not the plain percentile interval of r* (genstudy's before): with 25
  * autocorrelated checkpoints blocks of 3 keep too little of the dependence, so r* varies less than
  * r does (percentile coverage 71-90% for a nominal 95%, bench/bootstrap-coverage.ts), and on
  * plateaus resamples made of a few repeated rows give r* near +-1 on one side, so percentile
@@ -90,7 +93,7 @@ export function blockBootstrap(
     if (res.r === null || Math.abs(res.r) >= 1) continue;
     const kb = res.nEff - 2 - res.df;
     if (!(res.nEff - kb - 3 > 0)) continue;
-    ts[count++] = (Math.atanh(res.r) - z) * Math.sqrt(res.nEff - kb - 3);
+    ts[count++] = (Math.atanh(res.r) - z) * Math.sqrt(res.nEff);
   }
   if (count < resamples / 2) {
     return { ci95: null, reason: `only ${count} of ${resamples} block resamples give a defined correlation (fewer than half): too few distinct checkpoints for a bootstrap interval` };
