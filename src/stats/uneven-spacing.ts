@@ -2,7 +2,8 @@
  * The effective-n test on unevenly spaced checkpoints (log-spaced early, as Pythia's 0, 1, 2, 4,
  * ..., 512, 1000, 3000, then every 10,000 steps, or `--save-log-spaced`). A lag-1 autocorrelation
  * and first differences both assume equal gaps: on such schedules with noise autocorrelated in
- * training steps the even-spacing test rejected 11-22% of true nulls at 5% (docs/analyze.md).
+ * training steps the even-spacing test rejected 9-42% of true nulls at 5%, this one 2.8-5.7%
+ * (bench/uneven-spacing.ts, the table in docs/analyze.md).
  *
  * Model. Each residual series is a continuous-time AR(1) (Ornstein-Uhlenbeck) process sampled at
  * the checkpoints' steps: corr(e_i, e_j) = exp(-|t_i - t_j| / tau) (Brockwell and Davis 2016,
