@@ -5,6 +5,8 @@
 const BENCHES: Record<string, { module: string; fn: string }> = {
   analyze: { module: './analyze.ts', fn: 'benchAnalyze' },
   calibration: { module: './calibration.ts', fn: 'benchCalibration' },
+  'uneven-spacing': { module: './uneven-spacing.ts', fn: 'benchUnevenSpacing' },
+  'bootstrap-coverage': { module: './bootstrap-coverage.ts', fn: 'benchBootstrapCoverage' },
   data: { module: './data.ts', fn: 'benchData' },
   stats: { module: './stats.ts', fn: 'benchStats' },
   metrics: { module: './metrics.ts', fn: 'benchMetrics' },

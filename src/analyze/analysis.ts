@@ -8,12 +8,12 @@
 // calibration on simulated series like the run's; and how robust each verdict is to the analysis choices.
 import { UserError } from '../errors.ts';
 import {
-  adjustPValues, blockBootstrapCI, firstDifferences, permutationTest, type Representation,
+  adjustPValues, blockBootstrap, firstDifferences, permutationTest, spacingOf, type Representation,
 } from '../stats/index.ts';
 import { agreementAcrossRuns } from './agreement.ts';
 import { calibrateRun, type RunCalibration } from './calibration.ts';
 import { DEFAULT_OPTIONS as DEFAULTS, type AnalysisOptions } from './options.ts';
-import { testPairs } from './pair-tests.ts';
+import { modelsGaps, testPairs } from './pair-tests.ts';
 import { metaAcrossRuns, type MetaAcrossRuns } from './pair-meta.ts';
 import { plateausOf } from './plateaus.ts';
 import { robustnessOf, type Robustness, type RunData } from './robustness.ts';
@@ -49,7 +49,9 @@ export interface PairResult {
   phi?: [number, number];
   /** Distinct (control, a, b) score rows, when fewer than the observations (plateaus). */
   distinct?: number;
+  /** Block bootstrap percentile-t 95% CI (stats/bootstrap.ts); null with `bootstrap_reason`. */
   bootstrap_ci95?: [number, number] | null;
+  bootstrap_reason?: string;
   permutation_p?: number;
   /** Why this run's result for the pair is not to be trusted (stability.ts): left out of the pooling unless keepUnstable. */
   unstable?: string;
@@ -64,9 +66,20 @@ export interface RunAnalysis {
   distinct: number;
   /** Set when most checkpoints repeat an earlier one's scores. */
   warning?: string;
+  /** Present when the checkpoints are not evenly spaced in steps (log-spaced early, a missing step). */
+  spacing?: RunSpacing;
   /** The test's false-positive rate and power on simulated series like this run's (absent with calibration 0). */
   calibration?: RunCalibration;
   pairs: PairResult[];
+}
+export interface RunSpacing {
+  uneven: true;
+  /** Smallest, median and largest gap between consecutive checkpoints, in steps. */
+  min_gap: number;
+  reference_gap: number;
+  max_gap: number;
+  /** True when the test models the gaps (effective-n: correlation exp(-gap / tau)); false for the naive test. */
+  modelled: boolean;
 }
 export interface Agreement { a: string; b: string; positive: number; negative: number; null: number; runs: number }
 export interface AnalysisResult {
@@ -165,7 +178,7 @@ function runData(series: RunSeries, opts: AnalyzeOptions): RunData {
 function analyzeRunData(data: RunData, opts: AnalyzeOptions): RunAnalysis {
   const { control, ood } = data;
   const differences = opts.representation === 'differences';
-  const results = testPairs(ood, control, opts);
+  const results = testPairs(ood, control, opts, data.steps);
   const adjusted = adjustPValues(results.map((x) => x.result.p), opts.correction);
   // the bootstrap and permutation checks correlate what --representation names (auto: levels)
   const transform = differences ? (x: Float64Array) => firstDifferences(x) : (x: Float64Array) => x;
@@ -180,9 +193,11 @@ function analyzeRunData(data: RunData, opts: AnalyzeOptions): RunAnalysis {
     const unstable = stability(a, b, { ...result, representation });
     if (unstable !== undefined) pair.unstable = unstable;
     if (opts.bootstrap > 0) {
-      pair.bootstrap_ci95 = blockBootstrapCI(transform(ood[a]), transform(ood[b]), [covariate], {
+      const boot = blockBootstrap(transform(ood[a]), transform(ood[b]), [covariate], {
         ...statOpts, resamples: opts.bootstrap, blockLength: opts.blockLength, seed: opts.seed,
       });
+      pair.bootstrap_ci95 = boot.ci95;
+      if (boot.reason !== undefined) pair.bootstrap_reason = boot.reason;
     }
     if (opts.permutations > 0) {
       pair.permutation_p = permutationTest(transform(ood[a]), transform(ood[b]), [covariate], { ...statOpts, permutations: opts.permutations, seed: opts.seed }).p;
@@ -190,9 +205,18 @@ function analyzeRunData(data: RunData, opts: AnalyzeOptions): RunAnalysis {
     return pair;
   });
   const plateaus = plateausOf(data.run, control, Object.values(ood));
-  const calibration = calibrateRun(control, Object.values(ood), opts);
+  const calibration = calibrateRun(control, Object.values(ood), opts, data.steps);
+  const spacing = spacingOfRun(data.steps, opts);
   return {
     run: data.run, n: control.length - (differences ? 1 : 0), control: opts.control, distinct: plateaus.distinct,
-    ...(plateaus.warning ? { warning: plateaus.warning } : {}), ...(calibration ? { calibration } : {}), pairs,
+    ...(plateaus.warning ? { warning: plateaus.warning } : {}), ...(spacing ? { spacing } : {}), ...(calibration ? { calibration } : {}), pairs,
   };
+}
+
+/** The run's spacing when its checkpoints are unevenly spaced, else undefined (the usual case says nothing). */
+function spacingOfRun(steps: readonly number[] | undefined, opts: AnalyzeOptions): RunSpacing | undefined {
+  if (!steps || steps.length < 3) return undefined;
+  const s = spacingOf(steps);
+  if (!s.uneven) return undefined;
+  return { uneven: true, min_gap: s.minGap, reference_gap: s.referenceGap, max_gap: s.maxGap, modelled: modelsGaps(steps, opts) };
 }

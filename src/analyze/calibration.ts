@@ -7,14 +7,24 @@
 // residualised on the run's own control and tested exactly as the run's pairs are (pair-tests.ts),
 // at the unadjusted level alpha. The naive test's false-positive rate on the same nulls is
 // reported beside it, so a reader sees what the default protects against. Seeded: the same run,
-// options and seed give the same numbers.
-import { correlatedAr1Into, createRandom, MAX_PHI, residualAr1, ar1Into } from '../stats/index.ts';
+// options and seed give the same numbers. On an unevenly spaced schedule (and the effective-n
+// test) the noise is an Ornstein-Uhlenbeck process sampled at the run's own steps, its time
+// constant the median of the REML fits to the OOD sets' residuals (stats/uneven-spacing.ts), so the
+// simulated series have the run's gaps as well as its length.
+import {
+  ar1Into, correlatedAr1Into, correlatedOuInto, createRandom, MAX_PHI, ouInto, phiOfTheta, residualAr1, residualOuThetas, scaledTimes, spacingOf,
+} from '../stats/index.ts';
 import type { AnalysisOptions } from './options.ts';
-import { testMatched, type PairTestOptions } from './pair-tests.ts';
+import { modelsGaps, testMatched, type PairTestOptions } from './pair-tests.ts';
 
 export interface RunCalibration {
-  /** The AR(1) coefficient simulated: the median bias-corrected residual autocorrelation of the run's OOD sets. */
+  /**
+   * The AR(1) coefficient simulated: the median bias-corrected residual autocorrelation of the
+   * run's OOD sets; on uneven spacing, the OU correlation at the median gap.
+   */
   phi: number;
+  /** Uneven spacing: the OU time constant simulated, in training steps (correlation exp(-gap / tau)). */
+  tau?: number;
   simulations: number;
   /** Unadjusted significance level of each simulated test. */
   alpha: number;
@@ -30,25 +40,43 @@ export interface RunCalibration {
 
 export function calibrateRun(
   control: Float64Array, ood: Float64Array[], opts: PairTestOptions & Pick<AnalysisOptions, 'alpha' | 'calibration' | 'effect' | 'seed'>,
+  steps?: readonly number[],
 ): RunCalibration | null {
   if (opts.calibration <= 0) return null;
-  const phis = residualAr1(ood, [control], { method: opts.method, residualiser: 'linear' }).filter((p): p is number => p !== null);
-  if (phis.length === 0) return null;
-  const phi = Math.max(-MAX_PHI, Math.min(MAX_PHI, median(phis)));
+  const gaps = modelsGaps(steps, opts) ? steps : undefined;
+  const u = gaps ? scaledTimes(gaps) : undefined;
+  const fits = u
+    ? residualOuThetas(ood, control, u, opts.method)
+    : residualAr1(ood, [control], { method: opts.method, residualiser: 'linear' });
+  const fitted = fits.filter((p): p is number => p !== null);
+  if (fitted.length === 0) return null;
   const n = control.length, m = opts.calibration;
   const random = createRandom(opts.seed);
   const series = () => Array.from({ length: m }, () => new Float64Array(n));
   const nullX = series(), nullY = series(), altX = series(), altY = series();
-  for (let i = 0; i < m; i++) {
-    ar1Into(nullX[i], phi, random);
-    ar1Into(nullY[i], phi, random);
-    correlatedAr1Into(altX[i], altY[i], phi, opts.effect, random);
+  let phi: number, tau: number | undefined;
+  if (u) {
+    const theta = median(fitted);
+    phi = phiOfTheta(theta);
+    tau = theta * spacingOf(gaps!).referenceGap;
+    for (let i = 0; i < m; i++) {
+      ouInto(nullX[i], u, theta, random);
+      ouInto(nullY[i], u, theta, random);
+      correlatedOuInto(altX[i], altY[i], u, theta, opts.effect, random);
+    }
+  } else {
+    phi = Math.max(-MAX_PHI, Math.min(MAX_PHI, median(fitted)));
+    for (let i = 0; i < m; i++) {
+      ar1Into(nullX[i], phi, random);
+      ar1Into(nullY[i], phi, random);
+      correlatedAr1Into(altX[i], altY[i], phi, opts.effect, random);
+    }
   }
   const naive: PairTestOptions = { ...opts, inference: 'naive', representation: opts.representation === 'differences' ? 'differences' : 'levels' };
   const rate = (xs: Float64Array[], ys: Float64Array[], o: PairTestOptions) =>
-    testMatched(xs, ys, control, o).filter(({ result }) => result.p !== null && result.p < opts.alpha).length / m;
+    testMatched(xs, ys, control, o, gaps).filter(({ result }) => result.p !== null && result.p < opts.alpha).length / m;
   return {
-    phi, simulations: m, alpha: opts.alpha,
+    phi, ...(tau !== undefined ? { tau } : {}), simulations: m, alpha: opts.alpha,
     falsePositiveRate: rate(nullX, nullY, opts), effect: opts.effect, power: rate(altX, altY, opts),
     naiveFalsePositiveRate: rate(nullX, nullY, naive),
   };

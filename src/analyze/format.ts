@@ -50,6 +50,7 @@ export function formatTable(result: AnalysisResult, opts: AnalyzeOptions): strin
   for (const run of result.runs) {
     out.push('', `run ${run.run}: ${run.n} ${opts.representation === 'differences' ? 'differences' : 'checkpoints'}${run.distinct < run.n ? ` (${run.distinct} distinct)` : ''}`);
     if (run.warning) out.push(`  warning: ${run.warning}`);
+    if (run.spacing) out.push(`  note: ${spacingNote(run.spacing)}`);
     if (run.calibration) out.push(`  ${calibrationLine(run.calibration)}`);
     const header = ['a', 'b', 'on', 'r', 'n_eff', 'df', 'p', 'p adj', '95% CI'];
     const hasBoot = run.pairs.some((p) => p.bootstrap_ci95 !== undefined);
@@ -91,8 +92,17 @@ export function headline(result: Pick<AnalysisResult, 'headline'>): string {
 /** One run's calibration in words. */
 export function calibrationLine(c: NonNullable<AnalysisResult['runs'][number]['calibration']>): string {
   const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
-  return `calibration (${c.simulations} simulated pairs, AR(1) phi ${c.phi.toFixed(2)}): false positives ${pct(c.falsePositiveRate)} at alpha ${c.alpha} ` +
+  const noise = c.tau === undefined ? `AR(1) phi ${c.phi.toFixed(2)}` : `OU noise at the run's steps, tau ${+c.tau.toPrecision(3)} steps`;
+  return `calibration (${c.simulations} simulated pairs, ${noise}): false positives ${pct(c.falsePositiveRate)} at alpha ${c.alpha} ` +
     `(naive test: ${pct(c.naiveFalsePositiveRate)}), power ${pct(c.power)} for a true partial correlation of ${c.effect}`;
+}
+
+/** An unevenly spaced run in words: its gaps and whether the test models them. */
+export function spacingNote(s: NonNullable<AnalysisResult['runs'][number]['spacing']>): string {
+  const gaps = `uneven checkpoint spacing (gaps ${s.min_gap} to ${s.max_gap} steps, median ${s.reference_gap})`;
+  return s.modelled
+    ? `${gaps}: the test models noise correlated exp(-gap / tau) (phi is the correlation at the median gap)`
+    : `${gaps}: the naive test counts every checkpoint as independent whatever its gap`;
 }
 
 function fixed(x: number, digits: number): string {

@@ -57,7 +57,7 @@ export function robustnessOf(runs: readonly RunData[], main: MetaAcrossRuns, opt
         }
         const testOpts: PairTestOptions = { method, residualiser, inference: opts.inference, representation };
         const analysed = runs.map((r) => {
-          const pairs = testPairs(r.ood, r.control, testOpts);
+          const pairs = testPairs(r.ood, r.control, testOpts, r.steps);
           const stability = runStability({ control: r.control, ood: r.ood, steps: r.steps, controlName: opts.control }, { ...opts, method, residualiser });
           const adjusted = adjustPValues(pairs.map((p) => p.result.p), opts.correction);
           return {

@@ -2,6 +2,7 @@
 // calibration on simulated series like the run's (false-positive rate and power) with its distinct
 // checkpoints; per pair, under how many of the other analysis choices its verdict holds. Its tables
 // (calibration, robustness) are written as CSV and JSON like the others.
+import { spacingNote } from '../analyze/format.ts';
 import { esc, fixed, htmlTable } from './html.ts';
 import type { StudyA } from './study-a.ts';
 import type { Table } from './table.ts';
@@ -44,7 +45,11 @@ export function checksSection(a: StudyA, tables: Map<string, Table>): string {
       headers: { n: 'checkpoints', distinct: 'distinct', phi: 'residual AR(1)', false_positive_rate: 'false positives', naive_false_positive_rate: 'naive test', power: `power at r = ${a.analysis.runs.find((r) => r.calibration)!.calibration!.effect}` },
       format: { phi: (v) => fixed(v as number, 2), false_positive_rate: pct, naive_false_positive_rate: pct, power: pct },
     }));
-    const warnings = a.analysis.runs.filter((r) => r.warning).map((r) => r.warning!);
+    const warnings = [
+      ...a.analysis.runs.filter((r) => r.warning).map((r) => r.warning!),
+      // an unevenly spaced run's calibration simulates OU noise at its own steps (analyze/calibration.ts)
+      ...a.analysis.runs.filter((r) => r.spacing).map((r) => `run "${r.run}": ${spacingNote(r.spacing!)}`),
+    ];
     if (warnings.length) out.push(`<ul class="small">${warnings.map((w) => `<li>${esc(w)}</li>`).join('')}</ul>`);
   }
   const robustness = tables.get('robustness');

@@ -15,7 +15,8 @@
  * nominal 5% within simulation error for phi from 0 to 0.95, n from 10 to 50).
  */
 import { firstDifferences } from './differences.ts';
-import { partialCorrelationMatched, partialCorrelationPairs, type PartialOptions, type PartialResult } from './partial-correlation.ts';
+import { countDistinctRows, denseIds } from './distinct-rows.ts';
+import { inferFromR, partialCorrelationMatched, partialCorrelationPairs, type PartialOptions, type PartialResult } from './partial-correlation.ts';
 
 export type Representation = 'levels' | 'differences';
 
@@ -33,7 +34,7 @@ export function levelsOrDifferencesPairs(
   for (const [name, s] of Object.entries(series)) diffSeries[name] = firstDifferences(s);
   const differences = partialCorrelationPairs(diffSeries, covariates.map((c) => firstDifferences(c)), { ...differencesOpts, inference: 'effective-n' });
   return levels.map((l, i) => {
-    const chosen = choose(l.result, differences[i].result);
+    const chosen = choose(l.result, capAtLevelRows(differences[i].result, l.result.distinct ?? n));
     return { a: l.a, b: l.b, ...chosen };
   });
 }
@@ -46,7 +47,39 @@ export function levelsOrDifferencesMatched(
   const levels = partialCorrelationMatched(xs, ys, covariates, options);
   if ((covariates[0]?.length ?? xs[0]?.length ?? 0) < 3) return levels.map((result) => ({ result, representation: 'levels' }));
   const differences = partialCorrelationMatched(xs.map((x) => firstDifferences(x)), ys.map((y) => firstDifferences(y)), covariates.map((c) => firstDifferences(c)), { ...differencesOpts, inference: 'effective-n' });
-  return levels.map((l, i) => choose(l, differences[i]));
+  return levels.map((l, i) => choose(l, capAtLevelRows(differences[i], l.distinct ?? l.n)));
+}
+
+/**
+ * The differences' test counted at most the distinct checkpoints of the pair. Differences of a
+ * plateaued series can take more distinct values than the levels do (a run that revisits 8 score
+ * rows in 21 checkpoints has up to 20 distinct steps between them), yet D distinct (control, a, b)
+ * rows hold at most D - 1 independent changes. So the differences' cap is D - 1 and `distinct`
+ * reports D, the number the run's plateau warning speaks of. `levelRows` > n (the levels all
+ * distinct) leaves the result as it is.
+ */
+export function capAtLevelRows(diff: PartialResult, levelRows: number): PartialResult {
+  if (levelRows > diff.n) return diff;
+  const k = diff.nEff - 2 - diff.df;
+  if (diff.r === null) return { ...diff, distinct: levelRows };
+  const capped = inferFromR(diff.n, k, diff.r, Math.min(diff.distinct ?? diff.n, levelRows - 1), diff.phi, diff.phi ? diff.nEff : undefined);
+  if (capped.r === null) {
+    capped.reason = `only ${levelRows} distinct checkpoints (of ${diff.n + 1}): too few for the differences' test with k=${Number.isInteger(k) ? k : k.toFixed(2)} covariate degrees of freedom (needs more than k + 4)`;
+  }
+  return { ...capped, distinct: levelRows };
+}
+
+/** Distinct (covariates, a, b) level rows of every pair (a < b in sorted name order), keyed "a\u0000b". */
+export function distinctLevelRows(series: Record<string, Float64Array>, covariates: Float64Array[]): Map<string, number> {
+  const names = Object.keys(series).sort();
+  const n = covariates[0]?.length ?? series[names[0]]?.length ?? 0;
+  const covIds = covariates.map(denseIds);
+  const ids = new Map(names.map((name) => [name, denseIds(series[name])]));
+  const out = new Map<string, number>();
+  for (let i = 0; i < names.length; i++) {
+    for (let j = i + 1; j < names.length; j++) out.set(`${names[i]}\u0000${names[j]}`, countDistinctRows([...covIds, ids.get(names[i])!, ids.get(names[j])!], n));
+  }
+  return out;
 }
 
 /** Differences when they give a defined result with more effective observations than levels. */

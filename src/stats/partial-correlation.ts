@@ -137,15 +137,16 @@ function residualPhi(e: Float64Array): number {
 
 /**
  * The test of r from n rows (distinct of them) and k covariate dof: the naive test when `phi` is
- * undefined, else with Bartlett's effective sample size of the two AR(1) coefficients.
+ * undefined, else with Bartlett's effective sample size of the two AR(1) coefficients, or with
+ * `givenNEff` when the caller computed it another way (uneven-pair-tests.ts), capped the same way.
  */
-export function inferFromR(n: number, k: number, r: number, distinct: number, phi?: [number, number]): PartialResult {
+export function inferFromR(n: number, k: number, r: number, distinct: number, phi?: [number, number], givenNEff?: number): PartialResult {
   if (distinct - k - 3 <= 0) {
     return { ...nullResult(n, n - 2 - k, `only ${distinct} distinct checkpoint${distinct === 1 ? '' : 's'} (of ${n}): too few for k=${fmtK(k)} covariate degrees of freedom (needs more than k + 3)`), distinct };
   }
   const extra = distinct < n ? { distinct } : {};
   if (phi === undefined) return { ...(tooFew(n, k) ?? resultFromR(n, k, r)), ...extra };
-  const nEff = bartlettEffectiveN(phi[0], phi[1], n, distinct);
+  const nEff = givenNEff === undefined ? bartlettEffectiveN(phi[0], phi[1], n, distinct) : Math.min(givenNEff, n, distinct);
   if (nEff - k - 3 <= 0) {
     return { ...nullResult(n, nEff - 2 - k, `effective sample size ${nEff.toFixed(1)} of ${n} checkpoints (residual autocorrelations ${phi[0].toFixed(2)}, ${phi[1].toFixed(2)}) too small for k=${fmtK(k)} covariate degrees of freedom (needs n_eff - k - 3 > 0)`), nEff, phi, ...extra };
   }

@@ -4,9 +4,9 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { analyzeRun, analyzeRuns, DEFAULT_OPTIONS, type AnalyzeOptions } from '../../src/analyze/analysis.ts';
 import type { RunSeries } from '../../src/analyze/run-series.ts';
-import { headline } from '../../src/analyze/format.ts';
+import { formatTable, headline, spacingNote } from '../../src/analyze/format.ts';
 import { studyAHeadline } from '../../src/report/study-a-section.ts';
-import { ar1Into, createRandom } from '../../src/stats/index.ts';
+import { ar1Into, createRandom, ouInto } from '../../src/stats/index.ts';
 
 const FAST: AnalyzeOptions = { ...DEFAULT_OPTIONS, control: 'id', calibration: 0, robustness: false };
 
@@ -54,6 +54,29 @@ test('a plateau-heavy run: distinct checkpoints counted, a warning, and no test 
         // never a perfect correlation with a tiny p from a spline that ate the degrees of freedom
         assert.ok(!(Math.abs(p.r) > 0.99 && p.p! < 1e-6), `${inference}/${residualiser} ${p.a}-${p.b}: r ${p.r}, p ${p.p}, df ${p.df}`);
       }
+    }
+  }
+});
+
+test('n_eff never exceeds the distinct checkpoints of the pair, on levels and on differences, and says the warning\'s number', () => {
+  // 21 checkpoints revisiting 8 score rows out of order: the differences take up to 20 distinct
+  // values (19 per pair before the cap), though the pair holds 8 distinct checkpoints
+  const levels = [0.30, 0.42, 0.47, 0.55, 0.58, 0.66, 0.71, 0.73];
+  const order = [0, 1, 0, 2, 1, 3, 2, 4, 3, 5, 4, 6, 5, 7, 6, 7, 0, 3, 5, 1, 7];
+  const off = [0.01, -0.02, 0.03, 0, -0.01, 0.02, -0.03, 0.01], off2 = [0.02, 0.01, -0.01, 0.03, -0.02, 0, 0.01, -0.03];
+  const series = run('revisits', {
+    id: order.map((i) => levels[i]), a: order.map((i) => 0.5 * levels[i] + off[i]),
+    b: order.map((i) => 0.2 + 0.4 * levels[i] + off2[i]), c: order.map((i) => 0.1 + levels[i] ** 2 + off[(i + 3) % 8]),
+  });
+  for (const representation of ['auto', 'levels', 'differences'] as const) {
+    const result = analyzeRun(series, { ...FAST, representation });
+    assert.equal(result.distinct, 8);
+    assert.match(result.warning ?? '', /\(8 distinct\)/);
+    assert.equal(result.pairs.length, 3);
+    for (const p of result.pairs) {
+      assert.equal(p.distinct, 8, `${representation} ${p.a}-${p.b}: the pair's distinct checkpoints`);
+      assert.ok(p.nEff <= 8, `${representation} ${p.a}-${p.b} (${p.representation}): nEff ${p.nEff} above the 8 distinct checkpoints`);
+      if (p.representation === 'differences') assert.ok(p.nEff <= 7, `8 distinct rows hold at most 7 changes, nEff ${p.nEff}`);
     }
   }
 });
@@ -143,4 +166,32 @@ test('a library caller that passes only some options gets the declared defaults 
   assert.deepEqual(got, want);
   assert.equal(got.runs[0].calibration!.simulations, DEFAULT_OPTIONS.calibration);
   assert.ok(got.robustness);
+});
+
+test('an unevenly spaced run: the test models the gaps, the calibration simulates the run\'s own steps, and the output says so', () => {
+  const steps = [0, ...Array.from({ length: 10 }, (_, i) => 2 ** i), 1000, 3000, ...Array.from({ length: 14 }, (_, i) => 10000 * (i + 1)), 143000];
+  const random = createRandom(3);
+  const n = steps.length;
+  const noise = [0, 1, 2].map(() => ouInto(new Float64Array(n), steps, 20000, random));
+  const id = steps.map((t) => 0.3 + 0.5 * (1 - Math.exp(-4 * t / 143000)) + 0.02 * random.normal());
+  const values = { id, a: id.map((v, t) => 0.5 * v + 0.05 * noise[0][t]), b: id.map((v, t) => 0.6 * v + 0.05 * noise[1][t]), c: id.map((v, t) => 0.4 * v + 0.05 * noise[2][t]) };
+  const uneven: RunSeries = { ...run('pythia-like', values), steps };
+  const opts: AnalyzeOptions = { ...FAST, calibration: 100 };
+  const result = analyzeRun(uneven, opts);
+  assert.deepEqual(result.spacing, { uneven: true, min_gap: 1, reference_gap: 7000, max_gap: 10000, modelled: true });
+  assert.ok(result.calibration?.tau !== undefined && result.calibration.tau > 0, 'the calibration names the OU time constant it simulated');
+  assert.ok(result.calibration!.falsePositiveRate <= 0.1, `calibrated on the run's steps: ${result.calibration!.falsePositiveRate}`);
+  // the same scores read as evenly spaced are tested differently: the steps reach the test
+  const asEven = analyzeRun(run('pythia-like', values), opts);
+  assert.equal(asEven.spacing, undefined);
+  assert.equal(asEven.calibration?.tau, undefined);
+  assert.notDeepEqual(result.pairs.map((p) => p.nEff), asEven.pairs.map((p) => p.nEff));
+  for (const p of result.pairs) assert.ok(p.nEff <= (p.representation === 'differences' ? n - 1 : n));
+  const table = formatTable(analyzeRuns([uneven], opts), opts);
+  assert.match(table, /note: uneven checkpoint spacing \(gaps 1 to 10000 steps, median 7000\): the test models noise correlated exp\(-gap \/ tau\)/);
+  assert.match(table, /OU noise at the run's steps, tau \d/);
+  // the naive test ignores the gaps, and says so
+  const naive = analyzeRun(uneven, { ...FAST, inference: 'naive' });
+  assert.equal(naive.spacing?.modelled, false);
+  assert.match(spacingNote(naive.spacing!), /naive test counts every checkpoint as independent/);
 });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { UserError } from '../../src/errors.ts';
-import { blockBootstrapCI, partialCorrelation } from '../../src/stats/index.ts';
+import { blockBootstrap, blockBootstrapCI, correlatedAr1Into, partialCorrelation } from '../../src/stats/index.ts';
 import { circularBlockRows, quantile } from '../../src/stats/bootstrap.ts';
 import { createRandom } from '../../src/stats/random.ts';
 import { ar1, knownPartial } from './simulate.ts';
@@ -77,4 +77,28 @@ test('the seeded generator is reproducible and accepts seed 0', () => {
   assert.notEqual(c.uniform(), va[0]);
   const r = createRandom(9);
   for (let i = 0; i < 1000; i++) { const k = r.int(7); assert.ok(k >= 0 && k < 7 && Number.isInteger(k)); }
+});
+
+test('plateau-heavy runs: the interval reaches at least half a standard error on both sides of r (the percentile interval hugged r on one side)', () => {
+  const linear = { method: 'pearson', residualiser: 'linear' } as const;
+  const random = createRandom(42);
+  const n = 21;
+  const e = new Float64Array(n), v = new Float64Array(n);
+  let checked = 0;
+  for (let s = 0; s < 40; s++) {
+    correlatedAr1Into(e, v, 0.8, 0, random);
+    const c = Float64Array.from({ length: n }, (_, t) => 0.3 + 0.5 * (1 - Math.exp(-4 * t / (n - 1))) + 0.02 * random.normal());
+    const x = c.map((cv, t) => 0.8 * cv + 0.05 * e[t]), y = c.map((cv, t) => -0.3 * cv + 0.05 * v[t]);
+    // most checkpoints repeat the previous one's whole score row
+    for (let t = 1; t < n; t++) if (random.uniform() < 0.6) { c[t] = c[t - 1]; x[t] = x[t - 1]; y[t] = y[t - 1]; }
+    const observed = partialCorrelation(x, y, [c], { ...linear, inference: 'effective-n' });
+    const { ci95, reason } = blockBootstrap(x, y, [c], { ...linear, resamples: 200, seed: s });
+    if (observed.r === null) { assert.equal(ci95, null); assert.ok(reason); continue; }
+    if (ci95 === null) { assert.match(reason!, /resamples/); continue; }
+    const z = Math.atanh(observed.r), se = 1 / Math.sqrt(observed.nEff - 4);
+    const below = z - Math.atanh(ci95[0]), above = Math.atanh(ci95[1]) - z;
+    assert.ok(below >= 0.5 * se && above >= 0.5 * se, `run ${s}: r ${observed.r.toFixed(3)}, CI [${ci95[0].toFixed(3)}, ${ci95[1].toFixed(3)}], se ${se.toFixed(3)}`);
+    checked++;
+  }
+  assert.ok(checked >= 30, `only ${checked} intervals checked`);
 });
