@@ -122,7 +122,7 @@ test('genstudy report draws the report from an lm-eval folder, a Trainer folder 
     assert.equal(r.code, 0, `${input}: ${r.stderr}`);
     const html = readFileSync(join(out, 'report.html'), 'utf8');
     assert.match(html, /<svg/);
-    assert.match(r.stdout, /across 2 runs/);
+    assert.match(r.stdout, /across 2 runs/i);
     const pc = readFileSync(join(out, 'partial_correlations.csv'), 'utf8').trim().split('\n');
     assert.equal(pc.length, 1 + 2 * 3, `${input}: 3 OOD sets -> 3 pairs per run`);
   }
