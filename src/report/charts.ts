@@ -109,17 +109,29 @@ export function lossSpec(points: readonly { step: number; loss: number }[], chec
   };
 }
 
-export interface HeatCell { row: string; col: string; value: number | null; label: string; outlined: boolean }
+export interface HeatCell {
+  row: string; col: string; value: number | null;
+  /** The cell's text; an array is drawn as lines. */
+  label: string | string[];
+  /** A black border: solid, or dashed when `dashed` is set. */
+  outlined: boolean;
+  dashed?: boolean;
+}
 
 /**
  * A matrix as coloured cells on a diverging red-white-blue scale over [-extent, extent]; cells
- * without a value are grey; outlined cells get a black border; each cell shows its label.
+ * without a value are grey; outlined cells get a black border (dashed ones a dashed border); each
+ * cell shows its label. `cellSize` fixes the cells' side (else it shrinks as columns are added);
+ * the colour legend sits right of the matrix, or below it with `legendBelow` (two matrices side by side).
  */
-export function heatmapSpec(cells: readonly HeatCell[], opts: { rows: string[]; cols: string[]; extent: number; legendTitle: string; rowTitle?: string; colTitle?: string }): TopLevelSpec {
-  const cellSize = Math.max(40, Math.min(64, Math.floor(520 / Math.max(opts.cols.length, 1))));
-  const values = cells.map((c) => ({ ...c, strong: c.value !== null && Math.abs(c.value) > 0.6 * opts.extent }));
+export function heatmapSpec(cells: readonly HeatCell[], opts: {
+  rows: string[]; cols: string[]; extent: number; legendTitle: string; rowTitle?: string; colTitle?: string; cellSize?: number; legendBelow?: boolean;
+}): TopLevelSpec {
+  const cellSize = opts.cellSize ?? Math.max(40, Math.min(64, Math.floor(520 / Math.max(opts.cols.length, 1))));
+  const values = cells.map((c) => ({ ...c, dashed: c.dashed ?? false, strong: c.value !== null && Math.abs(c.value) > 0.6 * opts.extent }));
   const x = { field: 'col', type: 'nominal' as const, sort: opts.cols, title: opts.colTitle ?? null, axis: { labelAngle: -40, labelLimit: 0 } };
   const y = { field: 'row', type: 'nominal' as const, sort: opts.rows, title: opts.rowTitle ?? null, axis: { labelLimit: 0 } };
+  const legend = opts.legendBelow ? { orient: 'bottom' as const, direction: 'horizontal' as const, gradientLength: Math.min(220, cellSize * opts.cols.length) } : {};
   return {
     width: cellSize * opts.cols.length, height: cellSize * opts.rows.length, config: CONFIG,
     data: { values },
@@ -131,17 +143,21 @@ export function heatmapSpec(cells: readonly HeatCell[], opts: { rows: string[]; 
         encoding: {
           color: {
             field: 'value', type: 'quantitative', title: opts.legendTitle,
-            scale: { scheme: 'redblue', domain: [-opts.extent, opts.extent] },
+            scale: { scheme: 'redblue', domain: [-opts.extent, opts.extent] }, legend,
           },
         },
       },
       { transform: [{ filter: 'datum.value === null' }], mark: { type: 'rect', color: '#e4e4e4' } },
       {
-        transform: [{ filter: 'datum.outlined' }],
+        transform: [{ filter: 'datum.outlined && !datum.dashed' }],
         mark: { type: 'rect', fillOpacity: 0, stroke: '#000', strokeWidth: 2.5 },
       },
       {
-        mark: { type: 'text', fontSize: 12 },
+        transform: [{ filter: 'datum.outlined && datum.dashed' }],
+        mark: { type: 'rect', fillOpacity: 0, stroke: '#000', strokeWidth: 2, strokeDash: [5, 3] },
+      },
+      {
+        mark: { type: 'text', fontSize: 12, lineHeight: 14 },
         encoding: {
           text: { field: 'label', type: 'nominal' },
           color: { condition: { test: 'datum.strong', value: 'white' }, value: 'black' },

@@ -52,8 +52,12 @@ export function checksSection(a: StudyA, tables: Map<string, Table>): string {
     out.push('<h3 id="study-a-robustness">Does each verdict survive other analysis choices?</h3>');
     out.push(htmlTable(robustness, {
       columns: ['a', 'b', 'verdict', 'holds', 'otherwise'],
-      headers: { holds: 'holds under' },
-      format: { holds: (v, row) => `${v} of ${row[4]}` },
+      headers: { holds: 'holds under' }, names: ['a', 'b'], wrap: ['otherwise'],
+      format: {
+        holds: (v, row) => `${v} of ${row[4]}`,
+        // one choice per line part, so the list wraps between choices, not inside one
+        otherwise: (v) => String(v ?? '').split('; ').filter(Boolean).map((x) => `<span class="item">${esc(x)}</span>`).join('; '),
+      },
     }));
     const missing = a.analysis.robustness!.choices.filter((c) => !c.available);
     if (missing.length) out.push(`<ul class="small">${missing.map((c) => `<li>not computed: ${esc(`${c.method}/${c.residualiser}/${c.representation}`)}: ${esc(c.reason ?? '')}</li>`).join('')}</ul>`);

@@ -27,8 +27,10 @@ figure svg { max-width: 100%; height: auto; display: block; }
 .charts { display: flex; flex-wrap: wrap; gap: 8px 28px; align-items: flex-start; }
 .charts > * { min-width: 0; max-width: 100%; }
 .table-wrap { max-width: 100%; overflow-x: auto; }
-.table-wrap td:not(.code):not(.wrap) { white-space: nowrap; }
+.table-wrap td:not(.code):not(.wrap):not(.name) { white-space: nowrap; }
 td.wrap { min-width: 22em; }
+td.name { min-width: 6em; }
+@media (max-width: 900px) { td.wrap { min-width: 12em; } table { font-size: 0.8rem; } th, td { padding: 3px 5px; } }
 td.wrap .item { white-space: nowrap; }
 dl.run-summary { display: flex; flex-wrap: wrap; gap: 4px 22px; margin: 4px 0 12px; font-size: 0.92rem; }
 dl.run-summary div { display: flex; gap: 6px; }
@@ -38,8 +40,9 @@ table.kv td:first-child { color: #555; white-space: nowrap; }
 .verdict-positive-in-all { background: #dbe9f7; }
 .verdict-negative-in-all { background: #f8dcdc; }
 .verdict-sign-differs { background: #fff0c2; font-weight: 600; }
-.meta-generalises { background: #dbe9f7; }
-.meta-heterogeneous { background: #fff0c2; font-weight: 600; }
+.meta-holds { background: #dbe9f7; }
+.meta-varies { background: #fff0c2; }
+.meta-holds .verdict, .meta-varies .verdict { font-weight: 600; }
 .outcome-recovered { background: #dff3df; }
 .outcome-missed, .outcome-spurious { background: #fff0c2; }
 .outcome-wrong-sign { background: #f8dcdc; font-weight: 600; }
@@ -81,6 +84,8 @@ export function htmlTable(
     code?: string[];
     /** Columns whose text wraps (the others keep each cell on one line and the table scrolls). */
     wrap?: string[];
+    /** Columns of names that may break after a hyphen (test sets, runs), so the table fits a narrow page. */
+    names?: string[];
   } = {},
 ): string {
   const columns = opts.columns ?? table.columns;
@@ -95,7 +100,7 @@ export function htmlTable(
     const cells = columns.map((c, j) => {
       const v = row[index[j]];
       const text = opts.format?.[c] ? opts.format[c](v, row) : esc(cellText(v));
-      const klass = typeof v === 'number' ? 'num' : opts.code?.includes(c) ? 'code' : opts.wrap?.includes(c) ? 'wrap' : '';
+      const klass = typeof v === 'number' ? 'num' : opts.code?.includes(c) ? 'code' : opts.wrap?.includes(c) ? 'wrap' : opts.names?.includes(c) ? 'name' : '';
       return `<td${klass ? ` class="${klass}"` : ''}>${text}</td>`;
     });
     return `<tr${cls ? ` class="${esc(cls)}"` : ''}>${cells.join('')}</tr>`;
