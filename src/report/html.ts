@@ -18,6 +18,7 @@ nav ul { columns: 3; font-size: 0.9rem; padding-left: 18px; }
 table { border-collapse: collapse; font-size: 0.85rem; margin: 6px 0 14px; }
 th, td { border: 1px solid #ddd; padding: 3px 7px; text-align: left; vertical-align: top; }
 th { background: #f3f3f3; font-weight: 600; }
+table .small { font-size: 0.85em; font-weight: normal; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 td.code, code, pre { font-family: ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: 0.8rem; }
 td.code { overflow-wrap: anywhere; max-width: 420px; }
@@ -30,8 +31,9 @@ figure svg { max-width: 100%; height: auto; display: block; }
 .table-wrap td:not(.code):not(.wrap):not(.name) { white-space: nowrap; }
 td.wrap { min-width: 22em; }
 td.name { min-width: 6em; }
-@media (max-width: 900px) { td.wrap { min-width: 12em; } table { font-size: 0.8rem; } th, td { padding: 3px 5px; } }
 td.wrap .item { white-space: nowrap; }
+/* a narrow page: smaller table text, and long lists and names wrap rather than widen the table */
+@media (max-width: 900px) { td.wrap { min-width: 10em; } td.wrap .item { white-space: normal; overflow-wrap: anywhere; } table { font-size: 0.8rem; } th, td { padding: 3px 5px; } }
 dl.run-summary { display: flex; flex-wrap: wrap; gap: 4px 22px; margin: 4px 0 12px; font-size: 0.92rem; }
 dl.run-summary div { display: flex; gap: 6px; }
 dl.run-summary dt { color: #666; }

@@ -149,7 +149,7 @@ async function runCorrelations(run: RunAnalysis, opts: Pick<AnalyzeOptions, 'alp
   const rows = table.rows.filter((r) => r[col('run')] === run.run);
   const interval = (row: Cell[], lo: string) => {
     const [l, h] = [row[col(lo)], row[col(lo.replace('_low', '_high'))]] as (number | null)[];
-    return l === null ? '–' : `[${fixed(l, 3)}, ${fixed(h, 3)}]`;
+    return l === null ? '–' : `[${signed(l, 2)}, ${signed(h, 2)}]`;
   };
   // The page shows what a reader weighs (what was correlated, its effective n, r, its interval, the
   // adjusted p); n, df and the unadjusted p are in partial_correlations.csv. The pair is one cell.
