@@ -31,6 +31,7 @@ figure svg { max-width: 100%; height: auto; display: block; }
 .table-wrap td:not(.code):not(.wrap):not(.name) { white-space: nowrap; }
 td.wrap { min-width: 22em; }
 td.name { min-width: 6em; }
+td.name .nm { display: inline-block; }
 td.wrap .item { white-space: nowrap; }
 /* a narrow page: smaller table text, and long lists and names wrap rather than widen the table */
 @media (max-width: 900px) { td.wrap { min-width: 10em; } td.wrap .item { white-space: normal; overflow-wrap: anywhere; } table { font-size: 0.8rem; } th, td { padding: 3px 5px; } }
@@ -109,6 +110,11 @@ export function htmlTable(
   });
   // Wrapped so that a wide table scrolls inside the page instead of widening it.
   return `<div class="table-wrap"><table>\n<thead>${head}</thead>\n<tbody>\n${body.join('\n')}\n</tbody>\n</table></div>`;
+}
+
+/** A pair of test sets in one cell: the line breaks between the two names first, inside a name (after a hyphen) only when one name is wider than the column. */
+export function pairCell(a: string, b: string): string {
+  return `<span class="nm">${esc(a)}</span> – <span class="nm">${esc(b)}</span>`;
 }
 
 export function figure(svg: string, caption: string, kind: string): string {

@@ -7,7 +7,7 @@ import { META_COLUMNS, metaRow, MODERATOR_COLUMNS, moderatorRows } from '../anal
 import { heatmapSpec, renderSvg, type HeatCell } from './charts.ts';
 import { forestSpec, sortForestRows, type ForestRow } from './forest-chart.ts';
 import { metaVerdict, verdictLegend, verdictLook } from './meta-verdict.ts';
-import { esc, figure, fixed, htmlTable, pValue, signed } from './html.ts';
+import { esc, figure, fixed, htmlTable, pairCell, pValue, signed } from './html.ts';
 import type { StudyA } from './study-a.ts';
 import type { Cell, Table } from './table.ts';
 
@@ -58,11 +58,12 @@ function metaTableHtml(table: Table): string {
   const byPooled = sortForestRows(table.rows.map((row) => ({ row, a: String(row[col('a')]), b: String(row[col('b')]), pooled: num(row, 'r') === null ? null : { r: num(row, 'r')! } })))
     .map((x) => x.row);
   return htmlTable({ columns: table.columns, rows: byPooled }, {
-    columns: ['a', 'runs', 'r', 'ci95_low', 'p_adjusted', 'i2', 'q_p', 'prediction95_low', 'verdict'],
+    // the runs column only when pairs pooled different numbers of runs (else the headline says how many)
+    columns: ['a', ...(new Set(table.rows.map((row) => row[col('runs')])).size > 1 ? ['runs'] : []), 'r', 'ci95_low', 'p_adjusted', 'i2', 'q_p', 'prediction95_low', 'verdict'],
     headers: { a: 'pair', r: 'pooled r', ci95_low: '95% CI', p_adjusted: 'p adjusted', i2: 'I²', q_p: 'Q p', prediction95_low: '95% prediction' },
     names: ['a'],
     format: {
-      a: (v, row) => `${esc(String(v))} – ${esc(String(row[col('b')]))}`,
+      a: (v, row) => pairCell(String(v), String(row[col('b')])),
       r: (v) => signed(v as number | null, 3),
       ci95_low: (_, row) => interval(row, 'ci95_low', 'ci95_high'),
       p_adjusted: (v) => pValue(v as number | null), q_p: (v) => pValue(v as number | null),

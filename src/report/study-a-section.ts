@@ -4,7 +4,7 @@
 import { signVerdict, type Agreement, type AnalyzeOptions, type RunAnalysis } from '../analyze/analysis.ts';
 import { verdictSentence } from '../analyze/verdict.ts';
 import { curvesSpec, heatmapSpec, lossSpec, renderSvg, type CurvePoint, type HeatCell } from './charts.ts';
-import { anchor, esc, figure, fixed, htmlTable, pValue, signed } from './html.ts';
+import { anchor, esc, figure, fixed, htmlTable, pairCell, pValue, signed } from './html.ts';
 import { checksSection } from './checks-section.ts';
 import { metaSection, pooledHeatmap } from './meta-section.ts';
 import { metricForTestSet, metricsByTestSet, type ReportData, type ReportRun } from './report-data.ts';
@@ -167,7 +167,7 @@ async function runCorrelations(run: RunAnalysis, opts: Pick<AnalyzeOptions, 'alp
     names: ['a'],
     wrap: ['reason'],
     format: {
-      a: (v, row) => `${esc(String(v))} – ${esc(String(row[col('b')]))}`,
+      a: (v, row) => pairCell(String(v), String(row[col('b')])),
       n_eff: (v) => fixed(v as number, 1),
       r: (v) => (v === null ? '–' : fixed(v as number, 3)),
       ci95_low: (_, row) => interval(row, 'ci95_low'),

@@ -9,6 +9,7 @@ import { renderReport } from '../../src/report/index.ts';
 import { studyA } from '../../src/report/study-a.ts';
 import { escapeHtml } from '../../src/report/escape.ts';
 import { verdictLook } from '../../src/report/meta-verdict.ts';
+import { pairCell } from '../../src/report/html.ts';
 import { studyAStore } from './helpers.ts';
 
 test('study A shows the meta-analysis table and a forest plot per pair after the sign counts', async (t) => {
@@ -45,7 +46,7 @@ test('study A shows the meta-analysis table and a forest plot per pair after the
     const p = a.analysis.meta.pairs.find((x) => x.a === row.a && x.b === row.b)!;
     assert.equal(row.r, p.r);
     assert.equal(row.verdict, p.verdict);
-    assert.ok(section.includes(`<tr class="meta-${verdictLook(p.verdict).tone}"><td class="name">${escapeHtml(`${p.a} – ${p.b}`)}</td>`), `${p.a}–${p.b}: its row, marked by its verdict`);
+    assert.ok(section.includes(`<tr class="meta-${verdictLook(p.verdict).tone}"><td class="name">${pairCell(p.a, p.b)}</td>`), `${p.a}–${p.b}: its row, marked by its verdict`);
   }
   assert.match(report.tables.meta_analysis.csv, /^a,b,runs,excluded,r,ci95_low,ci95_high,p,p_adjusted,/);
   assert.ok(report.tables.meta_regression, 'a moderator gives the meta-regression table');
