@@ -67,12 +67,11 @@ export function forestSpec(rowsIn: readonly ForestRow[]): TopLevelSpec {
   const runNames = [...new Set(rows.flatMap((r) => r.runs.map((x) => x.run)))];
   const spread = runNames.length > 1 ? (RUNS_TO - RUNS_FROM) / (runNames.length - 1) : 0;
   const points = rows.flatMap((row, i) => row.runs.map((x) => {
-    const z = Math.abs(x.r) >= 1 ? Math.sign(x.r) * extent : Math.atanh(x.r);
-    const beyond = Math.abs(z) > extent;
+    const z = Math.abs(x.r) >= 1 ? Math.sign(x.r) * Infinity : Math.atanh(x.r);
     return {
-      run: x.run, r: x.r, z: beyond ? Math.sign(z) * extent : z,
+      run: x.run, r: x.r, z: toZ(x.r),
       pos: i + (runNames.length > 1 ? RUNS_FROM + spread * runNames.indexOf(x.run) : (RUNS_FROM + RUNS_TO) / 2),
-      shape: beyond || Math.abs(x.r) >= 1 ? (z > 0 ? 'triangle-right' : 'triangle-left') : 'circle',
+      shape: Math.abs(z) <= extent ? 'circle' : z > 0 ? 'triangle-right' : 'triangle-left',
     };
   }));
   const diamonds = rows.flatMap((row, i) => (row.pooled ? [
@@ -116,7 +115,6 @@ export function forestSpec(rowsIn: readonly ForestRow[]): TopLevelSpec {
       encoding: {
         x: { field: 'z', ...x }, y: { field: 'pos', ...y }, color: runColour,
         shape: { field: 'shape', type: 'nominal', scale: null, legend: null },
-        tooltip: [{ field: 'run' }, { field: 'r', format: '.3f' }],
       },
     },
     {

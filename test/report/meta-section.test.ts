@@ -10,6 +10,7 @@ import { studyA } from '../../src/report/study-a.ts';
 import { escapeHtml } from '../../src/report/escape.ts';
 import { verdictLook } from '../../src/report/meta-verdict.ts';
 import { pairCell } from '../../src/report/html.ts';
+import { forestSpec, sortForestRows, zExtent, type ForestRow } from '../../src/report/forest-chart.ts';
 import { studyAStore } from './helpers.ts';
 
 test('study A shows the meta-analysis table and a forest plot per pair after the sign counts', async (t) => {
@@ -62,4 +63,22 @@ test('without a moderator there is no meta-regression table; two runs have no pr
   const forest = report.html.match(/data-chart="forest"[^>]*>(.*?)<\/figure>/s)![1];
   assert.equal([...forest.matchAll(/aria-roledescription="area mark"/g)].length, 10, 'a diamond per pair');
   assert.equal([...forest.matchAll(/aria-roledescription="rule mark"/g)].length, 1, 'no prediction interval below three runs (only the zero line)');
+});
+
+test('the forest figure: rows by pooled r (unpooled last), an axis on Fisher z that fits the data, a run at r = ±1 a triangle on its edge', () => {
+  const row = (a: string, r: number | null, runs: number[]): ForestRow => ({
+    a, b: 'x', runs: runs.map((v, i) => ({ run: `run${i}`, r: v })), verdict: 'null', mark: '○', colour: '#555', strong: false,
+    pooled: r === null ? null : { r, ci95: [r - 0.1, r + 0.1], prediction95: null },
+  });
+  const rows = [row('low', -0.3, [-0.3, -0.2]), row('none', null, [0.1]), row('high', 0.85, [0.4, 1])];
+  assert.deepEqual(sortForestRows(rows).map((r) => r.a), ['high', 'low', 'none']);
+  assert.ok(Math.abs(zExtent([row('s', 0.1, [0.1, 0.2])]) - Math.atanh(0.8)) < 1e-12, 'small effects: the axis stays at least ±0.8 wide');
+  assert.ok(Math.abs(zExtent(rows) - Math.atanh(0.95) * 1.05) < 1e-12, 'the largest finite value fits, r = 1 does not stretch the axis');
+  assert.ok(Math.abs(zExtent([row('big', 0.999, [0.9999])]) - Math.atanh(0.995)) < 1e-12, 'at most ±0.995');
+  const spec = forestSpec(rows) as unknown as { layer: { data: { values: Record<string, unknown>[] }; mark: { type: string } }[] };
+  const points = spec.layer.find((l) => l.mark.type === 'point')!.data.values;
+  const edge = points.find((p) => p.r === 1)!;
+  assert.equal(edge.shape, 'triangle-right');
+  assert.ok(Math.abs((edge.z as number) - zExtent(rows)) < 1e-12, 'on the right edge');
+  assert.equal(points.filter((p) => p.shape === 'circle').length, 4);
 });
