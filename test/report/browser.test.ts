@@ -100,6 +100,8 @@ test('the report opens offline in headless Chromium with no console errors, and 
       assert.equal(ofKind('id-vs-ood').length, STUDY_A.runs, 'ID against each OOD score, per analysed run');
       assert.equal(ofKind('residuals').length, STUDY_A.runs, 'the chosen pair\'s residual scatter, per analysed run');
       assert.equal(ofKind('agreement').length, 1);
+      assert.equal(ofKind('pooled').length, 1, 'the pooled-r matrix beside the sign counts');
+      assert.equal(ofKind('forest').length, 1, 'one forest figure for all pairs');
       assert.equal(ofKind('study-b-ft').length, 1);
       assert.equal(ofKind('study-b-fticl').length, 1);
       const main = await page.$eval('main', (m) => { const r = m.getBoundingClientRect(); const s = getComputedStyle(m); return r.right - parseFloat(s.paddingRight); });
@@ -114,7 +116,12 @@ test('the report opens offline in headless Chromium with no console errors, and 
           assert.equal(c.symbols, expected * steps, `${c.run}: a marker on every checkpoint of every curve`);
         }
         if (c.kind === 'loss') assert.equal(c.lines, 1);
-        if (c.kind === 'heatmap' || c.kind === 'agreement') {
+        if (c.kind === 'forest') {
+          // 10 pairs: a name and a verdict per row, the verdict column's header; 3 runs per row
+          assert.equal(c.texts, 10 + 10 + 1);
+          assert.equal(c.symbols, 10 * STUDY_A.runs);
+        }
+        if (c.kind === 'heatmap' || c.kind === 'agreement' || c.kind === 'pooled') {
           // 5 OOD sets: 20 coloured cells + 5 grey diagonal cells (+ outlines), a label in each.
           assert.ok(c.rects >= 25, `${c.kind} ${c.run}: ${c.rects} cells`);
           assert.equal(c.texts, 25);
@@ -166,6 +173,14 @@ test('the report opens offline in headless Chromium with no console errors, and 
         return out;
       });
       assert.deepEqual(spills, [], `tables and figures fit ${at}`);
+      const forestText = await page.$eval('figure[data-chart="forest"]', (f) => {
+        const box = f.getBoundingClientRect();
+        return [...f.querySelectorAll('svg text')].filter((t) => {
+          const r = t.getBoundingClientRect();
+          return r.left < box.left - 1 || r.right > box.right + 1;
+        }).map((t) => t.textContent);
+      });
+      assert.deepEqual(forestText, [], `every pair name and verdict of the forest figure inside it ${at}`);
       const verdicts = await page.$$eval('table', (tables) => tables.flatMap((t) => {
         const i = [...t.querySelectorAll('th')].findIndex((th) => th.textContent === 'verdict');
         if (i < 0) return [];
