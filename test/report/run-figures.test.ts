@@ -11,6 +11,7 @@ import { pearson } from '../../src/stats/index.ts';
 import { simulateScores } from '../../src/synth/simulated-scores.ts';
 import { seriesSizes, seriesStyles, stepAxis } from '../../src/report/charts.ts';
 import { runFields } from '../../src/report/run-summary.ts';
+import { observationsText } from '../../src/report/study-a-section.ts';
 import { installedVersion, studyVersions } from '../../src/pipeline/versions.ts';
 import type { ReportRun } from '../../src/report/report-data.ts';
 
@@ -86,4 +87,13 @@ test('run summaries: the epochs the steps make, no empty or null fields, LoRA on
 test('the versions recorded with a run include the tokenizer library\'s (its package.json is not exported)', () => {
   assert.match(installedVersion('@huggingface/tokenizers'), /^\d+\.\d+\.\d+/);
   for (const [pkg, v] of Object.entries(studyVersions())) assert.notEqual(v, 'unknown', pkg);
+});
+
+test('a run\'s heatmap caption says what its pairs were tested on and their effective n, not only its checkpoints', () => {
+  const pair = (representation: 'levels' | 'differences', nEff: number) => ({ a: 'x', b: 'y', r: 0.3, nEff, df: nEff - 3, p: 0.1, p_adjusted: 0.2, ci95: [0, 0.5] as [number, number], representation });
+  const run = (pairs: ReturnType<typeof pair>[], n = 21) => ({ run: 'r', n, control: 'id', distinct: n, pairs });
+  assert.equal(observationsText(run([pair('differences', 11.2), pair('differences', 15.8)]), 'auto'), 'across 21 checkpoints, on first differences, effective n 11–16');
+  assert.equal(observationsText(run([pair('differences', 12), pair('levels', 19)]), 'auto'), 'across 21 checkpoints, 1 pair on first differences, 1 on levels, effective n 12–19');
+  assert.equal(observationsText(run([pair('levels', 21)]), 'levels'), 'across 21 checkpoints, on levels, effective n 21');
+  assert.equal(observationsText(run([pair('differences', 9)], 20), 'differences'), 'across 20 differences between 21 checkpoints, on first differences, effective n 9');
 });
