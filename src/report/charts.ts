@@ -159,7 +159,8 @@ export function seriesLegend(series: readonly string[], width: number): Record<s
 
 /**
  * Scores against training step, one line per test set: the control (ID) set thicker in black,
- * every other set its own colour, dash and hollow marker (series.ts: equal series stay visible);
+ * every other set its own colour, dash and hollow marker, wider where it hides under a later one
+ * (seriesSizes: equal series stay visible);
  * a marker on every checkpoint; the legend under the chart, so the plot keeps its width on a narrow page.
  */
 export function curvesSpec(points: readonly CurvePoint[], yTitle: string): TopLevelSpec {
