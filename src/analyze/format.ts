@@ -3,6 +3,7 @@
 import { signCountSentence, signVerdict } from './agreement.ts';
 import type { AnalysisResult, AnalyzeOptions, PairResult } from './analysis.ts';
 import { formatMetaTable } from './format-meta.ts';
+import { pairTable } from './pair-columns.ts';
 
 export type OutputFormat = 'table' | 'json' | 'csv';
 
@@ -10,24 +11,10 @@ export function formatJson(result: AnalysisResult): string {
   return JSON.stringify(result, null, 2) + '\n';
 }
 
-const PAIR_COLUMNS = ['run', 'a', 'b', 'n', 'r', 'n_eff', 'df', 'p', 'p_adjusted', 'ci95_low', 'ci95_high', 'representation', 'reason', 'unstable'] as const;
-
-/** One row per (run, pair); bootstrap / permutation columns appear when they were computed. */
-export function formatPairsCsv(result: AnalysisResult): string {
-  const extra: string[] = [];
-  const any = (f: (p: PairResult) => boolean) => result.runs.some((r) => r.pairs.some(f));
-  if (any((p) => p.bootstrap_ci95 !== undefined)) extra.push('bootstrap_ci95_low', 'bootstrap_ci95_high');
-  if (any((p) => p.permutation_p !== undefined)) extra.push('permutation_p');
-  const lines = [[...PAIR_COLUMNS, ...extra].join(',')];
-  for (const run of result.runs) {
-    for (const p of run.pairs) {
-      const cells: unknown[] = [run.run, p.a, p.b, run.n, p.r, p.nEff, p.df, p.p, p.p_adjusted, p.ci95?.[0], p.ci95?.[1], p.representation, p.reason, p.unstable];
-      if (extra.includes('bootstrap_ci95_low')) cells.push(p.bootstrap_ci95?.[0], p.bootstrap_ci95?.[1]);
-      if (extra.includes('permutation_p')) cells.push(p.permutation_p);
-      lines.push(cells.map(csvCell).join(','));
-    }
-  }
-  return lines.join('\n') + '\n';
+/** One row per (run, pair) in the columns of pair-columns.ts (bootstrap / permutation ones when they were computed). */
+export function formatPairsCsv(result: AnalysisResult, alpha: number): string {
+  const { columns, rows } = pairTable(result, alpha);
+  return [columns, ...rows].map((cells) => cells.map(csvCell).join(',')).join('\n') + '\n';
 }
 
 export function formatAgreementCsv(result: AnalysisResult): string {

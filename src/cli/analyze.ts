@@ -49,7 +49,7 @@ export function registerAnalyze(program: Command): void {
         }
       }
       const result = analyzeRuns(series, opts);
-      const text = flags.format === 'json' ? formatJson(result) : flags.format === 'csv' ? formatPairsCsv(result) : formatTable(result, opts);
+      const text = flags.format === 'json' ? formatJson(result) : flags.format === 'csv' ? formatPairsCsv(result, opts.alpha) : formatTable(result, opts);
       if (flags.out) {
         writeFileAtomic(flags.out, text);
         if (flags.format === 'csv') {

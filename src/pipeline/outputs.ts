@@ -20,7 +20,7 @@ export async function writeStudyOutputs(study: Study, result: StudyResult): Prom
     const dir = path.join(result.paths.out, 'analysis');
     await mkdir(dir, { recursive: true });
     writeFileAtomic(path.join(dir, 'analysis.json'), formatJson(result.analysis));
-    writeFileAtomic(path.join(dir, 'pairs.csv'), formatPairsCsv(result.analysis));
+    writeFileAtomic(path.join(dir, 'pairs.csv'), formatPairsCsv(result.analysis, result.analyzeOptions.alpha));
     writeFileAtomic(path.join(dir, 'agreement.csv'), formatAgreementCsv(result.analysis));
     writeFileAtomic(path.join(dir, 'meta.csv'), formatMetaCsv(result.analysis.meta));
     writeFileAtomic(path.join(dir, 'analysis.txt'), formatTable(result.analysis, result.analyzeOptions));

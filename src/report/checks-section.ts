@@ -4,6 +4,7 @@
 // (calibration, robustness) are written as CSV and JSON like the others.
 import { spacingNote } from '../analyze/format.ts';
 import { esc, fixed, htmlTable } from './html.ts';
+import { verdictLook } from './meta-verdict.ts';
 import type { StudyA } from './study-a.ts';
 import type { Table } from './table.ts';
 
@@ -57,8 +58,15 @@ export function checksSection(a: StudyA, tables: Map<string, Table>): string {
     out.push('<h3 id="study-a-robustness">Does each verdict survive other analysis choices?</h3>');
     out.push(htmlTable(robustness, {
       columns: ['a', 'b', 'verdict', 'holds', 'otherwise'],
-      headers: { holds: 'holds under' },
-      format: { holds: (v, row) => `${v} of ${row[4]}` },
+      headers: { holds: 'holds under' }, names: ['a', 'b'], wrap: ['otherwise'],
+      format: {
+        // the verdict drawn as in the meta-analysis table and the figures (meta-verdict.ts)
+        verdict: (v) => `<span class="verdict">${esc(`${verdictLook(String(v)).mark} ${String(v)}`)}</span>`,
+        holds: (v, row) => `${v} of ${row[4]}`,
+        // one choice per line part, so the list wraps between choices, not inside one
+        otherwise: (v) => String(v ?? '').split('; ').filter(Boolean).map((x) => `<span class="item">${esc(x)}</span>`).join('; '),
+      },
+      rowClass: (row) => `meta-${verdictLook(String(row[robustness.columns.indexOf('verdict')])).tone}`,
     }));
     const missing = a.analysis.robustness!.choices.filter((c) => !c.available);
     if (missing.length) out.push(`<ul class="small">${missing.map((c) => `<li>not computed: ${esc(`${c.method}/${c.residualiser}/${c.representation}`)}: ${esc(c.reason ?? '')}</li>`).join('')}</ul>`);

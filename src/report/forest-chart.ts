@@ -1,73 +1,150 @@
-// A forest plot of one OOD pair's meta-analysis across runs, as a Vega-Lite spec (rendered by
-// charts.ts like the others): one row per run with its partial correlation (a square sized by
-// its weight in the pooled estimate) and 95% CI; below them the pooled effect as a diamond
-// spanning its 95% CI, and the 95% prediction interval for a new model as a dashed bar. Rows sit
-// at numeric positions (y quantitative) so the diamond can be an area between two lines.
+// One forest figure for every OOD pair's meta-analysis across runs, as a Vega-Lite spec (rendered
+// by charts.ts like the others): one row per pair, sorted by pooled effect; each run's partial
+// correlation as a coloured point (the runs of a row spread a little vertically, so equal values
+// stay visible); under them the pooled effect as a diamond spanning its 95% CI on a line that is
+// the 95% prediction interval for a new run; the pair's name left of the row, its verdict right.
+// The axis is Fisher's z = atanh(r), the scale the meta-analysis pools on, labelled in r: on the r
+// scale runs near +-1 pile up on the edge and a pooled CI near 1 becomes a sliver. Values beyond
+// the axis (r = +-1 has an infinite z) sit on its edge as triangles. Rows sit at numeric positions
+// (y quantitative) so the diamond can be an area between two lines.
 import type { TopLevelSpec } from 'vega-lite';
-import { CHART_CONFIG } from './charts.ts';
+import { CHART_CONFIG, estimateTextWidth, PALETTE } from './charts.ts';
 
-export interface ForestRun { run: string; r: number; ci95: [number, number]; weight: number }
-export interface ForestPooled { r: number; ci95: [number, number]; prediction95: [number, number] | null; label: string }
+export interface ForestRow {
+  a: string;
+  b: string;
+  /** Each run's partial correlation (r = +-1 allowed: drawn on the edge). */
+  runs: { run: string; r: number }[];
+  pooled: { r: number; ci95: [number, number]; prediction95: [number, number] | null } | null;
+  verdict: string;
+  /** The verdict's mark and colour (meta-verdict.ts). */
+  mark: string;
+  colour: string;
+  strong: boolean;
+}
 
-/** Half the diamond's height, in rows. */
-const DIAMOND = 0.4;
+/** Plot-area sizes (px): the row height fits a two-line pair name. */
+const PLOT_WIDTH = 330;
+const ROW_HEIGHT = 38;
+/** The room left of the plot for the pair names and right of it for the verdicts (px). */
+const LEFT = 190;
+const RIGHT = 175;
+/** The widest axis: r = +-0.995. */
+const Z_LIMIT = Math.atanh(0.995);
+/** The narrowest axis: r = +-0.8, so a set of small effects is not blown up. */
+const Z_MIN_EXTENT = Math.atanh(0.8);
+/** r values labelled on the axis (those inside it). */
+const R_TICKS = [0, 0.5, 0.8, 0.95, 0.99];
+/** Where in a row (0 = its centre, rows 1 apart) the run points spread and the diamond sits. */
+const RUNS_FROM = -0.34;
+const RUNS_TO = -0.1;
+const DIAMOND_AT = 0.16;
+const DIAMOND_HALF = 0.14;
 
-export function forestSpec(runs: readonly ForestRun[], pooled: ForestPooled | null): TopLevelSpec {
-  const rows = runs.map((r, i) => ({ ...r, pos: i + 1, lo: r.ci95[0], hi: r.ci95[1] }));
-  const pooledPos = runs.length + 1.5;
-  const piPos = pooledPos + 0.9;
-  const labels: { pos: number; text: string }[] = rows.map((r) => ({ pos: r.pos, text: r.run }));
-  if (pooled) labels.push({ pos: pooledPos, text: pooled.label });
-  if (pooled?.prediction95) labels.push({ pos: piPos, text: '95% prediction' });
-  const x = { type: 'quantitative' as const, scale: { domain: [-1, 1] }, title: 'partial correlation r', axis: { values: [-1, -0.5, 0, 0.5, 1] } };
-  // the row labels: an axis at the row positions, each label looked up from its position (every
-  // layer carries the same y definition, since layers share one axis)
-  const lookup = labels.map((l) => `datum.value === ${l.pos} ? ${JSON.stringify(l.text)}`).join(' : ') + ' : ""';
-  const y = {
-    type: 'quantitative' as const, title: null,
-    scale: { domain: [0.3, (pooled?.prediction95 ? piPos : pooledPos) + 0.7], reverse: true, nice: false, zero: false },
-    axis: { values: labels.map((l) => l.pos), labelExpr: lookup, grid: false, ticks: false, domain: false, labelLimit: 220 },
-  };
-  const spec = {
-    width: 360, height: Math.max(90, 22 * (runs.length + 3)), config: CHART_CONFIG,
-    // room for run names longer than the label-width estimate allows for
-    padding: { left: 16, top: 5, right: 5, bottom: 5 },
-    layer: [
-      { data: { values: [{ zero: 0 }] }, mark: { type: 'rule', color: '#999', strokeDash: [3, 3] }, encoding: { x: { field: 'zero', ...x } } },
-      {
-        data: { values: rows },
-        mark: { type: 'rule', color: '#333' },
-        encoding: { x: { field: 'lo', ...x }, x2: { field: 'hi' }, y: { field: 'pos', ...y } },
-      },
-      {
-        data: { values: rows },
-        mark: { type: 'square', filled: true, color: '#333' },
-        encoding: {
-          x: { field: 'r', ...x }, y: { field: 'pos', ...y },
-          size: { field: 'weight', type: 'quantitative', scale: { domain: [0, 1], range: [20, 260] }, legend: null },
-        },
-      },
-    ] as unknown[],
-  };
-  if (pooled) {
-    const [lo, hi] = pooled.ci95;
-    const diamond = [
-      { x: lo, y: pooledPos, y2: pooledPos },
-      { x: pooled.r, y: pooledPos - DIAMOND, y2: pooledPos + DIAMOND },
-      { x: hi, y: pooledPos, y2: pooledPos },
-    ];
-    spec.layer.push({
-      data: { values: diamond },
-      mark: { type: 'area', color: '#4c78a8', stroke: '#1f3f66', strokeWidth: 1 },
-      encoding: { x: { field: 'x', ...x }, y: { field: 'y', ...y }, y2: { field: 'y2' } },
-    });
-    if (pooled.prediction95) {
-      spec.layer.push({
-        data: { values: [{ lo: pooled.prediction95[0], hi: pooled.prediction95[1], pos: piPos }] },
-        mark: { type: 'rule', color: '#e45756', strokeWidth: 2, strokeDash: [6, 3] },
-        encoding: { x: { field: 'lo', ...x }, x2: { field: 'hi' }, y: { field: 'pos', ...y } },
-      });
-    }
+/** Rows sorted by pooled r, largest first; rows without a pooled estimate last, by name. */
+export function sortForestRows<T extends { a: string; b: string; pooled: { r: number } | null }>(rows: readonly T[]): T[] {
+  return [...rows].sort((x, y) => {
+    if (x.pooled && y.pooled) return y.pooled.r - x.pooled.r;
+    if (x.pooled || y.pooled) return x.pooled ? -1 : 1;
+    return `${x.a} ${x.b}` < `${y.a} ${y.b}` ? -1 : 1;
+  });
+}
+
+/** The axis's half-width on the z scale: everything finite fits, within [atanh 0.8, atanh 0.995]. */
+export function zExtent(rows: readonly ForestRow[]): number {
+  let m = 0;
+  for (const row of rows) {
+    const rs = [...row.runs.map((x) => x.r), ...(row.pooled ? [...row.pooled.ci95, ...(row.pooled.prediction95 ?? [])] : [])];
+    for (const r of rs) if (Math.abs(r) < 1) m = Math.max(m, Math.abs(Math.atanh(r)));
   }
-  return spec as unknown as TopLevelSpec;
+  return Math.min(Z_LIMIT, Math.max(Z_MIN_EXTENT, m * 1.05));
+}
+
+export function forestSpec(rowsIn: readonly ForestRow[]): TopLevelSpec {
+  const rows = sortForestRows(rowsIn);
+  const extent = zExtent(rows);
+  const toZ = (r: number) => Math.max(-extent, Math.min(extent, Math.abs(r) >= 1 ? Math.sign(r) * Infinity : Math.atanh(r)));
+  const runNames = [...new Set(rows.flatMap((r) => r.runs.map((x) => x.run)))];
+  const spread = runNames.length > 1 ? (RUNS_TO - RUNS_FROM) / (runNames.length - 1) : 0;
+  const points = rows.flatMap((row, i) => row.runs.map((x) => {
+    const z = Math.abs(x.r) >= 1 ? Math.sign(x.r) * Infinity : Math.atanh(x.r);
+    return {
+      run: x.run, r: x.r, z: toZ(x.r),
+      pos: i + (runNames.length > 1 ? RUNS_FROM + spread * runNames.indexOf(x.run) : (RUNS_FROM + RUNS_TO) / 2),
+      shape: Math.abs(z) <= extent ? 'circle' : z > 0 ? 'triangle-right' : 'triangle-left',
+    };
+  }));
+  const diamonds = rows.flatMap((row, i) => (row.pooled ? [
+    { pair: i, z: toZ(row.pooled.ci95[0]), y: i + DIAMOND_AT, y2: i + DIAMOND_AT },
+    { pair: i, z: toZ(row.pooled.r), y: i + DIAMOND_AT - DIAMOND_HALF, y2: i + DIAMOND_AT + DIAMOND_HALF },
+    { pair: i, z: toZ(row.pooled.ci95[1]), y: i + DIAMOND_AT, y2: i + DIAMOND_AT },
+  ] : []));
+  const intervals = rows.flatMap((row, i) => (row.pooled?.prediction95
+    ? [{ lo: toZ(row.pooled.prediction95[0]), hi: toZ(row.pooled.prediction95[1]), pos: i + DIAMOND_AT }] : []));
+  const labels = rows.map((row, i) => ({
+    pos: i, name: [row.a, `– ${row.b}`], verdict: `${row.mark} ${row.verdict}`, colour: row.colour, strong: row.strong,
+    pairText: `row ${i + 1}: ${row.a} – ${row.b}`, verdictText: `row ${i + 1} verdict: ${row.mark} ${row.verdict}`,
+  }));
+  const bands = rows.map((_, i) => ({ from: i - 0.5, to: i + 0.5 })).filter((_, i) => i % 2 === 0);
+
+  const ticks = R_TICKS.flatMap((r) => (r === 0 ? [0] : [-r, r])).map(Math.atanh).filter((z) => Math.abs(z) <= extent + 1e-9).sort((p, q) => p - q);
+  const x = {
+    type: 'quantitative' as const, scale: { domain: [-extent, extent], nice: false, zero: false },
+    title: 'partial correlation r (on Fisher\'s z scale)',
+    axis: { values: ticks, labelExpr: "format((exp(2 * datum.value) - 1) / (exp(2 * datum.value) + 1), '.2~f')", grid: true, gridColor: '#eee' },
+  };
+  const y = { type: 'quantitative' as const, scale: { domain: [-0.6, rows.length - 0.4], reverse: true, nice: false, zero: false }, axis: null };
+  const runColour = { field: 'run', type: 'nominal' as const, title: 'run', scale: { domain: runNames, range: runNames.map((_, i) => PALETTE[i % PALETTE.length]) }, legend: { orient: 'bottom' as const, direction: 'horizontal' as const, columns: legendColumns(runNames), labelLimit: 260 } };
+  const layer: unknown[] = [
+    // alternate rows shaded across the names, the plot and the verdicts, so a row reads across
+    { data: { values: bands }, mark: { type: 'rect', color: '#f4f6f9' }, encoding: { x: { value: -LEFT }, x2: { value: PLOT_WIDTH + RIGHT }, y: { field: 'from', ...y }, y2: { field: 'to' } } },
+    { data: { values: [{ zero: 0 }] }, mark: { type: 'rule', color: '#888', strokeDash: [3, 3] }, encoding: { x: { field: 'zero', ...x } } },
+    {
+      data: { values: intervals },
+      mark: { type: 'rule', color: '#1f3f66', strokeWidth: 1.5 },
+      encoding: { x: { field: 'lo', ...x }, x2: { field: 'hi' }, y: { field: 'pos', ...y } },
+    },
+    {
+      data: { values: diamonds },
+      mark: { type: 'area', color: '#4c78a8', stroke: '#1f3f66', strokeWidth: 1, opacity: 1 },
+      encoding: { x: { field: 'z', ...x }, y: { field: 'y', ...y }, y2: { field: 'y2' }, detail: { field: 'pair', type: 'nominal' } },
+    },
+    {
+      data: { values: points },
+      mark: { type: 'point', filled: true, size: 46, opacity: 0.9, stroke: 'white', strokeWidth: 0.6 },
+      encoding: {
+        x: { field: 'z', ...x }, y: { field: 'pos', ...y }, color: runColour,
+        shape: { field: 'shape', type: 'nominal', scale: null, legend: null },
+      },
+    },
+    {
+      data: { values: labels },
+      mark: { type: 'text', align: 'right', baseline: 'middle', fontSize: 12.5, lineHeight: 14 },
+      encoding: { x: { value: -10 }, y: { field: 'pos', ...y }, text: { field: 'name' }, description: { field: 'pairText' } },
+    },
+    // the verdicts, bold where the relation holds or varies across runs (the two that answer the question)
+    ...[true, false].map((strong) => ({
+      data: { values: labels.filter((l) => l.strong === strong) },
+      mark: { type: 'text', align: 'left', baseline: 'middle', fontSize: 13, fontWeight: strong ? 'bold' : 'normal' },
+      encoding: { x: { value: PLOT_WIDTH + 12 }, y: { field: 'pos', ...y }, text: { field: 'verdict' }, description: { field: 'verdictText' }, fill: { field: 'colour', type: 'nominal', scale: null, legend: null } },
+    })),
+    {
+      data: { values: [{ pos: -0.6 }] },
+      mark: { type: 'text', align: 'left', baseline: 'bottom', fontSize: 12, color: '#555', dy: -4 },
+      encoding: { x: { value: PLOT_WIDTH + 12 }, y: { field: 'pos', ...y }, text: { value: 'verdict' } },
+    },
+  ];
+  return {
+    width: PLOT_WIDTH, height: ROW_HEIGHT * rows.length, config: { ...CHART_CONFIG, legend: { ...CHART_CONFIG.legend, symbolSize: 80 } },
+    // the pair names and the verdicts are text marks outside the plot; 'pad' sizes the view to them
+    padding: 5,
+    autosize: { type: 'pad' },
+    layer,
+  } as unknown as TopLevelSpec;
+}
+
+/** As many legend columns as fit under the figure, so the legend never makes it wider. */
+function legendColumns(names: readonly string[]): number {
+  const widest = Math.max(0, ...names.map((n) => estimateTextWidth(n, 14)));
+  return Math.max(1, Math.min(names.length, Math.floor((LEFT + PLOT_WIDTH + RIGHT) / (widest + 40))));
 }

@@ -18,6 +18,7 @@ nav ul { columns: 3; font-size: 0.9rem; padding-left: 18px; }
 table { border-collapse: collapse; font-size: 0.85rem; margin: 6px 0 14px; }
 th, td { border: 1px solid #ddd; padding: 3px 7px; text-align: left; vertical-align: top; }
 th { background: #f3f3f3; font-weight: 600; }
+table .small { font-size: 0.85em; font-weight: normal; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 td.code, code, pre { font-family: ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: 0.8rem; }
 td.code { overflow-wrap: anywhere; max-width: 420px; }
@@ -27,9 +28,13 @@ figure svg { max-width: 100%; height: auto; display: block; }
 .charts { display: flex; flex-wrap: wrap; gap: 8px 28px; align-items: flex-start; }
 .charts > * { min-width: 0; max-width: 100%; }
 .table-wrap { max-width: 100%; overflow-x: auto; }
-.table-wrap td:not(.code):not(.wrap) { white-space: nowrap; }
+.table-wrap td:not(.code):not(.wrap):not(.name) { white-space: nowrap; }
 td.wrap { min-width: 22em; }
+td.name { min-width: 6em; }
+td.name .nm { display: inline-block; }
 td.wrap .item { white-space: nowrap; }
+/* a narrow page: smaller table text, and long lists and names wrap rather than widen the table */
+@media (max-width: 900px) { td.wrap { min-width: 10em; } td.wrap .item { white-space: normal; overflow-wrap: anywhere; } table { font-size: 0.8rem; } th, td { padding: 3px 5px; } }
 dl.run-summary { display: flex; flex-wrap: wrap; gap: 4px 22px; margin: 4px 0 12px; font-size: 0.92rem; }
 dl.run-summary div { display: flex; gap: 6px; }
 dl.run-summary dt { color: #666; }
@@ -38,9 +43,11 @@ table.kv td:first-child { color: #555; white-space: nowrap; }
 .verdict-positive-in-all { background: #dbe9f7; }
 .verdict-negative-in-all { background: #f8dcdc; }
 .verdict-sign-differs { background: #fff0c2; font-weight: 600; }
-.meta-generalises { background: #dbe9f7; }
-.meta-depends-on-the-model { background: #fff0c2; font-weight: 600; }
-.meta-negligible-everywhere { background: #eeeeee; }
+.meta-holds { background: #dbe9f7; }
+.meta-varies { background: #fff0c2; }
+.meta-negligible { background: #eeeeee; }
+.meta-holds .verdict, .meta-varies .verdict { font-weight: 600; }
+td .why { display: block; white-space: normal; color: #555; font-size: 0.85em; }
 .outcome-recovered { background: #dff3df; }
 .outcome-missed, .outcome-spurious { background: #fff0c2; }
 .outcome-wrong-sign { background: #f8dcdc; font-weight: 600; }
@@ -82,6 +89,8 @@ export function htmlTable(
     code?: string[];
     /** Columns whose text wraps (the others keep each cell on one line and the table scrolls). */
     wrap?: string[];
+    /** Columns of names that may break after a hyphen (test sets, runs), so the table fits a narrow page. */
+    names?: string[];
   } = {},
 ): string {
   const columns = opts.columns ?? table.columns;
@@ -96,13 +105,18 @@ export function htmlTable(
     const cells = columns.map((c, j) => {
       const v = row[index[j]];
       const text = opts.format?.[c] ? opts.format[c](v, row) : esc(cellText(v));
-      const klass = typeof v === 'number' ? 'num' : opts.code?.includes(c) ? 'code' : opts.wrap?.includes(c) ? 'wrap' : '';
+      const klass = typeof v === 'number' ? 'num' : opts.code?.includes(c) ? 'code' : opts.wrap?.includes(c) ? 'wrap' : opts.names?.includes(c) ? 'name' : '';
       return `<td${klass ? ` class="${klass}"` : ''}>${text}</td>`;
     });
     return `<tr${cls ? ` class="${esc(cls)}"` : ''}>${cells.join('')}</tr>`;
   });
   // Wrapped so that a wide table scrolls inside the page instead of widening it.
   return `<div class="table-wrap"><table>\n<thead>${head}</thead>\n<tbody>\n${body.join('\n')}\n</tbody>\n</table></div>`;
+}
+
+/** A pair of test sets in one cell: the line breaks between the two names first, inside a name (after a hyphen) only when one name is wider than the column. */
+export function pairCell(a: string, b: string): string {
+  return `<span class="nm">${esc(a)}</span> – <span class="nm">${esc(b)}</span>`;
 }
 
 export function figure(svg: string, caption: string, kind: string): string {

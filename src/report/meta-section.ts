@@ -1,14 +1,16 @@
 // The study-A part of the page that asks "how much does a relation vary across models?": the
-// meta-analysis headline, the per-pair table (pooled r, tau, I^2, Q, prediction interval,
-// verdict), the moderator table when one was asked for, and one forest plot per pair. Its tables
+// meta-analysis headline, the per-pair table (pooled r, I^2, Q's adjusted p, prediction interval,
+// verdict and why), the moderator table when one was asked for, and one forest figure of every
+// pair (the pooled-r matrix beside the sign counts is drawn here too). Its tables
 // (meta_analysis, meta_regression) are written as CSV and JSON like the others.
-import { fisherZVariance, type PairMeta } from '../analyze/pair-meta.ts';
+import type { PairMeta } from '../analyze/pair-meta.ts';
 import { META_COLUMNS, metaRow, MODERATOR_COLUMNS, moderatorRows } from '../analyze/format-meta.ts';
-import { renderSvg } from './charts.ts';
-import { forestSpec, type ForestRun } from './forest-chart.ts';
-import { esc, figure, fixed, htmlTable, pValue } from './html.ts';
+import { heatmapSpec, renderSvg, type HeatCell } from './charts.ts';
+import { forestSpec, sortForestRows, type ForestRow } from './forest-chart.ts';
+import { metaVerdict, verdictLegend, verdictLook } from './meta-verdict.ts';
+import { esc, figure, fixed, htmlTable, pairCell, pValue, signed } from './html.ts';
 import type { StudyA } from './study-a.ts';
-import type { Table } from './table.ts';
+import type { Cell, Table } from './table.ts';
 
 export function metaTables(a: StudyA): Table[] {
   const meta = a.analysis.meta;
@@ -36,50 +38,98 @@ export async function metaSection(a: StudyA, tables: Map<string, Table>): Promis
   out.push(`<p class="headline" id="study-a-meta-answer">${esc(a.analysis.headline.sentence)}</p>`);
   out.push(`<p class="note">Each run's partial correlation enters as Fisher's z = atanh(r) with the variance of its own 95% CI; the runs' true z are taken as normal around a pooled mean with between-run variance tau² (${esc(meta.estimator)}${meta.hartung_knapp ? ', Hartung-Knapp t test on runs − 1 df' : ', z test'}). ` +
     `A pair is <b>negligible everywhere</b> when its 95% prediction interval for a new run lies inside ±${esc(String(a.options.equivalenceMargin))}; it <b>generalises</b> when the pooled effect is significant (p adjusted over the pairs, ${esc(a.options.correction)}, &lt; ${esc(String(alpha))}) and that interval has one sign; ` +
-    `it <b>depends on the model</b> when Cochran's Q (adjusted the same way) has p &lt; ${esc(String(alpha))} and the interval spans both signs; otherwise it is <b>inconclusive</b> (the why column says which). The 95% CI shown is unadjusted. With few runs tau² is imprecise: see its interval.</p>`);
-  out.push(htmlTable(tables.get('meta_analysis')!, {
-    columns: ['a', 'b', 'runs', 'r', 'ci95_low', 'ci95_high', 'p_adjusted', 'tau2', 'i2', 'q_p_adjusted', 'prediction95_low', 'prediction95_high', 'verdict', 'why'],
-    headers: { r: 'pooled r', ci95_low: '95% CI low', ci95_high: '95% CI high', p_adjusted: 'p adjusted', tau2: 'tau', i2: 'I²', q_p_adjusted: 'Q p adjusted', prediction95_low: '95% PI low', prediction95_high: '95% PI high' },
-    format: {
-      r: (v) => fixed(v as number | null, 3), ci95_low: (v) => fixed(v as number | null, 3), ci95_high: (v) => fixed(v as number | null, 3),
-      p_adjusted: (v) => pValue(v as number | null), q_p_adjusted: (v) => pValue(v as number | null),
-      tau2: (v) => (v === null ? '–' : fixed(Math.sqrt(v as number), 3)),
-      i2: (v) => (v === null ? '–' : `${fixed(100 * (v as number), 0)}%`),
-      prediction95_low: (v) => fixed(v as number | null, 3), prediction95_high: (v) => fixed(v as number | null, 3),
-    },
-    rowClass: (row) => `meta-${String(row[META_COLUMNS.indexOf('verdict')]).replace(/ /g, '-')}`,
-  }));
+    `it <b>depends on the model</b> when Cochran's Q (adjusted the same way) has p &lt; ${esc(String(alpha))} and the interval spans both signs; otherwise it is <b>inconclusive</b> (the reason under each verdict says which). The 95% CI shown is unadjusted. With few runs tau² is imprecise: see its interval.</p>`);
+  out.push(metaTableHtml(tables.get('meta_analysis')!));
   const notes = [...new Set(meta.pairs.flatMap((p) => p.notes))];
   if (notes.length) out.push(`<ul class="small">${notes.map((n) => `<li>${esc(n)}</li>`).join('')}</ul>`);
   if (tables.has('meta_regression')) out.push(moderatorHtml(meta.pairs, meta.moderator!));
-  const charts: string[] = [];
-  for (const p of meta.pairs) {
-    const runs = forestRuns(a, p);
-    if (runs.length === 0) continue;
-    const pooled = p.r !== null && p.ci95 !== null && p.runs > 1
-      ? { r: p.r, ci95: p.ci95, prediction95: p.prediction95, label: `pooled (${meta.estimator}${meta.hartung_knapp ? '+HK' : ''})` }
-      : null;
-    const svg = await renderSvg(forestSpec(runs, pooled), `${p.a} and ${p.b}: partial correlation per run and pooled`);
-    const caption = `${p.a} – ${p.b}: each run's partial correlation with its 95% CI (square area: weight in the pooled estimate)` +
-      (pooled ? `; diamond: pooled r ${fixed(p.r, 2)} and its 95% CI` : '') +
-      (p.prediction95 ? `; dashed: 95% prediction interval for a new run` : '') + `; verdict: ${p.verdict}.`;
-    charts.push(figure(svg, caption, 'forest'));
-  }
-  if (charts.length) out.push(`<div class="charts">${charts.join('\n')}</div>`);
+  out.push(await forestFigure(a));
   return out.join('\n');
 }
 
-/** The runs of one pair with a defined r, each with its relative weight 1 / (v + tau^2). */
-function forestRuns(a: StudyA, p: PairMeta): ForestRun[] {
-  const tau2 = p.tau2 ?? 0;
-  const runs: ForestRun[] = [];
+/**
+ * The meta-analysis table as the page shows it: in the forest figure's order, the pair as one
+ * cell, each interval as one cell, the verdict with its reason; tau, z, se, Q itself and its
+ * unadjusted p are in the CSV (the verdict rests on the adjusted p, the prediction interval and
+ * Q's adjusted p, which are here). Never wider than the page.
+ */
+function metaTableHtml(table: Table): string {
+  const col = (name: string) => table.columns.indexOf(name);
+  const num = (row: Cell[], name: string) => row[col(name)] as number | null;
+  const interval = (row: Cell[], lo: string, hi: string) => (num(row, lo) === null ? '–' : `[${signed(num(row, lo), 2)}, ${signed(num(row, hi), 2)}]`);
+  const byPooled = sortForestRows(table.rows.map((row) => ({ row, a: String(row[col('a')]), b: String(row[col('b')]), pooled: num(row, 'r') === null ? null : { r: num(row, 'r')! } })))
+    .map((x) => x.row);
+  return htmlTable({ columns: table.columns, rows: byPooled }, {
+    // the runs column only when pairs pooled different numbers of runs (else the headline says how many)
+    columns: ['a', ...(new Set(table.rows.map((row) => row[col('runs')])).size > 1 ? ['runs'] : []), 'r', 'ci95_low', 'p_adjusted', 'i2', 'q_p_adjusted', 'prediction95_low', 'verdict'],
+    headers: { a: 'pair', r: 'pooled r', ci95_low: '95% CI', p_adjusted: 'p adjusted', i2: 'I²', q_p_adjusted: 'Q p adjusted', prediction95_low: '95% prediction' },
+    names: ['a'],
+    format: {
+      a: (v, row) => pairCell(String(v), String(row[col('b')])),
+      r: (v) => signed(v as number | null, 3),
+      ci95_low: (_, row) => interval(row, 'ci95_low', 'ci95_high'),
+      p_adjusted: (v) => pValue(v as number | null), q_p_adjusted: (v) => pValue(v as number | null),
+      i2: (v) => (v === null ? '–' : `${fixed(100 * (v as number), 0)}%`),
+      prediction95_low: (_, row) => interval(row, 'prediction95_low', 'prediction95_high'),
+      // the verdict with its reason under it (the reason wraps; the verdict stays on one line)
+      verdict: (v, row) => `<span class="verdict">${esc(`${verdictLook(String(v)).mark} ${String(v)}`)}</span>` +
+        (row[col('why')] ? `<span class="why">${esc(String(row[col('why')]))}</span>` : ''),
+    },
+    rowClass: (row) => `meta-${verdictLook(String(row[col('verdict')])).tone}`,
+  });
+}
+
+/** Every pair in one forest figure, sorted by pooled effect, with its verdict beside its row. */
+async function forestFigure(a: StudyA): Promise<string> {
+  const meta = a.analysis.meta;
+  const rows: ForestRow[] = meta.pairs.map((p) => {
+    const verdict = metaVerdict(p);
+    const look = verdictLook(verdict);
+    return {
+      a: p.a, b: p.b, runs: runsOfPair(a, p), verdict, mark: look.mark, colour: look.colour, strong: look.tone === 'holds' || look.tone === 'varies',
+      pooled: p.r !== null && p.ci95 !== null && p.runs > 1 ? { r: p.r, ci95: p.ci95, prediction95: p.prediction95 } : null,
+    };
+  }).filter((r) => r.runs.length > 0);
+  if (rows.length === 0) return '';
+  const svg = await renderSvg(forestSpec(rows), 'Forest plot: each pair of OOD sets, its runs\' partial correlations and the pooled effect');
+  const how = `${meta.estimator}${meta.hartung_knapp ? ' with Hartung-Knapp' : ''}`;
+  const caption = `Every pair of OOD sets, sorted by pooled partial correlation: each run's r (points, one colour per run), ` +
+    `the pooled r with its 95% CI (diamond, ${how}) on its 95% prediction interval for a new run (line; three runs or more), ` +
+    `and the verdict. The axis is Fisher's z, the scale the runs are pooled on, labelled in r; a triangle on its edge is a run beyond it (r = ±1 has an infinite z).`;
+  return `<div class="charts">${figure(svg, caption, 'forest')}</div>`;
+}
+
+/** The pooled r of every pair as a matrix, each cell marked with its verdict; '' when nothing was pooled. */
+export async function pooledHeatmap(a: StudyA, cellSize: number): Promise<string> {
+  const meta = a.analysis.meta;
+  const pooled = meta.pairs.filter((p) => p.r !== null && p.runs > 1);
+  if (pooled.length === 0) return '';
+  const sets = [...new Set(meta.pairs.flatMap((p) => [p.a, p.b]))].sort();
+  const cells: HeatCell[] = sets.map((s) => ({ row: s, col: s, value: null, label: '', outlined: false }));
+  for (const p of meta.pairs) {
+    const look = verdictLook(metaVerdict(p));
+    const has = p.r !== null && p.runs > 1;
+    const cell = {
+      value: has ? p.r : null, label: has ? [signed(p.r, 2), look.mark] : look.mark,
+      outlined: look.tone === 'holds' || look.tone === 'varies', dashed: look.tone === 'varies',
+    };
+    cells.push({ row: p.a, col: p.b, ...cell }, { row: p.b, col: p.a, ...cell });
+  }
+  const svg = await renderSvg(heatmapSpec(cells, { rows: sets, cols: sets, extent: 1, legendTitle: 'pooled r', cellSize, legendBelow: true }), 'Pooled partial correlation per pair of OOD sets, with its verdict');
+  const marks = verdictLegend(meta.pairs.map(metaVerdict)).map(({ verdict, look }) =>
+    `${look.mark} ${verdict}${look.tone === 'holds' ? ' (solid outline)' : look.tone === 'varies' ? ' (dashed outline)' : ''}`);
+  const caption = `Pooled partial correlation of each pair across runs (random-effects meta-analysis, ${meta.estimator}${meta.hartung_knapp ? ' with Hartung-Knapp' : ''}), and its verdict: ${marks.join('; ')}.`;
+  return figure(svg, caption, 'pooled');
+}
+
+/** Each run's partial correlation for one pair (r = +-1 included: the figure puts it on the edge). */
+function runsOfPair(a: StudyA, p: PairMeta): ForestRow['runs'] {
+  const runs: ForestRow['runs'] = [];
   for (const run of a.analysis.runs) {
     const pair = run.pairs.find((x) => x.a === p.a && x.b === p.b);
-    if (!pair || pair.r === null || pair.ci95 === null || Math.abs(pair.r) >= 1) continue; // as pooled (pair-meta.ts)
-    runs.push({ run: run.run, r: pair.r, ci95: pair.ci95, weight: 1 / (fisherZVariance(pair) + tau2) });
+    if (pair && pair.r !== null) runs.push({ run: run.run, r: pair.r });
   }
-  const total = runs.reduce((s, r) => s + r.weight, 0);
-  return runs.map((r) => ({ ...r, weight: r.weight / total }));
+  return runs;
 }
 
 function moderatorHtml(pairs: readonly PairMeta[], attribute: string): string {

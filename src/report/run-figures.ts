@@ -6,7 +6,7 @@ import type { TopLevelSpec } from 'vega-lite';
 import { signVerdict } from '../analyze/analysis.ts';
 import { pairResiduals } from '../analyze/pair-residuals.ts';
 import type { RunSeries } from '../analyze/run-series.ts';
-import { CONFIG, PALETTE, SIZE, renderSvg } from './charts.ts';
+import { CONFIG, SIZE, renderSvg, seriesLegend, seriesStyles } from './charts.ts';
 import { esc, figure, signed } from './html.ts';
 import type { StudyA } from './study-a.ts';
 
@@ -14,20 +14,28 @@ export interface IdOodPoint { step: number; id: number; value: number; series: s
 
 /** Every OOD score against the in-domain score across checkpoints, one coloured trajectory per OOD set. */
 export function idVsOodSpec(points: readonly IdOodPoint[], idName: string, metric: string): TopLevelSpec {
-  const series = [...new Set(points.map((p) => p.series))].sort();
-  const color = { field: 'series', type: 'nominal' as const, title: null, scale: { domain: series, range: series.map((_, i) => PALETTE[i % PALETTE.length]) }, legend: { orient: 'right' as const } };
+  // each OOD set in the colour, dash and marker it has in the run's score curves (charts.ts)
+  const style = seriesStyles([...new Set(points.map((p) => p.series))]);
+  const series = { field: 'series', type: 'nominal' as const, title: null, sort: style.domain };
+  const color = { ...series, scale: { domain: style.domain, range: style.colour }, legend: seriesLegend(style.domain, SIZE.curves.width) };
   const x = { field: 'id', type: 'quantitative' as const, title: `${metric} on ${idName} (ID)`, scale: { zero: false } };
   const y = { field: 'value', type: 'quantitative' as const, title: `${metric} on the OOD set`, scale: { zero: false } };
   return {
     ...SIZE.curves, config: CONFIG,
-    data: { values: points.map((p) => ({ ...p })) },
+    data: { values: points.map((p) => ({ ...p, marker: p.series })) },
     layer: [
-      { mark: { type: 'point', filled: true, size: 45, opacity: 0.8 }, encoding: { x, y, color } },
+      {
+        mark: { type: 'point', filled: false, size: 45, strokeWidth: 1.5, opacity: 0.9 },
+        encoding: { x, y, color, shape: { field: 'marker', type: 'nominal', scale: { domain: style.domain, range: style.shape }, legend: null } },
+      },
       // Each set's least-squares line on the ID score: its slope is how closely it tracks ID progress.
       {
         transform: [{ regression: 'value', on: 'id', groupby: ['series'] }],
         mark: { type: 'line', strokeWidth: 2 },
-        encoding: { x: { field: 'id', type: 'quantitative' }, y: { field: 'value', type: 'quantitative' }, color },
+        encoding: {
+          x: { field: 'id', type: 'quantitative' }, y: { field: 'value', type: 'quantitative' }, color,
+          strokeDash: { ...series, scale: { domain: style.domain, range: style.dash } },
+        },
       },
     ],
   };

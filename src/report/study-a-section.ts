@@ -1,16 +1,17 @@
 // The page's study-A parts: the one-sentence answer with the agreement across runs (table and
 // sign-count matrix), then per run its training curves, training loss, and the partial-correlation
 // heatmap of its OOD sets with the table behind it.
-import { signVerdict, type Agreement, type RunAnalysis } from '../analyze/analysis.ts';
+import { signVerdict, type Agreement, type AnalyzeOptions, type RunAnalysis } from '../analyze/analysis.ts';
 import { curvesSpec, heatmapSpec, lossSpec, renderSvg, type CurvePoint, type HeatCell } from './charts.ts';
-import { anchor, esc, figure, fixed, htmlTable, pValue, signed } from './html.ts';
+import { anchor, esc, figure, fixed, htmlTable, pairCell, pValue, signed } from './html.ts';
 import { checksSection } from './checks-section.ts';
-import { metaSection } from './meta-section.ts';
+import { metaSection, pooledHeatmap } from './meta-section.ts';
 import { metricForTestSet, metricsByTestSet, type ReportData, type ReportRun } from './report-data.ts';
 import type { StudyA } from './study-a.ts';
 import { methodOf } from './study-b.ts';
 import { isSignificant } from './tables.ts';
-import type { Table } from './table.ts';
+import type { Cell, Table } from './table.ts';
+import { PAIR_COLUMNS } from '../analyze/pair-columns.ts';
 import { chosenPair, idVsOodFigure, residualSection } from './run-figures.ts';
 import { runSummary } from './run-summary.ts';
 
@@ -37,12 +38,15 @@ export async function agreementSection(a: StudyA, tables: Map<string, Table>): P
   }
   if (a.analysis.agreement.length) {
     const sets = [...new Set(a.analysis.agreement.flatMap((g) => [g.a, g.b]))].sort();
+    // Two matrices side by side: the pooled effect with its verdict, and the papers' sign counts.
+    const cellSize = sets.length <= 8 ? 50 : 40;
     const svg = await renderSvg(heatmapSpec(agreementCells(a.analysis.agreement), {
-      rows: sets, cols: sets, extent: 1, legendTitle: '(pos − neg) / runs',
+      rows: sets, cols: sets, extent: 1, legendTitle: '(pos − neg) / runs', cellSize, legendBelow: true,
     }), 'Sign agreement across runs');
-    out.push('<div class="charts">' + figure(svg, `Per pair: runs with a significant positive (+) and negative (−) partial correlation; colour = (positive − negative) / runs; outlined: the sign differs between runs.`, 'agreement') + '</div>');
+    const signs = figure(svg, `The papers' view: per pair, the runs with a significant positive (+) and negative (−) partial correlation; colour = (positive − negative) / runs; outlined: the sign differs between runs.`, 'agreement');
+    out.push(`<div class="charts">${await pooledHeatmap(a, cellSize)}${signs}</div>`);
     out.push(htmlTable(tables.get('agreement')!, {
-      headers: { none: 'none' },
+      headers: { none: 'none' }, names: ['a', 'b'],
       rowClass: (row) => `verdict-${String(row[6]).replace(/ /g, '-')}`,
     }));
   }
@@ -115,7 +119,7 @@ export async function runSections(
     if (series) charts.push(await idVsOodFigure(series, a));
     if (charts.length) out.push(`<div class="charts">${charts.filter(Boolean).join('\n')}</div>`);
     const analysis = a.analysis.runs.find((r) => r.run === run.id);
-    if (analysis && a.options) out.push(await runCorrelations(analysis, a.options.alpha, tables.get('partial_correlations')!));
+    if (analysis && a.options) out.push(await runCorrelations(analysis, a.options, tables.get('partial_correlations')!));
     const skipped = a.skipped.find((s) => s.run === run.id);
     // Study-B runs are not expected to have the study-A control; say nothing for them.
     if (skipped && steps.size >= 2 && methodOf(run) === null) out.push(`<p class="note">Not analysed: ${esc(skipped.reason)}.</p>`);
@@ -129,7 +133,8 @@ export async function runSections(
   return { html: out.join('\n'), toc };
 }
 
-async function runCorrelations(run: RunAnalysis, alpha: number, table: Table): Promise<string> {
+async function runCorrelations(run: RunAnalysis, opts: Pick<AnalyzeOptions, 'alpha' | 'representation'>, table: Table): Promise<string> {
+  const { alpha, representation } = opts;
   const sets = [...new Set(run.pairs.flatMap((p) => [p.a, p.b]))].sort();
   const cells: HeatCell[] = sets.map((s) => ({ row: s, col: s, value: null, label: '', outlined: false }));
   for (const p of run.pairs) {
@@ -138,32 +143,55 @@ async function runCorrelations(run: RunAnalysis, alpha: number, table: Table): P
     cells.push({ row: p.a, col: p.b, value: p.r, label, outlined: sig }, { row: p.b, col: p.a, value: p.r, label, outlined: sig });
   }
   const svg = await renderSvg(heatmapSpec(cells, { rows: sets, cols: sets, extent: 1, legendTitle: 'partial r' }), `${run.run}: partial correlations between OOD test sets`);
-  const caption = `${run.run}: partial correlation between OOD test sets across ${run.n} checkpoints, ${run.control} regressed out; * and outline: adjusted p < ${alpha}.`;
-  const rows = table.rows.filter((r) => r[0] === run.run);
+  const caption = `${run.run}: partial correlation between OOD test sets, ${run.control} regressed out, ${observationsText(run, representation)}; * and outline: adjusted p < ${alpha}.`;
+  const col = (name: string) => table.columns.indexOf(name);
+  const rows = table.rows.filter((r) => r[col('run')] === run.run);
+  const interval = (row: Cell[], lo: string) => {
+    const [l, h] = [row[col(lo)], row[col(lo.replace('_low', '_high'))]] as (number | null)[];
+    return l === null ? '–' : `[${signed(l, 2)}, ${signed(h, 2)}]`;
+  };
+  // The page shows what a reader weighs (what was correlated, its effective n, r, its interval, the
+  // adjusted p); n, df and the unadjusted p are in partial_correlations.csv. The pair is one cell.
+  const shown = [
+    'a', 'representation', 'n_eff', 'r', 'ci95_low', 'p_adjusted', 'significant',
+    // The checks that respect checkpoint order, when they were asked for (--bootstrap, --permutations).
+    ...(table.columns.includes('bootstrap_ci95_low') ? ['bootstrap_ci95_low'] : []),
+    ...(table.columns.includes('permutation_p') ? ['permutation_p'] : []),
+    ...(run.pairs.some((p) => p.reason) ? ['reason'] : []),
+  ];
+  const headers = Object.fromEntries(PAIR_COLUMNS.map((c) => [c.name, c.label]));
   const tableHtml = htmlTable({ columns: table.columns, rows }, {
-    columns: [
-      'a', 'b', 'r', 'df', 'p', 'p_adjusted', 'ci95_low', 'ci95_high', 'significant',
-      // The checks that respect checkpoint order, when they were asked for (--bootstrap, --permutations).
-      ...(table.columns.includes('bootstrap_ci95_low') ? ['bootstrap_ci95_low', 'bootstrap_ci95_high'] : []),
-      ...(table.columns.includes('permutation_p') ? ['permutation_p'] : []),
-      ...(run.pairs.some((p) => p.reason) ? ['reason'] : []),
-    ],
-    headers: {
-      p_adjusted: 'p adjusted', ci95_low: '95% CI low', ci95_high: '95% CI high',
-      bootstrap_ci95_low: 'block bootstrap 95% CI low', bootstrap_ci95_high: 'block bootstrap 95% CI high', permutation_p: 'permutation p',
-    },
+    columns: shown,
+    headers: { ...headers, a: 'pair', ci95_low: '95% CI', bootstrap_ci95_low: 'block bootstrap 95% CI' },
+    names: ['a'],
+    wrap: ['reason'],
     format: {
+      a: (v, row) => pairCell(String(v), String(row[col('b')])),
+      n_eff: (v) => fixed(v as number, 1),
       r: (v) => (v === null ? '–' : fixed(v as number, 3)),
-      df: (v) => fixed(v as number, 1),
-      p: (v) => pValue(v as number | null),
+      ci95_low: (_, row) => interval(row, 'ci95_low'),
+      bootstrap_ci95_low: (_, row) => interval(row, 'bootstrap_ci95_low'),
       p_adjusted: (v) => pValue(v as number | null),
-      ci95_low: (v) => fixed(v as number | null, 3),
-      ci95_high: (v) => fixed(v as number | null, 3),
-      bootstrap_ci95_low: (v) => fixed(v as number | null, 3),
-      bootstrap_ci95_high: (v) => fixed(v as number | null, 3),
       permutation_p: (v) => pValue(v as number | null),
       significant: (v) => (v ? '<span class="sig">yes</span>' : 'no'),
     },
   });
   return `<h4>Partial correlations of OOD test sets</h4><div class="charts">${figure(svg, caption, 'heatmap')}${tableHtml}</div>`;
+}
+
+/**
+ * What the run's pairs were tested on, in words: each pair correlates levels or first differences
+ * and its test counts its effective observations, so "across 21 checkpoints" alone would overstate it.
+ */
+export function observationsText(run: RunAnalysis, representation: AnalyzeOptions['representation']): string {
+  const tested = run.pairs.filter((p) => p.r !== null);
+  const on = (rep: string) => tested.filter((p) => p.representation === rep).length;
+  const levels = on('levels'), diffs = on('differences');
+  const what = diffs === 0 ? 'on levels' : levels === 0 ? 'on first differences' : `${diffs} pair${diffs === 1 ? '' : 's'} on first differences, ${levels} on levels`;
+  const nEff = tested.map((p) => p.nEff).filter(Number.isFinite);
+  const range = nEff.length === 0 ? '' : Math.min(...nEff).toFixed(0) === Math.max(...nEff).toFixed(0)
+    ? `, effective n ${Math.min(...nEff).toFixed(0)}` : `, effective n ${Math.min(...nEff).toFixed(0)}–${Math.max(...nEff).toFixed(0)}`;
+  // run.n counts differences when every pair was asked to be on differences, else checkpoints
+  const across = representation === 'differences' ? `${run.n} differences between ${run.n + 1} checkpoints` : `${run.n} checkpoints`;
+  return `across ${across}, ${what}${range}`;
 }

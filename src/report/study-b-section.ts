@@ -56,14 +56,16 @@ export async function studyBSection(b: StudyB): Promise<string> {
       charts.push(figure(svg, `${model}, ${METHOD_NAMES[method]}: score minus the base model's; outlined: in-domain; grey: no base score (the score is shown).`, `study-b-${method}`));
     }
     if (charts.length) out.push(`<div class="charts">${charts.join('\n')}</div>`);
-    out.push(matrixTable(modelCells, cols, colLabel));
+    out.push(matrixTable(modelCells, cols));
   }
   out.push('</section>');
   return out.join('\n');
 }
 
-function matrixTable(cells: readonly StudyBCell[], cols: string[], colLabel: Map<string, string>): string {
-  const head = `<tr><th>method</th><th>trained on</th>${cols.map((t) => `<th>${esc(colLabel.get(t)!)}</th>`).join('')}</tr>`;
+function matrixTable(cells: readonly StudyBCell[], cols: string[]): string {
+  // the test set over its task (not "xsum (summarisation)" on one line), so seven sets fit a narrow page
+  const task = (t: string) => cells.find((c) => c.testSet === t)?.testSetTask;
+  const head = `<tr><th>method</th><th>trained on</th>${cols.map((t) => `<th>${esc(t)}${task(t) ? `<br><span class="small">${esc(task(t)!)}</span>` : ''}</th>`).join('')}</tr>`;
   const metricRow = `<tr><th></th><th class="small">metric</th>${cols.map((t) => `<th class="small">${esc(cells.find((c) => c.testSet === t)?.metric ?? '')}</th>`).join('')}</tr>`;
   const rows: string[] = [];
   for (const method of ['base', 'ft', 'fticl'] as const) {
@@ -72,11 +74,12 @@ function matrixTable(cells: readonly StudyBCell[], cols: string[], colLabel: Map
       const tds = cols.map((t) => {
         const c = mcells.find((x) => rowLabel(x) === label && x.testSet === t);
         if (!c) return '<td></td>';
-        const text = method === 'base' ? fixed(c.score, 3) : `${fixed(c.score, 3)} (${signed(c.delta, 3)})`;
+        // the difference under the score, so seven test sets fit a narrow page
+        const text = method === 'base' ? esc(fixed(c.score, 3)) : `${esc(fixed(c.score, 3))}<br>(${esc(signed(c.delta, 3))})`;
         const title = [c.role ?? '', c.deltaNote ?? '', `runs: ${c.runs.join(' ')}`].filter(Boolean).join(' · ');
-        return `<td class="num${c.role ? ` role-${c.role}` : ''}" title="${esc(title)}">${esc(text)}</td>`;
+        return `<td class="num${c.role ? ` role-${c.role}` : ''}" title="${esc(title)}">${text}</td>`;
       });
-      rows.push(`<tr><td>${esc(METHOD_NAMES[method])}</td><td>${esc(method === 'base' ? label.replace(/^base ?/, '') : label)}</td>${tds.join('')}</tr>`);
+      rows.push(`<tr><td class="name">${esc(METHOD_NAMES[method])}</td><td class="name">${esc(method === 'base' ? label.replace(/^base ?/, '') : label)}</td>${tds.join('')}</tr>`);
     }
   }
   return `<div class="table-wrap"><table class="study-b">\n<thead>${head}${metricRow}</thead>\n<tbody>\n${rows.join('\n')}\n</tbody>\n</table></div>` +

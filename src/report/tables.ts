@@ -1,6 +1,7 @@
 // The report's tables. Each is shown in the page (or summarised there) and written as CSV and JSON
 // beside it, with full precision, so every number in a chart can be checked and reused.
 import { signVerdict } from '../analyze/analysis.ts';
+import { pairTable } from '../analyze/pair-columns.ts';
 import { checkTables } from './checks-section.ts';
 import { metaTables } from './meta-section.ts';
 import type { ReportData } from './report-data.ts';
@@ -61,27 +62,10 @@ function trainingLogTable(data: ReportData): Table {
 
 function partialCorrelationsTable(a: StudyA): Table {
   const alpha = a.options!.alpha;
-  const hasBoot = a.analysis.runs.some((r) => r.pairs.some((p) => p.bootstrap_ci95 !== undefined));
-  const hasPerm = a.analysis.runs.some((r) => r.pairs.some((p) => p.permutation_p !== undefined));
-  const columns = ['run', 'a', 'b', 'n', 'r', 'df', 'p', 'p_adjusted', 'ci95_low', 'ci95_high', 'significant', 'reason'];
-  if (hasBoot) columns.push('bootstrap_ci95_low', 'bootstrap_ci95_high');
-  if (hasPerm) columns.push('permutation_p');
-  const rows: Cell[][] = [];
-  for (const run of a.analysis.runs) {
-    for (const p of run.pairs) {
-      const row: Cell[] = [
-        run.run, p.a, p.b, run.n, p.r, p.df, p.p, p.p_adjusted, p.ci95?.[0] ?? null, p.ci95?.[1] ?? null,
-        isSignificant(p, alpha), p.reason ?? null,
-      ];
-      if (hasBoot) row.push(p.bootstrap_ci95?.[0] ?? null, p.bootstrap_ci95?.[1] ?? null);
-      if (hasPerm) row.push(p.permutation_p ?? null);
-      rows.push(row);
-    }
-  }
   return {
     name: 'partial_correlations', title: 'Partial correlations between OOD test sets',
-    description: `One row per (run, pair of OOD sets): the partial correlation across checkpoints with "${a.control}" regressed out; significant means adjusted p < ${alpha}.`,
-    columns, rows,
+    description: `One row per (run, pair of OOD sets): the partial correlation across checkpoints with "${a.control}" regressed out, on levels or first differences (representation) with n_eff effective observations; significant means adjusted p < ${alpha}.`,
+    ...pairTable(a.analysis, alpha),
   };
 }
 

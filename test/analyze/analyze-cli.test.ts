@@ -80,7 +80,7 @@ test('csv output with --out writes the pairs and the agreement tables', async (t
   const r = await genstudy(['analyze', join(dir, 's.csv'), '--control', 'in-domain', '--format', 'csv', '--out', join(dir, 'out.csv'), '--bootstrap', '50']);
   assert.equal(r.code, 0, r.stderr);
   const pairs = readFileSync(join(dir, 'out.csv'), 'utf8').trim().split('\n');
-  assert.equal(pairs[0], 'run,a,b,n,r,n_eff,df,p,p_adjusted,ci95_low,ci95_high,representation,reason,unstable,bootstrap_ci95_low,bootstrap_ci95_high');
+  assert.equal(pairs[0], 'run,a,b,n,r,n_eff,df,p,p_adjusted,ci95_low,ci95_high,significant,representation,reason,unstable,bootstrap_ci95_low,bootstrap_ci95_high');
   assert.equal(pairs.length, 1 + 2 * 10);
   const agreement = readFileSync(join(dir, 'out.agreement.csv'), 'utf8').trim().split('\n');
   assert.equal(agreement[0], 'a,b,positive,negative,null,runs,signs');

@@ -2,7 +2,8 @@
 // playwright-core), with every network request blocked and recorded: the page must load with no
 // console errors and no request attempted, and each chart must have its marks. At 1400 and 800 px
 // wide: every figure is there, drawn at a readable size, inside the page (nothing wider than the
-// page, no box whose text overflows it). A full-page screenshot is written for a person to look at
+// page, no box whose text overflows it, no table wider than the page or cell whose text spills, every
+// verdict cell in view, every chart inside its figure). A full-page screenshot is written for a person to look at
 // (its path is printed). Skips with a message where Chromium is not installed (install it with:
 // apt-get install -y chromium).
 import { test } from 'node:test';
@@ -99,6 +100,8 @@ test('the report opens offline in headless Chromium with no console errors, and 
       assert.equal(ofKind('id-vs-ood').length, STUDY_A.runs, 'ID against each OOD score, per analysed run');
       assert.equal(ofKind('residuals').length, STUDY_A.runs, 'the chosen pair\'s residual scatter, per analysed run');
       assert.equal(ofKind('agreement').length, 1);
+      assert.equal(ofKind('pooled').length, 1, 'the pooled-r matrix beside the sign counts');
+      assert.equal(ofKind('forest').length, 1, 'one forest figure for all pairs');
       assert.equal(ofKind('study-b-ft').length, 1);
       assert.equal(ofKind('study-b-fticl').length, 1);
       const main = await page.$eval('main', (m) => { const r = m.getBoundingClientRect(); const s = getComputedStyle(m); return r.right - parseFloat(s.paddingRight); });
@@ -113,7 +116,12 @@ test('the report opens offline in headless Chromium with no console errors, and 
           assert.equal(c.symbols, expected * steps, `${c.run}: a marker on every checkpoint of every curve`);
         }
         if (c.kind === 'loss') assert.equal(c.lines, 1);
-        if (c.kind === 'heatmap' || c.kind === 'agreement') {
+        if (c.kind === 'forest') {
+          // 10 pairs: a name and a verdict per row, the verdict column's header; 3 runs per row
+          assert.equal(c.texts, 10 + 10 + 1);
+          assert.equal(c.symbols, 10 * STUDY_A.runs);
+        }
+        if (c.kind === 'heatmap' || c.kind === 'agreement' || c.kind === 'pooled') {
           // 5 OOD sets: 20 coloured cells + 5 grey diagonal cells (+ outlines), a label in each.
           assert.ok(c.rects >= 25, `${c.kind} ${c.run}: ${c.rects} cells`);
           assert.equal(c.texts, 25);
@@ -144,9 +152,48 @@ test('the report opens offline in headless Chromium with no console errors, and 
         return out;
       });
       assert.deepEqual(overflow, [], `no overflow ${at}`);
+      // Every table fits the page (no sideways scrolling, no cell whose text spills or is cut) and
+      // every figure its box: the verdict columns above all must be readable without scrolling.
+      const spills = await page.evaluate(() => {
+        // (no named functions in here: tsx would wrap them in a helper the page does not have)
+        const out: string[] = [];
+        for (const w of document.querySelectorAll('.table-wrap')) {
+          if (w.scrollWidth > w.clientWidth + 1) out.push(`table in #${w.closest('article, section')?.id}: ${w.scrollWidth} > ${w.clientWidth} (${[...w.querySelectorAll('th')].map((t) => t.textContent).join('|').slice(0, 80)})`);
+        }
+        for (const cell of document.querySelectorAll('td, th')) {
+          if (cell.scrollWidth > cell.clientWidth + 1) out.push(`cell in #${cell.closest('article, section')?.id}: "${cell.textContent!.slice(0, 40)}" ${cell.scrollWidth} > ${cell.clientWidth}`);
+        }
+        for (const f of document.querySelectorAll('figure')) {
+          const box = f.getBoundingClientRect();
+          const svg = f.querySelector('svg')?.getBoundingClientRect();
+          const parent = f.parentElement!.getBoundingClientRect();
+          if (svg && (svg.right > box.right + 1 || svg.left < box.left - 1)) out.push(`figure ${f.getAttribute('data-chart')} in #${f.closest('article, section')?.id}: chart ${svg.left}..${svg.right} outside its figure ${box.left}..${box.right}`);
+          if (box.right > parent.right + 1) out.push(`figure ${f.getAttribute('data-chart')} in #${f.closest('article, section')?.id}: right edge ${box.right} > its container's ${parent.right}`);
+        }
+        return out;
+      });
+      assert.deepEqual(spills, [], `tables and figures fit ${at}`);
+      const forestText = await page.$eval('figure[data-chart="forest"]', (f) => {
+        const box = f.getBoundingClientRect();
+        return [...f.querySelectorAll('svg text')].filter((t) => {
+          const r = t.getBoundingClientRect();
+          return r.left < box.left - 1 || r.right > box.right + 1;
+        }).map((t) => t.textContent);
+      });
+      assert.deepEqual(forestText, [], `every pair name and verdict of the forest figure inside it ${at}`);
+      const verdicts = await page.$$eval('table', (tables) => tables.flatMap((t) => {
+        const i = [...t.querySelectorAll('th')].findIndex((th) => th.textContent === 'verdict');
+        if (i < 0) return [];
+        const wrap = t.closest('.table-wrap')!.getBoundingClientRect();
+        return [...t.querySelectorAll('tbody tr')].map((tr) => {
+          const r = tr.children[i].getBoundingClientRect();
+          return r.right <= wrap.right + 1 && r.width > 20;
+        });
+      }));
+      assert.ok(verdicts.length >= 20 && verdicts.every(Boolean), `every verdict cell in view ${at} (${verdicts.length} checked)`);
       assert.ok(await page.$('#study-file'), 'the study file is shown');
       const tableHeads = await page.$$eval('article.run th', (ths) => ths.map((t) => t.textContent));
-      assert.ok(tableHeads.includes('block bootstrap 95% CI low') && tableHeads.includes('permutation p'), 'bootstrap and permutation results, when asked for, are in the page');
+      assert.ok(tableHeads.includes('block bootstrap 95% CI') && tableHeads.includes('permutation p'), 'bootstrap and permutation results, when asked for, are in the page');
       const summary = await page.$eval('article.run dl.run-summary', (d) => d.textContent!);
       assert.doesNotMatch(summary, /null|undefined|NaN/, 'run summaries show no empty fields');
     }

@@ -1,15 +1,19 @@
 // The report's meta-analysis part of study A: the headline, the table (also as CSV / JSON), the
-// moderator table when asked for, and one forest plot per pair with its diamond and prediction
-// interval, all inside the study-A section after the sign-count table.
+// moderator table when asked for, the pooled-r matrix beside the sign counts, and one forest figure of
+// every pair (sorted by pooled r, diamonds, prediction intervals, verdicts), all inside the study-A section.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { loadReportData } from '../../src/report/report-data.ts';
 import { renderReport } from '../../src/report/index.ts';
 import { studyA } from '../../src/report/study-a.ts';
 import { escapeHtml } from '../../src/report/escape.ts';
+import { verdictLegend, verdictLook } from '../../src/report/meta-verdict.ts';
+import { PAIR_VERDICTS } from '../../src/analyze/verdict.ts';
+import { pairCell } from '../../src/report/html.ts';
+import { forestSpec, sortForestRows, zExtent, type ForestRow } from '../../src/report/forest-chart.ts';
 import { studyAStore } from './helpers.ts';
 
-test('study A shows the meta-analysis table and a forest plot per pair after the sign counts', async (t) => {
+test('study A shows the meta-analysis table and one forest figure of every pair after the sign counts', async (t) => {
   const storePath = studyAStore(t, { runs: 4, steps: 20 });
   const report = await renderReport({ storePath, analysis: { hartungKnapp: true, moderator: 'seed' } });
   const html = report.html;
@@ -20,14 +24,22 @@ test('study A shows the meta-analysis table and a forest plot per pair after the
   assert.ok(section.indexOf('data-chart="agreement"') < section.indexOf('id="study-a-meta"'), 'after the sign-count matrix');
   assert.ok(section.includes(escapeHtml(a.analysis.headline.sentence)), 'the headline computed by analyze');
   assert.match(section, /REML, Hartung-Knapp t test on runs − 1 df/);
+  // One forest figure for all pairs: rows sorted by pooled r, each with its name and its verdict.
   const forests = [...section.matchAll(/<figure class="chart" data-chart="forest"[^>]*>(.*?)<\/figure>/gs)].map((m) => m[1]);
-  assert.equal(forests.length, pairs);
-  for (const f of forests) {
-    for (const run of ['model-a', 'model-b', 'model-c', 'model-d']) assert.ok(f.includes(`>${run}</text>`), `row label ${run}`);
-    assert.ok(f.includes('>pooled (REML+HK)</text>'), 'the diamond row');
-    assert.ok(f.includes('>95% prediction</text>'), 'the prediction interval row (4 runs)');
-    assert.match(f, /<figcaption>.*verdict: (generalises|depends on the model|negligible everywhere|inconclusive)\.<\/figcaption>/);
-  }
+  assert.equal(forests.length, 1);
+  const forest = forests[0];
+  const sorted = [...a.analysis.meta.pairs].sort((x, y) => y.r! - x.r!);
+  const names = [...forest.matchAll(/aria-label="row (\d+): ([^"]+)"/g)].map((m) => [Number(m[1]), m[2]]);
+  assert.deepEqual(names, sorted.map((p, i) => [i + 1, escapeHtml(`${p.a} – ${p.b}`)]), 'one row per pair, largest pooled r first');
+  const verdicts = [...forest.matchAll(/aria-label="row (\d+) verdict: ([^"]+)"/g)].map((m) => [Number(m[1]), m[2]]).sort((x, y) => Number(x[0]) - Number(y[0]));
+  assert.deepEqual(verdicts, sorted.map((p, i) => [i + 1, `${verdictLook(p.verdict).mark} ${p.verdict}`]), 'the verdict beside each row');
+  assert.equal([...forest.matchAll(/aria-roledescription="area mark"/g)].length, pairs, 'a pooled diamond per pair');
+  assert.match(forest, />0\.5<\/text>/, 'the Fisher-z axis is labelled in r');
+  assert.match(forest, /<figcaption>.*Fisher&#39;s z.*<\/figcaption>/);
+  // the pooled-r matrix beside the papers' sign counts, every pair's verdict marked in it
+  const pooled = section.match(/<figure class="chart" data-chart="pooled"[^>]*>(.*?)<\/figure>/s)?.[1] ?? '';
+  for (const p of a.analysis.meta.pairs) assert.ok(pooled.includes(`<tspan x="0" dy="14">${verdictLook(p.verdict).mark}</tspan>`) || pooled.includes(`>${verdictLook(p.verdict).mark}</tspan>`), `${p.a}–${p.b}: its mark`);
+  assert.match(section, /<figcaption>The papers&#39; view: per pair/);
   // the table's rows are the meta_analysis table, also written as CSV and JSON
   const json = report.tables.meta_analysis.json as Record<string, unknown>[];
   assert.equal(json.length, pairs);
@@ -35,7 +47,9 @@ test('study A shows the meta-analysis table and a forest plot per pair after the
     const p = a.analysis.meta.pairs.find((x) => x.a === row.a && x.b === row.b)!;
     assert.equal(row.r, p.r);
     assert.equal(row.verdict, p.verdict);
-    assert.ok(section.includes(`<tr class="meta-${p.verdict.replace(/ /g, '-')}"><td>${escapeHtml(p.a)}</td><td>${escapeHtml(p.b)}</td>`));
+    assert.ok((PAIR_VERDICTS as readonly string[]).includes(p.verdict), `${p.a}–${p.b}: one of the four verdicts`);
+    assert.ok(section.includes(`<span class="why">${escapeHtml(p.why)}</span>`), `${p.a}–${p.b}: why, under its verdict`);
+    assert.ok(section.includes(`<tr class="meta-${verdictLook(p.verdict).tone}"><td class="name">${pairCell(p.a, p.b)}</td>`), `${p.a}–${p.b}: its row, marked by its verdict`);
   }
   assert.match(report.tables.meta_analysis.csv, /^a,b,runs,excluded,r,ci95_low,ci95_high,p,p_adjusted,/);
   assert.ok(report.tables.meta_regression, 'a moderator gives the meta-regression table');
@@ -48,7 +62,32 @@ test('without a moderator there is no meta-regression table; two runs have no pr
   const report = await renderReport({ storePath, analysis: { hartungKnapp: false } });
   assert.equal(report.tables.meta_regression, undefined);
   assert.ok(report.html.includes('two runs: tau^2 rests on one degree of freedom'));
-  const forests = [...report.html.matchAll(/data-chart="forest"[^>]*>(.*?)<\/figure>/gs)].map((m) => m[1]);
-  assert.equal(forests.length, 10);
-  assert.ok(forests.every((f) => f.includes('>pooled (REML)</text>') && !f.includes('>95% prediction</text>')));
+  const forest = report.html.match(/data-chart="forest"[^>]*>(.*?)<\/figure>/s)![1];
+  assert.equal([...forest.matchAll(/aria-roledescription="area mark"/g)].length, 10, 'a diamond per pair');
+  assert.equal([...forest.matchAll(/aria-roledescription="rule mark"/g)].length, 1, 'no prediction interval below three runs (only the zero line)');
+});
+
+test('the forest figure: rows by pooled r (unpooled last), an axis on Fisher z that fits the data, a run at r = ±1 a triangle on its edge', () => {
+  const row = (a: string, r: number | null, runs: number[]): ForestRow => ({
+    a, b: 'x', runs: runs.map((v, i) => ({ run: `run${i}`, r: v })), verdict: 'inconclusive', mark: '?', colour: '#555', strong: false,
+    pooled: r === null ? null : { r, ci95: [r - 0.1, r + 0.1], prediction95: null },
+  });
+  const rows = [row('low', -0.3, [-0.3, -0.2]), row('none', null, [0.1]), row('high', 0.85, [0.4, 1])];
+  assert.deepEqual(sortForestRows(rows).map((r) => r.a), ['high', 'low', 'none']);
+  assert.ok(Math.abs(zExtent([row('s', 0.1, [0.1, 0.2])]) - Math.atanh(0.8)) < 1e-12, 'small effects: the axis stays at least ±0.8 wide');
+  assert.ok(Math.abs(zExtent(rows) - Math.atanh(0.95) * 1.05) < 1e-12, 'the largest finite value fits, r = 1 does not stretch the axis');
+  assert.ok(Math.abs(zExtent([row('big', 0.999, [0.9999])]) - Math.atanh(0.995)) < 1e-12, 'at most ±0.995');
+  const spec = forestSpec(rows) as unknown as { layer: { data: { values: Record<string, unknown>[] }; mark: { type: string } }[] };
+  const points = spec.layer.find((l) => l.mark.type === 'point')!.data.values;
+  const edge = points.find((p) => p.r === 1)!;
+  assert.equal(edge.shape, 'triangle-right');
+  assert.ok(Math.abs((edge.z as number) - zExtent(rows)) < 1e-12, 'on the right edge');
+  assert.equal(points.filter((p) => p.shape === 'circle').length, 4);
+});
+
+test('each of the four verdicts has its own mark, colour and tone; the legend lists them in the headline\'s order', () => {
+  const looks = PAIR_VERDICTS.map(verdictLook);
+  for (const key of ['mark', 'colour', 'tone'] as const) assert.equal(new Set(looks.map((l) => l[key])).size, 4, `distinct ${key}s`);
+  assert.deepEqual(verdictLegend(['inconclusive', 'generalises', 'inconclusive', 'negligible everywhere']).map((x) => x.verdict), ['generalises', 'negligible everywhere', 'inconclusive']);
+  assert.deepEqual(verdictLook('heterogeneous'), verdictLook('inconclusive'), 'a name that is not a verdict is drawn as inconclusive');
 });

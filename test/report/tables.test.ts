@@ -6,6 +6,7 @@ import { ResultStore } from '../../src/store/result-store.ts';
 import { readStoreScores } from '../../src/analyze/read-scores.ts';
 import { buildRunSeries } from '../../src/analyze/run-series.ts';
 import { analyzeRuns, DEFAULT_OPTIONS, signVerdict } from '../../src/analyze/analysis.ts';
+import { formatPairsCsv } from '../../src/analyze/format.ts';
 import { UserError } from '../../src/errors.ts';
 import { renderReport } from '../../src/report/index.ts';
 import { tableToCsv, tableToJson, type Table } from '../../src/report/table.ts';
@@ -51,7 +52,7 @@ test('study A tables equal the analysis `genstudy analyze` runs, with the same o
   for (const run of expected.runs) {
     for (const p of run.pairs) {
       const row = pairs[i];
-      assert.deepEqual([row.run, row.a, row.b, row.n, row.df], [run.run, p.a, p.b, run.n, p.df]);
+      assert.deepEqual([row.run, row.a, row.b, row.n, row.df, row.n_eff, row.representation], [run.run, p.a, p.b, run.n, p.df, p.nEff, p.representation]);
       assert.equal(row.r, p.r);
       assert.equal(row.p_adjusted, p.p_adjusted);
       assert.equal(row.ci95_low, p.ci95![0]);
@@ -60,6 +61,9 @@ test('study A tables equal the analysis `genstudy analyze` runs, with the same o
       i++;
     }
   }
+  // One column spec: the report's CSV has exactly the columns `genstudy analyze --format csv` writes.
+  assert.equal(report.tables.partial_correlations.csv.split('\n')[0], formatPairsCsv(expected, 0.01).split('\n')[0]);
+  assert.match(report.tables.partial_correlations.csv.split('\n')[0], /,n_eff,.*,representation,/);
   const agreement = report.tables.agreement.json as Row[];
   assert.deepEqual(agreement, expected.agreement.map((g) => ({
     a: g.a, b: g.b, positive: g.positive, negative: g.negative, none: g.null, runs: g.runs, signs: signVerdict(g),
