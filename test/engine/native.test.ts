@@ -12,8 +12,9 @@ import { enginePath } from '../../src/engine/builtin/backend.ts';
 import { nativeMatMulActive, nativeMatMulStats, setNativeMatMul } from '../../src/engine/builtin/native/matmul-kernel.ts';
 import { nativeLoadError } from '../../src/engine/builtin/native/ort.ts';
 import { scoreTokens } from '../../src/engine/builtin/scoring.ts';
-import { attention, geluErf, geluTanh, layerNorm, linear, rmsNorm } from '../../src/engine/builtin/blocks.ts';
-import { nativeFusedStats, nativeLogprobsAt } from '../../src/engine/builtin/native/fused-ops.ts';
+import { applyRotary, attention, gated, geluErf, geluTanh, layerNorm, linear, residualLinear, rmsNorm, silu, splitHeads } from '../../src/engine/builtin/blocks.ts';
+import { nativeFusedStats, nativeLogprobsAt, nativeRopeAttention } from '../../src/engine/builtin/native/fused-ops.ts';
+import { rotaryTables } from '../../src/engine/builtin/rotary.ts';
 import { fixturesDir, goldenDir, maxAbsDiff, NO_SHARED, readJsonl } from './helpers.ts';
 import { enableTrainingGradients } from '../../src/engine/builtin/gradients.ts';
 import { BuiltinModel } from '../../src/engine/builtin/model.ts';
@@ -114,6 +115,43 @@ test('fused native operations (LayerNorm, RMSNorm, linear + bias, GELU, attentio
     const ts = targets.arraySync();
     assert.ok(maxAbsDiff(got.logprobs.dataSync(), ts.map((tok, i) => logp[i][tok])) < 1e-4);
     assert.deepEqual(Array.from(got.argmax.dataSync()), Array.from(tf.argMax(logits, 1).dataSync()));
+  });
+});
+
+test('the Llama path\'s native fusions (rotary grouped-query attention from projections, SwiGLU, residual products) equal the tfjs compositions', async (t) => {
+  if (!(await nativeOrSkip(t))) return;
+  tf.tidy(() => {
+    const r = (shape: number[], seed: number, scale = 1) => tf.mul(tf.randomNormal(shape, 0, 1, 'float32', seed), scale);
+    const [b, tt, heads, kvHeads, d] = [2, 6, 6, 2, 8];
+    const q = r([b, tt, heads * d], 31), k = r([b, tt, kvHeads * d], 32), v = r([b, tt, kvHeads * d], 33);
+    // Right padding in the second row (batching.ts's mask: 0 where a query may attend, -1e9 elsewhere).
+    const mask = tf.tensor4d(Array.from({ length: b * tt * tt }, (_, i) => {
+      const row = Math.floor(i / (tt * tt)), qi = Math.floor(i / tt) % tt, ki = i % tt;
+      return ki <= qi && !(row === 1 && ki >= 4) ? 0 : -1e9;
+    }), [b, 1, tt, tt]);
+    const { cos, sin } = rotaryTables({ dim: d, theta: 10000 }, [[0, 1, 2, 3, 4, 5], [0, 1, 2, 3, 4, 5]]);
+    const before = nativeFusedStats.calls;
+    const fused = nativeRopeAttention(q, k, v, cos, sin, mask, heads, kvHeads, d, 0.35);
+    assert.ok(nativeFusedStats.calls > before, 'the fused attention did not run natively');
+    const { wasm } = nativeAndWasm('rope attention', () => attention(applyRotary(splitHeads(q, heads, d), cos, sin), applyRotary(splitHeads(k, kvHeads, d), cos, sin), splitHeads(v, kvHeads, d), mask, 0.35).out);
+    const kc = applyRotary(splitHeads(k, kvHeads, d), cos, sin);
+    assert.deepEqual(fused.out.shape, wasm.shape);
+    for (const [name, got, want] of [['attention', fused.out, wasm], ['rotated keys', fused.k, kc], ['values', fused.v, splitHeads(v, kvHeads, d)]] as const) {
+      const diff = maxAbsDiff(got.dataSync(), want.dataSync());
+      assert.ok(diff < 1e-5, `${name}: ${diff}`);
+    }
+    const x = r([2, 5, 48], 34), h = r([2, 5, 20], 35), w = r([48, 20], 36, 0.2), bias = r([20], 37);
+    const gate = r([3, 70000], 38, 3), up = r([3, 70000], 39);
+    const cases: [string, () => tf.Tensor][] = [
+      ['SwiGLU (several slices)', () => gated(silu, gate, up)],
+      ['residual product', () => residualLinear(h, x, w, undefined)],
+      ['residual product with bias', () => residualLinear(h, x, w, bias)],
+    ];
+    for (const [name, f] of cases) {
+      const { native, wasm } = nativeAndWasm(name, f);
+      assert.deepEqual(native.shape, wasm.shape, name);
+      assert.ok(maxAbsDiff(native.dataSync(), wasm.dataSync()) < 1e-5, `${name}: ${maxAbsDiff(native.dataSync(), wasm.dataSync())}`);
+    }
   });
 });
 

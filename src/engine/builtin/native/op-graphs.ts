@@ -145,6 +145,64 @@ export const OPS: Record<string, OpDef> = {
     ],
     outputs: (s) => ({ y: [s.q[0], s.q[2], s.q[1], s.q[3]] }),
   },
+  // The Llama family's attention from the projections, for inference without a cache: q [B, T, H * D],
+  // k and v [B, T, KV * D], cos and sin [B, 1, T, D], mask [B, 1, T, T] -> y [B, T, H, D] and the
+  // layer's cache, the rotated keys and the values as [B, KV, T, D]. Heads are split, rotary applied
+  // (x cos + rotate_half(x) sin, as transformers' apply_rotary_pos_emb), and each group of H / KV
+  // query heads attends to its key-value head as one [n T, D] block, so the key-value heads are never
+  // repeated (transformers' repeat_kv gives the same scores, each computed once per query head).
+  GenstudyRopeAttention: {
+    inputs: ['q', 'k', 'v', 'cos', 'sin', 'mask'],
+    nodes: (a) => {
+      const ints = (name: string, v: number[]): OnnxNode => ({ op: 'Constant', inputs: [], outputs: [name], attributes: [{ name: 'value_ints', ints: v }] });
+      const heads = (x: string, out: string): OnnxNode[] => [
+        node('Reshape', [x, `${x}_shape`], `${x}_4`), node('Transpose', [`${x}_4`], out, [{ name: 'perm', ints: [0, 2, 1, 3] }]),
+      ];
+      const rotary = (x: string, out: string): OnnxNode[] => [
+        { op: 'Split', inputs: [x], outputs: [`${x}1`, `${x}2`], attributes: [{ name: 'axis', i: -1 }] },
+        node('Neg', [`${x}2`], `${x}n2`), node('Concat', [`${x}n2`, `${x}1`], `${x}r`, [{ name: 'axis', i: -1 }]),
+        node('Mul', [x, 'cos'], `${x}c`), node('Mul', [`${x}r`, 'sin'], `${x}s`), node('Add', [`${x}c`, `${x}s`], out),
+      ];
+      const n = a.heads / a.kvHeads;
+      return [
+        ints('q_shape', [0, 0, a.heads, a.headDim]), ints('k_shape', [0, 0, a.kvHeads, a.headDim]), ints('v_shape', [0, 0, a.kvHeads, a.headDim]),
+        ints('grouped', [0, a.kvHeads, -1, a.headDim]), ints('merged', [0, a.heads, -1, a.headDim]), ints('groupRows', [1, 1, n, 1]),
+        ...heads('q', 'qh'), ...heads('k', 'kh'), ...heads('v', 'kv'),
+        ...rotary('qh', 'qr'), ...rotary('kh', 'kc'),
+        node('Identity', ['kv'], 'vc'),
+        node('Reshape', ['qr', 'grouped'], 'qg'),
+        { op: 'FusedMatMul', domain: 'com.microsoft', inputs: ['qg', 'kc'], outputs: ['s4'], attributes: [{ name: 'transB', i: 1 }, { name: 'alpha', f: a.scale }] },
+        // Row j T + t of a group's scores is query head j at position t: the mask's rows repeated n times.
+        node('Tile', ['mask', 'groupRows'], 'maskg'), node('Add', ['s4', 'maskg'], 'sm'),
+        node('Softmax', ['sm'], 'p', [{ name: 'axis', i: -1 }]),
+        node('MatMul', ['p', 'kv'], 'og'), node('Reshape', ['og', 'merged'], 'o'),
+        node('Transpose', ['o'], 'y', [{ name: 'perm', ints: [0, 2, 1, 3] }]),
+      ];
+    },
+    outputs: (s, a) => {
+      const [b, t] = s.q;
+      return { y: [b, t, a.heads, a.headDim], kc: [b, a.kvHeads, t, a.headDim], vc: [b, a.kvHeads, t, a.headDim] };
+    },
+  },
+  // silu(gate) up, the SwiGLU of the Llama family's MLP: gate and up [N, I] -> [N, I].
+  GenstudySwiGlu: {
+    inputs: ['gate', 'up'],
+    nodes: () => [node('Sigmoid', ['gate'], 's'), node('Mul', ['gate', 's'], 'g'), node('Mul', ['g', 'up'], 'y')],
+    outputs: (s) => ({ y: s.gate }),
+    elementwise: true,
+  },
+  // x W + r for a 2D x and a residual r of the output's shape (Gemm loads r into the accumulator:
+  // the residual add costs no pass of its own); with a bias b, x W + (r + b).
+  GenstudyLinearResidual: {
+    inputs: ['x', 'w', 'r'],
+    nodes: () => [{ op: 'Gemm', inputs: ['x', 'w', 'r'], outputs: ['y'] }],
+    outputs: (s) => ({ y: [s.x[0], s.w[1]] }),
+  },
+  GenstudyLinearBiasResidual: {
+    inputs: ['x', 'w', 'b', 'r'],
+    nodes: () => [node('Add', ['r', 'b'], 'c'), { op: 'Gemm', inputs: ['x', 'w', 'c'], outputs: ['y'] }],
+    outputs: (s) => ({ y: [s.x[0], s.w[1]] }),
+  },
   // log-softmax of each row read at its target, and the row's argmax (as a float): logits [N, V],
   // targets [N, 1] (int32) -> [N, 1] each.
   GenstudyLogprobsAt: {
