@@ -95,6 +95,12 @@ export function runJson(cmd: string, args: string[], env: Record<string, string>
 /** The sides of a comparison: the engine's two paths and the PyTorch references. */
 export interface Side { name: string; run(threads: number): Record<string, number | string> | string }
 
+/** The sides named in GENSTUDY_BENCH_SIDES (a comma list, e.g. native,other_pytorch), all by default. */
+export function wantedSides(sides: Side[]): Side[] {
+  const names = process.env.GENSTUDY_BENCH_SIDES?.split(',').map((s) => s.trim()).filter(Boolean);
+  return names?.length ? sides.filter((s) => names.includes(s.name)) : sides;
+}
+
 /** Debian's PyTorch and, when GENSTUDY_BENCH_TORCH_PYTHON names one, a second: `args` is the script and its arguments. */
 export function torchSides(args: string[]): Side[] {
   const sides: Side[] = [{ name: 'pytorch', run: (n) => runJson('/usr/bin/python3', args, threadEnv(n)) }];
@@ -125,7 +131,7 @@ async function benchEngineAt(shape: BenchShape): Promise<Record<string, number |
     const batchTokens = Number(process.env.GENSTUDY_BENCH_BATCH_TOKENS ?? 1024);
     const engine = (backend: string) => (n: number) => runJson(process.execPath, ['--import', 'tsx', path.join(here, 'engine.ts'), '--measure', dir, String(batchTokens)], { ...threadEnv(n), GENSTUDY_BACKEND: backend });
     const reference = [path.join(here, 'engine_reference.py'), dir, String(CONT), String(batchTokens / SEQ), PRODUCTS.map((p) => p.join('x')).join(',')];
-    const sides: Side[] = [{ name: 'native', run: engine('native') }, { name: 'wasm', run: engine('wasm') }, ...torchSides(reference)];
+    const sides = wantedSides([{ name: 'native', run: engine('native') }, { name: 'wasm', run: engine('wasm') }, ...torchSides(reference)]);
     const out: Record<string, number | string> = {};
     for (const threads of [1, 2]) {
       const at: Record<string, Record<string, number | string>> = {};

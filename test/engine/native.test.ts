@@ -13,8 +13,8 @@ import { nativeMatMulActive, nativeMatMulStats, setNativeMatMul } from '../../sr
 import { nativeLoadError } from '../../src/engine/builtin/native/ort.ts';
 import { scoreTokens } from '../../src/engine/builtin/scoring.ts';
 import { applyRotary, attention, gated, geluErf, geluTanh, layerNorm, linear, residualLinear, rmsNorm, silu, splitHeads } from '../../src/engine/builtin/blocks.ts';
-import { nativeFusedStats, nativeLogprobsAt, nativeRopeAttention } from '../../src/engine/builtin/native/fused-ops.ts';
-import { rotaryTables } from '../../src/engine/builtin/rotary.ts';
+import { nativeFusedStats, nativeGroupQueryAttention, nativeLogprobsAt, nativeRopeAttention } from '../../src/engine/builtin/native/fused-ops.ts';
+import { rotaryCache, rotaryTables } from '../../src/engine/builtin/rotary.ts';
 import { fixturesDir, goldenDir, maxAbsDiff, NO_SHARED, readJsonl } from './helpers.ts';
 import { enableTrainingGradients } from '../../src/engine/builtin/gradients.ts';
 import { BuiltinModel } from '../../src/engine/builtin/model.ts';
@@ -122,7 +122,7 @@ test('the Llama path\'s native fusions (rotary grouped-query attention from proj
   if (!(await nativeOrSkip(t))) return;
   tf.tidy(() => {
     const r = (shape: number[], seed: number, scale = 1) => tf.mul(tf.randomNormal(shape, 0, 1, 'float32', seed), scale);
-    const [b, tt, heads, kvHeads, d] = [2, 6, 6, 2, 8];
+    const [b, tt, heads, kvHeads, d] = [2, 6, 6, 2, 16];
     const q = r([b, tt, heads * d], 31), k = r([b, tt, kvHeads * d], 32), v = r([b, tt, kvHeads * d], 33);
     // Right padding in the second row (batching.ts's mask: 0 where a query may attend, -1e9 elsewhere).
     const mask = tf.tensor4d(Array.from({ length: b * tt * tt }, (_, i) => {
@@ -140,6 +140,16 @@ test('the Llama path\'s native fusions (rotary grouped-query attention from proj
       const diff = maxAbsDiff(got.dataSync(), want.dataSync());
       assert.ok(diff < 1e-5, `${name}: ${diff}`);
     }
+    // onnxruntime's GroupQueryAttention by row lengths (6 and 4): equal on every real position.
+    const half = rotaryCache({ dim: d, theta: 10000 }, tt);
+    const byLength = nativeGroupQueryAttention(q, k, v, [6, 4], half.cos, half.sin, heads, kvHeads, d, 0.35);
+    const real = (x: tf.Tensor, rows: number) => Array.from(x.dataSync()).filter((_, i) => {
+      const row = Math.floor(i / (x.size / b)), pos = Math.floor(i / rows) % tt;
+      return row === 0 || pos < 4;
+    });
+    const gqaDiff = maxAbsDiff(real(byLength.out, heads * d), real(wasm, heads * d));
+    assert.ok(gqaDiff < 1e-5, `GroupQueryAttention: ${gqaDiff}`);
+    assert.ok(maxAbsDiff(real(tf.transpose(byLength.k, [0, 2, 1, 3]), kvHeads * d), real(tf.transpose(kc, [0, 2, 1, 3]), kvHeads * d)) < 1e-5, 'GroupQueryAttention keys');
     const x = r([2, 5, 48], 34), h = r([2, 5, 20], 35), w = r([48, 20], 36, 0.2), bias = r([20], 37);
     const gate = r([3, 70000], 38, 3), up = r([3, 70000], 39);
     const cases: [string, () => tf.Tensor][] = [

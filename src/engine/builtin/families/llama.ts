@@ -4,9 +4,9 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { UserError } from '../../../errors.ts';
 import { activation, lmHead, applyRotary, attention, gated, linear, residualLinear, rmsNorm, layerScope, splitHeads, trainingDropout, type LayerCache } from '../blocks.ts';
-import { fusedOpsApply, nativeRopeAttention } from '../native/fused-ops.ts';
+import { fusedOpsApply, nativeGroupQueryAttention, nativeRopeAttention } from '../native/fused-ops.ts';
 import type { ParamSpec } from '../params.ts';
-import { parseRope, rotaryTables, type RopeConfig } from '../rotary.ts';
+import { parseRope, rotaryCache, rotaryTables, type RopeConfig } from '../rotary.ts';
 import { bool, num, str, type Arch, type Family, type StepInputs, type StepOutputs } from './family.ts';
 
 export interface LlamaLikeOptions {
@@ -84,7 +84,11 @@ export function llamaLike(o: LlamaLikeOptions): Family<LlamaArch> {
 
     forward(a, p, x: StepInputs): StepOutputs {
       const act = activation(a.act)!;
-      const { cos, sin } = rotaryTables(a.rope, x.positions);
+      const fused = fusedOpsApply() && !x.past && !(trainingDropout.seed !== undefined && a.dropout?.attn);
+      // Right-padded rows from position 0 (scoring): onnxruntime's grouped-query attention kernel.
+      // (Its kernel takes head sizes in multiples of 16: onnxruntime's group_query_attention_helper.h.)
+      const byLength = fused && x.lengths !== undefined && a.rope.dim === a.headDim && a.headDim % 16 === 0;
+      const { cos, sin } = byLength ? rotaryCache(a.rope, x.ids.shape[1]) : rotaryTables(a.rope, x.positions);
       let h = tf.gather(p.get('model.embed_tokens.weight'), x.ids) as tf.Tensor3D;
       const cache: LayerCache[] = [];
       const lin = (l: string, name: string, v: tf.Tensor) => linear(v, p.get(`${l}${name}.weight`), p.maybe(`${l}${name}.bias`));
@@ -101,9 +105,9 @@ export function llamaLike(o: LlamaLikeOptions): Family<LlamaArch> {
           }
           const scale = 1 / Math.sqrt(a.headDim);
           // Inference without a cache: heads, rotary and grouped-query attention in one native call.
-          const fused = fusedOpsApply() && !x.past && !(trainingDropout.seed !== undefined && a.dropout?.attn);
-          const att = fused
-            ? (({ out, k, v }) => ({ out, cache: { k, v } }))(nativeRopeAttention(q, k, v, cos, sin, x.mask, a.heads, a.kvHeads, a.headDim, scale))
+          const native = byLength ? nativeGroupQueryAttention(q, k, v, x.lengths!, cos, sin, a.heads, a.kvHeads, a.headDim, scale)
+            : fused ? nativeRopeAttention(q, k, v, cos, sin, x.mask, a.heads, a.kvHeads, a.headDim, scale) : undefined;
+          const att = native ? { out: native.out, cache: { k: native.k, v: native.v } }
             : attention(
               applyRotary(splitHeads(q, a.heads, a.headDim), cos, sin),
               applyRotary(splitHeads(k, a.kvHeads, a.headDim), cos, sin),

@@ -157,6 +157,18 @@ export function nativeRopeAttention(q: tf.Tensor, k: tf.Tensor, v: tf.Tensor, co
   return { out: tf.reshape(y, [b, t, heads * headDim]) as tf.Tensor3D, k: kc as tf.Tensor4D, v: vc as tf.Tensor4D };
 }
 
+/**
+ * The same through onnxruntime's GroupQueryAttention, for right-padded rows with positions 0.. (each
+ * row's real length in `lengths`): cos and sin are the half-width tables [T, D / 2] of positions 0..T-1.
+ */
+export function nativeGroupQueryAttention(q: tf.Tensor, k: tf.Tensor, v: tf.Tensor, lengths: number[], cos: tf.Tensor, sin: tf.Tensor,
+  heads: number, kvHeads: number, headDim: number, scale: number): { out: tf.Tensor3D; k: tf.Tensor4D; v: tf.Tensor4D } {
+  const seqlens = tf.tensor1d(lengths.map((n) => n - 1), 'int32');
+  const total = tf.scalar(q.shape[1] as number, 'int32');
+  const [y, kc, vc] = runNative('GenstudyGroupQueryAttention', { q, k, v, seqlens, total, cos, sin }, { heads, kvHeads, headDim, scale }) as tf.Tensor[];
+  return { out: y as tf.Tensor3D, k: kc as tf.Tensor4D, v: vc as tf.Tensor4D };
+}
+
 /** silu(gate) up, elementwise. */
 export function nativeSwiGlu(gate: tf.Tensor, up: tf.Tensor): tf.Tensor {
   return runNative('GenstudySwiGlu', { gate, up }) as tf.Tensor;

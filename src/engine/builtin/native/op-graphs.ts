@@ -184,6 +184,23 @@ export const OPS: Record<string, OpDef> = {
       return { y: [b, t, a.heads, a.headDim], kc: [b, a.kvHeads, t, a.headDim], vc: [b, a.kvHeads, t, a.headDim] };
     },
   },
+  // The same for right-padded rows whose positions start at 0 (scoring): onnxruntime's
+  // GroupQueryAttention (com.microsoft), which applies rotary from half-width cos/sin tables [T, D / 2]
+  // (non-interleaved: rotate_half), masks each row's keys past its length (seqlens: length - 1, int32
+  // [B]; total: T) and causally, and attends per key-value head group in tiles, skipping masked blocks.
+  // q [B, T, H * D], k and v [B, T, KV * D] -> y [B, T, H * D] and the cache [B, KV, T, D].
+  GenstudyGroupQueryAttention: {
+    inputs: ['q', 'k', 'v', 'seqlens', 'total', 'cos', 'sin'],
+    intInputs: ['seqlens', 'total'],
+    nodes: (a) => [{
+      op: 'GroupQueryAttention', domain: 'com.microsoft', inputs: ['q', 'k', 'v', '', '', 'seqlens', 'total', 'cos', 'sin'], outputs: ['y', 'kc', 'vc'],
+      attributes: [{ name: 'num_heads', i: a.heads }, { name: 'kv_num_heads', i: a.kvHeads }, { name: 'scale', f: a.scale }, { name: 'do_rotary', i: 1 }, { name: 'rotary_interleaved', i: 0 }],
+    }],
+    outputs: (s, a) => {
+      const [b, t] = s.q;
+      return { y: s.q, kc: [b, a.kvHeads, t, a.headDim], vc: [b, a.kvHeads, t, a.headDim] };
+    },
+  },
   // silu(gate) up, the SwiGLU of the Llama family's MLP: gate and up [N, I] -> [N, I].
   GenstudySwiGlu: {
     inputs: ['gate', 'up'],
