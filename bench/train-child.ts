@@ -28,6 +28,8 @@ if (method === 'full') {
     trainable.set(n, tf.variable(t, true));
     if (n.endsWith('.bias') || t.rank === 1) noDecay.add(n);
   }
+  // As the trainer does (train/trainer.ts): the variables replace the loaded tensors.
+  base.params.dispose();
   model = new BuiltinModel(base.id, base.dir, base.family, base.arch, new Params(trainable as Map<string, tf.Tensor>, false), base.tokenizer, base.config);
 } else {
   adapters = LoraAdapters.create(base, { r: 8, alpha: 16, dropout: 0.1, targetModules: defaultLoraTargets(base.config.model_type) }, 1);

@@ -13,6 +13,7 @@ import { nativeMatMulActive, nativeMatMulStats, setNativeMatMul } from '../../sr
 import { nativeLoadError } from '../../src/engine/builtin/native/ort.ts';
 import { scoreTokens } from '../../src/engine/builtin/scoring.ts';
 import { applyRotary, attention, gated, geluErf, geluTanh, layerNorm, linear, residualLinear, rmsNorm, silu, splitHeads } from '../../src/engine/builtin/blocks.ts';
+import { nativeRopeAttentionTrainable, nativeSwiGluTrainable } from '../../src/engine/builtin/native/training-ops.ts';
 import { nativeFusedStats, nativeGroupQueryAttention, nativeLogprobsAt, nativeRopeAttention } from '../../src/engine/builtin/native/fused-ops.ts';
 import { rotaryCache, rotaryTables } from '../../src/engine/builtin/rotary.ts';
 import { fixturesDir, goldenDir, maxAbsDiff, NO_SHARED, readJsonl } from './helpers.ts';
@@ -163,6 +164,51 @@ test('the Llama path\'s native fusions (rotary grouped-query attention from proj
       assert.ok(maxAbsDiff(native.dataSync(), wasm.dataSync()) < 1e-5, `${name}: ${maxAbsDiff(native.dataSync(), wasm.dataSync())}`);
     }
   });
+});
+
+test('the Llama path\'s training ops (rotary grouped-query attention, SwiGLU) have the tfjs compositions\' gradients, bit-identical wherever the inputs lie on the heap', async (t) => {
+  if (!(await nativeOrSkip(t))) return;
+  enableTrainingGradients();
+  const [b, tt, heads, kvHeads, d] = [2, 5, 6, 2, 8];
+  const r = (shape: number[], seed: number) => tf.randomNormal(shape, 0, 1, 'float32', seed);
+  const q = r([b, tt, heads * d], 41), k = r([b, tt, kvHeads * d], 42), v = r([b, tt, kvHeads * d], 43), w = r([b, tt, heads * d], 44);
+  const mask = tf.tensor4d(Array.from({ length: b * tt * tt }, (_, i) => {
+    const row = Math.floor(i / (tt * tt)), qi = Math.floor(i / tt) % tt, ki = i % tt;
+    return ki <= qi && !(row === 1 && ki >= 3) ? 0 : -1e9;
+  }), [b, 1, tt, tt]);
+  const { cos, sin } = rotaryTables({ dim: d, theta: 10000 }, [[0, 1, 2, 3, 4], [0, 1, 2, 3, 4]]);
+  const composed = (qi: tf.Tensor, ki: tf.Tensor, vi: tf.Tensor) =>
+    attention(applyRotary(splitHeads(qi, heads, d), cos, sin), applyRotary(splitHeads(ki, kvHeads, d), cos, sin), splitHeads(vi, kvHeads, d), mask, 0.3).out;
+  const loss = (f: (a: tf.Tensor, b: tf.Tensor, c: tf.Tensor) => tf.Tensor) => (qi: tf.Tensor, ki: tf.Tensor, vi: tf.Tensor) => tf.sum(tf.mul(f(qi, ki, vi), w)) as tf.Scalar;
+  const nativeGrads = () => tf.grads(loss((qi, ki, vi) => nativeRopeAttentionTrainable(qi, ki, vi, cos, sin, mask, heads, kvHeads, d, 0.3).out))([q, k, v]);
+  const before = nativeFusedStats.calls;
+  const native = nativeGrads();
+  assert.ok(nativeFusedStats.calls >= before + 2, 'the native forward and backward did not run');
+  setNativeMatMul(false);
+  let wasm: tf.Tensor[];
+  try {
+    wasm = tf.grads(loss(composed))([q, k, v]);
+  } finally {
+    setNativeMatMul(true);
+  }
+  ['dq', 'dk', 'dv'].forEach((name, i) => {
+    const diff = maxAbsDiff(native[i].dataSync(), wasm[i].dataSync());
+    assert.ok(diff < 1e-5, `${name}: ${diff}`);
+  });
+  const gate = tf.mul(r([3, 70000], 45), 3), up = r([3, 70000], 46), dyw = r([3, 70000], 47);
+  const swiLoss = (f: (g: tf.Tensor, u: tf.Tensor) => tf.Tensor) => (g: tf.Tensor, u: tf.Tensor) => tf.sum(tf.mul(f(g, u), dyw)) as tf.Scalar;
+  const swiNative = tf.grads(swiLoss(nativeSwiGluTrainable))([gate, up]);
+  const swiWasm = tf.grads(swiLoss((g, u) => tf.mul(silu(g), u)))([gate, up]);
+  ['dgate', 'dup'].forEach((name, i) => {
+    const diff = maxAbsDiff(swiNative[i].dataSync(), swiWasm[i].dataSync());
+    assert.ok(diff < 1e-4, `SwiGLU ${name}: ${diff}`);
+  });
+  // A resumed run must end identical: the same inputs copied elsewhere on the heap give the same bits.
+  const pad = tf.zeros([1237]);
+  const moved = [q, k, v].map((x) => tf.add(x, 0));
+  const again = tf.grads(loss((qi, ki, vi) => nativeRopeAttentionTrainable(qi, ki, vi, cos, sin, mask, heads, kvHeads, d, 0.3).out))(moved);
+  native.forEach((g, i) => assert.deepEqual(Array.from(again[i].dataSync()), Array.from(g.dataSync()), `gradient ${i} depends on where the inputs lie`));
+  tf.dispose([q, k, v, w, mask, cos, sin, ...native, ...wasm!, gate, up, dyw, ...swiNative, ...swiWasm, pad, ...moved, ...again]);
 });
 
 test('GELU\'s native gradients (tanh and erf forms) equal the tfjs compositions\' on wide inputs', async (t) => {

@@ -8,7 +8,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import { nativeMatMulActive } from './native/matmul-kernel.ts';
 import type { Params } from './params.ts';
 import { fusedOpsApply, fusedOpsAvailable, nativeAttention, nativeGelu, nativeLayerNorm, nativeLinear, nativeLinearResidual, nativeRmsNorm, nativeSwiGlu } from './native/fused-ops.ts';
-import { nativeGeluTrainable, nativeLayerNormTrainable, nativeRmsNormTrainable } from './native/training-ops.ts';
+import { nativeGeluTrainable, nativeLayerNormTrainable, nativeRmsNormTrainable, nativeSwiGluTrainable } from './native/training-ops.ts';
 
 /**
  * Extra terms added to a linear layer's output, keyed by the layer's weight tensor: LoRA adapters
@@ -61,6 +61,7 @@ export function residualLinear(h: tf.Tensor, x: tf.Tensor, w: tf.Tensor, b: tf.T
 /** act(gate) up, the gated MLP's product (SwiGLU when act is SiLU: one native pass in inference). */
 export function gated(act: (x: tf.Tensor) => tf.Tensor, gate: tf.Tensor, up: tf.Tensor): tf.Tensor {
   if (act === silu && fusedOpsApply()) return nativeSwiGlu(gate, up);
+  if (act === silu && fusedOpsAvailable()) return nativeSwiGluTrainable(gate, up);
   return tf.mul(act(gate), up);
 }
 

@@ -4,7 +4,8 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { UserError } from '../../../errors.ts';
 import { activation, lmHead, applyRotary, attention, gated, linear, residualLinear, rmsNorm, layerScope, splitHeads, trainingDropout, type LayerCache } from '../blocks.ts';
-import { fusedOpsApply, nativeGroupQueryAttention, nativeRopeAttention } from '../native/fused-ops.ts';
+import { fusedOpsApply, fusedOpsAvailable, nativeGroupQueryAttention, nativeRopeAttention } from '../native/fused-ops.ts';
+import { nativeRopeAttentionTrainable } from '../native/training-ops.ts';
 import type { ParamSpec } from '../params.ts';
 import { parseRope, rotaryCache, rotaryTables, type RopeConfig } from '../rotary.ts';
 import { bool, num, str, type Arch, type Family, type StepInputs, type StepOutputs } from './family.ts';
@@ -84,10 +85,12 @@ export function llamaLike(o: LlamaLikeOptions): Family<LlamaArch> {
 
     forward(a, p, x: StepInputs): StepOutputs {
       const act = activation(a.act)!;
-      const fused = fusedOpsApply() && !x.past && !(trainingDropout.seed !== undefined && a.dropout?.attn);
+      // Without a cache, and without attention dropout in training: the native attention ops.
+      const fused = fusedOpsAvailable() && !x.past && !(trainingDropout.seed !== undefined && a.dropout?.attn);
+      const training = fused && !fusedOpsApply();
       // Right-padded rows from position 0 (scoring): onnxruntime's grouped-query attention kernel.
       // (Its kernel takes head sizes in multiples of 16: onnxruntime's group_query_attention_helper.h.)
-      const byLength = fused && x.lengths !== undefined && a.rope.dim === a.headDim && a.headDim % 16 === 0;
+      const byLength = fused && !training && x.lengths !== undefined && a.rope.dim === a.headDim && a.headDim % 16 === 0;
       const { cos, sin } = byLength ? rotaryCache(a.rope, x.ids.shape[1]) : rotaryTables(a.rope, x.positions);
       let h = tf.gather(p.get('model.embed_tokens.weight'), x.ids) as tf.Tensor3D;
       const cache: LayerCache[] = [];
@@ -106,7 +109,8 @@ export function llamaLike(o: LlamaLikeOptions): Family<LlamaArch> {
           const scale = 1 / Math.sqrt(a.headDim);
           // Inference without a cache: heads, rotary and grouped-query attention in one native call.
           const native = byLength ? nativeGroupQueryAttention(q, k, v, x.lengths!, cos, sin, a.heads, a.kvHeads, a.headDim, scale)
-            : fused ? nativeRopeAttention(q, k, v, cos, sin, x.mask, a.heads, a.kvHeads, a.headDim, scale) : undefined;
+            : training ? nativeRopeAttentionTrainable(q, k, v, cos, sin, x.mask, a.heads, a.kvHeads, a.headDim, scale)
+              : fused ? nativeRopeAttention(q, k, v, cos, sin, x.mask, a.heads, a.kvHeads, a.headDim, scale) : undefined;
           const att = native ? { out: native.out, cache: { k: native.k, v: native.v } }
             : attention(
               applyRotary(splitHeads(q, a.heads, a.headDim), cos, sin),
