@@ -12,7 +12,7 @@ import { BuiltinModel } from '../src/engine/builtin/model.ts';
 import { Params } from '../src/engine/builtin/params.ts';
 import { AdamW, optimiserStep, type TrainSequence } from '../src/train/index.ts';
 
-const [dir, method, stepsArg, batchArg] = process.argv.slice(2);
+const [dir, method, stepsArg, batchArg] = process.argv.slice(-4);
 const STEPS = Number(stepsArg), BATCH = Number(batchArg), WARMUP = 2;
 const ids = JSON.parse(fs.readFileSync(path.join(dir, 'ids.json'), 'utf8')) as number[][];
 const seqs: TrainSequence[] = ids.map((r, i) => ({ exampleId: String(i), ids: r.slice(0, -1), lossPositions: r.slice(0, -1).map((_, j) => j), targets: r.slice(1) }));
