@@ -1,12 +1,15 @@
 #!/usr/bin/python3
-"""PyTorch reference for bench/engine.ts: the same GPT-2-style model, weights and token ids, scored
-with one thread.
+"""PyTorch reference for bench/engine.ts: the same model (GPT-2 or Llama family, bench/model-shapes.ts),
+weights and token ids, scored with the threads the bench asks for.
 
 Usage: /usr/bin/python3 bench/engine_reference.py DIR CONT BATCH [MxKxN,...]
 DIR holds config.json, model.safetensors (float32) and ids.json (sequences of token ids). Each
 sequence is scored as context + continuation with the last CONT tokens as the continuation, in
-batches of BATCH sequences. The forward follows transformers' modeling_gpt2.py (eager attention,
-gelu_new, tied lm_head) and runs under torch.inference_mode. Two variants are timed:
+batches of BATCH sequences. The GPT-2 forward follows transformers' modeling_gpt2.py (eager attention,
+gelu_new, tied lm_head); the Llama forward follows modeling_llama.py (RMSNorm, rotary with
+rotate_half, grouped-query attention through torch's scaled_dot_product_attention where it exists
+(transformers' default "sdpa" attention; eager with repeated key-value heads on PyTorch 1.x), SwiGLU,
+tied lm_head). Both run under torch.inference_mode. Two variants are timed:
   score       : the lm head and log-softmax only at the positions predicting continuation tokens
                 (what the built-in engine does)
   full_logits : the lm head at every position, then log-softmax and gather (what a transformers
@@ -55,13 +58,59 @@ def hidden_states(c, w, ids):
     return torch.nn.functional.layer_norm(h, (c['n_embd'],), w[p + 'ln_f.weight'], w[p + 'ln_f.bias'], eps)
 
 
+# PyTorch 2.5+ attends grouped key-value heads without repeating them.
+GQA_SDPA = tuple(int(x) for x in torch.__version__.split('.')[:2]) >= (2, 5)
+
+
+def rms_norm(x, weight, eps):
+    return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + eps) * weight
+
+
+def rotate_half(x):
+    x1, x2 = x.chunk(2, dim=-1)
+    return torch.cat((-x2, x1), dim=-1)
+
+
+def llama_hidden_states(c, w, ids):
+    b, t = ids.shape
+    e, nh, nkv = c['hidden_size'], c['num_attention_heads'], c['num_key_value_heads']
+    hd, eps = e // nh, c['rms_norm_eps']
+    inv = 1.0 / (c.get('rope_theta', 10000.0) ** (torch.arange(0, hd, 2, dtype=torch.int64).float() / hd))
+    freqs = torch.arange(t).float()[:, None] * inv[None, :]
+    emb = torch.cat((freqs, freqs), dim=-1)
+    cos, sin = emb.cos(), emb.sin()
+    sdpa = getattr(torch.nn.functional, 'scaled_dot_product_attention', None)
+    causal = torch.triu(torch.full((t, t), float('-inf')), 1)
+    h = w['model.embed_tokens.weight'][ids]
+    for i in range(c['num_hidden_layers']):
+        l = f'model.layers.{i}.'
+        a = rms_norm(h, w[l + 'input_layernorm.weight'], eps)
+        q = (a @ w[l + 'self_attn.q_proj.weight'].T).view(b, t, nh, hd).transpose(1, 2)
+        k = (a @ w[l + 'self_attn.k_proj.weight'].T).view(b, t, nkv, hd).transpose(1, 2)
+        v = (a @ w[l + 'self_attn.v_proj.weight'].T).view(b, t, nkv, hd).transpose(1, 2)
+        q, k = q * cos + rotate_half(q) * sin, k * cos + rotate_half(k) * sin
+        if GQA_SDPA:
+            att = sdpa(q, k, v, is_causal=True, enable_gqa=True)
+        elif sdpa is not None:
+            att = sdpa(q, k.repeat_interleave(nh // nkv, dim=1), v.repeat_interleave(nh // nkv, dim=1), is_causal=True)
+        else:
+            k, v = k.repeat_interleave(nh // nkv, dim=1), v.repeat_interleave(nh // nkv, dim=1)
+            att = torch.softmax(q @ k.transpose(-1, -2) / math.sqrt(hd) + causal, dim=-1) @ v
+        h = h + att.transpose(1, 2).reshape(b, t, -1) @ w[l + 'self_attn.o_proj.weight'].T
+        m = rms_norm(h, w[l + 'post_attention_layernorm.weight'], eps)
+        gate = m @ w[l + 'mlp.gate_proj.weight'].T
+        h = h + (torch.nn.functional.silu(gate) * (m @ w[l + 'mlp.up_proj.weight'].T)) @ w[l + 'mlp.down_proj.weight'].T
+    return rms_norm(h, w['model.norm.weight'], eps)
+
+
 def score(c, w, seqs, cont, batch, full):
     total = 0.0
-    head = w['transformer.wte.weight']
+    llama = c['model_type'] == 'llama'
+    head = w['model.embed_tokens.weight' if llama else 'transformer.wte.weight']
     for s in range(0, len(seqs), batch):
         ids = torch.tensor(seqs[s:s + batch])
         inp, targets = ids[:, :-1], ids[:, -cont:]
-        h = hidden_states(c, w, inp)
+        h = (llama_hidden_states if llama else hidden_states)(c, w, inp)
         if full:
             logp = torch.log_softmax(h @ head.T, dim=-1)[:, -cont:]
         else:

@@ -7,11 +7,12 @@ import * as tf from '@tensorflow/tfjs-core';
 import { enginePath, loadModel } from '../src/engine/index.ts';
 import { enableTrainingGradients } from '../src/engine/builtin/gradients.ts';
 import { LoraAdapters } from '../src/engine/builtin/lora.ts';
+import { defaultLoraTargets } from '../src/engine/builtin/lora-defaults.ts';
 import { BuiltinModel } from '../src/engine/builtin/model.ts';
 import { Params } from '../src/engine/builtin/params.ts';
 import { AdamW, optimiserStep, type TrainSequence } from '../src/train/index.ts';
 
-const [dir, method, stepsArg, batchArg] = process.argv.slice(2);
+const [dir, method, stepsArg, batchArg] = process.argv.slice(-4);
 const STEPS = Number(stepsArg), BATCH = Number(batchArg), WARMUP = 2;
 const ids = JSON.parse(fs.readFileSync(path.join(dir, 'ids.json'), 'utf8')) as number[][];
 const seqs: TrainSequence[] = ids.map((r, i) => ({ exampleId: String(i), ids: r.slice(0, -1), lossPositions: r.slice(0, -1).map((_, j) => j), targets: r.slice(1) }));
@@ -27,9 +28,11 @@ if (method === 'full') {
     trainable.set(n, tf.variable(t, true));
     if (n.endsWith('.bias') || t.rank === 1) noDecay.add(n);
   }
+  // As the trainer does (train/trainer.ts): the variables replace the loaded tensors.
+  base.params.dispose();
   model = new BuiltinModel(base.id, base.dir, base.family, base.arch, new Params(trainable as Map<string, tf.Tensor>, false), base.tokenizer, base.config);
 } else {
-  adapters = LoraAdapters.create(base, { r: 8, alpha: 16, dropout: 0.1, targetModules: ['c_attn', 'c_proj'] }, 1);
+  adapters = LoraAdapters.create(base, { r: 8, alpha: 16, dropout: 0.1, targetModules: defaultLoraTargets(base.config.model_type) }, 1);
   trainable = adapters.namedVariables();
 }
 const optimizer = new AdamW(trainable, { weightDecay: 0.01, noDecay });

@@ -19,10 +19,19 @@ import * as tf from '@tensorflow/tfjs-core';
 import { initBackend } from '../src/engine/index.ts';
 import { enableTrainingGradients } from '../src/engine/builtin/gradients.ts';
 import { initModel, tinyGpt2Config, train } from '../src/train/index.ts';
-import { runJson, threadEnv, torchSides, type Side } from './engine.ts';
+import { runJson, threadEnv, torchSides, wantedSides } from './engine.ts';
+import { benchShapes, writeBenchModel, type BenchShape } from './model-shapes.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const STEPS = Number(process.env.GENSTUDY_BENCH_TRAIN_STEPS ?? 50), BATCH = 8, SEQ = 65, VOCAB = 8192;
+
+/** A real shape's folder (bench/model-shapes.ts, random weights) with the same token ids as the bench model's. */
+function writeShapeTrainModel(dir: string, shape: BenchShape): void {
+  writeBenchModel(dir, { ...shape, seq: Math.max(shape.seq, SEQ) });
+  const rng = seededRandom(5, 'bench-ids');
+  const ids = Array.from({ length: BATCH * 8 }, () => Array.from({ length: SEQ }, () => rng.int(shape.vocab)));
+  fs.writeFileSync(path.join(dir, 'ids.json'), JSON.stringify(ids));
+}
 
 export async function writeTrainBenchModel(dir: string): Promise<void> {
   const suite = generateSuite({ seed: 1, trainSize: 10, testSize: 2 });
@@ -96,12 +105,28 @@ export async function benchTrain(): Promise<Record<string, number | string>> {
   await benchEmbeddingGradient(out);
   if (process.env.GENSTUDY_BENCH_TRAIN_ONLY === 'embedding') return out;
   await benchTiny(out);
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'genstudy-bench-train-'));
-  await writeTrainBenchModel(dir);
+  for (const [name, shape] of benchShapes()) {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'genstudy-bench-train-'));
+    try {
+      // The bench shape keeps its own model (4 x 256, transformers' initialisation) and earlier numbers.
+      if (name === 'bench') await writeTrainBenchModel(dir);
+      else writeShapeTrainModel(dir, shape);
+      const r = benchTrainAt(dir);
+      for (const [k, v] of Object.entries(r)) out[name === 'bench' ? k : `${name}_${k}`] = v;
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  return out;
+}
+
+/** Full and LoRA training on the model in `dir`, every side at one and two threads. */
+function benchTrainAt(dir: string): Record<string, number | string> {
+  const out: Record<string, number | string> = {};
   for (const method of ['full', 'lora']) {
     const args = [String(STEPS), String(BATCH)];
     const genstudy = (backend: string) => (n: number) => runJson(process.execPath, ['--import', 'tsx', path.join(here, 'train-child.ts'), dir, method, ...args], { ...threadEnv(n), GENSTUDY_BACKEND: backend });
-    const sides: Side[] = [{ name: 'native', run: genstudy('native') }, { name: 'wasm', run: genstudy('wasm') }, ...torchSides([path.join(here, 'train_reference.py'), dir, method, ...args])];
+    const sides = wantedSides([{ name: 'native', run: genstudy('native') }, { name: 'wasm', run: genstudy('wasm') }, ...torchSides([path.join(here, 'train_reference.py'), dir, method, ...args])]);
     for (const threads of [1, 2]) {
       const at: Record<string, Record<string, number | string>> = {};
       const key = (s: string) => `${method}_t${threads}_${s}`;
@@ -126,7 +151,6 @@ export async function benchTrain(): Promise<Record<string, number | string>> {
       }
     }
   }
-  fs.rmSync(dir, { recursive: true, force: true });
   return out;
 }
 

@@ -1,13 +1,15 @@
 #!/usr/bin/python3
-"""PyTorch reference for bench/train.ts: training steps of the same GPT-2-style model on the same
-token ids with one thread.
+"""PyTorch reference for bench/train.ts: training steps of the same model (GPT-2 or Llama family,
+bench/model-shapes.ts) on the same token ids with the threads the bench asks for.
 
 Usage: /usr/bin/python3 bench/train_reference.py DIR full|lora STEPS BATCH
 DIR holds config.json, model.safetensors (float32) and ids.json. The forward follows transformers'
 modeling_gpt2.py (eager attention, gelu_new, tied lm_head); the loss is token cross-entropy at every
 position; AdamW (lr 1e-4, weight decay 0.01 except biases and norm weights), clip_grad_norm_(1.0).
 LoRA: r 8, alpha 16, dropout 0.1 on attn.c_attn, attn.c_proj and mlp.c_proj (PEFT's matching of
-"c_attn", "c_proj"), base weights frozen. Two warm-up steps, then STEPS timed steps.
+"c_attn", "c_proj"), base weights frozen; on Llama the q/k/v/o projections (genstudy's default
+targets). The Llama forward follows modeling_llama.py (RMSNorm, rotary, grouped-query attention
+through scaled_dot_product_attention where it exists, SwiGLU, tied lm_head). Two warm-up steps, then STEPS timed steps.
 Prints JSON: tokens per second (wall and CPU), the first step's loss, peak RSS in MB.
 """
 import json
@@ -67,11 +69,58 @@ def forward(c, w, lora, ids):
     return h @ w[p + 'wte.weight'].T
 
 
+def rms_norm(x, weight, eps):
+    return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + eps) * weight
+
+
+def rotate_half(x):
+    x1, x2 = x.chunk(2, dim=-1)
+    return torch.cat((-x2, x1), dim=-1)
+
+
+LLAMA_LORA = ['self_attn.q_proj', 'self_attn.k_proj', 'self_attn.v_proj', 'self_attn.o_proj']
+
+
+def llama_forward(c, w, lora, ids):
+    b, t = ids.shape
+    e, nh, nkv = c['hidden_size'], c['num_attention_heads'], c['num_key_value_heads']
+    hd, eps = e // nh, c['rms_norm_eps']
+    inv = 1.0 / (c.get('rope_theta', 10000.0) ** (torch.arange(0, hd, 2, dtype=torch.int64).float() / hd))
+    freqs = torch.arange(t).float()[:, None] * inv[None, :]
+    emb = torch.cat((freqs, freqs), dim=-1)
+    cos, sin = emb.cos(), emb.sin()
+    sdpa = getattr(torch.nn.functional, 'scaled_dot_product_attention', None)
+    causal = torch.triu(torch.full((t, t), float('-inf')), 1)
+
+    def lin(name, x):
+        y = x @ w[name + '.weight'].T
+        return y + lora[name](x) if name in lora else y
+
+    h = w['model.embed_tokens.weight'][ids]
+    for i in range(c['num_hidden_layers']):
+        l = f'model.layers.{i}.'
+        a = rms_norm(h, w[l + 'input_layernorm.weight'], eps)
+        q = lin(l + 'self_attn.q_proj', a).view(b, t, nh, hd).transpose(1, 2)
+        k = lin(l + 'self_attn.k_proj', a).view(b, t, nkv, hd).transpose(1, 2)
+        v = lin(l + 'self_attn.v_proj', a).view(b, t, nkv, hd).transpose(1, 2)
+        q, k = q * cos + rotate_half(q) * sin, k * cos + rotate_half(k) * sin
+        k, v = k.repeat_interleave(nh // nkv, dim=1), v.repeat_interleave(nh // nkv, dim=1)
+        if sdpa is not None:
+            att = sdpa(q, k, v, is_causal=True)
+        else:
+            att = torch.softmax(q @ k.transpose(-1, -2) / math.sqrt(hd) + causal, dim=-1) @ v
+        h = h + lin(l + 'self_attn.o_proj', att.transpose(1, 2).reshape(b, t, -1))
+        m = rms_norm(h, w[l + 'post_attention_layernorm.weight'], eps)
+        h = h + lin(l + 'mlp.down_proj', torch.nn.functional.silu(lin(l + 'mlp.gate_proj', m)) * lin(l + 'mlp.up_proj', m))
+    return rms_norm(h, w['model.norm.weight'], eps) @ w['model.embed_tokens.weight'].T
+
+
 def main():
     d, method, steps, batch = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
     c = json.load(open(f'{d}/config.json'))
     w = read_safetensors(f'{d}/model.safetensors')
     seqs = torch.tensor(json.load(open(f'{d}/ids.json')))
+    llama = c['model_type'] == 'llama'
     lora = {}
     if method == 'full':
         for k in w:
@@ -80,6 +129,14 @@ def main():
         no_decay = [v for k, v in w.items() if k.endswith('.bias') or v.dim() == 1]
         groups = [{'params': decay, 'weight_decay': 0.01}, {'params': no_decay, 'weight_decay': 0.0}]
         params = decay + no_decay
+    elif llama:
+        for i in range(c['num_hidden_layers']):
+            for name in LLAMA_LORA:
+                full = f'model.layers.{i}.{name}'
+                fan_out, fan_in = w[full + '.weight'].shape
+                lora[full] = Lora(fan_in, fan_out)
+        params = [t for m in lora.values() for t in (m.a, m.b)]
+        groups = [{'params': params, 'weight_decay': 0.01}]
     else:
         for i in range(c['n_layer']):
             for name in ['attn.c_attn', 'attn.c_proj', 'mlp.c_proj']:
@@ -93,7 +150,7 @@ def main():
     def step(s):
         start = (s * batch) % len(seqs)
         ids = seqs[start:start + batch]
-        logits = forward(c, w, lora, ids[:, :-1])
+        logits = (llama_forward if llama else forward)(c, w, lora, ids[:, :-1])
         loss = torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), ids[:, 1:].reshape(-1))
         opt.zero_grad(set_to_none=True)
         loss.backward()

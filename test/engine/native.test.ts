@@ -12,8 +12,10 @@ import { enginePath } from '../../src/engine/builtin/backend.ts';
 import { nativeMatMulActive, nativeMatMulStats, setNativeMatMul } from '../../src/engine/builtin/native/matmul-kernel.ts';
 import { nativeLoadError } from '../../src/engine/builtin/native/ort.ts';
 import { scoreTokens } from '../../src/engine/builtin/scoring.ts';
-import { attention, geluErf, geluTanh, layerNorm, linear, rmsNorm } from '../../src/engine/builtin/blocks.ts';
-import { nativeFusedStats, nativeLogprobsAt } from '../../src/engine/builtin/native/fused-ops.ts';
+import { applyRotary, attention, gated, geluErf, geluTanh, layerNorm, linear, residualLinear, rmsNorm, silu, splitHeads } from '../../src/engine/builtin/blocks.ts';
+import { nativeRopeAttentionTrainable, nativeSwiGluTrainable } from '../../src/engine/builtin/native/training-ops.ts';
+import { nativeFusedStats, nativeGroupQueryAttention, nativeLogprobsAt, nativeRopeAttention } from '../../src/engine/builtin/native/fused-ops.ts';
+import { rotaryCache, rotaryTables } from '../../src/engine/builtin/rotary.ts';
 import { fixturesDir, goldenDir, maxAbsDiff, NO_SHARED, readJsonl } from './helpers.ts';
 import { enableTrainingGradients } from '../../src/engine/builtin/gradients.ts';
 import { BuiltinModel } from '../../src/engine/builtin/model.ts';
@@ -115,6 +117,98 @@ test('fused native operations (LayerNorm, RMSNorm, linear + bias, GELU, attentio
     assert.ok(maxAbsDiff(got.logprobs.dataSync(), ts.map((tok, i) => logp[i][tok])) < 1e-4);
     assert.deepEqual(Array.from(got.argmax.dataSync()), Array.from(tf.argMax(logits, 1).dataSync()));
   });
+});
+
+test('the Llama path\'s native fusions (rotary grouped-query attention from projections, SwiGLU, residual products) equal the tfjs compositions', async (t) => {
+  if (!(await nativeOrSkip(t))) return;
+  tf.tidy(() => {
+    const r = (shape: number[], seed: number, scale = 1) => tf.mul(tf.randomNormal(shape, 0, 1, 'float32', seed), scale);
+    const [b, tt, heads, kvHeads, d] = [2, 6, 6, 2, 16];
+    const q = r([b, tt, heads * d], 31), k = r([b, tt, kvHeads * d], 32), v = r([b, tt, kvHeads * d], 33);
+    // Right padding in the second row (batching.ts's mask: 0 where a query may attend, -1e9 elsewhere).
+    const mask = tf.tensor4d(Array.from({ length: b * tt * tt }, (_, i) => {
+      const row = Math.floor(i / (tt * tt)), qi = Math.floor(i / tt) % tt, ki = i % tt;
+      return ki <= qi && !(row === 1 && ki >= 4) ? 0 : -1e9;
+    }), [b, 1, tt, tt]);
+    const { cos, sin } = rotaryTables({ dim: d, theta: 10000 }, [[0, 1, 2, 3, 4, 5], [0, 1, 2, 3, 4, 5]]);
+    const before = nativeFusedStats.calls;
+    const fused = nativeRopeAttention(q, k, v, cos, sin, mask, heads, kvHeads, d, 0.35);
+    assert.ok(nativeFusedStats.calls > before, 'the fused attention did not run natively');
+    const { wasm } = nativeAndWasm('rope attention', () => attention(applyRotary(splitHeads(q, heads, d), cos, sin), applyRotary(splitHeads(k, kvHeads, d), cos, sin), splitHeads(v, kvHeads, d), mask, 0.35).out);
+    const kc = applyRotary(splitHeads(k, kvHeads, d), cos, sin);
+    assert.deepEqual(fused.out.shape, wasm.shape);
+    for (const [name, got, want] of [['attention', fused.out, wasm], ['rotated keys', fused.k, kc], ['values', fused.v, splitHeads(v, kvHeads, d)]] as const) {
+      const diff = maxAbsDiff(got.dataSync(), want.dataSync());
+      assert.ok(diff < 1e-5, `${name}: ${diff}`);
+    }
+    // onnxruntime's GroupQueryAttention by row lengths (6 and 4): equal on every real position.
+    const half = rotaryCache({ dim: d, theta: 10000 }, tt);
+    const byLength = nativeGroupQueryAttention(q, k, v, [6, 4], half.cos, half.sin, heads, kvHeads, d, 0.35);
+    const real = (x: tf.Tensor, rows: number) => Array.from(x.dataSync()).filter((_, i) => {
+      const row = Math.floor(i / (x.size / b)), pos = Math.floor(i / rows) % tt;
+      return row === 0 || pos < 4;
+    });
+    const gqaDiff = maxAbsDiff(real(byLength.out, heads * d), real(wasm, heads * d));
+    assert.ok(gqaDiff < 1e-5, `GroupQueryAttention: ${gqaDiff}`);
+    assert.ok(maxAbsDiff(real(tf.transpose(byLength.k, [0, 2, 1, 3]), kvHeads * d), real(tf.transpose(kc, [0, 2, 1, 3]), kvHeads * d)) < 1e-5, 'GroupQueryAttention keys');
+    const x = r([2, 5, 48], 34), h = r([2, 5, 20], 35), w = r([48, 20], 36, 0.2), bias = r([20], 37);
+    const gate = r([3, 70000], 38, 3), up = r([3, 70000], 39);
+    const cases: [string, () => tf.Tensor][] = [
+      ['SwiGLU (several slices)', () => gated(silu, gate, up)],
+      ['residual product', () => residualLinear(h, x, w, undefined)],
+      ['residual product with bias', () => residualLinear(h, x, w, bias)],
+    ];
+    for (const [name, f] of cases) {
+      const { native, wasm } = nativeAndWasm(name, f);
+      assert.deepEqual(native.shape, wasm.shape, name);
+      assert.ok(maxAbsDiff(native.dataSync(), wasm.dataSync()) < 1e-5, `${name}: ${maxAbsDiff(native.dataSync(), wasm.dataSync())}`);
+    }
+  });
+});
+
+test('the Llama path\'s training ops (rotary grouped-query attention, SwiGLU) have the tfjs compositions\' gradients, bit-identical wherever the inputs lie on the heap', async (t) => {
+  if (!(await nativeOrSkip(t))) return;
+  enableTrainingGradients();
+  const [b, tt, heads, kvHeads, d] = [2, 5, 6, 2, 8];
+  const r = (shape: number[], seed: number) => tf.randomNormal(shape, 0, 1, 'float32', seed);
+  const q = r([b, tt, heads * d], 41), k = r([b, tt, kvHeads * d], 42), v = r([b, tt, kvHeads * d], 43), w = r([b, tt, heads * d], 44);
+  const mask = tf.tensor4d(Array.from({ length: b * tt * tt }, (_, i) => {
+    const row = Math.floor(i / (tt * tt)), qi = Math.floor(i / tt) % tt, ki = i % tt;
+    return ki <= qi && !(row === 1 && ki >= 3) ? 0 : -1e9;
+  }), [b, 1, tt, tt]);
+  const { cos, sin } = rotaryTables({ dim: d, theta: 10000 }, [[0, 1, 2, 3, 4], [0, 1, 2, 3, 4]]);
+  const composed = (qi: tf.Tensor, ki: tf.Tensor, vi: tf.Tensor) =>
+    attention(applyRotary(splitHeads(qi, heads, d), cos, sin), applyRotary(splitHeads(ki, kvHeads, d), cos, sin), splitHeads(vi, kvHeads, d), mask, 0.3).out;
+  const loss = (f: (a: tf.Tensor, b: tf.Tensor, c: tf.Tensor) => tf.Tensor) => (qi: tf.Tensor, ki: tf.Tensor, vi: tf.Tensor) => tf.sum(tf.mul(f(qi, ki, vi), w)) as tf.Scalar;
+  const nativeGrads = () => tf.grads(loss((qi, ki, vi) => nativeRopeAttentionTrainable(qi, ki, vi, cos, sin, mask, heads, kvHeads, d, 0.3).out))([q, k, v]);
+  const before = nativeFusedStats.calls;
+  const native = nativeGrads();
+  assert.ok(nativeFusedStats.calls >= before + 2, 'the native forward and backward did not run');
+  setNativeMatMul(false);
+  let wasm: tf.Tensor[];
+  try {
+    wasm = tf.grads(loss(composed))([q, k, v]);
+  } finally {
+    setNativeMatMul(true);
+  }
+  ['dq', 'dk', 'dv'].forEach((name, i) => {
+    const diff = maxAbsDiff(native[i].dataSync(), wasm[i].dataSync());
+    assert.ok(diff < 1e-5, `${name}: ${diff}`);
+  });
+  const gate = tf.mul(r([3, 70000], 45), 3), up = r([3, 70000], 46), dyw = r([3, 70000], 47);
+  const swiLoss = (f: (g: tf.Tensor, u: tf.Tensor) => tf.Tensor) => (g: tf.Tensor, u: tf.Tensor) => tf.sum(tf.mul(f(g, u), dyw)) as tf.Scalar;
+  const swiNative = tf.grads(swiLoss(nativeSwiGluTrainable))([gate, up]);
+  const swiWasm = tf.grads(swiLoss((g, u) => tf.mul(silu(g), u)))([gate, up]);
+  ['dgate', 'dup'].forEach((name, i) => {
+    const diff = maxAbsDiff(swiNative[i].dataSync(), swiWasm[i].dataSync());
+    assert.ok(diff < 1e-4, `SwiGLU ${name}: ${diff}`);
+  });
+  // A resumed run must end identical: the same inputs copied elsewhere on the heap give the same bits.
+  const pad = tf.zeros([1237]);
+  const moved = [q, k, v].map((x) => tf.add(x, 0));
+  const again = tf.grads(loss((qi, ki, vi) => nativeRopeAttentionTrainable(qi, ki, vi, cos, sin, mask, heads, kvHeads, d, 0.3).out))(moved);
+  native.forEach((g, i) => assert.deepEqual(Array.from(again[i].dataSync()), Array.from(g.dataSync()), `gradient ${i} depends on where the inputs lie`));
+  tf.dispose([q, k, v, w, mask, cos, sin, ...native, ...wasm!, gate, up, dyw, ...swiNative, ...swiWasm, pad, ...moved, ...again]);
 });
 
 test('GELU\'s native gradients (tanh and erf forms) equal the tfjs compositions\' on wide inputs', async (t) => {

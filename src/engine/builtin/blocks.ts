@@ -7,8 +7,8 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { nativeMatMulActive } from './native/matmul-kernel.ts';
 import type { Params } from './params.ts';
-import { fusedOpsApply, fusedOpsAvailable, nativeAttention, nativeGelu, nativeLayerNorm, nativeLinear, nativeRmsNorm } from './native/fused-ops.ts';
-import { nativeGeluTrainable, nativeLayerNormTrainable, nativeRmsNormTrainable } from './native/training-ops.ts';
+import { fusedOpsApply, fusedOpsAvailable, nativeAttention, nativeGelu, nativeLayerNorm, nativeLinear, nativeLinearResidual, nativeRmsNorm, nativeSwiGlu } from './native/fused-ops.ts';
+import { nativeGeluTrainable, nativeLayerNormTrainable, nativeRmsNormTrainable, nativeSwiGluTrainable } from './native/training-ops.ts';
 
 /**
  * Extra terms added to a linear layer's output, keyed by the layer's weight tensor: LoRA adapters
@@ -44,6 +44,25 @@ export function linear(x: tf.Tensor, w: tf.Tensor, b?: tf.Tensor): tf.Tensor {
   const adapter = linearAdapters.get(w);
   if (adapter) y = tf.add(y, adapter(x2 as tf.Tensor2D));
   return tf.reshape(y, [...shape.slice(0, -1), w.shape[1] as number]);
+}
+
+/**
+ * The residual stream plus a linear layer's output, h + dropout(x W + b): on the native path in
+ * inference one product whose accumulator starts from h (no separate pass for the add).
+ */
+export function residualLinear(h: tf.Tensor, x: tf.Tensor, w: tf.Tensor, b: tf.Tensor | undefined, dropoutRate?: number): tf.Tensor {
+  const dropping = trainingDropout.seed !== undefined && !!dropoutRate;
+  if (!fusedOpsApply() || dropping || linearAdapters.has(w)) return tf.add(h, dropout(linear(x, w, b), dropoutRate));
+  const width = h.shape[h.rank - 1];
+  const y = nativeLinearResidual(tf.reshape(x, [-1, x.shape[x.rank - 1]]) as tf.Tensor2D, w as tf.Tensor2D, b, tf.reshape(h, [-1, width]) as tf.Tensor2D);
+  return tf.reshape(y, h.shape);
+}
+
+/** act(gate) up, the gated MLP's product (SwiGLU when act is SiLU: one native pass in inference). */
+export function gated(act: (x: tf.Tensor) => tf.Tensor, gate: tf.Tensor, up: tf.Tensor): tf.Tensor {
+  if (act === silu && fusedOpsApply()) return nativeSwiGlu(gate, up);
+  if (act === silu && fusedOpsAvailable()) return nativeSwiGluTrainable(gate, up);
+  return tf.mul(act(gate), up);
 }
 
 /**

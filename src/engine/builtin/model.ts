@@ -75,6 +75,7 @@ export class BuiltinModel implements LanguageModel {
       positions: positions ?? positionsFromMask(keyMask, from, t),
       mask: causalMask(keyMask, from, t),
       past,
+      lengths: past || positions || from !== 0 ? undefined : rightPaddedLengths(keyMask),
     });
   }
 
@@ -116,4 +117,15 @@ export class BuiltinModel implements LanguageModel {
   dispose(): void {
     this.params.dispose();
   }
+}
+
+/** Each row's length when every row is its real tokens followed by padding only; else undefined. */
+function rightPaddedLengths(keyMask: number[][]): number[] | undefined {
+  const lengths: number[] = [];
+  for (const row of keyMask) {
+    const n = row.indexOf(0) === -1 ? row.length : row.indexOf(0);
+    if (n === 0 || row.slice(n).some((m) => m !== 0)) return undefined;
+    lengths.push(n);
+  }
+  return lengths;
 }

@@ -68,3 +68,17 @@ export function rotaryTables(rope: RopeConfig, positions: number[][]): { cos: tf
   }
   return { cos: tf.tensor4d(cos, [b, 1, t, d]), sin: tf.tensor4d(sin, [b, 1, t, d]) };
 }
+
+/** Half-width cos and sin tables [length, dim / 2] of positions 0..length-1 (onnxruntime's rotary caches). */
+export function rotaryCache(rope: RopeConfig, length: number): { cos: tf.Tensor2D; sin: tf.Tensor2D } {
+  const inv = inverseFrequencies(rope);
+  const half = rope.dim / 2;
+  const cos = new Float32Array(length * half), sin = new Float32Array(length * half);
+  for (let p = 0; p < length; p++) {
+    for (let f = 0; f < half; f++) {
+      cos[p * half + f] = Math.cos(p * inv[f]);
+      sin[p * half + f] = Math.sin(p * inv[f]);
+    }
+  }
+  return { cos: tf.tensor2d(cos, [length, half]), sin: tf.tensor2d(sin, [length, half]) };
+}

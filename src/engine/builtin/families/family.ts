@@ -27,6 +27,11 @@ export interface StepInputs {
   mask: tf.Tensor;
   /** Keys/values of earlier positions, one per layer. */
   past?: LayerCache[];
+  /**
+   * Each row's real length when the rows are right-padded, start at position 0 and have no past (as
+   * in scoring): attention may then mask by length instead of reading `mask`.
+   */
+  lengths?: number[];
 }
 
 export interface StepOutputs {

@@ -2,7 +2,7 @@
 // (weights already [in, out]), GELU MLP, lm_head tied to the token embedding.
 import * as tf from '@tensorflow/tfjs-core';
 import { UserError } from '../../../errors.ts';
-import { activation, lmHead, attention, dropout, layerNorm, linear, layerScope, splitHeads, type LayerCache } from '../blocks.ts';
+import { activation, lmHead, attention, dropout, layerNorm, linear, layerScope, residualLinear, splitHeads, type LayerCache } from '../blocks.ts';
 import type { ParamSpec } from '../params.ts';
 import { bool, num, str, type Arch, type Family, type StepInputs, type StepOutputs } from './family.ts';
 
@@ -72,10 +72,10 @@ export const gpt2: Family<Gpt2Arch> = {
         let scale = a.scaleAttn ? 1 / Math.sqrt(headDim) : 1;
         if (a.scaleByLayer) scale /= i + 1;
         const att = attention(splitHeads(q, a.heads, headDim), splitHeads(k, a.heads, headDim), splitHeads(v, a.heads, headDim), x.mask, scale, x.past?.[i], a.dropout?.attn);
-        h = tf.add(h, dropout(linear(att.out, p.get(`${l}attn.c_proj.weight`), p.get(`${l}attn.c_proj.bias`)), a.dropout?.resid)) as tf.Tensor3D;
+        h = residualLinear(h, att.out, p.get(`${l}attn.c_proj.weight`), p.get(`${l}attn.c_proj.bias`), a.dropout?.resid) as tf.Tensor3D;
         const n2 = layerNorm(h, p.get(`${l}ln_2.weight`), p.get(`${l}ln_2.bias`), a.eps);
-        const m = linear(act(linear(n2, p.get(`${l}mlp.c_fc.weight`), p.get(`${l}mlp.c_fc.bias`))), p.get(`${l}mlp.c_proj.weight`), p.get(`${l}mlp.c_proj.bias`));
-        h = tf.add(h, dropout(m, a.dropout?.resid)) as tf.Tensor3D;
+        const inner = act(linear(n2, p.get(`${l}mlp.c_fc.weight`), p.get(`${l}mlp.c_fc.bias`)));
+        h = residualLinear(h, inner, p.get(`${l}mlp.c_proj.weight`), p.get(`${l}mlp.c_proj.bias`), a.dropout?.resid) as tf.Tensor3D;
         return { h, cache: att.cache };
       });
       h = r.h;

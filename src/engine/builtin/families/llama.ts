@@ -3,9 +3,11 @@
 // the same code with options; see qwen2.ts and olmo2.ts.
 import * as tf from '@tensorflow/tfjs-core';
 import { UserError } from '../../../errors.ts';
-import { activation, lmHead, applyRotary, attention, linear, rmsNorm, layerScope, splitHeads, type LayerCache } from '../blocks.ts';
+import { activation, lmHead, applyRotary, attention, gated, linear, residualLinear, rmsNorm, layerScope, splitHeads, trainingDropout, type LayerCache } from '../blocks.ts';
+import { fusedOpsApply, fusedOpsAvailable, nativeGroupQueryAttention, nativeRopeAttention } from '../native/fused-ops.ts';
+import { nativeRopeAttentionTrainable } from '../native/training-ops.ts';
 import type { ParamSpec } from '../params.ts';
-import { parseRope, rotaryTables, type RopeConfig } from '../rotary.ts';
+import { parseRope, rotaryCache, rotaryTables, type RopeConfig } from '../rotary.ts';
 import { bool, num, str, type Arch, type Family, type StepInputs, type StepOutputs } from './family.ts';
 
 export interface LlamaLikeOptions {
@@ -83,7 +85,13 @@ export function llamaLike(o: LlamaLikeOptions): Family<LlamaArch> {
 
     forward(a, p, x: StepInputs): StepOutputs {
       const act = activation(a.act)!;
-      const { cos, sin } = rotaryTables(a.rope, x.positions);
+      // Without a cache, and without attention dropout in training: the native attention ops.
+      const fused = fusedOpsAvailable() && !x.past && !(trainingDropout.seed !== undefined && a.dropout?.attn);
+      const training = fused && !fusedOpsApply();
+      // Right-padded rows from position 0 (scoring): onnxruntime's grouped-query attention kernel.
+      // (Its kernel takes head sizes in multiples of 16: onnxruntime's group_query_attention_helper.h.)
+      const byLength = fused && !training && x.lengths !== undefined && a.rope.dim === a.headDim && a.headDim % 16 === 0;
+      const { cos, sin } = byLength ? rotaryCache(a.rope, x.ids.shape[1]) : rotaryTables(a.rope, x.positions);
       let h = tf.gather(p.get('model.embed_tokens.weight'), x.ids) as tf.Tensor3D;
       const cache: LayerCache[] = [];
       const lin = (l: string, name: string, v: tf.Tensor) => linear(v, p.get(`${l}${name}.weight`), p.maybe(`${l}${name}.bias`));
@@ -98,17 +106,24 @@ export function llamaLike(o: LlamaLikeOptions): Family<LlamaArch> {
             q = rmsNorm(q, p.get(`${l}self_attn.q_norm.weight`), a.eps);
             k = rmsNorm(k, p.get(`${l}self_attn.k_norm.weight`), a.eps);
           }
-          const att = attention(
-            applyRotary(splitHeads(q, a.heads, a.headDim), cos, sin),
-            applyRotary(splitHeads(k, a.kvHeads, a.headDim), cos, sin),
-            splitHeads(v, a.kvHeads, a.headDim), x.mask, 1 / Math.sqrt(a.headDim), x.past?.[i], a.dropout?.attn);
-          let attnOut = lin(l, 'self_attn.o_proj', att.out);
-          if (a.olmo2) attnOut = rmsNorm(attnOut, p.get(`${l}post_attention_layernorm.weight`), a.eps);
-          h = tf.add(h, attnOut) as tf.Tensor3D;
+          const scale = 1 / Math.sqrt(a.headDim);
+          // Inference without a cache: heads, rotary and grouped-query attention in one native call.
+          const native = byLength ? nativeGroupQueryAttention(q, k, v, x.lengths!, cos, sin, a.heads, a.kvHeads, a.headDim, scale)
+            : training ? nativeRopeAttentionTrainable(q, k, v, cos, sin, x.mask, a.heads, a.kvHeads, a.headDim, scale)
+              : fused ? nativeRopeAttention(q, k, v, cos, sin, x.mask, a.heads, a.kvHeads, a.headDim, scale) : undefined;
+          const att = native ? { out: native.out, cache: { k: native.k, v: native.v } }
+            : attention(
+              applyRotary(splitHeads(q, a.heads, a.headDim), cos, sin),
+              applyRotary(splitHeads(k, a.kvHeads, a.headDim), cos, sin),
+              splitHeads(v, a.kvHeads, a.headDim), x.mask, scale, x.past?.[i], a.dropout?.attn);
+          const oW = p.get(`${l}self_attn.o_proj.weight`), oB = p.maybe(`${l}self_attn.o_proj.bias`);
+          if (a.olmo2) h = tf.add(h, rmsNorm(linear(att.out, oW, oB), p.get(`${l}post_attention_layernorm.weight`), a.eps)) as tf.Tensor3D;
+          else h = residualLinear(h, att.out, oW, oB) as tf.Tensor3D;
           const mlpIn = a.olmo2 ? h : rmsNorm(h, p.get(`${l}post_attention_layernorm.weight`), a.eps);
-          let mlpOut = lin(l, 'mlp.down_proj', tf.mul(act(lin(l, 'mlp.gate_proj', mlpIn)), lin(l, 'mlp.up_proj', mlpIn)));
-          if (a.olmo2) mlpOut = rmsNorm(mlpOut, p.get(`${l}post_feedforward_layernorm.weight`), a.eps);
-          h = tf.add(h, mlpOut) as tf.Tensor3D;
+          const inner = gated(act, lin(l, 'mlp.gate_proj', mlpIn), lin(l, 'mlp.up_proj', mlpIn));
+          const dW = p.get(`${l}mlp.down_proj.weight`), dB = p.maybe(`${l}mlp.down_proj.bias`);
+          if (a.olmo2) h = tf.add(h, rmsNorm(linear(inner, dW, dB), p.get(`${l}post_feedforward_layernorm.weight`), a.eps)) as tf.Tensor3D;
+          else h = residualLinear(h, inner, dW, dB) as tf.Tensor3D;
           return { h, cache: att.cache };
         });
         h = r.h;

@@ -144,3 +144,37 @@ export function nativeLogprobsAt(logits: tf.Tensor2D, targets: tf.Tensor1D): { l
   ls.dispose();
   return { logprobs: tf.reshape(lp, [-1]) as tf.Tensor1D, argmax: tf.reshape(am, [-1]) as tf.Tensor1D };
 }
+
+/**
+ * The Llama family's attention from its projections, without a cache (GenstudyRopeAttention): q
+ * [B, T, H * D], k and v [B, T, KV * D], cos and sin [B, 1, T, D], mask [B, 1, T, T] -> the merged
+ * heads [B, T, H * D] and the layer's cache (rotated keys, values: [B, KV, T, D]).
+ */
+export function nativeRopeAttention(q: tf.Tensor, k: tf.Tensor, v: tf.Tensor, cos: tf.Tensor, sin: tf.Tensor, mask: tf.Tensor,
+  heads: number, kvHeads: number, headDim: number, scale: number): { out: tf.Tensor3D; k: tf.Tensor4D; v: tf.Tensor4D } {
+  const [b, t] = q.shape;
+  const [y, kc, vc] = runNative('GenstudyRopeAttention', { q, k, v, cos, sin, mask }, { heads, kvHeads, headDim, scale }) as tf.Tensor[];
+  return { out: tf.reshape(y, [b, t, heads * headDim]) as tf.Tensor3D, k: kc as tf.Tensor4D, v: vc as tf.Tensor4D };
+}
+
+/**
+ * The same through onnxruntime's GroupQueryAttention, for right-padded rows with positions 0.. (each
+ * row's real length in `lengths`): cos and sin are the half-width tables [T, D / 2] of positions 0..T-1.
+ */
+export function nativeGroupQueryAttention(q: tf.Tensor, k: tf.Tensor, v: tf.Tensor, lengths: number[], cos: tf.Tensor, sin: tf.Tensor,
+  heads: number, kvHeads: number, headDim: number, scale: number): { out: tf.Tensor3D; k: tf.Tensor4D; v: tf.Tensor4D } {
+  const seqlens = tf.tensor1d(lengths.map((n) => n - 1), 'int32');
+  const total = tf.scalar(q.shape[1] as number, 'int32');
+  const [y, kc, vc] = runNative('GenstudyGroupQueryAttention', { q, k, v, seqlens, total, cos, sin }, { heads, kvHeads, headDim, scale }) as tf.Tensor[];
+  return { out: y as tf.Tensor3D, k: kc as tf.Tensor4D, v: vc as tf.Tensor4D };
+}
+
+/** silu(gate) up, elementwise. */
+export function nativeSwiGlu(gate: tf.Tensor, up: tf.Tensor): tf.Tensor {
+  return runNative('GenstudySwiGlu', { gate, up }) as tf.Tensor;
+}
+
+/** x2 W (+ b) + r in one product: r [N, out] is loaded into the accumulator. */
+export function nativeLinearResidual(x2: tf.Tensor2D, w: tf.Tensor2D, b: tf.Tensor | undefined, r: tf.Tensor2D): tf.Tensor2D {
+  return (b ? runNative('GenstudyLinearBiasResidual', { x: x2, w, b, r }) : runNative('GenstudyLinearResidual', { x: x2, w, r })) as tf.Tensor2D;
+}

@@ -44,6 +44,39 @@ const ROWS_AXIS: OnnxNode = { op: 'Constant', inputs: [], outputs: ['rows'], att
 const rowMean = (x: string, out: string) => node('ReduceMean', [x], out, [{ name: 'axes', ints: [1] }, { name: 'keepdims', i: 1 }]);
 const colSum = (x: string, out: string) => node('ReduceSum', [x, 'rows'], out, [{ name: 'keepdims', i: 0 }]);
 
+/**
+ * The Llama family's attention from projections (GenstudyRopeAttention and its training form): heads
+ * split, rotary applied (x cos + rotate_half(x) sin, as transformers' apply_rotary_pos_emb), and each
+ * group of n = H / KV query heads attending to its key-value head as one [n T, D] block, so the
+ * key-value heads are never repeated (transformers' repeat_kv gives the same scores, each computed once
+ * per query head).
+ */
+function ropeAttentionNodes(a: Attrs): OnnxNode[] {
+  const ints = (name: string, v: number[]): OnnxNode => ({ op: 'Constant', inputs: [], outputs: [name], attributes: [{ name: 'value_ints', ints: v }] });
+  const heads = (x: string, out: string): OnnxNode[] => [
+    node('Reshape', [x, `${x}_shape`], `${x}_4`), node('Transpose', [`${x}_4`], out, [{ name: 'perm', ints: [0, 2, 1, 3] }]),
+  ];
+  const rotary = (x: string, out: string): OnnxNode[] => [
+    { op: 'Split', inputs: [x], outputs: [`${x}1`, `${x}2`], attributes: [{ name: 'axis', i: -1 }] },
+    node('Neg', [`${x}2`], `${x}n2`), node('Concat', [`${x}n2`, `${x}1`], `${x}r`, [{ name: 'axis', i: -1 }]),
+    node('Mul', [x, 'cos'], `${x}c`), node('Mul', [`${x}r`, 'sin'], `${x}s`), node('Add', [`${x}c`, `${x}s`], out),
+  ];
+  const n = a.heads / a.kvHeads;
+  return [
+    ints('q_shape', [0, 0, a.heads, a.headDim]), ints('k_shape', [0, 0, a.kvHeads, a.headDim]), ints('v_shape', [0, 0, a.kvHeads, a.headDim]),
+    ints('grouped', [0, a.kvHeads, -1, a.headDim]), ints('merged', [0, a.heads, -1, a.headDim]), ints('groupRows', [1, 1, n, 1]),
+    ...heads('q', 'qh'), ...heads('k', 'kh'), ...heads('v', 'vc'),
+    ...rotary('qh', 'qr'), ...rotary('kh', 'kc'),
+    node('Reshape', ['qr', 'grouped'], 'qg'),
+    { op: 'FusedMatMul', domain: 'com.microsoft', inputs: ['qg', 'kc'], outputs: ['s4'], attributes: [{ name: 'transB', i: 1 }, { name: 'alpha', f: a.scale }] },
+    // Row j T + t of a group's scores is query head j at position t: the mask's rows repeated n times.
+    node('Tile', ['mask', 'groupRows'], 'maskg'), node('Add', ['s4', 'maskg'], 'sm'),
+    node('Softmax', ['sm'], 'p', [{ name: 'axis', i: -1 }]),
+    node('MatMul', ['p', 'vc'], 'og'), node('Reshape', ['og', 'merged'], 'o'),
+    node('Transpose', ['o'], 'y', [{ name: 'perm', ints: [0, 2, 1, 3] }]),
+  ];
+}
+
 export const OPS: Record<string, OpDef> = {
   // LayerNorm over the last axis with weight and bias (ONNX LayerNormalization, opset 17).
   GenstudyLayerNorm: {
@@ -144,6 +177,124 @@ export const OPS: Record<string, OpDef> = {
       { op: 'Transpose', inputs: ['o'], outputs: ['y'], attributes: [{ name: 'perm', ints: [0, 2, 1, 3] }] },
     ],
     outputs: (s) => ({ y: [s.q[0], s.q[2], s.q[1], s.q[3]] }),
+  },
+  // The Llama family's attention from the projections, for inference without a cache: q [B, T, H * D],
+  // k and v [B, T, KV * D], cos and sin [B, 1, T, D], mask [B, 1, T, T] -> y [B, T, H, D] and the
+  // layer's cache, the rotated keys and the values as [B, KV, T, D]. Heads are split, rotary applied
+  // (x cos + rotate_half(x) sin, as transformers' apply_rotary_pos_emb), and each group of H / KV
+  // query heads attends to its key-value head as one [n T, D] block, so the key-value heads are never
+  // repeated (transformers' repeat_kv gives the same scores, each computed once per query head).
+  GenstudyRopeAttention: {
+    inputs: ['q', 'k', 'v', 'cos', 'sin', 'mask'],
+    nodes: ropeAttentionNodes,
+    outputs: (s, a) => {
+      const [b, t] = s.q;
+      return { y: [b, t, a.heads, a.headDim], kc: [b, a.kvHeads, t, a.headDim], vc: [b, a.kvHeads, t, a.headDim] };
+    },
+  },
+  // The same for training: also the probabilities p [B, KV, n T, T] and the rotated grouped queries
+  // qg [B, KV, n T, D] (n = H / KV), which the backward pass reads.
+  GenstudyRopeAttentionTrain: {
+    inputs: ['q', 'k', 'v', 'cos', 'sin', 'mask'],
+    nodes: ropeAttentionNodes,
+    outputs: (s, a) => {
+      const [b, t] = s.q, n = a.heads / a.kvHeads;
+      return {
+        y: [b, t, a.heads, a.headDim], kc: [b, a.kvHeads, t, a.headDim], vc: [b, a.kvHeads, t, a.headDim],
+        p: [b, a.kvHeads, n * t, t], qg: [b, a.kvHeads, n * t, a.headDim],
+      };
+    },
+  },
+  // Its gradients: dy [B, T, H * D] and what the forward kept -> dq [B, T, H * D], dk and dv
+  // [B, T, KV * D]. With the heads grouped, dv = p^T dO, ds = p (dO v^T - rowsum(dO v^T p)),
+  // dq = scale ds k and dk = scale ds^T q (summing over each key-value head's n query heads), and the
+  // rotary's transpose: dx = dr cos + rotate_half^T(dr sin), rotate_half^T(z) = concat(z2, -z1).
+  GenstudyRopeAttentionGrad: {
+    inputs: ['dy', 'p', 'qg', 'kc', 'vc', 'cos', 'sin'],
+    nodes: (a) => {
+      const fused = (x: string, y: string, out: string, attrs: { name: string; i?: number; f?: number }[]): OnnxNode =>
+        ({ op: 'FusedMatMul', domain: 'com.microsoft', inputs: [x, y], outputs: [out], attributes: attrs as OnnxNode['attributes'] });
+      const unrotate = (x: string, out: string): OnnxNode[] => [
+        node('Mul', [x, 'cos'], `${x}c`), node('Mul', [x, 'sin'], `${x}s`),
+        { op: 'Split', inputs: [`${x}s`], outputs: [`${x}s1`, `${x}s2`], attributes: [{ name: 'axis', i: -1 }] },
+        node('Neg', [`${x}s1`], `${x}n1`), node('Concat', [`${x}s2`, `${x}n1`], `${x}r`, [{ name: 'axis', i: -1 }]),
+        node('Add', [`${x}c`, `${x}r`], out),
+      ];
+      const tokens = (x: string, width: number, out: string): OnnxNode[] => [
+        node('Transpose', [x], `${x}t`, [{ name: 'perm', ints: [0, 2, 1, 3] }]),
+        { op: 'Constant', inputs: [], outputs: [`${out}_shape`], attributes: [{ name: 'value_ints', ints: [0, 0, width] }] },
+        node('Reshape', [`${x}t`, `${out}_shape`], out),
+      ];
+      return [
+        { op: 'Constant', inputs: [], outputs: ['dy_shape'], attributes: [{ name: 'value_ints', ints: [0, 0, a.heads, a.headDim] }] },
+        { op: 'Constant', inputs: [], outputs: ['grouped'], attributes: [{ name: 'value_ints', ints: [0, a.kvHeads, -1, a.headDim] }] },
+        { op: 'Constant', inputs: [], outputs: ['merged'], attributes: [{ name: 'value_ints', ints: [0, a.heads, -1, a.headDim] }] },
+        { op: 'Constant', inputs: [], outputs: ['last'], attributes: [{ name: 'value_ints', ints: [-1] }] },
+        node('Reshape', ['dy', 'dy_shape'], 'dy4'), node('Transpose', ['dy4'], 'dyh', [{ name: 'perm', ints: [0, 2, 1, 3] }]),
+        node('Reshape', ['dyh', 'grouped'], 'dog'),
+        fused('p', 'dog', 'dvh', [{ name: 'transA', i: 1 }]),
+        fused('dog', 'vc', 'dp', [{ name: 'transB', i: 1 }]),
+        node('Mul', ['dp', 'p'], 'dpp'), node('ReduceSum', ['dpp', 'last'], 'rs', [{ name: 'keepdims', i: 1 }]),
+        node('Sub', ['dp', 'rs'], 'dps'), node('Mul', ['p', 'dps'], 'ds'),
+        fused('ds', 'kc', 'dqg', [{ name: 'alpha', f: a.scale }]),
+        fused('ds', 'qg', 'dkr', [{ name: 'transA', i: 1 }, { name: 'alpha', f: a.scale }]),
+        node('Reshape', ['dqg', 'merged'], 'dqr'),
+        ...unrotate('dqr', 'dqh'), ...unrotate('dkr', 'dkh'),
+        ...tokens('dqh', a.heads * a.headDim, 'dq'), ...tokens('dkh', a.kvHeads * a.headDim, 'dk'), ...tokens('dvh', a.kvHeads * a.headDim, 'dv'),
+      ];
+    },
+    outputs: (s, a) => {
+      const [b, t] = s.dy;
+      return { dq: s.dy, dk: [b, t, a.kvHeads * a.headDim], dv: [b, t, a.kvHeads * a.headDim] };
+    },
+  },
+  // The same for right-padded rows whose positions start at 0 (scoring): onnxruntime's
+  // GroupQueryAttention (com.microsoft), which applies rotary from half-width cos/sin tables [T, D / 2]
+  // (non-interleaved: rotate_half), masks each row's keys past its length (seqlens: length - 1, int32
+  // [B]; total: T) and causally, and attends per key-value head group in tiles, skipping masked blocks.
+  // q [B, T, H * D], k and v [B, T, KV * D] -> y [B, T, H * D] and the cache [B, KV, T, D].
+  GenstudyGroupQueryAttention: {
+    inputs: ['q', 'k', 'v', 'seqlens', 'total', 'cos', 'sin'],
+    intInputs: ['seqlens', 'total'],
+    nodes: (a) => [{
+      op: 'GroupQueryAttention', domain: 'com.microsoft', inputs: ['q', 'k', 'v', '', '', 'seqlens', 'total', 'cos', 'sin'], outputs: ['y', 'kc', 'vc'],
+      attributes: [{ name: 'num_heads', i: a.heads }, { name: 'kv_num_heads', i: a.kvHeads }, { name: 'scale', f: a.scale }, { name: 'do_rotary', i: 1 }, { name: 'rotary_interleaved', i: 0 }],
+    }],
+    outputs: (s, a) => {
+      const [b, t] = s.q;
+      return { y: s.q, kc: [b, a.kvHeads, t, a.headDim], vc: [b, a.kvHeads, t, a.headDim] };
+    },
+  },
+  // silu(gate) up, the SwiGLU of the Llama family's MLP: gate and up [N, I] -> [N, I].
+  GenstudySwiGlu: {
+    inputs: ['gate', 'up'],
+    nodes: () => [node('Sigmoid', ['gate'], 's'), node('Mul', ['gate', 's'], 'g'), node('Mul', ['g', 'up'], 'y')],
+    outputs: (s) => ({ y: s.gate }),
+    elementwise: true,
+  },
+  // SwiGLU's gradients for training: with s = sigmoid(gate), d gate = dy up s (1 + gate (1 - s)) and
+  // d up = dy gate s.
+  GenstudySwiGluGrad: {
+    inputs: ['gate', 'up', 'dy'],
+    nodes: () => [
+      constant('one', 1), node('Sigmoid', ['gate'], 's'), node('Mul', ['gate', 's'], 'gs'), node('Mul', ['dy', 'gs'], 'du'),
+      node('Sub', ['one', 's'], 'oms'), node('Mul', ['gate', 'oms'], 't'), node('Add', ['t', 'one'], 't1'), node('Mul', ['s', 't1'], 'st'),
+      node('Mul', ['dy', 'up'], 'dyu'), node('Mul', ['dyu', 'st'], 'dg'),
+    ],
+    outputs: (s) => ({ dg: s.gate, du: s.gate }),
+    elementwise: true,
+  },
+  // x W + r for a 2D x and a residual r of the output's shape (Gemm loads r into the accumulator:
+  // the residual add costs no pass of its own); with a bias b, x W + (r + b).
+  GenstudyLinearResidual: {
+    inputs: ['x', 'w', 'r'],
+    nodes: () => [{ op: 'Gemm', inputs: ['x', 'w', 'r'], outputs: ['y'] }],
+    outputs: (s) => ({ y: [s.x[0], s.w[1]] }),
+  },
+  GenstudyLinearBiasResidual: {
+    inputs: ['x', 'w', 'b', 'r'],
+    nodes: () => [node('Add', ['r', 'b'], 'c'), { op: 'Gemm', inputs: ['x', 'w', 'c'], outputs: ['y'] }],
+    outputs: (s) => ({ y: [s.x[0], s.w[1]] }),
   },
   // log-softmax of each row read at its target, and the row's argmax (as a float): logits [N, V],
   // targets [N, 1] (int32) -> [N, 1] each.

@@ -3,7 +3,7 @@
 // backward, and AdamW's update. They run only while the native path is on (fusedOpsAvailable());
 // elsewhere the callers use the tfjs compositions, which these match (test/engine/native.test.ts).
 import * as tf from '@tensorflow/tfjs-core';
-import { nativeGelu, runNative, type WasmBackend } from './fused-ops.ts';
+import { nativeGelu, nativeSwiGlu, runNative, type WasmBackend } from './fused-ops.ts';
 import { OPS } from './op-graphs.ts';
 
 /**
@@ -79,4 +79,46 @@ export function nativeCrossEntropyGrad(logp: tf.Tensor2D, targets: readonly numb
   const heap = (tf.backend() as unknown as WasmBackend).typedArrayFromHeap(g) as Float32Array;
   targets.forEach((t, i) => { heap[i * vocab + t] -= d; });
   return g;
+}
+
+/**
+ * The Llama family's attention from its projections for training (GenstudyRopeAttentionTrain and
+ * its gradient): the tape keeps the probabilities, the rotated queries and keys, the values and the
+ * rotary tables, where the tfjs composition records some twenty wasm ops (rotary, head transposes,
+ * repeated key-value heads, softmax) with their own saved tensors. q [B, T, H * D], k and v
+ * [B, T, KV * D], cos and sin [B, 1, T, D], mask [B, 1, T, T] (constants) -> the merged heads
+ * [B, T, H * D] and the layer's cache.
+ */
+export function nativeRopeAttentionTrainable(q: tf.Tensor, k: tf.Tensor, v: tf.Tensor, cos: tf.Tensor, sin: tf.Tensor, mask: tf.Tensor,
+  heads: number, kvHeads: number, headDim: number, scale: number): { out: tf.Tensor3D; k: tf.Tensor4D; v: tf.Tensor4D } {
+  const attrs = { heads, kvHeads, headDim, scale };
+  let cache: { k: tf.Tensor4D; v: tf.Tensor4D } | undefined;
+  const fn = tf.customGrad((...args: (tf.Tensor | tf.GradSaveFunc)[]) => {
+    const [qi, ki, vi, save] = args as [tf.Tensor, tf.Tensor, tf.Tensor, tf.GradSaveFunc];
+    const [y, kc, vc, p, qg] = runNative('GenstudyRopeAttentionTrain', { q: qi, k: ki, v: vi, cos, sin, mask }, attrs) as tf.Tensor[];
+    save([p, qg, kc, vc, cos, sin]);
+    cache = { k: kc as tf.Tensor4D, v: vc as tf.Tensor4D };
+    return {
+      value: tf.reshape(y, qi.shape),
+      gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => {
+        const [sp, sqg, skc, svc, scos, ssin] = saved;
+        return runNative('GenstudyRopeAttentionGrad', { dy, p: sp, qg: sqg, kc: skc, vc: svc, cos: scos, sin: ssin }, attrs) as tf.Tensor[];
+      },
+    };
+  });
+  const out = fn(q, k, v) as tf.Tensor3D;
+  return { out, ...cache! };
+}
+
+/** SwiGLU, silu(gate) up, with its gradients computed natively too; the tape keeps gate and up. */
+export function nativeSwiGluTrainable(gate: tf.Tensor, up: tf.Tensor): tf.Tensor {
+  const fn = tf.customGrad((...args: (tf.Tensor | tf.GradSaveFunc)[]) => {
+    const [g, u, save] = args as [tf.Tensor, tf.Tensor, tf.GradSaveFunc];
+    save([g, u]);
+    return {
+      value: nativeSwiGlu(g, u),
+      gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => runNative('GenstudySwiGluGrad', { gate: saved[0], up: saved[1], dy }) as tf.Tensor[],
+    };
+  });
+  return fn(gate, up) as tf.Tensor;
 }
