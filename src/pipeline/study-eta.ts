@@ -1,0 +1,159 @@
+// The time left for a whole study, from measured throughput per stage: seconds per training step
+// (wall time while training, evaluation excluded) and seconds per example the model answers
+// (wall time while evaluating); each times the work of that kind still ahead. The work ahead is
+// known from the plan, not guessed from a share of the clock: the current run's steps left and
+// its checkpoints not yet evaluated (the study's checkpoint policy), each checkpoint costing as
+// many answers as the last one evaluated; runs not started yet as the current one whole.
+// No estimate until every kind of work ahead has been measured once (a training step and a
+// checkpoint's evaluation); before that, an elapsed-time share scaled the log-spaced early
+// checkpoints (dense evaluation, few steps) into estimates 20-30x too long. Answers from the cache
+// cost about nothing and are neither measured nor predicted; work resumed from disk is not counted
+// as done by this invocation.
+import { checkpointSteps, type CheckpointPolicy } from '../train/index.ts';
+
+type Phase = 'idle' | 'training' | 'evaluating';
+
+/** What one run costs, as far as it is known: its training steps and checkpoints, or its answers when it does not train. */
+interface RunShape { steps: number; checkpoints: number; evalOnlyAnswers: number }
+
+/** Measured throughput counts as a basis after this much of a stage (the first steps and answers include warm-up). */
+const BASIS = { steps: 20, evaluations: 1, seconds: 5 };
+
+export class StudyEta {
+  private runIndex = -1;
+  private runs = 0;
+  private policy: CheckpointPolicy | undefined;
+  /** The current run's shape once it has started training or evaluating; the previous run's stands in before. */
+  private shape: RunShape | undefined;
+  private lastShape: RunShape | undefined;
+  /** This run's checkpoint steps (training runs), and its training steps total / done. */
+  private schedule: number[] = [];
+  private trainTotal = 0;
+  private trainDone = 0;
+  /** Highest checkpoint step evaluated (or being evaluated) in this run. */
+  private evaluatedTo = -1;
+  /** The evaluation in progress: answers it needs from the model, and those done. */
+  private evalToCompute = 0;
+  private evalComputed = 0;
+  /** Answers one checkpoint needs from the model (the last single-checkpoint evaluation's). */
+  private perCheckpoint: number | undefined;
+  // Measured throughput, over the whole invocation.
+  private trainSeconds = 0;
+  private stepsMeasured = 0;
+  private evalSeconds = 0;
+  private answersMeasured = 0;
+  private evaluationsMeasured = 0;
+  private phase: Phase = 'idle';
+  private phaseSince = 0;
+  private beforeEvaluation: Phase = 'idle';
+  private stepAtPhaseStart = 0;
+
+  constructor(private readonly now: () => number) {}
+
+  /** Closes the current phase's measurement. */
+  private account(): void {
+    const seconds = (this.now() - this.phaseSince) / 1000;
+    if (this.phase === 'training') {
+      this.trainSeconds += seconds;
+      this.stepsMeasured += this.trainDone - this.stepAtPhaseStart;
+    } else if (this.phase === 'evaluating' && this.evalToCompute > 0) {
+      this.evalSeconds += seconds;
+      this.answersMeasured += this.evalComputed;
+      this.evaluationsMeasured++;
+    }
+  }
+
+  private enter(phase: Phase): void {
+    this.account();
+    this.phase = phase;
+    this.phaseSince = this.now();
+    this.stepAtPhaseStart = this.trainDone;
+  }
+
+  startRun(index: number, total: number, policy?: CheckpointPolicy): void {
+    this.enter('idle');
+    if (this.shape) this.lastShape = this.shape;
+    Object.assign(this, { runIndex: index, runs: total, policy, shape: undefined, schedule: [], trainTotal: 0, trainDone: 0, evaluatedTo: -1 });
+  }
+
+  startTraining(total: number, done: number): void {
+    this.trainTotal = total;
+    this.trainDone = done;
+    this.schedule = this.policy ? checkpointSteps(this.policy, total) : [];
+    this.shape = { steps: total, checkpoints: this.schedule.length, evalOnlyAnswers: 0 };
+    // A resumed run's checkpoints up to `done` were written (and evaluated) before.
+    if (done > 0) this.evaluatedTo = Math.max(this.evaluatedTo, done);
+    this.enter(done < total ? 'training' : 'idle');
+  }
+
+  /** Training reached `step` (a logged step, or a checkpoint about to be evaluated). */
+  trainedTo(step: number): void {
+    this.trainDone = Math.max(this.trainDone, step);
+  }
+
+  startEvaluation(steps: readonly number[], toCompute: number): void {
+    const duringTraining = this.phase === 'training';
+    if (steps.length === 1 && duringTraining) this.trainedTo(steps[0]);
+    this.beforeEvaluation = duringTraining && this.trainDone < this.trainTotal ? 'training' : 'idle';
+    // An evaluation before any training is a run without training (the trainer announces itself first).
+    if (this.shape === undefined) this.shape = { steps: 0, checkpoints: 0, evalOnlyAnswers: toCompute };
+    this.evalToCompute = toCompute;
+    this.evalComputed = 0;
+    this.enter('evaluating');
+    if (steps.length === 1) {
+      this.evaluatedTo = Math.max(this.evaluatedTo, steps[0]);
+      if (toCompute > 0 && this.trainTotal > 0) this.perCheckpoint = toCompute;
+    }
+  }
+
+  evaluated(n: number, computed: boolean): void {
+    if (computed) this.evalComputed += n;
+  }
+
+  stopEvaluation(): void {
+    this.enter(this.beforeEvaluation);
+    this.evalToCompute = 0;
+    this.evalComputed = 0;
+  }
+
+  private secondsPerStep(): number | undefined {
+    const live = this.phase === 'training';
+    const seconds = this.trainSeconds + (live ? (this.now() - this.phaseSince) / 1000 : 0);
+    const steps = this.stepsMeasured + (live ? this.trainDone - this.stepAtPhaseStart : 0);
+    return steps > 0 && (steps >= BASIS.steps || seconds >= BASIS.seconds) ? seconds / steps : undefined;
+  }
+
+  private secondsPerAnswer(): number | undefined {
+    const live = this.phase === 'evaluating' && this.evalToCompute > 0 && this.evalComputed > 0;
+    const seconds = this.evalSeconds + (live ? (this.now() - this.phaseSince) / 1000 : 0);
+    const answers = this.answersMeasured + (live ? this.evalComputed : 0);
+    return answers > 0 && (this.evaluationsMeasured >= BASIS.evaluations || seconds >= BASIS.seconds) ? seconds / answers : undefined;
+  }
+
+  /** Seconds left for the whole study, or undefined while some kind of work ahead is not measured yet. */
+  secondsLeft(): number | undefined {
+    const like = this.shape ?? this.lastShape;
+    if (this.runIndex < 0 || like === undefined) return undefined;
+    const later = this.runs - this.runIndex - 1;
+    // Work ahead: the rest of the current run (all of it when it has not shown its shape yet), then runs like it.
+    let steps = later * like.steps;
+    let checkpoints = later * like.checkpoints;
+    let answers = later * like.evalOnlyAnswers + Math.max(0, this.evalToCompute - this.evalComputed);
+    if (this.shape === undefined) {
+      steps += like.steps;
+      checkpoints += like.checkpoints;
+      answers += like.evalOnlyAnswers;
+    } else if (this.trainTotal > 0) {
+      steps += this.trainTotal - this.trainDone;
+      checkpoints += this.schedule.filter((s) => s > this.evaluatedTo).length;
+    }
+    if (checkpoints > 0) {
+      if (this.perCheckpoint === undefined) return undefined;
+      answers += checkpoints * this.perCheckpoint;
+    }
+    const perStep = steps > 0 ? this.secondsPerStep() : 0;
+    const perAnswer = answers > 0 ? this.secondsPerAnswer() : 0;
+    if (perStep === undefined || perAnswer === undefined) return undefined;
+    return steps * perStep + answers * perAnswer;
+  }
+}
