@@ -1,5 +1,6 @@
 // Reading flag values: every command parses numbers and lists here, so an invalid value gets the
 // same kind of message everywhere, and the message names the valid range.
+import fs from 'node:fs';
 import { UserError } from '../errors.ts';
 
 /** A whole number in [min, max]; `undefined` passes through (the flag was not given). */
@@ -12,6 +13,14 @@ export function wholeNumber(flag: string, text: string | undefined, range: { min
     throw new UserError(`${flag} ${text}: expected a whole number ${rangeText(min, range.max)}`);
   }
   return n;
+}
+
+/** A folder the user named, which must exist: a missing one is named rather than worked around (a hub download that then fails blames the network). */
+export function existingFolder(flag: string, text: string): string {
+  const stat = fs.statSync(text, { throwIfNoEntry: false });
+  if (!stat) throw new UserError(`${flag} ${text}: no such folder`);
+  if (!stat.isDirectory()) throw new UserError(`${flag} ${text}: not a folder`);
+  return text;
 }
 
 /** A number within bounds; `open` bounds exclude the end point. */
