@@ -47,6 +47,8 @@ export class StudyEta {
   private phaseSince = 0;
   private beforeEvaluation: Phase = 'idle';
   private stepAtPhaseStart = 0;
+  private trainWarm = false;
+  private evalWarm = false;
 
   constructor(private readonly now: () => number) {}
 
@@ -54,9 +56,21 @@ export class StudyEta {
   private account(): void {
     const seconds = (this.now() - this.phaseSince) / 1000;
     if (this.phase === 'training') {
+      const steps = this.trainDone - this.stepAtPhaseStart;
+      // The first few steps of the invocation build the training graph and warm the kernels; a
+      // short first stretch (the demo's step 1, between checkpoints 0 and 1) is left out.
+      if (!this.trainWarm && steps > 0) {
+        this.trainWarm = true;
+        if (steps < BASIS.steps) return;
+      }
       this.trainSeconds += seconds;
-      this.stepsMeasured += this.trainDone - this.stepAtPhaseStart;
+      this.stepsMeasured += steps;
     } else if (this.phase === 'evaluating' && this.evalToCompute > 0) {
+      // Likewise the first checkpoint's evaluation (the first model loaded and run), when more follow.
+      if (!this.evalWarm && this.trainTotal > 0) {
+        this.evalWarm = true;
+        return;
+      }
       this.evalSeconds += seconds;
       this.answersMeasured += this.evalComputed;
       this.evaluationsMeasured++;
@@ -117,14 +131,14 @@ export class StudyEta {
   }
 
   private secondsPerStep(): number | undefined {
-    const live = this.phase === 'training';
+    const live = this.phase === 'training' && (this.trainWarm || this.trainDone - this.stepAtPhaseStart >= BASIS.steps);
     const seconds = this.trainSeconds + (live ? (this.now() - this.phaseSince) / 1000 : 0);
     const steps = this.stepsMeasured + (live ? this.trainDone - this.stepAtPhaseStart : 0);
     return steps > 0 && (steps >= BASIS.steps || seconds >= BASIS.seconds) ? seconds / steps : undefined;
   }
 
   private secondsPerAnswer(): number | undefined {
-    const live = this.phase === 'evaluating' && this.evalToCompute > 0 && this.evalComputed > 0;
+    const live = this.phase === 'evaluating' && this.evalToCompute > 0 && this.evalComputed > 0 && (this.evalWarm || this.trainTotal === 0);
     const seconds = this.evalSeconds + (live ? (this.now() - this.phaseSince) / 1000 : 0);
     const answers = this.answersMeasured + (live ? this.evalComputed : 0);
     return answers > 0 && (this.evaluationsMeasured >= BASIS.evaluations || seconds >= BASIS.seconds) ? seconds / answers : undefined;
