@@ -18,6 +18,13 @@ interface RunShape { steps: number; checkpoints: number; evalOnlyAnswers: number
 
 /** Measured throughput counts as a basis after this much of a stage (the first steps and answers include warm-up). */
 const BASIS = { steps: 20, evaluations: 1, seconds: 5 };
+/**
+ * Older measurements fade, halving with every this many seconds of newer measurement of the same
+ * stage: on a shared machine the load changes over a study, and the demo measured on 2 cores
+ * under changing load (about 10x slower at the start) read 3x too long on cumulative rates.
+ */
+const HALF_LIFE_S = 30;
+const fade = (seconds: number) => Math.pow(0.5, seconds / HALF_LIFE_S);
 
 export class StudyEta {
   private runIndex = -1;
@@ -37,7 +44,10 @@ export class StudyEta {
   private evalComputed = 0;
   /** Answers one checkpoint needs from the model (the last single-checkpoint evaluation's). */
   private perCheckpoint: number | undefined;
-  // Measured throughput, over the whole invocation.
+  // Measured throughput, recent measurements weighing most (fade), and how much was seen in all (the basis).
+  private trainSecondsSeen = 0;
+  private stepsSeen = 0;
+  private evalSecondsSeen = 0;
   private trainSeconds = 0;
   private stepsMeasured = 0;
   private evalSeconds = 0;
@@ -63,16 +73,19 @@ export class StudyEta {
         this.trainWarm = true;
         if (steps < BASIS.steps) return;
       }
-      this.trainSeconds += seconds;
-      this.stepsMeasured += steps;
+      this.trainSeconds = this.trainSeconds * fade(seconds) + seconds;
+      this.stepsMeasured = this.stepsMeasured * fade(seconds) + steps;
+      this.trainSecondsSeen += seconds;
+      this.stepsSeen += steps;
     } else if (this.phase === 'evaluating' && this.evalToCompute > 0) {
       // Likewise the first checkpoint's evaluation (the first model loaded and run), when more follow.
       if (!this.evalWarm && this.trainTotal > 0) {
         this.evalWarm = true;
         return;
       }
-      this.evalSeconds += seconds;
-      this.answersMeasured += this.evalComputed;
+      this.evalSeconds = this.evalSeconds * fade(seconds) + seconds;
+      this.answersMeasured = this.answersMeasured * fade(seconds) + this.evalComputed;
+      this.evalSecondsSeen += seconds;
       this.evaluationsMeasured++;
     }
   }
@@ -132,16 +145,21 @@ export class StudyEta {
 
   private secondsPerStep(): number | undefined {
     const live = this.phase === 'training' && (this.trainWarm || this.trainDone - this.stepAtPhaseStart >= BASIS.steps);
-    const seconds = this.trainSeconds + (live ? (this.now() - this.phaseSince) / 1000 : 0);
-    const steps = this.stepsMeasured + (live ? this.trainDone - this.stepAtPhaseStart : 0);
-    return steps > 0 && (steps >= BASIS.steps || seconds >= BASIS.seconds) ? seconds / steps : undefined;
+    const liveSeconds = live ? (this.now() - this.phaseSince) / 1000 : 0;
+    const liveSteps = live ? this.trainDone - this.stepAtPhaseStart : 0;
+    const seconds = this.trainSeconds * fade(liveSeconds) + liveSeconds;
+    const steps = this.stepsMeasured * fade(liveSeconds) + liveSteps;
+    const basis = this.stepsSeen + liveSteps >= BASIS.steps || this.trainSecondsSeen + liveSeconds >= BASIS.seconds;
+    return steps > 0 && basis ? seconds / steps : undefined;
   }
 
   private secondsPerAnswer(): number | undefined {
     const live = this.phase === 'evaluating' && this.evalToCompute > 0 && this.evalComputed > 0 && (this.evalWarm || this.trainTotal === 0);
-    const seconds = this.evalSeconds + (live ? (this.now() - this.phaseSince) / 1000 : 0);
-    const answers = this.answersMeasured + (live ? this.evalComputed : 0);
-    return answers > 0 && (this.evaluationsMeasured >= BASIS.evaluations || seconds >= BASIS.seconds) ? seconds / answers : undefined;
+    const liveSeconds = live ? (this.now() - this.phaseSince) / 1000 : 0;
+    const seconds = this.evalSeconds * fade(liveSeconds) + liveSeconds;
+    const answers = this.answersMeasured * fade(liveSeconds) + (live ? this.evalComputed : 0);
+    const basis = this.evaluationsMeasured >= BASIS.evaluations || this.evalSecondsSeen + liveSeconds >= BASIS.seconds;
+    return answers > 0 && basis ? seconds / answers : undefined;
   }
 
   /** Seconds left for the whole study, or undefined while some kind of work ahead is not measured yet. */
