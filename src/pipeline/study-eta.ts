@@ -1,6 +1,7 @@
 // The time left for a whole study, from measured throughput per stage: seconds per training step
-// (wall time while training, evaluation excluded) and seconds per example the model answers
-// (wall time while evaluating); each times the work of that kind still ahead. The work ahead is
+// and per checkpoint written (wall time while training, evaluation excluded, fitted over the
+// stretches between checkpoints) and seconds per example the model answers (wall time while
+// evaluating); each times the work of that kind still ahead. The work ahead is
 // known from the plan, not guessed from a share of the clock: the current run's steps left and
 // its checkpoints not yet evaluated (the study's checkpoint policy), each checkpoint costing as
 // many answers as the last one evaluated; runs not started yet as the current one whole.
@@ -59,11 +60,13 @@ export class StudyEta {
   private stepAtPhaseStart = 0;
   private trainWarm = false;
   private evalWarm = false;
+  /** Faded sums of the stretches between checkpoints: count, steps, seconds, steps^2, steps x seconds. */
+  private readonly trainFit = { w: 0, x: 0, y: 0, xx: 0, xy: 0 };
 
   constructor(private readonly now: () => number) {}
 
-  /** Closes the current phase's measurement. */
-  private account(): void {
+  /** Closes the current phase's measurement; `next`: the phase that follows. */
+  private account(next: Phase): void {
     const seconds = (this.now() - this.phaseSince) / 1000;
     if (this.phase === 'training') {
       const steps = this.trainDone - this.stepAtPhaseStart;
@@ -77,6 +80,14 @@ export class StudyEta {
       this.stepsMeasured = this.stepsMeasured * fade(seconds) + steps;
       this.trainSecondsSeen += seconds;
       this.stepsSeen += steps;
+      // A stretch that ends in an evaluation ended in writing that checkpoint: its time is
+      // steps x (per step) + one save, fitted over the stretches (dense early checkpoints made
+      // the save look like step time, 4x too long).
+      if (next === 'evaluating') {
+        const f = fade(seconds);
+        const t = this.trainFit;
+        Object.assign(t, { w: t.w * f + 1, x: t.x * f + steps, y: t.y * f + seconds, xx: t.xx * f + steps * steps, xy: t.xy * f + steps * seconds });
+      }
     } else if (this.phase === 'evaluating' && this.evalToCompute > 0) {
       // Likewise the first checkpoint's evaluation (the first model loaded and run), when more follow.
       if (!this.evalWarm && this.trainTotal > 0) {
@@ -91,7 +102,7 @@ export class StudyEta {
   }
 
   private enter(phase: Phase): void {
-    this.account();
+    this.account(phase);
     this.phase = phase;
     this.phaseSince = this.now();
     this.stepAtPhaseStart = this.trainDone;
@@ -143,14 +154,24 @@ export class StudyEta {
     this.evalComputed = 0;
   }
 
-  private secondsPerStep(): number | undefined {
+  /** Seconds per training step and per checkpoint written, or undefined without a basis. */
+  private trainCost(): { perStep: number; perSave: number } | undefined {
     const live = this.phase === 'training' && (this.trainWarm || this.trainDone - this.stepAtPhaseStart >= BASIS.steps);
     const liveSeconds = live ? (this.now() - this.phaseSince) / 1000 : 0;
     const liveSteps = live ? this.trainDone - this.stepAtPhaseStart : 0;
+    const basis = this.stepsSeen + liveSteps >= BASIS.steps || this.trainSecondsSeen + liveSeconds >= BASIS.seconds;
+    if (!basis) return undefined;
+    const { w, x, y, xx, xy } = this.trainFit;
+    const det = w * xx - x * x;
+    // The fit needs stretches of different lengths; otherwise (and should it come out negative) the plain ratio.
+    if (w >= 3 && det > 0.01 * w * xx) {
+      const perStep = (w * xy - x * y) / det;
+      const perSave = (y - perStep * x) / w;
+      if (perStep > 0 && perSave >= 0) return { perStep, perSave };
+    }
     const seconds = this.trainSeconds * fade(liveSeconds) + liveSeconds;
     const steps = this.stepsMeasured * fade(liveSeconds) + liveSteps;
-    const basis = this.stepsSeen + liveSteps >= BASIS.steps || this.trainSecondsSeen + liveSeconds >= BASIS.seconds;
-    return steps > 0 && basis ? seconds / steps : undefined;
+    return steps > 0 ? { perStep: seconds / steps, perSave: 0 } : undefined;
   }
 
   private secondsPerAnswer(): number | undefined {
@@ -183,9 +204,9 @@ export class StudyEta {
       if (this.perCheckpoint === undefined) return undefined;
       answers += checkpoints * this.perCheckpoint;
     }
-    const perStep = steps > 0 ? this.secondsPerStep() : 0;
+    const train = steps > 0 ? this.trainCost() : { perStep: 0, perSave: 0 };
     const perAnswer = answers > 0 ? this.secondsPerAnswer() : 0;
-    if (perStep === undefined || perAnswer === undefined) return undefined;
-    return steps * perStep + answers * perAnswer;
+    if (train === undefined || perAnswer === undefined) return undefined;
+    return steps * train.perStep + checkpoints * train.perSave + answers * perAnswer;
   }
 }

@@ -9,7 +9,7 @@ import { checkpointSteps, type CheckpointPolicy } from '../../src/train/index.ts
 
 const DEMO_POLICY: CheckpointPolicy = { atStart: true, logSpaced: 14, every: 50, atEnd: true };
 
-interface Costs { stepMs: (step: number) => number; answerMs: number; cachedMs: number; slowdown?: (ms: number) => number }
+interface Costs { stepMs: (step: number) => number; answerMs: number; cachedMs: number; saveMs?: number; slowdown?: (ms: number) => number }
 
 /** Runs `runs` training runs through the estimator as run-study would; returns (time, estimate) samples and the end time. */
 function simulateTraining(policy: CheckpointPolicy, runs: number, steps: number, answers: number, costs: Costs) {
@@ -32,11 +32,15 @@ function simulateTraining(policy: CheckpointPolicy, runs: number, steps: number,
     eta.startRun(run, runs, policy);
     sample();
     eta.startTraining(steps, 0);
-    if (saveAt.has(0)) evaluate([0], false);
+    const save = (step: number) => {
+      clock.t += (costs.saveMs ?? 0) * slow();
+      evaluate([step], false);
+    };
+    if (saveAt.has(0)) save(0);
     for (let step = 1; step <= steps; step++) {
       clock.t += costs.stepMs(step) * slow();
       if (step % 5 === 0) { eta.trainedTo(step); sample(); }
-      if (saveAt.has(step)) evaluate([step], false);
+      if (saveAt.has(step)) save(step);
     }
     evaluate([...saveAt], true);
   }
@@ -79,6 +83,18 @@ test('a machine whose load drops: the estimate follows the recent throughput', (
     stepMs: (s) => (s === 1 ? 500 : 37), answerMs: 0.33, cachedMs: 0.01, slowdown: (t) => (t < 120_000 ? 10 : 1),
   });
   assertHonest(samples, end, 120_000 + 45_000);
+});
+
+test('writing a checkpoint costs as much as several steps: counted per checkpoint, not per step', () => {
+  // Measured on the demo: the dense early checkpoints made the save look like step time, and the
+  // first estimate read 4x the truth. Here a save costs 10 steps.
+  const { samples, end } = simulateTraining(DEMO_POLICY, 3, 400, 1400, {
+    stepMs: () => 37, answerMs: 0.33, cachedMs: 0.01, saveMs: 370,
+  });
+  assertHonest(samples, end);
+  const at10 = samples.find((x) => x.t >= 10_000)!;
+  const truth = (end - at10.t) / 1000;
+  assert.ok(at10.left! < 1.25 * truth && at10.left! > 0.8 * truth, `at 10 s: ${at10.left} s, truth ${truth} s`);
 });
 
 test('evaluation slower than training, and every checkpoint evenly spaced', () => {
