@@ -15,6 +15,7 @@ const BENCHES: Record<string, { module: string; fn: string }> = {
   'train-hf': { module: './train-hf.ts', fn: 'benchTrainHf' },
   evaluate: { module: './evaluate.ts', fn: 'benchEvaluate' },
   remote: { module: './remote.ts', fn: 'benchRemote' },
+  'demo-eta': { module: './demo-eta.ts', fn: 'benchDemoEta' },
 };
 
 const wanted = process.argv.slice(2);

@@ -1,5 +1,5 @@
 // Builds the library (dist/: JavaScript and type declarations from src/) for `import ... from
-// 'genstudy'` in plain Node; `npm pack` runs it. The CLI does not need it (it runs src/ via tsx).
+// 'genstudy'` in plain Node; the `prepare` script runs it (npm ci, npm pack, npm install <this folder>). The CLI does not need it (it runs src/ via tsx).
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';

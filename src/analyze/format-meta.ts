@@ -57,15 +57,24 @@ export function formatMetaTable(meta: MetaAcrossRuns): string[] {
   for (const n of notes) out.push(`  note: ${n}`);
   if (meta.moderator !== null) {
     out.push('', `Does the relation depend on "${meta.moderator}"? Meta-regression of each pair's z on it`);
-    const mrows = meta.pairs.filter((p) => p.moderator).map((p) => {
-      const m = p.moderator!;
-      const test = m.test === null ? '-' : `${m.test.distribution === 'F' ? `F(${m.test.df1}, ${m.test.df2})` : `QM(${m.test.df1})`} = ${m.test.statistic.toFixed(2)}`;
-      const detail = m.levels
-        ? m.levels.map((l) => `${l.level} ${num(l.r, 2)}`).join(', ')
-        : m.coefficients.length ? `slope ${m.coefficients[1].estimate.toPrecision(3)} z per unit of ${m.attribute}` : m.notes.join('; ');
-      return [p.a, p.b, String(m.runs), test, pval(m.test?.p ?? null), m.r2 === null ? '-' : `${(100 * m.r2).toFixed(0)}%`, detail];
-    });
-    out.push(...align([['a', 'b', 'runs', 'test', 'p', 'R2', moderatorKind(meta) === 'categorical' ? 'pooled r per level' : 'effect'], ...mrows]));
+    const fits = meta.pairs.filter((p) => p.moderator);
+    // A note every pair shares (the attribute missing or constant in every run) is said once, not per row.
+    const shared = fits.length ? fits[0].moderator!.notes.filter((n) => fits.every((p) => p.moderator!.notes.includes(n))) : [];
+    const own = (notes: readonly string[]) => notes.filter((n) => !shared.includes(n)).join('; ');
+    if (fits.some((p) => p.moderator!.test !== null || own(p.moderator!.notes) !== '')) {
+      const mrows = fits.map((p) => {
+        const m = p.moderator!;
+        const test = m.test === null ? '-' : `${m.test.distribution === 'F' ? `F(${m.test.df1}, ${m.test.df2})` : `QM(${m.test.df1})`} = ${m.test.statistic.toFixed(2)}`;
+        const detail = m.levels
+          ? m.levels.map((l) => `${l.level} ${num(l.r, 2)}`).join(', ')
+          : m.coefficients.length ? `slope ${m.coefficients[1].estimate.toPrecision(3)} z per unit of ${m.attribute}` : own(m.notes) || '-';
+        return [p.a, p.b, String(m.runs), test, pval(m.test?.p ?? null), m.r2 === null ? '-' : `${(100 * m.r2).toFixed(0)}%`, detail];
+      });
+      out.push(...align([['a', 'b', 'runs', 'test', 'p', 'R2', moderatorKind(meta) === 'categorical' ? 'pooled r per level' : 'effect'], ...mrows]));
+    } else {
+      out.push(`  no pair could be tested (${fits.length} pairs).`);
+    }
+    for (const n of shared) out.push(`  note: ${n}`);
   }
   return out;
 }

@@ -9,6 +9,7 @@ import { builtinLoader } from '../engine/index.ts';
 import { numberList, wholeNumber } from './flag-values.ts';
 import { addRemoteOptions, remoteLoaderOf, type RemoteFlags } from './remote-flags.ts';
 import { formatTextTable } from './text-table.ts';
+import { count } from './count.ts';
 import { addDataDirOption, addFormatOption, addPromptVariantOptions, addSyntheticOptions, addTestSetOption } from './shared-options.ts';
 
 interface EvaluateFlags extends RemoteFlags {
@@ -103,8 +104,8 @@ export function registerEvaluate(program: Command): void {
       });
       process.stdout.write(flags.format === 'json' ? JSON.stringify(summary, null, 2) + '\n' : formatSummary(summary));
       process.stderr.write(
-        `genstudy: ${summary.examples} example answers over ${discovered.checkpoints.length} checkpoints: ${summary.computed} from the model ` +
-          `(${summary.modelsLoaded} models loaded, ${summary.engineCalls} engine calls), ${summary.cached} from the cache, in ${summary.seconds.toFixed(1)} s; ` +
+        `genstudy: ${count(summary.examples, 'example answer')} over ${count(discovered.checkpoints.length, 'checkpoint')}: ${summary.computed} from the model ` +
+          `(${count(summary.modelsLoaded, 'model')} loaded, ${count(summary.engineCalls, 'engine call')}), ${summary.cached} from the cache, in ${summary.seconds.toFixed(1)} s; ` +
           `store: ${flags.store}, run "${run}"\n`,
       );
     });

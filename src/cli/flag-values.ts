@@ -16,6 +16,14 @@ export function wholeNumber(flag: string, text: string | undefined, range: { min
   return n;
 }
 
+/** A folder the user named, which must exist: a missing one is named rather than worked around (a hub download that then fails blames the network). */
+export function existingFolder(flag: string, text: string): string {
+  const stat = fs.statSync(text, { throwIfNoEntry: false });
+  if (!stat) throw new UserError(`${flag} ${text}: no such folder`);
+  if (!stat.isDirectory()) throw new UserError(`${flag} ${text}: not a folder`);
+  return text;
+}
+
 /** A number within bounds; `open` bounds exclude the end point. */
 export function numberIn(
   flag: string, text: string | undefined, range: { min?: number; max?: number; minOpen?: boolean; maxOpen?: boolean } = {},

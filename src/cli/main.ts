@@ -1,7 +1,7 @@
 // The genstudy command line: one file per command in this folder, each exporting a `register*`
 // function. Only the command being run is imported, so `genstudy analyze` does not pay for
 // loading the tensor engine or the chart renderer.
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, type Option } from 'commander';
 import { EXIT, UserError } from '../errors.ts';
 import { environmentProblem } from './environment-errors.ts';
 
@@ -34,6 +34,7 @@ export async function buildProgram(argv: readonly string[] = []): Promise<Comman
   const names = onlyVersion ? [] : first !== undefined && first in COMMANDS ? [first] : Object.keys(COMMANDS);
   for (const name of names) (await COMMANDS[name]())(program);
   markRequired(program);
+  unknownBeforeMissing(program);
   return program;
 }
 
@@ -41,6 +42,29 @@ export async function buildProgram(argv: readonly string[] = []): Promise<Comman
 function markRequired(cmd: Command): void {
   for (const o of cmd.options) if (o.mandatory && !o.description.endsWith('(required)')) o.description += ' (required)';
   for (const sub of cmd.commands) markRequired(sub);
+}
+
+/**
+ * A typo in a required flag (`--contrl mnli`) is an unknown option, and commander checks required
+ * options first, so it would say "--control not specified"; this reports the unknown option (with
+ * commander's "Did you mean --control?") when the command line has one.
+ */
+function unknownBeforeMissing(cmd: Command): void {
+  const internals = cmd as unknown as CommanderInternals;
+  const missing = internals.missingMandatoryOptionValue.bind(cmd);
+  internals.missingMandatoryOptionValue = (option) => {
+    const known = (flag: string) => cmd.options.some((o) => o.long === flag || o.short === flag);
+    const unknown = cmd.args.find((a) => /^--?[A-Za-z]/.test(a) && !known(a.split('=')[0]));
+    if (unknown !== undefined) internals.unknownOption(unknown);
+    missing(option);
+  };
+  for (const sub of cmd.commands) unknownBeforeMissing(sub);
+}
+
+/** The two commander 14 methods used above: plain methods in its JavaScript, left out of its typings. */
+interface CommanderInternals {
+  missingMandatoryOptionValue(option: Option): void;
+  unknownOption(flag: string): void;
 }
 
 /**

@@ -2,6 +2,7 @@
 // help text across commands: test sets, the synthetic suite, the data folder, prompt variants and
 // the output format. Lists are written `--flag a b c` (or the flag repeated).
 import { Command, Option } from 'commander';
+import { existingFolder } from './flag-values.ts';
 
 export const TEST_SET_HELP = 'test sets: registry ids (genstudy data list), data set spec files (.yaml/.json), a synthetic suite folder, or synthetic[:set,...] (the generated suite)';
 
@@ -21,7 +22,7 @@ export function addSyntheticOptions(cmd: Command, size: { help: string; default:
 
 /** `--data-dir`: where registered data sets' local files are. */
 export function addDataDirOption(cmd: Command): Command {
-  return cmd.option('--data-dir <dir>', 'folder with the local files of registered data sets (default: $GENSTUDY_DATA, else ../shared/data when it exists; else the Hugging Face hub)');
+  return cmd.option('--data-dir <dir>', 'folder with the local files of registered data sets (default: $GENSTUDY_DATA, else ../shared/data when it exists; else the Hugging Face hub)', (dir: string) => existingFolder('--data-dir', dir));
 }
 
 /** `--prompt 1 2` and `--shots 0 2 4`: the prompt variants each test set is evaluated with. */

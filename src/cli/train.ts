@@ -15,6 +15,7 @@ import { generateSuite, writeSuite } from '../synth/index.ts';
 import { initModel, progressSink, SCHEDULES, tinyGpt2Config, tinyLlamaConfig, train, type ScheduleName, type TrainOptions } from '../train/index.ts';
 import { LAUNCHERS, trainHf, type Launcher } from '../train/hf/index.ts';
 import type { Example } from '../types.ts';
+import { count } from './count.ts';
 
 interface TrainFlags {
   model?: string; init?: 'gpt2' | 'llama'; initHidden: string; initLayers: string;
@@ -193,7 +194,7 @@ export function registerTrain(program: Command): void {
           else {
             process.stdout.write(formatTextTable(['step', 'checkpoint'], r.checkpoints.map((c) => [String(c.step), c.dir]), [0]));
             process.stderr.write(r.finished
-              ? `genstudy: ${r.prepared.totalSteps} steps on the Trainer; final loss ${summary.finalLoss?.toFixed(4) ?? '-'}; ${r.checkpoints.length} checkpoints in ${f.out}\n`
+              ? `genstudy: ${r.prepared.totalSteps} steps on the Trainer; final loss ${summary.finalLoss?.toFixed(4) ?? '-'}; ${count(r.checkpoints.length, 'checkpoint')} in ${f.out}\n`
               : `genstudy: batch script ${r.launch.script}${r.launch.jobId ? ` submitted as job ${r.launch.jobId}` : ' written (not submitted)'}\n`);
           }
           return;
@@ -212,7 +213,7 @@ export function registerTrain(program: Command): void {
           ]), [0, 1]));
         }
         process.stderr.write(`genstudy: ${result.steps} steps${result.resumedFrom !== undefined ? ` (resumed after step ${result.resumedFrom})` : ''}; ` +
-          `final loss ${last ? last.loss.toFixed(4) : '-'}; ${result.checkpoints.length} checkpoints in ${f.out}\n`);
+          `final loss ${last ? last.loss.toFixed(4) : '-'}; ${count(result.checkpoints.length, 'checkpoint')} in ${f.out}\n`);
       } finally {
         store?.close();
       }

@@ -130,7 +130,7 @@ export async function runStudy(study: Study, studyFile: string, opts: RunStudyOp
   try {
     try {
       for (const [i, run] of runs.entries()) {
-        if (opts.stages) opts.stages.run(i, runs.length, run.id);
+        if (opts.stages) opts.stages.run(i, runs.length, run.id, study.checkpoints);
         else log(`genstudy: run ${i + 1}/${runs.length}: ${run.id}`);
         await executeRun(study, run, { paths, studyDir, dataDir, suiteDir, testSets, settings, log, opts, work, loader, store });
       }

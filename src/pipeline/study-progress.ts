@@ -3,19 +3,19 @@
 // whole study; notes are printed above it, and nothing is left behind per checkpoint. Without a
 // terminal (CI logs, files): one line when a run starts and one line per evaluated checkpoint,
 // naming the run and the step; no per-step training lines.
-// The time left is the elapsed time of this invocation scaled by the share of the study it did:
-// the share of a run is its training steps done (evaluation happens between steps), or the share
-// of its examples evaluated for a run without training; runs not started yet count as the current
-// one. Resumed work (checkpoints on disk, cached answers) is not counted as done by this
-// invocation, so a resume does not make the estimate optimistic.
+// The time left is study-eta.ts's: measured throughput per stage times the work ahead, shown only
+// once each kind of work ahead has been measured. The training bar follows the checkpoints too
+// (a checkpoint at step s means s steps are done), since the trainer reports only every few steps.
 import type { ProgressSink as EvalProgress, ProgressPlan } from '../evaluate/index.ts';
 import type { ProgressSink as TrainProgress } from '../train/index.ts';
 import type { LogEntry } from '../train/checkpoints.ts';
+import type { CheckpointPolicy } from '../train/index.ts';
+import { StudyEta } from './study-eta.ts';
 
 /** What run-study tells the progress view besides the training and evaluation sinks. */
 export interface StudyStages {
-  /** Run `index` (0-based) of `total` starts. */
-  run(index: number, total: number, id: string): void;
+  /** Run `index` (0-based) of `total` starts; `checkpoints`: the policy its training saves by (for the time left). */
+  run(index: number, total: number, id: string, checkpoints?: CheckpointPolicy): void;
   /** These checkpoints of the current run are evaluated next. */
   evaluate(steps: readonly number[]): void;
 }
@@ -52,33 +52,16 @@ class StudyState {
   evalToCompute = 0;
   evalStartedAt = 0;
   private readonly startedAt: number;
-  private startShare: number | undefined;
+  private readonly eta: StudyEta;
 
   constructor(private readonly now: () => number) {
     this.startedAt = now();
+    this.eta = new StudyEta(now);
   }
 
-  /** Share of the current run done: training steps, or evaluated examples for a run without training. */
-  private runShare(): number {
-    if (this.trainTotal > 0) return Math.min(1, this.trainDone / this.trainTotal);
-    return this.evalTotal > 0 ? this.evalDone / this.evalTotal : 0;
-  }
-
-  share(): number {
-    if (this.runs === 0 || this.runIndex < 0) return 0;
-    return Math.min(1, (this.runIndex + this.runShare()) / this.runs);
-  }
-
-  /** The first share seen with real work ahead: what was done before this invocation is not its own. */
-  markStart(): void {
-    if (this.startShare === undefined) this.startShare = this.share();
-  }
-
-  secondsLeft(): number {
-    const done = this.share() - (this.startShare ?? 0);
-    const elapsed = (this.now() - this.startedAt) / 1000;
-    if (done <= 0.002 || elapsed < 2) return Infinity;
-    return (elapsed * (1 - this.share())) / done;
+  /** Seconds left for the study, or undefined until there is a basis for it. */
+  secondsLeft(): number | undefined {
+    return this.eta.secondsLeft();
   }
 
   elapsed(): number {
@@ -86,30 +69,43 @@ class StudyState {
   }
 
   // The transitions both renderers share (they differ only in what they show).
-  startRun(index: number, total: number, id: string): void {
+  startRun(index: number, total: number, id: string, checkpoints?: CheckpointPolicy): void {
     Object.assign(this, { runIndex: index, runs: total, runId: id, trainTotal: 0, trainDone: 0, lastLoss: undefined, evalTotal: 0, evalDone: 0 });
+    this.eta.startRun(index, total, checkpoints);
   }
 
   startTraining(total: number, done: number): void {
     Object.assign(this, { trainTotal: total, trainDone: done, trainStartedAt: this.now() });
-    if (done < total) this.markStart();
+    this.eta.startTraining(total, done);
   }
 
   trained(e: LogEntry): void {
     this.trainDone = e.step;
     this.lastLoss = e.loss;
+    this.eta.trainedTo(e.step);
+  }
+
+  /** The checkpoints evaluated next: one checkpoint while training means training reached its step. */
+  evaluateSteps(steps: readonly number[]): void {
+    this.evalSteps = steps;
+    if (steps.length === 1 && this.trainTotal > 0 && steps[0] <= this.trainTotal) this.trainDone = Math.max(this.trainDone, steps[0]);
   }
 
   startEvaluation(plan: ProgressPlan): void {
     const total = plan.sets.reduce((n, x) => n + x.total, 0);
     const toCompute = plan.sets.reduce((n, x) => n + x.toCompute, 0);
     Object.assign(this, { evalTotal: total, evalDone: 0, evalComputed: 0, evalToCompute: toCompute, evalStartedAt: this.now() });
-    if (toCompute > 0 && this.trainTotal === 0) this.markStart();
+    this.eta.startEvaluation(this.evalSteps, toCompute);
   }
 
   evaluated(n: number, computed: boolean): void {
     this.evalDone += n;
     if (computed) this.evalComputed += n;
+    this.eta.evaluated(n, computed);
+  }
+
+  stopEvaluation(): void {
+    this.eta.stopEvaluation();
   }
 }
 
@@ -138,7 +134,7 @@ class LiveArea implements StudyProgress {
     const width = columns && columns >= 40 ? columns : 100;
     const fit = (line: string) => (line.length > width - 1 ? `${line.slice(0, width - 2)}…` : line);
     const left = s.secondsLeft();
-    const out = [`study: run ${s.runIndex + 1}/${s.runs} ${s.runId}${Number.isFinite(left) ? ` · about ${formatDuration(left)} left` : ''} · ${formatDuration(s.elapsed())} so far`];
+    const out = [`study: run ${s.runIndex + 1}/${s.runs} ${s.runId}${left !== undefined ? ` · about ${formatDuration(left)} left` : ''} · ${formatDuration(s.elapsed())} so far`];
     if (s.trainTotal > 0) {
       out.push(`  train     ${bar(s.trainDone / s.trainTotal)} step ${s.trainDone}/${s.trainTotal}${s.lastLoss !== undefined ? ` · loss ${s.lastLoss.toFixed(4)}` : ''}`);
     }
@@ -160,12 +156,12 @@ class LiveArea implements StudyProgress {
   };
 
   stages: StudyStages = {
-    run: (index, total, id) => {
-      this.state.startRun(index, total, id);
+    run: (index, total, id, checkpoints) => {
+      this.state.startRun(index, total, id, checkpoints);
       this.draw(true);
     },
     evaluate: (steps) => {
-      this.state.evalSteps = steps;
+      this.state.evaluateSteps(steps);
     },
   };
 
@@ -192,7 +188,10 @@ class LiveArea implements StudyProgress {
       this.draw();
     },
     note: (line) => this.log(line),
-    stop: () => this.draw(true),
+    stop: () => {
+      this.state.stopEvaluation();
+      this.draw(true);
+    },
   };
 
   finish(): void {
@@ -223,11 +222,11 @@ class LogLines implements StudyProgress {
   log = (line: string): void => this.write(line);
 
   stages: StudyStages = {
-    run: (index, total, id) => {
-      this.state.startRun(index, total, id);
+    run: (index, total, id, checkpoints) => {
+      this.state.startRun(index, total, id, checkpoints);
     },
     evaluate: (steps) => {
-      this.state.evalSteps = steps;
+      this.state.evaluateSteps(steps);
     },
   };
 
@@ -249,6 +248,7 @@ class LogLines implements StudyProgress {
     note: (line) => this.write(line),
     stop: () => {
       const s = this.state;
+      s.stopEvaluation();
       if (s.evalTotal === 0) return;
       const steps = stepsText(s.evalSteps);
       const seconds = (this.now() - s.evalStartedAt) / 1000;
@@ -258,7 +258,7 @@ class LogLines implements StudyProgress {
       const loss = s.trainTotal > 0 && s.lastLoss !== undefined ? `; training loss ${s.lastLoss.toFixed(4)}` : '';
       const left = s.secondsLeft();
       this.write(`genstudy: run ${s.runIndex + 1}/${s.runs} ${s.runId} ${steps}: ${s.evalTotal} examples (${how})${loss}` +
-        `${Number.isFinite(left) && left > 0 ? `; study about ${formatDuration(left)} left` : ''}`);
+        `${left !== undefined && left > 0 ? `; study about ${formatDuration(left)} left` : ''}`);
       s.evalTotal = 0;
     },
   };

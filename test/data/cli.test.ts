@@ -92,6 +92,12 @@ test('data inspect: a spec file, a bare data file, and clear errors', async (t) 
   const e3 = await inProcess(['data', 'inspect', 'study-b/sentiment/amazon:test', '--data-dir', dir]);
   assert.equal(e3.code, 2);
   assert.match(e3.stderr, /amazon_test_500\.json not found \(data folder/);
+  // A data folder that does not exist is named, not worked around by a hub download that blames the network.
+  const e4 = await inProcess(['data', 'inspect', 'study-a/rte:train', '--data-dir', join(dir, 'nonexistent')]);
+  assert.equal(e4.code, 2);
+  assert.equal(e4.stderr, `genstudy: --data-dir ${join(dir, 'nonexistent')}: no such folder\n`);
+  const e5 = await inProcess(['data', 'inspect', 'study-a/rte:train', '--data-dir', join(dir, 'rows.csv')]);
+  assert.equal(e5.stderr, `genstudy: --data-dir ${join(dir, 'rows.csv')}: not a folder\n`);
 });
 
 test('data pull: downloads into HF_HUB_CACHE, then answers offline from it', async (t) => {

@@ -1,10 +1,13 @@
 // genstudy as a library from another project: `npm pack` (which builds dist/), unpack into a
 // temporary project's node_modules, then plain Node imports it and TypeScript type-checks a user's
 // file against its declarations. The temporary project sits inside this checkout, so the package's
-// own dependencies resolve from the checkout's node_modules without a second install.
+// own dependencies resolve from the checkout's node_modules without a second install. And
+// `npm install <this checkout>` from a project elsewhere: npm links the folder and runs its
+// `prepare` script, which builds dist/, so the import works without a separate build step.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -54,4 +57,22 @@ test('the packed package imports in plain Node and type-checks in a TypeScript p
   ].join('\n'));
   fs.writeFileSync(path.join(project, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, skipLibCheck: true, types: [] }, files: ['use.ts'] }));
   execFileSync(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', project], { cwd: project, stdio: 'inherit' });
+});
+
+test('npm install <path to a checkout> builds the library (prepare) and a project elsewhere imports it', { timeout: 600_000 }, (t) => {
+  const project = fs.mkdtempSync(path.join(os.tmpdir(), 'genstudy-install-path-'));
+  t.after(() => fs.rmSync(project, { recursive: true, force: true }));
+  fs.writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'user-project', type: 'module', private: true }));
+  // No dist/ before: the install must build it (a fresh clone has none; it is not committed).
+  fs.rmSync(path.join(root, 'dist'), { recursive: true, force: true });
+  execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', root], { cwd: project, stdio: ['ignore', 'ignore', 'inherit'] });
+  assert.ok(fs.existsSync(path.join(root, 'dist', 'index.js')), 'prepare built dist/');
+  fs.writeFileSync(path.join(project, 'use.mjs'), [
+    "import { analyzeRuns, buildRunSeries } from 'genstudy';",
+    'const values = new Map([["id", [0.1, 0.2, 0.3, 0.35, 0.5, 0.55, 0.6, 0.7]], ["a", [0.3, 0.1, 0.5, 0.2, 0.6, 0.4, 0.8, 0.5]], ["b", [0.2, 0.3, 0.1, 0.5, 0.3, 0.6, 0.4, 0.9]]]);',
+    'const rows = [...values].flatMap(([testSet, v]) => v.map((value, step) => ({ run: "r1", step, testSet, metric: "accuracy", value, attributes: {}, origin: "use.mjs" })));',
+    'const result = analyzeRuns(buildRunSeries(rows, "accuracy"), { control: "id" });',
+    'process.stdout.write(`${result.runs[0].pairs.length} pair`);',
+  ].join('\n'));
+  assert.equal(execFileSync(process.execPath, ['use.mjs'], { cwd: project, encoding: 'utf8' }), '1 pair');
 });

@@ -110,6 +110,10 @@ test('checkpoints saved without a tokenizer wait for one, and evaluate with --to
   assert.match(refused.stderr, /none of its 2 checkpoint folders is complete.*no tokenizer\.json/s);
   const own = await runCli(args(src, 'own.sqlite'));
   assert.equal(own.status, 0, own.stderr);
+  assert.match(own.stderr, / over 2 checkpoints: .*\(2 models loaded, /);
+  const single = await runCli(args(path.join(src, 'step-0'), 'single.sqlite'));
+  assert.equal(single.status, 0, single.stderr);
+  assert.match(single.stderr, / over 1 checkpoint: .*\(1 model loaded, /, 'counts of one are singular');
   const borrowed = await runCli([...args(bare, 'borrowed.sqlite'), '--tokenizer', tokenizer]);
   assert.equal(borrowed.status, 0, borrowed.stderr);
   const a = dumpStore(path.join(dir, 'own.sqlite'));

@@ -83,3 +83,23 @@ test('durations read as a person says them', () => {
   assert.equal(formatDuration(3 * 3600 + 7 * 60), '3 h 07 min');
   assert.equal(formatDuration(Infinity), '?');
 });
+
+test('the training bar advances with the checkpoints evaluated between logged steps, and no time left is shown without a basis', () => {
+  const clock = { t: 0 };
+  const lines: string[] = [];
+  const stream = { columns: 120, write(chunk: string) { lines.push(...chunk.replace(/^\x1b\[\d+A\x1b\[0J/, '').split('\n').filter(Boolean)); return true; } } as unknown as NodeJS.WritableStream;
+  const p = new LiveArea(stream, () => clock.t);
+  p.stages.run(0, 3, 'r1', { atStart: true, logSpaced: 14, every: 50, atEnd: true });
+  p.trainProgress.start(400, 0);
+  for (const step of [0, 1, 2, 3]) {
+    clock.t += 200;
+    p.stages.evaluate([step]);
+    p.evalProgress.start({ sets: [{ id: 'id', total: 10, toCompute: 10 }] });
+    clock.t += 200;
+    p.evalProgress.advance('id', 10, true);
+    p.evalProgress.stop();
+  }
+  const last = (re: RegExp) => lines.filter((l) => re.test(l)).at(-1) ?? '';
+  assert.match(last(/^  train/), /step 3\/400/, 'not "step 0/400" while checkpoints 1-3 are evaluated');
+  assert.doesNotMatch(last(/^study:/), /left/, '3 steps are no basis for 397 more');
+});
