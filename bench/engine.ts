@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 import * as tf from '@tensorflow/tfjs-core';
 import { enginePath, loadModel } from '../src/engine/index.ts';
 import { scoreEncoded } from '../src/engine/builtin/scoring.ts';
-import { writeSafetensors } from '../src/engine/builtin/safetensors.ts';
+import { writeSafetensors } from '../src/engine/hf/safetensors.ts';
 
 /**
  * The environment of a side allowed `n` threads: GENSTUDY_THREADS for the engine, GENSTUDY_BENCH_THREADS

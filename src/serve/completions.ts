@@ -14,7 +14,7 @@ import { cutAtStop, generateBatch } from '../engine/builtin/generation.ts';
 import type { BuiltinModel } from '../engine/builtin/model.ts';
 import { EngineQueue } from './engine-queue.ts';
 import { TextEncoder } from './text-encoder.ts';
-import type { HfTokenizer } from '../engine/builtin/tokenizer.ts';
+import type { HfTokenizer } from '../engine/hf/tokenizer.ts';
 import { promptLogprobs } from './prompt-logprobs.ts';
 import { checkContext } from './context-limit.ts';
 import { effectiveSampling, type ServeProfile } from './sampling.ts';

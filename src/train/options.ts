@@ -12,7 +12,7 @@ import type { ProgressSink } from './progress.ts';
 import { SCHEDULES, type ScheduleName } from './schedule.ts';
 import type { Objective, SequenceTruncation } from './sequences.ts';
 import type { LossWeighting } from '../tasks/protocol.ts';
-import type { LabelTokenRule } from '../engine/builtin/requests.ts';
+import type { LabelTokenRule } from '../engine/hf/requests.ts';
 import type { LogEntry } from './checkpoints.ts';
 
 export interface TrainOptions {
