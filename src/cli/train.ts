@@ -9,7 +9,7 @@ import { addDataDirOption, addFormatOption, addSyntheticOptions } from './shared
 import { formatTextTable } from './text-table.ts';
 import { loadExamples } from '../data/index.ts';
 import { taskByName, TASK_PRESET_NAMES } from '../tasks/index.ts';
-import { defaultLoraTargetsOf } from '../engine/builtin/lora-defaults.ts';
+import { defaultLoraTargetsOf } from '../engine/index.ts';
 import { ResultStore } from '../store/result-store.ts';
 import { generateSuite, writeSuite } from '../synth/index.ts';
 import { initModel, progressSink, SCHEDULES, tinyGpt2Config, tinyLlamaConfig, train, type ScheduleName, type TrainOptions } from '../train/index.ts';

@@ -14,7 +14,7 @@ import { discoverCheckpoints, evaluateGrid, promptVariants, resolveTestSets, res
 import type { ModelLoader } from '../types.ts';
 import { initModel, tinyGpt2Config, tinyLlamaConfig, train, type ProgressSink as TrainProgress, type TrainOptions } from '../train/index.ts';
 import { trainHf } from '../train/hf/index.ts';
-import { remoteLoader, servedLoader } from '../engine/remote/index.ts';
+import { remoteLoader, servedLoader, defaultLoraTargetsOf, familyFor, modelSizeProblem } from '../engine/index.ts';
 import { watchRun } from './watch.ts';
 import { describeMissing, reconcileRun } from './checkpoint-reconcile.ts';
 import { readStoreScores } from '../analyze/read-scores.ts';
@@ -24,9 +24,6 @@ import { analyzeOrSkip, type AnalysisResult, type AnalyzeOptions } from '../anal
 import { fticlDemonstrations, loadTrainingExamples } from './training-data.ts';
 import { gradAccumOf, gridShotsFor, objectiveOf, studySettings, trainerSettingsOf, type StudySettings } from '../config/settings.ts';
 import { STUDY_A_PAD_TO, taskPreset, taskShortName } from '../tasks/index.ts';
-import { defaultLoraTargetsOf } from '../engine/builtin/lora-defaults.ts';
-import { familyFor } from '../engine/builtin/registry.ts';
-import { modelSizeProblem } from '../engine/builtin/model-size.ts';
 import { studyVersions } from './versions.ts';
 import type { StudyStages } from './study-progress.ts';
 
