@@ -9,12 +9,12 @@ import { familyFor, modelSizeProblem } from '../engine/index.ts';
 import { initModel, tinyGpt2Config, tinyLlamaConfig } from '../train/index.ts';
 
 /** Every from-scratch model of a study starts from the same weights, whatever the run's seed (which orders the data). */
-export const STUDY_INIT_SEED = 0;
+const STUDY_INIT_SEED = 0;
 
 export interface ScratchModel { family: 'gpt2' | 'llama'; layers?: number; hidden?: number; heads?: number }
 
 /** A from-scratch model's config.json, its vocabulary that of the tokenizer in `tokenizerDir`. */
-export function scratchConfig(m: ScratchModel, tokenizerDir: string): Record<string, unknown> {
+function scratchConfig(m: ScratchModel, tokenizerDir: string): Record<string, unknown> {
   const vocab = JSON.parse(fs.readFileSync(path.join(tokenizerDir, 'tokenizer.json'), 'utf8')) as { model: { vocab: Record<string, number> }; added_tokens?: { id: number }[] };
   const vocabSize = Math.max(...Object.values(vocab.model.vocab), ...(vocab.added_tokens ?? []).map((t) => t.id)) + 1;
   const shape = { layers: m.layers, hidden: m.hidden, heads: m.heads };
@@ -22,7 +22,7 @@ export function scratchConfig(m: ScratchModel, tokenizerDir: string): Record<str
 }
 
 /** Refuses a from-scratch config too large to allocate (or malformed), each message starting with `field`. */
-export function checkScratchSize(config: Record<string, unknown>, field: string): void {
+function checkScratchSize(config: Record<string, unknown>, field: string): void {
   const family = familyFor(config.model_type, field);
   let problem: string | undefined;
   try {
