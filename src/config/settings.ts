@@ -2,7 +2,8 @@
 // the study file writes out taking precedence. Everything that runs a study reads them from here.
 import { UserError } from '../errors.ts';
 import {
-  PROTOCOL_SETTINGS, STUDY_A_PAD_TO, STUDY_B_ICL_SHOTS, STUDY_B_MAX_LENGTH, taskPreset, taskShortName, type BosRule, type EvaluationGrid, type GridRunShots, type LabelTokens,
+  PROTOCOL_SETTINGS, STUDY_A_PAD_TO, STUDY_B_ICL_SHOTS, STUDY_B_MAX_LENGTH, taskPreset, taskShortName,
+  type BosRule, type EvaluationGrid, type GridRunShots, type LabelTokens,
   type LossWeighting, type Protocol, type ReadingPosition, type RougeAggregate, type StudyAMnliNeutral, type TrainingTruncation, type UnlabeledRows,
   type ZeroShotPrefix,
 } from '../tasks/index.ts';

@@ -8,7 +8,9 @@ import {
   evaluationCellsFor, gradAccumOf, isStudyAOnly, readingRulesOf, trainerSettingsOf, trainingTargetsOf, type StudySettings,
 } from '../config/settings.ts';
 import { defaultLoraTargetsOf } from '../engine/index.ts';
-import { discoverCheckpoints, evaluateGrid, promptVariants, resolveTask, type EvalTestSet, type GridOptions, type ProgressSink as EvalProgress } from '../evaluate/index.ts';
+import {
+  discoverCheckpoints, evaluateGrid, promptVariants, resolveTask, type EvalTestSet, type GridOptions, type ProgressSink as EvalProgress,
+} from '../evaluate/index.ts';
 import type { ResultStore, RunRecord } from '../store/result-store.ts';
 import { taskShortName } from '../tasks/index.ts';
 import type { ProgressSink as TrainProgress, TrainOptions } from '../train/index.ts';

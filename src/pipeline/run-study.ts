@@ -122,7 +122,8 @@ export async function runStudy(study: Study, studyFile: string, opts: RunStudyOp
         if (opts.stages) opts.stages.run(i, runs.length, run.id);
         else log(`genstudy: run ${i + 1}/${runs.length}: ${run.id}`);
         await executeRun(study, run, {
-          studyFile: paths.studyFile, storePath: paths.store, runsDir: paths.runs, modelsDir: paths.models, studyDir, dataDir, suiteDir, testSets, settings, log,
+          studyFile: paths.studyFile, storePath: paths.store, runsDir: paths.runs, modelsDir: paths.models,
+          studyDir, dataDir, suiteDir, testSets, settings, log,
           trainProgress: opts.trainProgress, evalProgress: opts.evalProgress, stages: opts.stages, work, loader, store,
         });
       }

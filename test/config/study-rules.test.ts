@@ -21,7 +21,7 @@ evaluation:
 ${evaluation}
 `, 's.yaml');
 
-test('evaluation cells: the every-k grid takes the task\'s k and both prompts, plus the run\'s own k; else the study\'s prompts at the run\'s k', () => {
+test('evaluation cells: the every-k grid takes the task\'s k and both prompts (and the run\'s k); else the study\'s prompts at the run\'s k', () => {
   const official = study('official');
   const s = studySettings(official);
   assert.deepEqual(evaluationCellsFor(official, s, 3, 'study-b/sentiment'), { prompts: [1, 2], shots: [2, 4, 6, 0] }, 'official: the task\'s k only');
@@ -52,5 +52,6 @@ test('training targets: supervised trains generation, label-token the in-context
   const [method] = s.methods;
   assert.deepEqual(trainingTargetsOf(settings, method, s.training[0], false), { objective: 'generate', labelTokens: 'in-context' });
   const labelToken = { ...method, objective: 'label-token' as const };
-  assert.deepEqual(trainingTargetsOf(settings, labelToken, s.training[0], true), { objective: 'classify', labelTokens: 'in-context', padTo: STUDY_A_PAD_TO });
+  assert.deepEqual(trainingTargetsOf(settings, labelToken, s.training[0], true),
+    { objective: 'classify', labelTokens: 'in-context', padTo: STUDY_A_PAD_TO });
 });

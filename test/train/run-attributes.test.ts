@@ -12,7 +12,9 @@ import type { Example } from '../../src/types.ts';
 import { repoRoot, tempDir } from './helpers.ts';
 
 const model = path.join(repoRoot, 'test/engine/fixtures/opt');
-const examples: Example[] = Array.from({ length: 10 }, (_, i) => ({ id: `e${i}`, fields: { input: `text number ${i}` }, label: i % 3 ? 'negative' : 'positive' }));
+const examples: Example[] = Array.from({ length: 10 }, (_, i) => ({
+  id: `e${i}`, fields: { input: `text number ${i}` }, label: i % 3 ? 'negative' : 'positive',
+}));
 
 for (const method of ['full', 'lora'] as const) {
   test(`${method}: the built-in and the hf trainer record the same run attributes`, async () => {
@@ -20,8 +22,8 @@ for (const method of ['full', 'lora'] as const) {
     const store = ResultStore.open(path.join(dir, 'results.sqlite'));
     try {
       const options = (run: string): TrainOptions => ({
-        model, outDir: path.join(dir, run), task: studyBTask('sentiment'), train: examples, dataName: 'ten', method, lr: 1e-4, batchSize: 4, gradAccum: 1,
-        maxSteps: 2, seed: 3, schedule: 'constant', checkpoints: {}, store, run,
+        model, outDir: path.join(dir, run), task: studyBTask('sentiment'), train: examples, dataName: 'ten', method,
+        lr: 1e-4, batchSize: 4, gradAccum: 1, maxSteps: 2, seed: 3, schedule: 'constant', checkpoints: {}, store, run,
         lora: method === 'lora' ? { r: 2, alpha: 4, dropout: 0, targetModules: ['q_proj', 'v_proj'] } : undefined,
       });
       await train(options('builtin'));
@@ -38,7 +40,7 @@ for (const method of ['full', 'lora'] as const) {
       assert.deepEqual([builtin.backend, hf.backend], ['builtin', 'hf']);
       assert.deepEqual(hf, { ...builtin, backend: 'hf' });
       assert.equal(builtin.attributes.steps, 2, 'what the run did: its steps');
-      assert.equal(builtin.attributes.epochs, 0.67, 'the epochs those steps make (2 decimals): 2 steps of 4-row batches over 10 examples (3 batches an epoch)');
+      assert.equal(builtin.attributes.epochs, 0.67, 'the epochs those steps make (2 decimals): 2 steps of 3 batches an epoch');
       assert.equal('maxSteps' in builtin.attributes, false);
       if (method === 'full') assert.equal(builtin.attributes.lora, null, 'a full fine-tune records LoRA as null, not left out');
       else assert.deepEqual(builtin.attributes.lora, { r: 2, alpha: 4, dropout: 0, targetModules: ['q_proj', 'v_proj'] });

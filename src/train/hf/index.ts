@@ -39,7 +39,9 @@ export async function trainHf(options: HfTrainOptions, launch: LaunchOptions, io
   const prepared = prepareHfRun({ ...options, processes: launch.processes ?? options.processes });
   const o = resolveOptions(options as TrainOptions);
   if (o.store && o.run) {
-    o.store.upsertRun(trainingRunRecord(o, { steps: prepared.totalSteps, sequences: prepared.sequences, fingerprint: prepared.fingerprint, backend: 'hf', processes: launch.processes ?? 1 }));
+    o.store.upsertRun(trainingRunRecord(o, {
+      steps: prepared.totalSteps, sequences: prepared.sequences, fingerprint: prepared.fingerprint, backend: 'hf', processes: launch.processes ?? 1,
+    }));
   }
   if (launch.launcher === 'slurm') {
     const result = submitSlurm(prepared.runFile, { ...launch, jobName: `genstudy-${o.run ?? path.basename(path.resolve(o.outDir))}` });
