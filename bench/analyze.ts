@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { simulateScores, DEFAULT_SIMULATED_SETS } from '../src/synth/simulated-scores.ts';
+import { simulateScores, DEFAULT_SIMULATED_SETS } from '../test/support/simulated-scores.ts';
 import { analyzeRuns, DEFAULT_OPTIONS, type AnalyzeOptions } from '../src/analyze/analysis.ts';
 import type { RunSeries } from '../src/analyze/run-series.ts';
 import { ar1Into, createRandom } from '../src/stats/index.ts';

@@ -6,7 +6,7 @@
 // "bench", the fast one).
 import fs from 'node:fs';
 import path from 'node:path';
-import { writeSafetensors } from '../src/engine/builtin/safetensors.ts';
+import { writeSafetensors } from '../src/engine/hf/safetensors.ts';
 
 export interface BenchShape {
   family: 'gpt2' | 'llama';

@@ -25,7 +25,7 @@ export type { ScoreRow } from './analyze/score-row.ts';
 
 // Models: the built-in engine and OpenAI-compatible servers.
 export { loadModel, builtinLoader, saveModel, loadTokenizer, identifyCheckpoint } from './engine/index.ts';
-export { remoteLoader, RemoteModel, RemoteError, type RemoteLoaderOptions } from './engine/remote/index.ts';
+export { remoteLoader, RemoteModel, RemoteError, type RemoteLoaderOptions } from './engine/index.ts';
 
 // Training, evaluation, the store and the report.
 export { train, initModel, tinyGpt2Config, tinyLlamaConfig, type TrainOptions, type TrainResult } from './train/index.ts';

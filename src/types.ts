@@ -19,7 +19,7 @@ export interface GenerateRequest {
   addSpecialTokens?: boolean;
 }
 
-/** How firstTokenLogprobs tokenises (see engine/builtin/requests.ts, encodeFirstToken). */
+/** How firstTokenLogprobs tokenises (see engine/hf/requests.ts, encodeFirstToken). */
 export interface FirstTokenOptions {
   /** 'in-context' (default): the label's first token as encode(context + label) splits it; 'standalone': encode(label) alone. */
   labelTokens?: 'in-context' | 'standalone';

@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import { Command } from 'commander';
 import { UserError } from '../errors.ts';
-import { normaliseBase } from '../engine/remote/index.ts';
+import { normaliseBase } from '../engine/index.ts';
 import type { EvaluationTables } from '../store/evaluation-tables.ts';
 import { ResultStore } from '../store/result-store.ts';
 

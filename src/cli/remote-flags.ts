@@ -2,7 +2,7 @@
 // the served model's name, how long to wait for a server to start, answer, and how often to retry it
 // (defaults: the remote engine's own, REMOTE_DEFAULTS), and how its model is matched with each checkpoint.
 import { Option, type Command } from 'commander';
-import { REMOTE_DEFAULTS, remoteLoader } from '../engine/remote/index.ts';
+import { REMOTE_DEFAULTS, remoteLoader } from '../engine/index.ts';
 import type { ModelLoader } from '../types.ts';
 import { numberIn, wholeNumber } from './flag-values.ts';
 

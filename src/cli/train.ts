@@ -1,6 +1,5 @@
 // genstudy train: fine-tune a Hugging Face model (full or LoRA) on a data set or on the synthetic
 // suite, writing checkpoint-N folders along the way; --init trains a tiny model from scratch.
-import fs from 'node:fs';
 import path from 'node:path';
 import { Command, Option } from 'commander';
 import { UserError } from '../errors.ts';
@@ -9,11 +8,12 @@ import { addDataDirOption, addFormatOption, addSyntheticOptions } from './shared
 import { formatTextTable } from './text-table.ts';
 import { loadExamples } from '../data/index.ts';
 import { taskByName, TASK_PRESET_NAMES } from '../tasks/index.ts';
-import { defaultLoraTargetsOf } from '../engine/builtin/lora-defaults.ts';
+import { defaultLoraTargetsOf } from '../engine/index.ts';
 import { ResultStore } from '../store/result-store.ts';
 import { generateSuite, writeSuite } from '../synth/index.ts';
-import { initModel, progressSink, SCHEDULES, tinyGpt2Config, tinyLlamaConfig, train, type ScheduleName, type TrainOptions } from '../train/index.ts';
+import { progressSink, SCHEDULES, train, type ScheduleName, type TrainOptions } from '../train/index.ts';
 import { LAUNCHERS, trainHf, type Launcher } from '../train/hf/index.ts';
+import { buildScratchModel } from '../pipeline/model-preparation.ts';
 import type { Example } from '../types.ts';
 import { count } from './count.ts';
 
@@ -157,11 +157,7 @@ export function registerTrain(program: Command): void {
         if (f.init) {
           const suiteDir = path.join(f.out, 'suite');
           await writeSuite(suiteDir, suite);
-          const v = suite.vocabulary.length;
-          model = path.join(f.out, 'init-model');
-          if (!fs.existsSync(path.join(model, 'config.json'))) {
-            await initModel(f.init === 'gpt2' ? tinyGpt2Config(v, shape) : tinyLlamaConfig(v, shape), suiteDir, settings.seed!, model);
-          }
+          model = await buildScratchModel({ family: f.init, ...shape }, suiteDir, settings.seed!, path.join(f.out, 'init-model'));
         }
       } else {
         if (f.init) throw new UserError('--init builds a model for the synthetic suite\'s vocabulary; use it with --data synthetic');

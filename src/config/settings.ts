@@ -2,7 +2,8 @@
 // the study file writes out taking precedence. Everything that runs a study reads them from here.
 import { UserError } from '../errors.ts';
 import {
-  PROTOCOL_SETTINGS, STUDY_B_ICL_SHOTS, STUDY_B_MAX_LENGTH, taskPreset, taskShortName, type BosRule, type EvaluationGrid, type GridRunShots, type LabelTokens,
+  PROTOCOL_SETTINGS, STUDY_A_PAD_TO, STUDY_B_ICL_SHOTS, STUDY_B_MAX_LENGTH, taskPreset, taskShortName,
+  type BosRule, type EvaluationGrid, type GridRunShots, type LabelTokens,
   type LossWeighting, type Protocol, type ReadingPosition, type RougeAggregate, type StudyAMnliNeutral, type TrainingTruncation, type UnlabeledRows,
   type ZeroShotPrefix,
 } from '../tasks/index.ts';
@@ -129,4 +130,48 @@ export function gridShotsFor(settings: StudySettings, presetName: string | undef
   const task = taskPreset(presetName)?.studyBTask;
   if (task === undefined) return [0];
   return settings.gridShots[task] ?? [0];
+}
+
+// The rules a run of the study follows at evaluation and in training, decided from its settings.
+
+/**
+ * The prompts and shot counts a run of `runShots` shots is evaluated with on a test set of preset
+ * `presetName`. The every-k-and-prompt grid (evaluate_cross.py) takes every k of the set's task
+ * with both of its prompts, and the run's own k (add-run-k) so that its reported cell exists;
+ * otherwise the study's prompts at the run's k. (`promptVariants` names them.)
+ */
+export function evaluationCellsFor(study: Study, settings: StudySettings, runShots: number, presetName: string | undefined): {
+  prompts?: readonly number[]; shots?: readonly number[];
+} {
+  if (settings.grid === 'every-k-and-prompt') {
+    const ks = [...new Set([...gridShotsFor(settings, presetName), ...(settings.gridRunShots === 'add-run-k' ? [runShots] : [])])];
+    return { prompts: taskPreset(presetName)?.prompts ?? [1], shots: ks };
+  }
+  return { prompts: study.evaluation.prompts, shots: runShots > 0 ? [runShots] : undefined };
+}
+
+/** Whether the study evaluates study A's tasks only: study A's reading position and positive class then apply. */
+export function isStudyAOnly(study: Study, testSetPresets: readonly (string | undefined)[]): boolean {
+  return testSetPresets.every((p) => taskPreset(p)?.study === 'A') || taskPreset(study.evaluation.task)?.study === 'A';
+}
+
+/** Where evaluation reads the label logits (study A's padded position) and F1's positive class. */
+export function readingRulesOf(settings: StudySettings, studyAOnly: boolean): { padTo?: number; positiveLabel?: string } {
+  return {
+    ...(studyAOnly && settings.readingPosition === 'padded-128' ? { padTo: STUDY_A_PAD_TO } : {}),
+    positiveLabel: settings.positiveLabel ?? (studyAOnly ? settings.studyAPositiveLabel : undefined),
+  };
+}
+
+/** How a trained method's targets are read: its objective, label token and (study A's label-token objective) padded position. */
+export function trainingTargetsOf(settings: StudySettings, method: StudyMethod, set: StudyTrainingSet, studyAOnly: boolean): {
+  objective: 'generate' | 'classify'; labelTokens: 'in-context' | 'standalone'; padTo?: number;
+} {
+  const objective = objectiveOf(method, set);
+  return {
+    objective: objective === 'supervised' ? 'generate' : 'classify',
+    // llama2-ids are evaluation-only ids; a label-token objective trains the in-context token (the same ids with Llama-2's Prompt-1).
+    labelTokens: settings.labelTokens === 'llama2-ids' ? 'in-context' : settings.labelTokens,
+    ...(studyAOnly && settings.readingPosition === 'padded-128' && objective === 'label-token' ? { padTo: STUDY_A_PAD_TO } : {}),
+  };
 }

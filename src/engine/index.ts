@@ -1,14 +1,37 @@
-// The engine: the LanguageModel interface every stage uses, and the built-in implementation.
+// The engine's one way in from outside engine/ (test/design/import-flow.test.ts): the LanguageModel
+// interface every stage uses, the Hugging Face formats both engines read (hf/), the built-in
+// implementation (builtin/) with what train/ and serve/ build on, and the remote engine (remote/).
 export type { LanguageModel, Tokenizer, ScoreRequest, ScoreResult, GenerateRequest, CheckpointRef, ModelHandle, ModelLoader } from '../types.ts';
+
+// Hugging Face formats (hf/)
+export { readConfig, readJsonFile } from './hf/checkpoint.ts';
+export { readSafetensors, writeSafetensors } from './hf/safetensors.ts';
+export { HfTokenizer, loadTokenizer } from './hf/tokenizer.ts';
+export { encodePair, encodeFirstToken, type EncodedPair, type LabelTokenRule } from './hf/requests.ts';
+export { incompleteReason, incompleteAdapterReason } from './hf/folder-check.ts';
+export { identifyCheckpoint, identifyModelFolder, type ModelIdentity } from './model-identity.ts';
+
+// The built-in engine (builtin/)
 export { loadModel } from './builtin/load.ts';
 export { BuiltinModel, type EngineOptions } from './builtin/model.ts';
+export { builtinLoader } from './builtin/loader.ts';
 export { saveModel } from './builtin/save.ts';
 export { scoreTokens, type TokenScores } from './builtin/scoring.ts';
-export { encodePair, type EncodedPair } from './builtin/requests.ts';
-export { HfTokenizer, loadTokenizer } from './builtin/tokenizer.ts';
-export { readSafetensors, writeSafetensors } from './builtin/safetensors.ts';
-export { knownModelTypes } from './builtin/registry.ts';
+export { knownModelTypes, familyFor } from './builtin/registry.ts';
+export { modelSizeProblem } from './builtin/model-size.ts';
 export { enginePath, initBackend } from './builtin/backend.ts';
-export { builtinLoader } from './builtin/loader.ts';
-export { identifyCheckpoint, identifyModelFolder, type ModelIdentity } from './model-identity.ts';
-export { incompleteReason, incompleteAdapterReason } from './builtin/folder-check.ts';
+export { lengthSortedBatches, pad, positionsFromMask } from './builtin/batching.ts';
+export { cutAtStop, generateBatch } from './builtin/generation.ts';
+export { logprobsAtPositions } from './builtin/position-logprobs.ts';
+
+// What train/ builds on: parameters, LoRA, gradients and the native training kernels
+export { Params } from './builtin/params.ts';
+export { LoraAdapters, loraTargets, type LoraConfig } from './builtin/lora.ts';
+export { defaultLoraTargetsOf } from './builtin/lora-defaults.ts';
+export { trainingDropout } from './builtin/blocks.ts';
+export { enableTrainingGradients } from './builtin/gradients.ts';
+export { fusedOpsAvailable } from './builtin/native/fused-ops.ts';
+export { nativeAdamW, nativeCrossEntropyGrad, nativeLogSoftmaxAt } from './builtin/native/training-ops.ts';
+
+// The remote engine (remote/)
+export * from './remote/index.ts';

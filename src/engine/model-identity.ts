@@ -7,8 +7,8 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { CheckpointRef } from '../types.ts';
-import { weightsIdentity } from './builtin/identity.ts';
-import { weightFiles } from './builtin/checkpoint.ts';
+import { weightsIdentity } from './hf/identity.ts';
+import { weightFiles } from './hf/checkpoint.ts';
 
 const SIDE_FILES = ['config.json', 'tokenizer.json', 'tokenizer_config.json', 'special_tokens_map.json', 'generation_config.json'];
 

@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { UserError } from '../errors.ts';
 import type { CheckpointRef } from '../types.ts';
-import { incompleteAdapterReason, incompleteReason } from '../engine/builtin/folder-check.ts';
+import { incompleteAdapterReason, incompleteReason } from '../engine/index.ts';
 
 
 export interface DiscoverOptions {

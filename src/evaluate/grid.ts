@@ -18,14 +18,13 @@
 // Different checkpoints are different models, so their requests cannot share a forward pass; the
 // engine is kept busy by passing each checkpoint's whole workload in large calls.
 import { ResultStore, type PredictionRecord, type StoredScore } from '../store/result-store.ts';
-import { builtinLoader } from '../engine/builtin/loader.ts';
+import { builtinLoader, identifyCheckpoint, type ModelIdentity } from '../engine/index.ts';
 import { UserError } from '../errors.ts';
 import { LOGPROB_TOLERANCE, type CheckpointRef, type LanguageModel, type ModelHandle, type ModelLoader, type ScoreResult } from '../types.ts';
 import { RougeScorer } from '../metrics/index.ts';
 import { cacheKey, type RequestPayload } from './cache-key.ts';
 import { cellOutcome, type MetricOptions } from './cell-metrics.ts';
 import type { CacheEntry } from '../store/evaluation-tables.ts';
-import { identifyCheckpoint, type ModelIdentity } from '../engine/model-identity.ts';
 import { engineGroup, planCells, requestLength, type Cell, type PlanOptions } from './plan.ts';
 import { NO_PROGRESS, type ProgressSink } from './progress.ts';
 import type { EvalTestSet } from './test-sets.ts';

@@ -9,12 +9,9 @@
 //   usual scoring request (max_tokens 0 or 1) and slow for long generations with log-probs;
 // - plain generation: the engine's KV-cached greedy decoding (engine/builtin/generation.ts).
 // Concurrent requests for the same model share engine calls (engine-queue.ts).
-import { lengthSortedBatches } from '../engine/builtin/batching.ts';
-import { cutAtStop, generateBatch } from '../engine/builtin/generation.ts';
-import type { BuiltinModel } from '../engine/builtin/model.ts';
+import { lengthSortedBatches, cutAtStop, generateBatch, type BuiltinModel, type HfTokenizer } from '../engine/index.ts';
 import { EngineQueue } from './engine-queue.ts';
 import { TextEncoder } from './text-encoder.ts';
-import type { HfTokenizer } from '../engine/builtin/tokenizer.ts';
 import { promptLogprobs } from './prompt-logprobs.ts';
 import { checkContext } from './context-limit.ts';
 import { effectiveSampling, type ServeProfile } from './sampling.ts';

@@ -1,5 +1,5 @@
 // Worker thread of text-encoder.ts: tokenises text prompts off the main thread, with the same
-// library call as engine/builtin/tokenizer.ts (HfTokenizer.encode: add_special_tokens true), so the
+// library call as engine/hf/tokenizer.ts (HfTokenizer.encode: add_special_tokens true), so the
 // ids are the engine's. Plain JavaScript: a worker thread does not get tsx's loader.
 import { parentPort, workerData } from 'node:worker_threads';
 import { Tokenizer } from '@huggingface/tokenizers';

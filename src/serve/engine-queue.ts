@@ -2,7 +2,7 @@
 // requests that arrive while it is busy wait and then go to the engine together, so concurrent
 // clients share forward batches. Jobs for different models (base, adapters) cannot share a pass;
 // each round serves one model, oldest waiting job first.
-import type { BuiltinModel } from '../engine/builtin/model.ts';
+import type { BuiltinModel } from '../engine/index.ts';
 
 export interface Job<I, O> { model: BuiltinModel; items: I[]; resolve(out: O[]): void; reject(err: unknown): void }
 

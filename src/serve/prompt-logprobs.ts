@@ -2,9 +2,7 @@
 // top-k alternatives at each position: what an OpenAI-compatible server returns for
 // `echo: true, logprobs: k` and vLLM returns as `prompt_logprobs`. Computed by the same function as
 // the built-in engine's score() (engine/builtin/position-logprobs.ts), so the numbers equal score()'s.
-import { lengthSortedBatches, pad } from '../engine/builtin/batching.ts';
-import type { BuiltinModel } from '../engine/builtin/model.ts';
-import { logprobsAtPositions } from '../engine/builtin/position-logprobs.ts';
+import { lengthSortedBatches, pad, type BuiltinModel, logprobsAtPositions } from '../engine/index.ts';
 
 export interface PositionLogprobs {
   /** log P(token i | tokens before i), for i = from..n-1 (the first token has none). */

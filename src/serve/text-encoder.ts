@@ -3,7 +3,7 @@
 // would wait. One worker thread per tokenizer (encode-worker.mjs), started on first use; requests
 // queue there in order.
 import { Worker } from 'node:worker_threads';
-import type { HfTokenizer } from '../engine/builtin/tokenizer.ts';
+import type { HfTokenizer } from '../engine/index.ts';
 
 interface Pending { resolve(ids: number[][]): void; reject(err: Error): void }
 

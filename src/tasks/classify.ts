@@ -8,7 +8,7 @@
 //   the engine sees " Yes" for study A and "positive" for study B; it picks each one's first token
 //   in context by default (encode(context + label) after encode(context), lm-evaluation-harness's
 //   split: "pos" after "### Sentiment:" with Llama-2, the id study B hard-coded), or the label
-//   tokenised alone (engine/builtin/requests.ts, encodeFirstToken).
+//   tokenised alone (engine/hf/requests.ts, encodeFirstToken).
 // - full-word (lm-evaluation-harness multiple_choice): one { context, continuation } request per
 //   (example, label), example-major. acc = argmax of the summed log-probabilities; acc_norm =
 //   argmax of logprob / character length of the label word without leading whitespace (lm-eval

@@ -73,18 +73,6 @@ export const STUDY_B_FTICL_SHOTS: Readonly<Record<StudyBTask, readonly number[]>
   summary: [2, 1], question: [2, 1], sentiment: [2, 4], detection: [2, 4], inference: [3, 5],
 };
 
-/** The few-shot file FTICL draws from, per task (train_ptune.py), relative to the data folder. */
-export const STUDY_B_FTICL_FEW_SHOT_FILE: Readonly<Record<StudyBTask, string>> = {
-  summary: 'summary/few_shot/xsum_few_shot.json',
-  question: 'question/few_shot/socialqa_few_shot.json',
-  sentiment: 'sentiment/few_shot/amazon_few_shot.json',
-  inference: 'inference/few_shot/multinli_few_shot.json',
-  detection: 'detection/few_shot/paws_few_shot.json',
-};
-
-/** Study B evaluated the first 250 rows of each test file. */
-export const STUDY_B_TEST_ROWS = 250;
-
 /**
  * How study B joined demonstrations: prompt + output + "\n\n" each, then the query's prompt. Its
  * 0-shot prompts began with the literal text "<s> " (Llama-2's BOS, tokenised with

@@ -12,7 +12,7 @@
 //   Prompt-2 for NLI ends in "The relation is "). For loglikelihood requests the engine, not the
 //   task, moves that trailing whitespace onto the continuation as lm-evaluation-harness does (see
 //   moveTrailingWhitespace in context-whitespace.ts); first-token requests with in-context label
-//   tokens (the default) are split the same way (engine/builtin/requests.ts, encodeFirstToken).
+//   tokens (the default) are split the same way (engine/hf/requests.ts, encodeFirstToken).
 import { UserError } from '../errors.ts';
 import type { Example } from '../types.ts';
 import { parseTemplate, renderTemplate, type Template } from './template.ts';

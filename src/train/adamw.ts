@@ -5,8 +5,7 @@
 // Written here rather than taken from tfjs's AdamOptimizer because that one has coupled (L2)
 // decay at best, a different eps placement, and no exportable state for checkpoints.
 import * as tf from '@tensorflow/tfjs-core';
-import { fusedOpsAvailable } from '../engine/builtin/native/fused-ops.ts';
-import { nativeAdamW } from '../engine/builtin/native/training-ops.ts';
+import { fusedOpsAvailable, nativeAdamW } from '../engine/index.ts';
 
 export interface AdamWOptions {
   betas?: [number, number];

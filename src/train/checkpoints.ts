@@ -11,8 +11,7 @@ import path from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
 import { UserError } from '../errors.ts';
 import { pausePoint } from '../pause-point.ts';
-import { readJsonFile } from '../engine/builtin/checkpoint.ts';
-import { readSafetensors, writeSafetensors } from '../engine/builtin/safetensors.ts';
+import { readJsonFile, readSafetensors, writeSafetensors } from '../engine/index.ts';
 import type { AdamW } from './adamw.ts';
 import { buildAtomically, isTemporaryName, restoreAsideFolders, writeFileAtomic } from '../atomic-write.ts';
 

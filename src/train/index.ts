@@ -9,6 +9,6 @@ export { checkpointSteps, type CheckpointPolicy } from './policy.ts';
 export { encodeForTraining, type Objective, type TrainSequence } from './sequences.ts';
 export { listCheckpoints, checkpointDir, readState, type LogEntry, type TrainerState } from './checkpoints.ts';
 export { progressSink, silentProgress, type ProgressSink } from './progress.ts';
-export { LoraAdapters, loraTargets, type LoraConfig } from '../engine/builtin/lora.ts';
+export { LoraAdapters, loraTargets, type LoraConfig } from '../engine/index.ts';
 export { clipByGlobalNorm } from './clip.ts';
 export { optimiserStep, type StepContext, type StepResult } from './step.ts';

@@ -9,9 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { UserError } from '../errors.ts';
 import { pausePoint } from '../pause-point.ts';
-import { familyFor } from '../engine/builtin/registry.ts';
-import { writeSafetensors } from '../engine/builtin/safetensors.ts';
-import { modelSizeProblem } from '../engine/builtin/model-size.ts';
+import { familyFor, writeSafetensors, modelSizeProblem } from '../engine/index.ts';
 import { seededRandom } from '../seeded-random.ts';
 import { buildAtomically, isTemporaryName } from '../atomic-write.ts';
 

@@ -4,10 +4,7 @@
 // only at the loss positions: the lm head over the full vocabulary is the largest matMul of a
 // small model, and only these rows are needed.
 import * as tf from '@tensorflow/tfjs-core';
-import { pad, positionsFromMask } from '../engine/builtin/batching.ts';
-import type { BuiltinModel } from '../engine/builtin/model.ts';
-import { fusedOpsAvailable } from '../engine/builtin/native/fused-ops.ts';
-import { nativeCrossEntropyGrad, nativeLogSoftmaxAt } from '../engine/builtin/native/training-ops.ts';
+import { pad, positionsFromMask, type BuiltinModel, fusedOpsAvailable, nativeCrossEntropyGrad, nativeLogSoftmaxAt } from '../engine/index.ts';
 import type { TrainSequence } from './sequences.ts';
 
 /** Scalar loss tensor; call inside tf.variableGrads / tf.tidy. */

@@ -1,8 +1,7 @@
 // The trainer's settings, with the defaults of transformers' TrainingArguments where the studies
 // rely on them, and checks that name the offending setting.
 import { UserError } from '../errors.ts';
-import type { LoraConfig } from '../engine/builtin/lora.ts';
-import type { BuiltinModel } from '../engine/builtin/model.ts';
+import type { LoraConfig, BuiltinModel, LabelTokenRule } from '../engine/index.ts';
 import type { DemonstrationSelection } from '../tasks/demonstrations.ts';
 import type { JoinOptions, TaskSpec } from '../tasks/task.ts';
 import type { ResultStore } from '../store/result-store.ts';
@@ -12,7 +11,6 @@ import type { ProgressSink } from './progress.ts';
 import { SCHEDULES, type ScheduleName } from './schedule.ts';
 import type { Objective, SequenceTruncation } from './sequences.ts';
 import type { LossWeighting } from '../tasks/protocol.ts';
-import type { LabelTokenRule } from '../engine/builtin/requests.ts';
 import type { LogEntry } from './checkpoints.ts';
 
 export interface TrainOptions {

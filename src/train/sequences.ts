@@ -15,7 +15,7 @@
 import { UserError } from '../errors.ts';
 import type { Tokenizer } from '../types.ts';
 import type { TrainingPieces } from '../tasks/demonstrations.ts';
-import { encodeFirstToken, type LabelTokenRule } from '../engine/builtin/requests.ts';
+import { encodeFirstToken, type LabelTokenRule } from '../engine/index.ts';
 
 export type Objective = 'classify' | 'generate';
 /** Which end of a too-long supervised sequence survives. */

@@ -2,9 +2,7 @@
 // normalised by the step's target tokens, see loss.ts, or, replaying the releases' transformers, each
 // micro-batch by its own target tokens and the accumulation steps), global-norm clipping, the AdamW update.
 import * as tf from '@tensorflow/tfjs-core';
-import { trainingDropout } from '../engine/builtin/blocks.ts';
-import type { LoraAdapters } from '../engine/builtin/lora.ts';
-import type { BuiltinModel } from '../engine/builtin/model.ts';
+import { trainingDropout, type LoraAdapters, type BuiltinModel } from '../engine/index.ts';
 import { seededRandom } from '../seeded-random.ts';
 import type { AdamW } from './adamw.ts';
 import { clipByGlobalNorm } from './clip.ts';

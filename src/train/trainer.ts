@@ -10,11 +10,7 @@ import path from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
 import { UserError } from '../errors.ts';
 import { pausePoint } from '../pause-point.ts';
-import { enableTrainingGradients } from '../engine/builtin/gradients.ts';
-import { loadModel } from '../engine/builtin/load.ts';
-import { LoraAdapters } from '../engine/builtin/lora.ts';
-import { BuiltinModel } from '../engine/builtin/model.ts';
-import { Params } from '../engine/builtin/params.ts';
+import { enableTrainingGradients, loadModel, LoraAdapters, BuiltinModel, Params } from '../engine/index.ts';
 import { demonstrationsFor } from '../tasks/demonstrations.ts';
 import { trainingPieces } from '../tasks/demonstrations.ts';
 import { seededRandom } from '../seeded-random.ts';
@@ -26,7 +22,8 @@ import {
 } from './checkpoints.ts';
 import { optimiserStep } from './step.ts';
 import { resolveOptions, type ResolvedOptions, type TrainOptions } from './options.ts';
-import { epochsOfSteps, stepMicroBatches, totalSteps, type OrderOptions } from './order.ts';
+import { stepMicroBatches, totalSteps, type OrderOptions } from './order.ts';
+import { trainingRunRecord } from './run-attributes.ts';
 import { checkpointSteps } from './policy.ts';
 import { silentProgress } from './progress.ts';
 import { lrMultiplier, warmupStepsOf } from './schedule.ts';
@@ -150,15 +147,7 @@ export async function train(options: TrainOptions): Promise<TrainResult> {
   }
 
   if (o.store && o.run) {
-    o.store.upsertRun({
-      id: o.run, model: o.model, trainingSet: o.dataName ?? null, method: o.method, seed: o.seed,
-      // What the run did, not what was left at its default: the epochs its steps make (a run set by
-      // steps records those), and LoRA settings only for a LoRA run.
-      attributes: {
-        lr: o.lr, schedule: o.schedule, steps: total, epochs: Math.round(epochsOfSteps(order, total) * 100) / 100, batchSize: o.batchSize, gradAccum: o.gradAccum,
-        objective: o.objective, ...(o.lora ? { lora: o.lora } : {}), trainExamples: seqs.length, fingerprint: fp,
-      },
-    });
+    o.store.upsertRun(trainingRunRecord(o, { steps: total, sequences: seqs.length, fingerprint: fp, backend: 'builtin', processes: 1 }));
   }
 
   const checkpoints: { step: number; dir: string }[] = existing.filter((c) => c.step <= start);

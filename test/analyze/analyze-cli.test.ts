@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { simulateScores, DEFAULT_SIMULATED_SETS, expectedSign } from '../../src/synth/simulated-scores.ts';
+import { simulateScores, DEFAULT_SIMULATED_SETS, expectedSign } from '../support/simulated-scores.ts';
 import { ResultStore } from '../../src/store/result-store.ts';
 import { genstudy, tempDir, writeCsv, writeJsonl } from './helpers.ts';
 

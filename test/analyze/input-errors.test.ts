@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { writeFileSync } from 'node:fs';
-import { simulateScores } from '../../src/synth/simulated-scores.ts';
+import { simulateScores } from '../support/simulated-scores.ts';
 import { genstudy, tempDir, writeCsv } from './helpers.ts';
 
 const HEADER = 'run,step,test_set,metric,value\n';

@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { readSafetensors } from '../../src/engine/builtin/safetensors.ts';
+import { readSafetensors } from '../../src/engine/hf/safetensors.ts';
 import { studyBTask } from '../../src/tasks/index.ts';
 import { train, type TrainOptions } from '../../src/train/index.ts';
 import { prepareHfRun, readLogHistory, runLaunch, submitSlurm, trainHf } from '../../src/train/hf/index.ts';

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { loadModel } from '../../src/engine/index.ts';
-import { readSafetensors, writeSafetensors } from '../../src/engine/builtin/safetensors.ts';
+import { readSafetensors, writeSafetensors } from '../../src/engine/hf/safetensors.ts';
 import { UserError } from '../../src/errors.ts';
 import { copyToTemp, fixturesDir, maxAbsDiff } from './helpers.ts';
 

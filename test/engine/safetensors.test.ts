@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { readSafetensors, writeSafetensors } from '../../src/engine/builtin/safetensors.ts';
+import { readSafetensors, writeSafetensors } from '../../src/engine/hf/safetensors.ts';
 import { UserError } from '../../src/errors.ts';
 
 function tmp(): string {

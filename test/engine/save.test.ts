@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { loadModel } from '../../src/engine/index.ts';
-import { readSafetensors } from '../../src/engine/builtin/safetensors.ts';
+import { readSafetensors } from '../../src/engine/hf/safetensors.ts';
 import { copyToTemp, fixturesDir, goldenDir } from './helpers.ts';
 
 const probe = [[1, 5, 17, 42, 100, 7, 250], [3, 9, 11]];

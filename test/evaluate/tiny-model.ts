@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { gpt2 } from '../../src/engine/builtin/families/gpt2.ts';
-import { writeSafetensors } from '../../src/engine/builtin/safetensors.ts';
+import { writeSafetensors } from '../../src/engine/hf/safetensors.ts';
 import { suiteTokenizerConfig, suiteTokenizerJson } from '../../src/synth/index.ts';
 import { seededRandom } from '../../src/seeded-random.ts';
 

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { ResultStore, type StoredScore } from '../../src/store/result-store.ts';
-import { simulateScores } from '../../src/synth/simulated-scores.ts';
+import { simulateScores } from '../support/simulated-scores.ts';
 
 export const repoRoot = resolve(import.meta.dirname, '../..');
 

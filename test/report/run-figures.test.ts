@@ -8,7 +8,7 @@ import { analyzeRun, DEFAULT_OPTIONS, type AnalyzeOptions } from '../../src/anal
 import { pairResiduals } from '../../src/analyze/pair-residuals.ts';
 import { buildRunSeries } from '../../src/analyze/run-series.ts';
 import { pearson } from '../../src/stats/index.ts';
-import { simulateScores } from '../../src/synth/simulated-scores.ts';
+import { simulateScores } from '../support/simulated-scores.ts';
 import { seriesSizes, seriesStyles, stepAxis } from '../../src/report/charts.ts';
 import { runFields } from '../../src/report/run-summary.ts';
 import { observationsText } from '../../src/report/study-a-section.ts';

@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { simulateScores } from '../../src/synth/simulated-scores.ts';
+import { simulateScores } from '../support/simulated-scores.ts';
 import { genstudy, repoRoot } from '../support/genstudy-process.ts';
 import { writeCsv } from '../analyze/helpers.ts';
 

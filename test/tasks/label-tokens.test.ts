@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadTokenizer } from '../../src/engine/index.ts';
-import { encodeFirstToken } from '../../src/engine/builtin/requests.ts';
+import { encodeFirstToken } from '../../src/engine/hf/requests.ts';
 import { loadRegistered } from '../../src/data/index.ts';
 import { encodeForTraining } from '../../src/train/sequences.ts';
 import {

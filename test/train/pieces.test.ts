@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import * as tf from '@tensorflow/tfjs-core';
 import { loadModel } from '../../src/engine/index.ts';
 import { enableTrainingGradients } from '../../src/engine/builtin/gradients.ts';
-import { readSafetensors } from '../../src/engine/builtin/safetensors.ts';
+import { readSafetensors } from '../../src/engine/hf/safetensors.ts';
 import { AdamW, checkpointSteps, loraTargets, optimiserStep, type TrainSequence } from '../../src/train/index.ts';
 import { stepMicroBatches, totalSteps } from '../../src/train/order.ts';
 import { BuiltinModel } from '../../src/engine/builtin/model.ts';

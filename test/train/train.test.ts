@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import * as tf from '@tensorflow/tfjs-core';
 import { loadModel } from '../../src/engine/index.ts';
 import type { BuiltinModel } from '../../src/engine/index.ts';
-import { readSafetensors } from '../../src/engine/builtin/safetensors.ts';
+import { readSafetensors } from '../../src/engine/hf/safetensors.ts';
 import { ResultStore } from '../../src/store/result-store.ts';
 import { listCheckpoints, readState, train, type TrainOptions } from '../../src/train/index.ts';
 import { maxAbsDiff, smallSuite, tempDir, tinyModelDir } from './helpers.ts';

@@ -6,7 +6,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import { UserError } from '../../errors.ts';
 import { lengthSortedBatches, pad } from './batching.ts';
 import type { BuiltinModel } from './model.ts';
-import { encodeFirstTokens } from './requests.ts';
+import { encodeFirstTokens } from '../hf/requests.ts';
 import type { FirstTokenOptions } from '../../types.ts';
 
 export async function firstTokenLogprobs(model: BuiltinModel, contexts: string[], candidates: string[], opts: FirstTokenOptions = {}): Promise<number[][]> {

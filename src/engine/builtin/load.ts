@@ -4,16 +4,16 @@ import path from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
 import { UserError } from '../../errors.ts';
 import { initBackend } from './backend.ts';
-import { openWeights, readConfig, readJsonFile, weightFiles } from './checkpoint.ts';
-import { weightsIdentity } from './identity.ts';
+import { openWeights, readConfig, readJsonFile, weightFiles } from '../hf/checkpoint.ts';
+import { weightsIdentity } from '../hf/identity.ts';
 import { BuiltinModel, type EngineOptions } from './model.ts';
 import { Params } from './params.ts';
 import { modelSizeProblem } from './model-size.ts';
 import { familyFor } from './registry.ts';
-import { loadTokenizer, type HfTokenizer } from './tokenizer.ts';
+import { loadTokenizer, type HfTokenizer } from '../hf/tokenizer.ts';
 import type { Arch, Family } from './families/family.ts';
 import type { ParamSpec } from './params.ts';
-import type { SafetensorsReader } from './safetensors.ts';
+import type { SafetensorsReader } from '../hf/safetensors.ts';
 
 /** What loading reads before any weight: the config, the tokenizer, and where each expected tensor is. */
 interface LoadPlan {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { CheckpointRef, ModelLoader } from '../../types.ts';
 import { checkModelFolder, loadModel } from './load.ts';
 import { LoraAdapters, readAdapterConfig } from './lora.ts';
-import { SafetensorsReader } from './safetensors.ts';
+import { SafetensorsReader } from '../hf/safetensors.ts';
 import type { BuiltinModel } from './model.ts';
 
 const load = (maxBatchTokens?: number): ModelLoader => async (cp) => {

@@ -13,10 +13,10 @@ import * as tf from '@tensorflow/tfjs-core';
 import { UserError } from '../../errors.ts';
 import { seededRandom } from '../../seeded-random.ts';
 import { linearAdapters } from './blocks.ts';
-import { readJsonFile } from './checkpoint.ts';
+import { readJsonFile } from '../hf/checkpoint.ts';
 import { BuiltinModel } from './model.ts';
 import { Params } from './params.ts';
-import { readSafetensors, writeSafetensors } from './safetensors.ts';
+import { readSafetensors, writeSafetensors } from '../hf/safetensors.ts';
 import { writeFileAtomic } from '../../atomic-write.ts';
 
 export interface LoraConfig {

@@ -14,11 +14,6 @@ const WASM_HEAP_BYTES = 4 * 2 ** 30;
 
 const gb = (bytes: number): string => `${(bytes / 2 ** 30).toFixed(bytes < 2 ** 30 ? 2 : 1)} GiB`;
 
-/** Total parameters of the architecture (every tensor the family expects, optional ones included). */
-export function parameterCount(family: Family, arch: Arch): number {
-  return family.params(arch).reduce((n, spec) => n + spec.shape.reduce((a, b) => a * b, 1), 0);
-}
-
 /**
  * Why a model of this architecture cannot be loaded here, or undefined when it can. `backend` is
  * the tfjs backend's name when one will hold the weights ('wasm' adds its heap limit).

@@ -10,7 +10,7 @@ import { generate } from './generation.ts';
 import type { Params } from './params.ts';
 import { saveModel } from './save.ts';
 import { score } from './scoring.ts';
-import type { HfTokenizer } from './tokenizer.ts';
+import type { HfTokenizer } from '../hf/tokenizer.ts';
 
 export interface EngineOptions {
   /** Padded tokens per forward batch (rows x longest row); on wasm, speed is flat from 512 to 4096, memory is not. */

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
 import type { BuiltinModel } from './model.ts';
-import { writeSafetensors } from './safetensors.ts';
+import { writeSafetensors } from '../hf/safetensors.ts';
 import { writeFileAtomic } from '../../atomic-write.ts';
 
 /** Files of the source folder that are copied along unchanged when present. */

@@ -4,7 +4,7 @@
 import type { ScoreRequest, ScoreResult } from '../../types.ts';
 import { lengthSortedBatches, pad } from './batching.ts';
 import type { BuiltinModel } from './model.ts';
-import { encodePair, type EncodedPair } from './requests.ts';
+import { encodePair, type EncodedPair } from '../hf/requests.ts';
 import { logprobsAtPositions } from './position-logprobs.ts';
 
 export interface TokenScores extends ScoreResult {

@@ -11,8 +11,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { UserError } from '../../errors.ts';
-import { readJsonFile } from '../builtin/checkpoint.ts';
-import { loadTokenizer } from '../builtin/tokenizer.ts';
+import { readJsonFile } from '../hf/checkpoint.ts';
+import { loadTokenizer } from '../hf/tokenizer.ts';
 import type { CheckpointRef, ModelHandle, ModelLoader } from '../../types.ts';
 import { identifyCheckpoint } from '../model-identity.ts';
 import { RemoteEndpoints, RemoteError, type EndpointOptions } from './endpoints.ts';

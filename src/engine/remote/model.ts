@@ -1,7 +1,7 @@
 // RemoteModel: the LanguageModel of src/types.ts over OpenAI-compatible /v1/completions servers
 // (vLLM, `genstudy serve`). Tokenisation is genstudy's (the model folder's tokenizer.json), and
 // prompts go to the server as token ids, so context and continuation split exactly as in the
-// built-in engine (engine/builtin/requests.ts encodePair, lm-evaluation-harness semantics).
+// built-in engine (engine/hf/requests.ts encodePair, lm-evaluation-harness semantics).
 //
 // - score(): the whole sequence (context + continuation) echoed with `logprobs: 1`; the
 //   continuation's log-probs are the last tokens' prompt log-probs, is_greedy from the top-1 at
@@ -15,7 +15,7 @@
 // - generate(): greedy (temperature 0) with the request's stop sequences and max_tokens; the prompt
 //   keeps its last tokens that leave room for the generation, as the built-in engine does.
 // Requests go out `promptsPerRequest` prompts per HTTP request, spread over the endpoints.
-import { encodeFirstTokens, encodePair } from '../builtin/requests.ts';
+import { encodeFirstTokens, encodePair } from '../hf/requests.ts';
 import { UserError } from '../../errors.ts';
 import type { FirstTokenOptions, GenerateRequest, LanguageModel, ScoreRequest, ScoreResult, Tokenizer } from '../../types.ts';
 import { RemoteError, type NotFoundHook, type RemoteEndpoints } from './endpoints.ts';

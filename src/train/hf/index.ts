@@ -9,6 +9,7 @@ import type { LogEntry } from '../checkpoints.ts';
 import { runLaunch, submitSlurm, type LaunchOptions, type LaunchResult } from './launch.ts';
 import { readLogHistory, trainerCheckpoints } from './log-history.ts';
 import { prepareHfRun, type HfTrainOptions, type PreparedRun } from './prepare.ts';
+import { trainingRunRecord } from '../run-attributes.ts';
 
 export { prepareHfRun, runSequences, runStream, PREPARED_FOLDER, type HfTrainOptions, type HfSettings, type PreparedRun } from './prepare.ts';
 export { launchCommand, slurmScript, submitSlurm, runLaunch, defaultPython, LAUNCHERS, RUNNER, type Launcher, type LaunchOptions, type LaunchResult } from './launch.ts';
@@ -38,14 +39,9 @@ export async function trainHf(options: HfTrainOptions, launch: LaunchOptions, io
   const prepared = prepareHfRun({ ...options, processes: launch.processes ?? options.processes });
   const o = resolveOptions(options as TrainOptions);
   if (o.store && o.run) {
-    o.store.upsertRun({
-      id: o.run, model: o.model, trainingSet: o.dataName ?? null, method: o.method, seed: o.seed,
-      attributes: {
-        lr: o.lr, schedule: o.schedule, epochs: o.epochs, maxSteps: o.maxSteps ?? null, batchSize: o.batchSize, gradAccum: o.gradAccum,
-        objective: o.objective, lora: o.lora ?? null, trainExamples: prepared.sequences, fingerprint: prepared.fingerprint, backend: 'hf',
-        processes: launch.processes ?? 1,
-      },
-    });
+    o.store.upsertRun(trainingRunRecord(o, {
+      steps: prepared.totalSteps, sequences: prepared.sequences, fingerprint: prepared.fingerprint, backend: 'hf', processes: launch.processes ?? 1,
+    }));
   }
   if (launch.launcher === 'slurm') {
     const result = submitSlurm(prepared.runFile, { ...launch, jobName: `genstudy-${o.run ?? path.basename(path.resolve(o.outDir))}` });

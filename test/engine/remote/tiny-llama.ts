@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { llama } from '../../../src/engine/builtin/families/llama.ts';
-import { readSafetensors, writeSafetensors } from '../../../src/engine/builtin/safetensors.ts';
+import { readSafetensors, writeSafetensors } from '../../../src/engine/hf/safetensors.ts';
 import { LoraAdapters } from '../../../src/engine/builtin/lora.ts';
 import { loadModel } from '../../../src/engine/index.ts';
 import { seededRandom } from '../../../src/seeded-random.ts';

@@ -166,18 +166,9 @@ function check(o: Pick<Ort, 'api'>, status: unknown): void {
   throw new Error(`onnxruntime: ${message}`);
 }
 
-export function nativeAvailable(): boolean {
-  return loadOrt() !== null;
-}
-
 export function nativeLoadError(): string {
   loadOrt();
   return loadError;
-}
-
-/** onnxruntime's version where it loads. */
-export function nativeVersion(): string | undefined {
-  return loadOrt()?.version;
 }
 
 /** A loaded ONNX graph run synchronously with views as inputs and pre-allocated outputs. */

@@ -1,7 +1,7 @@
 // Simulated per-checkpoint scores with a known correlation structure, for checking the analysis
-// against a truth and for the demo before a model is trained. Each run ("model") has an in-domain
-// learning curve and a latent shortcut trajectory (how much the model leans on a spurious cue,
-// which rises and falls independently of ID progress). Every OOD set's accuracy is
+// against a truth (tests and bench/analyze.ts; no genstudy command uses it, so it lives here).
+// Each run ("model") has an in-domain learning curve and a latent shortcut trajectory (how much
+// the model leans on a spurious cue, which rises and falls independently of ID progress). Every OOD set's accuracy is
 //   base + idLoading * ID(t) + cueLoading * cue(t) + noise,
 // so, with ID regressed out, sets with cue loadings of the same sign correlate positively, of
 // opposite sign negatively, and a set with no cue loading correlates with none.
