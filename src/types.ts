@@ -1,4 +1,4 @@
-// The core types every stage shares (see ../shared/DESIGN.md, "Core types").
+// The core types every stage shares (docs/design.md: the flow they travel).
 // Names may grow; meanings may not drift.
 
 export interface Tokenizer {
