@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { AnalysisOptionsSchema } from '../analyze/options.ts';
 import { PROTOCOLS } from '../tasks/protocol.ts';
+import { FINETUNE_METHODS, LORA_STUDY_FIELDS, STUDY_LAUNCHERS, TRAINING_DEFAULTS, TRAINING_STUDY_FIELDS } from '../train/option-table.ts';
 
 const positiveInt = z.number().int().min(1);
 
@@ -42,9 +43,7 @@ export const TrainingSetSchema = z.strictObject({
 });
 
 export const LoraSchema = z.strictObject({
-  r: positiveInt.default(8),
-  alpha: z.number().positive().default(32),
-  dropout: z.number().min(0).max(1).default(0.1),
+  ...LORA_STUDY_FIELDS,
   targets: z.array(z.string()).optional(),
 });
 
@@ -52,18 +51,12 @@ export const MethodSchema = z.strictObject({
   name: z.string().regex(/^[A-Za-z0-9._-]+$/),
   /** base: no training, evaluated with k-shot ICL; ft: fine-tuning; fticl: fine-tuning with demonstrations. */
   kind: z.enum(['base', 'ft', 'fticl']),
-  finetune: z.enum(['full', 'lora']).default('full'),
+  finetune: z.enum(FINETUNE_METHODS).default('full'),
   lora: LoraSchema.optional(),
-  lr: z.number().positive().optional(),
-  epochs: positiveInt.optional(),
-  steps: positiveInt.optional(),
-  batchSize: positiveInt.default(8),
-  gradAccum: positiveInt.default(1),
-  weightDecay: z.number().min(0).default(0),
-  warmupRatio: z.number().min(0).max(1).default(0),
-  schedule: z.enum(['linear', 'cosine', 'constant']).default('linear'),
-  /** Global-norm gradient clipping (0: none); default from the protocol: 1 (corrected), 0 (official: neither release clips). */
-  maxGradNorm: z.number().min(0).optional(),
+  // lr, epochs, steps, batchSize, gradAccum, weightDecay, warmupRatio, schedule and maxGradNorm, from
+  // the training options' one table (train/option-table.ts). maxGradNorm's default comes from the
+  // protocol: 1 (corrected), 0 (official: neither release clips).
+  ...TRAINING_STUDY_FIELDS,
   /** step-tokens: the step's summed token loss over all its target tokens; micro-batch-mean: the mean of each micro-batch's token mean (the releases' transformers). Default from the protocol. */
   lossWeighting: z.enum(['step-tokens', 'micro-batch-mean']).optional(),
   /** Supervised sequences over the limit: keep-target keeps their last tokens; first-1024 their first 1024 (study B's train.py). Default from the protocol. */
@@ -99,7 +92,7 @@ export const MethodSchema = z.strictObject({
 
 /** How the hf backend is launched (docs/scale.md); SLURM: run genstudy itself inside the allocation. */
 export const HfLaunchSchema = z.strictObject({
-  launcher: z.enum(['accelerate', 'torchrun', 'python']).default('accelerate'),
+  launcher: z.enum(STUDY_LAUNCHERS).default('accelerate'),
   /** The Python with torch, transformers, peft and accelerate (default: $GENSTUDY_PYTHON, else python3). */
   python: z.string().optional(),
   processes: positiveInt.default(1),
@@ -191,7 +184,7 @@ export const StudySchema = z.strictObject({
   models: z.array(ModelSchema).min(1),
   training: z.array(TrainingSetSchema).min(1),
   methods: z.array(MethodSchema).min(1),
-  seeds: z.array(z.number().int()).min(1).default([42]),
+  seeds: z.array(z.number().int()).min(1).default([TRAINING_DEFAULTS.seed]),
   checkpoints: CheckpointSchema.prefault({}),
   hf: HfLaunchSchema.prefault({}),
   evaluation: EvaluationSchema,

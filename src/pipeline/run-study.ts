@@ -12,7 +12,7 @@ import { generateSuite, suiteManifestText, writeSuite } from '../synth/index.ts'
 import { ResultStore, type RunRecord } from '../store/result-store.ts';
 import { discoverCheckpoints, evaluateGrid, promptVariants, resolveTestSets, resolveTask, syntheticArg, type EvalTestSet, type ProgressSink as EvalProgress } from '../evaluate/index.ts';
 import type { ModelLoader } from '../types.ts';
-import { initModel, tinyGpt2Config, tinyLlamaConfig, train, type ProgressSink as TrainProgress, type TrainOptions } from '../train/index.ts';
+import { initModel, LORA_DEFAULTS, tinyGpt2Config, tinyLlamaConfig, train, type ProgressSink as TrainProgress, type TrainOptions } from '../train/index.ts';
 import { trainHf } from '../train/hf/index.ts';
 import { remoteLoader, servedLoader } from '../engine/remote/index.ts';
 import { watchRun } from './watch.ts';
@@ -316,7 +316,7 @@ async function executeRun(study: Study, run: RunPlan, ctx: RunContext): Promise<
     ...(training.replayed ? { labelTokenIds: { [training.replayed.bug.label]: training.replayed.bug.trainTokenId } } : {}),
     ...(studyAOnly && settings.readingPosition === 'padded-128' && objectiveOf(method, run.trainingSet) === 'label-token' ? { padTo: STUDY_A_PAD_TO } : {}),
     method: method.finetune,
-    lora: method.finetune === 'lora' ? { r: method.lora?.r ?? 8, alpha: method.lora?.alpha ?? 32, dropout: method.lora?.dropout ?? 0.1, targetModules: method.lora?.targets ?? defaultLoraTargetsOf(modelDir) } : undefined,
+    lora: method.finetune === 'lora' ? { r: method.lora?.r ?? LORA_DEFAULTS.r, alpha: method.lora?.alpha ?? LORA_DEFAULTS.alpha, dropout: method.lora?.dropout ?? LORA_DEFAULTS.dropout, targetModules: method.lora?.targets ?? defaultLoraTargetsOf(modelDir) } : undefined,
     lr: method.lr!, weightDecay: method.weightDecay, schedule: method.schedule, warmupRatio: method.warmupRatio,
     batchSize: method.batchSize, gradAccum: gradAccumOf(method), ...trainerSettingsOf(settings, method, run.trainingSet), log: (line) => ctx.log(`genstudy: ${run.id}: ${line}`),
     epochs: method.epochs, maxSteps: method.steps, seed: run.seed, trainSize: run.trainingSet.size,

@@ -18,7 +18,7 @@ const MAY_IMPORT: Record<string, string[]> = {
   engine: [],
   tasks: ['data'],
   synth: ['data', 'tasks'],
-  config: ['data', 'tasks', 'analyze'], // analyze/options.ts: the analysis options' one schema
+  config: ['data', 'tasks', 'analyze', 'train'], // analyze/options.ts, train/option-table.ts: the options' one tables
   train: ['data', 'tasks', 'synth', 'engine', 'store'],
   evaluate: ['data', 'tasks', 'synth', 'engine', 'metrics', 'store'],
   analyze: ['data', 'stats', 'store'],
