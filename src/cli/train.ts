@@ -5,7 +5,7 @@ import path from 'node:path';
 import { Command, Option } from 'commander';
 import { UserError } from '../errors.ts';
 import { numberIn, wholeNumber } from './flag-values.ts';
-import { addDataDirOption, addFormatOption, addSyntheticOptions } from './shared-options.ts';
+import { addDataDirOption, addFormatOption, addSyntheticOptions, storeOption } from './shared-options.ts';
 import { formatTextTable } from './text-table.ts';
 import { loadExamples } from '../data/index.ts';
 import { taskByName, TASK_PRESET_NAMES } from '../tasks/index.ts';
@@ -80,7 +80,7 @@ export function registerTrain(program: Command): void {
     .option('--save-log-spaced <n>', 'checkpoint at N log-spaced steps')
     .option('--no-save-start', 'no checkpoint before training')
     .requiredOption('--out <dir>', 'output folder for checkpoint-N folders')
-    .option('--store <file>', 'results database (SQLite) for the training log and checkpoints')
+    .addOption(storeOption({ optional: 'the training log and checkpoints are recorded there' }))
     .option('--run <name>', 'run name in the store (default: the --out folder name)')
     .addOption(new Option('--backend <name>', 'builtin: genstudy\'s own trainer (CPU); hf: transformers\' Trainer (PEFT for LoRA) on the same prepared examples (docs/scale.md)').choices(['builtin', 'hf']).default('builtin'))
     .addOption(new Option('--launcher <name>', 'hf: how to start the Trainer (default accelerate; slurm writes and submits a batch script)').choices([...LAUNCHERS]))

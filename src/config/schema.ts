@@ -2,7 +2,11 @@
 // into runs (models x training sets x methods x seeds); see expand.ts.
 import { z } from 'zod';
 import { AnalysisOptionsSchema } from '../analyze/options.ts';
-import { PROTOCOLS } from '../tasks/protocol.ts';
+import {
+  BOS_RULES, EVALUATION_GRIDS, GRID_RUN_SHOTS, LABEL_TOKENS, LOSS_WEIGHTINGS, PROTOCOLS, READING_POSITIONS, ROUGE_AGGREGATES,
+  STUDY_A_MNLI_NEUTRAL_RULES, TRAINING_TRUNCATIONS, UNLABELED_ROWS, ZERO_SHOT_PREFIXES,
+} from '../tasks/protocol.ts';
+import { SCORING_MODES } from '../tasks/task.ts';
 import { FINETUNE_METHODS, LORA_STUDY_FIELDS, STUDY_LAUNCHERS, TRAINING_DEFAULTS, TRAINING_STUDY_FIELDS } from '../train/option-table.ts';
 
 const positiveInt = z.number().int().min(1);
@@ -58,9 +62,9 @@ export const MethodSchema = z.strictObject({
   // protocol: 1 (corrected), 0 (official: neither release clips).
   ...TRAINING_STUDY_FIELDS,
   /** step-tokens: the step's summed token loss over all its target tokens; micro-batch-mean: the mean of each micro-batch's token mean (the releases' transformers). Default from the protocol. */
-  lossWeighting: z.enum(['step-tokens', 'micro-batch-mean']).optional(),
+  lossWeighting: z.enum(LOSS_WEIGHTINGS).optional(),
   /** Supervised sequences over the limit: keep-target keeps their last tokens; first-1024 their first 1024 (study B's train.py). Default from the protocol. */
-  truncation: z.enum(['keep-target', 'first-1024']).optional(),
+  truncation: z.enum(TRAINING_TRUNCATIONS).optional(),
   /**
    * The effective batch of one optimiser step over all devices (per-device batch x accumulation x
    * devices); gradAccum becomes globalBatch / batchSize. Study B: 2 per device x 8 accumulation.
@@ -116,7 +120,7 @@ export const EvaluationSchema = z.strictObject({
   control: z.string().optional(),
   testSets: z.array(z.string()).min(1),
   task: z.string().optional(),
-  scoring: z.enum(['first-token', 'full-word']).default('first-token'),
+  scoring: z.enum(SCORING_MODES).default('first-token'),
   limit: positiveInt.optional(),
   prompts: z.array(z.union([z.literal(1), z.literal(2)])).optional(),
   /** Evaluate through OpenAI-compatible servers instead of the built-in engine (as evaluate --remote). */
@@ -135,27 +139,27 @@ export const EvaluationSchema = z.strictObject({
   }).optional(),
   // The settings below default from the study's protocol (src/tasks/protocol.ts, docs/studies.md).
   /** First-token scoring and the label-token objective: the label's first token in context, or tokenised alone. */
-  labelTokens: z.enum(['in-context', 'standalone', 'llama2-ids']).optional(),
+  labelTokens: z.enum(LABEL_TOKENS).optional(),
   /** study-b: study B's "<s> " 0-shot prefix and special-token use; tokenizer: the tokenizer's own BOS. */
-  bos: z.enum(['study-b', 'tokenizer']).optional(),
+  bos: z.enum(BOS_RULES).optional(),
   /** Rows whose gold label the data set drops (study B's "-"): wrong: kept among the first `limit` rows and counted wrong; drop: skipped. */
-  unlabeledRows: z.enum(['wrong', 'drop']).optional(),
+  unlabeledRows: z.enum(UNLABELED_ROWS).optional(),
   /** The ROUGE the report reads: the bootstrap median (HF rouge metric, what study B printed) or the per-example mean. */
-  rouge: z.enum(['bootstrap-mid', 'mean']).optional(),
+  rouge: z.enum(ROUGE_AGGREGATES).optional(),
   /** reported: each run at its own k; every-k-and-prompt: every run at every k of each test set's task and both prompts. */
-  grid: z.enum(['reported', 'every-k-and-prompt']).optional(),
+  grid: z.enum(EVALUATION_GRIDS).optional(),
   /** The k of the every-k grid per test-set task (default: study B's, evaluate_cross.py). */
   shots: z.record(z.string(), z.array(z.number().int().min(0)).min(1)).optional(),
   /** F1's positive class (study A's predecessor: "No"). */
   positiveLabel: z.string().optional(),
   /** Study A: read the label logits at the last real token, or at position 127 of rows right-padded to 128 tokens (its predecessor). */
-  readingPosition: z.enum(['last-token', 'padded-128']).optional(),
+  readingPosition: z.enum(READING_POSITIONS).optional(),
   /** The every-k grid: add-run-k adds each run's own k to every test set's k list; task-k-only keeps the task's (evaluate_cross.py). */
-  gridRunShots: z.enum(['add-run-k', 'task-k-only']).optional(),
+  gridRunShots: z.enum(GRID_RUN_SHOTS).optional(),
   /** Study B's "<s> " 0-shot prefix: as-tokenized (Llama-2's tokenizer.json: BOS then a lone "▁"), or bos-only (BOS, then the prompt). */
-  zeroShotPrefix: z.enum(['as-tokenized', 'bos-only']).optional(),
+  zeroShotPrefix: z.enum(ZERO_SHOT_PREFIXES).optional(),
   /** Study A's MNLI neutral rows: drop, or keep-as-bug (its predecessor: trained toward token id 1, scored with gold "Yes"). */
-  studyAMnliNeutral: z.enum(['drop', 'keep-as-bug']).optional(),
+  studyAMnliNeutral: z.enum(STUDY_A_MNLI_NEUTRAL_RULES).optional(),
   /**
    * Servers genstudy starts itself, one model folder at a time ({model}: the checkpoint, or a LoRA
    * adapter's base; {port}: a free port), e.g. "vllm serve {model} --port {port} --enable-lora":
