@@ -12,20 +12,20 @@ import { taskByName, TASK_PRESET_NAMES } from '../tasks/index.ts';
 import { defaultLoraTargetsOf } from '../engine/builtin/lora-defaults.ts';
 import { ResultStore } from '../store/result-store.ts';
 import { generateSuite, writeSuite } from '../synth/index.ts';
-import { FINETUNE_METHODS, initModel, LORA_OPTIONS, progressSink, tinyGpt2Config, tinyLlamaConfig, train, TRAINING_OPTIONS, type TrainOptions } from '../train/index.ts';
+import { FINETUNE_METHODS, INIT_FAMILIES, OBJECTIVES, TRAINING_BACKENDS, initModel, LORA_OPTIONS, progressSink, tinyGpt2Config, tinyLlamaConfig, train, TRAINING_OPTIONS, type TrainOptions } from '../train/index.ts';
 import { addTrainingFlags, trainingSettingsFromFlags } from './training-flags.ts';
 import { LAUNCHERS, trainHf, type Launcher } from '../train/hf/index.ts';
 import type { Example } from '../types.ts';
 
 interface TrainFlags {
-  model?: string; init?: 'gpt2' | 'llama'; initHidden: string; initLayers: string;
+  model?: string; init?: (typeof INIT_FAMILIES)[number]; initHidden: string; initLayers: string;
   data: string; syntheticSeed: string; syntheticSize: string; dataDir?: string; format: 'table' | 'json';
-  task?: string; prompt: string; objective?: 'classify' | 'generate';
+  task?: string; prompt: string; objective?: (typeof OBJECTIVES)[number];
   fticlK?: string; fticlPool?: string; fticlSeed?: string;
   method: 'full' | 'lora'; loraTargets?: string;
   saveEvery?: string; saveLogSpaced?: string; saveStart: boolean;
   out: string; store?: string; run?: string;
-  backend: 'builtin' | 'hf'; launcher?: Launcher; python?: string; processes?: string; accelerateConfig?: string;
+  backend: (typeof TRAINING_BACKENDS)[number]; launcher?: Launcher; python?: string; processes?: string; accelerateConfig?: string;
   launcherArg?: string[]; sbatch?: string[]; submit?: boolean; bf16?: boolean; trainingArgs?: string; acceptCheckpointGaps?: boolean;
 }
 
@@ -59,7 +59,7 @@ export function registerTrain(program: Command): void {
     .command('train')
     .description('Fine-tune a model (full or LoRA) with checkpoints along the way; resumes from the last checkpoint in --out')
     .option('--model <dir>', 'base model: a Hugging Face folder (config.json, model.safetensors, tokenizer.json); or --init')
-    .addOption(new Option('--init <family>', 'instead of --model: a tiny randomly initialised model trained from scratch (with --data synthetic)').choices(['gpt2', 'llama']))
+    .addOption(new Option('--init <family>', 'instead of --model: a tiny randomly initialised model trained from scratch (with --data synthetic)').choices(INIT_FAMILIES))
     .option('--init-hidden <n>', 'hidden size of the --init model', '64')
     .option('--init-layers <n>', 'layers of the --init model', '2')
     .requiredOption('--data <spec>', 'training data: a registered id such as study-b/sentiment/amazon:train-2000, a data set spec file (YAML/JSON), or synthetic (the generated suite)');
@@ -67,7 +67,7 @@ export function registerTrain(program: Command): void {
   addDataDirOption(command)
     .option('--task <task>', `prompt and labels: ${TASK_PRESET_NAMES.join(' | ')} | a task spec file (default: synthetic with --data synthetic, else study-a)`)
     .addOption(new Option('--prompt <n>', "study B's prompt: 1 or 2 (training uses one)").choices(['1', '2']).default('1'))
-    .addOption(new Option('--objective <kind>', 'classify: label-token loss at the last prompt position (study A); generate: prompt + output + EOS, loss on the output (study B)').choices(['classify', 'generate']))
+    .addOption(new Option('--objective <kind>', 'classify: label-token loss at the last prompt position (study A); generate: prompt + output + EOS, loss on the output (study B)').choices(OBJECTIVES))
     .option('--fticl-k <k>', 'FTICL: prepend k demonstrations to every training example')
     .option('--fticl-pool <spec>', 'FTICL demonstration pool (spec file or registered id; default: the training data)')
     .option('--fticl-seed <n>', 'FTICL: sample the demonstrations per example with this seed (default: the same first k for all, as study B)')
@@ -82,7 +82,7 @@ export function registerTrain(program: Command): void {
     .requiredOption('--out <dir>', 'output folder for checkpoint-N folders')
     .addOption(storeOption({ optional: 'the training log and checkpoints are recorded there' }))
     .option('--run <name>', 'run name in the store (default: the --out folder name)')
-    .addOption(new Option('--backend <name>', 'builtin: genstudy\'s own trainer (CPU); hf: transformers\' Trainer (PEFT for LoRA) on the same prepared examples (docs/scale.md)').choices(['builtin', 'hf']).default('builtin'))
+    .addOption(new Option('--backend <name>', 'builtin: genstudy\'s own trainer (CPU); hf: transformers\' Trainer (PEFT for LoRA) on the same prepared examples (docs/scale.md)').choices(TRAINING_BACKENDS).default('builtin'))
     .addOption(new Option('--launcher <name>', 'hf: how to start the Trainer (default accelerate; slurm writes and submits a batch script)').choices([...LAUNCHERS]))
     .option('--python <exe>', 'hf: the Python with torch, transformers, peft, accelerate (default: $GENSTUDY_PYTHON, else python3)')
     .option('--processes <n>', 'hf: processes (GPUs); global batch = --batch-size x --grad-accum, spread over them')

@@ -7,7 +7,7 @@ import {
   STUDY_A_MNLI_NEUTRAL_RULES, TRAINING_TRUNCATIONS, UNLABELED_ROWS, ZERO_SHOT_PREFIXES,
 } from '../tasks/protocol.ts';
 import { SCORING_MODES } from '../tasks/task.ts';
-import { FINETUNE_METHODS, LORA_STUDY_FIELDS, STUDY_LAUNCHERS, TRAINING_DEFAULTS, TRAINING_STUDY_FIELDS } from '../train/option-table.ts';
+import { FINETUNE_METHODS, INIT_FAMILIES, LORA_STUDY_FIELDS, STUDY_LAUNCHERS, STUDY_OBJECTIVES, TRAINING_BACKENDS, TRAINING_DEFAULTS, TRAINING_STUDY_FIELDS } from '../train/option-table.ts';
 
 const positiveInt = z.number().int().min(1);
 
@@ -18,7 +18,7 @@ export const ModelSchema = z.strictObject({
   /** The model's Hugging Face hub id, for the message that says how to download it. */
   hub: z.string().optional(),
   init: z.strictObject({
-    family: z.enum(['gpt2', 'llama']),
+    family: z.enum(INIT_FAMILIES),
     layers: positiveInt.default(2),
     hidden: positiveInt.default(64),
     heads: positiveInt.default(4),
@@ -75,7 +75,7 @@ export const MethodSchema = z.strictObject({
    * classification tasks too); label-token: cross-entropy at the last prompt position against the
    * label's first token (study A). Default: supervised for study B's tasks, label-token otherwise.
    */
-  objective: z.enum(['supervised', 'label-token']).optional(),
+  objective: z.enum(STUDY_OBJECTIVES).optional(),
   /**
    * FTICL: demonstrations per training example: one k, a list (one run per k), or a list per
    * training set id or task name (study B: 1 and 2 for generation, 2 and 4 for sentiment and
@@ -89,7 +89,7 @@ export const MethodSchema = z.strictObject({
   /** Base: in-context demonstrations at test time, one run per k (study B); a map gives each training set (id or task name) its own list. */
   shots: z.union([z.array(z.number().int().min(0)), z.record(z.string(), z.array(z.number().int().min(0)))]).optional(),
   /** builtin: genstudy's own trainer; hf: transformers' Trainer on the same prepared examples (the study's hf section says how to launch it). */
-  backend: z.enum(['builtin', 'hf']).default('builtin'),
+  backend: z.enum(TRAINING_BACKENDS).default('builtin'),
 }).refine((m) => m.kind === 'base' || m.lr !== undefined, { message: 'a trained method needs lr', path: ['lr'] })
   .refine((m) => m.kind !== 'fticl' || m.demonstrations !== undefined, { message: 'fticl needs demonstrations (k >= 1)', path: ['demonstrations'] })
   .refine((m) => m.globalBatch === undefined || m.globalBatch % m.batchSize === 0, { message: 'globalBatch must be a multiple of batchSize', path: ['globalBatch'] });

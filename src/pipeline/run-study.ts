@@ -12,7 +12,7 @@ import { generateSuite, suiteManifestText, writeSuite } from '../synth/index.ts'
 import { ResultStore, type RunRecord } from '../store/result-store.ts';
 import { discoverCheckpoints, evaluateGrid, promptVariants, resolveTestSets, resolveTask, syntheticArg, type EvalTestSet, type ProgressSink as EvalProgress } from '../evaluate/index.ts';
 import type { ModelLoader } from '../types.ts';
-import { initModel, LORA_DEFAULTS, tinyGpt2Config, tinyLlamaConfig, train, type ProgressSink as TrainProgress, type TrainOptions } from '../train/index.ts';
+import { initModel, LORA_DEFAULTS, TRAINER_OBJECTIVE, tinyGpt2Config, tinyLlamaConfig, train, type ProgressSink as TrainProgress, type TrainOptions } from '../train/index.ts';
 import { trainHf } from '../train/hf/index.ts';
 import { remoteLoader, servedLoader } from '../engine/remote/index.ts';
 import { watchRun } from './watch.ts';
@@ -310,7 +310,7 @@ async function executeRun(study: Study, run: RunPlan, ctx: RunContext): Promise<
   const options: TrainOptions = {
     model: modelDir, outDir: runDir, task, train: training.examples, dataName: run.trainingSet.id,
     demonstrations: method.kind === 'fticl' ? await fticlDemonstrations(study, run, training.examples, ctx.dataDir) : undefined,
-    objective: objectiveOf(method, run.trainingSet) === 'supervised' ? 'generate' : 'classify',
+    objective: TRAINER_OBJECTIVE[objectiveOf(method, run.trainingSet)],
     // llama2-ids are evaluation-only ids; a label-token objective trains the in-context token (the same ids with Llama-2's Prompt-1).
     labelTokens: settings.labelTokens === 'llama2-ids' ? 'in-context' : settings.labelTokens,
     ...(training.replayed ? { labelTokenIds: { [training.replayed.bug.label]: training.replayed.bug.trainTokenId } } : {}),

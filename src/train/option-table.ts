@@ -10,6 +10,13 @@ import { SCHEDULES } from './schedule.ts';
 export const FINETUNE_METHODS = ['full', 'lora'] as const;
 /** The trainer's objectives: study A's last-position label loss (classify), study B's supervised one (generate). */
 export const OBJECTIVES = ['classify', 'generate'] as const;
+/** The same objectives as a study file names them (study B's and study A's words), and the trainer's objective each one is. */
+export const STUDY_OBJECTIVES = ['supervised', 'label-token'] as const;
+export const TRAINER_OBJECTIVE = { supervised: 'generate', 'label-token': 'classify' } as const satisfies Record<(typeof STUDY_OBJECTIVES)[number], (typeof OBJECTIVES)[number]>;
+/** builtin: genstudy's own trainer; hf: transformers' Trainer on the same prepared examples. */
+export const TRAINING_BACKENDS = ['builtin', 'hf'] as const;
+/** The families a tiny model can be initialised from scratch in (`--init`, a study model's `init`). */
+export const INIT_FAMILIES = ['gpt2', 'llama'] as const;
 /** How the hf backend's Trainer is started from a study (SLURM: genstudy itself runs inside the allocation). */
 export const STUDY_LAUNCHERS = ['accelerate', 'torchrun', 'python'] as const;
 /** ... and from `genstudy train`, which can also write and submit a SLURM batch script. */
