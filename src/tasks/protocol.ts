@@ -7,6 +7,7 @@
 // one place the two are defined; config/ resolves a study's settings from it.
 
 import { taskJoin, type JoinOptions, type TaskSpec } from './task.ts';
+import { LABEL_TOKEN_RULES } from '../types.ts';
 
 export const PROTOCOLS = ['official', 'corrected'] as const;
 export type Protocol = (typeof PROTOCOLS)[number];
@@ -16,7 +17,7 @@ export type Protocol = (typeof PROTOCOLS)[number];
  * in context, tokenised alone, or study B's hard-coded Llama-2 ids (`llama2-ids`, read after the
  * prompt as given; Llama-2's tokenizer only, checked by decoding each id).
  */
-export const LABEL_TOKENS = ['in-context', 'standalone', 'llama2-ids'] as const;
+export const LABEL_TOKENS = [...LABEL_TOKEN_RULES, 'llama2-ids'] as const;
 export type LabelTokens = (typeof LABEL_TOKENS)[number];
 /**
  * 'study-b': study B's released code: 0-shot prompts begin with the literal text "<s> "; classification
