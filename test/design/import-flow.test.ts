@@ -28,6 +28,9 @@ const MAY_IMPORT: Record<string, string[]> = {
   cli: ['config', 'data', 'tasks', 'synth', 'engine', 'train', 'evaluate', 'metrics', 'store', 'stats', 'analyze', 'report', 'pipeline', 'serve'],
 };
 
+/** A folder that may read only some files of another: config/ takes the options' one tables, no tensors or I/O with them. */
+const ONLY_FILES: Record<string, Record<string, string[]>> = { config: { analyze: ['analyze/options.ts'], train: ['train/option-table.ts'] } };
+
 /** Folders that compute only: no files, network, processes or databases. */
 const NO_IO = ['stats'];
 const IO_MODULES = /^(node:)?(fs|fs\/promises|net|http|https|child_process|worker_threads|dgram|tls)$|^better-sqlite3$/;
@@ -72,6 +75,9 @@ test('every folder imports only from the folders the flow allows, and pure folde
         if (from === undefined && rel === 'index.ts') continue; // the public library's front door re-exports every stage
         if (from === undefined) wrong.push(`${rel} (a shared top-level module) imports ${target}/ (${spec})`);
         else if (!MAY_IMPORT[from].includes(target)) wrong.push(`${rel} imports ${target}/ (${spec}), later in the flow or beside it`);
+        else if (ONLY_FILES[from]?.[target] && !ONLY_FILES[from][target].includes(path.relative(src, path.resolve(path.dirname(file), spec)).split(path.sep).join('/'))) {
+          wrong.push(`${rel} imports ${spec}: from ${target}/, ${from}/ may import only ${ONLY_FILES[from][target].join(', ')}`);
+        }
       } else if (from !== undefined && NO_IO.includes(from) && IO_MODULES.test(spec)) {
         wrong.push(`${rel} imports ${spec}: ${from}/ computes only`);
       }
