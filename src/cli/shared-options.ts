@@ -4,9 +4,7 @@
 // written `--flag a b c` (or the flag repeated).
 import { Command, Option } from 'commander';
 import { SCORING_MODES } from '../tasks/index.ts';
-
-/** The store a command reads or writes when --store is not given. */
-export const DEFAULT_STORE_FILE = 'results.sqlite';
+import { DEFAULT_STORE_FILE } from '../store/result-store.ts';
 
 /** `--store <file>`: the results database; `optional`: no default, nothing is recorded without it (train). */
 export function storeOption(opts: { optional?: string } = {}): Option {

@@ -9,7 +9,7 @@ import { UserError } from '../errors.ts';
 import { expandStudy, type RunPlan } from '../config/expand.ts';
 import type { Study, StudyModel } from '../config/schema.ts';
 import { generateSuite, suiteManifestText, writeSuite } from '../synth/index.ts';
-import { ResultStore, type RunRecord } from '../store/result-store.ts';
+import { DEFAULT_STORE_FILE, ResultStore, type RunRecord } from '../store/result-store.ts';
 import { discoverCheckpoints, evaluateGrid, promptVariants, resolveTestSets, resolveTask, syntheticArg, type EvalTestSet, type ProgressSink as EvalProgress } from '../evaluate/index.ts';
 import type { ModelLoader } from '../types.ts';
 import { initModel, LORA_DEFAULTS, TRAINER_OBJECTIVE, tinyGpt2Config, tinyLlamaConfig, train, type ProgressSink as TrainProgress, type TrainOptions } from '../train/index.ts';
@@ -64,7 +64,7 @@ export function studyPaths(study: Study, studyFile: string, outOverride?: string
   const base = path.dirname(path.resolve(studyFile));
   const out = path.resolve(outOverride ?? path.resolve(base, study.out ?? study.name));
   return {
-    studyFile: path.resolve(studyFile), out, store: path.join(out, 'results.sqlite'), runs: path.join(out, 'runs'),
+    studyFile: path.resolve(studyFile), out, store: path.join(out, DEFAULT_STORE_FILE), runs: path.join(out, 'runs'),
     models: path.join(out, 'models'), synthetic: path.join(out, 'synthetic'),
   };
 }
