@@ -12,7 +12,7 @@ import { taskByName, TASK_PRESET_NAMES } from '../tasks/index.ts';
 import { defaultLoraTargetsOf } from '../engine/builtin/lora-defaults.ts';
 import { ResultStore } from '../store/result-store.ts';
 import { generateSuite, writeSuite } from '../synth/index.ts';
-import { FINETUNE_METHODS, INIT_FAMILIES, OBJECTIVES, TRAINING_BACKENDS, initModel, LORA_OPTIONS, progressSink, tinyGpt2Config, tinyLlamaConfig, train, TRAINING_OPTIONS, type TrainOptions } from '../train/index.ts';
+import { FINETUNE_METHODS, INIT_FAMILIES, INIT_SHAPE_DEFAULTS, OBJECTIVES, TRAINING_BACKENDS, initModel, LORA_OPTIONS, progressSink, tinyGpt2Config, tinyLlamaConfig, train, TRAINING_OPTIONS, type TrainOptions } from '../train/index.ts';
 import { addTrainingFlags, trainingSettingsFromFlags } from './training-flags.ts';
 import { LAUNCHERS, trainHf, type Launcher } from '../train/hf/index.ts';
 import type { Example } from '../types.ts';
@@ -60,8 +60,8 @@ export function registerTrain(program: Command): void {
     .description('Fine-tune a model (full or LoRA) with checkpoints along the way; resumes from the last checkpoint in --out')
     .option('--model <dir>', 'base model: a Hugging Face folder (config.json, model.safetensors, tokenizer.json); or --init')
     .addOption(new Option('--init <family>', 'instead of --model: a tiny randomly initialised model trained from scratch (with --data synthetic)').choices(INIT_FAMILIES))
-    .option('--init-hidden <n>', 'hidden size of the --init model', '64')
-    .option('--init-layers <n>', 'layers of the --init model', '2')
+    .option('--init-hidden <n>', 'hidden size of the --init model', String(INIT_SHAPE_DEFAULTS.hidden))
+    .option('--init-layers <n>', 'layers of the --init model', String(INIT_SHAPE_DEFAULTS.layers))
     .requiredOption('--data <spec>', 'training data: a registered id such as study-b/sentiment/amazon:train-2000, a data set spec file (YAML/JSON), or synthetic (the generated suite)');
   addSyntheticOptions(command, { help: 'training examples in the generated synthetic suite', default: '2000' }, '1');
   addDataDirOption(command)

@@ -7,7 +7,7 @@ import {
   STUDY_A_MNLI_NEUTRAL_RULES, TRAINING_TRUNCATIONS, UNLABELED_ROWS, ZERO_SHOT_PREFIXES,
 } from '../tasks/protocol.ts';
 import { SCORING_MODES } from '../tasks/task.ts';
-import { FINETUNE_METHODS, INIT_FAMILIES, LORA_STUDY_FIELDS, STUDY_LAUNCHERS, STUDY_OBJECTIVES, TRAINING_BACKENDS, TRAINING_DEFAULTS, TRAINING_STUDY_FIELDS } from '../train/option-table.ts';
+import { FINETUNE_METHODS, INIT_FAMILIES, INIT_SHAPE_DEFAULTS, LORA_STUDY_FIELDS, STUDY_LAUNCHERS, STUDY_OBJECTIVES, TRAINING_BACKENDS, TRAINING_DEFAULTS, TRAINING_STUDY_FIELDS } from '../train/option-table.ts';
 
 const positiveInt = z.number().int().min(1);
 
@@ -19,9 +19,9 @@ export const ModelSchema = z.strictObject({
   hub: z.string().optional(),
   init: z.strictObject({
     family: z.enum(INIT_FAMILIES),
-    layers: positiveInt.default(2),
-    hidden: positiveInt.default(64),
-    heads: positiveInt.default(4),
+    layers: positiveInt.default(INIT_SHAPE_DEFAULTS.layers),
+    hidden: positiveInt.default(INIT_SHAPE_DEFAULTS.hidden),
+    heads: positiveInt.default(INIT_SHAPE_DEFAULTS.heads),
     /** "synthetic": the synthetic suite's word-level tokenizer; otherwise a folder with tokenizer.json. */
     tokenizer: z.string().default('synthetic'),
   }).optional(),

@@ -17,6 +17,8 @@ export const TRAINER_OBJECTIVE = { supervised: 'generate', 'label-token': 'class
 export const TRAINING_BACKENDS = ['builtin', 'hf'] as const;
 /** The families a tiny model can be initialised from scratch in (`--init`, a study model's `init`). */
 export const INIT_FAMILIES = ['gpt2', 'llama'] as const;
+/** A model initialised from scratch: its shape unless one is given (`--init-*`, a study model's `init`, init.ts). */
+export const INIT_SHAPE_DEFAULTS = { layers: 2, hidden: 64, heads: 4 } as const;
 /** How the hf backend's Trainer is started from a study (SLURM: genstudy itself runs inside the allocation). */
 export const STUDY_LAUNCHERS = ['accelerate', 'torchrun', 'python'] as const;
 /** ... and from `genstudy train`, which can also write and submit a SLURM batch script. */
