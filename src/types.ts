@@ -1,4 +1,4 @@
-// The core types every stage shares (see ../shared/DESIGN.md, "Core types").
+// The core types every stage shares (docs/design.md: the flow they travel).
 // Names may grow; meanings may not drift.
 
 export interface Tokenizer {
@@ -19,10 +19,14 @@ export interface GenerateRequest {
   addSpecialTokens?: boolean;
 }
 
+/** Which token of a label word an engine reads: its first token in context, or tokenised alone (engine/hf/requests.ts). */
+export const LABEL_TOKEN_RULES = ['in-context', 'standalone'] as const;
+export type LabelTokenRule = (typeof LABEL_TOKEN_RULES)[number];
+
 /** How firstTokenLogprobs tokenises (see engine/hf/requests.ts, encodeFirstToken). */
 export interface FirstTokenOptions {
   /** 'in-context' (default): the label's first token as encode(context + label) splits it; 'standalone': encode(label) alone. */
-  labelTokens?: 'in-context' | 'standalone';
+  labelTokens?: LabelTokenRule;
   /** Encode contexts with the tokenizer's special tokens. Default true. */
   addSpecialTokens?: boolean;
   /**

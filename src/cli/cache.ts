@@ -3,6 +3,7 @@
 // answers a misbehaving server gave that looked right: no check can see those).
 import fs from 'node:fs';
 import { Command } from 'commander';
+import { storeOption } from './shared-options.ts';
 import { UserError } from '../errors.ts';
 import { normaliseBase } from '../engine/index.ts';
 import type { EvaluationTables } from '../store/evaluation-tables.ts';
@@ -31,7 +32,7 @@ export function registerCache(program: Command): void {
   const cache = program.command('cache').description('The evaluation cache: list what answered it, drop what one server, model or time span answered');
   cache.command('list')
     .description('cached answers by source (builtin, or server URLs) and model, with their time span')
-    .option('--store <file>', 'results store (SQLite)', 'results.sqlite')
+    .addOption(storeOption())
     .action((flags: CacheFlags) => {
       const groups = withTables(flags.store, (t) => t.cacheGroups());
       const rows = [['source', 'model', 'answers', 'first', 'last'], ...groups.map((g) => [g.source ?? '(unknown)', g.modelId, String(g.answers), g.first, g.last])];
@@ -40,7 +41,7 @@ export function registerCache(program: Command): void {
     });
   cache.command('drop')
     .description('drop cached answers matching every filter given, so the next evaluation asks again (scores are rewritten then)')
-    .option('--store <file>', 'results store (SQLite)', 'results.sqlite')
+    .addOption(storeOption())
     .option('--source <url>', 'answers from this server (its base URL, as given to --remote), or "builtin"')
     .option('--model <id>', "answers for this model identity (or a prefix of it, as `cache list` shows)")
     .option('--since <time>', 'answers cached at or after this time (ISO 8601, UTC)')

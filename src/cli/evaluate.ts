@@ -1,7 +1,7 @@
 // genstudy evaluate: the checkpoint x test set x prompt variant grid into the results store, with
 // every engine answer cached per example (see src/evaluate/grid.ts).
 import path from 'node:path';
-import { Command, Option } from 'commander';
+import { Command } from 'commander';
 import { UserError } from '../errors.ts';
 import { ResultStore } from '../store/result-store.ts';
 import { discoverCheckpoints, evaluateGrid, progressFor, promptVariants, resolveTestSets, storedCheckpoints, stepOfFolder, type Discovered, type GridSummary } from '../evaluate/index.ts';
@@ -10,7 +10,7 @@ import { numberList, wholeNumber } from './flag-values.ts';
 import { addRemoteOptions, remoteLoaderOf, type RemoteFlags } from './remote-flags.ts';
 import { formatTextTable } from './text-table.ts';
 import { count } from './count.ts';
-import { addDataDirOption, addFormatOption, addPromptVariantOptions, addSyntheticOptions, addTestSetOption } from './shared-options.ts';
+import { addDataDirOption, addFormatOption, addPromptVariantOptions, addSyntheticOptions, addTestSetOption, baseModelOption, scoringOption, storeOption } from './shared-options.ts';
 
 interface EvaluateFlags extends RemoteFlags {
   model?: string; baseModel?: string; tokenizer?: string; testSet: string[]; task?: string; prompt?: string[]; shots?: string[]; scoring?: 'first-token' | 'full-word';
@@ -48,16 +48,16 @@ export function registerEvaluate(program: Command): void {
     .command('evaluate')
     .description('Evaluate checkpoints on test sets (and prompt variants) into the results store; answers are cached, so a rerun does no model work')
     .option('--model <dir>', 'a model folder, a PEFT adapter folder, or a run folder of step-N / checkpoint-N folders (default: the checkpoints of --run in the store)')
-    .option('--base-model <dir>', "base model folder for LoRA adapter checkpoints (default: the adapter's base_model_name_or_path when it is a local folder)")
+    .addOption(baseModelOption())
     .option('--tokenizer <dir>', 'a folder with tokenizer.json for checkpoints saved without one (a Trainer given no tokenizer saves none)');
   addTestSetOption(command, { required: true });
   command
     .option('--task <task>', 'study-a, study-b/<task>, synthetic, or a task spec file (default: what the test set implies)');
   addPromptVariantOptions(command)
-    .addOption(new Option('--scoring <mode>', 'classification scoring').choices(['first-token', 'full-word']))
+    .addOption(scoringOption())
     .option('--positive-label <label>', 'the label binary F1 is computed for (default: the first label of a binary task)')
     .option('--limit <n>', 'evaluate the first N examples of every test set (study B: 250)')
-    .option('--store <file>', 'results store (SQLite)', 'results.sqlite')
+    .addOption(storeOption())
     .option('--run <name>', 'run name in the store (default: the model folder name)');
   addDataDirOption(command)
     .option('--rouge-stemmer', 'Porter-stem tokens for ROUGE (study B used no stemmer)');

@@ -8,6 +8,7 @@ import { builtinLoader } from '../engine/index.ts';
 import { discoverCheckpoints } from '../evaluate/index.ts';
 import type { CheckpointRef, ScoreRequest } from '../types.ts';
 import { wholeNumber } from './flag-values.ts';
+import { baseModelOption } from './shared-options.ts';
 
 interface ScoreFlags { model: string; baseModel?: string; input: string; format: 'json' | 'jsonl'; batchTokens: string }
 
@@ -65,7 +66,7 @@ export function registerScore(program: Command): void {
     .command('score')
     .description('Log-likelihood of continuations given contexts (lm-evaluation-harness semantics) with the built-in engine')
     .requiredOption('--model <dir>', 'a Hugging Face model folder (config.json, model.safetensors, tokenizer.json) or a PEFT adapter folder (adapter_config.json)')
-    .option('--base-model <dir>', "the base model of an adapter folder (default: adapter_config.json's base_model_name_or_path when it is a local folder)")
+    .addOption(baseModelOption())
     .requiredOption('--input <file>', 'JSON lines {"id": ..., "context": ..., "continuation": ...}')
     .addOption(new Option('--format <format>', 'output: one JSON document, or one JSON line per pair').choices(['json', 'jsonl']).default('json'))
     .option('--batch-tokens <n>', 'padded tokens per forward batch', '1024')

@@ -1,8 +1,27 @@
 // Options several commands take, declared once so that each concept has one name, one form and one
-// help text across commands: test sets, the synthetic suite, the data folder, prompt variants and
-// the output format. Lists are written `--flag a b c` (or the flag repeated).
+// help text across commands: test sets, the synthetic suite, the data folder, prompt variants, the
+// results store, the base model of adapters, classification scoring and the output format. Lists are
+// written `--flag a b c` (or the flag repeated).
 import { Command, Option } from 'commander';
 import { existingFolder } from './flag-values.ts';
+import { SCORING_MODES } from '../tasks/index.ts';
+import { DEFAULT_STORE_FILE } from '../store/result-store.ts';
+
+/** `--store <file>`: the results database; `optional`: no default, nothing is recorded without it (train). */
+export function storeOption(opts: { optional?: string } = {}): Option {
+  const o = new Option('--store <file>', `results store (SQLite)${opts.optional ? `: ${opts.optional}` : ''}`);
+  return opts.optional ? o : o.default(DEFAULT_STORE_FILE);
+}
+
+/** `--base-model <dir>`: the base of LoRA adapter checkpoints. */
+export function baseModelOption(): Option {
+  return new Option('--base-model <dir>', "base model folder of LoRA adapter checkpoints (default: adapter_config.json's base_model_name_or_path when it is a local folder)");
+}
+
+/** `--scoring <mode>`: how classification labels are scored (default: the task's). */
+export function scoringOption(): Option {
+  return new Option('--scoring <mode>', 'classification scoring').choices(SCORING_MODES);
+}
 
 export const TEST_SET_HELP = 'test sets: registry ids (genstudy data list), data set spec files (.yaml/.json), a synthetic suite folder, or synthetic[:set,...] (the generated suite)';
 

@@ -1,5 +1,6 @@
 // Plain-text tables for the terminal: columns padded to their widest cell, numbers right-aligned.
-// Every command that prints rows uses this, so the tables look alike.
+// train and evaluate print their rows with it; data, cache and analyze's tables (analyze/format.ts)
+// pad their own columns.
 
 export function formatTextTable(header: readonly string[], rows: readonly (readonly string[])[], rightAligned: readonly number[] = []): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));

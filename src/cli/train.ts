@@ -4,31 +4,29 @@ import path from 'node:path';
 import { Command, Option } from 'commander';
 import { UserError } from '../errors.ts';
 import { numberIn, wholeNumber } from './flag-values.ts';
-import { addDataDirOption, addFormatOption, addSyntheticOptions } from './shared-options.ts';
+import { addDataDirOption, addFormatOption, addSyntheticOptions, storeOption } from './shared-options.ts';
 import { formatTextTable } from './text-table.ts';
 import { loadExamples } from '../data/index.ts';
 import { taskByName, TASK_PRESET_NAMES } from '../tasks/index.ts';
 import { defaultLoraTargetsOf } from '../engine/index.ts';
 import { ResultStore } from '../store/result-store.ts';
 import { generateSuite, writeSuite } from '../synth/index.ts';
-import { progressSink, SCHEDULES, train, type ScheduleName, type TrainOptions } from '../train/index.ts';
+import { FINETUNE_METHODS, INIT_FAMILIES, INIT_SHAPE_DEFAULTS, OBJECTIVES, TRAINING_BACKENDS, initModel, LORA_OPTIONS, progressSink, tinyGpt2Config, tinyLlamaConfig, train, TRAINING_OPTIONS, type TrainOptions } from '../train/index.ts';
+import { addTrainingFlags, trainingSettingsFromFlags } from './training-flags.ts';
 import { LAUNCHERS, trainHf, type Launcher } from '../train/hf/index.ts';
 import { buildScratchModel } from '../pipeline/model-preparation.ts';
 import type { Example } from '../types.ts';
 import { count } from './count.ts';
 
 interface TrainFlags {
-  model?: string; init?: 'gpt2' | 'llama'; initHidden: string; initLayers: string;
+  model?: string; init?: (typeof INIT_FAMILIES)[number]; initHidden: string; initLayers: string;
   data: string; syntheticSeed: string; syntheticSize: string; dataDir?: string; format: 'table' | 'json';
-  task?: string; prompt: string; objective?: 'classify' | 'generate';
+  task?: string; prompt: string; objective?: (typeof OBJECTIVES)[number];
   fticlK?: string; fticlPool?: string; fticlSeed?: string;
-  method: 'full' | 'lora'; loraR: string; loraAlpha: string; loraDropout: string; loraTargets?: string; merge?: boolean;
-  lr: string; weightDecay: string; schedule: ScheduleName; warmupSteps: string; warmupRatio: string;
-  batchSize: string; gradAccum: string; maxGradNorm: string; epochs: string; steps?: string; seed: string; shuffle: boolean;
-  trainSize?: string; subsetSeed?: string; maxLength?: string;
-  modelDropout: boolean; saveEvery?: string; saveLogSpaced?: string; saveStart: boolean; logEvery: string; resume: boolean;
+  method: 'full' | 'lora'; loraTargets?: string;
+  saveEvery?: string; saveLogSpaced?: string; saveStart: boolean;
   out: string; store?: string; run?: string;
-  backend: 'builtin' | 'hf'; launcher?: Launcher; python?: string; processes?: string; accelerateConfig?: string;
+  backend: (typeof TRAINING_BACKENDS)[number]; launcher?: Launcher; python?: string; processes?: string; accelerateConfig?: string;
   launcherArg?: string[]; sbatch?: string[]; submit?: boolean; bf16?: boolean; trainingArgs?: string; acceptCheckpointGaps?: boolean;
 }
 
@@ -62,49 +60,30 @@ export function registerTrain(program: Command): void {
     .command('train')
     .description('Fine-tune a model (full or LoRA) with checkpoints along the way; resumes from the last checkpoint in --out')
     .option('--model <dir>', 'base model: a Hugging Face folder (config.json, model.safetensors, tokenizer.json); or --init')
-    .addOption(new Option('--init <family>', 'instead of --model: a tiny randomly initialised model trained from scratch (with --data synthetic)').choices(['gpt2', 'llama']))
-    .option('--init-hidden <n>', 'hidden size of the --init model', '64')
-    .option('--init-layers <n>', 'layers of the --init model', '2')
+    .addOption(new Option('--init <family>', 'instead of --model: a tiny randomly initialised model trained from scratch (with --data synthetic)').choices(INIT_FAMILIES))
+    .option('--init-hidden <n>', 'hidden size of the --init model', String(INIT_SHAPE_DEFAULTS.hidden))
+    .option('--init-layers <n>', 'layers of the --init model', String(INIT_SHAPE_DEFAULTS.layers))
     .requiredOption('--data <spec>', 'training data: a registered id such as study-b/sentiment/amazon:train-2000, a data set spec file (YAML/JSON), or synthetic (the generated suite)');
   addSyntheticOptions(command, { help: 'training examples in the generated synthetic suite', default: '2000' }, '1');
   addDataDirOption(command)
     .option('--task <task>', `prompt and labels: ${TASK_PRESET_NAMES.join(' | ')} | a task spec file (default: synthetic with --data synthetic, else study-a)`)
     .addOption(new Option('--prompt <n>', "study B's prompt: 1 or 2 (training uses one)").choices(['1', '2']).default('1'))
-    .addOption(new Option('--objective <kind>', 'classify: label-token loss at the last prompt position (study A); generate: prompt + output + EOS, loss on the output (study B)').choices(['classify', 'generate']))
+    .addOption(new Option('--objective <kind>', 'classify: label-token loss at the last prompt position (study A); generate: prompt + output + EOS, loss on the output (study B)').choices(OBJECTIVES))
     .option('--fticl-k <k>', 'FTICL: prepend k demonstrations to every training example')
     .option('--fticl-pool <spec>', 'FTICL demonstration pool (spec file or registered id; default: the training data)')
     .option('--fticl-seed <n>', 'FTICL: sample the demonstrations per example with this seed (default: the same first k for all, as study B)')
-    .addOption(new Option('--method <method>', 'full fine-tuning or LoRA').choices(['full', 'lora']).default('full'))
-    .option('--lora-r <r>', 'LoRA rank', '8')
-    .option('--lora-alpha <a>', 'LoRA alpha', '32')
-    .option('--lora-dropout <p>', 'LoRA dropout', '0.1')
+    .addOption(new Option('--method <method>', 'full fine-tuning or LoRA').choices([...FINETUNE_METHODS]).default('full'));
+  addTrainingFlags(command, LORA_OPTIONS)
     .option('--lora-targets <names>', 'LoRA target modules, comma-separated (default: q_proj,k_proj,v_proj,o_proj; GPT-2: c_attn,c_proj; OPT: q_proj,k_proj,v_proj,out_proj)')
-    .option('--merge', 'LoRA: also write the merged model into each checkpoint (checkpoint-N/merged)')
-    .requiredOption('--lr <lr>', 'peak learning rate')
-    .option('--weight-decay <wd>', 'AdamW decoupled weight decay (not on biases and norm weights)', '0')
-    .addOption(new Option('--schedule <name>', 'learning-rate schedule after warmup').choices([...SCHEDULES]).default('linear'))
-    .option('--warmup-steps <n>', 'warmup steps', '0')
-    .option('--warmup-ratio <r>', 'warmup as a share of all steps (used when --warmup-steps is 0)', '0')
-    .option('--batch-size <n>', 'examples per micro-batch', '8')
-    .option('--grad-accum <n>', 'micro-batches per optimiser step', '1')
-    .option('--max-grad-norm <x>', 'global-norm clipping (0: off)', '1')
-    .option('--epochs <n>', 'passes over the training data', '1')
-    .option('--steps <n>', 'optimiser steps (overrides --epochs)')
-    .option('--seed <n>', 'seed of data order, LoRA init and dropout', '42')
-    .option('--no-shuffle', 'keep the file order')
-    .option('--no-model-dropout', 'turn off the model\'s own dropout (config.json rates), which training applies by default as transformers does')
-    .option('--train-size <n>', 'train on N examples (the first N, or sampled with --subset-seed)')
-    .option('--subset-seed <n>', 'sample the --train-size examples with this seed')
-    .option('--max-length <n>', 'longest training sequence in tokens (default: the model\'s)')
+  // lr, schedule, batches, epochs, seed, ...: the training options' one table (train/option-table.ts).
+  addTrainingFlags(command, TRAINING_OPTIONS)
     .option('--save-every <n>', 'checkpoint every N steps')
     .option('--save-log-spaced <n>', 'checkpoint at N log-spaced steps')
     .option('--no-save-start', 'no checkpoint before training')
-    .option('--log-every <n>', 'log every N steps', '1')
-    .option('--no-resume', 'start afresh even when --out has checkpoints (they are replaced as the run reaches them)')
     .requiredOption('--out <dir>', 'output folder for checkpoint-N folders')
-    .option('--store <file>', 'results database (SQLite) for the training log and checkpoints')
+    .addOption(storeOption({ optional: 'the training log and checkpoints are recorded there' }))
     .option('--run <name>', 'run name in the store (default: the --out folder name)')
-    .addOption(new Option('--backend <name>', 'builtin: genstudy\'s own trainer (CPU); hf: transformers\' Trainer (PEFT for LoRA) on the same prepared examples (docs/scale.md)').choices(['builtin', 'hf']).default('builtin'))
+    .addOption(new Option('--backend <name>', 'builtin: genstudy\'s own trainer (CPU); hf: transformers\' Trainer (PEFT for LoRA) on the same prepared examples (docs/scale.md)').choices(TRAINING_BACKENDS).default('builtin'))
     .addOption(new Option('--launcher <name>', 'hf: how to start the Trainer (default accelerate; slurm writes and submits a batch script)').choices([...LAUNCHERS]))
     .option('--python <exe>', 'hf: the Python with torch, transformers, peft, accelerate (default: $GENSTUDY_PYTHON, else python3)')
     .option('--processes <n>', 'hf: processes (GPUs); global batch = --batch-size x --grad-accum, spread over them')
@@ -116,7 +95,7 @@ export function registerTrain(program: Command): void {
     .option('--training-args <json>', 'hf: more TrainingArguments as JSON (e.g. {"gradient_checkpointing": true}); genstudy\'s own settings are refused here')
     .option('--accept-checkpoint-gaps', 'hf: allow save_total_limit in --training-args (the Trainer deletes older checkpoints, which may go unevaluated)');
   addFormatOption(command)
-    .action(async (f: TrainFlags) => {
+    .action(async (f: TrainFlags & Record<string, unknown>) => {
       if (f.backend === 'builtin') {
         const stray = HF_ONLY.filter(([k]) => f[k] !== undefined).map(([, flag]) => flag);
         if (stray.length) throw new UserError(`${stray.join(', ')}: only with --backend hf`);
@@ -125,22 +104,14 @@ export function registerTrain(program: Command): void {
       if (!f.model && !f.init) throw new UserError('give the base model: --model <dir>, or --init gpt2|llama to start from scratch');
       if (f.model && f.init) throw new UserError('--model and --init exclude each other');
       // Every flag value is checked before anything is written, so a bad value leaves no folder behind.
+      const lora = trainingSettingsFromFlags(f, LORA_OPTIONS) as Pick<NonNullable<TrainOptions['lora']>, 'r' | 'alpha' | 'dropout'>;
       const settings = {
+        ...(trainingSettingsFromFlags(f, TRAINING_OPTIONS) as Omit<TrainOptions, 'model' | 'outDir' | 'task' | 'train'> & { lr: number; seed: number }),
         method: f.method,
         lora: f.method === 'lora' ? {
-          r: num('--lora-r', f.loraR, { int: true, min: 1 })!, alpha: numberIn('--lora-alpha', f.loraAlpha, { min: 0, minOpen: true })!, dropout: num('--lora-dropout', f.loraDropout, { min: 0, max: 1 })!,
-          targetModules: f.loraTargets ? f.loraTargets.split(',').map((s) => s.trim()).filter(Boolean) : undefined,
+          ...lora, targetModules: f.loraTargets ? f.loraTargets.split(',').map((s) => s.trim()).filter(Boolean) : undefined,
         } : undefined,
-        mergeLora: f.merge ?? false,
-        lr: numberIn('--lr', f.lr, { min: 0, minOpen: true })!, weightDecay: num('--weight-decay', f.weightDecay, { min: 0 }), schedule: f.schedule,
-        warmupSteps: num('--warmup-steps', f.warmupSteps, { int: true, min: 0 }), warmupRatio: num('--warmup-ratio', f.warmupRatio, { min: 0, max: 1 }),
-        batchSize: num('--batch-size', f.batchSize, { int: true, min: 1 }), gradAccum: num('--grad-accum', f.gradAccum, { int: true, min: 1 }),
-        maxGradNorm: num('--max-grad-norm', f.maxGradNorm, { min: 0 }), epochs: num('--epochs', f.epochs, { int: true, min: 1 }),
-        maxSteps: num('--steps', f.steps, { int: true, min: 1 }), seed: num('--seed', f.seed, { int: true, min: 0 }), shuffle: f.shuffle, modelDropout: f.modelDropout,
-        trainSize: num('--train-size', f.trainSize, { int: true, min: 1 }), subsetSeed: num('--subset-seed', f.subsetSeed, { int: true, min: 0 }),
-        maxLength: num('--max-length', f.maxLength, { int: true, min: 2 }),
         checkpoints: { atStart: f.saveStart, every: num('--save-every', f.saveEvery, { int: true, min: 1 }), logSpaced: num('--save-log-spaced', f.saveLogSpaced, { int: true, min: 1 }) },
-        logEvery: num('--log-every', f.logEvery, { int: true, min: 1 }), resume: f.resume,
       };
       const syntheticSettings = { seed: num('--synthetic-seed', f.syntheticSeed, { int: true, min: 0 })!, trainSize: num('--synthetic-size', f.syntheticSize, { int: true, min: 1 })! };
       const shape = { hidden: num('--init-hidden', f.initHidden, { int: true, min: 1 }), layers: num('--init-layers', f.initLayers, { int: true, min: 1 }) };

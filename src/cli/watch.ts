@@ -3,14 +3,14 @@
 // round; a second SIGINT stops it at once (every store write is a transaction, so nothing is
 // half-written and a restart picks up where it stopped).
 import path from 'node:path';
-import { Command, Option } from 'commander';
+import { Command } from 'commander';
 import { EXIT, UserError } from '../errors.ts';
 import { progressFor, promptVariants, resolveTestSets } from '../evaluate/index.ts';
 import { builtinLoader } from '../engine/index.ts';
 import { watchRun } from '../pipeline/watch.ts';
 import { numberIn, numberList, wholeNumber } from './flag-values.ts';
 import { addRemoteOptions, remoteLoaderOf, type RemoteFlags } from './remote-flags.ts';
-import { addDataDirOption, addPromptVariantOptions, addSyntheticOptions, addTestSetOption } from './shared-options.ts';
+import { addDataDirOption, addPromptVariantOptions, addSyntheticOptions, addTestSetOption, baseModelOption, scoringOption, storeOption } from './shared-options.ts';
 
 interface WatchFlags extends RemoteFlags {
   testSet: string[]; store: string; run?: string; interval: string; once?: boolean; control?: string; metric?: string; out?: string;
@@ -24,17 +24,17 @@ export function registerWatch(program: Command): void {
     .description('Evaluate each new complete checkpoint-N folder a trainer writes (HF Trainer, PEFT), then refresh the analysis and report; restarts pick up where they stopped')
     .argument('<run>', 'the folder the trainer writes checkpoint-N folders into');
   addTestSetOption(command, { required: true })
-    .option('--store <file>', 'results store (SQLite)', 'results.sqlite')
+    .addOption(storeOption())
     .option('--run <name>', 'run name in the store (default: the run folder name)')
     .option('--interval <seconds>', 'pause between looks at the folder (0.1 to 3600)', '30')
     .option('--once', 'look once, evaluate what is complete, refresh, and exit')
     .option('--control <set>', 'in-domain test set: refresh the analysis and report after each new checkpoint')
     .option('--metric <metric>', 'metric analysed (default: accuracy, or the only one)')
     .option('--out <dir>', 'where analysis.json, analysis.txt and report/ go (default: <store folder>/<run>-watch)')
-    .option('--base-model <dir>', 'base model folder for LoRA adapter checkpoints')
+    .addOption(baseModelOption())
     .option('--tokenizer <dir>', 'a folder with tokenizer.json for checkpoints saved without one (a Trainer given no tokenizer saves none)')
     .option('--task <task>', 'study-a, study-b/<task>, synthetic, or a task spec file')
-    .addOption(new Option('--scoring <mode>', 'classification scoring').choices(['first-token', 'full-word']));
+    .addOption(scoringOption());
   addPromptVariantOptions(command)
     .option('--limit <n>', 'evaluate the first N examples of every test set');
   addDataDirOption(command);

@@ -2,7 +2,12 @@
 // into runs (models x training sets x methods x seeds); see expand.ts.
 import { z } from 'zod';
 import { AnalysisOptionsSchema } from '../analyze/options.ts';
-import { PROTOCOLS } from '../tasks/protocol.ts';
+import {
+  BOS_RULES, EVALUATION_GRIDS, GRID_RUN_SHOTS, LABEL_TOKENS, LOSS_WEIGHTINGS, PROTOCOLS, READING_POSITIONS, ROUGE_AGGREGATES,
+  STUDY_A_MNLI_NEUTRAL_RULES, TRAINING_TRUNCATIONS, UNLABELED_ROWS, ZERO_SHOT_PREFIXES,
+} from '../tasks/protocol.ts';
+import { SCORING_MODES } from '../tasks/task.ts';
+import { FINETUNE_METHODS, INIT_FAMILIES, INIT_SHAPE_DEFAULTS, LORA_STUDY_FIELDS, STUDY_LAUNCHERS, STUDY_OBJECTIVES, TRAINING_BACKENDS, TRAINING_DEFAULTS, TRAINING_STUDY_FIELDS } from '../train/option-table.ts';
 
 const positiveInt = z.number().int().min(1);
 
@@ -13,10 +18,10 @@ export const ModelSchema = z.strictObject({
   /** The model's Hugging Face hub id, for the message that says how to download it. */
   hub: z.string().optional(),
   init: z.strictObject({
-    family: z.enum(['gpt2', 'llama']),
-    layers: positiveInt.default(2),
-    hidden: positiveInt.default(64),
-    heads: positiveInt.default(4),
+    family: z.enum(INIT_FAMILIES),
+    layers: positiveInt.default(INIT_SHAPE_DEFAULTS.layers),
+    hidden: positiveInt.default(INIT_SHAPE_DEFAULTS.hidden),
+    heads: positiveInt.default(INIT_SHAPE_DEFAULTS.heads),
     /** "synthetic": the synthetic suite's word-level tokenizer; otherwise a folder with tokenizer.json. */
     tokenizer: z.string().default('synthetic'),
   }).optional(),
@@ -42,9 +47,7 @@ export const TrainingSetSchema = z.strictObject({
 });
 
 export const LoraSchema = z.strictObject({
-  r: positiveInt.default(8),
-  alpha: z.number().positive().default(32),
-  dropout: z.number().min(0).max(1).default(0.1),
+  ...LORA_STUDY_FIELDS,
   targets: z.array(z.string()).optional(),
 });
 
@@ -52,22 +55,16 @@ export const MethodSchema = z.strictObject({
   name: z.string().regex(/^[A-Za-z0-9._-]+$/),
   /** base: no training, evaluated with k-shot ICL; ft: fine-tuning; fticl: fine-tuning with demonstrations. */
   kind: z.enum(['base', 'ft', 'fticl']),
-  finetune: z.enum(['full', 'lora']).default('full'),
+  finetune: z.enum(FINETUNE_METHODS).default('full'),
   lora: LoraSchema.optional(),
-  lr: z.number().positive().optional(),
-  epochs: positiveInt.optional(),
-  steps: positiveInt.optional(),
-  batchSize: positiveInt.default(8),
-  gradAccum: positiveInt.default(1),
-  weightDecay: z.number().min(0).default(0),
-  warmupRatio: z.number().min(0).max(1).default(0),
-  schedule: z.enum(['linear', 'cosine', 'constant']).default('linear'),
-  /** Global-norm gradient clipping (0: none); default from the protocol: 1 (corrected), 0 (official: neither release clips). */
-  maxGradNorm: z.number().min(0).optional(),
+  // lr, epochs, steps, batchSize, gradAccum, weightDecay, warmupRatio, schedule and maxGradNorm, from
+  // the training options' one table (train/option-table.ts). maxGradNorm's default comes from the
+  // protocol: 1 (corrected), 0 (official: neither release clips).
+  ...TRAINING_STUDY_FIELDS,
   /** step-tokens: the step's summed token loss over all its target tokens; micro-batch-mean: the mean of each micro-batch's token mean (the releases' transformers). Default from the protocol. */
-  lossWeighting: z.enum(['step-tokens', 'micro-batch-mean']).optional(),
+  lossWeighting: z.enum(LOSS_WEIGHTINGS).optional(),
   /** Supervised sequences over the limit: keep-target keeps their last tokens; first-1024 their first 1024 (study B's train.py). Default from the protocol. */
-  truncation: z.enum(['keep-target', 'first-1024']).optional(),
+  truncation: z.enum(TRAINING_TRUNCATIONS).optional(),
   /**
    * The effective batch of one optimiser step over all devices (per-device batch x accumulation x
    * devices); gradAccum becomes globalBatch / batchSize. Study B: 2 per device x 8 accumulation.
@@ -78,7 +75,7 @@ export const MethodSchema = z.strictObject({
    * classification tasks too); label-token: cross-entropy at the last prompt position against the
    * label's first token (study A). Default: supervised for study B's tasks, label-token otherwise.
    */
-  objective: z.enum(['supervised', 'label-token']).optional(),
+  objective: z.enum(STUDY_OBJECTIVES).optional(),
   /**
    * FTICL: demonstrations per training example: one k, a list (one run per k), or a list per
    * training set id or task name (study B: 1 and 2 for generation, 2 and 4 for sentiment and
@@ -92,14 +89,14 @@ export const MethodSchema = z.strictObject({
   /** Base: in-context demonstrations at test time, one run per k (study B); a map gives each training set (id or task name) its own list. */
   shots: z.union([z.array(z.number().int().min(0)), z.record(z.string(), z.array(z.number().int().min(0)))]).optional(),
   /** builtin: genstudy's own trainer; hf: transformers' Trainer on the same prepared examples (the study's hf section says how to launch it). */
-  backend: z.enum(['builtin', 'hf']).default('builtin'),
+  backend: z.enum(TRAINING_BACKENDS).default('builtin'),
 }).refine((m) => m.kind === 'base' || m.lr !== undefined, { message: 'a trained method needs lr', path: ['lr'] })
   .refine((m) => m.kind !== 'fticl' || m.demonstrations !== undefined, { message: 'fticl needs demonstrations (k >= 1)', path: ['demonstrations'] })
   .refine((m) => m.globalBatch === undefined || m.globalBatch % m.batchSize === 0, { message: 'globalBatch must be a multiple of batchSize', path: ['globalBatch'] });
 
 /** How the hf backend is launched (docs/scale.md); SLURM: run genstudy itself inside the allocation. */
 export const HfLaunchSchema = z.strictObject({
-  launcher: z.enum(['accelerate', 'torchrun', 'python']).default('accelerate'),
+  launcher: z.enum(STUDY_LAUNCHERS).default('accelerate'),
   /** The Python with torch, transformers, peft and accelerate (default: $GENSTUDY_PYTHON, else python3). */
   python: z.string().optional(),
   processes: positiveInt.default(1),
@@ -123,7 +120,7 @@ export const EvaluationSchema = z.strictObject({
   control: z.string().optional(),
   testSets: z.array(z.string()).min(1),
   task: z.string().optional(),
-  scoring: z.enum(['first-token', 'full-word']).default('first-token'),
+  scoring: z.enum(SCORING_MODES).default('first-token'),
   limit: positiveInt.optional(),
   prompts: z.array(z.union([z.literal(1), z.literal(2)])).optional(),
   /** Evaluate through OpenAI-compatible servers instead of the built-in engine (as evaluate --remote). */
@@ -142,27 +139,27 @@ export const EvaluationSchema = z.strictObject({
   }).optional(),
   // The settings below default from the study's protocol (src/tasks/protocol.ts, docs/studies.md).
   /** First-token scoring and the label-token objective: the label's first token in context, or tokenised alone. */
-  labelTokens: z.enum(['in-context', 'standalone', 'llama2-ids']).optional(),
+  labelTokens: z.enum(LABEL_TOKENS).optional(),
   /** study-b: study B's "<s> " 0-shot prefix and special-token use; tokenizer: the tokenizer's own BOS. */
-  bos: z.enum(['study-b', 'tokenizer']).optional(),
+  bos: z.enum(BOS_RULES).optional(),
   /** Rows whose gold label the data set drops (study B's "-"): wrong: kept among the first `limit` rows and counted wrong; drop: skipped. */
-  unlabeledRows: z.enum(['wrong', 'drop']).optional(),
+  unlabeledRows: z.enum(UNLABELED_ROWS).optional(),
   /** The ROUGE the report reads: the bootstrap median (HF rouge metric, what study B printed) or the per-example mean. */
-  rouge: z.enum(['bootstrap-mid', 'mean']).optional(),
+  rouge: z.enum(ROUGE_AGGREGATES).optional(),
   /** reported: each run at its own k; every-k-and-prompt: every run at every k of each test set's task and both prompts. */
-  grid: z.enum(['reported', 'every-k-and-prompt']).optional(),
+  grid: z.enum(EVALUATION_GRIDS).optional(),
   /** The k of the every-k grid per test-set task (default: study B's, evaluate_cross.py). */
   shots: z.record(z.string(), z.array(z.number().int().min(0)).min(1)).optional(),
   /** F1's positive class (study A's predecessor: "No"). */
   positiveLabel: z.string().optional(),
   /** Study A: read the label logits at the last real token, or at position 127 of rows right-padded to 128 tokens (its predecessor). */
-  readingPosition: z.enum(['last-token', 'padded-128']).optional(),
+  readingPosition: z.enum(READING_POSITIONS).optional(),
   /** The every-k grid: add-run-k adds each run's own k to every test set's k list; task-k-only keeps the task's (evaluate_cross.py). */
-  gridRunShots: z.enum(['add-run-k', 'task-k-only']).optional(),
+  gridRunShots: z.enum(GRID_RUN_SHOTS).optional(),
   /** Study B's "<s> " 0-shot prefix: as-tokenized (Llama-2's tokenizer.json: BOS then a lone "▁"), or bos-only (BOS, then the prompt). */
-  zeroShotPrefix: z.enum(['as-tokenized', 'bos-only']).optional(),
+  zeroShotPrefix: z.enum(ZERO_SHOT_PREFIXES).optional(),
   /** Study A's MNLI neutral rows: drop, or keep-as-bug (its predecessor: trained toward token id 1, scored with gold "Yes"). */
-  studyAMnliNeutral: z.enum(['drop', 'keep-as-bug']).optional(),
+  studyAMnliNeutral: z.enum(STUDY_A_MNLI_NEUTRAL_RULES).optional(),
   /**
    * Servers genstudy starts itself, one model folder at a time ({model}: the checkpoint, or a LoRA
    * adapter's base; {port}: a free port), e.g. "vllm serve {model} --port {port} --enable-lora":
@@ -191,7 +188,7 @@ export const StudySchema = z.strictObject({
   models: z.array(ModelSchema).min(1),
   training: z.array(TrainingSetSchema).min(1),
   methods: z.array(MethodSchema).min(1),
-  seeds: z.array(z.number().int()).min(1).default([42]),
+  seeds: z.array(z.number().int()).min(1).default([TRAINING_DEFAULTS.seed]),
   checkpoints: CheckpointSchema.prefault({}),
   hf: HfLaunchSchema.prefault({}),
   evaluation: EvaluationSchema,

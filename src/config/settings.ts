@@ -106,7 +106,7 @@ export function fticlShots(method: StudyMethod, set: StudyTrainingSet): number[]
 }
 
 /** The training objective of a method: study B's supervised one for its tasks, study A's label token otherwise. */
-export function objectiveOf(method: StudyMethod, set: StudyTrainingSet): 'supervised' | 'label-token' {
+export function objectiveOf(method: StudyMethod, set: StudyTrainingSet): NonNullable<StudyMethod['objective']> {
   if (method.objective) return method.objective;
   return taskPreset(set.task)?.study === 'B' ? 'supervised' : 'label-token';
 }

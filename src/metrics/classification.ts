@@ -105,6 +105,7 @@ const ASCII_PUNCTUATION = /[!"#$%&'()*+,\-./:;<=>?@[\\\]^_`{|}~]/g;
 // Python's \b on str: a word character is a Unicode letter or number, or '_'.
 const ARTICLES = /(?<![\p{L}\p{N}_])(?:a|an|the)(?![\p{L}\p{N}_])/gu;
 // Python's str.split() whitespace, which differs from JavaScript's \s (\x1c-\x1f, \x85; not \ufeff).
+// eslint-disable-next-line no-control-regex -- \x1c-\x1f are in Python's whitespace set on purpose
 const PYTHON_WHITESPACE = /[\t-\r\x1c- \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+/;
 
 /**

@@ -13,7 +13,7 @@ import {
 } from '../evaluate/index.ts';
 import type { ResultStore, RunRecord } from '../store/result-store.ts';
 import { taskShortName } from '../tasks/index.ts';
-import type { ProgressSink as TrainProgress, TrainOptions } from '../train/index.ts';
+import { LORA_DEFAULTS, type ProgressSink as TrainProgress, type TrainOptions } from '../train/index.ts';
 import type { ModelLoader } from '../types.ts';
 import { studyModelDir } from './model-preparation.ts';
 import type { StudyStages } from './study-progress.ts';
@@ -99,7 +99,7 @@ export async function executeRun(study: Study, run: RunPlan, ctx: RunContext): P
     ...trainingTargetsOf(settings, method, run.trainingSet, studyAOnly),
     ...(training.replayed ? { labelTokenIds: { [training.replayed.bug.label]: training.replayed.bug.trainTokenId } } : {}),
     method: method.finetune,
-    lora: method.finetune === 'lora' ? { r: method.lora?.r ?? 8, alpha: method.lora?.alpha ?? 32, dropout: method.lora?.dropout ?? 0.1, targetModules: method.lora?.targets ?? defaultLoraTargetsOf(modelDir) } : undefined,
+    lora: method.finetune === 'lora' ? { r: method.lora?.r ?? LORA_DEFAULTS.r, alpha: method.lora?.alpha ?? LORA_DEFAULTS.alpha, dropout: method.lora?.dropout ?? LORA_DEFAULTS.dropout, targetModules: method.lora?.targets ?? defaultLoraTargetsOf(modelDir) } : undefined,
     lr: method.lr!, weightDecay: method.weightDecay, schedule: method.schedule, warmupRatio: method.warmupRatio,
     batchSize: method.batchSize, gradAccum: gradAccumOf(method), ...trainerSettingsOf(settings, method, run.trainingSet), log: (line) => ctx.log(`genstudy: ${run.id}: ${line}`),
     epochs: method.epochs, maxSteps: method.steps, seed: run.seed, trainSize: run.trainingSet.size,

@@ -9,7 +9,7 @@ import { UserError } from '../errors.ts';
 import { expandStudy, type RunPlan } from '../config/expand.ts';
 import type { Study } from '../config/schema.ts';
 import { studySettings } from '../config/settings.ts';
-import { ResultStore } from '../store/result-store.ts';
+import { DEFAULT_STORE_FILE, ResultStore } from '../store/result-store.ts';
 import type { EvalTestSet, ProgressSink as EvalProgress } from '../evaluate/index.ts';
 import type { ModelLoader } from '../types.ts';
 import type { ProgressSink as TrainProgress } from '../train/index.ts';
@@ -53,7 +53,7 @@ export function studyPaths(study: Study, studyFile: string, outOverride?: string
   const base = path.dirname(path.resolve(studyFile));
   const out = path.resolve(outOverride ?? path.resolve(base, study.out ?? study.name));
   return {
-    studyFile: path.resolve(studyFile), out, store: path.join(out, 'results.sqlite'), runs: path.join(out, 'runs'),
+    studyFile: path.resolve(studyFile), out, store: path.join(out, DEFAULT_STORE_FILE), runs: path.join(out, 'runs'),
     models: path.join(out, 'models'), synthetic: path.join(out, 'synthetic'),
   };
 }

@@ -7,6 +7,9 @@ import { UserError } from '../errors.ts';
 import { MIGRATIONS, SCHEMA_VERSION } from './schema.ts';
 import { EvaluationTables } from './evaluation-tables.ts';
 
+/** The store's file name where none is given: a study's out/ folder, and --store's default. */
+export const DEFAULT_STORE_FILE = 'results.sqlite';
+
 export interface RunRecord {
   id: string;
   model?: string | null;

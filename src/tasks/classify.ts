@@ -1,6 +1,6 @@
 // The classify task: requests for an engine, and the engine's answers turned into predictions.
 //
-// Two scoring modes (../shared/PAPERS.md, "The protocol details that decide results"):
+// Two scoring modes (docs/studies.md, "Protocol details that decide results"; docs/evaluate.md):
 // - first-token (both papers): one request per example, { context, candidates }, candidates in
 //   the task's label order. The engine returns, per example, the log-softmax at the last context
 //   position read at each candidate's first token; the prediction is the argmax over labels.

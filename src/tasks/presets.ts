@@ -1,4 +1,4 @@
-// The prompts, label words and settings of the two studies of ../shared/PAPERS.md, as data.
+// The prompts, label words and settings of the two studies of docs/studies.md, as data.
 //
 // Study B's templates are a copy of prompt_map.json from GitHub LHRYANG/Generalization_of_FT-LLM
 // (data/prompt_map.json; also ../shared/data/ft-generalisation/prompt_map.json, which a test

@@ -7,6 +7,7 @@
 // one place the two are defined; config/ resolves a study's settings from it.
 
 import { taskJoin, type JoinOptions, type TaskSpec } from './task.ts';
+import { LABEL_TOKEN_RULES } from '../types.ts';
 
 export const PROTOCOLS = ['official', 'corrected'] as const;
 export type Protocol = (typeof PROTOCOLS)[number];
@@ -16,37 +17,46 @@ export type Protocol = (typeof PROTOCOLS)[number];
  * in context, tokenised alone, or study B's hard-coded Llama-2 ids (`llama2-ids`, read after the
  * prompt as given; Llama-2's tokenizer only, checked by decoding each id).
  */
-export type LabelTokens = 'in-context' | 'standalone' | 'llama2-ids';
+export const LABEL_TOKENS = [...LABEL_TOKEN_RULES, 'llama2-ids'] as const;
+export type LabelTokens = (typeof LABEL_TOKENS)[number];
 /**
  * 'study-b': study B's released code: 0-shot prompts begin with the literal text "<s> "; classification
  * prompts are encoded without special tokens (so 0-shot has one BOS, k-shot none), generation prompts
  * with them (vLLM's default: 0-shot gets two BOS, k-shot one). 'tokenizer': every prompt is encoded
  * with the tokenizer's own special tokens and nothing is prepended.
  */
-export type BosRule = 'study-b' | 'tokenizer';
+export const BOS_RULES = ['study-b', 'tokenizer'] as const;
+export type BosRule = (typeof BOS_RULES)[number];
 /** Rows whose gold label the data set drops (study B's "-"): 'wrong' keeps them and counts them wrong. */
-export type UnlabeledRows = 'wrong' | 'drop';
+export const UNLABELED_ROWS = ['wrong', 'drop'] as const;
+export type UnlabeledRows = (typeof UNLABELED_ROWS)[number];
 /** The ROUGE a generation cell reports as its headline: the bootstrap median (HF evaluate) or the per-example mean. */
-export type RougeAggregate = 'bootstrap-mid' | 'mean';
+export const ROUGE_AGGREGATES = ['bootstrap-mid', 'mean'] as const;
+export type RougeAggregate = (typeof ROUGE_AGGREGATES)[number];
 /** 'every-k-and-prompt': every run at every k of the test set's task and both prompts (evaluate_cross.py). */
-export type EvaluationGrid = 'reported' | 'every-k-and-prompt';
+export const EVALUATION_GRIDS = ['reported', 'every-k-and-prompt'] as const;
+export type EvaluationGrid = (typeof EVALUATION_GRIDS)[number];
 /** FTICL demonstrations: the first k rows of the in-domain few-shot file, or k sampled per training example. */
-export type FticlDemonstrations = 'few-shot-first' | 'training-sampled';
+export const FTICL_DEMONSTRATIONS = ['few-shot-first', 'training-sampled'] as const;
+export type FticlDemonstrations = (typeof FTICL_DEMONSTRATIONS)[number];
 /** Study A: read the logits at the last real token, or at position 127 of a right-padded 128-token row (its predecessor). */
-export type ReadingPosition = 'last-token' | 'padded-128';
+export const READING_POSITIONS = ['last-token', 'padded-128'] as const;
+export type ReadingPosition = (typeof READING_POSITIONS)[number];
 /**
  * How the loss of an optimiser step weighs its micro-batches' target tokens: 'step-tokens' divides
  * the summed token loss by every target token of the step (transformers >= 4.46 for a model that
  * takes num_items_in_batch), 'micro-batch-mean' averages each micro-batch's own token mean (the
  * transformers the releases ran: a token of a short micro-batch weighs more).
  */
-export type LossWeighting = 'step-tokens' | 'micro-batch-mean';
+export const LOSS_WEIGHTINGS = ['step-tokens', 'micro-batch-mean'] as const;
+export type LossWeighting = (typeof LOSS_WEIGHTINGS)[number];
 /**
  * Supervised training sequences longer than the limit: 'keep-target' keeps their last tokens (the
  * target survives); 'first-1024' keeps their first 1024 tokens, as study B's train.py did
  * (model_max_length 1024, truncation=True), cutting the target, or all of it, off the end.
  */
-export type TrainingTruncation = 'keep-target' | 'first-1024';
+export const TRAINING_TRUNCATIONS = ['keep-target', 'first-1024'] as const;
+export type TrainingTruncation = (typeof TRAINING_TRUNCATIONS)[number];
 /** Study B's train.py:52: model_max_length, the length first-1024 keeps. */
 export const STUDY_B_MAX_LENGTH = 1024;
 /**
@@ -54,20 +64,23 @@ export const STUDY_B_MAX_LENGTH = 1024;
  * as the predecessor's MNLIDataset did (it skips SNLI's filter): trained toward token id 1 and
  * scored with gold "Yes". A replayed bug, for MNLI under study A's task only.
  */
-export type StudyAMnliNeutral = 'drop' | 'keep-as-bug';
+export const STUDY_A_MNLI_NEUTRAL_RULES = ['drop', 'keep-as-bug'] as const;
+export type StudyAMnliNeutral = (typeof STUDY_A_MNLI_NEUTRAL_RULES)[number];
 /**
  * The every-k-and-prompt grid: 'add-run-k' adds each run's own k to every test set's k list (so a
  * run's reported cell exists everywhere), 'task-k-only' evaluates at the test set's task's k only
  * (evaluate_cross.py computed no other cell).
  */
-export type GridRunShots = 'add-run-k' | 'task-k-only';
+export const GRID_RUN_SHOTS = ['add-run-k', 'task-k-only'] as const;
+export type GridRunShots = (typeof GRID_RUN_SHOTS)[number];
 /**
  * Study B's 0-shot prefix "<s> " under its BOS rule: 'as-tokenized' encodes the text as the model's
  * tokenizer.json does (Llama-2's today: [1, 29871, ...], BOS then a lone "▁"); 'bos-only' writes it
  * as BOS alone ([1, ...]), what a tokenizer whose "<s>" is `normalized` may have given in 2023
  * (transformers issue 23833). The release's tokenizer file is not known, so both protocols encode as tokenized.
  */
-export type ZeroShotPrefix = 'as-tokenized' | 'bos-only';
+export const ZERO_SHOT_PREFIXES = ['as-tokenized', 'bos-only'] as const;
+export type ZeroShotPrefix = (typeof ZERO_SHOT_PREFIXES)[number];
 
 export interface ProtocolSettings {
   labelTokens: LabelTokens;

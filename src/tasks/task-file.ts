@@ -6,7 +6,7 @@ import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { UserError } from '../errors.ts';
 import { formatIssues } from '../data/spec.ts';
-import { validateClassifyTask, type ScoringMode, type TaskSpec } from './task.ts';
+import { SCORING_MODES, validateClassifyTask, type ScoringMode, type TaskSpec } from './task.ts';
 import { validateGenerateTask } from './generate.ts';
 import { TASK_PRESET_NAMES, taskPreset } from './task-presets.ts';
 
@@ -21,7 +21,7 @@ const ClassifySchema = z.strictObject({
   template: text,
   labels: z.array(text).min(2, 'expected at least two labels'),
   verbalizer: z.record(z.string(), text),
-  scoring: z.enum(['first-token', 'full-word']).default('first-token'),
+  scoring: z.enum(SCORING_MODES).default('first-token'),
   targetDelimiter: z.string().optional(),
   join: JoinSchema.optional(),
 });

@@ -17,7 +17,9 @@ import { UserError } from '../errors.ts';
 import type { Example } from '../types.ts';
 import { parseTemplate, renderTemplate, type Template } from './template.ts';
 
-export type ScoringMode = 'first-token' | 'full-word';
+/** How a classify task's labels are scored: the first token of each label word, or each label's whole continuation. */
+export const SCORING_MODES = ['first-token', 'full-word'] as const;
+export type ScoringMode = (typeof SCORING_MODES)[number];
 
 export interface ClassifyTaskSpec {
   kind: 'classify';

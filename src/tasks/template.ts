@@ -18,7 +18,7 @@ export interface Template {
   readonly fields: readonly string[];
 }
 
-const FIELD_NAME = /^[A-Za-z_][A-Za-z0-9_.\-]*$/;
+const FIELD_NAME = /^[A-Za-z_][A-Za-z0-9_.-]*$/;
 
 /** Parses a template; throws UserError naming the template and the character offset of a bad brace. */
 export function parseTemplate(source: string, name = 'template'): Template {

@@ -12,13 +12,14 @@ import { pausePoint } from '../pause-point.ts';
 import { familyFor, writeSafetensors, modelSizeProblem } from '../engine/index.ts';
 import { seededRandom } from '../seeded-random.ts';
 import { buildAtomically, isTemporaryName } from '../atomic-write.ts';
+import { INIT_SHAPE_DEFAULTS } from './option-table.ts';
 
 /** A GPT-2-style config small enough to train from scratch here; fields as transformers writes them. */
 export function tinyGpt2Config(vocabSize: number, o: { layers?: number; hidden?: number; heads?: number; positions?: number } = {}): Record<string, unknown> {
-  const hidden = o.hidden ?? 64;
+  const hidden = o.hidden ?? INIT_SHAPE_DEFAULTS.hidden;
   return {
     architectures: ['GPT2LMHeadModel'], model_type: 'gpt2', vocab_size: vocabSize, n_positions: o.positions ?? 128,
-    n_embd: hidden, n_layer: o.layers ?? 2, n_head: o.heads ?? 4, n_inner: null, activation_function: 'gelu_new',
+    n_embd: hidden, n_layer: o.layers ?? INIT_SHAPE_DEFAULTS.layers, n_head: o.heads ?? INIT_SHAPE_DEFAULTS.heads, n_inner: null, activation_function: 'gelu_new',
     layer_norm_epsilon: 1e-5, initializer_range: 0.02, tie_word_embeddings: true, scale_attn_weights: true,
     bos_token_id: 1, eos_token_id: 2, resid_pdrop: 0, embd_pdrop: 0, attn_pdrop: 0,
   };
@@ -26,11 +27,11 @@ export function tinyGpt2Config(vocabSize: number, o: { layers?: number; hidden?:
 
 /** A Llama-style config of the same scale. */
 export function tinyLlamaConfig(vocabSize: number, o: { layers?: number; hidden?: number; heads?: number; kvHeads?: number; positions?: number } = {}): Record<string, unknown> {
-  const hidden = o.hidden ?? 64;
+  const hidden = o.hidden ?? INIT_SHAPE_DEFAULTS.hidden;
   return {
     architectures: ['LlamaForCausalLM'], model_type: 'llama', vocab_size: vocabSize, hidden_size: hidden,
-    intermediate_size: hidden * 2, num_hidden_layers: o.layers ?? 2, num_attention_heads: o.heads ?? 4,
-    num_key_value_heads: o.kvHeads ?? o.heads ?? 4, max_position_embeddings: o.positions ?? 128, rms_norm_eps: 1e-6,
+    intermediate_size: hidden * 2, num_hidden_layers: o.layers ?? INIT_SHAPE_DEFAULTS.layers, num_attention_heads: o.heads ?? INIT_SHAPE_DEFAULTS.heads,
+    num_key_value_heads: o.kvHeads ?? o.heads ?? INIT_SHAPE_DEFAULTS.heads, max_position_embeddings: o.positions ?? 128, rms_norm_eps: 1e-6,
     rope_theta: 10000, hidden_act: 'silu', tie_word_embeddings: false, initializer_range: 0.02,
     bos_token_id: 1, eos_token_id: 2,
   };

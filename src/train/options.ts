@@ -9,6 +9,7 @@ import type { Example } from '../types.ts';
 import type { CheckpointPolicy } from './policy.ts';
 import type { ProgressSink } from './progress.ts';
 import { SCHEDULES, type ScheduleName } from './schedule.ts';
+import { FINETUNE_METHODS, TRAINING_DEFAULTS } from './option-table.ts';
 import type { Objective, SequenceTruncation } from './sequences.ts';
 import type { LossWeighting } from '../tasks/protocol.ts';
 import type { LogEntry } from './checkpoints.ts';
@@ -40,7 +41,7 @@ export interface TrainOptions {
   /** FTICL: demonstrations prepended to every training example. */
   demonstrations?: { pool: readonly Example[]; selection: DemonstrationSelection };
   join?: JoinOptions;
-  method: 'full' | 'lora';
+  method: (typeof FINETUNE_METHODS)[number];
   lora?: LoraConfig;
   /** LoRA: also write the merged model into each checkpoint's merged/ folder. */
   mergeLora?: boolean;
@@ -99,8 +100,7 @@ function positiveInt(v: number, what: string): void {
 
 export function resolveOptions(o: TrainOptions): ResolvedOptions {
   const r: ResolvedOptions = {
-    weightDecay: 0, betas: [0.9, 0.999], adamEps: 1e-8, schedule: 'linear', warmupSteps: 0, warmupRatio: 0,
-    batchSize: 8, gradAccum: 1, maxGradNorm: 1, epochs: 1, seed: 42, shuffle: true, logEvery: 1, resume: true, mergeLora: false, modelDropout: true,
+    ...TRAINING_DEFAULTS, betas: [0.9, 0.999], adamEps: 1e-8,
     ...Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)),
     objective: o.objective ?? (o.task.kind === 'classify' ? 'classify' : 'generate'),
   } as ResolvedOptions;

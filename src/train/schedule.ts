@@ -7,8 +7,8 @@
 // Warmup is given in steps or as a ratio of the total (Trainer: ceil(ratio * total) when steps are 0).
 import { UserError } from '../errors.ts';
 
-export type ScheduleName = 'linear' | 'cosine' | 'constant';
-export const SCHEDULES: readonly ScheduleName[] = ['linear', 'cosine', 'constant'];
+export const SCHEDULES = ['linear', 'cosine', 'constant'] as const;
+export type ScheduleName = (typeof SCHEDULES)[number];
 
 export function warmupStepsOf(total: number, warmupSteps = 0, warmupRatio = 0): number {
   if (!Number.isInteger(warmupSteps) || warmupSteps < 0) throw new UserError(`warmup steps must be a whole number >= 0, got ${warmupSteps}`);

@@ -14,10 +14,11 @@
 // truncation=True), right truncation), their first tokens: the target, or all of it, may be cut.
 import { UserError } from '../errors.ts';
 import type { Tokenizer } from '../types.ts';
+import type { OBJECTIVES } from './option-table.ts';
 import type { TrainingPieces } from '../tasks/demonstrations.ts';
 import { encodeFirstToken, type LabelTokenRule } from '../engine/index.ts';
 
-export type Objective = 'classify' | 'generate';
+export type Objective = (typeof OBJECTIVES)[number];
 /** Which end of a too-long supervised sequence survives. */
 export type SequenceTruncation = 'keep-last' | 'keep-first';
 

@@ -18,7 +18,7 @@ const MAY_IMPORT: Record<string, string[]> = {
   engine: [],
   tasks: ['data'],
   synth: ['data', 'tasks'],
-  config: ['data', 'tasks', 'analyze'], // analyze/options.ts: the analysis options' one schema
+  config: ['data', 'tasks', 'analyze', 'train'], // analyze/options.ts, train/option-table.ts: the options' one tables
   train: ['data', 'tasks', 'synth', 'engine', 'store'],
   evaluate: ['data', 'tasks', 'synth', 'engine', 'metrics', 'store'],
   analyze: ['data', 'stats', 'store'],
@@ -40,6 +40,9 @@ function pastFrontDoor(file: string, spec: string): string | undefined {
   const door = path.join(src, target, FRONT_DOOR[target]);
   return resolved === door ? undefined : `outside ${target}/, import from ${target}/${FRONT_DOOR[target]}`;
 }
+
+/** A folder that may read only some files of another: config/ takes the options' one tables, no tensors or I/O with them. */
+const ONLY_FILES: Record<string, Record<string, string[]>> = { config: { analyze: ['analyze/options.ts'], train: ['train/option-table.ts'] } };
 
 /** Folders that compute only: no files, network, processes or databases. */
 const NO_IO = ['stats'];
@@ -87,6 +90,9 @@ test('every folder imports only from the folders the flow allows, and pure folde
         if (from === undefined && rel === 'index.ts') continue; // the public library's front door re-exports every stage
         if (from === undefined) wrong.push(`${rel} (a shared top-level module) imports ${target}/ (${spec})`);
         else if (!MAY_IMPORT[from].includes(target)) wrong.push(`${rel} imports ${target}/ (${spec}), later in the flow or beside it`);
+        else if (ONLY_FILES[from]?.[target] && !ONLY_FILES[from][target].includes(path.relative(src, path.resolve(path.dirname(file), spec)).split(path.sep).join('/'))) {
+          wrong.push(`${rel} imports ${spec}: from ${target}/, ${from}/ may import only ${ONLY_FILES[from][target].join(', ')}`);
+        }
       } else if (from !== undefined && NO_IO.includes(from) && IO_MODULES.test(spec)) {
         wrong.push(`${rel} imports ${spec}: ${from}/ computes only`);
       }

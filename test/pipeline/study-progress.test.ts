@@ -55,6 +55,7 @@ test('on a terminal: one live area redrawn in place; only notes stay on the scre
   const stream = {
     columns: 120,
     write(chunk: string) {
+      // eslint-disable-next-line no-control-regex -- the terminal's escape codes are what is checked
       const m = /^\x1b\[(\d+)A\x1b\[0J/.exec(chunk);
       if (m) {
         screen.splice(screen.length - Number(m[1]));

@@ -1,9 +1,9 @@
 // Building blocks shared by the model families: linear layers, norms, activations, rotary position
 // embeddings and causal self-attention with an optional KV cache. Every block is a pure function of
-// tensors (no JS loops over tensor values), so a forward pass can later run under tf.variableGrads.
+// tensors (no JS loops over tensor values), so training differentiates the same forward pass.
 //
 // Linear weights are kept transposed ([in, out], see params.ts): on the wasm backend a matMul with the
-// transposeB flag runs ~15x slower than a plain one (../shared/DESIGN.md, "Facts measured here").
+// transposeB flag runs ~15x slower than a plain one (docs/design.md, "Gradients"; src/engine/README.md).
 import * as tf from '@tensorflow/tfjs-core';
 import { nativeMatMulActive } from './native/matmul-kernel.ts';
 import type { Params } from './params.ts';

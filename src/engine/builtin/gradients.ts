@@ -9,8 +9,8 @@
 //    embedding lookup as oneHot x matMul, costs vocab x tokens x width flops: far slower for real
 //    vocabularies.)
 // 2. matMul's gradient in tfjs uses matMuls with transposeA / transposeB set, which on wasm run
-//    ~15x slower than an explicit transpose followed by a plain matMul (../shared/DESIGN.md, "Facts
-//    measured here"). BatchMatMul's gradient is re-registered with explicit transposes; the values
+//    ~15x slower than an explicit transpose followed by a plain matMul (docs/design.md, "Gradients";
+//    src/engine/README.md). BatchMatMul's gradient is re-registered with explicit transposes; the values
 //    are the same, only the kernels differ.
 // 3. Tile's gradient for tensors of rank 5 (grouped-query attention's repeat_kv), which tfjs lacks.
 // 4. Memory during backprop: tfjs keeps every intermediate gradient and every tensor saved for the

@@ -1,7 +1,7 @@
 // Turning score requests into token sequences with lm-evaluation-harness's loglikelihood semantics
 // (lm_eval/api/model.py `_encode_pair`, lm_eval/models/huggingface.py `_loglikelihood_tokens`).
 import { UserError } from '../../errors.ts';
-import type { ScoreRequest, Tokenizer } from '../../types.ts';
+import type { LabelTokenRule, ScoreRequest, Tokenizer } from '../../types.ts';
 
 export interface EncodedPair {
   /** Model input: (context + continuation)[:-1], left-truncated to the model's length. */
@@ -59,7 +59,7 @@ function prefixToken(tok: Tokenizer): number {
  *   study B's released code hard-coded (evaluate_cross.py target_ids).
  * - 'standalone': encode(label) on its own, the context read as given ("▁positive" with Llama-2).
  */
-export type LabelTokenRule = 'in-context' | 'standalone';
+export type { LabelTokenRule };
 
 export interface FirstTokenEncoding {
   /** What the model reads, left-truncated to maxLength. */

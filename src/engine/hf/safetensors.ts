@@ -3,7 +3,6 @@
 // readers either pull in a whole ML runtime or do not convert F16/BF16 to float32; the format is ~40
 // lines (https://github.com/huggingface/safetensors#format).
 import fs from 'node:fs';
-import path from 'node:path';
 import { UserError } from '../../errors.ts';
 import { buildAtomicallySync } from '../../atomic-write.ts';
 

@@ -8,8 +8,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { UserError } from '../../errors.ts';
+import { LAUNCHERS } from '../option-table.ts';
 
-export const LAUNCHERS = ['accelerate', 'torchrun', 'python', 'slurm'] as const;
+export { LAUNCHERS };
+
 export type Launcher = (typeof LAUNCHERS)[number];
 
 /** The runner shipped with the package. */
