@@ -11,7 +11,7 @@ import { taskByName, TASK_PRESET_NAMES } from '../tasks/index.ts';
 import { defaultLoraTargetsOf } from '../engine/index.ts';
 import { ResultStore } from '../store/result-store.ts';
 import { generateSuite, writeSuite } from '../synth/index.ts';
-import { FINETUNE_METHODS, INIT_FAMILIES, INIT_SHAPE_DEFAULTS, OBJECTIVES, TRAINING_BACKENDS, initModel, LORA_OPTIONS, progressSink, tinyGpt2Config, tinyLlamaConfig, train, TRAINING_OPTIONS, type TrainOptions } from '../train/index.ts';
+import { FINETUNE_METHODS, INIT_FAMILIES, INIT_SHAPE_DEFAULTS, OBJECTIVES, TRAINING_BACKENDS, LORA_OPTIONS, progressSink, train, TRAINING_OPTIONS, type TrainOptions } from '../train/index.ts';
 import { addTrainingFlags, trainingSettingsFromFlags } from './training-flags.ts';
 import { LAUNCHERS, trainHf, type Launcher } from '../train/hf/index.ts';
 import { buildScratchModel } from '../pipeline/model-preparation.ts';

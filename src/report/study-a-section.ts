@@ -6,7 +6,7 @@ import { curvesSpec, heatmapSpec, lossSpec, renderSvg, type CurvePoint, type Hea
 import { anchor, esc, figure, fixed, htmlTable, pairCell, pValue, signed } from './html.ts';
 import { checksSection } from './checks-section.ts';
 import { metaSection, pooledHeatmap } from './meta-section.ts';
-import { metricForTestSet, metricsByTestSet, type ReportData, type ReportRun } from './report-data.ts';
+import { metricForTestSet, metricsByTestSet, type ReportData } from './report-data.ts';
 import type { StudyA } from './study-a.ts';
 import { methodOf } from './study-b.ts';
 import { isSignificant } from './tables.ts';

@@ -88,6 +88,7 @@ test('durations read as a person says them', () => {
 test('the training bar advances with the checkpoints evaluated between logged steps, and no time left is shown without a basis', () => {
   const clock = { t: 0 };
   const lines: string[] = [];
+  // eslint-disable-next-line no-control-regex -- the terminal's cursor-up and clear-below sequences
   const stream = { columns: 120, write(chunk: string) { lines.push(...chunk.replace(/^\x1b\[\d+A\x1b\[0J/, '').split('\n').filter(Boolean)); return true; } } as unknown as NodeJS.WritableStream;
   const p = new LiveArea(stream, () => clock.t);
   p.stages.run(0, 3, 'r1', { atStart: true, logSpaced: 14, every: 50, atEnd: true });
