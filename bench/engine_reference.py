@@ -28,6 +28,7 @@ import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from torch_safetensors import read_safetensors  # noqa: E402
+from torch_llama import llama_hidden_states  # noqa: E402
 
 # Threads as the bench asks (GENSTUDY_BENCH_THREADS; OMP/OpenBLAS/MKL pools are pinned to the same number).
 torch.set_num_threads(int(os.environ.get("GENSTUDY_BENCH_THREADS", "1")))
@@ -56,51 +57,6 @@ def hidden_states(c, w, ids):
         m = gelu_new(torch.addmm(w[l + 'mlp.c_fc.bias'], m.view(b * t, -1), w[l + 'mlp.c_fc.weight']))
         h = h + torch.addmm(w[l + 'mlp.c_proj.bias'], m, w[l + 'mlp.c_proj.weight']).view(b, t, -1)
     return torch.nn.functional.layer_norm(h, (c['n_embd'],), w[p + 'ln_f.weight'], w[p + 'ln_f.bias'], eps)
-
-
-# PyTorch 2.5+ attends grouped key-value heads without repeating them.
-GQA_SDPA = tuple(int(x) for x in torch.__version__.split('.')[:2]) >= (2, 5)
-
-
-def rms_norm(x, weight, eps):
-    return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + eps) * weight
-
-
-def rotate_half(x):
-    x1, x2 = x.chunk(2, dim=-1)
-    return torch.cat((-x2, x1), dim=-1)
-
-
-def llama_hidden_states(c, w, ids):
-    b, t = ids.shape
-    e, nh, nkv = c['hidden_size'], c['num_attention_heads'], c['num_key_value_heads']
-    hd, eps = e // nh, c['rms_norm_eps']
-    inv = 1.0 / (c.get('rope_theta', 10000.0) ** (torch.arange(0, hd, 2, dtype=torch.int64).float() / hd))
-    freqs = torch.arange(t).float()[:, None] * inv[None, :]
-    emb = torch.cat((freqs, freqs), dim=-1)
-    cos, sin = emb.cos(), emb.sin()
-    sdpa = getattr(torch.nn.functional, 'scaled_dot_product_attention', None)
-    causal = torch.triu(torch.full((t, t), float('-inf')), 1)
-    h = w['model.embed_tokens.weight'][ids]
-    for i in range(c['num_hidden_layers']):
-        l = f'model.layers.{i}.'
-        a = rms_norm(h, w[l + 'input_layernorm.weight'], eps)
-        q = (a @ w[l + 'self_attn.q_proj.weight'].T).view(b, t, nh, hd).transpose(1, 2)
-        k = (a @ w[l + 'self_attn.k_proj.weight'].T).view(b, t, nkv, hd).transpose(1, 2)
-        v = (a @ w[l + 'self_attn.v_proj.weight'].T).view(b, t, nkv, hd).transpose(1, 2)
-        q, k = q * cos + rotate_half(q) * sin, k * cos + rotate_half(k) * sin
-        if GQA_SDPA:
-            att = sdpa(q, k, v, is_causal=True, enable_gqa=True)
-        elif sdpa is not None:
-            att = sdpa(q, k.repeat_interleave(nh // nkv, dim=1), v.repeat_interleave(nh // nkv, dim=1), is_causal=True)
-        else:
-            k, v = k.repeat_interleave(nh // nkv, dim=1), v.repeat_interleave(nh // nkv, dim=1)
-            att = torch.softmax(q @ k.transpose(-1, -2) / math.sqrt(hd) + causal, dim=-1) @ v
-        h = h + att.transpose(1, 2).reshape(b, t, -1) @ w[l + 'self_attn.o_proj.weight'].T
-        m = rms_norm(h, w[l + 'post_attention_layernorm.weight'], eps)
-        gate = m @ w[l + 'mlp.gate_proj.weight'].T
-        h = h + (torch.nn.functional.silu(gate) * (m @ w[l + 'mlp.up_proj.weight'].T)) @ w[l + 'mlp.down_proj.weight'].T
-    return rms_norm(h, w['model.norm.weight'], eps)
 
 
 def score(c, w, seqs, cont, batch, full):

@@ -23,6 +23,7 @@ import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from torch_safetensors import read_safetensors  # noqa: E402
+from torch_llama import llama_hidden_states  # noqa: E402
 
 # Threads as the bench asks (GENSTUDY_BENCH_THREADS; OMP/OpenBLAS/MKL pools are pinned to the same number).
 torch.set_num_threads(int(os.environ.get("GENSTUDY_BENCH_THREADS", "1")))
@@ -69,50 +70,11 @@ def forward(c, w, lora, ids):
     return h @ w[p + 'wte.weight'].T
 
 
-def rms_norm(x, weight, eps):
-    return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + eps) * weight
-
-
-def rotate_half(x):
-    x1, x2 = x.chunk(2, dim=-1)
-    return torch.cat((-x2, x1), dim=-1)
-
-
 LLAMA_LORA = ['self_attn.q_proj', 'self_attn.k_proj', 'self_attn.v_proj', 'self_attn.o_proj']
 
 
 def llama_forward(c, w, lora, ids):
-    b, t = ids.shape
-    e, nh, nkv = c['hidden_size'], c['num_attention_heads'], c['num_key_value_heads']
-    hd, eps = e // nh, c['rms_norm_eps']
-    inv = 1.0 / (c.get('rope_theta', 10000.0) ** (torch.arange(0, hd, 2, dtype=torch.int64).float() / hd))
-    freqs = torch.arange(t).float()[:, None] * inv[None, :]
-    emb = torch.cat((freqs, freqs), dim=-1)
-    cos, sin = emb.cos(), emb.sin()
-    sdpa = getattr(torch.nn.functional, 'scaled_dot_product_attention', None)
-    causal = torch.triu(torch.full((t, t), float('-inf')), 1)
-
-    def lin(name, x):
-        y = x @ w[name + '.weight'].T
-        return y + lora[name](x) if name in lora else y
-
-    h = w['model.embed_tokens.weight'][ids]
-    for i in range(c['num_hidden_layers']):
-        l = f'model.layers.{i}.'
-        a = rms_norm(h, w[l + 'input_layernorm.weight'], eps)
-        q = lin(l + 'self_attn.q_proj', a).view(b, t, nh, hd).transpose(1, 2)
-        k = lin(l + 'self_attn.k_proj', a).view(b, t, nkv, hd).transpose(1, 2)
-        v = lin(l + 'self_attn.v_proj', a).view(b, t, nkv, hd).transpose(1, 2)
-        q, k = q * cos + rotate_half(q) * sin, k * cos + rotate_half(k) * sin
-        k, v = k.repeat_interleave(nh // nkv, dim=1), v.repeat_interleave(nh // nkv, dim=1)
-        if sdpa is not None:
-            att = sdpa(q, k, v, is_causal=True)
-        else:
-            att = torch.softmax(q @ k.transpose(-1, -2) / math.sqrt(hd) + causal, dim=-1) @ v
-        h = h + lin(l + 'self_attn.o_proj', att.transpose(1, 2).reshape(b, t, -1))
-        m = rms_norm(h, w[l + 'post_attention_layernorm.weight'], eps)
-        h = h + lin(l + 'mlp.down_proj', torch.nn.functional.silu(lin(l + 'mlp.gate_proj', m)) * lin(l + 'mlp.up_proj', m))
-    return rms_norm(h, w['model.norm.weight'], eps) @ w['model.embed_tokens.weight'].T
+    return llama_hidden_states(c, w, ids, lora) @ w['model.embed_tokens.weight'].T
 
 
 def main():
