@@ -22,7 +22,9 @@ import { prepareSynthetic, rowNotes, studyTestSets, tagTestSets } from './study-
 import { executeRun } from './execute-run.ts';
 import type { StudyStages } from './study-progress.ts';
 
-export { reportedVariant } from './execute-run.ts';
+import { reportedVariant } from './execute-run.ts';
+
+export { reportedVariant };
 
 export interface StudyPaths { studyFile: string; out: string; store: string; runs: string; models: string; synthetic: string }
 
@@ -145,7 +147,9 @@ function analyseStudy(study: Study, c: { paths: StudyPaths; runs: RunPlan[]; wor
   if (study.evaluation.control === undefined) {
     return { paths, runs, analysis: null, analysisSkipped: 'the study names no evaluation.control, so there are no partial correlations', analyzeOptions, work };
   }
-  const rows = readStoreScores(c.store, '').filter((r) => runs.some((p) => p.id === r.run && p.method.kind !== 'base'));
+  // The cell the report shows (Prompt-1 at 0 shots, as the study's variants name it): one analysis for both.
+  const variant = reportedVariant(study, studySettings(study), 0);
+  const rows = readStoreScores(c.store, variant).filter((r) => runs.some((p) => p.id === r.run && p.method.kind !== 'base'));
   const series = buildRunSeries(rows, study.analysis.metric);
   const outcome = analyzeOrSkip(series, analyzeOptions);
   if ('skipped' in outcome) return { paths, runs, analysis: null, analysisSkipped: outcome.skipped, analyzeOptions, work };

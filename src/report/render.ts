@@ -6,7 +6,7 @@ import { writeFileAtomic } from '../atomic-write.ts';
 import { basename, join, resolve } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { UserError } from '../errors.ts';
-import type { AnalyzeOptions } from '../analyze/analysis.ts';
+import type { AnalysisResult, AnalyzeOptions } from '../analyze/analysis.ts';
 import { anchor, esc, page } from './html.ts';
 import { provenanceSection, sha256, type Provenance } from './provenance-section.ts';
 import { loadReportInput } from './report-data.ts';
@@ -29,6 +29,8 @@ export interface ReportInput {
   metric?: string;
   promptVariant?: string;
   analysis?: Partial<Omit<AnalyzeOptions, 'control'>>;
+  /** The analysis already made from this input (a study's, pipeline/run-study.ts): drawn as it is, not computed again. */
+  result?: AnalysisResult;
   title?: string;
   /** The pair of OOD test sets whose residuals are drawn per run (default: chosen by run-figures.ts). */
   pair?: readonly [string, string];
@@ -55,7 +57,7 @@ export interface RenderedReport {
 
 export async function renderReport(input: ReportInput): Promise<RenderedReport> {
   const data = await loadReportInput(input.storePath, input.promptVariant ?? '', input.columns);
-  const a = studyA(data, { control: input.control, metric: input.metric, analysis: input.analysis });
+  const a = studyA(data, { control: input.control, metric: input.metric, analysis: input.analysis, result: input.result });
   const b = studyB(data, { metric: input.metric });
   const tableList = buildTables(data, a, b);
   const check = input.designCheck ?? null;

@@ -24,7 +24,7 @@ export interface StudyA {
   note?: string;
 }
 
-export function studyA(data: ReportData, opts: { control?: string; metric?: string; analysis?: Partial<Omit<AnalyzeOptions, 'control'>> }): StudyA {
+export function studyA(data: ReportData, opts: { control?: string; metric?: string; analysis?: Partial<Omit<AnalyzeOptions, 'control'>>; result?: AnalysisResult }): StudyA {
   const empty = (note: string, control: string | null = null, metric: string | null = null): StudyA => ({
     control, metric, options: null, analysis: emptyAnalysis({ ...DEFAULT_OPTIONS, control: control ?? '' }), series: [], skipped: [], note,
   });
@@ -65,9 +65,9 @@ export function studyA(data: ReportData, opts: { control?: string; metric?: stri
     if (!series.some((s) => s.run === r.id)) skipped.push({ run: r.id, reason: `no ${metric} scores` });
   }
   // the same analysis as `genstudy analyze` (calibration and robustness included) on the runs it can take
-  const analysis: AnalysisResult = analysable.length
+  const analysis: AnalysisResult = opts.result ?? (analysable.length
     ? analyzeRuns(analysable, options)
-    : emptyAnalysis(options);
+    : emptyAnalysis(options));
   const result: StudyA = { control, metric, options, series: analysable, skipped, analysis };
   if (analysable.length === 0) result.note = `No run could be analysed with control "${control}" and metric "${metric}".`;
   return result;

@@ -95,3 +95,35 @@ test('a study trains every run, evaluates each checkpoint, analyses, reports, an
   assert.equal(third.work.trainingSteps, 0);
   assert.equal(third.work.answersComputed, 0);
 });
+
+test('a study that lists its prompts gets one analysis: the one in analysis/ is the one the report draws', async (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'genstudy-run-prompts-'));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const yaml = tinyStudyYaml({
+    name: 'prompted', trainSize: 64, testSize: 12,
+    methods: ['{ name: ft, kind: ft, lr: 0.01, steps: 8, batchSize: 8 }'],
+    rest: `seeds: [1, 2]
+checkpoints: { every: 2 }
+evaluation:
+  control: in-domain
+  prompts: [1]
+  testSets: [synthetic]`,
+  });
+  const file = path.join(dir, 'prompted.yaml');
+  fs.writeFileSync(file, yaml);
+  const study = parseStudy(yaml, file);
+  const result = await runStudy(study, file, quiet());
+  // The scores are stored under the variant the prompts name; the analysis reads that same cell.
+  const store = ResultStore.open(result.paths.store, { readonly: true });
+  const variants = new Set(store.scores().map((s) => s.promptVariant));
+  store.close();
+  assert.ok(!variants.has(''), `stored variants: ${[...variants].join(', ')}`);
+  assert.ok(result.analysis, result.analysisSkipped);
+  const written = await writeStudyOutputs(study, result);
+  const pipeline = JSON.parse(fs.readFileSync(path.join(written.analysis!, 'analysis.json'), 'utf8')) as { runs: { run: string; pairs: { a: string; b: string; r: number | null }[] }[] };
+  const report = JSON.parse(fs.readFileSync(path.join(path.dirname(written.report!), 'partial_correlations.json'), 'utf8')) as { run: string; a: string; b: string; r: number | null }[];
+  const key = (run: string, a: string, b: string) => `${run} ${a} ${b}`;
+  const fromPipeline = new Map(pipeline.runs.flatMap((r) => r.pairs.map((p) => [key(r.run, p.a, p.b), p.r] as const)));
+  assert.equal(report.length, fromPipeline.size);
+  for (const row of report) assert.equal(row.r === null ? null : Number(row.r), fromPipeline.get(key(row.run, row.a, row.b)), key(row.run, row.a, row.b));
+});
