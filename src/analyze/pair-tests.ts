@@ -27,11 +27,6 @@ export function splineBasisFor(control: Float64Array): number {
   return Math.min(DEFAULT_SPLINE_BASIS, Math.max(3, Math.floor(new Set(control).size / 2)));
 }
 
-/** Whether these options correlate differences only (then a run has n - 1 observations). */
-export function usesDifferencesOnly(opts: PairTestOptions): boolean {
-  return opts.representation === 'differences';
-}
-
 function statOptions(control: Float64Array, opts: PairTestOptions): PartialOptions {
   return {
     method: opts.method, residualiser: opts.residualiser, inference: opts.inference,

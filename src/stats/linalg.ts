@@ -54,36 +54,6 @@ export function orthonormalise(columns: Float64Array[]): Orthonormal {
   return { q, r, kept };
 }
 
-/**
- * The same Gram-Schmidt QR on a flat column-major array (p columns of length n, overwritten by Q).
- * Returns R (p x p, row-major), or null when a column is dependent on the earlier ones.
- */
-export function orthonormaliseFlat(a: Float64Array, n: number, p: number): Float64Array | null {
-  const r = new Float64Array(p * p);
-  for (let j = 0; j < p; j++) {
-    const oj = j * n;
-    let norm0 = 0;
-    for (let t = 0; t < n; t++) norm0 += a[oj + t] * a[oj + t];
-    for (let pass = 0; pass < 2; pass++) {
-      for (let i = 0; i < j; i++) {
-        const oi = i * n;
-        let c = 0;
-        for (let t = 0; t < n; t++) c += a[oi + t] * a[oj + t];
-        r[i * p + j] += c;
-        for (let t = 0; t < n; t++) a[oj + t] -= c * a[oi + t];
-      }
-    }
-    let norm = 0;
-    for (let t = 0; t < n; t++) norm += a[oj + t] * a[oj + t];
-    norm = Math.sqrt(norm);
-    if (norm0 === 0 || norm <= DEPENDENT * Math.sqrt(norm0)) return null;
-    const inv = 1 / norm;
-    for (let t = 0; t < n; t++) a[oj + t] *= inv;
-    r[j * p + j] = norm;
-  }
-  return r;
-}
-
 export function dot(a: Float64Array, b: Float64Array): number {
   let s = 0;
   for (let i = 0; i < a.length; i++) s += a[i] * b[i];

@@ -7,11 +7,6 @@
 import type { Suite } from './generate.ts';
 import { SPECIAL_TOKENS } from './vocabulary.ts';
 
-export interface TokenizerFiles {
-  tokenizerJson: Record<string, unknown>;
-  tokenizerConfig: Record<string, unknown>;
-}
-
 export function suiteTokenizerJson(suite: Pick<Suite, 'vocabulary'>): Record<string, unknown> {
   const vocab: Record<string, number> = {};
   suite.vocabulary.forEach((w, i) => { vocab[w] = i; });
@@ -54,8 +49,4 @@ export function suiteTokenizerConfig(suite: Pick<Suite, 'vocabulary'>, modelMaxL
     clean_up_tokenization_spaces: false,
     added_tokens_decoder: decoder,
   };
-}
-
-export function suiteTokenizerFiles(suite: Pick<Suite, 'vocabulary'>): TokenizerFiles {
-  return { tokenizerJson: suiteTokenizerJson(suite), tokenizerConfig: suiteTokenizerConfig(suite) };
 }
