@@ -11,16 +11,18 @@ import { silentProgress } from '../../src/train/index.ts';
 import { NO_PROGRESS } from '../../src/evaluate/index.ts';
 import { tinyStudyYaml } from '../support/tiny-study.ts';
 
-// Two seeds of a one-layer model trained for 8 steps, checkpoints every 2: five checkpoints per run.
-const STUDY = tinyStudyYaml({
-  name: 'tiny', trainSize: 64, testSize: 12,
+// Two seeds of a one-layer model trained for 8 steps, checkpoints every 2: five checkpoints per run;
+// `evaluation` adds lines to the study's evaluation section.
+const tinyStudy = (name: string, evaluation = '') => tinyStudyYaml({
+  name, trainSize: 64, testSize: 12,
   methods: ['{ name: ft, kind: ft, lr: 0.01, steps: 8, batchSize: 8 }'],
   rest: `seeds: [1, 2]
 checkpoints: { every: 2 }
 evaluation:
   control: in-domain
-  testSets: [synthetic]`,
+${evaluation}  testSets: [synthetic]`,
 });
+const STUDY = tinyStudy('tiny');
 
 function quiet() {
   return { log: () => undefined, trainProgress: silentProgress, evalProgress: NO_PROGRESS };
@@ -99,16 +101,7 @@ test('a study trains every run, evaluates each checkpoint, analyses, reports, an
 test('a study that lists its prompts gets one analysis: the one in analysis/ is the one the report draws', async (t) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'genstudy-run-prompts-'));
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
-  const yaml = tinyStudyYaml({
-    name: 'prompted', trainSize: 64, testSize: 12,
-    methods: ['{ name: ft, kind: ft, lr: 0.01, steps: 8, batchSize: 8 }'],
-    rest: `seeds: [1, 2]
-checkpoints: { every: 2 }
-evaluation:
-  control: in-domain
-  prompts: [1]
-  testSets: [synthetic]`,
-  });
+  const yaml = tinyStudy('prompted', '  prompts: [1]\n');
   const file = path.join(dir, 'prompted.yaml');
   fs.writeFileSync(file, yaml);
   const study = parseStudy(yaml, file);
