@@ -6,21 +6,12 @@ import { parseStudy } from '../../src/config/load.ts';
 import { expandStudy } from '../../src/config/expand.ts';
 import { demonstrationSource, gradAccumOf, gridShotsFor, objectiveOf, studySettings, trainerSettingsOf, trainingSettingsOf } from '../../src/config/settings.ts';
 import { PROTOCOL_SETTINGS, STUDY_B_FTICL_SHOTS, STUDY_B_ICL_SHOTS } from '../../src/tasks/index.ts';
+import { studyBYaml } from '../support/study-b-yaml.ts';
 
-const base = (protocol: string, evaluation = '', method = '') => `
-name: s
-protocol: ${protocol}
-models: [{ id: m, path: models/m }]
-training:
-  - { id: sentiment-2000, data: "study-b/sentiment/amazon:train-2000", task: study-b/sentiment }
-  - { id: summary-2000, data: "study-b/summary/xsum:train-2000", task: study-b/summary }
-methods:
-  - { name: ft, kind: ft, lr: 2.0e-5, batchSize: 2, globalBatch: 16 }
-  - { name: fticl, kind: fticl, lr: 2.0e-5, demonstrations: { sentiment: [2, 4], summary: [1, 2] }${method} }
-evaluation:
-  testSets: [study-b/sentiment/sst2:test]
-${evaluation}
-`;
+const base = (protocol: string, evaluation = '', method = '') => studyBYaml(protocol, [
+  '{ name: ft, kind: ft, lr: 2.0e-5, batchSize: 2, globalBatch: 16 }',
+  `{ name: fticl, kind: fticl, lr: 2.0e-5, demonstrations: { sentiment: [2, 4], summary: [1, 2] }${method} }`,
+], evaluation);
 
 test('protocol: official selects every replay setting at once; corrected is the default', () => {
   const official = studySettings(parseStudy(base('official'), 's.yaml'));

@@ -6,20 +6,9 @@ import assert from 'node:assert/strict';
 import { parseStudy } from '../../src/config/load.ts';
 import { evaluationCellsFor, isStudyAOnly, readingRulesOf, studySettings, trainingTargetsOf } from '../../src/config/settings.ts';
 import { STUDY_A_PAD_TO } from '../../src/tasks/index.ts';
+import { studyBYaml } from '../support/study-b-yaml.ts';
 
-const study = (protocol: string, evaluation = '') => parseStudy(`
-name: s
-protocol: ${protocol}
-models: [{ id: m, path: models/m }]
-training:
-  - { id: sentiment-2000, data: "study-b/sentiment/amazon:train-2000", task: study-b/sentiment }
-  - { id: summary-2000, data: "study-b/summary/xsum:train-2000", task: study-b/summary }
-methods:
-  - { name: ft, kind: ft, lr: 2.0e-5 }
-evaluation:
-  testSets: [study-b/sentiment/sst2:test]
-${evaluation}
-`, 's.yaml');
+const study = (protocol: string, evaluation = '') => parseStudy(studyBYaml(protocol, ['{ name: ft, kind: ft, lr: 2.0e-5 }'], evaluation), 's.yaml');
 
 test('evaluation cells: the every-k grid takes the task\'s k and both prompts (and the run\'s k); else the study\'s prompts at the run\'s k', () => {
   const official = study('official');
