@@ -101,13 +101,19 @@ export function wantedSides(sides: Side[]): Side[] {
   return names?.length ? sides.filter((s) => names.includes(s.name)) : sides;
 }
 
-/** Debian's PyTorch and, when GENSTUDY_BENCH_TORCH_PYTHON names one, a second: `args` is the script and its arguments. */
+/**
+ * Debian's PyTorch and, when GENSTUDY_BENCH_TORCH_PYTHON names one, a second, both on the lean reference
+ * forward, and that second one through transformers: `args` is the script and its arguments.
+ */
 export function torchSides(args: string[]): Side[] {
   const sides: Side[] = [{ name: 'pytorch', run: (n) => runJson('/usr/bin/python3', args, threadEnv(n)) }];
   // Optionally a second PyTorch (e.g. a current wheel in a virtual environment), whose CPU kernels
   // can be much faster than Debian's build: GENSTUDY_BENCH_TORCH_PYTHON=/path/to/python.
   const other = process.env.GENSTUDY_BENCH_TORCH_PYTHON;
   if (other) sides.push({ name: 'other_pytorch', run: (n) => runJson(other, args, threadEnv(n)) });
+  // The same PyTorch through transformers' own model classes (and PEFT's LoRA): what a researcher runs
+  // without genstudy (lm-evaluation-harness's HFLM for scoring, the Trainer for training).
+  if (other) sides.push({ name: 'transformers', run: (n) => runJson(other, args, { ...threadEnv(n), GENSTUDY_BENCH_REFERENCE: 'transformers' }) });
   return sides;
 }
 

@@ -14,6 +14,11 @@ tied lm_head). Both run under torch.inference_mode. Two variants are timed:
                 (what the built-in engine does)
   full_logits : the lm head at every position, then log-softmax and gather (what a transformers
                 model call followed by lm-evaluation-harness's scoring does)
+With GENSTUDY_BENCH_REFERENCE=transformers, the model is instead loaded by transformers
+(AutoModelForCausalLM.from_pretrained on DIR, its default attention) and scored the way
+lm-evaluation-harness's HFLM does (lm_eval/models/huggingface.py, _loglikelihood_tokens: the model
+call's logits, log_softmax over the vocabulary at every position, the continuation's slice gathered);
+that one variant is timed and reported under the `score_` keys, in its own process for its memory.
 With products named (MxKxN), also GFLOP per CPU-second of one a @ b of each shape (best of 5).
 Prints JSON: tokens per second of each, by wall clock and by process CPU time (best of 3 passes), peak RSS in MB, the summed log-probability.
 """
@@ -75,20 +80,37 @@ def score(c, w, seqs, cont, batch, full):
     return total
 
 
+def score_transformers(model, seqs, cont, batch):
+    total = 0.0
+    for s in range(0, len(seqs), batch):
+        ids = torch.tensor(seqs[s:s + batch])
+        logp = torch.log_softmax(model(ids[:, :-1]).logits, dim=-1)[:, -cont:]
+        total += logp.gather(-1, ids[:, -cont:].unsqueeze(-1)).sum().item()
+    return total
+
+
 def main():
     d, cont, batch = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
     c = json.load(open(f'{d}/config.json'))
-    w = read_safetensors(f'{d}/model.safetensors')
     seqs = json.load(open(f'{d}/ids.json'))
     tokens = len(seqs) * len(seqs[0])
     out = {}
+    if os.environ.get('GENSTUDY_BENCH_REFERENCE') == 'transformers':
+        import transformers
+        model = transformers.AutoModelForCausalLM.from_pretrained(d, dtype=torch.float32).eval()
+        variants = [('score', lambda ss: score_transformers(model, ss, cont, batch))]
+        out['transformers_version'] = transformers.__version__
+    else:
+        w = read_safetensors(f'{d}/model.safetensors')
+        variants = [(name, lambda ss, full=full: score(c, w, ss, cont, batch, full)) for name, full in [('score', False), ('full_logits', True)]]
     with torch.inference_mode():
-        for name, full in [('score', False), ('full_logits', True)]:
-            score(c, w, seqs[:batch], cont, batch, full)
+        for name, run in variants:
+            full = name == 'full_logits'
+            run(seqs[:batch])
             best, best_cpu = math.inf, math.inf
             for _ in range(3):
                 t0, c0 = time.perf_counter(), time.process_time()
-                total = score(c, w, seqs, cont, batch, full)
+                total = run(seqs)
                 best = min(best, time.perf_counter() - t0)
                 best_cpu = min(best_cpu, time.process_time() - c0)
             out[f'{name}_tokens_per_s'] = tokens / best

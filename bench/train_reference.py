@@ -10,6 +10,10 @@ LoRA: r 8, alpha 16, dropout 0.1 on attn.c_attn, attn.c_proj and mlp.c_proj (PEF
 "c_attn", "c_proj"), base weights frozen; on Llama the q/k/v/o projections (genstudy's default
 targets). The Llama forward follows modeling_llama.py (RMSNorm, rotary, grouped-query attention
 through scaled_dot_product_attention where it exists, SwiGLU, tied lm_head). Two warm-up steps, then STEPS timed steps.
+With GENSTUDY_BENCH_REFERENCE=transformers, the model is loaded by transformers instead
+(AutoModelForCausalLM.from_pretrained on DIR, train mode, its default attention and its config's
+dropouts, as genstudy's engine reads them) and LoRA is PEFT's (LoraConfig r 8, alpha 16, dropout 0.1
+on the same modules): what the hf backend's Trainer runs, with the same loss, AdamW and clipping.
 Prints JSON: tokens per second (wall and CPU), the first step's loss, peak RSS in MB.
 """
 import json
@@ -77,14 +81,33 @@ def llama_forward(c, w, lora, ids):
     return llama_hidden_states(c, w, ids, lora) @ w['model.embed_tokens.weight'].T
 
 
+def transformers_model(d, method, llama):
+    import transformers
+    model = transformers.AutoModelForCausalLM.from_pretrained(d, dtype=torch.float32)
+    model.train()
+    if method == 'lora':
+        import peft
+        targets = [n.split('.')[-1] for n in LLAMA_LORA] if llama else ['c_attn', 'c_proj']
+        model = peft.get_peft_model(model, peft.LoraConfig(r=8, lora_alpha=16, lora_dropout=0.1, target_modules=targets,
+                                                           fan_in_fan_out=not llama))
+        params = [p for p in model.parameters() if p.requires_grad]
+        return model, params, [{'params': params, 'weight_decay': 0.01}]
+    named = [(k, v) for k, v in model.named_parameters()]
+    decay = [v for k, v in named if not (k.endswith('.bias') or v.dim() == 1)]
+    no_decay = [v for k, v in named if k.endswith('.bias') or v.dim() == 1]
+    return model, decay + no_decay, [{'params': decay, 'weight_decay': 0.01}, {'params': no_decay, 'weight_decay': 0.0}]
+
+
 def main():
     d, method, steps, batch = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
     c = json.load(open(f'{d}/config.json'))
-    w = read_safetensors(f'{d}/model.safetensors')
+    w = read_safetensors(f'{d}/model.safetensors') if os.environ.get('GENSTUDY_BENCH_REFERENCE') != 'transformers' else {}
     seqs = torch.tensor(json.load(open(f'{d}/ids.json')))
     llama = c['model_type'] == 'llama'
-    lora = {}
-    if method == 'full':
+    lora, model = {}, None
+    if os.environ.get('GENSTUDY_BENCH_REFERENCE') == 'transformers':
+        model, params, groups = transformers_model(d, method, llama)
+    elif method == 'full':
         for k in w:
             w[k] = torch.nn.Parameter(w[k])
         decay = [v for k, v in w.items() if not (k.endswith('.bias') or v.dim() == 1)]
@@ -112,7 +135,7 @@ def main():
     def step(s):
         start = (s * batch) % len(seqs)
         ids = seqs[start:start + batch]
-        logits = (llama_forward if llama else forward)(c, w, lora, ids[:, :-1])
+        logits = model(ids[:, :-1]).logits if model else (llama_forward if llama else forward)(c, w, lora, ids[:, :-1])
         loss = torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), ids[:, 1:].reshape(-1))
         opt.zero_grad(set_to_none=True)
         loss.backward()
