@@ -12,7 +12,6 @@
 // not covering, and its share is printed. Prints the markdown table of docs/analyze.md.
 import { blockBootstrap, correlatedAr1Into, createRandom, partialCorrelation, type Random } from '../src/stats/index.ts';
 import { circularBlockRows, quantile } from '../src/stats/bootstrap.ts';
-import { partialOfArrays } from '../src/stats/partial-correlation.ts';
 
 const CELLS: { plateau: boolean; phi: number; n: number }[] = [];
 for (const plateau of [false, true]) for (const phi of plateau ? [0.5, 0.8] : [0, 0.5, 0.8]) for (const n of [25, 50]) CELLS.push({ plateau, phi, n });
@@ -39,7 +38,7 @@ function percentileInterval(x: Float64Array, y: Float64Array, c: Float64Array, r
   for (let b = 0; b < resamples; b++) {
     circularBlockRows(n, blockLength, random.uniform, rows);
     for (let i = 0; i < n; i++) { bx[i] = x[rows[i]]; by[i] = y[rows[i]]; bc[i] = c[rows[i]]; }
-    const r = partialOfArrays(bx, by, [bc], LINEAR).r;
+    const r = partialCorrelation(bx, by, [bc], LINEAR, n).r; // every resampled row counts, as the bootstrap does
     if (r !== null) rs.push(r);
   }
   if (rs.length < resamples / 2) return null;

@@ -33,12 +33,3 @@ export function autocorrelation(x: ArrayLike<number>, nlags: number): Float64Arr
   return out;
 }
 
-/**
- * The lag-1 autocorrelation of `e` (offset `off`, length n) about a given mean, with the centred
- * sum of squares `ss` already known: the hot-loop form partial-correlation.ts uses on residuals.
- */
-export function lag1AboutMean(e: Float64Array, off: number, n: number, mean: number, ss: number): number {
-  let c = 0;
-  for (let t = 0; t + 1 < n; t++) c += (e[off + t] - mean) * (e[off + t + 1] - mean);
-  return ss > 0 ? c / ss : 0;
-}

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
   bartlettEffectiveN, biasCorrectedAr1, createRandom, levelsOrDifferencesPairs, MAX_PHI,
-  partialCorrelation, partialCorrelationMatched, partialCorrelationPairs,
+  partialCorrelation, partialCorrelationPairs,
 } from '../../src/stats/index.ts';
 import { ar1 } from './simulate.ts';
 
@@ -97,14 +97,17 @@ test('a near random walk is tested on differences, white noise on levels', () =>
   assert.equal(levelsOrDifferencesPairs(white.series, [white.c], { method: 'pearson', residualiser: 'linear' })[0].representation, 'levels');
 });
 
-test('matched pairs sharing one control give the same results as one pair at a time', () => {
+test('pairs named explicitly (matched pairs) give the same results as one pair at a time', () => {
   const c = Float64Array.from(ar1(25, 0.9, 70));
   const xs = [71, 72, 73].map((s) => Float64Array.from(ar1(25, 0.6, s)));
   const ys = [74, 75, 76].map((s) => Float64Array.from(ar1(25, 0.3, s)));
   ys[2] = Float64Array.from(c, (v) => 2 * v + 1); // constant residuals: a null result with its reason
   for (const inference of ['naive', 'effective-n'] as const) {
-    const matched = partialCorrelationMatched(xs, ys, [c], { method: 'pearson', residualiser: 'linear', inference });
-    matched.forEach((m, i) => {
+    const series = Object.fromEntries(xs.flatMap((x, i) => [[`x${i}`, x], [`y${i}`, ys[i]]]));
+    const pairs = xs.map((_, i) => [`x${i}`, `y${i}`] as const);
+    const matched = partialCorrelationPairs(series, [c], { method: 'pearson', residualiser: 'linear', inference }, pairs);
+    matched.forEach(({ a, b, result: m }, i) => {
+      assert.deepEqual([a, b], pairs[i], 'results come in the order of the pairs asked for');
       const one = partialCorrelation(xs[i], ys[i], [c], { method: 'pearson', residualiser: 'linear', inference });
       assert.equal(m.r === null, one.r === null);
       assert.equal(m.reason?.replace(`'y${i}'`, "'y'"), one.reason);
