@@ -54,9 +54,10 @@ test("the effective-n test: df = n_eff - 3, the CI uses n_eff, phi reported; 'na
 test('the pairs form gives the same effective-n results as one pair at a time', () => {
   const c = ar1(30, 0.9, 7);
   const series = { a: Float64Array.from(ar1(30, 0.5, 8)), b: Float64Array.from(ar1(30, 0.8, 9)), c: Float64Array.from(ar1(30, 0.2, 10)) };
-  const pairs = partialCorrelationPairs(series, [Float64Array.from(c)], { method: 'spearman', residualiser: 'linear', inference: 'effective-n' });
+  const opts = { method: 'spearman', residualiser: 'linear', inference: 'effective-n' } as const;
+  const pairs = partialCorrelationPairs(series, [Float64Array.from(c)], opts);
   for (const p of pairs) {
-    const one = partialCorrelation(series[p.a as 'a'], series[p.b as 'a'], [c], { method: 'spearman', residualiser: 'linear', inference: 'effective-n' });
+    const one = partialCorrelation(series[p.a as 'a'], series[p.b as 'a'], [c], opts);
     assert.ok(Math.abs(p.result.nEff - one.nEff) < 1e-9, `${p.a}-${p.b} nEff ${p.result.nEff} vs ${one.nEff}`);
     assert.ok(Math.abs(p.result.p! - one.p!) < 1e-9 * Math.max(1, one.p!));
   }

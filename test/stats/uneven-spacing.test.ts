@@ -46,7 +46,9 @@ test('the scaled differences\' covariance is W D S D\' W, computed here the long
   const u = Float64Array.from([0, 0.2, 1, 3, 3.5]);
   const s = ouCorrelation(u, 1.3);
   const n = u.length, m = n - 1;
-  const d = Array.from({ length: m }, (_, i) => Array.from({ length: n }, (_, j) => (j === i + 1 ? 1 : j === i ? -1 : 0) / Math.sqrt(u[i + 1] - u[i])));
+  const d = Array.from({ length: m }, (_, i) => Array.from(
+    { length: n }, (_, j) => (j === i + 1 ? 1 : j === i ? -1 : 0) / Math.sqrt(u[i + 1] - u[i]),
+  ));
   const got = scaledDifferenceCovariance(s, u);
   for (let i = 0; i < m; i++) {
     for (let j = 0; j < m; j++) {
