@@ -20,7 +20,7 @@
  * The test is then the usual one with n_eff in place of n: df = n_eff - 2 - k, Fisher-z CI with
  * sqrt(n_eff - k - 3) (partial-correlation-shared.ts, inferFromR).
  */
-import { autocorrelation } from './autocorrelation.ts';
+import { lag1Autocorrelation } from './autocorrelation.ts';
 
 /** Largest |phi| used: keeps n_eff finite and positive. */
 export const MAX_PHI = 0.99;
@@ -37,8 +37,7 @@ export function biasCorrectedAr1(r1: number, n: number): number {
  * the calibration's simulated noise (residual-ar1.ts) use. A constant series counts as r_1 = 0.
  */
 export function residualPhi(e: Float64Array): number {
-  const r1 = e.length < 2 ? 0 : (autocorrelation(e, 1)?.[1] ?? 0);
-  return biasCorrectedAr1(r1, e.length);
+  return biasCorrectedAr1(lag1Autocorrelation(e) ?? 0, e.length);
 }
 
 /** Bartlett's n_eff for two AR(1) series of n values with coefficients phiX, phiY, at most maxN. */

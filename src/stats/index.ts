@@ -8,7 +8,7 @@
 export { pearson, spearman } from './correlation.ts';
 export { rank } from './rank.ts';
 export { partialCorrelation } from './partial-correlation.ts';
-export { partialCorrelationPairs, type PairResult } from './partial-correlation-batch.ts';
+export { partialCorrelationPairs, type PartialPair } from './partial-correlation-batch.ts';
 export {
   CORRELATION_METHODS, RESIDUALISERS, INFERENCES,
   type CorrelationMethod, type Residualiser, type Inference, type PartialResult, type PartialOptions,

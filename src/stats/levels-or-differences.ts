@@ -16,12 +16,12 @@
  */
 import { firstDifferences } from './differences.ts';
 import { countDistinctRows, denseIds } from './distinct-rows.ts';
-import { partialCorrelationPairs, type PairResult } from './partial-correlation-batch.ts';
+import { partialCorrelationPairs, type PartialPair } from './partial-correlation-batch.ts';
 import { inferFromR, type PartialOptions, type PartialResult } from './partial-correlation-shared.ts';
 
 export type Representation = 'levels' | 'differences';
 
-export interface ChosenPair extends PairResult { representation: Representation }
+export interface ChosenPair extends PartialPair { representation: Representation }
 
 /**
  * The pairs of `series` (all of them, or `pairs`, as partialCorrelationPairs takes them), each on

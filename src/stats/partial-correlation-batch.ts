@@ -18,7 +18,7 @@ import {
 } from './partial-correlation-shared.ts';
 import { isConstant, requireLength, toFloat64 } from './validate.ts';
 
-export interface PairResult { a: string; b: string; result: PartialResult }
+export interface PartialPair { a: string; b: string; result: PartialResult }
 
 /**
  * Tests the pairs of `series` against the covariates. `pairs`: which pairs, by name, in the order
@@ -29,7 +29,7 @@ export interface PairResult { a: string; b: string; result: PartialResult }
 export function partialCorrelationPairs(
   series: Record<string, ArrayLike<number>>, covariates: ArrayLike<number>[], opts: PartialOptions,
   pairs?: readonly (readonly [string, string])[],
-): PairResult[] {
+): PartialPair[] {
   const names = Object.keys(series).sort();
   if (names.length === 0) {
     if (pairs?.length) throw new UserError(`pair ('${pairs[0][0]}', '${pairs[0][1]}') names no series: none were given`);
