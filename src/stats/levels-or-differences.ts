@@ -40,7 +40,7 @@ export function levelsOrDifferencesPairs(
   const diffCovariates = covariates.map((c) => firstDifferences(c));
   const differences = partialCorrelationPairs(diffSeries, diffCovariates, { ...differencesOpts, inference: 'effective-n' }, pairs);
   return levels.map((l, i) => {
-    const chosen = choose(l.result, capAtLevelRows(differences[i].result, l.result.distinct ?? n));
+    const chosen = chooseRepresentation(l.result, capAtLevelRows(differences[i].result, l.result.distinct ?? n));
     return { a: l.a, b: l.b, ...chosen };
   });
 }
@@ -81,8 +81,10 @@ export function distinctLevelRows(series: Record<string, Float64Array>, covariat
   return out;
 }
 
-/** Differences when they give a defined result with more effective observations than levels. */
-function choose(levels: PartialResult, differences: PartialResult): { result: PartialResult; representation: Representation } {
+/** Differences when they give a defined result with more effective observations than levels (also on uneven spacing). */
+export function chooseRepresentation(
+  levels: PartialResult, differences: PartialResult,
+): { result: PartialResult; representation: Representation } {
   const useDifferences = differences.r !== null && (levels.r === null || differences.nEff > levels.nEff);
   return useDifferences ? { result: differences, representation: 'differences' } : { result: levels, representation: 'levels' };
 }

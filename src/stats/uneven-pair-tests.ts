@@ -7,7 +7,7 @@
  * the larger n_eff ('auto'), as on even spacing (levels-or-differences.ts).
  */
 import { UserError } from '../errors.ts';
-import { capAtLevelRows, type Representation } from './levels-or-differences.ts';
+import { capAtLevelRows, chooseRepresentation, type Representation } from './levels-or-differences.ts';
 import { partialCorrelationPairs } from './partial-correlation-batch.ts';
 import { inferFromR, prepareControls, type PartialOptions, type PartialResult } from './partial-correlation-shared.ts';
 import { rank } from './rank.ts';
@@ -113,7 +113,6 @@ export function unevenMatched(
     }
     diff = capAtLevelRows(diff, levelsResult.distinct ?? n);
     if (representation === 'differences') return { result: diff, representation: 'differences' };
-    const useDifferences = diff.r !== null && (levelsResult.r === null || diff.nEff > levelsResult.nEff);
-    return useDifferences ? { result: diff, representation: 'differences' } : { result: levelsResult, representation: 'levels' };
+    return chooseRepresentation(levelsResult, diff);
   });
 }
