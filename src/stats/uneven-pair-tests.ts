@@ -60,9 +60,11 @@ export function unevenMatched(
   const all = [...new Set([...xs, ...ys])];
   const names = new Map(all.map((s, i) => [s, `series[${i}]`]));
   const pairs = xs.map((x, i) => [names.get(x)!, names.get(ys[i])!] as const);
-  const testNaive = (series: (s: Float64Array) => Float64Array, c: Float64Array, o: PartialOptions) => partialCorrelationPairs(
-    Object.fromEntries(all.map((s) => [names.get(s)!, series(s)])), [c], { ...o, inference: 'naive' }, pairs,
-  ).map((p) => p.result);
+  // r, k and the distinct rows come from the naive test; n_eff is the OU model's (below)
+  const testNaive = (valuesOf: (s: Float64Array) => Float64Array, c: Float64Array, o: PartialOptions) => {
+    const series = Object.fromEntries(all.map((s) => [names.get(s)!, valuesOf(s)]));
+    return partialCorrelationPairs(series, [c], { ...o, inference: 'naive' }, pairs).map((p) => p.result);
+  };
   const levels = testNaive((s) => s, control, opts);
   const fitted = residualOuThetas(all, control, u, opts.method);
   // a series whose linear residuals are constant (its pairs are null results anyway) gets the most
