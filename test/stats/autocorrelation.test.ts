@@ -7,7 +7,9 @@ import { autocorrelation, createRandom, partialCorrelation } from '../../src/sta
 import { assertClose, assertRelClose, golden } from './helpers.ts';
 
 interface AcfCase { name: string; x: number[]; nlags: number; acf: number[] }
-interface EffectiveCase { name: string; x: number[]; y: number[]; c: number[]; phi: [number, number]; nEff: number; r: number; df: number; p: number | null }
+interface EffectiveCase {
+  name: string; x: number[]; y: number[]; c: number[]; phi: [number, number]; nEff: number; r: number; df: number; p: number | null;
+}
 const fixture = golden<{ acf: AcfCase[]; effective: EffectiveCase[] }>('acf.json');
 
 test('autocorrelation matches statsmodels acf (adjusted=False)', () => {
