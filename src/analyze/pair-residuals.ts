@@ -2,7 +2,7 @@
 // control is regressed out, with the same residualiser, ranks (Spearman) and representation
 // (levels or first differences) as the analysis of that pair used.
 import { firstDifferences, type Representation } from '../stats/index.ts';
-import { prepareControls } from '../stats/partial-correlation.ts';
+import { prepareControls } from '../stats/partial-correlation-shared.ts';
 import { splineBasisFor, type AnalyzeOptions } from './analysis.ts';
 import type { RunSeries } from './run-series.ts';
 
@@ -15,7 +15,8 @@ export interface PairResiduals {
 
 /** Residuals of test sets `a` and `b` of one run, or undefined when the residualiser cannot fit them. */
 export function pairResiduals(
-  series: RunSeries, a: string, b: string, opts: Pick<AnalyzeOptions, 'control' | 'method' | 'residualiser'>, representation: Representation = 'levels',
+  series: RunSeries, a: string, b: string, opts: Pick<AnalyzeOptions, 'control' | 'method' | 'residualiser'>,
+  representation: Representation = 'levels',
 ): PairResiduals | undefined {
   const pick = (name: string) => {
     const v = series.values.get(name);

@@ -5,8 +5,8 @@
 // ones. Shared by the analysis itself, its calibration (which must test simulated series exactly
 // as the run's are tested) and the robustness table.
 import {
-  capAtLevelRows, countDistinctRows, denseIds, distinctLevelRows, firstDifferences, levelsOrDifferencesMatched, levelsOrDifferencesPairs,
-  partialCorrelationMatched, partialCorrelationPairs, spacingOf, unevenMatched,
+  capAtLevelRows, countDistinctRows, denseIds, distinctLevelRows, firstDifferences, levelsOrDifferencesPairs,
+  partialCorrelationPairs, spacingOf, unevenMatched,
   type PartialOptions, type PartialResult, type Representation,
 } from '../stats/index.ts';
 import type { AnalysisOptions } from './options.ts';
@@ -43,15 +43,18 @@ export function modelsGaps(steps: readonly number[] | undefined, opts: PairTestO
 }
 
 /** `steps`: the run's checkpoints, aligned with the series (absent: evenly spaced). */
-export function testPairs(ood: Record<string, Float64Array>, control: Float64Array, opts: PairTestOptions, steps?: readonly number[]): TestedPair[] {
+export function testPairs(
+  ood: Record<string, Float64Array>, control: Float64Array, opts: PairTestOptions, steps?: readonly number[],
+): TestedPair[] {
   const statOpts = statOptions(control, opts);
+  const diffOpts = () => statOptions(firstDifferences(control), opts);
   if (modelsGaps(steps, opts)) {
     const names = Object.keys(ood).sort();
     const pairs = names.flatMap((a, i) => names.slice(i + 1).map((b) => [a, b] as const));
-    return unevenMatched(pairs.map(([a]) => ood[a]), pairs.map(([, b]) => ood[b]), control, steps, statOpts, statOptions(firstDifferences(control), opts), opts.representation)
+    return unevenMatched(pairs.map(([a]) => ood[a]), pairs.map(([, b]) => ood[b]), control, steps, statOpts, diffOpts(), opts.representation)
       .map((t, i) => ({ a: pairs[i][0], b: pairs[i][1], ...t }));
   }
-  if (opts.representation === 'auto' && opts.inference === 'effective-n') return levelsOrDifferencesPairs(ood, [control], statOpts, statOptions(firstDifferences(control), opts));
+  if (opts.representation === 'auto' && opts.inference === 'effective-n') return levelsOrDifferencesPairs(ood, [control], statOpts, diffOpts());
   if (opts.representation === 'differences') {
     const diff: Record<string, Float64Array> = {};
     for (const [k, v] of Object.entries(ood)) diff[k] = firstDifferences(v);
@@ -69,13 +72,35 @@ export function testPairs(ood: Record<string, Float64Array>, control: Float64Arr
 export function testMatched(
   xs: Float64Array[], ys: Float64Array[], control: Float64Array, opts: PairTestOptions, steps?: readonly number[],
 ): { result: PartialResult; representation: Representation }[] {
-  if (modelsGaps(steps, opts)) return unevenMatched(xs, ys, control, steps, statOptions(control, opts), statOptions(firstDifferences(control), opts), opts.representation);
-  if (opts.representation === 'auto' && opts.inference === 'effective-n') return levelsOrDifferencesMatched(xs, ys, [control], statOptions(control, opts), statOptions(firstDifferences(control), opts));
+  const diffOpts = () => statOptions(firstDifferences(control), opts);
+  if (modelsGaps(steps, opts)) return unevenMatched(xs, ys, control, steps, statOptions(control, opts), diffOpts(), opts.representation);
+  const { series, pairs } = matchedSeries(xs, ys);
+  if (opts.representation === 'auto' && opts.inference === 'effective-n') {
+    return levelsOrDifferencesPairs(series, [control], statOptions(control, opts), diffOpts(), pairs);
+  }
   if (opts.representation === 'differences') {
     const diffControl = firstDifferences(control);
     const controlIds = denseIds(control);
-    return partialCorrelationMatched(xs.map((x) => firstDifferences(x)), ys.map((y) => firstDifferences(y)), [diffControl], statOptions(diffControl, opts))
-      .map((result, i) => ({ result: capAtLevelRows(result, countDistinctRows([controlIds, denseIds(xs[i]), denseIds(ys[i])], control.length)), representation: 'differences' as const }));
+    const diff = Object.fromEntries(Object.entries(series).map(([name, v]) => [name, firstDifferences(v)]));
+    return partialCorrelationPairs(diff, [diffControl], statOptions(diffControl, opts), pairs).map(({ result }, i) => {
+      const levelRows = countDistinctRows([controlIds, denseIds(xs[i]), denseIds(ys[i])], control.length);
+      return { result: capAtLevelRows(result, levelRows), representation: 'differences' as const };
+    });
   }
-  return partialCorrelationMatched(xs, ys, [control], statOptions(control, opts)).map((result) => ({ result, representation: 'levels' as const }));
+  return partialCorrelationPairs(series, [control], statOptions(control, opts), pairs)
+    .map(({ result }) => ({ result, representation: 'levels' as const }));
+}
+
+/** Matched pairs as named series and the pairs of names the batch path takes. */
+function matchedSeries(xs: Float64Array[], ys: Float64Array[]): {
+  series: Record<string, Float64Array>; pairs: (readonly [string, string])[];
+} {
+  if (xs.length !== ys.length) throw new Error(`matched pairs need as many x series as y series, got ${xs.length} and ${ys.length}`);
+  const series: Record<string, Float64Array> = {};
+  const pairs = xs.map((x, i) => {
+    series[`x${i}`] = x;
+    series[`y${i}`] = ys[i];
+    return [`x${i}`, `y${i}`] as const;
+  });
+  return { series, pairs };
 }

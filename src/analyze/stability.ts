@@ -14,7 +14,7 @@
 // Such a pair is reported as unstable with the reason; the meta-analysis leaves it out unless
 // --keep-unstable.
 import { firstDifferences, type Representation } from '../stats/index.ts';
-import { prepareControls, type Controls } from '../stats/partial-correlation.ts';
+import { prepareControls, type Controls } from '../stats/partial-correlation-shared.ts';
 import type { AnalysisOptions } from './options.ts';
 import { splineBasisFor } from './pair-tests.ts';
 
@@ -40,7 +40,9 @@ export interface TestedForStability { r: number | null; p: number | null; repres
  * The run's check: why a pair of its OOD sets is unstable, or undefined when it is not. Distinct
  * values and residuals are computed once per series (and representation) and shared by the pairs.
  */
-export function runStability(run: StabilityRun, opts: Pick<AnalysisOptions, 'method' | 'residualiser' | 'alpha'>): (a: string, b: string, tested: TestedForStability) => string | undefined {
+export function runStability(
+  run: StabilityRun, opts: Pick<AnalysisOptions, 'method' | 'residualiser' | 'alpha'>,
+): (a: string, b: string, tested: TestedForStability) => string | undefined {
   const distinct = new Map<string, number>();
   const distinctOf = (name: string, series: Float64Array) => {
     let d = distinct.get(name);
@@ -73,7 +75,9 @@ export function runStability(run: StabilityRun, opts: Pick<AnalysisOptions, 'met
   return (a, b, tested) => {
     for (const [name, series] of [[a, run.ood[a]], [b, run.ood[b]], [run.controlName, run.control]] as const) {
       const d = distinctOf(name, series);
-      if (d < MIN_DISTINCT_VALUES) return `"${name}" has ${d} distinct value${d === 1 ? '' : 's'} in ${series.length} checkpoints (fewer than ${MIN_DISTINCT_VALUES})`;
+      if (d < MIN_DISTINCT_VALUES) {
+        return `"${name}" has ${d} distinct value${d === 1 ? '' : 's'} in ${series.length} checkpoints (fewer than ${MIN_DISTINCT_VALUES})`;
+      }
     }
     if (tested.r === null || tested.p === null || !(tested.p < opts.alpha)) return undefined;
     const ea = residualOf(a, tested.representation), eb = residualOf(b, tested.representation);
@@ -86,7 +90,8 @@ export function runStability(run: StabilityRun, opts: Pick<AnalysisOptions, 'met
     const one = carried.checkpoints.length === 1;
     return carried.how === 'outweighs'
       ? `one checkpoint carries the correlation (${at}): its residual product outweighs all other checkpoints' together`
-      : `${one ? 'one checkpoint carries' : `${carried.checkpoints.length} checkpoints carry`} the correlation (${at}): without ${one ? 'it' : 'them'} the residual covariance has the other sign or vanishes`;
+      : `${one ? 'one checkpoint carries' : `${carried.checkpoints.length} checkpoints carry`} the correlation (${at}):`
+        + ` without ${one ? 'it' : 'them'} the residual covariance has the other sign or vanishes`;
   };
 }
 

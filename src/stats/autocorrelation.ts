@@ -15,30 +15,44 @@ export function autocorrelation(x: ArrayLike<number>, nlags: number): Float64Arr
   if (!Number.isInteger(nlags) || nlags < 0 || nlags >= n) {
     throw new UserError(`nlags must be an integer from 0 to n - 1 = ${n - 1}, got ${nlags}`);
   }
-  let mean = 0;
-  for (let t = 0; t < n; t++) mean += v[t];
-  mean /= n;
-  const d = new Float64Array(n);
-  for (let t = 0; t < n; t++) d[t] = v[t] - mean;
-  let c0 = 0;
-  for (let t = 0; t < n; t++) c0 += d[t] * d[t];
+  const mean = meanOf(v);
+  const c0 = lagProduct(v, mean, 0);
   if (!(c0 > 0)) return null;
   const out = new Float64Array(nlags + 1);
   out[0] = 1;
-  for (let j = 1; j <= nlags; j++) {
-    let c = 0;
-    for (let t = 0; t + j < n; t++) c += d[t] * d[t + j];
-    out[j] = c / c0;
-  }
+  for (let j = 1; j <= nlags; j++) out[j] = lagProduct(v, mean, j) / c0;
   return out;
 }
 
 /**
- * The lag-1 autocorrelation of `e` (offset `off`, length n) about a given mean, with the centred
- * sum of squares `ss` already known: the hot-loop form partial-correlation.ts uses on residuals.
+ * acf_1 alone, without allocating (the effective-n test takes it of every residual series):
+ * the same sums as autocorrelation(), so the same value; null for a constant or one-value series.
  */
-export function lag1AboutMean(e: Float64Array, off: number, n: number, mean: number, ss: number): number {
+export function lag1Autocorrelation(v: Float64Array): number | null {
+  if (v.length < 2) return null;
+  const mean = meanOf(v);
+  // c_0 and c_1 in one pass, each summed in the order lagProduct sums it
+  let c0 = 0, c1 = 0;
+  let d = v[0] - mean;
+  for (let t = 0; t + 1 < v.length; t++) {
+    const next = v[t + 1] - mean;
+    c0 += d * d;
+    c1 += d * next;
+    d = next;
+  }
+  c0 += d * d;
+  return c0 > 0 ? c1 / c0 : null;
+}
+
+function meanOf(v: Float64Array): number {
+  let mean = 0;
+  for (let t = 0; t < v.length; t++) mean += v[t];
+  return mean / v.length;
+}
+
+/** n c_j = sum_t (v_t - mean)(v_{t+j} - mean). */
+function lagProduct(v: Float64Array, mean: number, j: number): number {
   let c = 0;
-  for (let t = 0; t + 1 < n; t++) c += (e[off + t] - mean) * (e[off + t + 1] - mean);
-  return ss > 0 ? c / ss : 0;
+  for (let t = 0; t + j < v.length; t++) c += (v[t] - mean) * (v[t + j] - mean);
+  return c;
 }

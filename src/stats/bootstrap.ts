@@ -18,7 +18,8 @@
  * resample is scaled by sqrt(n_eff*), not sqrt(n_eff* - k - 3): resampled rows do not lose the
  * k + 3 degrees of freedom the observed residuals did (the reason Davison and Hinkley 1997, 6.2.3,
  * rescale residuals by their leverage before resampling), so z* spreads about 1 / sqrt(n_eff*)
- * around z, and the narrower studentizer undercovered by about 2 points (bench/bootstrap-coverage.ts). Why not the plain percentile interval of r* (genstudy's before): with 25
+ * around z, and the narrower studentizer undercovered by about 2 points
+ * (bench/bootstrap-coverage.ts). Why not the plain percentile interval of r* (genstudy's before): with 25
  * autocorrelated checkpoints blocks of 3 keep too little of the dependence, so r* varies less than
  * r does (percentile coverage 71-90% for a nominal 95%, bench/bootstrap-coverage.ts), and on
  * plateaus resamples made of a few repeated rows give r* near +-1 on one side, so percentile
@@ -30,8 +31,8 @@
  * default linear interpolation.
  */
 import { UserError } from '../errors.ts';
-import { countDistinctRows, denseIds } from './distinct-rows.ts';
-import { partialOfArrays, type PartialOptions } from './partial-correlation.ts';
+import { partialCorrelation } from './partial-correlation.ts';
+import type { PartialOptions } from './partial-correlation-shared.ts';
 import { createRandom } from './random.ts';
 import { requirePositiveInteger, validatedInputs } from './resample-inputs.ts';
 
@@ -69,9 +70,10 @@ export function blockBootstrap(
   requirePositiveInteger(blockLength, 'blockLength');
   if (blockLength > n) throw new UserError(`blockLength ${blockLength} is longer than the series (${n} checkpoints)`);
   const random = createRandom(opts.seed);
-  const effective: PartialOptions = { method: opts.method, residualiser: opts.residualiser, splineBasis: opts.splineBasis, inference: 'effective-n' };
-  const distinct = n > 0 ? countDistinctRows([data.x, data.y, ...data.covariates].map(denseIds), n) : 0;
-  const observed = partialOfArrays(data.x, data.y, data.covariates, effective, 'x', 'y', distinct);
+  const effective: PartialOptions = {
+    method: opts.method, residualiser: opts.residualiser, splineBasis: opts.splineBasis, inference: 'effective-n',
+  };
+  const observed = partialCorrelation(data.x, data.y, data.covariates, effective);
   if (observed.r === null) return { ci95: null, reason: observed.reason ?? 'the correlation is undefined' };
   if (Math.abs(observed.r) >= 1) return { ci95: null, reason: 'the correlation is exactly +-1: no interval on Fisher\'s z' };
   const z = Math.atanh(observed.r);
@@ -89,14 +91,15 @@ export function blockBootstrap(
       for (let c = 0; c < bc.length; c++) bc[c][i] = data.covariates[c][row];
     }
     // repeats are the resampling's own, so the resample's n_eff is not capped at its distinct rows
-    const res = partialOfArrays(bx, by, bc, effective);
+    const res = partialCorrelation(bx, by, bc, effective, n);
     if (res.r === null || Math.abs(res.r) >= 1) continue;
     const kb = res.nEff - 2 - res.df;
     if (!(res.nEff - kb - 3 > 0)) continue;
     ts[count++] = (Math.atanh(res.r) - z) * Math.sqrt(res.nEff);
   }
   if (count < resamples / 2) {
-    return { ci95: null, reason: `only ${count} of ${resamples} block resamples give a defined correlation (fewer than half): too few distinct checkpoints for a bootstrap interval` };
+    const defined = `only ${count} of ${resamples} block resamples give a defined correlation (fewer than half)`;
+    return { ci95: null, reason: `${defined}: too few distinct checkpoints for a bootstrap interval` };
   }
   const sorted = ts.subarray(0, count).sort();
   return { ci95: [Math.tanh(z - quantile(sorted, (1 + level) / 2) * se), Math.tanh(z - quantile(sorted, (1 - level) / 2) * se)] };

@@ -18,8 +18,9 @@
  * beyond the observations there are, so n_eff is capped at n, and at `maxN` (the distinct
  * checkpoints when scores repeat: a plateau holds no new information).
  * The test is then the usual one with n_eff in place of n: df = n_eff - 2 - k, Fisher-z CI with
- * sqrt(n_eff - k - 3) (partial-correlation.ts, resultFromR).
+ * sqrt(n_eff - k - 3) (partial-correlation-shared.ts, inferFromR).
  */
+import { lag1Autocorrelation } from './autocorrelation.ts';
 
 /** Largest |phi| used: keeps n_eff finite and positive. */
 export const MAX_PHI = 0.99;
@@ -28,6 +29,15 @@ export const MAX_PHI = 0.99;
 export function biasCorrectedAr1(r1: number, n: number): number {
   const phi = r1 + (1 + 3 * r1) / n;
   return Math.max(-MAX_PHI, Math.min(MAX_PHI, phi));
+}
+
+/**
+ * phi of one residual series: its lag-1 autocorrelation (autocorrelation.ts), bias-corrected. The
+ * one estimate of the residual AR(1) that the effective-n test (both partial-correlation paths) and
+ * the calibration's simulated noise (residual-ar1.ts) use. A constant series counts as r_1 = 0.
+ */
+export function residualPhi(e: Float64Array): number {
+  return biasCorrectedAr1(lag1Autocorrelation(e) ?? 0, e.length);
 }
 
 /** Bartlett's n_eff for two AR(1) series of n values with coefficients phiX, phiY, at most maxN. */

@@ -7,17 +7,21 @@
  */
 export { pearson, spearman } from './correlation.ts';
 export { rank } from './rank.ts';
+export { partialCorrelation } from './partial-correlation.ts';
+export { partialCorrelationPairs, type PartialPair } from './partial-correlation-batch.ts';
 export {
-  partialCorrelation, partialCorrelationPairs, partialCorrelationMatched, CORRELATION_METHODS, RESIDUALISERS, INFERENCES,
+  CORRELATION_METHODS, RESIDUALISERS, INFERENCES,
   type CorrelationMethod, type Residualiser, type Inference, type PartialResult, type PartialOptions,
-} from './partial-correlation.ts';
+} from './partial-correlation-shared.ts';
 export { autocorrelation } from './autocorrelation.ts';
 export { bartlettEffectiveN, biasCorrectedAr1, MAX_PHI } from './effective-sample-size.ts';
 export { residualAr1 } from './residual-ar1.ts';
 export { countDistinctRows, denseIds } from './distinct-rows.ts';
 export { adjustPValues, CORRECTIONS, type Correction } from './corrections.ts';
 export { firstDifferences } from './differences.ts';
-export { capAtLevelRows, distinctLevelRows, levelsOrDifferencesMatched, levelsOrDifferencesPairs, type ChosenPair, type Representation } from './levels-or-differences.ts';
+export {
+  capAtLevelRows, distinctLevelRows, levelsOrDifferencesPairs, type ChosenPair, type Representation,
+} from './levels-or-differences.ts';
 export { blockBootstrap, blockBootstrapCI, type BlockBootstrapOptions, type BootstrapInterval } from './bootstrap.ts';
 export { permutationTest, type PermutationOptions } from './permutation.ts';
 export { createRandom, type Random } from './random.ts';

@@ -16,38 +16,33 @@
  */
 import { firstDifferences } from './differences.ts';
 import { countDistinctRows, denseIds } from './distinct-rows.ts';
-import { inferFromR, partialCorrelationMatched, partialCorrelationPairs, type PartialOptions, type PartialResult } from './partial-correlation.ts';
+import { partialCorrelationPairs, type PartialPair } from './partial-correlation-batch.ts';
+import { inferFromR, type PartialOptions, type PartialResult } from './partial-correlation-shared.ts';
 
 export type Representation = 'levels' | 'differences';
 
-export interface ChosenPair { a: string; b: string; result: PartialResult; representation: Representation }
+export interface ChosenPair extends PartialPair { representation: Representation }
 
-/** `differencesOpts`: options for the differences (a spline basis chosen for them), default `opts`. */
+/**
+ * The pairs of `series` (all of them, or `pairs`, as partialCorrelationPairs takes them), each on
+ * levels or differences. `differencesOpts`: options for the differences (a spline basis chosen for
+ * them), default `opts`.
+ */
 export function levelsOrDifferencesPairs(
   series: Record<string, Float64Array>, covariates: Float64Array[], opts: PartialOptions, differencesOpts: PartialOptions = opts,
+  pairs?: readonly (readonly [string, string])[],
 ): ChosenPair[] {
-  const options: PartialOptions = { ...opts, inference: 'effective-n' };
-  const levels = partialCorrelationPairs(series, covariates, options);
+  const levels = partialCorrelationPairs(series, covariates, { ...opts, inference: 'effective-n' }, pairs);
   const n = covariates[0]?.length ?? Object.values(series)[0]?.length ?? 0;
   if (n < 3) return levels.map((p) => ({ ...p, representation: 'levels' }));
   const diffSeries: Record<string, Float64Array> = {};
   for (const [name, s] of Object.entries(series)) diffSeries[name] = firstDifferences(s);
-  const differences = partialCorrelationPairs(diffSeries, covariates.map((c) => firstDifferences(c)), { ...differencesOpts, inference: 'effective-n' });
+  const diffCovariates = covariates.map((c) => firstDifferences(c));
+  const differences = partialCorrelationPairs(diffSeries, diffCovariates, { ...differencesOpts, inference: 'effective-n' }, pairs);
   return levels.map((l, i) => {
-    const chosen = choose(l.result, capAtLevelRows(differences[i].result, l.result.distinct ?? n));
+    const chosen = chooseRepresentation(l.result, capAtLevelRows(differences[i].result, l.result.distinct ?? n));
     return { a: l.a, b: l.b, ...chosen };
   });
-}
-
-/** The same for matched pairs (xs[i], ys[i]) sharing the covariates (partialCorrelationMatched). */
-export function levelsOrDifferencesMatched(
-  xs: Float64Array[], ys: Float64Array[], covariates: Float64Array[], opts: PartialOptions, differencesOpts: PartialOptions = opts,
-): { result: PartialResult; representation: Representation }[] {
-  const options: PartialOptions = { ...opts, inference: 'effective-n' };
-  const levels = partialCorrelationMatched(xs, ys, covariates, options);
-  if ((covariates[0]?.length ?? xs[0]?.length ?? 0) < 3) return levels.map((result) => ({ result, representation: 'levels' }));
-  const differences = partialCorrelationMatched(xs.map((x) => firstDifferences(x)), ys.map((y) => firstDifferences(y)), covariates.map((c) => firstDifferences(c)), { ...differencesOpts, inference: 'effective-n' });
-  return levels.map((l, i) => choose(l, capAtLevelRows(differences[i], l.distinct ?? l.n)));
 }
 
 /**
@@ -62,9 +57,11 @@ export function capAtLevelRows(diff: PartialResult, levelRows: number): PartialR
   if (levelRows > diff.n) return diff;
   const k = diff.nEff - 2 - diff.df;
   if (diff.r === null) return { ...diff, distinct: levelRows };
-  const capped = inferFromR(diff.n, k, diff.r, Math.min(diff.distinct ?? diff.n, levelRows - 1), diff.phi, diff.phi ? diff.nEff : undefined);
+  const rows = Math.min(diff.distinct ?? diff.n, levelRows - 1);
+  const capped = inferFromR(diff.n, k, diff.r, rows, diff.phi, diff.phi ? diff.nEff : undefined);
   if (capped.r === null) {
-    capped.reason = `only ${levelRows} distinct checkpoints (of ${diff.n + 1}): too few for the differences' test with k=${Number.isInteger(k) ? k : k.toFixed(2)} covariate degrees of freedom (needs more than k + 4)`;
+    capped.reason = `only ${levelRows} distinct checkpoints (of ${diff.n + 1}): too few for the differences' test with`
+      + ` k=${Number.isInteger(k) ? k : k.toFixed(2)} covariate degrees of freedom (needs more than k + 4)`;
   }
   return { ...capped, distinct: levelRows };
 }
@@ -77,13 +74,17 @@ export function distinctLevelRows(series: Record<string, Float64Array>, covariat
   const ids = new Map(names.map((name) => [name, denseIds(series[name])]));
   const out = new Map<string, number>();
   for (let i = 0; i < names.length; i++) {
-    for (let j = i + 1; j < names.length; j++) out.set(`${names[i]}\u0000${names[j]}`, countDistinctRows([...covIds, ids.get(names[i])!, ids.get(names[j])!], n));
+    for (let j = i + 1; j < names.length; j++) {
+      out.set(`${names[i]}\u0000${names[j]}`, countDistinctRows([...covIds, ids.get(names[i])!, ids.get(names[j])!], n));
+    }
   }
   return out;
 }
 
-/** Differences when they give a defined result with more effective observations than levels. */
-function choose(levels: PartialResult, differences: PartialResult): { result: PartialResult; representation: Representation } {
+/** Differences when they give a defined result with more effective observations than levels (also on uneven spacing). */
+export function chooseRepresentation(
+  levels: PartialResult, differences: PartialResult,
+): { result: PartialResult; representation: Representation } {
   const useDifferences = differences.r !== null && (levels.r === null || differences.nEff > levels.nEff);
   return useDifferences ? { result: differences, representation: 'differences' } : { result: levels, representation: 'levels' };
 }

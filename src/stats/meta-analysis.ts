@@ -94,7 +94,8 @@ export function randomEffectsMeta(yIn: ArrayLike<number>, vIn: ArrayLike<number>
   const notes: string[] = [];
   const zCrit = normalQuantile(1 - (1 - opts.level) / 2);
   if (k === 1) {
-    notes.push('one run: its own estimate, no pooling; the between-run variance, heterogeneity (Q, I^2), the Hartung-Knapp adjustment and a prediction interval need at least two runs');
+    notes.push('one run: its own estimate, no pooling; the between-run variance, heterogeneity (Q, I^2),'
+      + ' the Hartung-Knapp adjustment and a prediction interval need at least two runs');
     const se = Math.sqrt(v[0]);
     return {
       k, estimator: opts.estimator, hartungKnapp: false, level: opts.level,
@@ -127,7 +128,8 @@ export function randomEffectsMeta(yIn: ArrayLike<number>, vIn: ArrayLike<number>
     const half = crit * Math.sqrt(se * se + tau2);
     predictionInterval = [mu - half, mu + half];
   } else {
-    notes.push('two runs: tau^2 rests on one degree of freedom (its interval is very wide) and no prediction interval is given (it needs at least three runs)');
+    notes.push('two runs: tau^2 rests on one degree of freedom (its interval is very wide)'
+      + ' and no prediction interval is given (it needs at least three runs)');
   }
   return {
     k, estimator: opts.estimator, hartungKnapp: opts.hartungKnapp, level: opts.level,

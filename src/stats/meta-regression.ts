@@ -92,7 +92,8 @@ export function metaRegression(
   const { k, p } = design;
   if (p < 2) return { k, p, notes: ['the moderator has one value in every run: nothing to compare'] };
   if (k - p < 1) {
-    return { k, p, notes: [`${k} runs for ${p} coefficients: a meta-regression needs at least one more run than coefficients (residual heterogeneity has k - p = ${k - p} degrees of freedom)`] };
+    const short = `${k} runs for ${p} coefficients: a meta-regression needs at least one more run than coefficients`;
+    return { k, p, notes: [`${short} (residual heterogeneity has k - p = ${k - p} degrees of freedom)`] };
   }
   const notes: string[] = [];
   const df = k - p;

@@ -101,7 +101,12 @@ export function weightedFit(y: Float64Array, v: Float64Array, tau2: number, desi
 
 function matMul(a: Float64Array, b: Float64Array, p: number): Float64Array {
   const out = new Float64Array(p * p);
-  for (let i = 0; i < p; i++) for (let m = 0; m < p; m++) { const aim = a[i * p + m]; for (let j = 0; j < p; j++) out[i * p + j] += aim * b[m * p + j]; }
+  for (let i = 0; i < p; i++) {
+    for (let m = 0; m < p; m++) {
+      const aim = a[i * p + m];
+      for (let j = 0; j < p; j++) out[i * p + j] += aim * b[m * p + j];
+    }
+  }
   return out;
 }
 
@@ -115,7 +120,9 @@ function trace(a: Float64Array, p: number): number {
 export function invertPositiveDefinite(a: Float64Array, p: number): Float64Array {
   const R = choleskyUpper(a, p); // A = R'R, so L = R' below
   if (R === null) {
-    throw new UserError('the moderator design is singular: a column is a combination of the others (e.g. a level with no runs, or a constant numeric moderator)');
+    throw new UserError(
+      'the moderator design is singular: a column is a combination of the others (e.g. a level with no runs, or a constant numeric moderator)',
+    );
   }
   // inv(L) with L = R', then inv(A) = inv(L)' inv(L)
   const Li = new Float64Array(p * p);

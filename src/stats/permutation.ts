@@ -11,7 +11,8 @@
  * When the observed r is null, p is 1 (no evidence) and `reason` says why.
  */
 import { centredCorrelation } from './correlation.ts';
-import { partialOfArrays, prepareControls, type PartialOptions } from './partial-correlation.ts';
+import { partialCorrelation } from './partial-correlation.ts';
+import { prepareControls, type PartialOptions } from './partial-correlation-shared.ts';
 import { createRandom } from './random.ts';
 import { requirePositiveInteger, validatedInputs } from './resample-inputs.ts';
 
@@ -26,7 +27,8 @@ export function permutationTest(
   const data = validatedInputs(x, y, covariates, opts);
   const permutations = requirePositiveInteger(opts.permutations, 'permutations');
   const n = data.x.length;
-  const observed = partialOfArrays(data.x, data.y, data.covariates, opts);
+  // only r is used (p comes from the shifts), so repeated rows do not make it null
+  const observed = partialCorrelation(data.x, data.y, data.covariates, opts, n);
   if (observed.r === null) return { p: 1, observed: null, reason: observed.reason };
   const controls = prepareControls(data.covariates, n, opts);
   if (typeof controls === 'string') return { p: 1, observed: null, reason: controls };

@@ -1,6 +1,6 @@
 /** Validation shared by the bootstrap and the permutation test (same rules as partialCorrelation). */
 import { UserError } from '../errors.ts';
-import { checkOptions, type PartialOptions } from './partial-correlation.ts';
+import { checkOptions, type PartialOptions } from './partial-correlation-shared.ts';
 import { requireLength, toFloat64 } from './validate.ts';
 
 export function validatedInputs(
@@ -14,6 +14,8 @@ export function validatedInputs(
 }
 
 export function requirePositiveInteger(v: unknown, name: string): number {
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < 1) throw new UserError(`${name} must be a positive integer, got ${String(v)}`);
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 1) {
+    throw new UserError(`${name} must be a positive integer, got ${String(v)}`);
+  }
   return v;
 }

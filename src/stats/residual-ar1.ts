@@ -1,12 +1,11 @@
 /**
- * The bias-corrected AR(1) coefficient (effective-sample-size.ts) of each series' residuals after
- * the covariates are regressed out (ranked first for Spearman), as the effective-n test estimates
- * it: what analyze/calibration.ts simulates a run's null series from. Null for a series that is
- * constant or whose residuals are.
+ * The bias-corrected AR(1) coefficient (effective-sample-size.ts, residualPhi) of each series'
+ * residuals after the covariates are regressed out (ranked first for Spearman), as the effective-n
+ * test estimates it: what analyze/calibration.ts simulates a run's null series from. Null for a
+ * series that is constant or whose residuals are.
  */
-import { lag1AboutMean } from './autocorrelation.ts';
-import { biasCorrectedAr1 } from './effective-sample-size.ts';
-import { prepareControls, residualsConstant, type PartialOptions } from './partial-correlation.ts';
+import { residualPhi } from './effective-sample-size.ts';
+import { prepareControls, residualsConstant, type PartialOptions } from './partial-correlation-shared.ts';
 import { isConstant, toFloat64 } from './validate.ts';
 
 export function residualAr1(series: ArrayLike<number>[], covariates: ArrayLike<number>[], opts: PartialOptions): (number | null)[] {
@@ -19,11 +18,6 @@ export function residualAr1(series: ArrayLike<number>[], covariates: ArrayLike<n
     if (isConstant(s)) return null;
     controls.residualiseSeries(s, e);
     if (residualsConstant(s, e)) return null;
-    let m = 0;
-    for (let t = 0; t < n; t++) m += e[t];
-    m /= n;
-    let ss = 0;
-    for (let t = 0; t < n; t++) ss += (e[t] - m) ** 2;
-    return biasCorrectedAr1(lag1AboutMean(e, 0, n, m, ss), n);
+    return residualPhi(e);
   });
 }

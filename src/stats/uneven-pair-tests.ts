@@ -6,8 +6,10 @@
  * Bartlett's lag-1 form, which assumes equal gaps. Per pair, levels or differences, whichever has
  * the larger n_eff ('auto'), as on even spacing (levels-or-differences.ts).
  */
-import { capAtLevelRows, type Representation } from './levels-or-differences.ts';
-import { inferFromR, partialCorrelationMatched, prepareControls, type PartialOptions, type PartialResult } from './partial-correlation.ts';
+import { UserError } from '../errors.ts';
+import { capAtLevelRows, chooseRepresentation, type Representation } from './levels-or-differences.ts';
+import { partialCorrelationPairs } from './partial-correlation-batch.ts';
+import { inferFromR, prepareControls, type PartialOptions, type PartialResult } from './partial-correlation-shared.ts';
 import { rank } from './rank.ts';
 import {
   fitOuTheta, MAX_THETA, ouCorrelation, phiOfTheta, projectCovariance, projectedEffectiveN, scaledDifferenceCovariance,
@@ -27,7 +29,9 @@ export function scaledTimes(steps: ArrayLike<number>): Float64Array {
  * The OU time constant (in reference gaps) of each series' residuals on the control (ranked first
  * for Spearman), by REML; null for a series that is constant or whose residuals are.
  */
-export function residualOuThetas(series: Float64Array[], control: Float64Array, u: Float64Array, method: PartialOptions['method']): (number | null)[] {
+export function residualOuThetas(
+  series: Float64Array[], control: Float64Array, u: Float64Array, method: PartialOptions['method'],
+): (number | null)[] {
   const n = control.length;
   const controls = prepareControls([control], n, { method, residualiser: 'linear' });
   if (typeof controls === 'string') return series.map(() => null);
@@ -49,12 +53,19 @@ export function unevenMatched(
   xs: Float64Array[], ys: Float64Array[], control: Float64Array, steps: ArrayLike<number>,
   opts: PartialOptions, differencesOpts: PartialOptions, representation: RepresentationChoice,
 ): { result: PartialResult; representation: Representation }[] {
+  if (xs.length !== ys.length) throw new UserError(`matched pairs need as many x series as y series, got ${xs.length} and ${ys.length}`);
   const n = control.length;
   const u = scaledTimes(steps);
-  const naive = { ...opts, inference: 'naive' as const };
-  const levels = partialCorrelationMatched(xs, ys, [control], naive);
-  // one OU fit per distinct series object (a series in several pairs is fitted once)
+  // one residualisation and one OU fit per distinct series object (a series in several pairs once)
   const all = [...new Set([...xs, ...ys])];
+  const names = new Map(all.map((s, i) => [s, `series[${i}]`]));
+  const pairs = xs.map((x, i) => [names.get(x)!, names.get(ys[i])!] as const);
+  // r, k and the distinct rows come from the naive test; n_eff is the OU model's (below)
+  const testNaive = (valuesOf: (s: Float64Array) => Float64Array, c: Float64Array, o: PartialOptions) => {
+    const series = Object.fromEntries(all.map((s) => [names.get(s)!, valuesOf(s)]));
+    return partialCorrelationPairs(series, [c], { ...o, inference: 'naive' }, pairs).map((p) => p.result);
+  };
+  const levels = testNaive((s) => s, control, opts);
   const fitted = residualOuThetas(all, control, u, opts.method);
   // a series whose linear residuals are constant (its pairs are null results anyway) gets the most
   // persistent fit, the conservative choice should another residualiser still find a correlation
@@ -85,7 +96,7 @@ export function unevenMatched(
 
   const dControl = scaledDifferences(control, u);
   const dScaled = new Map(all.map((s) => [s, scaledDifferences(s, u)]));
-  const differences = partialCorrelationMatched(xs.map((x) => dScaled.get(x)!), ys.map((y) => dScaled.get(y)!), [dControl], { ...differencesOpts, inference: 'naive' });
+  const differences = testNaive((s) => dScaled.get(s)!, dControl, differencesOpts);
   const dOnes = new Float64Array(n - 1).fill(1);
   const dcx = opts.method === 'spearman' ? rank(dControl) : dControl;
   const diffProjected = new Map<Float64Array, Projected>();
@@ -104,7 +115,6 @@ export function unevenMatched(
     }
     diff = capAtLevelRows(diff, levelsResult.distinct ?? n);
     if (representation === 'differences') return { result: diff, representation: 'differences' };
-    const useDifferences = diff.r !== null && (levelsResult.r === null || diff.nEff > levelsResult.nEff);
-    return useDifferences ? { result: diff, representation: 'differences' } : { result: levelsResult, representation: 'levels' };
+    return chooseRepresentation(levelsResult, diff);
   });
 }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
   bartlettEffectiveN, biasCorrectedAr1, createRandom, levelsOrDifferencesPairs, MAX_PHI,
-  partialCorrelation, partialCorrelationMatched, partialCorrelationPairs,
+  partialCorrelation, partialCorrelationPairs,
 } from '../../src/stats/index.ts';
 import { ar1 } from './simulate.ts';
 
@@ -54,9 +54,10 @@ test("the effective-n test: df = n_eff - 3, the CI uses n_eff, phi reported; 'na
 test('the pairs form gives the same effective-n results as one pair at a time', () => {
   const c = ar1(30, 0.9, 7);
   const series = { a: Float64Array.from(ar1(30, 0.5, 8)), b: Float64Array.from(ar1(30, 0.8, 9)), c: Float64Array.from(ar1(30, 0.2, 10)) };
-  const pairs = partialCorrelationPairs(series, [Float64Array.from(c)], { method: 'spearman', residualiser: 'linear', inference: 'effective-n' });
+  const opts = { method: 'spearman', residualiser: 'linear', inference: 'effective-n' } as const;
+  const pairs = partialCorrelationPairs(series, [Float64Array.from(c)], opts);
   for (const p of pairs) {
-    const one = partialCorrelation(series[p.a as 'a'], series[p.b as 'a'], [c], { method: 'spearman', residualiser: 'linear', inference: 'effective-n' });
+    const one = partialCorrelation(series[p.a as 'a'], series[p.b as 'a'], [c], opts);
     assert.ok(Math.abs(p.result.nEff - one.nEff) < 1e-9, `${p.a}-${p.b} nEff ${p.result.nEff} vs ${one.nEff}`);
     assert.ok(Math.abs(p.result.p! - one.p!) < 1e-9 * Math.max(1, one.p!));
   }
@@ -97,14 +98,17 @@ test('a near random walk is tested on differences, white noise on levels', () =>
   assert.equal(levelsOrDifferencesPairs(white.series, [white.c], { method: 'pearson', residualiser: 'linear' })[0].representation, 'levels');
 });
 
-test('matched pairs sharing one control give the same results as one pair at a time', () => {
+test('pairs named explicitly (matched pairs) give the same results as one pair at a time', () => {
   const c = Float64Array.from(ar1(25, 0.9, 70));
   const xs = [71, 72, 73].map((s) => Float64Array.from(ar1(25, 0.6, s)));
   const ys = [74, 75, 76].map((s) => Float64Array.from(ar1(25, 0.3, s)));
   ys[2] = Float64Array.from(c, (v) => 2 * v + 1); // constant residuals: a null result with its reason
   for (const inference of ['naive', 'effective-n'] as const) {
-    const matched = partialCorrelationMatched(xs, ys, [c], { method: 'pearson', residualiser: 'linear', inference });
-    matched.forEach((m, i) => {
+    const series = Object.fromEntries(xs.flatMap((x, i) => [[`x${i}`, x], [`y${i}`, ys[i]]]));
+    const pairs = xs.map((_, i) => [`x${i}`, `y${i}`] as const);
+    const matched = partialCorrelationPairs(series, [c], { method: 'pearson', residualiser: 'linear', inference }, pairs);
+    matched.forEach(({ a, b, result: m }, i) => {
+      assert.deepEqual([a, b], pairs[i], 'results come in the order of the pairs asked for');
       const one = partialCorrelation(xs[i], ys[i], [c], { method: 'pearson', residualiser: 'linear', inference });
       assert.equal(m.r === null, one.r === null);
       assert.equal(m.reason?.replace(`'y${i}'`, "'y'"), one.reason);

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
-  correlatedOuInto, createRandom, levelsOrDifferencesMatched, ouInto, scaledTimes, spacingOf, unevenMatched,
+  correlatedOuInto, createRandom, levelsOrDifferencesPairs, ouInto, scaledTimes, spacingOf, unevenMatched,
 } from '../../src/stats/index.ts';
 import {
   fitOuTheta, ouCorrelation, projectCovariance, projectedEffectiveN, scaledDifferenceCovariance, scaledDifferences,
@@ -46,7 +46,9 @@ test('the scaled differences\' covariance is W D S D\' W, computed here the long
   const u = Float64Array.from([0, 0.2, 1, 3, 3.5]);
   const s = ouCorrelation(u, 1.3);
   const n = u.length, m = n - 1;
-  const d = Array.from({ length: m }, (_, i) => Array.from({ length: n }, (_, j) => (j === i + 1 ? 1 : j === i ? -1 : 0) / Math.sqrt(u[i + 1] - u[i])));
+  const d = Array.from({ length: m }, (_, i) => Array.from(
+    { length: n }, (_, j) => (j === i + 1 ? 1 : j === i ? -1 : 0) / Math.sqrt(u[i + 1] - u[i]),
+  ));
   const got = scaledDifferenceCovariance(s, u);
   for (let i = 0; i < m; i++) {
     for (let j = 0; j < m; j++) {
@@ -107,7 +109,7 @@ function nullRejections(steps: number[], tauFraction: number, reps: number, seed
     const c = Float64Array.from(steps, (t) => 0.3 + 0.5 * (1 - Math.exp(-4 * t / last)) + 0.02 * random.normal());
     const a = c.map((cv, t) => 0.8 * cv + 0.05 * e[t]), b = c.map((cv, t) => -0.3 * cv + 0.05 * v[t]);
     const pGaps = unevenMatched([a], [b], c, steps, opts, opts, 'auto')[0].result.p;
-    const pEven = levelsOrDifferencesMatched([a], [b], [c], opts)[0].result.p;
+    const pEven = levelsOrDifferencesPairs({ a, b }, [c], opts)[0].result.p;
     if (pGaps !== null && pGaps < 0.05) gaps++;
     if (pEven !== null && pEven < 0.05) even++;
   }
