@@ -3,6 +3,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { UserError } from '../../../errors.ts';
 import { activation, lmHead, attention, dropout, layerNorm, linear, layerScope, residualLinear, splitHeads, type LayerCache } from '../blocks.ts';
+import { fusedOpsApply, nativeCausalAttention } from '../native/fused-ops.ts';
 import type { ParamSpec } from '../params.ts';
 import { bool, num, str, type Arch, type Family, type StepInputs, type StepOutputs } from './family.ts';
 
@@ -63,6 +64,9 @@ export const gpt2: Family<Gpt2Arch> = {
     const pos = tf.tensor2d(x.positions, undefined, 'int32');
     let h = dropout(tf.add(tf.gather(p.get(`${P}wte.weight`), x.ids), tf.gather(p.get(`${P}wpe.weight`), pos)), a.dropout?.embd) as tf.Tensor3D;
     const cache: LayerCache[] = [];
+    // Right-padded rows from position 0 in inference (scoring): onnxruntime's causal attention
+    // kernel (head sizes in multiples of 16: onnxruntime's group_query_attention_helper.h).
+    const byLength = fusedOpsApply() && !x.past && x.lengths !== undefined && headDim % 16 === 0;
     for (let i = 0; i < a.layers; i++) {
       const r = layerScope(h, (h) => {
         const l = `${P}h.${i}.`;
@@ -71,7 +75,9 @@ export const gpt2: Family<Gpt2Arch> = {
         const [q, k, v] = tf.split(qkv, 3, 2);
         let scale = a.scaleAttn ? 1 / Math.sqrt(headDim) : 1;
         if (a.scaleByLayer) scale /= i + 1;
-        const att = attention(splitHeads(q, a.heads, headDim), splitHeads(k, a.heads, headDim), splitHeads(v, a.heads, headDim), x.mask, scale, x.past?.[i], a.dropout?.attn);
+        const att = byLength ? nativeCausalAttention(q, k, v, x.lengths!, a.heads, headDim, scale)
+          : attention(splitHeads(q, a.heads, headDim), splitHeads(k, a.heads, headDim), splitHeads(v, a.heads, headDim), x.mask, scale,
+            x.past?.[i], a.dropout?.attn);
         h = residualLinear(h, att.out, p.get(`${l}attn.c_proj.weight`), p.get(`${l}attn.c_proj.bias`), a.dropout?.resid) as tf.Tensor3D;
         const n2 = layerNorm(h, p.get(`${l}ln_2.weight`), p.get(`${l}ln_2.bias`), a.eps);
         const inner = act(linear(n2, p.get(`${l}mlp.c_fc.weight`), p.get(`${l}mlp.c_fc.bias`)));

@@ -169,6 +169,19 @@ export function nativeGroupQueryAttention(q: tf.Tensor, k: tf.Tensor, v: tf.Tens
   return { out: y as tf.Tensor3D, k: kc as tf.Tensor4D, v: vc as tf.Tensor4D };
 }
 
+/**
+ * Causal attention without rotary through onnxruntime's GroupQueryAttention (GenstudyCausalAttention),
+ * for right-padded rows with positions 0.. (each row's real length in `lengths`): q, k and v
+ * [B, T, H * D] -> the merged heads [B, T, H * D] and the cache [B, H, T, D].
+ */
+export function nativeCausalAttention(q: tf.Tensor, k: tf.Tensor, v: tf.Tensor, lengths: number[], heads: number, headDim: number,
+  scale: number): { out: tf.Tensor3D; cache: { k: tf.Tensor4D; v: tf.Tensor4D } } {
+  const seqlens = tf.tensor1d(lengths.map((n) => n - 1), 'int32');
+  const total = tf.scalar(q.shape[1] as number, 'int32');
+  const [y, kc, vc] = runNative('GenstudyCausalAttention', { q, k, v, seqlens, total }, { heads, headDim, scale }) as tf.Tensor[];
+  return { out: y as tf.Tensor3D, cache: { k: kc as tf.Tensor4D, v: vc as tf.Tensor4D } };
+}
+
 /** silu(gate) up, elementwise. */
 export function nativeSwiGlu(gate: tf.Tensor, up: tf.Tensor): tf.Tensor {
   return runNative('GenstudySwiGlu', { gate, up }) as tf.Tensor;

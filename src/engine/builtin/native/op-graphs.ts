@@ -265,6 +265,22 @@ export const OPS: Record<string, OpDef> = {
       return { y: s.q, kc: [b, a.kvHeads, t, a.headDim], vc: [b, a.kvHeads, t, a.headDim] };
     },
   },
+  // The same kernel without rotary, for families with learned positions (GPT-2, scoring): q, k and v
+  // [B, T, H * D] -> y [B, T, H * D] and the cache [B, H, T, D]. Where the composed graph
+  // (GenstudyAttention) computes every score and adds a [B, 1, T, T] mask, this one skips the
+  // blocks above the diagonal and past each row's length.
+  GenstudyCausalAttention: {
+    inputs: ['q', 'k', 'v', 'seqlens', 'total'],
+    intInputs: ['seqlens', 'total'],
+    nodes: (a) => [{
+      op: 'GroupQueryAttention', domain: 'com.microsoft', inputs: ['q', 'k', 'v', '', '', 'seqlens', 'total'], outputs: ['y', 'kc', 'vc'],
+      attributes: [{ name: 'num_heads', i: a.heads }, { name: 'kv_num_heads', i: a.heads }, { name: 'scale', f: a.scale }],
+    }],
+    outputs: (s, a) => {
+      const [b, t] = s.q;
+      return { y: s.q, kc: [b, a.heads, t, a.headDim], vc: [b, a.heads, t, a.headDim] };
+    },
+  },
   // silu(gate) up, the SwiGLU of the Llama family's MLP: gate and up [N, I] -> [N, I].
   GenstudySwiGlu: {
     inputs: ['gate', 'up'],
