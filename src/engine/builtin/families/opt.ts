@@ -5,6 +5,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { UserError } from '../../../errors.ts';
 import { activation, lmHead, attention, dropout, layerNorm, linear, layerScope, splitHeads, type LayerCache } from '../blocks.ts';
+import { fusedOpsApply, nativeCausalAttention } from '../native/fused-ops.ts';
 import type { ParamSpec } from '../params.ts';
 import { bool, num, str, type Arch, type Family, type StepInputs, type StepOutputs } from './family.ts';
 
@@ -82,13 +83,17 @@ export const opt: Family<OptArch> = {
     if (a.proj !== a.hidden) emb = lin(`${P}project_in`, emb);
     let h = dropout(tf.add(emb, tf.gather(p.get(`${P}embed_positions.weight`), pos)), a.dropout?.embd) as tf.Tensor3D;
     const cache: LayerCache[] = [];
+    // Right-padded rows from position 0 in inference (scoring): the causal kernel, as in gpt2.ts.
+    const byLength = fusedOpsApply() && !x.past && x.lengths !== undefined && headDim % 16 === 0;
     for (let i = 0; i < a.layers; i++) {
       const r = layerScope(h, (h) => {
         const l = `${P}layers.${i}.`;
         const attnIn = a.normBefore ? norm(`${l}self_attn_layer_norm`, h) : h;
         const q = tf.mul(lin(`${l}self_attn.q_proj`, attnIn), 1 / Math.sqrt(headDim));
-        const att = attention(splitHeads(q, a.heads, headDim), splitHeads(lin(`${l}self_attn.k_proj`, attnIn), a.heads, headDim),
-          splitHeads(lin(`${l}self_attn.v_proj`, attnIn), a.heads, headDim), x.mask, 1, x.past?.[i], a.dropout?.attn);
+        const k = lin(`${l}self_attn.k_proj`, attnIn), v = lin(`${l}self_attn.v_proj`, attnIn);
+        const att = byLength ? nativeCausalAttention(q, k, v, x.lengths!, a.heads, headDim, 1)
+          : attention(splitHeads(q, a.heads, headDim), splitHeads(k, a.heads, headDim), splitHeads(v, a.heads, headDim), x.mask, 1, x.past?.[i],
+            a.dropout?.attn);
         h = tf.add(h, dropout(lin(`${l}self_attn.out_proj`, att.out), a.dropout?.resid)) as tf.Tensor3D;
         if (!a.normBefore) h = norm(`${l}self_attn_layer_norm`, h) as tf.Tensor3D;
         const mlpIn = a.normBefore ? norm(`${l}final_layer_norm`, h) : h;
