@@ -26,8 +26,7 @@ export { logprobsAtPositions } from './builtin/position-logprobs.ts';
 
 // What train/ builds on: parameters, LoRA, gradients and the native training kernels
 export { Params } from './builtin/params.ts';
-export { LoraAdapters, loraTargets, type LoraConfig } from './builtin/lora.ts';
-export { defaultLoraTargetsOf } from './builtin/lora-defaults.ts';
+export { LoraAdapters, loraTargets, defaultLoraTargetsOf, type LoraConfig } from './builtin/lora.ts';
 export { trainingDropout } from './builtin/blocks.ts';
 export { enableTrainingGradients } from './builtin/gradients.ts';
 export { fusedOpsAvailable } from './builtin/native/fused-ops.ts';

@@ -5,14 +5,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import * as tf from '@tensorflow/tfjs-core';
-import { loadModel } from '../../src/engine/index.ts';
+import { defaultLoraTargetsOf, loadModel, LoraAdapters } from '../../src/engine/index.ts';
 import { enableTrainingGradients } from '../../src/engine/builtin/gradients.ts';
 import { readSafetensors } from '../../src/engine/hf/safetensors.ts';
 import { AdamW, checkpointSteps, loraTargets, optimiserStep, type TrainSequence } from '../../src/train/index.ts';
 import { stepMicroBatches, totalSteps } from '../../src/train/order.ts';
 import { BuiltinModel } from '../../src/engine/builtin/model.ts';
 import { Params } from '../../src/engine/builtin/params.ts';
-import { maxAbsDiff, repoRoot, tinyModelDir } from './helpers.ts';
+import { maxAbsDiff, repoRoot, tempDir, tinyModelDir } from './helpers.ts';
 
 test('initModel: same seed, same bytes; transformers-style initialisation; loads with the engine', async () => {
   const a = await tinyModelDir('gpt2', { hidden: 32, layers: 2, seed: 9 });
@@ -59,14 +59,46 @@ test('LoRA targets: PEFT suffix matching on GPT-2, Llama and OPT; unknown names 
   const gpt2 = await loadModel(await tinyModelDir('gpt2', { hidden: 16, layers: 2 }));
   assert.deepEqual(loraTargets(gpt2, ['c_proj']).map((t) => t.module), [
     'transformer.h.0.attn.c_proj', 'transformer.h.0.mlp.c_proj', 'transformer.h.1.attn.c_proj', 'transformer.h.1.mlp.c_proj']);
-  assert.deepEqual(loraTargets(gpt2, ['c_attn'])[0], { module: 'transformer.h.0.attn.c_attn', weight: 'transformer.h.0.attn.c_attn.weight', inFeatures: 16, outFeatures: 48 });
+  assert.deepEqual(loraTargets(gpt2, ['c_attn'])[0], {
+    module: 'transformer.h.0.attn.c_attn', weight: 'transformer.h.0.attn.c_attn.weight', inFeatures: 16, outFeatures: 48, conv1d: true,
+  });
   assert.throws(() => loraTargets(gpt2, ['q_proj']), /"q_proj" match no linear layer of this gpt2 model; its linear layers are c_attn, c_proj, c_fc/);
   const opt = await loadModel(path.join(repoRoot, 'test/engine/fixtures/opt'));
   const t = loraTargets(opt, ['q_proj', 'out_proj']);
   assert.ok(t.some((x) => x.module === 'model.decoder.layers.0.self_attn.out_proj'));
-  assert.ok(t.every((x) => /self_attn\.(q_proj|out_proj)$/.test(x.module)));
+  assert.ok(t.every((x) => /self_attn\.(q_proj|out_proj)$/.test(x.module) && !x.conv1d));
   gpt2.dispose();
   opt.dispose();
+});
+
+test('LoRA defaults per family: the target modules when none are named, and fan_in_fan_out for Conv1D layers as PEFT saves it', async () => {
+  const dirs = {
+    gpt2: await tinyModelDir('gpt2', { hidden: 16, layers: 1 }),
+    opt: path.join(repoRoot, 'test/engine/fixtures/opt'),
+    llama: await tinyModelDir('llama', { hidden: 16, layers: 1 }),
+  };
+  const expected = {
+    gpt2: { targets: ['c_attn', 'c_proj'], fanInFanOut: true },
+    opt: { targets: ['q_proj', 'k_proj', 'v_proj', 'out_proj'], fanInFanOut: false },
+    llama: { targets: ['q_proj', 'k_proj', 'v_proj', 'o_proj'], fanInFanOut: false },
+  };
+  for (const [kind, dir] of Object.entries(dirs) as [keyof typeof expected, string][]) {
+    const targets = defaultLoraTargetsOf(dir);
+    assert.deepEqual(targets, expected[kind].targets, kind);
+    const base = await loadModel(dir);
+    const adapters = LoraAdapters.create(base, { r: 2, alpha: 4, dropout: 0, targetModules: targets }, 1);
+    const out = tempDir();
+    await adapters.save(out, dir);
+    const cfg = JSON.parse(fs.readFileSync(path.join(out, 'adapter_config.json'), 'utf8'));
+    assert.equal(cfg.fan_in_fan_out, expected[kind].fanInFanOut, kind);
+    assert.deepEqual(cfg.target_modules, [...targets].sort(), kind);
+    adapters.dispose();
+    base.dispose();
+  }
+  // A model type the built-in engine does not implement (trained by transformers) gets the usual attention names.
+  const other = tempDir();
+  fs.writeFileSync(path.join(other, 'config.json'), JSON.stringify({ model_type: 'mistral' }));
+  assert.deepEqual(defaultLoraTargetsOf(other), ['q_proj', 'k_proj', 'v_proj', 'o_proj']);
 });
 
 test('checkpoint policy and data order', () => {

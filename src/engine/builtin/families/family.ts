@@ -44,6 +44,11 @@ export interface StepOutputs {
 export interface Family<A extends Arch = Arch> {
   /** config.json `model_type` values this file implements. */
   modelTypes: string[];
+  /**
+   * The modules LoRA adapts when no target modules are named (PEFT's target_modules): the attention
+   * projections, as study A adapted q/k/v/o.
+   */
+  loraTargets: readonly string[];
   parseConfig(cfg: Record<string, unknown>, file: string): A;
   params(arch: A): ParamSpec[];
   /** Other names under which a checkpoint may store a parameter (e.g. without a "transformer." prefix). */

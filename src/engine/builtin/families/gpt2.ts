@@ -1,5 +1,6 @@
-// GPT-2 (transformers' modeling_gpt2.py): learned positions, pre-LayerNorm blocks, fused qkv Conv1D
-// (weights already [in, out]), GELU MLP, lm_head tied to the token embedding.
+// GPT-2 (transformers' modeling_gpt2.py): learned positions, pre-LayerNorm blocks, fused qkv, GELU
+// MLP, lm_head tied to the token embedding. Its projections are Conv1D modules (weights already
+// [in, out]; `conv1d` on their ParamSpecs).
 import * as tf from '@tensorflow/tfjs-core';
 import { UserError } from '../../../errors.ts';
 import { activation, lmHead, attention, dropout, layerNorm, linear, layerScope, residualLinear, splitHeads, type LayerCache } from '../blocks.ts';
@@ -15,6 +16,8 @@ const P = 'transformer.';
 
 export const gpt2: Family<Gpt2Arch> = {
   modelTypes: ['gpt2'],
+  // The fused q/k/v projection and the attention output.
+  loraTargets: ['c_attn', 'c_proj'],
 
   parseConfig(cfg, file) {
     const hidden = num(cfg, 'n_embd', file, 768);
@@ -44,11 +47,11 @@ export const gpt2: Family<Gpt2Arch> = {
       const l = `${P}h.${i}.`;
       specs.push(
         { name: `${l}ln_1.weight`, shape: [h] }, { name: `${l}ln_1.bias`, shape: [h] },
-        { name: `${l}attn.c_attn.weight`, shape: [h, 3 * h] }, { name: `${l}attn.c_attn.bias`, shape: [3 * h] },
-        { name: `${l}attn.c_proj.weight`, shape: [h, h] }, { name: `${l}attn.c_proj.bias`, shape: [h] },
+        { name: `${l}attn.c_attn.weight`, shape: [h, 3 * h], conv1d: true }, { name: `${l}attn.c_attn.bias`, shape: [3 * h] },
+        { name: `${l}attn.c_proj.weight`, shape: [h, h], conv1d: true }, { name: `${l}attn.c_proj.bias`, shape: [h] },
         { name: `${l}ln_2.weight`, shape: [h] }, { name: `${l}ln_2.bias`, shape: [h] },
-        { name: `${l}mlp.c_fc.weight`, shape: [h, a.inner] }, { name: `${l}mlp.c_fc.bias`, shape: [a.inner] },
-        { name: `${l}mlp.c_proj.weight`, shape: [a.inner, h] }, { name: `${l}mlp.c_proj.bias`, shape: [h] },
+        { name: `${l}mlp.c_fc.weight`, shape: [h, a.inner], conv1d: true }, { name: `${l}mlp.c_fc.bias`, shape: [a.inner] },
+        { name: `${l}mlp.c_proj.weight`, shape: [a.inner, h], conv1d: true }, { name: `${l}mlp.c_proj.bias`, shape: [h] },
       );
     }
     return specs;

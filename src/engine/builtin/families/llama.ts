@@ -26,6 +26,7 @@ export interface LlamaArch extends Arch {
 export function llamaLike(o: LlamaLikeOptions): Family<LlamaArch> {
   return {
     modelTypes: o.modelTypes,
+    loraTargets: ['q_proj', 'k_proj', 'v_proj', 'o_proj'],
 
     parseConfig(cfg, file) {
       const hidden = num(cfg, 'hidden_size', file);

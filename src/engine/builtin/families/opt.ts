@@ -19,6 +19,8 @@ const EPS = 1e-5;
 
 export const opt: Family<OptArch> = {
   modelTypes: ['opt'],
+  // The attention projections; OPT names its output projection out_proj.
+  loraTargets: ['q_proj', 'k_proj', 'v_proj', 'out_proj'],
   // modeling_opt.py: position ids = cumsum(attention_mask) * attention_mask - 1, so padding gets -1
   // (embedding row 1 once the offset of 2 is added).
   padPosition: () => -1,
