@@ -27,7 +27,6 @@ export { logprobsAtPositions } from './builtin/position-logprobs.ts';
 // What train/ builds on: parameters, LoRA, gradients and the native training kernels
 export { Params } from './builtin/params.ts';
 export { LoraAdapters, loraTargets, defaultLoraTargetsOf, type LoraConfig } from './builtin/lora.ts';
-export { trainingDropout } from './builtin/blocks.ts';
 export { enableTrainingGradients } from './builtin/gradients.ts';
 export { fusedOpsAvailable } from './builtin/native/fused-ops.ts';
 export { nativeAdamW, nativeCrossEntropyGrad, nativeLogSoftmaxAt } from './builtin/native/training-ops.ts';

@@ -12,6 +12,7 @@ import { AdamW, checkpointSteps, loraTargets, optimiserStep, type TrainSequence 
 import { stepMicroBatches, totalSteps } from '../../src/train/order.ts';
 import { BuiltinModel } from '../../src/engine/builtin/model.ts';
 import { Params } from '../../src/engine/builtin/params.ts';
+import { TrainingContext } from '../../src/engine/builtin/training-context.ts';
 import { maxAbsDiff, repoRoot, tempDir, tinyModelDir } from './helpers.ts';
 
 test('initModel: same seed, same bytes; transformers-style initialisation; loads with the engine', async () => {
@@ -115,19 +116,21 @@ test('checkpoint policy and data order', () => {
   assert.equal(totalSteps({ ...o, maxSteps: 7 }), 7);
 });
 
-test('model dropout: the identity outside training; inverted dropout at the configured rate while the trainer sets a seed', async () => {
-  const { dropout, trainingDropout } = await import('../../src/engine/builtin/blocks.ts');
+test('model dropout: the identity outside training; inverted dropout at the configured rate while the trainer starts it', async () => {
+  const training = new TrainingContext();
   const x = tf.ones([100, 100]);
-  assert.equal(dropout(x, 0.1), x);
-  trainingDropout.seed = 5;
-  trainingDropout.calls = 0;
-  const y = (await dropout(x, 0.1).data()) as Float32Array;
-  trainingDropout.calls = 0;
-  const again = (await dropout(x, 0.1).data()) as Float32Array;
-  trainingDropout.seed = undefined;
+  assert.equal(training.dropout(x, 0.1), x);
+  training.startDropout(5);
+  const y = (await training.dropout(x, 0.1).data()) as Float32Array;
+  training.startDropout(5);
+  const again = (await training.dropout(x, 0.1).data()) as Float32Array;
+  const next = (await training.dropout(x, 0.1).data()) as Float32Array;
+  training.stopDropout();
+  assert.equal(training.dropout(x, 0.1), x);
   const zeros = y.filter((v) => v === 0).length;
   assert.ok(zeros > 800 && zeros < 1200, `${zeros} of 10000 dropped at rate 0.1`);
   assert.ok(y.every((v) => v === 0 || Math.abs(v - 1 / 0.9) < 1e-6));
   assert.deepEqual(again, y, 'the same seed and call number give the same mask');
+  assert.notDeepEqual(next, y, 'each call draws its own mask');
   x.dispose();
 });

@@ -13,7 +13,6 @@ import path from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
 import { UserError } from '../../errors.ts';
 import { seededRandom } from '../../seeded-random.ts';
-import { linearAdapters } from './blocks.ts';
 import { readConfig, readJsonFile } from '../hf/checkpoint.ts';
 import { BuiltinModel } from './model.ts';
 import { Params, type ParamSpec } from './params.ts';
@@ -153,7 +152,7 @@ export class LoraAdapters {
     if (this.attached) return;
     for (const p of this.pairs) {
       const w = this.model.params.get(p.target.weight);
-      linearAdapters.set(w, (x2) => {
+      this.model.training.attachAdapter(w, (x2) => {
         let xin: tf.Tensor2D = x2;
         const rate = this.config.dropout;
         if (this.dropoutSeed !== undefined && rate > 0) {
@@ -168,7 +167,7 @@ export class LoraAdapters {
   }
 
   detach(): void {
-    for (const p of this.pairs) linearAdapters.delete(this.model.params.get(p.target.weight));
+    for (const p of this.pairs) this.model.training.detachAdapter(this.model.params.get(p.target.weight));
     this.attached = false;
   }
 

@@ -4,6 +4,7 @@ import type * as tf from '@tensorflow/tfjs-core';
 import { UserError } from '../../../errors.ts';
 import type { LayerCache } from '../blocks.ts';
 import type { Params, ParamSpec } from '../params.ts';
+import type { TrainingContext } from '../training-context.ts';
 
 /** What every family's parsed config has; families add their own fields. */
 export interface Arch {
@@ -32,6 +33,8 @@ export interface StepInputs {
    * in scoring): attention may then mask by length instead of reading `mask`.
    */
   lengths?: number[];
+  /** The model's adapters and dropout (training-context.ts); blocks.linear, attention and dropout read it. */
+  training?: TrainingContext;
 }
 
 export interface StepOutputs {

@@ -64,21 +64,24 @@ export const gpt2: Family<Gpt2Arch> = {
     const act = activation(a.act)!;
     const headDim = a.hidden / a.heads;
     const pos = tf.tensor2d(x.positions, undefined, 'int32');
-    let h = dropout(tf.add(tf.gather(p.get(`${P}wte.weight`), x.ids), tf.gather(p.get(`${P}wpe.weight`), pos)), a.dropout?.embd) as tf.Tensor3D;
+    const t = x.training;
+    const embedded = tf.add(tf.gather(p.get(`${P}wte.weight`), x.ids), tf.gather(p.get(`${P}wpe.weight`), pos));
+    let h = dropout(embedded, a.dropout?.embd, t) as tf.Tensor3D;
     const cache: LayerCache[] = [];
     for (let i = 0; i < a.layers; i++) {
       const r = layerScope(h, (h) => {
         const l = `${P}h.${i}.`;
         const n1 = layerNorm(h, p.get(`${l}ln_1.weight`), p.get(`${l}ln_1.bias`), a.eps);
-        const qkv = linear(n1, p.get(`${l}attn.c_attn.weight`), p.get(`${l}attn.c_attn.bias`));
+        const qkv = linear(n1, p.get(`${l}attn.c_attn.weight`), p.get(`${l}attn.c_attn.bias`), t);
         const [q, k, v] = tf.split(qkv, 3, 2);
         let scale = a.scaleAttn ? 1 / Math.sqrt(headDim) : 1;
         if (a.scaleByLayer) scale /= i + 1;
-        const att = attention(splitHeads(q, a.heads, headDim), splitHeads(k, a.heads, headDim), splitHeads(v, a.heads, headDim), x.mask, scale, x.past?.[i], a.dropout?.attn);
-        h = residualLinear(h, att.out, p.get(`${l}attn.c_proj.weight`), p.get(`${l}attn.c_proj.bias`), a.dropout?.resid) as tf.Tensor3D;
+        const att = attention(splitHeads(q, a.heads, headDim), splitHeads(k, a.heads, headDim), splitHeads(v, a.heads, headDim),
+          x.mask, scale, x.past?.[i], a.dropout?.attn, t);
+        h = residualLinear(h, att.out, p.get(`${l}attn.c_proj.weight`), p.get(`${l}attn.c_proj.bias`), a.dropout?.resid, t) as tf.Tensor3D;
         const n2 = layerNorm(h, p.get(`${l}ln_2.weight`), p.get(`${l}ln_2.bias`), a.eps);
-        const inner = act(linear(n2, p.get(`${l}mlp.c_fc.weight`), p.get(`${l}mlp.c_fc.bias`)));
-        h = residualLinear(h, inner, p.get(`${l}mlp.c_proj.weight`), p.get(`${l}mlp.c_proj.bias`), a.dropout?.resid) as tf.Tensor3D;
+        const inner = act(linear(n2, p.get(`${l}mlp.c_fc.weight`), p.get(`${l}mlp.c_fc.bias`), t));
+        h = residualLinear(h, inner, p.get(`${l}mlp.c_proj.weight`), p.get(`${l}mlp.c_proj.bias`), a.dropout?.resid, t) as tf.Tensor3D;
         return { h, cache: att.cache };
       });
       h = r.h;

@@ -77,12 +77,13 @@ export const opt: Family<OptArch> = {
   forward(a, p, x: StepInputs): StepOutputs {
     const act = activation(a.act)!;
     const headDim = a.hidden / a.heads;
-    const lin = (name: string, v: tf.Tensor) => linear(v, p.get(`${name}.weight`), p.maybe(`${name}.bias`));
+    const t = x.training;
+    const lin = (name: string, v: tf.Tensor) => linear(v, p.get(`${name}.weight`), p.maybe(`${name}.bias`), t);
     const norm = (name: string, v: tf.Tensor) => layerNorm(v, p.maybe(`${name}.weight`), p.maybe(`${name}.bias`), EPS);
     const pos = tf.tensor2d(x.positions.map((r) => r.map((q) => q + OFFSET)), undefined, 'int32');
     let emb = tf.gather(p.get(`${P}embed_tokens.weight`), x.ids);
     if (a.proj !== a.hidden) emb = lin(`${P}project_in`, emb);
-    let h = dropout(tf.add(emb, tf.gather(p.get(`${P}embed_positions.weight`), pos)), a.dropout?.embd) as tf.Tensor3D;
+    let h = dropout(tf.add(emb, tf.gather(p.get(`${P}embed_positions.weight`), pos)), a.dropout?.embd, t) as tf.Tensor3D;
     const cache: LayerCache[] = [];
     for (let i = 0; i < a.layers; i++) {
       const r = layerScope(h, (h) => {
@@ -90,11 +91,11 @@ export const opt: Family<OptArch> = {
         const attnIn = a.normBefore ? norm(`${l}self_attn_layer_norm`, h) : h;
         const q = tf.mul(lin(`${l}self_attn.q_proj`, attnIn), 1 / Math.sqrt(headDim));
         const att = attention(splitHeads(q, a.heads, headDim), splitHeads(lin(`${l}self_attn.k_proj`, attnIn), a.heads, headDim),
-          splitHeads(lin(`${l}self_attn.v_proj`, attnIn), a.heads, headDim), x.mask, 1, x.past?.[i], a.dropout?.attn);
-        h = tf.add(h, dropout(lin(`${l}self_attn.out_proj`, att.out), a.dropout?.resid)) as tf.Tensor3D;
+          splitHeads(lin(`${l}self_attn.v_proj`, attnIn), a.heads, headDim), x.mask, 1, x.past?.[i], a.dropout?.attn, t);
+        h = tf.add(h, dropout(lin(`${l}self_attn.out_proj`, att.out), a.dropout?.resid, t)) as tf.Tensor3D;
         if (!a.normBefore) h = norm(`${l}self_attn_layer_norm`, h) as tf.Tensor3D;
         const mlpIn = a.normBefore ? norm(`${l}final_layer_norm`, h) : h;
-        h = tf.add(h, dropout(lin(`${l}fc2`, act(lin(`${l}fc1`, mlpIn))), a.dropout?.resid)) as tf.Tensor3D;
+        h = tf.add(h, dropout(lin(`${l}fc2`, act(lin(`${l}fc1`, mlpIn))), a.dropout?.resid, t)) as tf.Tensor3D;
         if (!a.normBefore) h = norm(`${l}final_layer_norm`, h) as tf.Tensor3D;
         return { h, cache: att.cache };
       });
