@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
 import { enginePath, loadModel } from '../src/engine/index.ts';
-import { enableTrainingGradients } from '../src/engine/builtin/gradients.ts';
+import { enableTrainingGradients } from '../src/engine/builtin/autograd/enable.ts';
 import { LoraAdapters } from '../src/engine/builtin/lora.ts';
 import { BuiltinModel } from '../src/engine/builtin/model.ts';
 import { Params } from '../src/engine/builtin/params.ts';

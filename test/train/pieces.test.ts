@@ -6,7 +6,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import * as tf from '@tensorflow/tfjs-core';
 import { defaultLoraTargetsOf, loadModel, LoraAdapters } from '../../src/engine/index.ts';
-import { enableTrainingGradients } from '../../src/engine/builtin/gradients.ts';
+import { enableTrainingGradients } from '../../src/engine/builtin/autograd/enable.ts';
 import { readSafetensors } from '../../src/engine/hf/safetensors.ts';
 import { AdamW, checkpointSteps, loraTargets, optimiserStep, type TrainSequence } from '../../src/train/index.ts';
 import { stepMicroBatches, totalSteps } from '../../src/train/order.ts';

@@ -11,6 +11,7 @@ import type { Params } from './params.ts';
 import { fusedOpsApply, fusedOpsAvailable, nativeAttention, nativeGelu, nativeLayerNorm, nativeLinear, nativeLinearResidual, nativeRmsNorm, nativeSwiGlu } from './native/fused-ops.ts';
 import { nativeGeluTrainable, nativeLayerNormTrainable, nativeRmsNormTrainable, nativeSwiGluTrainable } from './native/training-ops.ts';
 import type { TrainingContext } from './training-context.ts';
+import { withSlicedGrad } from './autograd/sliced-bmm.ts';
 
 /** The model's dropout at `rate` (training-context.ts); the identity outside training. */
 export function dropout(x: tf.Tensor, rate: number | undefined, training: TrainingContext | undefined): tf.Tensor {
@@ -190,7 +191,7 @@ function repeatKv(x: tf.Tensor4D, n: number): tf.Tensor4D {
  * batch is cut into 2D products (cheap with the slice kernel of wasm-kernels.ts) and put back together.
  */
 export function bmm(a: tf.Tensor4D, b: tf.Tensor4D): tf.Tensor4D {
-  // The native product takes the batch whole (and its gradient is matMul's own, gradients.ts).
+  // The native product takes the batch whole (and its gradient is matMul's own, autograd/matmul-grad.ts).
   if (nativeMatMulActive()) return batched(a, b);
   // Under a gradient tape the sliced path's backward would pad every slice's gradient back to the
   // full batch (memory and time quadratic in the batch); bmmWithGrad gives it a sliced backward.
@@ -198,23 +199,7 @@ export function bmm(a: tf.Tensor4D, b: tf.Tensor4D): tf.Tensor4D {
   return bmmForward(a, b);
 }
 
-/** A^T or B^T over the last two axes of a rank-4 tensor. */
-function swapLast4(x: tf.Tensor4D): tf.Tensor4D {
-  return tf.transpose(x, [0, 1, 3, 2]);
-}
-
-/** bmm with the gradient dA = dC B^T, dB = A^T dC computed by the same sliced products. */
-const bmmWithGrad = tf.customGrad((...args: (tf.Tensor | tf.GradSaveFunc)[]) => {
-  const [a, b, save] = args as [tf.Tensor4D, tf.Tensor4D, tf.GradSaveFunc];
-  save([a, b]);
-  return {
-    value: bmmForward(a, b),
-    gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => {
-      const [sa, sb] = saved as tf.Tensor4D[];
-      return [bmmForward(dy as tf.Tensor4D, swapLast4(sb)), bmmForward(swapLast4(sa), dy as tf.Tensor4D)];
-    },
-  };
-}) as (a: tf.Tensor4D, b: tf.Tensor4D) => tf.Tensor4D;
+const bmmWithGrad = withSlicedGrad(bmmForward);
 
 /** One batched matMul over the flattened leading dimensions. */
 function batched(a: tf.Tensor4D, b: tf.Tensor4D): tf.Tensor4D {
