@@ -36,7 +36,8 @@ export interface StepResult { loss: number; gradNorm: number; tokens: number }
 export async function optimiserStep(ctx: StepContext, batches: readonly (readonly TrainSequence[])[], step: number, lr: number): Promise<StepResult> {
   const targetsOf = (b: readonly TrainSequence[]) => b.reduce((k, s) => k + s.targets.length, 0);
   const stepTargets = batches.reduce((n, b) => n + targetsOf(b), 0);
-  const normalizerOf = (b: readonly TrainSequence[]) => (ctx.lossWeighting === 'micro-batch-mean' ? targetsOf(b) * (ctx.gradAccum ?? batches.length) : stepTargets);
+  const normalizerOf = (b: readonly TrainSequence[]) =>
+    (ctx.lossWeighting === 'micro-batch-mean' ? targetsOf(b) * (ctx.gradAccum ?? batches.length) : stepTargets);
   const vars = [...ctx.trainable.values()];
   const byVariable = new Map([...ctx.trainable].map(([name, v]) => [v.name, name]));
   const grads = new Map<string, tf.Tensor>();

@@ -8,7 +8,9 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { nativeMatMulActive } from './native/matmul-kernel.ts';
 import type { Params } from './params.ts';
-import { fusedOpsApply, fusedOpsAvailable, nativeAttention, nativeGelu, nativeLayerNorm, nativeLinear, nativeLinearResidual, nativeRmsNorm, nativeSwiGlu } from './native/fused-ops.ts';
+import {
+  fusedOpsApply, fusedOpsAvailable, nativeAttention, nativeGelu, nativeLayerNorm, nativeLinear, nativeLinearResidual, nativeRmsNorm, nativeSwiGlu,
+} from './native/fused-ops.ts';
 import { nativeGeluTrainable, nativeLayerNormTrainable, nativeRmsNormTrainable, nativeSwiGluTrainable } from './native/training-ops.ts';
 import type { TrainingContext } from './training-context.ts';
 import { withSlicedGrad } from './autograd/sliced-bmm.ts';

@@ -119,7 +119,9 @@ export class LoraAdapters {
         const name = `base_model.model.${target.module}.${which}.weight`;
         const t = raw.get(name);
         if (!t) throw new UserError(`${file}: missing tensor "${name}"`);
-        if (t.shape.join() !== shape.join()) throw new UserError(`${file}: tensor "${name}" has shape ${JSON.stringify(t.shape)}; expected ${JSON.stringify(shape)}`);
+        if (t.shape.join() !== shape.join()) {
+          throw new UserError(`${file}: tensor "${name}" has shape ${JSON.stringify(t.shape)}; expected ${JSON.stringify(shape)}`);
+        }
         return tf.tidy(() => tf.transpose(tf.tensor2d(t.data, shape as [number, number])));
       };
       return { target, a: variableOf(get('lora_A', [config.r, target.inFeatures])), b: variableOf(get('lora_B', [target.outFeatures, config.r])) };
@@ -216,7 +218,8 @@ export function readAdapterConfig(dir: string): LoraConfig {
   const configFile = path.join(dir, 'adapter_config.json');
   const cfg = readJsonFile(configFile);
   if (cfg.peft_type !== 'LORA') throw new UserError(`${configFile}: peft_type is ${JSON.stringify(cfg.peft_type)}; expected "LORA"`);
-  const targets = Array.isArray(cfg.target_modules) ? cfg.target_modules.map(String) : typeof cfg.target_modules === 'string' ? [cfg.target_modules] : [];
+  const targets = Array.isArray(cfg.target_modules) ? cfg.target_modules.map(String)
+    : typeof cfg.target_modules === 'string' ? [cfg.target_modules] : [];
   const config: LoraConfig = { r: Number(cfg.r), alpha: Number(cfg.lora_alpha), dropout: Number(cfg.lora_dropout ?? 0), targetModules: targets };
   if (cfg.use_rslora === true || cfg.use_dora === true) throw new UserError(`${configFile}: use_rslora / use_dora are not supported`);
   validateLoraConfig(config, configFile);

@@ -15,7 +15,7 @@ export interface Arch {
   maxPositions: number;
   /** Hidden-state width at the output (before the lm head). */
   outputWidth: number;
-  /** Dropout rates the model applies in training (config.json), used only while the trainer sets a seed. */
+  /** Dropout rates the model applies in training (config.json), used only while the trainer has started dropout (training-context.ts). */
   dropout?: { embd?: number; attn?: number; resid?: number };
 }
 
