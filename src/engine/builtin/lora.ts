@@ -41,7 +41,7 @@ export interface LoraTarget {
 
 /**
  * Weights of the layers blocks.linear applies (adapters act there): the family's nn.Linear and
- * Conv1D weights but the lm head, which blocks.lmHead applies.
+ * Conv1D weights except the lm head's, which blocks.lmHead applies.
  */
 function adaptable(spec: ParamSpec): boolean {
   return (spec.linear === true || spec.conv1d === true) && spec.name !== 'lm_head.weight';
@@ -212,7 +212,6 @@ export class LoraAdapters {
   }
 }
 
-/** A trainable variable holding `t`'s values; `t` is disposed. */
 /** A PEFT folder's adapter_config.json, checked (LoRA only, no rsLoRA / DoRA). */
 export function readAdapterConfig(dir: string): LoraConfig {
   const configFile = path.join(dir, 'adapter_config.json');
@@ -226,6 +225,7 @@ export function readAdapterConfig(dir: string): LoraConfig {
   return config;
 }
 
+/** A trainable variable holding `t`'s values; `t` is disposed. */
 function variableOf(t: tf.Tensor): tf.Variable {
   const v = tf.variable(t, true);
   t.dispose();
