@@ -5,9 +5,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
 import { enginePath, loadModel } from '../src/engine/index.ts';
-import { enableTrainingGradients } from '../src/engine/builtin/gradients.ts';
+import { enableTrainingGradients } from '../src/engine/builtin/autograd/enable.ts';
 import { LoraAdapters } from '../src/engine/builtin/lora.ts';
-import { defaultLoraTargets } from '../src/engine/builtin/lora-defaults.ts';
 import { BuiltinModel } from '../src/engine/builtin/model.ts';
 import { Params } from '../src/engine/builtin/params.ts';
 import { AdamW, optimiserStep, type TrainSequence } from '../src/train/index.ts';
@@ -32,7 +31,7 @@ if (method === 'full') {
   base.params.dispose();
   model = new BuiltinModel(base.id, base.dir, base.family, base.arch, new Params(trainable as Map<string, tf.Tensor>, false), base.tokenizer, base.config);
 } else {
-  adapters = LoraAdapters.create(base, { r: 8, alpha: 16, dropout: 0.1, targetModules: defaultLoraTargets(base.config.model_type) }, 1);
+  adapters = LoraAdapters.create(base, { r: 8, alpha: 16, dropout: 0.1, targetModules: [...base.family.loraTargets] }, 1);
   trainable = adapters.namedVariables();
 }
 const optimizer = new AdamW(trainable, { weightDecay: 0.01, noDecay });

@@ -17,7 +17,7 @@ import { generateSuite, writeSuite } from '../src/synth/index.ts';
 import { seededRandom } from '../src/seeded-random.ts';
 import * as tf from '@tensorflow/tfjs-core';
 import { initBackend } from '../src/engine/index.ts';
-import { enableTrainingGradients } from '../src/engine/builtin/gradients.ts';
+import { enableTrainingGradients } from '../src/engine/builtin/autograd/enable.ts';
 import { initModel, tinyGpt2Config, train } from '../src/train/index.ts';
 import { runJson, threadEnv, torchSides, wantedSides } from './engine.ts';
 import { benchShapes, writeBenchModel, type BenchShape } from './model-shapes.ts';
@@ -71,7 +71,7 @@ async function benchTiny(out: Record<string, number | string>): Promise<void> {
 
 /**
  * The gradient of an embedding lookup (vocabulary 8192, width 256, 512 tokens) two ways on the
- * backend in use: the scatter-add kernel gradients.ts registers (UnsortedSegmentSum), and the
+ * backend in use: the scatter-add kernel autograd/enable.ts registers (UnsortedSegmentSum), and the
  * alternative of a lookup as oneHot x matMul, whose gradient is a [vocab x tokens] x [tokens x width]
  * product. Median of 5, milliseconds.
  */

@@ -26,12 +26,11 @@ export { logprobsAtPositions } from './builtin/position-logprobs.ts';
 
 // What train/ builds on: parameters, LoRA, gradients and the native training kernels
 export { Params } from './builtin/params.ts';
-export { LoraAdapters, loraTargets, type LoraConfig } from './builtin/lora.ts';
-export { defaultLoraTargetsOf } from './builtin/lora-defaults.ts';
-export { trainingDropout } from './builtin/blocks.ts';
-export { enableTrainingGradients } from './builtin/gradients.ts';
+export { LoraAdapters, loraTargets, defaultLoraTargetsOf, type LoraConfig } from './builtin/lora.ts';
+export { enableTrainingGradients } from './builtin/autograd/enable.ts';
+export { crossEntropySum } from './builtin/autograd/cross-entropy.ts';
 export { fusedOpsAvailable } from './builtin/native/fused-ops.ts';
-export { nativeAdamW, nativeCrossEntropyGrad, nativeLogSoftmaxAt } from './builtin/native/training-ops.ts';
+export { nativeAdamW } from './builtin/native/training-ops.ts';
 
 // The remote engine (remote/)
 export * from './remote/index.ts';

@@ -2,7 +2,7 @@
 // normalised by the step's target tokens, see loss.ts, or, replaying the releases' transformers, each
 // micro-batch by its own target tokens and the accumulation steps), global-norm clipping, the AdamW update.
 import * as tf from '@tensorflow/tfjs-core';
-import { trainingDropout, type LoraAdapters, type BuiltinModel } from '../engine/index.ts';
+import type { LoraAdapters, BuiltinModel } from '../engine/index.ts';
 import { seededRandom } from '../seeded-random.ts';
 import type { AdamW } from './adamw.ts';
 import { clipByGlobalNorm } from './clip.ts';
@@ -36,7 +36,8 @@ export interface StepResult { loss: number; gradNorm: number; tokens: number }
 export async function optimiserStep(ctx: StepContext, batches: readonly (readonly TrainSequence[])[], step: number, lr: number): Promise<StepResult> {
   const targetsOf = (b: readonly TrainSequence[]) => b.reduce((k, s) => k + s.targets.length, 0);
   const stepTargets = batches.reduce((n, b) => n + targetsOf(b), 0);
-  const normalizerOf = (b: readonly TrainSequence[]) => (ctx.lossWeighting === 'micro-batch-mean' ? targetsOf(b) * (ctx.gradAccum ?? batches.length) : stepTargets);
+  const normalizerOf = (b: readonly TrainSequence[]) =>
+    (ctx.lossWeighting === 'micro-batch-mean' ? targetsOf(b) * (ctx.gradAccum ?? batches.length) : stepTargets);
   const vars = [...ctx.trainable.values()];
   const byVariable = new Map([...ctx.trainable].map(([name, v]) => [v.name, name]));
   const grads = new Map<string, tf.Tensor>();
@@ -45,10 +46,7 @@ export async function optimiserStep(ctx: StepContext, batches: readonly (readonl
   try {
     for (let j = 0; j < batches.length; j++) {
       ctx.adapters?.attach(seededRandom(ctx.seed, 'dropout', step, j).int(2 ** 31));
-      if (ctx.modelDropout) {
-        trainingDropout.seed = seededRandom(ctx.seed, 'model-dropout', step, j).int(2 ** 31);
-        trainingDropout.calls = 0;
-      }
+      if (ctx.modelDropout) ctx.model.training.startDropout(seededRandom(ctx.seed, 'model-dropout', step, j).int(2 ** 31));
       tokens += inputTokens(batches[j]);
       // A micro-batch whose every target was truncated away adds no loss and no gradient.
       if (targetsOf(batches[j]) === 0) continue;
@@ -67,7 +65,7 @@ export async function optimiserStep(ctx: StepContext, batches: readonly (readonl
     }
   } finally {
     ctx.adapters?.attach(undefined);
-    trainingDropout.seed = undefined;
+    ctx.model.training.stopDropout();
   }
   const gradNorm = await clipByGlobalNorm(grads, ctx.maxGradNorm);
   ctx.optimizer.step(grads, lr);

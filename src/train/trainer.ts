@@ -1,9 +1,10 @@
 // The training loop: full fine-tuning or LoRA on the built-in engine, AdamW, a warmup schedule,
 // gradient accumulation and global-norm clipping, with checkpoints along the way and resume.
 //
-// Determinism: the data order is a function of (seed, epoch), LoRA dropout masks of (seed, step,
-// micro-batch, call), and the weights and optimiser state at step N are in checkpoint-N; a run
-// resumed from checkpoint-N therefore repeats exactly what the uninterrupted run would have done.
+// Determinism: the data order is a function of (seed, epoch), LoRA's and the model's dropout masks of
+// (seed, step, micro-batch, call; step.ts), and the weights and optimiser state at step N are in
+// checkpoint-N; a run resumed from checkpoint-N therefore repeats exactly what the uninterrupted run
+// would have done.
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -55,10 +56,13 @@ export function runPieces(o: Pick<TrainOptions, 'task' | 'train' | 'trainSize' |
 export function encodeRun(o: ResolvedOptions, tokenizer: Tokenizer, maxLength: number): TrainSequence[] {
   const fixed = o.labelTokenIds ?? {};
   const isFixed = (ex: Example) => ex.label !== undefined && Object.hasOwn(fixed, ex.label);
-  if (o.train.some(isFixed) && o.objective !== 'classify') throw new UserError('labelTokenIds (study A\'s replayed neutral rows) apply to the label-token objective only');
+  if (o.train.some(isFixed) && o.objective !== 'classify') {
+    throw new UserError('labelTokenIds (study A\'s replayed neutral rows) apply to the label-token objective only');
+  }
   // A fixed-target row is built with a stand-in label (its context does not depend on it); its target is then the fixed id.
   const targetOf = new Map(o.train.filter(isFixed).map((ex) => [ex.id, fixed[ex.label!]]));
-  const train = targetOf.size ? o.train.map((ex) => (isFixed(ex) ? { ...ex, label: o.task.kind === 'classify' ? o.task.labels[0] : ex.label } : ex)) : o.train;
+  const standIn = (ex: Example) => ({ ...ex, label: o.task.kind === 'classify' ? o.task.labels[0] : ex.label });
+  const train = targetOf.size ? o.train.map((ex) => (isFixed(ex) ? standIn(ex) : ex)) : o.train;
   const seqs = encodeForTraining(tokenizer, runPieces({ ...o, train }), o.objective, maxLength, o.labelTokens, o.padTo, o.truncation)
     .map((s) => (targetOf.has(s.exampleId) ? { ...s, targets: [targetOf.get(s.exampleId)!] } : s));
   const note = truncationNote(seqs, maxLength);
@@ -85,7 +89,8 @@ function withVariables(base: BuiltinModel): { model: BuiltinModel; params: Map<s
   const params = new Map<string, tf.Variable>();
   for (const [name, t] of base.params.tensors) params.set(name, tf.variable(t, true));
   base.params.dispose();
-  const model = new BuiltinModel(base.id, base.dir, base.family, base.arch, new Params(params as Map<string, tf.Tensor>, false), base.tokenizer, base.config);
+  const model = new BuiltinModel(base.id, base.dir, base.family, base.arch, new Params(params as Map<string, tf.Tensor>, false),
+    base.tokenizer, base.config);
   return { model, params };
 }
 
@@ -105,7 +110,9 @@ export async function train(options: TrainOptions): Promise<TrainResult> {
   enableTrainingGradients();
   const maxLength = Math.min(o.maxLength ?? base.maxLength, base.maxLength);
   const seqs = encodeRun(o, base.tokenizer, maxLength);
-  const order: OrderOptions = { examples: seqs.length, batchSize: o.batchSize, gradAccum: o.gradAccum, epochs: o.epochs, maxSteps: o.maxSteps, shuffle: o.shuffle, seed: o.seed };
+  const order: OrderOptions = {
+    examples: seqs.length, batchSize: o.batchSize, gradAccum: o.gradAccum, epochs: o.epochs, maxSteps: o.maxSteps, shuffle: o.shuffle, seed: o.seed,
+  };
   const total = totalSteps(order);
   const warmup = warmupStepsOf(total, o.warmupSteps, o.warmupRatio);
   const saveAt = new Set(checkpointSteps(o.checkpoints ?? {}, total));
@@ -171,7 +178,9 @@ export async function train(options: TrainOptions): Promise<TrainResult> {
       }
       pausePoint(`checkpoint-${step}:weights-written`);
       await writeOptimizer(tmp, optimizer);
-      const state: TrainerState = { global_step: step, total_steps: total, epoch, fingerprint: fp, method: o.method, base_model: baseModelName, log_history: log };
+      const state: TrainerState = {
+        global_step: step, total_steps: total, epoch, fingerprint: fp, method: o.method, base_model: baseModelName, log_history: log,
+      };
       writeState(tmp, state);
     });
     checkpoints.push({ step, dir });
@@ -193,7 +202,8 @@ export async function train(options: TrainOptions): Promise<TrainResult> {
       const batches = micro.map((m) => m.indices.map((i) => seqs[i]));
       const lr = o.lr * lrMultiplier(o.schedule, step, total, warmup);
       const { loss, gradNorm, tokens } = await optimiserStep({
-        model, trainable, optimizer, adapters, maxGradNorm: o.maxGradNorm, seed: o.seed, modelDropout: o.modelDropout, lossWeighting: o.lossWeighting, gradAccum: o.gradAccum,
+        model, trainable, optimizer, adapters, maxGradNorm: o.maxGradNorm, seed: o.seed, modelDropout: o.modelDropout,
+        lossWeighting: o.lossWeighting, gradAccum: o.gradAccum,
       }, batches, step, lr);
       const done = step + 1;
       const entry: LogEntry = {

@@ -17,7 +17,7 @@ import { nativeRopeAttentionTrainable, nativeSwiGluTrainable } from '../../src/e
 import { nativeFusedStats, nativeGroupQueryAttention, nativeLogprobsAt, nativeRopeAttention } from '../../src/engine/builtin/native/fused-ops.ts';
 import { rotaryCache, rotaryTables } from '../../src/engine/builtin/rotary.ts';
 import { fixturesDir, goldenDir, maxAbsDiff, NO_SHARED, readJsonl } from './helpers.ts';
-import { enableTrainingGradients } from '../../src/engine/builtin/gradients.ts';
+import { enableTrainingGradients } from '../../src/engine/builtin/autograd/enable.ts';
 import { BuiltinModel } from '../../src/engine/builtin/model.ts';
 import { Params } from '../../src/engine/builtin/params.ts';
 import { microBatchLoss } from '../../src/train/loss.ts';

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import * as tf from '@tensorflow/tfjs-core';
-import { enableTrainingGradients } from '../../src/engine/builtin/gradients.ts';
+import { enableTrainingGradients } from '../../src/engine/builtin/autograd/enable.ts';
 import { BuiltinModel } from '../../src/engine/builtin/model.ts';
 import { Params } from '../../src/engine/builtin/params.ts';
 import { AdamW, optimiserStep, type TrainSequence } from '../../src/train/index.ts';

@@ -5,14 +5,15 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import * as tf from '@tensorflow/tfjs-core';
-import { loadModel } from '../../src/engine/index.ts';
-import { enableTrainingGradients } from '../../src/engine/builtin/gradients.ts';
+import { defaultLoraTargetsOf, loadModel, LoraAdapters } from '../../src/engine/index.ts';
+import { enableTrainingGradients } from '../../src/engine/builtin/autograd/enable.ts';
 import { readSafetensors } from '../../src/engine/hf/safetensors.ts';
 import { AdamW, checkpointSteps, loraTargets, optimiserStep, type TrainSequence } from '../../src/train/index.ts';
 import { stepMicroBatches, totalSteps } from '../../src/train/order.ts';
 import { BuiltinModel } from '../../src/engine/builtin/model.ts';
 import { Params } from '../../src/engine/builtin/params.ts';
-import { maxAbsDiff, repoRoot, tinyModelDir } from './helpers.ts';
+import { TrainingContext } from '../../src/engine/builtin/training-context.ts';
+import { maxAbsDiff, repoRoot, tempDir, tinyModelDir } from './helpers.ts';
 
 test('initModel: same seed, same bytes; transformers-style initialisation; loads with the engine', async () => {
   const a = await tinyModelDir('gpt2', { hidden: 32, layers: 2, seed: 9 });
@@ -59,14 +60,46 @@ test('LoRA targets: PEFT suffix matching on GPT-2, Llama and OPT; unknown names 
   const gpt2 = await loadModel(await tinyModelDir('gpt2', { hidden: 16, layers: 2 }));
   assert.deepEqual(loraTargets(gpt2, ['c_proj']).map((t) => t.module), [
     'transformer.h.0.attn.c_proj', 'transformer.h.0.mlp.c_proj', 'transformer.h.1.attn.c_proj', 'transformer.h.1.mlp.c_proj']);
-  assert.deepEqual(loraTargets(gpt2, ['c_attn'])[0], { module: 'transformer.h.0.attn.c_attn', weight: 'transformer.h.0.attn.c_attn.weight', inFeatures: 16, outFeatures: 48 });
+  assert.deepEqual(loraTargets(gpt2, ['c_attn'])[0], {
+    module: 'transformer.h.0.attn.c_attn', weight: 'transformer.h.0.attn.c_attn.weight', inFeatures: 16, outFeatures: 48, conv1d: true,
+  });
   assert.throws(() => loraTargets(gpt2, ['q_proj']), /"q_proj" match no linear layer of this gpt2 model; its linear layers are c_attn, c_proj, c_fc/);
   const opt = await loadModel(path.join(repoRoot, 'test/engine/fixtures/opt'));
   const t = loraTargets(opt, ['q_proj', 'out_proj']);
   assert.ok(t.some((x) => x.module === 'model.decoder.layers.0.self_attn.out_proj'));
-  assert.ok(t.every((x) => /self_attn\.(q_proj|out_proj)$/.test(x.module)));
+  assert.ok(t.every((x) => /self_attn\.(q_proj|out_proj)$/.test(x.module) && !x.conv1d));
   gpt2.dispose();
   opt.dispose();
+});
+
+test('LoRA defaults per family: the target modules when none are named, and fan_in_fan_out for Conv1D layers as PEFT saves it', async () => {
+  const dirs = {
+    gpt2: await tinyModelDir('gpt2', { hidden: 16, layers: 1 }),
+    opt: path.join(repoRoot, 'test/engine/fixtures/opt'),
+    llama: await tinyModelDir('llama', { hidden: 16, layers: 1 }),
+  };
+  const expected = {
+    gpt2: { targets: ['c_attn', 'c_proj'], fanInFanOut: true },
+    opt: { targets: ['q_proj', 'k_proj', 'v_proj', 'out_proj'], fanInFanOut: false },
+    llama: { targets: ['q_proj', 'k_proj', 'v_proj', 'o_proj'], fanInFanOut: false },
+  };
+  for (const [kind, dir] of Object.entries(dirs) as [keyof typeof expected, string][]) {
+    const targets = defaultLoraTargetsOf(dir);
+    assert.deepEqual(targets, expected[kind].targets, kind);
+    const base = await loadModel(dir);
+    const adapters = LoraAdapters.create(base, { r: 2, alpha: 4, dropout: 0, targetModules: targets }, 1);
+    const out = tempDir();
+    await adapters.save(out, dir);
+    const cfg = JSON.parse(fs.readFileSync(path.join(out, 'adapter_config.json'), 'utf8'));
+    assert.equal(cfg.fan_in_fan_out, expected[kind].fanInFanOut, kind);
+    assert.deepEqual(cfg.target_modules, [...targets].sort(), kind);
+    adapters.dispose();
+    base.dispose();
+  }
+  // A model type the built-in engine does not implement (trained by transformers) gets the usual attention names.
+  const other = tempDir();
+  fs.writeFileSync(path.join(other, 'config.json'), JSON.stringify({ model_type: 'mistral' }));
+  assert.deepEqual(defaultLoraTargetsOf(other), ['q_proj', 'k_proj', 'v_proj', 'o_proj']);
 });
 
 test('checkpoint policy and data order', () => {
@@ -83,19 +116,21 @@ test('checkpoint policy and data order', () => {
   assert.equal(totalSteps({ ...o, maxSteps: 7 }), 7);
 });
 
-test('model dropout: the identity outside training; inverted dropout at the configured rate while the trainer sets a seed', async () => {
-  const { dropout, trainingDropout } = await import('../../src/engine/builtin/blocks.ts');
+test('model dropout: the identity outside training; inverted dropout at the configured rate while the trainer starts it', async () => {
+  const training = new TrainingContext();
   const x = tf.ones([100, 100]);
-  assert.equal(dropout(x, 0.1), x);
-  trainingDropout.seed = 5;
-  trainingDropout.calls = 0;
-  const y = (await dropout(x, 0.1).data()) as Float32Array;
-  trainingDropout.calls = 0;
-  const again = (await dropout(x, 0.1).data()) as Float32Array;
-  trainingDropout.seed = undefined;
+  assert.equal(training.dropout(x, 0.1), x);
+  training.startDropout(5);
+  const y = (await training.dropout(x, 0.1).data()) as Float32Array;
+  training.startDropout(5);
+  const again = (await training.dropout(x, 0.1).data()) as Float32Array;
+  const next = (await training.dropout(x, 0.1).data()) as Float32Array;
+  training.stopDropout();
+  assert.equal(training.dropout(x, 0.1), x);
   const zeros = y.filter((v) => v === 0).length;
   assert.ok(zeros > 800 && zeros < 1200, `${zeros} of 10000 dropped at rate 0.1`);
   assert.ok(y.every((v) => v === 0 || Math.abs(v - 1 / 0.9) < 1e-6));
   assert.deepEqual(again, y, 'the same seed and call number give the same mask');
+  assert.notDeepEqual(next, y, 'each call draws its own mask');
   x.dispose();
 });

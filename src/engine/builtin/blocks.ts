@@ -1,38 +1,27 @@
 // Building blocks shared by the model families: linear layers, norms, activations, rotary position
 // embeddings and causal self-attention with an optional KV cache. Every block is a pure function of
-// tensors (no JS loops over tensor values), so training differentiates the same forward pass.
+// tensors (no JS loops over tensor values), so training differentiates the same forward pass; what
+// training adds (adapters on linear layers, dropout) comes in the model's TrainingContext.
 //
 // Linear weights are kept transposed ([in, out], see params.ts): on the wasm backend a matMul with the
 // transposeB flag runs ~15x slower than a plain one (docs/design.md, "Gradients"; src/engine/README.md).
 import * as tf from '@tensorflow/tfjs-core';
 import { nativeMatMulActive } from './native/matmul-kernel.ts';
 import type { Params } from './params.ts';
-import { fusedOpsApply, fusedOpsAvailable, nativeAttention, nativeGelu, nativeLayerNorm, nativeLinear, nativeLinearResidual, nativeRmsNorm, nativeSwiGlu } from './native/fused-ops.ts';
+import {
+  fusedOpsApply, fusedOpsAvailable, nativeAttention, nativeGelu, nativeLayerNorm, nativeLinear, nativeLinearResidual, nativeRmsNorm, nativeSwiGlu,
+} from './native/fused-ops.ts';
 import { nativeGeluTrainable, nativeLayerNormTrainable, nativeRmsNormTrainable, nativeSwiGluTrainable } from './native/training-ops.ts';
+import type { TrainingContext } from './training-context.ts';
+import { withSlicedGrad } from './autograd/sliced-bmm.ts';
 
-/**
- * Extra terms added to a linear layer's output, keyed by the layer's weight tensor: LoRA adapters
- * during training (lora.ts). Empty unless something registers one.
- */
-export const linearAdapters = new WeakMap<tf.Tensor, (x2: tf.Tensor2D) => tf.Tensor2D>();
-
-/**
- * The models' own dropout (embeddings, attention probabilities, residual branches) during training:
- * the trainer sets `seed` for each forward pass (masks then depend only on the seed and the call
- * order); when it is unset, as in inference, dropout is the identity.
- */
-export const trainingDropout: { seed?: number; calls: number } = { calls: 0 };
-
-/** Inverted dropout as torch.nn.functional.dropout in training mode; the identity outside training. */
-export function dropout(x: tf.Tensor, rate: number | undefined): tf.Tensor {
-  if (trainingDropout.seed === undefined || !rate) return x;
-  const seed = trainingDropout.seed * 1000003 + trainingDropout.calls++;
-  const keep = tf.cast(tf.greaterEqual(tf.randomUniform(x.shape, 0, 1, 'float32', seed), rate), 'float32');
-  return tf.mul(x, tf.mul(keep, 1 / (1 - rate)));
+/** The model's dropout at `rate` (training-context.ts); the identity outside training. */
+export function dropout(x: tf.Tensor, rate: number | undefined, training: TrainingContext | undefined): tf.Tensor {
+  return training ? training.dropout(x, rate) : x;
 }
 
-/** y = x W + b, with W in [in, out] layout; x may have any leading dimensions. */
-export function linear(x: tf.Tensor, w: tf.Tensor, b?: tf.Tensor): tf.Tensor {
+/** y = x W + b (+ an attached adapter's term), with W in [in, out] layout; x may have any leading dimensions. */
+export function linear(x: tf.Tensor, w: tf.Tensor, b?: tf.Tensor, training?: TrainingContext): tf.Tensor {
   const shape = x.shape;
   const x2 = tf.reshape(x, [-1, shape[shape.length - 1]]);
   let y: tf.Tensor;
@@ -41,7 +30,7 @@ export function linear(x: tf.Tensor, w: tf.Tensor, b?: tf.Tensor): tf.Tensor {
     y = tf.matMul(x2 as tf.Tensor2D, w as tf.Tensor2D);
     if (b) y = tf.add(y, b);
   }
-  const adapter = linearAdapters.get(w);
+  const adapter = training?.adapterOf(w);
   if (adapter) y = tf.add(y, adapter(x2 as tf.Tensor2D));
   return tf.reshape(y, [...shape.slice(0, -1), w.shape[1] as number]);
 }
@@ -50,11 +39,14 @@ export function linear(x: tf.Tensor, w: tf.Tensor, b?: tf.Tensor): tf.Tensor {
  * The residual stream plus a linear layer's output, h + dropout(x W + b): on the native path in
  * inference one product whose accumulator starts from h (no separate pass for the add).
  */
-export function residualLinear(h: tf.Tensor, x: tf.Tensor, w: tf.Tensor, b: tf.Tensor | undefined, dropoutRate?: number): tf.Tensor {
-  const dropping = trainingDropout.seed !== undefined && !!dropoutRate;
-  if (!fusedOpsApply() || dropping || linearAdapters.has(w)) return tf.add(h, dropout(linear(x, w, b), dropoutRate));
+export function residualLinear(h: tf.Tensor, x: tf.Tensor, w: tf.Tensor, b: tf.Tensor | undefined, dropoutRate?: number,
+  training?: TrainingContext): tf.Tensor {
+  if (!fusedOpsApply() || training?.drops(dropoutRate) || training?.adapterOf(w)) {
+    return tf.add(h, dropout(linear(x, w, b, training), dropoutRate, training));
+  }
   const width = h.shape[h.rank - 1];
-  const y = nativeLinearResidual(tf.reshape(x, [-1, x.shape[x.rank - 1]]) as tf.Tensor2D, w as tf.Tensor2D, b, tf.reshape(h, [-1, width]) as tf.Tensor2D);
+  const y = nativeLinearResidual(tf.reshape(x, [-1, x.shape[x.rank - 1]]) as tf.Tensor2D, w as tf.Tensor2D, b,
+    tf.reshape(h, [-1, width]) as tf.Tensor2D);
   return tf.reshape(y, h.shape);
 }
 
@@ -165,7 +157,8 @@ export function applyRotary(x: tf.Tensor4D, cos: tf.Tensor, sin: tf.Tensor): tf.
  * a query may attend, a large negative number elsewhere) over the S = past + T key positions. Returns
  * the merged heads [B, T, heads * headDim] and this layer's cache (past and new keys/values).
  */
-export function attention(q: tf.Tensor4D, k: tf.Tensor4D, v: tf.Tensor4D, mask: tf.Tensor, scale: number, past?: LayerCache, dropoutRate?: number): { out: tf.Tensor3D; cache: LayerCache } {
+export function attention(q: tf.Tensor4D, k: tf.Tensor4D, v: tf.Tensor4D, mask: tf.Tensor, scale: number, past?: LayerCache, dropoutRate?: number,
+  training?: TrainingContext): { out: tf.Tensor3D; cache: LayerCache } {
   if (past) {
     k = tf.concat([past.k, k], 2);
     v = tf.concat([past.v, v], 2);
@@ -179,12 +172,12 @@ export function attention(q: tf.Tensor4D, k: tf.Tensor4D, v: tf.Tensor4D, mask: 
     kk = repeatKv(k, heads / kvHeads);
     vv = repeatKv(v, heads / kvHeads);
   }
-  if (fusedOpsApply() && !(trainingDropout.seed !== undefined && dropoutRate)) return { out: nativeAttention(q, kk, vv, mask, scale), cache };
+  if (fusedOpsApply() && !training?.drops(dropoutRate)) return { out: nativeAttention(q, kk, vv, mask, scale), cache };
   // On wasm an explicit transpose + plain matMul (see the file header); the native product takes the
   // transpose flag at full speed. The scale goes on q, the smaller side.
   const qs = scale === 1 ? q : tf.mul(q, scale) as tf.Tensor4D;
   const scores = tf.add(nativeMatMulActive() ? tf.matMul(qs, kk, false, true) : bmm(qs, tf.transpose(kk, [0, 1, 3, 2])), mask);
-  const probs = dropout(tf.softmax(scores), dropoutRate);
+  const probs = dropout(tf.softmax(scores), dropoutRate, training);
   return { out: mergeHeads(bmm(probs as tf.Tensor4D, vv)), cache };
 }
 
@@ -200,7 +193,7 @@ function repeatKv(x: tf.Tensor4D, n: number): tf.Tensor4D {
  * batch is cut into 2D products (cheap with the slice kernel of wasm-kernels.ts) and put back together.
  */
 export function bmm(a: tf.Tensor4D, b: tf.Tensor4D): tf.Tensor4D {
-  // The native product takes the batch whole (and its gradient is matMul's own, gradients.ts).
+  // The native product takes the batch whole (and its gradient is matMul's own, autograd/matmul-grad.ts).
   if (nativeMatMulActive()) return batched(a, b);
   // Under a gradient tape the sliced path's backward would pad every slice's gradient back to the
   // full batch (memory and time quadratic in the batch); bmmWithGrad gives it a sliced backward.
@@ -208,23 +201,7 @@ export function bmm(a: tf.Tensor4D, b: tf.Tensor4D): tf.Tensor4D {
   return bmmForward(a, b);
 }
 
-/** A^T or B^T over the last two axes of a rank-4 tensor. */
-function swapLast4(x: tf.Tensor4D): tf.Tensor4D {
-  return tf.transpose(x, [0, 1, 3, 2]);
-}
-
-/** bmm with the gradient dA = dC B^T, dB = A^T dC computed by the same sliced products. */
-const bmmWithGrad = tf.customGrad((...args: (tf.Tensor | tf.GradSaveFunc)[]) => {
-  const [a, b, save] = args as [tf.Tensor4D, tf.Tensor4D, tf.GradSaveFunc];
-  save([a, b]);
-  return {
-    value: bmmForward(a, b),
-    gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => {
-      const [sa, sb] = saved as tf.Tensor4D[];
-      return [bmmForward(dy as tf.Tensor4D, swapLast4(sb)), bmmForward(swapLast4(sa), dy as tf.Tensor4D)];
-    },
-  };
-}) as (a: tf.Tensor4D, b: tf.Tensor4D) => tf.Tensor4D;
+const bmmWithGrad = withSlicedGrad(bmmForward);
 
 /** One batched matMul over the flattened leading dimensions. */
 function batched(a: tf.Tensor4D, b: tf.Tensor4D): tf.Tensor4D {

@@ -6,16 +6,17 @@
 // adapter_config.json and adapter_model.safetensors with tensors
 // base_model.model.<module path>.lora_A.weight [r, in] and .lora_B.weight [out, r].
 // In memory A is kept as [in, r] and B as [r, out] so the forward uses plain matMuls (blocks.ts).
-// The adapters act through blocks.ts's linearAdapters hook while attached.
+// The adapters act through the model's TrainingContext while attached. Which modules a family's
+// LoRA adapts by default, and which of its weights are Conv1D (fan_in_fan_out), the family says.
 import fs from 'node:fs';
 import path from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
 import { UserError } from '../../errors.ts';
 import { seededRandom } from '../../seeded-random.ts';
-import { linearAdapters } from './blocks.ts';
-import { readJsonFile } from '../hf/checkpoint.ts';
+import { readConfig, readJsonFile } from '../hf/checkpoint.ts';
 import { BuiltinModel } from './model.ts';
-import { Params } from './params.ts';
+import { Params, type ParamSpec } from './params.ts';
+import { familyFor, knownModelTypes } from './registry.ts';
 import { readSafetensors, writeSafetensors } from '../hf/safetensors.ts';
 import { writeFileAtomic } from '../../atomic-write.ts';
 
@@ -34,10 +35,27 @@ export interface LoraTarget {
   weight: string;
   inFeatures: number;
   outFeatures: number;
+  /** A Conv1D layer (GPT-2): PEFT adapts it with fan_in_fan_out. */
+  conv1d: boolean;
 }
 
-/** Parameters that never go through blocks.linear (lookups and the lm head). */
-const NOT_LINEAR = /(^|\.)(wte|wpe|embed_tokens|embed_positions|lm_head)\.weight$/;
+/**
+ * Weights of the layers blocks.linear applies (adapters act there): the family's nn.Linear and
+ * Conv1D weights except the lm head's, which blocks.lmHead applies.
+ */
+function adaptable(spec: ParamSpec): boolean {
+  return (spec.linear === true || spec.conv1d === true) && spec.name !== 'lm_head.weight';
+}
+
+/** For model types the built-in engine does not implement (trained by transformers): the names most decoders use. */
+const FALLBACK_TARGETS = ['q_proj', 'k_proj', 'v_proj', 'o_proj'];
+
+/** The target modules LoRA adapts when none are named: the model family's (Family.loraTargets). */
+export function defaultLoraTargetsOf(modelDir: string): string[] {
+  const modelType = readConfig(modelDir).model_type;
+  if (!knownModelTypes().includes(String(modelType))) return [...FALLBACK_TARGETS];
+  return [...familyFor(modelType, path.join(modelDir, 'config.json')).loraTargets];
+}
 
 /** The linear layers of a model that the target names select, in parameter order. */
 export function loraTargets(model: BuiltinModel, targetModules: readonly string[]): LoraTarget[] {
@@ -45,7 +63,7 @@ export function loraTargets(model: BuiltinModel, targetModules: readonly string[
   const out: LoraTarget[] = [];
   const matched = new Set<string>();
   for (const spec of model.family.params(model.arch)) {
-    if (!spec.name.endsWith('.weight') || spec.shape.length !== 2 || NOT_LINEAR.test(spec.name)) continue;
+    if (!adaptable(spec)) continue;
     const module = spec.name.slice(0, -'.weight'.length);
     const hit = targetModules.find((t) => module === t || module.endsWith(`.${t}`));
     if (!hit) continue;
@@ -53,14 +71,13 @@ export function loraTargets(model: BuiltinModel, targetModules: readonly string[
     const t = model.params.maybe(spec.name);
     if (!t) continue;
     // Memory layout is [in, out] for every linear weight (nn.Linear transposed on load, Conv1D as stored).
-    out.push({ module, weight: spec.name, inFeatures: t.shape[0] as number, outFeatures: t.shape[1] as number });
+    out.push({ module, weight: spec.name, inFeatures: t.shape[0] as number, outFeatures: t.shape[1] as number, conv1d: spec.conv1d === true });
   }
   const missing = targetModules.filter((t) => !matched.has(t));
   if (missing.length > 0) {
-    const names = [...new Set(model.family.params(model.arch)
-      .filter((s) => s.name.endsWith('.weight') && s.shape.length === 2 && !NOT_LINEAR.test(s.name))
-      .map((s) => s.name.slice(0, -'.weight'.length).split('.').pop()!))];
-    throw new UserError(`LoRA: target module(s) ${missing.map((m) => JSON.stringify(m)).join(', ')} match no linear layer of this ${model.arch.modelType} model; its linear layers are ${names.join(', ')}`);
+    const names = [...new Set(model.family.params(model.arch).filter(adaptable).map((s) => s.name.slice(0, -'.weight'.length).split('.').pop()!))];
+    throw new UserError(`LoRA: target module(s) ${missing.map((m) => JSON.stringify(m)).join(', ')} match no linear layer ` +
+      `of this ${model.arch.modelType} model; its linear layers are ${names.join(', ')}`);
   }
   return out;
 }
@@ -102,7 +119,9 @@ export class LoraAdapters {
         const name = `base_model.model.${target.module}.${which}.weight`;
         const t = raw.get(name);
         if (!t) throw new UserError(`${file}: missing tensor "${name}"`);
-        if (t.shape.join() !== shape.join()) throw new UserError(`${file}: tensor "${name}" has shape ${JSON.stringify(t.shape)}; expected ${JSON.stringify(shape)}`);
+        if (t.shape.join() !== shape.join()) {
+          throw new UserError(`${file}: tensor "${name}" has shape ${JSON.stringify(t.shape)}; expected ${JSON.stringify(shape)}`);
+        }
         return tf.tidy(() => tf.transpose(tf.tensor2d(t.data, shape as [number, number])));
       };
       return { target, a: variableOf(get('lora_A', [config.r, target.inFeatures])), b: variableOf(get('lora_B', [target.outFeatures, config.r])) };
@@ -135,7 +154,7 @@ export class LoraAdapters {
     if (this.attached) return;
     for (const p of this.pairs) {
       const w = this.model.params.get(p.target.weight);
-      linearAdapters.set(w, (x2) => {
+      this.model.training.attachAdapter(w, (x2) => {
         let xin: tf.Tensor2D = x2;
         const rate = this.config.dropout;
         if (this.dropoutSeed !== undefined && rate > 0) {
@@ -150,7 +169,7 @@ export class LoraAdapters {
   }
 
   detach(): void {
-    for (const p of this.pairs) linearAdapters.delete(this.model.params.get(p.target.weight));
+    for (const p of this.pairs) this.model.training.detachAdapter(this.model.params.get(p.target.weight));
     this.attached = false;
   }
 
@@ -166,7 +185,8 @@ export class LoraAdapters {
     writeSafetensors(path.join(dir, 'adapter_model.safetensors'), tensors, { format: 'pt' });
     const config = {
       alpha_pattern: {}, auto_mapping: null, base_model_name_or_path: baseModel, bias: 'none',
-      fan_in_fan_out: this.model.arch.modelType === 'gpt2', inference_mode: true, init_lora_weights: true,
+      // PEFT turns fan_in_fan_out on when it adapts a Conv1D layer, and saves it so (peft 0.21 lora/layer.py, dispatch_default).
+      fan_in_fan_out: this.pairs.some((p) => p.target.conv1d), inference_mode: true, init_lora_weights: true,
       layers_pattern: null, layers_to_transform: null, lora_alpha: this.config.alpha, lora_dropout: this.config.dropout,
       modules_to_save: null, peft_type: 'LORA', r: this.config.r, rank_pattern: {}, revision: null,
       target_modules: [...this.config.targetModules].sort(), task_type: 'CAUSAL_LM', use_dora: false, use_rslora: false,
@@ -192,19 +212,20 @@ export class LoraAdapters {
   }
 }
 
-/** A trainable variable holding `t`'s values; `t` is disposed. */
 /** A PEFT folder's adapter_config.json, checked (LoRA only, no rsLoRA / DoRA). */
 export function readAdapterConfig(dir: string): LoraConfig {
   const configFile = path.join(dir, 'adapter_config.json');
   const cfg = readJsonFile(configFile);
   if (cfg.peft_type !== 'LORA') throw new UserError(`${configFile}: peft_type is ${JSON.stringify(cfg.peft_type)}; expected "LORA"`);
-  const targets = Array.isArray(cfg.target_modules) ? cfg.target_modules.map(String) : typeof cfg.target_modules === 'string' ? [cfg.target_modules] : [];
+  const targets = Array.isArray(cfg.target_modules) ? cfg.target_modules.map(String)
+    : typeof cfg.target_modules === 'string' ? [cfg.target_modules] : [];
   const config: LoraConfig = { r: Number(cfg.r), alpha: Number(cfg.lora_alpha), dropout: Number(cfg.lora_dropout ?? 0), targetModules: targets };
   if (cfg.use_rslora === true || cfg.use_dora === true) throw new UserError(`${configFile}: use_rslora / use_dora are not supported`);
   validateLoraConfig(config, configFile);
   return config;
 }
 
+/** A trainable variable holding `t`'s values; `t` is disposed. */
 function variableOf(t: tf.Tensor): tf.Variable {
   const v = tf.variable(t, true);
   t.dispose();

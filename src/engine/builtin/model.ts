@@ -10,6 +10,7 @@ import { generate } from './generation.ts';
 import type { Params } from './params.ts';
 import { saveModel } from './save.ts';
 import { score } from './scoring.ts';
+import { TrainingContext } from './training-context.ts';
 import type { HfTokenizer } from '../hf/tokenizer.ts';
 
 export interface EngineOptions {
@@ -24,6 +25,8 @@ export interface EngineOptions {
 export class BuiltinModel implements LanguageModel {
   maxBatchTokens: number;
   logitsPerChunk: number;
+  /** This model's adapters and dropout: its own, so that another model in the process cannot change its forward pass. */
+  readonly training = new TrainingContext();
 
   constructor(
     readonly id: string,
@@ -76,6 +79,7 @@ export class BuiltinModel implements LanguageModel {
       mask: causalMask(keyMask, from, t),
       past,
       lengths: past || positions || from !== 0 ? undefined : rightPaddedLengths(keyMask),
+      training: this.training,
     });
   }
 

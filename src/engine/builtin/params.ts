@@ -11,6 +11,11 @@ export interface ParamSpec {
   shape: number[];
   /** A torch.nn.Linear weight ([out, in] in the file, [in, out] in memory). */
   linear?: boolean;
+  /**
+   * A transformers Conv1D weight (GPT-2's projections): [in, out] in the file as in memory, so read
+   * as stored; PEFT adapts such a layer with fan_in_fan_out.
+   */
+  conv1d?: boolean;
   /** May be absent from the file (e.g. a tied lm_head). */
   optional?: boolean;
 }

@@ -4,6 +4,7 @@ import type * as tf from '@tensorflow/tfjs-core';
 import { UserError } from '../../../errors.ts';
 import type { LayerCache } from '../blocks.ts';
 import type { Params, ParamSpec } from '../params.ts';
+import type { TrainingContext } from '../training-context.ts';
 
 /** What every family's parsed config has; families add their own fields. */
 export interface Arch {
@@ -14,7 +15,7 @@ export interface Arch {
   maxPositions: number;
   /** Hidden-state width at the output (before the lm head). */
   outputWidth: number;
-  /** Dropout rates the model applies in training (config.json), used only while the trainer sets a seed. */
+  /** Dropout rates the model applies in training (config.json), used only while the trainer has started dropout (training-context.ts). */
   dropout?: { embd?: number; attn?: number; resid?: number };
 }
 
@@ -32,6 +33,8 @@ export interface StepInputs {
    * in scoring): attention may then mask by length instead of reading `mask`.
    */
   lengths?: number[];
+  /** The model's adapters and dropout (training-context.ts); blocks.linear, attention and dropout read it. */
+  training?: TrainingContext;
 }
 
 export interface StepOutputs {
@@ -44,6 +47,11 @@ export interface StepOutputs {
 export interface Family<A extends Arch = Arch> {
   /** config.json `model_type` values this file implements. */
   modelTypes: string[];
+  /**
+   * The modules LoRA adapts when no target modules are named (PEFT's target_modules): the attention
+   * projections, as study A adapted q/k/v/o.
+   */
+  loraTargets: readonly string[];
   parseConfig(cfg: Record<string, unknown>, file: string): A;
   params(arch: A): ParamSpec[];
   /** Other names under which a checkpoint may store a parameter (e.g. without a "transformer." prefix). */

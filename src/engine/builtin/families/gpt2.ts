@@ -1,5 +1,6 @@
-// GPT-2 (transformers' modeling_gpt2.py): learned positions, pre-LayerNorm blocks, fused qkv Conv1D
-// (weights already [in, out]), GELU MLP, lm_head tied to the token embedding.
+// GPT-2 (transformers' modeling_gpt2.py): learned positions, pre-LayerNorm blocks, fused qkv, GELU
+// MLP, lm_head tied to the token embedding. Its projections are Conv1D modules (weights already
+// [in, out]; `conv1d` on their ParamSpecs).
 import * as tf from '@tensorflow/tfjs-core';
 import { UserError } from '../../../errors.ts';
 import { activation, lmHead, attention, dropout, layerNorm, linear, layerScope, residualLinear, splitHeads, type LayerCache } from '../blocks.ts';
@@ -16,6 +17,8 @@ const P = 'transformer.';
 
 export const gpt2: Family<Gpt2Arch> = {
   modelTypes: ['gpt2'],
+  // The fused q/k/v projection and the attention output.
+  loraTargets: ['c_attn', 'c_proj'],
 
   parseConfig(cfg, file) {
     const hidden = num(cfg, 'n_embd', file, 768);
@@ -45,11 +48,11 @@ export const gpt2: Family<Gpt2Arch> = {
       const l = `${P}h.${i}.`;
       specs.push(
         { name: `${l}ln_1.weight`, shape: [h] }, { name: `${l}ln_1.bias`, shape: [h] },
-        { name: `${l}attn.c_attn.weight`, shape: [h, 3 * h] }, { name: `${l}attn.c_attn.bias`, shape: [3 * h] },
-        { name: `${l}attn.c_proj.weight`, shape: [h, h] }, { name: `${l}attn.c_proj.bias`, shape: [h] },
+        { name: `${l}attn.c_attn.weight`, shape: [h, 3 * h], conv1d: true }, { name: `${l}attn.c_attn.bias`, shape: [3 * h] },
+        { name: `${l}attn.c_proj.weight`, shape: [h, h], conv1d: true }, { name: `${l}attn.c_proj.bias`, shape: [h] },
         { name: `${l}ln_2.weight`, shape: [h] }, { name: `${l}ln_2.bias`, shape: [h] },
-        { name: `${l}mlp.c_fc.weight`, shape: [h, a.inner] }, { name: `${l}mlp.c_fc.bias`, shape: [a.inner] },
-        { name: `${l}mlp.c_proj.weight`, shape: [a.inner, h] }, { name: `${l}mlp.c_proj.bias`, shape: [h] },
+        { name: `${l}mlp.c_fc.weight`, shape: [h, a.inner], conv1d: true }, { name: `${l}mlp.c_fc.bias`, shape: [a.inner] },
+        { name: `${l}mlp.c_proj.weight`, shape: [a.inner, h], conv1d: true }, { name: `${l}mlp.c_proj.bias`, shape: [h] },
       );
     }
     return specs;
@@ -62,26 +65,28 @@ export const gpt2: Family<Gpt2Arch> = {
     const act = activation(a.act)!;
     const headDim = a.hidden / a.heads;
     const pos = tf.tensor2d(x.positions, undefined, 'int32');
-    let h = dropout(tf.add(tf.gather(p.get(`${P}wte.weight`), x.ids), tf.gather(p.get(`${P}wpe.weight`), pos)), a.dropout?.embd) as tf.Tensor3D;
+    const t = x.training;
+    const embedded = tf.add(tf.gather(p.get(`${P}wte.weight`), x.ids), tf.gather(p.get(`${P}wpe.weight`), pos));
+    let h = dropout(embedded, a.dropout?.embd, t) as tf.Tensor3D;
     const cache: LayerCache[] = [];
     // Right-padded rows from position 0 in inference (scoring): onnxruntime's causal attention
     // kernel (head sizes in multiples of 16: onnxruntime's group_query_attention_helper.h).
-    const byLength = fusedOpsApply() && !x.past && x.lengths !== undefined && headDim % 16 === 0;
+    const byLength = fusedOpsApply() && !x.past && !t?.drops(a.dropout?.attn) && x.lengths !== undefined && headDim % 16 === 0;
     for (let i = 0; i < a.layers; i++) {
       const r = layerScope(h, (h) => {
         const l = `${P}h.${i}.`;
         const n1 = layerNorm(h, p.get(`${l}ln_1.weight`), p.get(`${l}ln_1.bias`), a.eps);
-        const qkv = linear(n1, p.get(`${l}attn.c_attn.weight`), p.get(`${l}attn.c_attn.bias`));
+        const qkv = linear(n1, p.get(`${l}attn.c_attn.weight`), p.get(`${l}attn.c_attn.bias`), t);
         const [q, k, v] = tf.split(qkv, 3, 2);
         let scale = a.scaleAttn ? 1 / Math.sqrt(headDim) : 1;
         if (a.scaleByLayer) scale /= i + 1;
         const att = byLength ? nativeCausalAttention(q, k, v, x.lengths!, a.heads, headDim, scale)
           : attention(splitHeads(q, a.heads, headDim), splitHeads(k, a.heads, headDim), splitHeads(v, a.heads, headDim), x.mask, scale,
-            x.past?.[i], a.dropout?.attn);
-        h = residualLinear(h, att.out, p.get(`${l}attn.c_proj.weight`), p.get(`${l}attn.c_proj.bias`), a.dropout?.resid) as tf.Tensor3D;
+            x.past?.[i], a.dropout?.attn, t);
+        h = residualLinear(h, att.out, p.get(`${l}attn.c_proj.weight`), p.get(`${l}attn.c_proj.bias`), a.dropout?.resid, t) as tf.Tensor3D;
         const n2 = layerNorm(h, p.get(`${l}ln_2.weight`), p.get(`${l}ln_2.bias`), a.eps);
-        const inner = act(linear(n2, p.get(`${l}mlp.c_fc.weight`), p.get(`${l}mlp.c_fc.bias`)));
-        h = residualLinear(h, inner, p.get(`${l}mlp.c_proj.weight`), p.get(`${l}mlp.c_proj.bias`), a.dropout?.resid) as tf.Tensor3D;
+        const inner = act(linear(n2, p.get(`${l}mlp.c_fc.weight`), p.get(`${l}mlp.c_fc.bias`), t));
+        h = residualLinear(h, inner, p.get(`${l}mlp.c_proj.weight`), p.get(`${l}mlp.c_proj.bias`), a.dropout?.resid, t) as tf.Tensor3D;
         return { h, cache: att.cache };
       });
       h = r.h;

@@ -3,7 +3,9 @@
 // the same code with options; see qwen2.ts and olmo2.ts.
 import * as tf from '@tensorflow/tfjs-core';
 import { UserError } from '../../../errors.ts';
-import { activation, lmHead, applyRotary, attention, gated, linear, residualLinear, rmsNorm, layerScope, splitHeads, trainingDropout, type LayerCache } from '../blocks.ts';
+import {
+  activation, lmHead, applyRotary, attention, gated, linear, residualLinear, rmsNorm, layerScope, splitHeads, type LayerCache,
+} from '../blocks.ts';
 import { fusedOpsApply, fusedOpsAvailable, nativeGroupQueryAttention, nativeRopeAttention } from '../native/fused-ops.ts';
 import { nativeRopeAttentionTrainable } from '../native/training-ops.ts';
 import type { ParamSpec } from '../params.ts';
@@ -26,6 +28,7 @@ export interface LlamaArch extends Arch {
 export function llamaLike(o: LlamaLikeOptions): Family<LlamaArch> {
   return {
     modelTypes: o.modelTypes,
+    loraTargets: ['q_proj', 'k_proj', 'v_proj', 'o_proj'],
 
     parseConfig(cfg, file) {
       const hidden = num(cfg, 'hidden_size', file);
@@ -86,7 +89,8 @@ export function llamaLike(o: LlamaLikeOptions): Family<LlamaArch> {
     forward(a, p, x: StepInputs): StepOutputs {
       const act = activation(a.act)!;
       // Without a cache, and without attention dropout in training: the native attention ops.
-      const fused = fusedOpsAvailable() && !x.past && !(trainingDropout.seed !== undefined && a.dropout?.attn);
+      const t = x.training;
+      const fused = fusedOpsAvailable() && !x.past && !t?.drops(a.dropout?.attn);
       const training = fused && !fusedOpsApply();
       // Right-padded rows from position 0 (scoring): onnxruntime's grouped-query attention kernel.
       // (Its kernel takes head sizes in multiples of 16: onnxruntime's group_query_attention_helper.h.)
@@ -94,7 +98,7 @@ export function llamaLike(o: LlamaLikeOptions): Family<LlamaArch> {
       const { cos, sin } = byLength ? rotaryCache(a.rope, x.ids.shape[1]) : rotaryTables(a.rope, x.positions);
       let h = tf.gather(p.get('model.embed_tokens.weight'), x.ids) as tf.Tensor3D;
       const cache: LayerCache[] = [];
-      const lin = (l: string, name: string, v: tf.Tensor) => linear(v, p.get(`${l}${name}.weight`), p.maybe(`${l}${name}.bias`));
+      const lin = (l: string, name: string, v: tf.Tensor) => linear(v, p.get(`${l}${name}.weight`), p.maybe(`${l}${name}.bias`), t);
       for (let i = 0; i < a.layers; i++) {
         const r = layerScope(h, (h) => {
           const l = `model.layers.${i}.`;
@@ -115,15 +119,15 @@ export function llamaLike(o: LlamaLikeOptions): Family<LlamaArch> {
             : attention(
               applyRotary(splitHeads(q, a.heads, a.headDim), cos, sin),
               applyRotary(splitHeads(k, a.kvHeads, a.headDim), cos, sin),
-              splitHeads(v, a.kvHeads, a.headDim), x.mask, scale, x.past?.[i], a.dropout?.attn);
+              splitHeads(v, a.kvHeads, a.headDim), x.mask, scale, x.past?.[i], a.dropout?.attn, t);
           const oW = p.get(`${l}self_attn.o_proj.weight`), oB = p.maybe(`${l}self_attn.o_proj.bias`);
-          if (a.olmo2) h = tf.add(h, rmsNorm(linear(att.out, oW, oB), p.get(`${l}post_attention_layernorm.weight`), a.eps)) as tf.Tensor3D;
-          else h = residualLinear(h, att.out, oW, oB) as tf.Tensor3D;
+          if (a.olmo2) h = tf.add(h, rmsNorm(linear(att.out, oW, oB, t), p.get(`${l}post_attention_layernorm.weight`), a.eps)) as tf.Tensor3D;
+          else h = residualLinear(h, att.out, oW, oB, undefined, t) as tf.Tensor3D;
           const mlpIn = a.olmo2 ? h : rmsNorm(h, p.get(`${l}post_attention_layernorm.weight`), a.eps);
           const inner = gated(act, lin(l, 'mlp.gate_proj', mlpIn), lin(l, 'mlp.up_proj', mlpIn));
           const dW = p.get(`${l}mlp.down_proj.weight`), dB = p.maybe(`${l}mlp.down_proj.bias`);
-          if (a.olmo2) h = tf.add(h, rmsNorm(linear(inner, dW, dB), p.get(`${l}post_feedforward_layernorm.weight`), a.eps)) as tf.Tensor3D;
-          else h = residualLinear(h, inner, dW, dB) as tf.Tensor3D;
+          if (a.olmo2) h = tf.add(h, rmsNorm(linear(inner, dW, dB, t), p.get(`${l}post_feedforward_layernorm.weight`), a.eps)) as tf.Tensor3D;
+          else h = residualLinear(h, inner, dW, dB, undefined, t) as tf.Tensor3D;
           return { h, cache: att.cache };
         });
         h = r.h;

@@ -20,6 +20,8 @@ const EPS = 1e-5;
 
 export const opt: Family<OptArch> = {
   modelTypes: ['opt'],
+  // The attention projections; OPT names its output projection out_proj.
+  loraTargets: ['q_proj', 'k_proj', 'v_proj', 'out_proj'],
   // modeling_opt.py: position ids = cumsum(attention_mask) * attention_mask - 1, so padding gets -1
   // (embedding row 1 once the offset of 2 is added).
   padPosition: () => -1,
@@ -76,15 +78,16 @@ export const opt: Family<OptArch> = {
   forward(a, p, x: StepInputs): StepOutputs {
     const act = activation(a.act)!;
     const headDim = a.hidden / a.heads;
-    const lin = (name: string, v: tf.Tensor) => linear(v, p.get(`${name}.weight`), p.maybe(`${name}.bias`));
+    const t = x.training;
+    const lin = (name: string, v: tf.Tensor) => linear(v, p.get(`${name}.weight`), p.maybe(`${name}.bias`), t);
     const norm = (name: string, v: tf.Tensor) => layerNorm(v, p.maybe(`${name}.weight`), p.maybe(`${name}.bias`), EPS);
     const pos = tf.tensor2d(x.positions.map((r) => r.map((q) => q + OFFSET)), undefined, 'int32');
     let emb = tf.gather(p.get(`${P}embed_tokens.weight`), x.ids);
     if (a.proj !== a.hidden) emb = lin(`${P}project_in`, emb);
-    let h = dropout(tf.add(emb, tf.gather(p.get(`${P}embed_positions.weight`), pos)), a.dropout?.embd) as tf.Tensor3D;
+    let h = dropout(tf.add(emb, tf.gather(p.get(`${P}embed_positions.weight`), pos)), a.dropout?.embd, t) as tf.Tensor3D;
     const cache: LayerCache[] = [];
     // Right-padded rows from position 0 in inference (scoring): the causal kernel, as in gpt2.ts.
-    const byLength = fusedOpsApply() && !x.past && x.lengths !== undefined && headDim % 16 === 0;
+    const byLength = fusedOpsApply() && !x.past && !t?.drops(a.dropout?.attn) && x.lengths !== undefined && headDim % 16 === 0;
     for (let i = 0; i < a.layers; i++) {
       const r = layerScope(h, (h) => {
         const l = `${P}layers.${i}.`;
@@ -93,11 +96,11 @@ export const opt: Family<OptArch> = {
         const k = lin(`${l}self_attn.k_proj`, attnIn), v = lin(`${l}self_attn.v_proj`, attnIn);
         const att = byLength ? nativeCausalAttention(q, k, v, x.lengths!, a.heads, headDim, 1)
           : attention(splitHeads(q, a.heads, headDim), splitHeads(k, a.heads, headDim), splitHeads(v, a.heads, headDim), x.mask, 1, x.past?.[i],
-            a.dropout?.attn);
-        h = tf.add(h, dropout(lin(`${l}self_attn.out_proj`, att.out), a.dropout?.resid)) as tf.Tensor3D;
+            a.dropout?.attn, t);
+        h = tf.add(h, dropout(lin(`${l}self_attn.out_proj`, att.out), a.dropout?.resid, t)) as tf.Tensor3D;
         if (!a.normBefore) h = norm(`${l}self_attn_layer_norm`, h) as tf.Tensor3D;
         const mlpIn = a.normBefore ? norm(`${l}final_layer_norm`, h) : h;
-        h = tf.add(h, dropout(lin(`${l}fc2`, act(lin(`${l}fc1`, mlpIn))), a.dropout?.resid)) as tf.Tensor3D;
+        h = tf.add(h, dropout(lin(`${l}fc2`, act(lin(`${l}fc1`, mlpIn))), a.dropout?.resid, t)) as tf.Tensor3D;
         if (!a.normBefore) h = norm(`${l}final_layer_norm`, h) as tf.Tensor3D;
         return { h, cache: att.cache };
       });
