@@ -37,8 +37,11 @@ export class AdamW {
     }
   }
 
-  /** One update with gradients by parameter name (missing gradients count as zero). */
-  step(grads: ReadonlyMap<string, tf.Tensor>, lr: number): void {
+  /**
+   * One update with gradients by parameter name (missing gradients count as zero), each first
+   * multiplied by gradScale (global-norm clipping's factor, clip.ts).
+   */
+  step(grads: ReadonlyMap<string, tf.Tensor>, lr: number, gradScale = 1): void {
     this.t += 1;
     const bc1 = 1 - this.beta1 ** this.t;
     const bc2Sqrt = Math.sqrt(1 - this.beta2 ** this.t);
@@ -47,16 +50,18 @@ export class AdamW {
       const m = this.m.get(name)!;
       const v = this.v.get(name)!;
       tf.tidy(() => {
-        const grad = g ?? tf.zerosLike(p);
         const decay = this.noDecay.has(name) ? 0 : this.weightDecay;
         if (fusedOpsAvailable()) {
           // The same arithmetic as below in one native call over cache-sized slices.
-          const [po, mo, vo] = nativeAdamW(p, grad, m, v, [1 - lr * decay, this.beta1, 1 - this.beta1, this.beta2, 1 - this.beta2, bc2Sqrt, this.eps, lr / bc1]);
+          const k = [1 - lr * decay, this.beta1, 1 - this.beta1, this.beta2, 1 - this.beta2, bc2Sqrt, this.eps, lr / bc1, gradScale];
+          const [po, mo, vo] = nativeAdamW(p, g ?? tf.zerosLike(p), m, v, k);
           m.assign(mo);
           v.assign(vo);
           p.assign(po);
           return;
         }
+        // g x 1 is g: the product is skipped, not the rounding.
+        const grad = !g ? tf.zerosLike(p) : gradScale === 1 ? g : tf.mul(g, gradScale);
         const decayed = decay === 0 ? p : tf.mul(p, 1 - lr * decay);
         m.assign(tf.add(tf.mul(m, this.beta1), tf.mul(grad, 1 - this.beta1)));
         v.assign(tf.add(tf.mul(v, this.beta2), tf.mul(tf.square(grad), 1 - this.beta2)));

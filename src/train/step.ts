@@ -67,8 +67,8 @@ export async function optimiserStep(ctx: StepContext, batches: readonly (readonl
     ctx.adapters?.attach(undefined);
     ctx.model.training.stopDropout();
   }
-  const gradNorm = await clipByGlobalNorm(grads, ctx.maxGradNorm);
-  ctx.optimizer.step(grads, lr);
+  const { norm: gradNorm, scale } = await clipByGlobalNorm(grads, ctx.maxGradNorm);
+  ctx.optimizer.step(grads, lr, scale);
   for (const g of grads.values()) g.dispose();
   return { loss, gradNorm, tokens };
 }

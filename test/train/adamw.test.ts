@@ -30,9 +30,9 @@ for (const schedule of ['linear', 'cosine'] as const) {
       const lr = s.lr * lrMultiplier(schedule, step, s.steps, s.warmup);
       assert.ok(Math.abs(lr - run.lrs[step]) < 1e-12, `lr at step ${step}: ${lr} vs ${run.lrs[step]}`);
       const grads = new Map<string, tf.Tensor>([['w', tf.tensor2d(golden.grads[step][0], [3, 4])], ['b', tf.tensor1d(golden.grads[step][1])]]);
-      const norm = await clipByGlobalNorm(grads, s.max_norm);
+      const { norm, scale } = await clipByGlobalNorm(grads, s.max_norm);
       assert.ok(Math.abs(norm - run.grad_norms[step]) < 1e-5 * run.grad_norms[step], `grad norm at step ${step}`);
-      opt.step(grads, lr);
+      opt.step(grads, lr, scale);
       for (const g of grads.values()) g.dispose();
     }
     close(await w.data(), run.w, 1e-5, 'w');
