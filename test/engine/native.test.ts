@@ -14,7 +14,9 @@ import { nativeLoadError } from '../../src/engine/builtin/native/ort.ts';
 import { scoreTokens } from '../../src/engine/builtin/scoring.ts';
 import { applyRotary, attention, gated, geluErf, geluTanh, layerNorm, linear, residualLinear, rmsNorm, silu, splitHeads } from '../../src/engine/builtin/blocks.ts';
 import { nativeRopeAttentionTrainable, nativeSwiGluTrainable } from '../../src/engine/builtin/native/training-ops.ts';
-import { nativeFusedStats, nativeGroupQueryAttention, nativeLogprobsAt, nativeRopeAttention } from '../../src/engine/builtin/native/fused-ops.ts';
+import {
+  nativeCausalAttention, nativeFusedStats, nativeGroupQueryAttention, nativeLogprobsAt, nativeRopeAttention,
+} from '../../src/engine/builtin/native/fused-ops.ts';
 import { rotaryCache, rotaryTables } from '../../src/engine/builtin/rotary.ts';
 import { fixturesDir, goldenDir, maxAbsDiff, NO_SHARED, readJsonl } from './helpers.ts';
 import { enableTrainingGradients } from '../../src/engine/builtin/autograd/enable.ts';
@@ -163,6 +165,58 @@ test('the Llama path\'s native fusions (rotary grouped-query attention from proj
       assert.deepEqual(native.shape, wasm.shape, name);
       assert.ok(maxAbsDiff(native.dataSync(), wasm.dataSync()) < 1e-5, `${name}: ${maxAbsDiff(native.dataSync(), wasm.dataSync())}`);
     }
+  });
+});
+
+/** Causal mask of right-padded rows (batching.ts's: 0 where a query may attend, -1e9 elsewhere). */
+function paddedCausalMask(lengths: number[], tt: number): tf.Tensor4D {
+  return tf.tensor4d(Array.from({ length: lengths.length * tt * tt }, (_, i) => {
+    const row = Math.floor(i / (tt * tt)), qi = Math.floor(i / tt) % tt, ki = i % tt;
+    return ki <= qi && ki < lengths[row] ? 0 : -1e9;
+  }), [lengths.length, 1, tt, tt]);
+}
+
+/** The values at each row's real positions of x [B, T, ...]. */
+function realPositions(x: tf.Tensor, lengths: number[]): number[] {
+  const [b, tt] = x.shape;
+  const per = x.size / (b * tt);
+  return Array.from(x.dataSync()).filter((_, i) => Math.floor(i / per) % tt < lengths[Math.floor(i / (x.size / b))]);
+}
+
+test('scoring attention by row lengths: long rows in blocks of queries (Llama) and the causal kernel (GPT-2) equal the compositions', async (t) => {
+  if (!(await nativeOrSkip(t))) return;
+  tf.tidy(() => {
+    const r = (shape: number[], seed: number) => tf.randomNormal(shape, 0, 1, 'float32', seed);
+    // Over two blocks of 64 queries, right-padded: the blocked path, one row shorter than a block boundary.
+    const [tt, heads, kvHeads, d] = [200, 6, 2, 16];
+    const lengths = [200, 137, 60];
+    const b = lengths.length;
+    const q = r([b, tt, heads * d], 41), k = r([b, tt, kvHeads * d], 42), v = r([b, tt, kvHeads * d], 43);
+    const mask = paddedCausalMask(lengths, tt);
+    const rope = { dim: d, theta: 10000 };
+    const { cos, sin } = rotaryTables(rope, lengths.map(() => Array.from({ length: tt }, (_, p) => p)));
+    const rotated = (x: tf.Tensor, n: number) => applyRotary(splitHeads(x, n, d), cos, sin);
+    const { wasm } = nativeAndWasm('rope attention',
+      () => attention(rotated(q, heads), rotated(k, kvHeads), splitHeads(v, kvHeads, d), mask, 0.3).out);
+    const half = rotaryCache(rope, tt);
+    const before = nativeFusedStats.calls;
+    const blocked = nativeGroupQueryAttention(q, k, v, lengths, half.cos, half.sin, heads, kvHeads, d, 0.3);
+    assert.ok(nativeFusedStats.calls - before >= b * Math.ceil(tt / 64), 'the rows did not run in blocks of queries');
+    const diff = maxAbsDiff(realPositions(blocked.out, lengths), realPositions(wasm, lengths));
+    assert.ok(diff < 1e-5, `blocked GroupQueryAttention: ${diff}`);
+    const keys = applyRotary(splitHeads(k, kvHeads, d), cos, sin);
+    assert.deepEqual(blocked.k.shape, keys.shape);
+    const byToken = (x: tf.Tensor) => realPositions(tf.transpose(x, [0, 2, 1, 3]), lengths);
+    const keyDiff = maxAbsDiff(byToken(blocked.k), byToken(keys));
+    assert.ok(keyDiff < 1e-5, `blocked GroupQueryAttention's rotated keys: ${keyDiff}`);
+    // GPT-2's learned positions: no rotary, as many key-value heads as query heads.
+    const lengths2 = [40, 25];
+    const q2 = r([2, 40, heads * d], 44), k2 = r([2, 40, heads * d], 45), v2 = r([2, 40, heads * d], 46);
+    const causal = nativeCausalAttention(q2, k2, v2, lengths2, heads, d, 0.25);
+    const heads2 = (x: tf.Tensor) => splitHeads(x, heads, d);
+    const plain = nativeAndWasm('attention', () => attention(heads2(q2), heads2(k2), heads2(v2), paddedCausalMask(lengths2, 40), 0.25).out).wasm;
+    const causalDiff = maxAbsDiff(realPositions(causal.out, lengths2), realPositions(plain, lengths2));
+    assert.ok(causalDiff < 1e-5, `causal attention: ${causalDiff}`);
   });
 });
 

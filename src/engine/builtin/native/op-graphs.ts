@@ -265,6 +265,25 @@ export const OPS: Record<string, OpDef> = {
       return { y: s.q, kc: [b, a.kvHeads, t, a.headDim], vc: [b, a.kvHeads, t, a.headDim] };
     },
   },
+  // GenstudyGroupQueryAttention for a later block of queries (positions past..past+S-1) over the
+  // keys and values of the earlier blocks (pk, pv [B, KV, past, D], already rotated) and its own:
+  // the scores of a causal pass split into blocks skip the blocks above the diagonal. Every row is
+  // taken as full length (seqlens: past + S - 1): right padding lies after a row's real positions,
+  // which never attend to it. -> y [B, S, H * D] and the cache [B, KV, past + S, D].
+  GenstudyGroupQueryAttentionPast: {
+    inputs: ['q', 'k', 'v', 'pk', 'pv', 'seqlens', 'total', 'cos', 'sin'],
+    intInputs: ['seqlens', 'total'],
+    nodes: (a) => [{
+      op: 'GroupQueryAttention', domain: 'com.microsoft', inputs: ['q', 'k', 'v', 'pk', 'pv', 'seqlens', 'total', 'cos', 'sin'],
+      outputs: ['y', 'kc', 'vc'],
+      attributes: [{ name: 'num_heads', i: a.heads }, { name: 'kv_num_heads', i: a.kvHeads }, { name: 'scale', f: a.scale },
+        { name: 'do_rotary', i: 1 }, { name: 'rotary_interleaved', i: 0 }],
+    }],
+    outputs: (s, a) => {
+      const [b, t] = s.q;
+      return { y: s.q, kc: [b, a.kvHeads, s.pk[2] + t, a.headDim], vc: [b, a.kvHeads, s.pk[2] + t, a.headDim] };
+    },
+  },
   // The same kernel without rotary, for families with learned positions (GPT-2, scoring): q, k and v
   // [B, T, H * D] -> y [B, T, H * D] and the cache [B, H, T, D]. Where the composed graph
   // (GenstudyAttention) computes every score and adds a [B, 1, T, T] mask, this one skips the
