@@ -210,13 +210,16 @@ test('scoring attention by row lengths: long rows in blocks of queries (Llama) a
     const keyDiff = maxAbsDiff(byToken(blocked.k), byToken(keys));
     assert.ok(keyDiff < 1e-5, `blocked GroupQueryAttention's rotated keys: ${keyDiff}`);
     // GPT-2's learned positions: no rotary, as many key-value heads as query heads.
-    const lengths2 = [40, 25];
-    const q2 = r([2, 40, heads * d], 44), k2 = r([2, 40, heads * d], 45), v2 = r([2, 40, heads * d], 46);
-    const causal = nativeCausalAttention(q2, k2, v2, lengths2, heads, d, 0.25);
-    const heads2 = (x: tf.Tensor) => splitHeads(x, heads, d);
-    const plain = nativeAndWasm('attention', () => attention(heads2(q2), heads2(k2), heads2(v2), paddedCausalMask(lengths2, 40), 0.25).out).wasm;
-    const causalDiff = maxAbsDiff(realPositions(causal.out, lengths2), realPositions(plain, lengths2));
-    assert.ok(causalDiff < 1e-5, `causal attention: ${causalDiff}`);
+    for (const [t2, lengths2] of [[40, [40, 25]], [180, [180, 129, 30]]] as const) {
+      const shape = [lengths2.length, t2, heads * d];
+      const q2 = r(shape, 44), k2 = r(shape, 45), v2 = r(shape, 46);
+      const causal = nativeCausalAttention(q2, k2, v2, [...lengths2], heads, d, 0.25);
+      const heads2 = (x: tf.Tensor) => splitHeads(x, heads, d);
+      const mask2 = paddedCausalMask([...lengths2], t2);
+      const plain = nativeAndWasm('attention', () => attention(heads2(q2), heads2(k2), heads2(v2), mask2, 0.25).out).wasm;
+      const causalDiff = maxAbsDiff(realPositions(causal.out, [...lengths2]), realPositions(plain, [...lengths2]));
+      assert.ok(causalDiff < 1e-5, `causal attention over ${t2} positions: ${causalDiff}`);
+    }
   });
 });
 

@@ -161,43 +161,49 @@ export function nativeRopeAttention(q: tf.Tensor, k: tf.Tensor, v: tf.Tensor, co
 const QUERY_BLOCK = 64;
 
 /**
- * The same through onnxruntime's GroupQueryAttention, for right-padded rows with positions 0.. (each
- * row's real length in `lengths`): cos and sin are the half-width tables [T, D / 2] of positions 0..T-1.
- * Rows longer than two blocks run as blocks of QUERY_BLOCK queries, each over the keys up to its
- * end (GenstudyGroupQueryAttentionPast): the kernel computes every score of a call and masks the
- * upper triangle after, so one call over T positions computes T^2 scores, four blocks ~0.62 T^2.
+ * Attention of right-padded rows with positions 0.. (each row's real length in `lengths`) through
+ * onnxruntime's GroupQueryAttention: `ops` names the graph for a whole row or first block and the one
+ * for a later block over the keys and values before it; `tables` are the rotary tables where the op
+ * takes them. Rows longer than two blocks run as blocks of QUERY_BLOCK queries, each over the keys up
+ * to its end: the kernel computes every score of a call and masks the upper triangle after, so one
+ * call over T positions computes T^2 scores and four blocks ~0.62 T^2. -> [y, keys, values].
  */
-export function nativeGroupQueryAttention(q: tf.Tensor, k: tf.Tensor, v: tf.Tensor, lengths: number[], cos: tf.Tensor, sin: tf.Tensor,
-  heads: number, kvHeads: number, headDim: number, scale: number): { out: tf.Tensor3D; k: tf.Tensor4D; v: tf.Tensor4D } {
-  const attrs = { heads, kvHeads, headDim, scale };
+function attentionByLengths(ops: [string, string], q: tf.Tensor, k: tf.Tensor, v: tf.Tensor, lengths: number[],
+  tables: Record<string, tf.Tensor>, attrs: Attrs): tf.Tensor[] {
   const [b, t] = q.shape as number[];
   if (t <= 2 * QUERY_BLOCK) {
     const seqlens = tf.tensor1d(lengths.map((n) => n - 1), 'int32');
-    const total = tf.scalar(t, 'int32');
-    const [y, kc, vc] = runNative('GenstudyGroupQueryAttention', { q, k, v, seqlens, total, cos, sin }, attrs) as tf.Tensor[];
-    return { out: y as tf.Tensor3D, k: kc as tf.Tensor4D, v: vc as tf.Tensor4D };
+    return runNative(ops[0], { q, k, v, seqlens, total: tf.scalar(t, 'int32'), ...tables }, attrs) as tf.Tensor[];
   }
   // onnxruntime takes a block with earlier keys for one row at a time (group_query_attention_helper.h:
   // "batch_size must be 1 when sequence_length > 1 and past context is given"): each row is a chain.
   const rows = Array.from({ length: b }, (_, row) => {
     const outs: tf.Tensor[] = [];
-    let kc: tf.Tensor | undefined, vc: tf.Tensor | undefined;
+    let past: { pk: tf.Tensor; pv: tf.Tensor } | undefined;
     for (let start = 0; start < t; start += QUERY_BLOCK) {
       const n = Math.min(QUERY_BLOCK, t - start);
       // The row taken as full length: right padding comes after its real positions, which never attend to it.
       const seqlens = tf.tensor1d([start + n - 1], 'int32');
       const total = tf.scalar(start + n, 'int32');
       const [qb, kb, vb] = [q, k, v].map((x) => tf.slice(x, [row, start, 0], [1, n, -1]));
-      const r = (kc && vc
-        ? runNative('GenstudyGroupQueryAttentionPast', { q: qb, k: kb, v: vb, pk: kc, pv: vc, seqlens, total, cos, sin }, attrs)
-        : runNative('GenstudyGroupQueryAttention', { q: qb, k: kb, v: vb, seqlens, total, cos, sin }, attrs)) as tf.Tensor[];
-      outs.push(r[0]);
-      [kc, vc] = [r[1], r[2]];
+      const [y, kc, vc] = runNative(past ? ops[1] : ops[0], { q: qb, k: kb, v: vb, ...past, seqlens, total, ...tables }, attrs) as tf.Tensor[];
+      outs.push(y);
+      past = { pk: kc, pv: vc };
     }
-    return { out: tf.concat(outs, 1), k: kc!, v: vc! };
+    return [tf.concat(outs, 1), past!.pk, past!.pv];
   });
-  const joined = (part: 'out' | 'k' | 'v') => tf.concat(rows.map((r) => r[part]));
-  return { out: joined('out') as tf.Tensor3D, k: joined('k') as tf.Tensor4D, v: joined('v') as tf.Tensor4D };
+  return [0, 1, 2].map((part) => tf.concat(rows.map((r) => r[part])));
+}
+
+/**
+ * The same through onnxruntime's GroupQueryAttention, for right-padded rows with positions 0.. (each
+ * row's real length in `lengths`): cos and sin are the half-width tables [T, D / 2] of positions 0..T-1.
+ */
+export function nativeGroupQueryAttention(q: tf.Tensor, k: tf.Tensor, v: tf.Tensor, lengths: number[], cos: tf.Tensor, sin: tf.Tensor,
+  heads: number, kvHeads: number, headDim: number, scale: number): { out: tf.Tensor3D; k: tf.Tensor4D; v: tf.Tensor4D } {
+  const ops: [string, string] = ['GenstudyGroupQueryAttention', 'GenstudyGroupQueryAttentionPast'];
+  const [y, kc, vc] = attentionByLengths(ops, q, k, v, lengths, { cos, sin }, { heads, kvHeads, headDim, scale });
+  return { out: y as tf.Tensor3D, k: kc as tf.Tensor4D, v: vc as tf.Tensor4D };
 }
 
 /**
@@ -207,9 +213,8 @@ export function nativeGroupQueryAttention(q: tf.Tensor, k: tf.Tensor, v: tf.Tens
  */
 export function nativeCausalAttention(q: tf.Tensor, k: tf.Tensor, v: tf.Tensor, lengths: number[], heads: number, headDim: number,
   scale: number): { out: tf.Tensor3D; cache: { k: tf.Tensor4D; v: tf.Tensor4D } } {
-  const seqlens = tf.tensor1d(lengths.map((n) => n - 1), 'int32');
-  const total = tf.scalar(q.shape[1] as number, 'int32');
-  const [y, kc, vc] = runNative('GenstudyCausalAttention', { q, k, v, seqlens, total }, { heads, headDim, scale }) as tf.Tensor[];
+  const ops: [string, string] = ['GenstudyCausalAttention', 'GenstudyCausalAttentionPast'];
+  const [y, kc, vc] = attentionByLengths(ops, q, k, v, lengths, {}, { heads, headDim, scale });
   return { out: y as tf.Tensor3D, cache: { k: kc as tf.Tensor4D, v: vc as tf.Tensor4D } };
 }
 

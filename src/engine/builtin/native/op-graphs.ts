@@ -300,6 +300,20 @@ export const OPS: Record<string, OpDef> = {
       return { y: s.q, kc: [b, a.heads, t, a.headDim], vc: [b, a.heads, t, a.headDim] };
     },
   },
+  // GenstudyCausalAttention for a later block of queries over the keys and values before it (pk, pv
+  // [B, H, past, D]), as GenstudyGroupQueryAttentionPast is for the rotary one.
+  GenstudyCausalAttentionPast: {
+    inputs: ['q', 'k', 'v', 'pk', 'pv', 'seqlens', 'total'],
+    intInputs: ['seqlens', 'total'],
+    nodes: (a) => [{
+      op: 'GroupQueryAttention', domain: 'com.microsoft', inputs: ['q', 'k', 'v', 'pk', 'pv', 'seqlens', 'total'], outputs: ['y', 'kc', 'vc'],
+      attributes: [{ name: 'num_heads', i: a.heads }, { name: 'kv_num_heads', i: a.heads }, { name: 'scale', f: a.scale }],
+    }],
+    outputs: (s, a) => {
+      const [b, t] = s.q;
+      return { y: s.q, kc: [b, a.heads, s.pk[2] + t, a.headDim], vc: [b, a.heads, s.pk[2] + t, a.headDim] };
+    },
+  },
   // silu(gate) up, the SwiGLU of the Llama family's MLP: gate and up [N, I] -> [N, I].
   GenstudySwiGlu: {
     inputs: ['gate', 'up'],
