@@ -61,7 +61,7 @@ export function registerEvaluate(program: Command): void {
     .option('--run <name>', 'run name in the store (default: the model folder name)');
   addDataDirOption(command)
     .option('--rouge-stemmer', 'Porter-stem tokens for ROUGE (study B used no stemmer)');
-  addSyntheticOptions(command, { help: 'examples per test set of the generated synthetic suite', default: '200' })
+  addSyntheticOptions(command, 'testSize')
     .option('--demo-seed <n>', 'seed for demonstrations sampled from the test set itself (sets without a few-shot pool)')
     .option('--batch-examples <n>', 'examples per engine call', '512')
     .option('--batch-tokens <n>', "the engine's padded tokens per forward batch");

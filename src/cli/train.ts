@@ -10,7 +10,7 @@ import { loadExamples } from '../data/index.ts';
 import { taskByName, TASK_PRESET_NAMES } from '../tasks/index.ts';
 import { defaultLoraTargetsOf } from '../engine/index.ts';
 import { ResultStore } from '../store/result-store.ts';
-import { generateSuite, writeSuite } from '../synth/index.ts';
+import { generateSuite, writeSuite, SUITE_DEFAULTS } from '../synth/index.ts';
 import { FINETUNE_METHODS, INIT_FAMILIES, INIT_SHAPE_DEFAULTS, OBJECTIVES, TRAINING_BACKENDS, LORA_OPTIONS, progressSink, train, TRAINING_OPTIONS, type TrainOptions } from '../train/index.ts';
 import { addTrainingFlags, trainingSettingsFromFlags } from './training-flags.ts';
 import { LAUNCHERS, trainHf, type Launcher } from '../train/hf/index.ts';
@@ -64,7 +64,7 @@ export function registerTrain(program: Command): void {
     .option('--init-hidden <n>', 'hidden size of the --init model', String(INIT_SHAPE_DEFAULTS.hidden))
     .option('--init-layers <n>', 'layers of the --init model', String(INIT_SHAPE_DEFAULTS.layers))
     .requiredOption('--data <spec>', 'training data: a registered id such as study-b/sentiment/amazon:train-2000, a data set spec file (YAML/JSON), or synthetic (the generated suite)');
-  addSyntheticOptions(command, { help: 'training examples in the generated synthetic suite', default: '2000' }, '1');
+  addSyntheticOptions(command, 'trainSize');
   addDataDirOption(command)
     .option('--task <task>', `prompt and labels: ${TASK_PRESET_NAMES.join(' | ')} | a task spec file (default: synthetic with --data synthetic, else study-a)`)
     .addOption(new Option('--prompt <n>', "study B's prompt: 1 or 2 (training uses one)").choices(['1', '2']).default('1'))
@@ -122,7 +122,7 @@ export function registerTrain(program: Command): void {
       let model = f.model;
       const task = taskByName(f.task ?? (synthetic ? 'synthetic' : 'study-a'), { prompt: Number(f.prompt) as 1 | 2 });
       if (synthetic) {
-        const suite = generateSuite({ ...syntheticSettings, testSize: 50 });
+        const suite = generateSuite({ ...syntheticSettings, testSize: SUITE_DEFAULTS.testSize });
         examples = suite.train;
         dataName = `synthetic:seed=${f.syntheticSeed}`;
         if (f.init) {

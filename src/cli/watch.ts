@@ -38,7 +38,7 @@ export function registerWatch(program: Command): void {
   addPromptVariantOptions(command)
     .option('--limit <n>', 'evaluate the first N examples of every test set');
   addDataDirOption(command);
-  addSyntheticOptions(command, { help: 'examples per test set of the generated synthetic suite', default: '200' })
+  addSyntheticOptions(command, 'testSize')
     .option('--batch-examples <n>', 'examples per engine call', '512')
     .option('--batch-tokens <n>', "the built-in engine's padded tokens per forward batch");
   addRemoteOptions(command)

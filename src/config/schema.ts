@@ -7,6 +7,7 @@ import {
   STUDY_A_MNLI_NEUTRAL_RULES, TRAINING_TRUNCATIONS, UNLABELED_ROWS, ZERO_SHOT_PREFIXES,
 } from '../tasks/protocol.ts';
 import { SCORING_MODES } from '../tasks/task.ts';
+import { SUITE_DEFAULTS } from '../synth/design.ts';
 import { FINETUNE_METHODS, INIT_FAMILIES, INIT_SHAPE_DEFAULTS, LORA_STUDY_FIELDS, STUDY_LAUNCHERS, STUDY_OBJECTIVES, TRAINING_BACKENDS, TRAINING_DEFAULTS, TRAINING_STUDY_FIELDS } from '../train/option-table.ts';
 
 const positiveInt = z.number().int().min(1);
@@ -30,9 +31,9 @@ export const ModelSchema = z.strictObject({
 }).refine((m) => (m.path === undefined) !== (m.init === undefined), { message: 'give exactly one of path or init' });
 
 export const SyntheticSchema = z.strictObject({
-  seed: z.number().int().default(1),
-  trainSize: positiveInt.default(2000),
-  testSize: positiveInt.default(200),
+  seed: z.number().int().default(SUITE_DEFAULTS.seed),
+  trainSize: positiveInt.default(SUITE_DEFAULTS.trainSize),
+  testSize: positiveInt.default(SUITE_DEFAULTS.testSize),
 });
 
 /** A training set: a registry id, a spec file, or "synthetic" (the suite's ID training set). */

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { UserError } from '../errors.ts';
 import type { Example } from '../types.ts';
 import { contentHash, isRegistryId, keepingBugRows, loadDataSet, loadRegistered, readRegistry, readSpecFile, registrySpec, replayedBugOf, type ReplayedBug } from '../data/index.ts';
-import { generateSuite, readSuite } from '../synth/index.ts';
+import { generateSuite, readSuite, SUITE_DEFAULTS } from '../synth/index.ts';
 
 export interface DemonstrationPool { name: string; examples: Example[] }
 
@@ -53,8 +53,6 @@ export interface TestSetOptions {
    */
   replayBugs?: boolean;
 }
-
-export const SYNTH_DEFAULTS = { seed: 0, size: 200, trainSize: 200 } as const;
 
 function limited(examples: Example[], limit: number | undefined): Example[] {
   return limit === undefined ? examples : examples.slice(0, limit);
@@ -152,12 +150,12 @@ export async function resolveTestSetArg(arg: string, opts: TestSetOptions = {}):
   checkLimit(opts.limit);
   const synthetic = syntheticArg(arg);
   if (synthetic) {
-    const seed = opts.synthSeed ?? SYNTH_DEFAULTS.seed;
-    const size = opts.synthSize ?? SYNTH_DEFAULTS.size;
-    const suite = generateSuite({ seed, trainSize: SYNTH_DEFAULTS.trainSize, testSize: size });
+    const seed = opts.synthSeed ?? SUITE_DEFAULTS.seed;
+    const size = opts.synthSize ?? SUITE_DEFAULTS.testSize;
+    const suite = generateSuite({ seed, trainSize: SUITE_DEFAULTS.trainSize, testSize: size });
     const sets = Object.fromEntries(suite.testSets.map((s) => [s.id, s.examples]));
     const wanted = synthetic.sets?.filter((s) => s !== '');
-    return suiteSets(sets, suite.train, wanted, `synthetic suite (seed ${seed}, ${size} per set)`, opts, { synthetic: { seed, testSize: size, trainSize: SYNTH_DEFAULTS.trainSize } });
+    return suiteSets(sets, suite.train, wanted, `synthetic suite (seed ${seed}, ${size} per set)`, opts, { synthetic: { seed, testSize: size, trainSize: SUITE_DEFAULTS.trainSize } });
   }
   if (fs.existsSync(arg) && fs.statSync(arg).isDirectory()) {
     if (!fs.existsSync(path.join(arg, 'suite.json'))) {

@@ -66,6 +66,14 @@ export interface SuiteOptions {
   oodSets?: SetDesign[];
 }
 
+/**
+ * The suite generated when no seed or size is given: by a study file's `synthetic:` section, by
+ * `train --data synthetic` and by `--test-set synthetic`. One set of defaults, so that a model
+ * trained on the default suite is tested on that suite's test sets, which hold none of its
+ * training examples (with the test sets of another seed, some would be training examples).
+ */
+export const SUITE_DEFAULTS = { seed: 1, trainSize: 2000, testSize: 200 } as const;
+
 // ID defaults: both cues agree with the label more often than not in training.
 export const DEFAULTS = { idOverlapRate: 0.8, idNegationGivenNo: 0.4, idNegationGivenYes: 0.1, oodCueRate: 1 } as const;
 
