@@ -11,7 +11,7 @@ import { taskByName, TASK_PRESET_NAMES } from '../tasks/index.ts';
 import { defaultLoraTargetsOf } from '../engine/index.ts';
 import { ResultStore } from '../store/result-store.ts';
 import { generateSuite, writeSuite, SUITE_DEFAULTS } from '../synth/index.ts';
-import { FINETUNE_METHODS, INIT_FAMILIES, INIT_SHAPE_DEFAULTS, OBJECTIVES, TRAINING_BACKENDS, LORA_OPTIONS, progressSink, train, TRAINING_OPTIONS, type TrainOptions } from '../train/index.ts';
+import { FINETUNE_METHODS, HF_LAUNCH_DEFAULTS, INIT_FAMILIES, INIT_SHAPE_DEFAULTS, OBJECTIVES, TRAINING_BACKENDS, LORA_OPTIONS, progressSink, train, TRAINING_OPTIONS, type TrainOptions } from '../train/index.ts';
 import { addTrainingFlags, trainingSettingsFromFlags } from './training-flags.ts';
 import { LAUNCHERS, trainHf, type Launcher } from '../train/hf/index.ts';
 import { buildScratchModel } from '../pipeline/model-preparation.ts';
@@ -84,9 +84,9 @@ export function registerTrain(program: Command): void {
     .addOption(storeOption({ optional: 'the training log and checkpoints are recorded there' }))
     .option('--run <name>', 'run name in the store (default: the --out folder name)')
     .addOption(new Option('--backend <name>', 'builtin: genstudy\'s own trainer (CPU); hf: transformers\' Trainer (PEFT for LoRA) on the same prepared examples (docs/scale.md)').choices(TRAINING_BACKENDS).default('builtin'))
-    .addOption(new Option('--launcher <name>', 'hf: how to start the Trainer (default accelerate; slurm writes and submits a batch script)').choices([...LAUNCHERS]))
+    .addOption(new Option('--launcher <name>', `hf: how to start the Trainer (default ${HF_LAUNCH_DEFAULTS.launcher}; slurm writes and submits a batch script)`).choices([...LAUNCHERS]))
     .option('--python <exe>', 'hf: the Python with torch, transformers, peft, accelerate (default: $GENSTUDY_PYTHON, else python3)')
-    .option('--processes <n>', 'hf: processes (GPUs); global batch = --batch-size x --grad-accum, spread over them')
+    .option('--processes <n>', `hf: processes (GPUs; default ${HF_LAUNCH_DEFAULTS.processes}); global batch = --batch-size x --grad-accum, spread over them`)
     .option('--accelerate-config <file>', 'hf: accelerate\'s config file (multi-GPU, DeepSpeed ZeRO, FSDP)')
     .option('--launcher-arg <arg...>', 'hf: more arguments for accelerate launch / torchrun')
     .option('--sbatch <directive...>', 'hf, slurm: more #SBATCH directives, e.g. partition=gpu time=24:00:00')
@@ -150,7 +150,7 @@ export function registerTrain(program: Command): void {
           const { progress: _progress, ...hfOptions } = options;
           const processes = num('--processes', f.processes, { int: true, min: 1 });
           const r = await trainHf({ ...hfOptions, trainingArguments: trainingArgsOf(f), acceptCheckpointGaps: f.acceptCheckpointGaps === true }, {
-            launcher: f.launcher ?? 'accelerate', python: f.python, processes, accelerateConfig: f.accelerateConfig,
+            launcher: f.launcher ?? HF_LAUNCH_DEFAULTS.launcher, python: f.python, processes, accelerateConfig: f.accelerateConfig,
             launcherArgs: f.launcherArg, sbatch: f.sbatch, noSubmit: f.submit === false,
           });
           const summary = {

@@ -8,7 +8,7 @@ import {
 } from '../tasks/protocol.ts';
 import { SCORING_MODES } from '../tasks/task.ts';
 import { SUITE_DEFAULTS } from '../synth/design.ts';
-import { FINETUNE_METHODS, INIT_FAMILIES, INIT_SHAPE_DEFAULTS, LORA_STUDY_FIELDS, STUDY_LAUNCHERS, STUDY_OBJECTIVES, TRAINING_BACKENDS, TRAINING_DEFAULTS, TRAINING_STUDY_FIELDS } from '../train/option-table.ts';
+import { FINETUNE_METHODS, HF_LAUNCH_DEFAULTS, INIT_FAMILIES, INIT_SHAPE_DEFAULTS, LORA_STUDY_FIELDS, STUDY_LAUNCHERS, STUDY_OBJECTIVES, TRAINING_BACKENDS, TRAINING_DEFAULTS, TRAINING_STUDY_FIELDS } from '../train/option-table.ts';
 
 const positiveInt = z.number().int().min(1);
 
@@ -97,10 +97,10 @@ export const MethodSchema = z.strictObject({
 
 /** How the hf backend is launched (docs/scale.md); SLURM: run genstudy itself inside the allocation. */
 export const HfLaunchSchema = z.strictObject({
-  launcher: z.enum(STUDY_LAUNCHERS).default('accelerate'),
+  launcher: z.enum(STUDY_LAUNCHERS).default(HF_LAUNCH_DEFAULTS.launcher),
   /** The Python with torch, transformers, peft and accelerate (default: $GENSTUDY_PYTHON, else python3). */
   python: z.string().optional(),
-  processes: positiveInt.default(1),
+  processes: positiveInt.default(HF_LAUNCH_DEFAULTS.processes),
   /** accelerate's config file (DeepSpeed ZeRO, FSDP), relative to the study file. */
   accelerateConfig: z.string().optional(),
   /** More TrainingArguments (e.g. bf16: true, gradient_checkpointing: true); genstudy's own settings are refused. */

@@ -23,6 +23,8 @@ export const INIT_SHAPE_DEFAULTS = { layers: 2, hidden: 64, heads: 4 } as const;
 export const STUDY_LAUNCHERS = ['accelerate', 'torchrun', 'python'] as const;
 /** ... and from `genstudy train`, which can also write and submit a SLURM batch script. */
 export const LAUNCHERS = [...STUDY_LAUNCHERS, 'slurm'] as const;
+/** The hf backend's launch when none is said (a study's `hf:`, `train --launcher / --processes`, train/hf/). */
+export const HF_LAUNCH_DEFAULTS = { launcher: 'accelerate', processes: 1 } as const satisfies { launcher: (typeof STUDY_LAUNCHERS)[number]; processes: number };
 
 type Bounds = { min?: number; max?: number; /** strictly above min */ minOpen?: boolean };
 type Kind =

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { UserError } from '../../errors.ts';
-import { LAUNCHERS } from '../option-table.ts';
+import { HF_LAUNCH_DEFAULTS, LAUNCHERS } from '../option-table.ts';
 
 export { LAUNCHERS };
 
@@ -35,6 +35,11 @@ export interface LaunchOptions {
   sbatchCommand?: string;
 }
 
+/** The processes of a launch, the default resolved here for prepare, launch and the run's record alike. */
+export function processesOf(o: { processes?: number }): number {
+  return o.processes ?? HF_LAUNCH_DEFAULTS.processes;
+}
+
 export function defaultPython(): string {
   return process.env.GENSTUDY_PYTHON || 'python3';
 }
@@ -42,7 +47,7 @@ export function defaultPython(): string {
 /** The command line that trains the prepared run in the foreground (not for slurm). */
 export function launchCommand(runFile: string, o: LaunchOptions): string[] {
   const python = o.python ?? defaultPython();
-  const processes = o.processes ?? 1;
+  const processes = processesOf(o);
   const extra = o.launcherArgs ?? [];
   switch (o.launcher) {
     case 'python':
@@ -67,7 +72,7 @@ function shellQuote(s: string): string {
 
 /** A batch script for one node with `processes` GPUs that runs the prepared run under accelerate. */
 export function slurmScript(runFile: string, o: LaunchOptions & { jobName: string; logDir: string }): string {
-  const processes = o.processes ?? 1;
+  const processes = processesOf(o);
   const lines = [
     '#!/bin/bash',
     `#SBATCH --job-name=${o.jobName.replace(/[^A-Za-z0-9._-]/g, '_')}`,

@@ -20,10 +20,11 @@ import { checkpointSteps } from '../policy.ts';
 import { warmupStepsOf } from '../schedule.ts';
 import type { TrainSequence } from '../sequences.ts';
 import { encodeRun } from '../trainer.ts';
+import { processesOf } from './launch.ts';
 
 /** What only the Hugging Face backend has. */
 export interface HfSettings {
-  /** Processes (GPUs) of the launch: global batch = batchSize x (gradAccum / processes) x processes. Default 1. */
+  /** Processes (GPUs) of the launch: global batch = batchSize x (gradAccum / processes) x processes. Default HF_LAUNCH_DEFAULTS'. */
   processes?: number;
   /** LoRA: start from this PEFT adapter folder instead of a fresh draw (e.g. the built-in trainer's checkpoint-0). */
   loraInit?: string;
@@ -64,8 +65,7 @@ export const PREPARED_FOLDER = 'genstudy-hf';
 const TRAINER_SCHEDULES = { linear: 'linear', cosine: 'cosine', constant: 'constant_with_warmup' } as const;
 
 /** Settings the Trainer has no way to honour, refused with what to do instead. */
-function refuseUnsupported(o: ResolvedOptions, s: HfSettings): void {
-  const processes = s.processes ?? 1;
+function refuseUnsupported(o: ResolvedOptions, s: HfSettings, processes: number): void {
   if (!Number.isInteger(processes) || processes < 1) throw new UserError(`processes: expected a whole number >= 1, got ${processes}`);
   if (o.mergeLora) {
     throw new UserError('the hf backend does not write merged/ models into LoRA checkpoints (the Trainer saves PEFT adapters); ' +
@@ -123,8 +123,8 @@ export function runStream(order: OrderOptions, total: number): number[][] {
 /** Writes <out>/genstudy-hf (or checks that an earlier one belongs to the same run) and returns what launching needs. */
 export function prepareHfRun(options: HfTrainOptions): PreparedRun {
   const o = resolveOptions(options as TrainOptions);
-  refuseUnsupported(o, options);
-  const processes = options.processes ?? 1;
+  const processes = processesOf(options);
+  refuseUnsupported(o, options, processes);
   const model = path.resolve(o.model);
   const seqs = runSequences({ ...o, model });
   const order: OrderOptions = { examples: seqs.length, batchSize: o.batchSize, gradAccum: o.gradAccum, epochs: o.epochs, maxSteps: o.maxSteps, shuffle: o.shuffle, seed: o.seed };
