@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Command, Option } from 'commander';
 import { UserError, where } from '../errors.ts';
+import { parseJsonLines } from '../json-text.ts';
 import { builtinLoader } from '../engine/index.ts';
 import { discoverCheckpoints } from '../evaluate/index.ts';
 import type { CheckpointRef, ScoreRequest } from '../types.ts';
@@ -39,26 +40,15 @@ export function readScorePairs(file: string): ScorePair[] {
   } catch (err) {
     throw new UserError(`${file}: cannot read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
   }
-  const pairs: ScorePair[] = [];
-  text.split('\n').forEach((line, i) => {
-    if (line.trim() === '') return;
-    const at = where(file, i + 1);
-    let v: unknown;
-    try {
-      v = JSON.parse(line);
-    } catch (err) {
-      throw new UserError(`${at}: not valid JSON (${(err as Error).message})`);
-    }
-    if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new UserError(`${at}: expected an object {"id", "context", "continuation"}`);
-    const o = v as Record<string, unknown>;
+  return parseJsonLines(text, file).map(({ line, values: o }) => {
+    const at = where(file, line);
     for (const key of ['context', 'continuation']) {
       if (typeof o[key] !== 'string') throw new UserError(`${at}: field "${key}" must be a string, got ${o[key] === undefined ? 'nothing' : JSON.stringify(o[key])}`);
     }
-    const id = o.id ?? i + 1;
+    const id = o.id ?? line;
     if (typeof id !== 'string' && typeof id !== 'number') throw new UserError(`${at}: field "id" must be a string or a number`);
-    pairs.push({ id, context: o.context as string, continuation: o.continuation as string });
+    return { id, context: o.context as string, continuation: o.continuation as string };
   });
-  return pairs;
 }
 
 export function registerScore(program: Command): void {
