@@ -22,6 +22,8 @@ export interface GenerateRequest {
 /** Which token of a label word an engine reads: its first token in context, or tokenised alone (engine/hf/requests.ts). */
 export const LABEL_TOKEN_RULES = ['in-context', 'standalone'] as const;
 export type LabelTokenRule = (typeof LABEL_TOKEN_RULES)[number];
+/** The rule when none is chosen: scoring and the label-token objective pick the same token by it. */
+export const DEFAULT_LABEL_TOKEN_RULE: LabelTokenRule = 'in-context';
 
 /** How firstTokenLogprobs tokenises (see engine/hf/requests.ts, encodeFirstToken). */
 export interface FirstTokenOptions {

@@ -11,9 +11,10 @@ import { addRemoteOptions, remoteLoaderOf, type RemoteFlags } from './remote-fla
 import { formatTextTable } from './text-table.ts';
 import { count } from './count.ts';
 import { addDataDirOption, addFormatOption, addPromptVariantOptions, addSyntheticOptions, addTestSetOption, baseModelOption, scoringOption, storeOption } from './shared-options.ts';
+import type { ScoringMode } from '../tasks/index.ts';
 
 interface EvaluateFlags extends RemoteFlags {
-  model?: string; baseModel?: string; tokenizer?: string; testSet: string[]; task?: string; prompt?: string[]; shots?: string[]; scoring?: 'first-token' | 'full-word';
+  model?: string; baseModel?: string; tokenizer?: string; testSet: string[]; task?: string; prompt?: string[]; shots?: string[]; scoring?: ScoringMode;
   positiveLabel?: string; limit?: string; store: string; run?: string; dataDir?: string; rougeStemmer?: boolean;
   syntheticSeed: string; syntheticSize: string; demoSeed?: string; batchExamples: string; batchTokens?: string; format: 'table' | 'json';
 }

@@ -11,10 +11,11 @@ import { watchRun } from '../pipeline/watch.ts';
 import { numberIn, numberList, wholeNumber } from './flag-values.ts';
 import { addRemoteOptions, remoteLoaderOf, type RemoteFlags } from './remote-flags.ts';
 import { addDataDirOption, addPromptVariantOptions, addSyntheticOptions, addTestSetOption, baseModelOption, scoringOption, storeOption } from './shared-options.ts';
+import type { ScoringMode } from '../tasks/index.ts';
 
 interface WatchFlags extends RemoteFlags {
   testSet: string[]; store: string; run?: string; interval: string; once?: boolean; control?: string; metric?: string; out?: string;
-  baseModel?: string; tokenizer?: string; task?: string; scoring?: 'first-token' | 'full-word'; prompt?: string[]; shots?: string[]; limit?: string;
+  baseModel?: string; tokenizer?: string; task?: string; scoring?: ScoringMode; prompt?: string[]; shots?: string[]; limit?: string;
   dataDir?: string; syntheticSeed: string; syntheticSize: string; batchExamples: string; batchTokens?: string;
 }
 

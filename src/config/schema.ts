@@ -6,7 +6,7 @@ import {
   BOS_RULES, EVALUATION_GRIDS, GRID_RUN_SHOTS, LABEL_TOKENS, LOSS_WEIGHTINGS, PROTOCOLS, READING_POSITIONS, ROUGE_AGGREGATES,
   STUDY_A_MNLI_NEUTRAL_RULES, TRAINING_TRUNCATIONS, UNLABELED_ROWS, ZERO_SHOT_PREFIXES,
 } from '../tasks/protocol.ts';
-import { SCORING_MODES } from '../tasks/task.ts';
+import { DEFAULT_SCORING, SCORING_MODES } from '../tasks/task.ts';
 import { SUITE_DEFAULTS } from '../synth/design.ts';
 import { FINETUNE_METHODS, HF_LAUNCH_DEFAULTS, INIT_FAMILIES, INIT_SHAPE_DEFAULTS, LORA_STUDY_FIELDS, STUDY_LAUNCHERS, STUDY_OBJECTIVES, TRAINING_BACKENDS, TRAINING_DEFAULTS, TRAINING_STUDY_FIELDS } from '../train/option-table.ts';
 
@@ -121,7 +121,7 @@ export const EvaluationSchema = z.strictObject({
   control: z.string().optional(),
   testSets: z.array(z.string()).min(1),
   task: z.string().optional(),
-  scoring: z.enum(SCORING_MODES).default('first-token'),
+  scoring: z.enum(SCORING_MODES).default(DEFAULT_SCORING),
   limit: positiveInt.optional(),
   prompts: z.array(z.union([z.literal(1), z.literal(2)])).optional(),
   /** Evaluate through OpenAI-compatible servers instead of the built-in engine (as evaluate --remote). */

@@ -8,6 +8,8 @@ import {
   type ZeroShotPrefix,
 } from '../tasks/index.ts';
 import type { Study, StudyMethod, StudyTrainingSet } from './schema.ts';
+import type { LabelTokenRule } from '../types.ts';
+import { TRAINER_OBJECTIVE, type OBJECTIVES } from '../train/option-table.ts';
 
 export interface StudySettings {
   protocol: Protocol;
@@ -112,7 +114,9 @@ export function objectiveOf(method: StudyMethod, set: StudyTrainingSet): NonNull
 }
 
 /** Where FTICL demonstrations come from and how they are picked, under the study's protocol. */
-export function demonstrationSource(study: Study, method: StudyMethod): { pool: 'few-shot' | 'training'; selection: 'first' | 'sampled' } {
+export function demonstrationSource(study: Study, method: StudyMethod): {
+  pool: NonNullable<StudyMethod['demonstrationPool']>; selection: NonNullable<StudyMethod['demonstrationSelection']>;
+} {
   const official = PROTOCOL_SETTINGS[study.protocol].fticlDemonstrations === 'few-shot-first';
   return {
     pool: method.demonstrationPool ?? (official ? 'few-shot' : 'training'),
@@ -165,11 +169,11 @@ export function readingRulesOf(settings: StudySettings, studyAOnly: boolean): { 
 
 /** How a trained method's targets are read: its objective, label token and (study A's label-token objective) padded position. */
 export function trainingTargetsOf(settings: StudySettings, method: StudyMethod, set: StudyTrainingSet, studyAOnly: boolean): {
-  objective: 'generate' | 'classify'; labelTokens: 'in-context' | 'standalone'; padTo?: number;
+  objective: (typeof OBJECTIVES)[number]; labelTokens: LabelTokenRule; padTo?: number;
 } {
   const objective = objectiveOf(method, set);
   return {
-    objective: objective === 'supervised' ? 'generate' : 'classify',
+    objective: TRAINER_OBJECTIVE[objective],
     // llama2-ids are evaluation-only ids; a label-token objective trains the in-context token (the same ids with Llama-2's Prompt-1).
     labelTokens: settings.labelTokens === 'llama2-ids' ? 'in-context' : settings.labelTokens,
     ...(studyAOnly && settings.readingPosition === 'padded-128' && objective === 'label-token' ? { padTo: STUDY_A_PAD_TO } : {}),

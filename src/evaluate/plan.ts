@@ -3,7 +3,7 @@
 // user can get wrong (an unknown label, a missing field, too few demonstrations) fails here, before
 // any model is loaded or anything is written.
 import { UserError } from '../errors.ts';
-import type { Example } from '../types.ts';
+import { DEFAULT_LABEL_TOKEN_RULE, type Example } from '../types.ts';
 import {
   addSpecialTokensFor, buildFirstTokenRequests, buildFullWordRequests, buildGenerateRequests, demonstrationsFor, goldLabel, joinFor, referenceOf,
   type BosRule, type BuildOptions, type LabelTokens, type TaskPreset, type TaskSpec, type ZeroShotPrefix,
@@ -96,7 +96,7 @@ async function buildCell(index: number, set: EvalTestSet, variant: PromptVariant
     } else if (task.scoring === 'first-token') {
       mode = 'first-token';
       const preset = resolvePreset({ task: opts.task }, set);
-      const labelTokens = (preset?.study === 'B' ? opts.studyBLabelTokens : undefined) ?? opts.labelTokens ?? 'in-context';
+      const labelTokens = (preset?.study === 'B' ? opts.studyBLabelTokens : undefined) ?? opts.labelTokens ?? DEFAULT_LABEL_TOKEN_RULE;
       const addSpecialTokens = addSpecialTokensFor('classify', opts.bos ?? 'tokenizer');
       const extra = { ...(opts.padTo === undefined ? {} : { padTo: opts.padTo }), ...(labelTokens === 'llama2-ids' ? { fixedTokens: llama2Ids(task, preset) } : {}) };
       payloads = buildFirstTokenRequests(task, set.examples, build).map((r) => ({ mode: 'first-token', context: r.context, candidates: r.candidates, labelTokens, addSpecialTokens, ...extra }));

@@ -5,7 +5,7 @@
 // compares with this copy when it is present). They are embedded because a user's clone has no
 // shared folder.
 import { UserError } from '../errors.ts';
-import type { ClassifyTaskSpec, GenerateTaskSpec, JoinOptions, ScoringMode, TaskSpec } from './task.ts';
+import { DEFAULT_SCORING, type ClassifyTaskSpec, type GenerateTaskSpec, type JoinOptions, type ScoringMode, type TaskSpec } from './task.ts';
 
 export const STUDY_B_TASKS = ['summary', 'question', 'sentiment', 'inference', 'detection'] as const;
 export type StudyBTask = (typeof STUDY_B_TASKS)[number];
@@ -82,7 +82,7 @@ export const STUDY_B_FTICL_SHOTS: Readonly<Record<StudyBTask, readonly number[]>
 export const STUDY_B_JOIN: JoinOptions = { separator: '\n\n', zeroShotPrefix: '<s> ' };
 
 /** Study B's task spec for one of its five tasks and Prompt-1 (1) or Prompt-2 (2). */
-export function studyBTask(task: StudyBTask, prompt: 1 | 2 = 1, scoring: ScoringMode = 'first-token'): TaskSpec {
+export function studyBTask(task: StudyBTask, prompt: 1 | 2 = 1, scoring: ScoringMode = DEFAULT_SCORING): TaskSpec {
   if (!STUDY_B_TASKS.includes(task)) throw new UserError(`unknown study B task "${task}"; expected one of ${STUDY_B_TASKS.join(', ')}`);
   const template = STUDY_B_PROMPT_MAP[prompt - 1]?.[task];
   if (template === undefined) throw new UserError(`study B has Prompt-1 and Prompt-2, not Prompt-${prompt}`);
@@ -111,7 +111,7 @@ export const STUDY_A_PAD_TO = 128;
 /** Study A's verbalizer: the label words carry their leading space. */
 export const STUDY_A_VERBALIZER: Readonly<Record<'Yes' | 'No', string>> = { Yes: ' Yes', No: ' No' };
 
-export function studyATask(scoring: ScoringMode = 'first-token'): ClassifyTaskSpec {
+export function studyATask(scoring: ScoringMode = DEFAULT_SCORING): ClassifyTaskSpec {
   return {
     kind: 'classify', name: 'study-a/pattern', template: STUDY_A_TEMPLATE, labels: ['Yes', 'No'],
     verbalizer: { ...STUDY_A_VERBALIZER }, scoring, targetDelimiter: '',
@@ -119,7 +119,7 @@ export function studyATask(scoring: ScoringMode = 'first-token'): ClassifyTaskSp
 }
 
 /** The synthetic suite's task (src/synth/): study A's pattern and " Yes" / " No" verbalizer, so the pipeline runs the same code. */
-export function syntheticTask(scoring: ScoringMode = 'first-token'): ClassifyTaskSpec {
+export function syntheticTask(scoring: ScoringMode = DEFAULT_SCORING): ClassifyTaskSpec {
   return { ...studyATask(scoring), name: 'synthetic' };
 }
 

@@ -6,7 +6,7 @@ import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { UserError } from '../errors.ts';
 import { formatIssues } from '../data/spec.ts';
-import { SCORING_MODES, validateClassifyTask, type ScoringMode, type TaskSpec } from './task.ts';
+import { DEFAULT_SCORING, SCORING_MODES, validateClassifyTask, type ScoringMode, type TaskSpec } from './task.ts';
 import { validateGenerateTask } from './generate.ts';
 import { TASK_PRESET_NAMES, taskPreset } from './task-presets.ts';
 
@@ -21,7 +21,7 @@ const ClassifySchema = z.strictObject({
   template: text,
   labels: z.array(text).min(2, 'expected at least two labels'),
   verbalizer: z.record(z.string(), text),
-  scoring: z.enum(SCORING_MODES).default('first-token'),
+  scoring: z.enum(SCORING_MODES).default(DEFAULT_SCORING),
   targetDelimiter: z.string().optional(),
   join: JoinSchema.optional(),
 });
@@ -58,7 +58,7 @@ export function taskByName(name: string, opts: { prompt?: 1 | 2; scoring?: Scori
   const preset = taskPreset(name);
   let task: TaskSpec;
   if (preset) {
-    task = preset.spec(preset.prompts.includes(prompt) ? prompt : 1, opts.scoring ?? 'first-token');
+    task = preset.spec(preset.prompts.includes(prompt) ? prompt : 1, opts.scoring ?? DEFAULT_SCORING);
   } else {
     if (!/\.(ya?ml|json)$/i.test(name) || !fs.existsSync(name)) {
       throw new UserError(`--task ${name}: not a preset (${TASK_PRESET_NAMES.join(', ')}) and not a task spec file (.yaml/.yml/.json)`);

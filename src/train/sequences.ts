@@ -13,7 +13,7 @@
 // demonstrations go first), or, to replay study B's train.py (tokenizer(..., max_length=1024,
 // truncation=True), right truncation), their first tokens: the target, or all of it, may be cut.
 import { UserError } from '../errors.ts';
-import type { Tokenizer } from '../types.ts';
+import { DEFAULT_LABEL_TOKEN_RULE, type Tokenizer } from '../types.ts';
 import type { OBJECTIVES } from './option-table.ts';
 import type { TrainingPieces } from '../tasks/demonstrations.ts';
 import { encodeFirstToken, type LabelTokenRule } from '../engine/index.ts';
@@ -40,7 +40,7 @@ export interface TrainSequence {
 }
 
 export function encodeForTraining(
-  tok: Tokenizer, pieces: readonly TrainingPieces[], objective: Objective, maxLength: number, labelTokens: LabelTokenRule = 'in-context', padTo?: number,
+  tok: Tokenizer, pieces: readonly TrainingPieces[], objective: Objective, maxLength: number, labelTokens: LabelTokenRule = DEFAULT_LABEL_TOKEN_RULE, padTo?: number,
   truncation: SequenceTruncation = 'keep-last',
 ): TrainSequence[] {
   if (padTo !== undefined && objective !== 'classify') throw new UserError('padTo (study A\'s reading position) applies to the label-token objective only');

@@ -1,7 +1,7 @@
 // Turning score requests into token sequences with lm-evaluation-harness's loglikelihood semantics
 // (lm_eval/api/model.py `_encode_pair`, lm_eval/models/huggingface.py `_loglikelihood_tokens`).
 import { UserError } from '../../errors.ts';
-import type { LabelTokenRule, ScoreRequest, Tokenizer } from '../../types.ts';
+import { DEFAULT_LABEL_TOKEN_RULE, type LabelTokenRule, type ScoreRequest, type Tokenizer } from '../../types.ts';
 
 export interface EncodedPair {
   /** Model input: (context + continuation)[:-1], left-truncated to the model's length. */
@@ -86,7 +86,7 @@ export function encodeFirstToken(
     if (ctx.length === 0) throw new UserError(`context ${JSON.stringify(context.slice(0, 40))} encodes to no tokens`);
     return { context: ctx.slice(-maxLength), candidates: [...ids] };
   }
-  const rule = opts.labelTokens ?? 'in-context';
+  const rule = opts.labelTokens ?? DEFAULT_LABEL_TOKEN_RULE;
   if (rule === 'standalone') {
     const ids = tok.encode(context, special);
     if (ids.length === 0) throw new UserError(`context ${JSON.stringify(context.slice(0, 40))} encodes to no tokens`);
