@@ -1,9 +1,8 @@
 // The prompts, label words and settings of the two studies of docs/studies.md, as data.
 //
 // Study B's templates are a copy of prompt_map.json from GitHub LHRYANG/Generalization_of_FT-LLM
-// (data/prompt_map.json; also ../shared/data/ft-generalisation/prompt_map.json, which a test
-// compares with this copy when it is present). They are embedded because a user's clone has no
-// shared folder.
+// (data/prompt_map.json), embedded so that they need no download; test/tasks/presets.test.ts
+// compares the copy with the original where a data folder holds it.
 import { UserError } from '../errors.ts';
 import { DEFAULT_SCORING, type ClassifyTaskSpec, type GenerateTaskSpec, type JoinOptions, type ScoringMode, type TaskSpec } from './task.ts';
 
