@@ -10,6 +10,7 @@ import { ResultStore } from '../store/result-store.ts';
 import { readLmEvalFiles } from './lm-eval-results.ts';
 import { listScoreFolder } from './score-folder.ts';
 import { isMissingValue, scoreRowFromRecord, type ScoreRow } from './score-row.ts';
+import { runAttributes } from './run-series.ts';
 import type { ScoreReading } from './score-reading.ts';
 import { readTrainerStates } from './trainer-state.ts';
 import { isWideHeader, parseColumnMap, readWideRows } from './wide-table.ts';
@@ -122,12 +123,4 @@ export function readStoreScores(source: string | ResultStore, promptVariant: str
   } finally {
     if (typeof source === 'string') store.close();
   }
-}
-
-function runAttributes(r: ReturnType<ResultStore['runs']>[number]): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries({ model: r.model, training_set: r.trainingSet, method: r.method, seed: r.seed, ...r.attributes })) {
-    if (v !== null && v !== undefined) out[k] = typeof v === 'string' ? v : JSON.stringify(v);
-  }
-  return out;
 }

@@ -5,7 +5,7 @@
 // report, since one store often holds runs of both studies.
 import { UserError } from '../errors.ts';
 import { analyzeRuns, DEFAULT_OPTIONS, emptyAnalysis, runProblem, type AnalysisResult, type AnalyzeOptions } from '../analyze/analysis.ts';
-import { buildRunSeries, type RunSeries } from '../analyze/run-series.ts';
+import { buildRunSeries, runAttributes, type RunSeries } from '../analyze/run-series.ts';
 import type { ScoreRow } from '../analyze/score-row.ts';
 import { metricForTestSet, metricsByTestSet, type ReportData } from './report-data.ts';
 
@@ -83,12 +83,4 @@ function recordedControl(data: ReportData): string | null {
     throw new UserError(`${data.storePath}: runs record different "${CONTROL_ATTRIBUTE}" values (${[...values].sort().join(', ')}); choose one with --control`);
   }
   return values.size === 1 ? [...values][0] : null;
-}
-
-function runAttributes(r: ReportData['runs'][number]): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries({ model: r.model, training_set: r.trainingSet, method: r.method, seed: r.seed, ...r.attributes })) {
-    if (v !== null && v !== undefined) out[k] = typeof v === 'string' ? v : JSON.stringify(v);
-  }
-  return out;
 }
