@@ -1,6 +1,8 @@
 // The per-pair meta-analysis across runs, with each pair's verdict and why, as text and as CSV.
 import type { MetaAcrossRuns, PairMeta } from './pair-meta.ts';
 import { PAIR_VERDICTS } from './verdict.ts';
+import { csvText, intervalText, pValueText } from './text-cells.ts';
+import { alignColumns } from '../text-table.ts';
 
 export const META_COLUMNS = [
   'a', 'b', 'runs', 'excluded', 'r', 'ci95_low', 'ci95_high', 'p', 'p_adjusted', 'z', 'se',
@@ -35,11 +37,11 @@ export function moderatorRows(meta: MetaAcrossRuns): (string | number | null)[][
 }
 
 export function formatMetaCsv(meta: MetaAcrossRuns): string {
-  return csv([...META_COLUMNS], meta.pairs.map(metaRow));
+  return csvText([...META_COLUMNS], meta.pairs.map(metaRow));
 }
 
 export function formatModeratorCsv(meta: MetaAcrossRuns): string {
-  return csv([...MODERATOR_COLUMNS], moderatorRows(meta));
+  return csvText([...MODERATOR_COLUMNS], moderatorRows(meta));
 }
 
 /** The table's lines: the verdict per pair from its pooled effect, then the moderator tests when asked for. */
@@ -52,7 +54,7 @@ export function formatMetaTable(meta: MetaAcrossRuns): string[] {
     p.a, p.b, String(p.runs), num(p.r, 3), ci(p.ci95), pval(p.p_adjusted), p.tau2 === null ? '-' : Math.sqrt(p.tau2).toFixed(3),
     p.i2 === null ? '-' : `${(100 * p.i2).toFixed(0)}%`, pval(p.q_p_adjusted), ci(p.prediction95), p.verdict, p.why,
   ]);
-  out.push(...align([header, ...rows]));
+  out.push(...alignColumns([header, ...rows], { indent: 2 }));
   const notes = [...new Set(meta.pairs.flatMap((p) => p.notes))];
   for (const n of notes) out.push(`  note: ${n}`);
   if (meta.moderator !== null) {
@@ -70,7 +72,7 @@ export function formatMetaTable(meta: MetaAcrossRuns): string[] {
           : m.coefficients.length ? `slope ${m.coefficients[1].estimate.toPrecision(3)} z per unit of ${m.attribute}` : own(m.notes) || '-';
         return [p.a, p.b, String(m.runs), test, pval(m.test?.p ?? null), m.r2 === null ? '-' : `${(100 * m.r2).toFixed(0)}%`, detail];
       });
-      out.push(...align([['a', 'b', 'runs', 'test', 'p', 'R2', moderatorKind(meta) === 'categorical' ? 'pooled r per level' : 'effect'], ...mrows]));
+      out.push(...alignColumns([['a', 'b', 'runs', 'test', 'p', 'R2', moderatorKind(meta) === 'categorical' ? 'pooled r per level' : 'effect'], ...mrows], { indent: 2 }));
     } else {
       out.push(`  no pair could be tested (${fits.length} pairs).`);
     }
@@ -88,24 +90,9 @@ function num(x: number | null, digits: number): string {
 }
 
 function pval(p: number | null): string {
-  if (p === null) return '-';
-  return p < 1e-4 ? p.toExponential(1) : p.toFixed(4);
+  return p === null ? '-' : pValueText(p);
 }
 
 function ci(c: [number, number] | null): string {
-  return c === null ? '-' : `[${c[0].toFixed(3)}, ${c[1].toFixed(3)}]`;
-}
-
-function align(rows: string[][]): string[] {
-  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
-  return rows.map((r) => '  ' + r.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd());
-}
-
-function csv(columns: string[], rows: (string | number | null)[][]): string {
-  const cell = (v: string | number | null) => {
-    if (v === null) return '';
-    const s = String(v);
-    return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-  };
-  return [columns.join(','), ...rows.map((r) => r.map(cell).join(','))].join('\n') + '\n';
+  return c === null ? '-' : intervalText(c);
 }

@@ -21,6 +21,7 @@ import type { Correction } from '../stats/index.ts';
 import type { AnalysisResult } from './analysis.ts';
 import { isSignificant } from './agreement.ts';
 import type { MetaAcrossRuns, PairMeta } from './pair-meta.ts';
+import { intervalText, pValueText } from './text-cells.ts';
 
 /** The four outcomes a pair can have, in the order the headline counts them. */
 export const PAIR_VERDICTS = ['generalises', 'depends on the model', 'negligible everywhere', 'inconclusive'] as const;
@@ -42,7 +43,7 @@ export function pairVerdict(m: VerdictInputs, ctx: VerdictContext): { verdict: P
   if (m.runs === 0 || m.r === null) return inconclusive('no run to pool');
   if (m.prediction95 === null) return inconclusive(`${m.runs} run${m.runs === 1 ? '' : 's'} pooled: a prediction interval for a new run needs at least 3`);
   const [lo, hi] = m.prediction95;
-  const pi = `95% prediction interval ${interval(m.prediction95)}`;
+  const pi = `95% prediction interval ${intervalText(m.prediction95)}`;
   const margin = ctx.equivalenceMargin;
   if (-margin < lo && hi < margin) return { verdict: 'negligible everywhere', why: `${pi} inside ±${margin}` };
   const significant = m.p_adjusted !== null && m.p_adjusted < ctx.alpha;
@@ -115,11 +116,6 @@ function corrected(ctx: Pick<VerdictContext, 'correction' | 'pairs'>): string {
   return ctx.correction === 'none' || ctx.pairs <= 1 ? 'uncorrected' : `${ctx.correction}-adjusted`;
 }
 
-function interval(c: [number, number]): string {
-  return `[${c[0].toFixed(3)}, ${c[1].toFixed(3)}]`;
-}
-
 function pval(p: number | null): string {
-  if (p === null) return '-';
-  return p < 1e-4 ? p.toExponential(1) : p.toFixed(4);
+  return p === null ? '-' : pValueText(p);
 }

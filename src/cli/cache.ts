@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import { Command } from 'commander';
 import { storeOption } from './shared-options.ts';
+import { formatTextTable } from '../text-table.ts';
 import { UserError } from '../errors.ts';
 import { normaliseBase } from '../engine/index.ts';
 import type { EvaluationTables } from '../store/evaluation-tables.ts';
@@ -35,9 +36,8 @@ export function registerCache(program: Command): void {
     .addOption(storeOption())
     .action((flags: CacheFlags) => {
       const groups = withTables(flags.store, (t) => t.cacheGroups());
-      const rows = [['source', 'model', 'answers', 'first', 'last'], ...groups.map((g) => [g.source ?? '(unknown)', g.modelId, String(g.answers), g.first, g.last])];
-      const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
-      process.stdout.write(rows.map((r) => r.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd()).join('\n') + '\n');
+      const rows = groups.map((g) => [g.source ?? '(unknown)', g.modelId, String(g.answers), g.first, g.last]);
+      process.stdout.write(formatTextTable(['source', 'model', 'answers', 'first', 'last'], rows));
     });
   cache.command('drop')
     .description('drop cached answers matching every filter given, so the next evaluation asks again (scores are rewritten then)')

@@ -8,7 +8,7 @@ import { discoverCheckpoints, evaluateGrid, progressFor, promptVariants, resolve
 import { builtinLoader } from '../engine/index.ts';
 import { numberList, wholeNumber } from './flag-values.ts';
 import { addRemoteOptions, remoteLoaderOf, type RemoteFlags } from './remote-flags.ts';
-import { formatTextTable } from './text-table.ts';
+import { formatTextTable } from '../text-table.ts';
 import { count } from './count.ts';
 import { addDataDirOption, addFormatOption, addPromptVariantOptions, addSyntheticOptions, addTestSetOption, baseModelOption, scoringOption, storeOption } from './shared-options.ts';
 import type { ScoringMode } from '../tasks/index.ts';

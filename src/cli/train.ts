@@ -5,7 +5,7 @@ import { Command, Option } from 'commander';
 import { UserError } from '../errors.ts';
 import { numberIn, wholeNumber } from './flag-values.ts';
 import { addDataDirOption, addFormatOption, addSyntheticOptions, storeOption } from './shared-options.ts';
-import { formatTextTable } from './text-table.ts';
+import { formatTextTable } from '../text-table.ts';
 import { loadExamples } from '../data/index.ts';
 import { taskByName, TASK_PRESET_NAMES } from '../tasks/index.ts';
 import { defaultLoraTargetsOf } from '../engine/index.ts';

@@ -3,6 +3,7 @@
 // through escapeHtml, numbers through the formatters. The page has no scripts and loads nothing.
 import { escapeHtml } from './escape.ts';
 import type { Cell, Table } from './table.ts';
+import { pValueText } from '../analyze/text-cells.ts';
 
 export const STYLE = `
 :root { color-scheme: light; }
@@ -143,8 +144,7 @@ export function signed(x: number | null | undefined, digits: number): string {
 }
 
 export function pValue(p: number | null | undefined): string {
-  if (p === null || p === undefined) return '–';
-  return p < 1e-4 ? p.toExponential(1) : p.toFixed(4);
+  return p === null || p === undefined ? '–' : pValueText(p);
 }
 
 /** An id for an element, made from free text: letters, digits and dashes, unique by the index. */

@@ -4,6 +4,7 @@
 // the report alike. It takes the sign counts as plain data, so the suite does not depend on the
 // analysis code that produces them.
 import type { ExpectedCorrelation, ExpectedSign } from './describe.ts';
+import { alignColumns } from '../text-table.ts';
 
 /**
  * Per OOD pair, how many runs gave a significant positive / negative correlation (analyze's
@@ -106,12 +107,9 @@ export function formatDesignCheck(c: DesignCheck): string {
   const byVerdict = c.rows.some((r) => r.verdict !== undefined);
   const header = ['a', 'b', 'designed', 'positive', 'negative', 'runs', ...(byVerdict ? ['verdict'] : []), 'outcome'];
   const cells = c.rows.map((r) => [r.a, r.b, r.designed, String(r.positive), String(r.negative), String(r.runs), ...(byVerdict ? [r.verdict ?? ''] : []), r.outcome]);
-  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((row) => row[i].length)));
-  const line = (row: string[]) => '  ' + row.map((v, i) => v.padEnd(widths[i])).join('  ').trimEnd();
   return [
     'Designed against found: the synthetic suite fixes the sign of some OOD pairs by construction (mirrored items move apart, twin items together); the rest have none.',
-    line(header),
-    ...cells.map(line),
+    ...alignColumns([header, ...cells], { indent: 2 }),
     `Verdict: ${c.verdict}`,
   ].join('\n') + '\n';
 }
