@@ -19,6 +19,18 @@ export interface GenerateRequest {
   addSpecialTokens?: boolean;
 }
 
+/** What a task does with a prompt: score the labels (classify) or generate text (generate). */
+export const TASK_KINDS = ['classify', 'generate'] as const;
+export type TaskKind = (typeof TASK_KINDS)[number];
+
+/**
+ * How a server's model is matched with a checkpoint when the server does not report its weights
+ * (engine/remote/served-identity.ts): its listed root is the checkpoint's folder (the default), or a
+ * few prompt log-probs agree with the built-in engine's.
+ */
+export const IDENTITY_CHECKS = ['path', 'probe'] as const;
+export type IdentityCheck = (typeof IDENTITY_CHECKS)[number];
+
 /** Which token of a label word an engine reads: its first token in context, or tokenised alone (engine/hf/requests.ts). */
 export const LABEL_TOKEN_RULES = ['in-context', 'standalone'] as const;
 export type LabelTokenRule = (typeof LABEL_TOKEN_RULES)[number];

@@ -2,10 +2,10 @@
 // loopback unless told otherwise; prints its URL, runs until SIGINT / SIGTERM.
 import { Command, Option } from 'commander';
 import { UserError } from '../errors.ts';
-import { SERVE_DEFAULTS, startServer } from '../serve/index.ts';
+import { SERVE_DEFAULTS, SERVE_PROFILES, startServer, type ServeProfile } from '../serve/index.ts';
 import { numberIn, wholeNumber } from './flag-values.ts';
 
-interface ServeFlags { host: string; port: string; modelName?: string; batchTokens?: string; loraRoot?: string[]; maxLoras: string; maxBodyMb: string; maxPromptTokens: string; mimic: 'genstudy' | 'vllm'; startupDelay?: string }
+interface ServeFlags { host: string; port: string; modelName?: string; batchTokens?: string; loraRoot?: string[]; maxLoras: string; maxBodyMb: string; maxPromptTokens: string; mimic: ServeProfile; startupDelay?: string }
 
 function portNumber(value: string): number {
   return wholeNumber('--port', value, { min: 0, max: 65535 })!;
@@ -25,7 +25,7 @@ export function registerServe(program: Command): void {
     .option('--max-body-mb <n>', 'largest request body in MiB (larger: HTTP 413)', String(SERVE_DEFAULTS.maxBodyBytes / 2 ** 20))
     .option('--max-prompt-tokens <n>', 'prompt tokens per completions request (more: HTTP 413)', String(SERVE_DEFAULTS.maxPromptTokens))
     .option('--startup-delay <seconds>', 'wait this long before listening, as a large model loading would (for testing clients)')
-    .addOption(new Option('--mimic <server>', "answer as this server does where servers differ (vllm: vLLM's /v1/models, context limit, generation_config defaults, LoRA errors; for testing clients against vLLM's behaviour)").choices(['genstudy', 'vllm']).default('genstudy'))
+    .addOption(new Option('--mimic <server>', "answer as this server does where servers differ (vllm: vLLM's /v1/models, context limit, generation_config defaults, LoRA errors; for testing clients against vLLM's behaviour)").choices(SERVE_PROFILES).default(SERVE_DEFAULTS.profile))
     .action(async (model: string, flags: ServeFlags) => {
       const port = portNumber(flags.port);
       const batchTokens = wholeNumber('--batch-tokens', flags.batchTokens);

@@ -8,6 +8,7 @@ import {
 } from '../tasks/protocol.ts';
 import { DEFAULT_SCORING, SCORING_MODES } from '../tasks/task.ts';
 import { SUITE_DEFAULTS } from '../synth/design.ts';
+import { IDENTITY_CHECKS } from '../types.ts';
 import { FINETUNE_METHODS, HF_LAUNCH_DEFAULTS, INIT_FAMILIES, INIT_SHAPE_DEFAULTS, LORA_STUDY_FIELDS, STUDY_LAUNCHERS, STUDY_OBJECTIVES, TRAINING_BACKENDS, TRAINING_DEFAULTS, TRAINING_STUDY_FIELDS } from '../train/option-table.ts';
 
 const positiveInt = z.number().int().min(1);
@@ -129,14 +130,14 @@ export const EvaluationSchema = z.strictObject({
     urls: z.array(z.string()).min(1),
     /** The served model's name for full checkpoints (default: the one the server lists). */
     model: z.string().optional(),
-    /** Seconds before a request is given up (then retried); default the remote engine's, 600. */
+    /** Seconds before a request is given up (then retried); default the remote engine's (REMOTE_DEFAULTS). */
     timeout: z.number().positive().optional(),
-    /** Tries after the first for a failed request; default the remote engine's, 8. */
+    /** Tries after the first for a failed request; default the remote engine's (REMOTE_DEFAULTS). */
     retries: z.number().int().min(0).optional(),
-    /** Seconds a server refusing connections may take to start (GET /health waited on); default the remote engine's, 600. */
+    /** Seconds a server refusing connections may take to start (GET /health waited on); default the remote engine's (REMOTE_DEFAULTS). */
     startupSeconds: z.number().min(0).optional(),
     /** How a server that does not report its weights (vLLM) is matched with each checkpoint (docs/remote.md). */
-    identity: z.enum(['path', 'probe']).optional(),
+    identity: z.enum(IDENTITY_CHECKS).optional(),
   }).optional(),
   // The settings below default from the study's protocol (src/tasks/protocol.ts, docs/studies.md).
   /** First-token scoring and the label-token objective: the label's first token in context, or tokenised alone. */

@@ -5,11 +5,11 @@ import { datasetInfo, listFiles, modelInfo, HubApiError } from '@huggingface/hub
 import { mkdir, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { UserError } from '../errors.ts';
-import { COMMIT, RepoCache, defaultCacheDir, exists, type RepoType } from './hub/cache.ts';
+import { COMMIT, REPO_TYPES, RepoCache, defaultCacheDir, exists, type RepoType } from './hub/cache.ts';
 import { downloadBlob, describeNetworkError, hashFile, isTransient, type Expected } from './hub/download.ts';
 import { makePathFilter } from './hub/glob.ts';
 
-export { defaultCacheDir, repoFolderName, type RepoType } from './hub/cache.ts';
+export { defaultCacheDir, repoFolderName, REPO_TYPES, type RepoType } from './hub/cache.ts';
 
 export const DEFAULT_ENDPOINT = 'https://huggingface.co';
 
@@ -87,7 +87,7 @@ function checkRepo(ref: RepoRef): { repo: string; type: RepoType; revision: stri
   if (!/^[\w.-]+(\/[\w.-]+)?$/.test(ref.repo) || ref.repo.includes('..')) {
     throw new UserError(`hub repo "${ref.repo}": expected "owner/name"`);
   }
-  return { repo: ref.repo, type: ref.repoType ?? 'dataset', revision: ref.revision ?? 'main' };
+  return { repo: ref.repo, type: ref.repoType ?? REPO_TYPES[0], revision: ref.revision ?? 'main' };
 }
 
 export interface PullRequest extends RepoRef {

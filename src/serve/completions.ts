@@ -14,7 +14,7 @@ import { EngineQueue } from './engine-queue.ts';
 import { TextEncoder } from './text-encoder.ts';
 import { promptLogprobs } from './prompt-logprobs.ts';
 import { checkContext } from './context-limit.ts';
-import { effectiveSampling, type ServeProfile } from './sampling.ts';
+import { effectiveSampling, SERVE_PROFILES, type ServeProfile } from './sampling.ts';
 import {
   HttpError, type CompletionChoice, type CompletionLogprobs, type CompletionRequest, type PromptLogprob,
 } from './protocol.ts';
@@ -114,7 +114,7 @@ export class CompletionEngine {
    * TEXT_CHARS_PER_TOKEN characters per allowed token, and tokenised on a worker thread
    * (text-encoder.ts), so other requests (GET /health) are answered meanwhile.
    */
-  async complete(model: BuiltinModel, req: CompletionRequest, maxPromptTokens = Infinity, profile: ServeProfile = 'genstudy'): Promise<{ choices: CompletionChoice[]; usage: Usage }> {
+  async complete(model: BuiltinModel, req: CompletionRequest, maxPromptTokens = Infinity, profile: ServeProfile = SERVE_PROFILES[0]): Promise<{ choices: CompletionChoice[]; usage: Usage }> {
     req = effectiveSampling(req, profile, model.generationConfig);
     const tok = model.tokenizer;
     const vocab = model.arch.vocabSize;

@@ -13,7 +13,9 @@
 // answered as if the field were neutral.
 import { HttpError, type CompletionRequest } from './protocol.ts';
 
-export type ServeProfile = 'genstudy' | 'vllm';
+/** Whose behaviour the server follows where servers differ: its own (the default), or vLLM's (vllm-profile.ts). */
+export const SERVE_PROFILES = ['genstudy', 'vllm'] as const;
+export type ServeProfile = (typeof SERVE_PROFILES)[number];
 
 /** The neutral value of each field that changes a greedy answer. */
 const NEUTRAL = { repetition_penalty: 1, presence_penalty: 0, frequency_penalty: 0 } as const;

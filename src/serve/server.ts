@@ -17,7 +17,7 @@ import { UserError } from '../errors.ts';
 import { LoraAdapters, loadModel, type BuiltinModel } from '../engine/index.ts';
 import { CompletionEngine } from './completions.ts';
 import { completionRequestSchema, describeZodError, HttpError, loadAdapterSchema, unloadAdapterSchema } from './protocol.ts';
-import type { ServeProfile } from './sampling.ts';
+import { SERVE_PROFILES, type ServeProfile } from './sampling.ts';
 import { FASTAPI_NOT_FOUND, VLLM, vllmModelCard } from './vllm-profile.ts';
 
 export interface ServeOptions {
@@ -54,7 +54,7 @@ export interface ServeOptions {
   startupDelayMs?: number;
 }
 
-export const SERVE_DEFAULTS = { maxLoras: 4, maxBodyBytes: 8 << 20, maxPromptTokens: 65_536 } as const;
+export const SERVE_DEFAULTS = { maxLoras: 4, maxBodyBytes: 8 << 20, maxPromptTokens: 65_536, profile: SERVE_PROFILES[0] } as const;
 
 export interface RunningServer {
   url: string;
@@ -146,7 +146,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   const maxLoras = opts.maxLoras ?? SERVE_DEFAULTS.maxLoras;
   const maxBodyBytes = opts.maxBodyBytes ?? SERVE_DEFAULTS.maxBodyBytes;
   const maxPromptTokens = opts.maxPromptTokens ?? SERVE_DEFAULTS.maxPromptTokens;
-  const profile = opts.profile ?? 'genstudy';
+  const profile = opts.profile ?? SERVE_DEFAULTS.profile;
   const base = await loadModel(dir, opts.maxBatchTokens === undefined ? {} : { maxBatchTokens: opts.maxBatchTokens });
   if (profile === 'vllm' && loraRoots.length > 0) {
     const refusal = VLLM.loraRefusal(base.config);

@@ -4,6 +4,7 @@
 // (data/prompt_map.json), embedded so that they need no download; test/tasks/presets.test.ts
 // compares the copy with the original where a data folder holds it.
 import { UserError } from '../errors.ts';
+import type { TaskKind } from '../types.ts';
 import { DEFAULT_SCORING, type ClassifyTaskSpec, type GenerateTaskSpec, type JoinOptions, type ScoringMode, type TaskSpec } from './task.ts';
 
 export const STUDY_B_TASKS = ['summary', 'question', 'sentiment', 'inference', 'detection'] as const;
@@ -37,7 +38,7 @@ export const STUDY_B_LABELS: Readonly<Partial<Record<StudyBTask, readonly string
   inference: ['entailment', 'neutral', 'contradiction'],
 };
 
-export function studyBKind(task: StudyBTask): 'classify' | 'generate' {
+export function studyBKind(task: StudyBTask): TaskKind {
   return STUDY_B_LABELS[task] ? 'classify' : 'generate';
 }
 

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { UserError } from '../../errors.ts';
 import { readJsonFile } from '../hf/checkpoint.ts';
 import { loadTokenizer } from '../hf/tokenizer.ts';
-import type { CheckpointRef, ModelHandle, ModelLoader } from '../../types.ts';
+import { IDENTITY_CHECKS, type CheckpointRef, type ModelHandle, type ModelLoader } from '../../types.ts';
 import { identifyCheckpoint } from '../model-identity.ts';
 import { RemoteEndpoints, RemoteError, type EndpointOptions } from './endpoints.ts';
 import { RemoteModel, type RemoteModelOptions } from './model.ts';
@@ -64,7 +64,7 @@ async function servedModels(endpoints: RemoteEndpoints, url: string): Promise<Se
 /** A ModelLoader over the servers at `opts.urls`, for evaluateGrid's `loader` option. */
 export function remoteLoader(opts: RemoteLoaderOptions): ModelLoader & { endpoints: RemoteEndpoints } {
   const endpoints = new RemoteEndpoints(opts.urls, opts);
-  const identityCheck = opts.identity ?? 'path';
+  const identityCheck = opts.identity ?? IDENTITY_CHECKS[0];
   const loader = async (cp: CheckpointRef): Promise<ModelHandle> => {
     const identity = identifyCheckpoint(cp);
     const local = cp.base ?? cp.dir;
