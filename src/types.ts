@@ -19,6 +19,14 @@ export interface GenerateRequest {
   addSpecialTokens?: boolean;
 }
 
+/**
+ * The kinds of a study's method: base (no training; k-shot in context), ft (fine-tuned), fticl
+ * (fine-tuned with demonstrations). A study file's `kind`, recorded as the store's runs.method,
+ * which the report groups study B's matrices by.
+ */
+export const METHOD_KINDS = ['base', 'ft', 'fticl'] as const;
+export type MethodKind = (typeof METHOD_KINDS)[number];
+
 /** What a task does with a prompt: score the labels (classify) or generate text (generate). */
 export const TASK_KINDS = ['classify', 'generate'] as const;
 export type TaskKind = (typeof TASK_KINDS)[number];

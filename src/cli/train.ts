@@ -23,7 +23,7 @@ interface TrainFlags {
   data: string; syntheticSeed: string; syntheticSize: string; dataDir?: string; format: 'table' | 'json';
   task?: string; prompt: string; objective?: (typeof OBJECTIVES)[number];
   fticlK?: string; fticlPool?: string; fticlSeed?: string;
-  method: 'full' | 'lora'; loraTargets?: string;
+  method: (typeof FINETUNE_METHODS)[number]; loraTargets?: string;
   saveEvery?: string; saveLogSpaced?: string; saveStart: boolean;
   out: string; store?: string; run?: string;
   backend: (typeof TRAINING_BACKENDS)[number]; launcher?: Launcher; python?: string; processes?: string; accelerateConfig?: string;
@@ -72,7 +72,7 @@ export function registerTrain(program: Command): void {
     .option('--fticl-k <k>', 'FTICL: prepend k demonstrations to every training example')
     .option('--fticl-pool <spec>', 'FTICL demonstration pool (spec file or registered id; default: the training data)')
     .option('--fticl-seed <n>', 'FTICL: sample the demonstrations per example with this seed (default: the same first k for all, as study B)')
-    .addOption(new Option('--method <method>', 'full fine-tuning or LoRA').choices([...FINETUNE_METHODS]).default('full'));
+    .addOption(new Option('--method <method>', 'full fine-tuning or LoRA').choices([...FINETUNE_METHODS]).default(FINETUNE_METHODS[0]));
   addTrainingFlags(command, LORA_OPTIONS)
     .option('--lora-targets <names>', 'LoRA target modules, comma-separated (default: q_proj,k_proj,v_proj,o_proj; GPT-2: c_attn,c_proj; OPT: q_proj,k_proj,v_proj,out_proj)')
   // lr, schedule, batches, epochs, seed, ...: the training options' one table (train/option-table.ts).
@@ -83,7 +83,7 @@ export function registerTrain(program: Command): void {
     .requiredOption('--out <dir>', 'output folder for checkpoint-N folders')
     .addOption(storeOption({ optional: 'the training log and checkpoints are recorded there' }))
     .option('--run <name>', 'run name in the store (default: the --out folder name)')
-    .addOption(new Option('--backend <name>', 'builtin: genstudy\'s own trainer (CPU); hf: transformers\' Trainer (PEFT for LoRA) on the same prepared examples (docs/scale.md)').choices(TRAINING_BACKENDS).default('builtin'))
+    .addOption(new Option('--backend <name>', 'builtin: genstudy\'s own trainer (CPU); hf: transformers\' Trainer (PEFT for LoRA) on the same prepared examples (docs/scale.md)').choices(TRAINING_BACKENDS).default(TRAINING_BACKENDS[0]))
     .addOption(new Option('--launcher <name>', `hf: how to start the Trainer (default ${HF_LAUNCH_DEFAULTS.launcher}; slurm writes and submits a batch script)`).choices([...LAUNCHERS]))
     .option('--python <exe>', 'hf: the Python with torch, transformers, peft, accelerate (default: $GENSTUDY_PYTHON, else python3)')
     .option('--processes <n>', `hf: processes (GPUs; default ${HF_LAUNCH_DEFAULTS.processes}); global batch = --batch-size x --grad-accum, spread over them`)

@@ -8,7 +8,7 @@ import {
 } from '../tasks/protocol.ts';
 import { DEFAULT_SCORING, SCORING_MODES } from '../tasks/task.ts';
 import { SUITE_DEFAULTS } from '../synth/design.ts';
-import { IDENTITY_CHECKS } from '../types.ts';
+import { IDENTITY_CHECKS, METHOD_KINDS } from '../types.ts';
 import { FINETUNE_METHODS, HF_LAUNCH_DEFAULTS, INIT_FAMILIES, INIT_SHAPE_DEFAULTS, LORA_STUDY_FIELDS, STUDY_LAUNCHERS, STUDY_OBJECTIVES, TRAINING_BACKENDS, TRAINING_DEFAULTS, TRAINING_STUDY_FIELDS } from '../train/option-table.ts';
 
 const positiveInt = z.number().int().min(1);
@@ -56,8 +56,8 @@ export const LoraSchema = z.strictObject({
 export const MethodSchema = z.strictObject({
   name: z.string().regex(/^[A-Za-z0-9._-]+$/),
   /** base: no training, evaluated with k-shot ICL; ft: fine-tuning; fticl: fine-tuning with demonstrations. */
-  kind: z.enum(['base', 'ft', 'fticl']),
-  finetune: z.enum(FINETUNE_METHODS).default('full'),
+  kind: z.enum(METHOD_KINDS),
+  finetune: z.enum(FINETUNE_METHODS).default(FINETUNE_METHODS[0]),
   lora: LoraSchema.optional(),
   // lr, epochs, steps, batchSize, gradAccum, weightDecay, warmupRatio, schedule and maxGradNorm, from
   // the training options' one table (train/option-table.ts). maxGradNorm's default comes from the
@@ -91,7 +91,7 @@ export const MethodSchema = z.strictObject({
   /** Base: in-context demonstrations at test time, one run per k (study B); a map gives each training set (id or task name) its own list. */
   shots: z.union([z.array(z.number().int().min(0)), z.record(z.string(), z.array(z.number().int().min(0)))]).optional(),
   /** builtin: genstudy's own trainer; hf: transformers' Trainer on the same prepared examples (the study's hf section says how to launch it). */
-  backend: z.enum(TRAINING_BACKENDS).default('builtin'),
+  backend: z.enum(TRAINING_BACKENDS).default(TRAINING_BACKENDS[0]),
 }).refine((m) => m.kind === 'base' || m.lr !== undefined, { message: 'a trained method needs lr', path: ['lr'] })
   .refine((m) => m.kind !== 'fticl' || m.demonstrations !== undefined, { message: 'fticl needs demonstrations (k >= 1)', path: ['demonstrations'] })
   .refine((m) => m.globalBatch === undefined || m.globalBatch % m.batchSize === 0, { message: 'globalBatch must be a multiple of batchSize', path: ['globalBatch'] });

@@ -23,10 +23,11 @@
 // base runs with the same shots; when none has them and the model has base runs of one shots value
 // only, those; otherwise the delta is left empty with the reason.
 import type { StoredScore, TestSetRecord } from '../store/result-store.ts';
+import { METHOD_KINDS, type MethodKind } from '../types.ts';
 import { metricForTestSet, metricsByTestSet, type ReportData, type ReportRun } from './report-data.ts';
 
-export const STUDY_B_METHODS = ['base', 'ft', 'fticl'] as const;
-export type StudyBMethod = (typeof STUDY_B_METHODS)[number];
+export const STUDY_B_METHODS = METHOD_KINDS;
+export type StudyBMethod = MethodKind;
 export const TEST_SET_ROLES = ['in-domain', 'cross-domain', 'cross-task'] as const;
 export type TestSetRole = (typeof TEST_SET_ROLES)[number];
 

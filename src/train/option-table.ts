@@ -6,14 +6,14 @@
 import { z } from 'zod';
 import { SCHEDULES } from './schedule.ts';
 
-/** Full fine-tuning or LoRA. */
+/** Full fine-tuning or LoRA; the first is the default. */
 export const FINETUNE_METHODS = ['full', 'lora'] as const;
 /** The trainer's objectives: study A's last-position label loss (classify), study B's supervised one (generate). */
 export const OBJECTIVES = ['classify', 'generate'] as const;
 /** The same objectives as a study file names them (study B's and study A's words), and the trainer's objective each one is. */
 export const STUDY_OBJECTIVES = ['supervised', 'label-token'] as const;
 export const TRAINER_OBJECTIVE = { supervised: 'generate', 'label-token': 'classify' } as const satisfies Record<(typeof STUDY_OBJECTIVES)[number], (typeof OBJECTIVES)[number]>;
-/** builtin: genstudy's own trainer; hf: transformers' Trainer on the same prepared examples. */
+/** builtin: genstudy's own trainer (the default, first); hf: transformers' Trainer on the same prepared examples. */
 export const TRAINING_BACKENDS = ['builtin', 'hf'] as const;
 /** The families a tiny model can be initialised from scratch in (`--init`, a study model's `init`). */
 export const INIT_FAMILIES = ['gpt2', 'llama'] as const;
