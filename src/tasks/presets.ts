@@ -68,11 +68,6 @@ export const STUDY_B_ICL_SHOTS: Readonly<Record<StudyBTask, readonly number[]>> 
   summary: [4, 2, 1, 0], question: [4, 2, 1, 0], sentiment: [2, 4, 6, 0], detection: [2, 4, 6, 0], inference: [3, 5, 7, 0],
 };
 
-/** k of FTICL (train_ptune.py's shots): first k rows of the in-domain few-shot file. */
-export const STUDY_B_FTICL_SHOTS: Readonly<Record<StudyBTask, readonly number[]>> = {
-  summary: [2, 1], question: [2, 1], sentiment: [2, 4], detection: [2, 4], inference: [3, 5],
-};
-
 /**
  * How study B joined demonstrations: prompt + output + "\n\n" each, then the query's prompt. Its
  * 0-shot prompts began with the literal text "<s> " (Llama-2's BOS, tokenised with

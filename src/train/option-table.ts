@@ -70,7 +70,6 @@ export const LORA_OPTIONS = {
   dropout: { kind: 'number', default: 0.1, min: 0, max: 1, metavar: 'p', flag: 'lora-dropout', study: true, help: 'LoRA dropout' },
 } as const satisfies Record<string, TrainingOptionSpec>;
 
-export type TrainingOptionName = keyof typeof TRAINING_OPTIONS;
 type Options = typeof TRAINING_OPTIONS;
 type Lora = typeof LORA_OPTIONS;
 
