@@ -28,7 +28,8 @@ export function registerAnalyze(program: Command): void {
     .argument('<input>', SCORE_INPUT_HELP)
     .requiredOption('--control <test-set>', 'the in-domain test set whose score is regressed out')
     .option('--metric <name>', 'the metric to correlate (default: the only one, or accuracy / acc when there are several)')
-    .option('--out <file>', 'write the output here instead of standard output (csv also writes <file>.agreement.csv, <file>.meta.csv and, with --moderator, <file>.moderator.csv)');
+    .option('--out <file>', 'write the output here instead of standard output (csv also writes <file>.agreement.csv, <file>.meta.csv ' +
+      'and, with --moderator, <file>.moderator.csv)');
   addFormatOption(command, ['table', 'json', 'csv']);
   addScoreInputOptions(command);
   addAnalysisOptions(command)

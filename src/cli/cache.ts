@@ -51,7 +51,8 @@ export function registerCache(program: Command): void {
         throw new UserError('cache drop: say what to drop (--source URL, --model ID, --since / --until TIME); `genstudy cache list` shows what is cached');
       }
       const source = flags.source === undefined || flags.source === 'builtin' ? flags.source : normaliseBase(flags.source);
-      const dropped = withTables(flags.store, (t) => t.dropCache({ source, modelId: flags.model, since: isoTime('--since', flags.since), until: isoTime('--until', flags.until) }));
+      const dropped = withTables(flags.store,
+        (t) => t.dropCache({ source, modelId: flags.model, since: isoTime('--since', flags.since), until: isoTime('--until', flags.until) }));
       process.stdout.write(`genstudy: dropped ${dropped} cached answers from ${flags.store}; the next evaluation asks for them again\n`);
     });
 }

@@ -42,6 +42,10 @@ export interface DataCliIO {
   err: { write(text: string): unknown; isTTY?: boolean };
 }
 
+type InspectFlags = HubFlags & {
+  dataDir?: string; source: DataSource; limit?: string; label?: string; template?: string; example: string; format: 'table' | 'json';
+};
+
 export function registerData(program: Command, io: DataCliIO = { out: process.stdout, err: process.stderr }): void {
   const note = (m: string): void => void io.err.write(`genstudy: ${m}\n`);
   const data = program.command('data').description('Data sets: download from the Hugging Face hub, inspect, list the registry');
@@ -86,7 +90,7 @@ export function registerData(program: Command, io: DataCliIO = { out: process.st
     .option('--cache-dir <dir>', 'Hugging Face cache folder')
     .option('--offline', 'use only the cache');
   addFormatOption(inspect)
-    .action(async (target: string, flags: HubFlags & { dataDir?: string; source: DataSource; limit?: string; label?: string; template?: string; example: string; format: 'table' | 'json' }) => {
+    .action(async (target: string, flags: InspectFlags) => {
       const limit = wholeNumber('--limit', flags.limit);
       const index = wholeNumber('--example', flags.example, { min: 0 })!;
       const hub = hubOptions(flags, note);

@@ -4,13 +4,15 @@ import path from 'node:path';
 import { Command } from 'commander';
 import { UserError } from '../errors.ts';
 import { ResultStore } from '../store/result-store.ts';
-import { discoverCheckpoints, evaluateGrid, progressFor, promptVariants, resolveTestSets, storedCheckpoints, stepOfFolder, type Discovered, type GridSummary } from '../evaluate/index.ts';
+import { discoverCheckpoints, evaluateGrid, progressFor, promptVariants, resolveTestSets, storedCheckpoints, stepOfFolder, type Discovered,
+  type GridSummary } from '../evaluate/index.ts';
 import { builtinLoader } from '../engine/index.ts';
 import { numberList, wholeNumber } from './flag-values.ts';
 import { addRemoteOptions, remoteLoaderOf, type RemoteFlags } from './remote-flags.ts';
 import { formatTextTable } from '../text-table.ts';
 import { count } from './count.ts';
-import { addDataDirOption, addFormatOption, addPromptVariantOptions, addSyntheticOptions, addTestSetOption, baseModelOption, scoringOption, storeOption } from './shared-options.ts';
+import { addDataDirOption, addFormatOption, addPromptVariantOptions, addSyntheticOptions, addTestSetOption, baseModelOption, scoringOption,
+  storeOption } from './shared-options.ts';
 import type { ScoringMode } from '../tasks/index.ts';
 
 interface EvaluateFlags extends RemoteFlags {
@@ -48,7 +50,8 @@ export function registerEvaluate(program: Command): void {
   const command = program
     .command('evaluate')
     .description('Evaluate checkpoints on test sets (and prompt variants) into the results store; answers are cached, so a rerun does no model work')
-    .option('--model <dir>', 'a model folder, a PEFT adapter folder, or a run folder of step-N / checkpoint-N folders (default: the checkpoints of --run in the store)')
+    .option('--model <dir>', 'a model folder, a PEFT adapter folder, or a run folder of step-N / checkpoint-N folders (default: the ' +
+      'checkpoints of --run in the store)')
     .addOption(baseModelOption())
     .option('--tokenizer <dir>', 'a folder with tokenizer.json for checkpoints saved without one (a Trainer given no tokenizer saves none)');
   addTestSetOption(command, { required: true });
@@ -73,8 +76,10 @@ export function registerEvaluate(program: Command): void {
       // Every flag value is checked before any folder or model is looked at.
       const limit = wholeNumber('--limit', flags.limit);
       const variants = promptVariants(numberList('--prompt', flags.prompt, 1), numberList('--shots', flags.shots));
-      const synthetic = { synthSeed: wholeNumber('--synthetic-seed', flags.syntheticSeed, { min: 0 }), synthSize: wholeNumber('--synthetic-size', flags.syntheticSize) };
-      const batching = { demoSeed: wholeNumber('--demo-seed', flags.demoSeed, { min: 0 }), batchExamples: wholeNumber('--batch-examples', flags.batchExamples) };
+      const synthetic = { synthSeed: wholeNumber('--synthetic-seed', flags.syntheticSeed, { min: 0 }),
+        synthSize: wholeNumber('--synthetic-size', flags.syntheticSize) };
+      const batching = { demoSeed: wholeNumber('--demo-seed', flags.demoSeed, { min: 0 }),
+        batchExamples: wholeNumber('--batch-examples', flags.batchExamples) };
       const loader = remoteLoaderOf(flags) ?? builtinLoader(wholeNumber('--batch-tokens', flags.batchTokens));
       let discovered: Discovered;
       let run: string;

@@ -16,7 +16,10 @@ export function wholeNumber(flag: string, text: string | undefined, range: { min
   return n;
 }
 
-/** A folder the user named, which must exist: a missing one is named rather than worked around (a hub download that then fails blames the network). */
+/**
+ * A folder the user named, which must exist: a missing one is named rather than worked around (a hub download that then fails blames the
+ * network).
+ */
 export function existingFolder(flag: string, text: string): string {
   const stat = fs.statSync(text, { throwIfNoEntry: false });
   if (!stat) throw new UserError(`${flag} ${text}: no such folder`);

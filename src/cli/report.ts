@@ -20,11 +20,13 @@ export function registerReport(program: Command): void {
     .description('Write the study report: one self-contained HTML page (opens offline) with training curves, partial-correlation heatmaps, sign agreement across runs, study B matrices and provenance, plus CSV and JSON of every table')
     .argument('<input>', SCORE_INPUT_HELP)
     .requiredOption('--out <dir>', 'folder to write report.html and the tables into')
-    .option('--control <test-set>', 'the in-domain test set regressed out (default: the runs\' "control_test_set" attribute; without either, no study-A analysis)')
+    .option('--control <test-set>',
+      'the in-domain test set regressed out (default: the runs\' "control_test_set" attribute; without either, no study-A analysis)')
     .option('--metric <name>', 'the metric to analyse and draw (default: per test set its spec.metric, its only metric, or accuracy / acc)')
     .option('--title <text>', 'the page title')
     .option('--study <file>', 'the study file to embed in the provenance section')
-    .option('--pair <set...>', 'the two OOD test sets whose residual scatter is drawn per run (default: a pair whose sign differs between runs, else the strongest)');
+    .option('--pair <set...>',
+      'the two OOD test sets whose residual scatter is drawn per run (default: a pair whose sign differs between runs, else the strongest)');
   addScoreInputOptions(command);
   addAnalysisOptions(command)
     .action(async (store: string, flags: ReportFlags) => {

@@ -13,14 +13,16 @@ export function registerRun(program: Command): void {
     .argument('<study>', 'study file (YAML or JSON); presets in examples/: demo.yaml, study-a.yaml, study-b.yaml')
     .option('--out <dir>', 'results folder (default: the study\'s "out", else <name>/ beside the study file)')
     .option('--only <run...>', 'the run ids to do (default: all)')
-    .option('--set <field=value>', 'override a field of the study file, e.g. models.0.path=/models/opt-125m or seeds=[1] (repeatable; the value is YAML)',
+    .option('--set <field=value>',
+      'override a field of the study file, e.g. models.0.path=/models/opt-125m or seeds=[1] (repeatable; the value is YAML)',
       (value: string, previous: string[] = []) => [...previous, value])
     .action(async (file: string, flags: { out?: string; only?: string[]; set?: string[] }) => {
       const study = loadStudyFile(file, flags.set ?? []);
       const progress = studyProgress(process.stderr);
       let result;
       try {
-        result = await runStudy(study, file, { out: flags.out, only: listValues(flags.only)?.flatMap((s) => s.split(',')).filter(Boolean), ...progress });
+        result = await runStudy(study, file,
+          { out: flags.out, only: listValues(flags.only)?.flatMap((s) => s.split(',')).filter(Boolean), ...progress });
       } finally {
         progress.finish();
       }

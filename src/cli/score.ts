@@ -55,7 +55,8 @@ export function registerScore(program: Command): void {
   program
     .command('score')
     .description('Log-likelihood of continuations given contexts (lm-evaluation-harness semantics) with the built-in engine')
-    .requiredOption('--model <dir>', 'a Hugging Face model folder (config.json, model.safetensors, tokenizer.json) or a PEFT adapter folder (adapter_config.json)')
+    .requiredOption('--model <dir>',
+      'a Hugging Face model folder (config.json, model.safetensors, tokenizer.json) or a PEFT adapter folder (adapter_config.json)')
     .addOption(baseModelOption())
     .requiredOption('--input <file>', 'JSON lines {"id": ..., "context": ..., "continuation": ...}')
     .addOption(new Option('--format <format>', 'output: one JSON document, or one JSON line per pair').choices(['json', 'jsonl']).default('json'))

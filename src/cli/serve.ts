@@ -5,7 +5,8 @@ import { UserError } from '../errors.ts';
 import { SERVE_DEFAULTS, SERVE_PROFILES, startServer, type ServeProfile } from '../serve/index.ts';
 import { numberIn, wholeNumber } from './flag-values.ts';
 
-interface ServeFlags { host: string; port: string; modelName?: string; batchTokens?: string; loraRoot?: string[]; maxLoras: string; maxBodyMb: string; maxPromptTokens: string; mimic: ServeProfile; startupDelay?: string }
+interface ServeFlags { host: string; port: string; modelName?: string; batchTokens?: string; loraRoot?: string[]; maxLoras: string;
+  maxBodyMb: string; maxPromptTokens: string; mimic: ServeProfile; startupDelay?: string }
 
 function portNumber(value: string): number {
   return wholeNumber('--port', value, { min: 0, max: 65535 })!;
@@ -20,7 +21,8 @@ export function registerServe(program: Command): void {
     .option('--port <n>', 'port (0 picks a free one)', '8000')
     .option('--model-name <name>', 'the name clients send as "model" (default: the folder name)')
     .option('--batch-tokens <n>', "the engine's padded tokens per forward batch")
-    .option('--lora-root <dir...>', 'folders whose LoRA adapter folders clients may load at run time (POST /v1/load_lora_adapter); none: run-time loading is off')
+    .option('--lora-root <dir...>',
+      'folders whose LoRA adapter folders clients may load at run time (POST /v1/load_lora_adapter); none: run-time loading is off')
     .option('--max-loras <n>', 'LoRA adapters loaded at once (each is a merged copy of the model in memory)', String(SERVE_DEFAULTS.maxLoras))
     .option('--max-body-mb <n>', 'largest request body in MiB (larger: HTTP 413)', String(SERVE_DEFAULTS.maxBodyBytes / 2 ** 20))
     .option('--max-prompt-tokens <n>', 'prompt tokens per completions request (more: HTTP 413)', String(SERVE_DEFAULTS.maxPromptTokens))

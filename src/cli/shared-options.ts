@@ -16,7 +16,8 @@ export function storeOption(opts: { optional?: string } = {}): Option {
 
 /** `--base-model <dir>`: the base of LoRA adapter checkpoints. */
 export function baseModelOption(): Option {
-  return new Option('--base-model <dir>', "base model folder of LoRA adapter checkpoints (default: adapter_config.json's base_model_name_or_path when it is a local folder)");
+  return new Option('--base-model <dir>',
+    "base model folder of LoRA adapter checkpoints (default: adapter_config.json's base_model_name_or_path when it is a local folder)");
 }
 
 /** `--scoring <mode>`: how classification labels are scored (default: the task's). */
@@ -33,7 +34,8 @@ export function addTestSetOption(cmd: Command, opts: { required: boolean; help?:
   return cmd.addOption(o);
 }
 
-const SYNTHETIC_SIZE_HELP = { testSize: 'examples per test set of the generated synthetic suite', trainSize: 'training examples in the generated synthetic suite' };
+const SYNTHETIC_SIZE_HELP = { testSize: 'examples per test set of the generated synthetic suite',
+  trainSize: 'training examples in the generated synthetic suite' };
 
 /**
  * `--synthetic-seed`, `--synthetic-size`: the generated suite (`--test-set synthetic`, `train --data
@@ -47,7 +49,8 @@ export function addSyntheticOptions(cmd: Command, size: keyof typeof SYNTHETIC_S
 
 /** `--data-dir`: where registered data sets' local files are. */
 export function addDataDirOption(cmd: Command): Command {
-  return cmd.option('--data-dir <dir>', 'folder with the local files of registered data sets (default: $GENSTUDY_DATA, else ../shared/data when it exists; else the Hugging Face hub)', (dir: string) => existingFolder('--data-dir', dir));
+  return cmd.option('--data-dir <dir>', 'folder with the local files of registered data sets (default: $GENSTUDY_DATA, else ' +
+    '../shared/data when it exists; else the Hugging Face hub)', (dir: string) => existingFolder('--data-dir', dir));
 }
 
 /** `--prompt 1 2` and `--shots 0 2 4`: the prompt variants each test set is evaluated with. */
