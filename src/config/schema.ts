@@ -9,7 +9,8 @@ import {
 import { DEFAULT_SCORING, SCORING_MODES } from '../tasks/task.ts';
 import { SUITE_DEFAULTS } from '../synth/design.ts';
 import { IDENTITY_CHECKS, METHOD_KINDS } from '../types.ts';
-import { FINETUNE_METHODS, HF_LAUNCH_DEFAULTS, INIT_FAMILIES, INIT_SHAPE_DEFAULTS, LORA_STUDY_FIELDS, STUDY_LAUNCHERS, STUDY_OBJECTIVES, TRAINING_BACKENDS, TRAINING_DEFAULTS, TRAINING_STUDY_FIELDS } from '../train/option-table.ts';
+import { FINETUNE_METHODS, HF_LAUNCH_DEFAULTS, INIT_FAMILIES, INIT_SHAPE_DEFAULTS, LORA_STUDY_FIELDS, STUDY_LAUNCHERS, STUDY_OBJECTIVES,
+  TRAINING_BACKENDS, TRAINING_DEFAULTS, TRAINING_STUDY_FIELDS } from '../train/option-table.ts';
 
 const positiveInt = z.number().int().min(1);
 
@@ -63,9 +64,15 @@ export const MethodSchema = z.strictObject({
   // the training options' one table (train/option-table.ts). maxGradNorm's default comes from the
   // protocol: 1 (corrected), 0 (official: neither release clips).
   ...TRAINING_STUDY_FIELDS,
-  /** step-tokens: the step's summed token loss over all its target tokens; micro-batch-mean: the mean of each micro-batch's token mean (the releases' transformers). Default from the protocol. */
+  /**
+   * step-tokens: the step's summed token loss over all its target tokens; micro-batch-mean: the mean of each micro-batch's token mean (the
+   * releases' transformers). Default from the protocol.
+   */
   lossWeighting: z.enum(LOSS_WEIGHTINGS).optional(),
-  /** Supervised sequences over the limit: keep-target keeps their last tokens; first-1024 their first 1024 (study B's train.py). Default from the protocol. */
+  /**
+   * Supervised sequences over the limit: keep-target keeps their last tokens; first-1024 their first 1024 (study B's train.py). Default
+   * from the protocol.
+   */
   truncation: z.enum(TRAINING_TRUNCATIONS).optional(),
   /**
    * The effective batch of one optimiser step over all devices (per-device batch x accumulation x
@@ -94,7 +101,8 @@ export const MethodSchema = z.strictObject({
   backend: z.enum(TRAINING_BACKENDS).default(TRAINING_BACKENDS[0]),
 }).refine((m) => m.kind === 'base' || m.lr !== undefined, { message: 'a trained method needs lr', path: ['lr'] })
   .refine((m) => m.kind !== 'fticl' || m.demonstrations !== undefined, { message: 'fticl needs demonstrations (k >= 1)', path: ['demonstrations'] })
-  .refine((m) => m.globalBatch === undefined || m.globalBatch % m.batchSize === 0, { message: 'globalBatch must be a multiple of batchSize', path: ['globalBatch'] });
+  .refine((m) => m.globalBatch === undefined || m.globalBatch % m.batchSize === 0,
+    { message: 'globalBatch must be a multiple of batchSize', path: ['globalBatch'] });
 
 /** How the hf backend is launched (docs/scale.md); SLURM: run genstudy itself inside the allocation. */
 export const HfLaunchSchema = z.strictObject({
@@ -171,7 +179,8 @@ export const EvaluationSchema = z.strictObject({
     command: z.union([z.string().transform((s) => s.split(/\s+/).filter(Boolean)), z.array(z.string()).min(1)]),
     startupSeconds: positiveInt.default(1200),
   }).optional(),
-}).refine((e) => !(e.remote && e.serve), { message: 'give remote (servers already running) or serve (servers genstudy starts), not both', path: ['serve'] });
+}).refine((e) => !(e.remote && e.serve),
+  { message: 'give remote (servers already running) or serve (servers genstudy starts), not both', path: ['serve'] });
 
 /** The study's `analysis:` section: the metric, and the analysis options declared once in analyze/options.ts. */
 export const AnalysisSchema = AnalysisOptionsSchema.extend({

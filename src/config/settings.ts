@@ -82,7 +82,8 @@ export function trainerSettingsOf(settings: StudySettings, method: StudyMethod, 
 } {
   const t = trainingSettingsOf(settings, method);
   const firstTokens = t.trainingTruncation === 'first-1024' && objectiveOf(method, set) === 'supervised';
-  return { maxGradNorm: t.maxGradNorm, lossWeighting: t.lossWeighting, ...(firstTokens ? { truncation: 'keep-first', maxLength: STUDY_B_MAX_LENGTH } : {}) };
+  return { maxGradNorm: t.maxGradNorm, lossWeighting: t.lossWeighting,
+    ...(firstTokens ? { truncation: 'keep-first', maxLength: STUDY_B_MAX_LENGTH } : {}) };
 }
 
 /** The task name a training set is known by in per-task maps: "sentiment" for "study-b/sentiment". */

@@ -145,7 +145,8 @@ function analyseStudy(study: Study, c: { paths: StudyPaths; runs: RunPlan[]; wor
   const { metric: _metric, ...options } = study.analysis;
   const analyzeOptions: AnalyzeOptions = { ...options, control: study.evaluation.control ?? '' };
   if (study.evaluation.control === undefined) {
-    return { paths, runs, analysis: null, analysisSkipped: 'the study names no evaluation.control, so there are no partial correlations', analyzeOptions, work };
+    return { paths, runs, analysis: null, analysisSkipped: 'the study names no evaluation.control, so there are no partial correlations',
+      analyzeOptions, work };
   }
   // The cell the report shows (Prompt-1 at 0 shots, as the study's variants name it): one analysis for both.
   const variant = reportedVariant(study, studySettings(study), 0);

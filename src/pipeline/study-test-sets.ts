@@ -12,7 +12,8 @@ import { resolveTestSets, syntheticArg, type EvalTestSet } from '../evaluate/ind
 import { taskPreset } from '../tasks/index.ts';
 
 /** evaluation.testSets: data set ids and spec files as evaluate takes them; "synthetic" (every set of the suite) or "synthetic:a,b". */
-export async function studyTestSets(study: Study, settings: StudySettings, suiteDir: string | undefined, dataDir: string | undefined, studyFile: string): Promise<EvalTestSet[]> {
+export async function studyTestSets(study: Study, settings: StudySettings, suiteDir: string | undefined, dataDir: string | undefined,
+  studyFile: string): Promise<EvalTestSet[]> {
   const out: EvalTestSet[] = [];
   for (const [i, arg] of study.evaluation.testSets.entries()) {
     const field = `${studyFile}: evaluation.testSets[${i}]`;

@@ -68,7 +68,8 @@ async function trainOnHf(study: Study, options: TrainOptions, c: TrainRunContext
     controller.abort();
     await watching;
   }
-  const missing = reconcileRun({ saved: trained.prepared.saveSteps, evaluated: (await watching)?.evaluatedSteps ?? [], storePath: c.gridOptions.storePath, run: c.gridOptions.run, runDir: c.runDir });
+  const missing = reconcileRun({ saved: trained.prepared.saveSteps, evaluated: (await watching)?.evaluatedSteps ?? [],
+    storePath: c.gridOptions.storePath, run: c.gridOptions.run, runDir: c.runDir });
   if (missing.length > 0) c.log(`genstudy: ${c.gridOptions.run}: ${describeMissing(missing)}`);
   return trained.prepared.totalSteps - before;
 }

@@ -147,7 +147,8 @@ function addSummaries(a: GridSummary, b: GridSummary): GridSummary {
 
 /** The evaluateGrid options among the watcher's. */
 function gridOptionsOf(opts: WatchOptions): Omit<GridOptions, 'checkpoints'> {
-  const watchOnly = new Set<string>(['runDir', 'baseModel', 'tokenizerDir', 'control', 'metric', 'analysis', 'outDir', 'intervalMs', 'once', 'signal', 'log', 'onRound']);
+  const watchOnly = new Set<string>(['runDir', 'baseModel', 'tokenizerDir', 'control', 'metric', 'analysis', 'outDir', 'intervalMs', 'once',
+    'signal', 'log', 'onRound']);
   return Object.fromEntries(Object.entries(opts).filter(([k]) => !watchOnly.has(k))) as Omit<GridOptions, 'checkpoints'>;
 }
 
