@@ -20,7 +20,8 @@ export function metaRow(p: PairMeta): (string | number | null)[] {
   ];
 }
 
-export const MODERATOR_COLUMNS = ['a', 'b', 'attribute', 'kind', 'runs', 'statistic', 'df1', 'df2', 'distribution', 'p', 'tau2_residual', 'r2', 'term', 'estimate', 'se', 'term_p', 'ci95_low', 'ci95_high', 'notes'] as const;
+export const MODERATOR_COLUMNS = ['a', 'b', 'attribute', 'kind', 'runs', 'statistic', 'df1', 'df2', 'distribution', 'p', 'tau2_residual',
+  'r2', 'term', 'estimate', 'se', 'term_p', 'ci95_low', 'ci95_high', 'notes'] as const;
 
 /** One row per (pair, coefficient) of the meta-regression; a pair without a fit has one row with its notes. */
 export function moderatorRows(meta: MetaAcrossRuns): (string | number | null)[][] {
@@ -28,7 +29,8 @@ export function moderatorRows(meta: MetaAcrossRuns): (string | number | null)[][
   for (const p of meta.pairs) {
     const m = p.moderator;
     if (!m) continue;
-    const head = [p.a, p.b, m.attribute, m.kind, m.runs, m.test?.statistic ?? null, m.test?.df1 ?? null, m.test?.df2 ?? null, m.test?.distribution ?? null, m.test?.p ?? null, m.tau2, m.r2];
+    const head = [p.a, p.b, m.attribute, m.kind, m.runs, m.test?.statistic ?? null, m.test?.df1 ?? null, m.test?.df2 ?? null,
+      m.test?.distribution ?? null, m.test?.p ?? null, m.tau2, m.r2];
     const notes = m.notes.join('; ') || null;
     if (!m.coefficients.length) rows.push([...head, null, null, null, null, null, null, notes]);
     for (const c of m.coefficients) rows.push([...head, c.name, c.estimate, c.se, c.p, c.ci95[0], c.ci95[1], notes]);
@@ -72,7 +74,9 @@ export function formatMetaTable(meta: MetaAcrossRuns): string[] {
           : m.coefficients.length ? `slope ${m.coefficients[1].estimate.toPrecision(3)} z per unit of ${m.attribute}` : own(m.notes) || '-';
         return [p.a, p.b, String(m.runs), test, pval(m.test?.p ?? null), m.r2 === null ? '-' : `${(100 * m.r2).toFixed(0)}%`, detail];
       });
-      out.push(...alignColumns([['a', 'b', 'runs', 'test', 'p', 'R2', moderatorKind(meta) === 'categorical' ? 'pooled r per level' : 'effect'], ...mrows], { indent: 2 }));
+      out.push(...alignColumns(
+        [['a', 'b', 'runs', 'test', 'p', 'R2', moderatorKind(meta) === 'categorical' ? 'pooled r per level' : 'effect'], ...mrows],
+        { indent: 2 }));
     } else {
       out.push(`  no pair could be tested (${fits.length} pairs).`);
     }

@@ -20,7 +20,8 @@ export function formatPairsCsv(result: AnalysisResult, alpha: number): string {
 }
 
 export function formatAgreementCsv(result: AnalysisResult): string {
-  return csvText(['a', 'b', 'positive', 'negative', 'null', 'runs', 'signs'], result.agreement.map((g) => [g.a, g.b, g.positive, g.negative, g.null, g.runs, signVerdict(g)]));
+  return csvText(['a', 'b', 'positive', 'negative', 'null', 'runs', 'signs'],
+    result.agreement.map((g) => [g.a, g.b, g.positive, g.negative, g.null, g.runs, signVerdict(g)]));
 }
 
 export function formatTable(result: AnalysisResult, opts: AnalyzeOptions): string {

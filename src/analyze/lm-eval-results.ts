@@ -38,7 +38,8 @@ export async function readLmEvalFiles(folder: string, files: readonly string[]):
     for (const s of parsed.scores) {
       const origin = `${file}, field "${s.key}"`;
       checkValueRange(s.metric, s.value, origin);
-      rows.push({ run: place.run, step: place.step, testSet: s.testSet, metric: s.metric, value: s.value, attributes: { source: 'lm-evaluation-harness' }, origin });
+      rows.push({ run: place.run, step: place.step, testSet: s.testSet, metric: s.metric, value: s.value,
+        attributes: { source: 'lm-evaluation-harness' }, origin });
     }
     read++;
   }

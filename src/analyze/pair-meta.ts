@@ -104,7 +104,8 @@ export interface MetaAcrossRuns {
 /** Run attributes by run name, for the moderator. */
 export type RunAttributes = ReadonlyMap<string, Readonly<Record<string, string>>>;
 
-export function metaAcrossRuns(runs: readonly Pick<RunAnalysis, 'run' | 'pairs'>[], opts: MetaAnalysisOptions, attributes: RunAttributes = new Map()): MetaAcrossRuns {
+export function metaAcrossRuns(runs: readonly Pick<RunAnalysis, 'run' | 'pairs'>[], opts: MetaAnalysisOptions,
+  attributes: RunAttributes = new Map()): MetaAcrossRuns {
   const byPair = new Map<string, { a: string; b: string; items: { run: string; pair: PairResult }[] }>();
   for (const run of runs) {
     for (const pair of run.pairs) {
@@ -180,7 +181,8 @@ function moderate(
     notes.push(`"${attribute}" has one value in every run: nothing to compare`);
     return base;
   }
-  const fit = metaRegression(keep.map((i) => y[i]), keep.map((i) => v[i]), moderator, { estimator: opts.metaEstimator, hartungKnapp: opts.hartungKnapp });
+  const fit = metaRegression(keep.map((i) => y[i]), keep.map((i) => v[i]), moderator,
+    { estimator: opts.metaEstimator, hartungKnapp: opts.hartungKnapp });
   notes.push(...fit.notes);
   if (!isMetaRegression(fit)) return base;
   const result: ModeratorResult = {

@@ -48,10 +48,12 @@ export function testPairs(ood: Record<string, Float64Array>, control: Float64Arr
   if (modelsGaps(steps, opts)) {
     const names = Object.keys(ood).sort();
     const pairs = names.flatMap((a, i) => names.slice(i + 1).map((b) => [a, b] as const));
-    return unevenMatched(pairs.map(([a]) => ood[a]), pairs.map(([, b]) => ood[b]), control, steps, statOpts, statOptions(firstDifferences(control), opts), opts.representation)
+    return unevenMatched(pairs.map(([a]) => ood[a]), pairs.map(([, b]) => ood[b]), control, steps, statOpts,
+      statOptions(firstDifferences(control), opts), opts.representation)
       .map((t, i) => ({ a: pairs[i][0], b: pairs[i][1], ...t }));
   }
-  if (opts.representation === 'auto' && opts.inference === 'effective-n') return levelsOrDifferencesPairs(ood, [control], statOpts, statOptions(firstDifferences(control), opts));
+  if (opts.representation === 'auto' && opts.inference === 'effective-n') return levelsOrDifferencesPairs(ood, [control], statOpts,
+    statOptions(firstDifferences(control), opts));
   if (opts.representation === 'differences') {
     const diff: Record<string, Float64Array> = {};
     for (const [k, v] of Object.entries(ood)) diff[k] = firstDifferences(v);
@@ -69,13 +71,18 @@ export function testPairs(ood: Record<string, Float64Array>, control: Float64Arr
 export function testMatched(
   xs: Float64Array[], ys: Float64Array[], control: Float64Array, opts: PairTestOptions, steps?: readonly number[],
 ): { result: PartialResult; representation: Representation }[] {
-  if (modelsGaps(steps, opts)) return unevenMatched(xs, ys, control, steps, statOptions(control, opts), statOptions(firstDifferences(control), opts), opts.representation);
-  if (opts.representation === 'auto' && opts.inference === 'effective-n') return levelsOrDifferencesMatched(xs, ys, [control], statOptions(control, opts), statOptions(firstDifferences(control), opts));
+  if (modelsGaps(steps, opts)) return unevenMatched(xs, ys, control, steps, statOptions(control, opts),
+    statOptions(firstDifferences(control), opts), opts.representation);
+  if (opts.representation === 'auto' && opts.inference === 'effective-n') return levelsOrDifferencesMatched(xs, ys, [control],
+    statOptions(control, opts), statOptions(firstDifferences(control), opts));
   if (opts.representation === 'differences') {
     const diffControl = firstDifferences(control);
     const controlIds = denseIds(control);
-    return partialCorrelationMatched(xs.map((x) => firstDifferences(x)), ys.map((y) => firstDifferences(y)), [diffControl], statOptions(diffControl, opts))
-      .map((result, i) => ({ result: capAtLevelRows(result, countDistinctRows([controlIds, denseIds(xs[i]), denseIds(ys[i])], control.length)), representation: 'differences' as const }));
+    return partialCorrelationMatched(xs.map((x) => firstDifferences(x)), ys.map((y) => firstDifferences(y)), [diffControl],
+      statOptions(diffControl, opts))
+      .map((result, i) => ({
+        result: capAtLevelRows(result, countDistinctRows([controlIds, denseIds(xs[i]), denseIds(ys[i])], control.length)),
+        representation: 'differences' as const }));
   }
   return partialCorrelationMatched(xs, ys, [control], statOptions(control, opts)).map((result) => ({ result, representation: 'levels' as const }));
 }

@@ -40,7 +40,9 @@ export interface TestedForStability { r: number | null; p: number | null; repres
  * The run's check: why a pair of its OOD sets is unstable, or undefined when it is not. Distinct
  * values and residuals are computed once per series (and representation) and shared by the pairs.
  */
-export function runStability(run: StabilityRun, opts: Pick<AnalysisOptions, 'method' | 'residualiser' | 'alpha'>): (a: string, b: string, tested: TestedForStability) => string | undefined {
+export function runStability(
+  run: StabilityRun, opts: Pick<AnalysisOptions, 'method' | 'residualiser' | 'alpha'>,
+): (a: string, b: string, tested: TestedForStability) => string | undefined {
   const distinct = new Map<string, number>();
   const distinctOf = (name: string, series: Float64Array) => {
     let d = distinct.get(name);

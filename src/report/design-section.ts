@@ -6,7 +6,8 @@ import { esc, htmlTable } from './html.ts';
 import type { Table } from './table.ts';
 
 /** One OOD pair: the sign it was built to have, the runs that found each sign, and the outcome. */
-export interface DesignComparisonRow { a: string; b: string; designed: string; positive: number; negative: number; runs: number; outcome: string; why: string }
+export interface DesignComparisonRow { a: string; b: string; designed: string; positive: number; negative: number; runs: number;
+  outcome: string; why: string }
 
 export interface DesignComparison { rows: readonly DesignComparisonRow[]; verdict: string }
 

@@ -86,7 +86,8 @@ export function esc(text: string): string {
 export function htmlTable(
   table: Pick<Table, 'columns' | 'rows'>,
   opts: {
-    columns?: string[]; headers?: Record<string, string>; rowClass?: (row: Cell[]) => string | undefined; format?: Record<string, (v: Cell, row: Cell[]) => string>;
+    columns?: string[]; headers?: Record<string, string>; rowClass?: (row: Cell[]) => string | undefined;
+    format?: Record<string, (v: Cell, row: Cell[]) => string>;
     code?: string[];
     /** Columns whose text wraps (the others keep each cell on one line and the table scrolls). */
     wrap?: string[];
@@ -115,7 +116,10 @@ export function htmlTable(
   return `<div class="table-wrap"><table>\n<thead>${head}</thead>\n<tbody>\n${body.join('\n')}\n</tbody>\n</table></div>`;
 }
 
-/** A pair of test sets in one cell: the line breaks between the two names first, inside a name (after a hyphen) only when one name is wider than the column. */
+/**
+ * A pair of test sets in one cell: the line breaks between the two names first, inside a name (after a hyphen) only when one name is wider
+ * than the column.
+ */
 export function pairCell(a: string, b: string): string {
   return `<span class="nm">${esc(a)}</span> – <span class="nm">${esc(b)}</span>`;
 }

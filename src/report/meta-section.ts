@@ -57,12 +57,15 @@ function metaTableHtml(table: Table): string {
   const col = (name: string) => table.columns.indexOf(name);
   const num = (row: Cell[], name: string) => row[col(name)] as number | null;
   const interval = (row: Cell[], lo: string, hi: string) => (num(row, lo) === null ? '–' : `[${signed(num(row, lo), 2)}, ${signed(num(row, hi), 2)}]`);
-  const byPooled = sortForestRows(table.rows.map((row) => ({ row, a: String(row[col('a')]), b: String(row[col('b')]), pooled: num(row, 'r') === null ? null : { r: num(row, 'r')! } })))
+  const byPooled = sortForestRows(table.rows.map((row) => ({ row, a: String(row[col('a')]), b: String(row[col('b')]),
+    pooled: num(row, 'r') === null ? null : { r: num(row, 'r')! } })))
     .map((x) => x.row);
   return htmlTable({ columns: table.columns, rows: byPooled }, {
     // the runs column only when pairs pooled different numbers of runs (else the headline says how many)
-    columns: ['a', ...(new Set(table.rows.map((row) => row[col('runs')])).size > 1 ? ['runs'] : []), 'r', 'ci95_low', 'p_adjusted', 'i2', 'q_p_adjusted', 'prediction95_low', 'verdict'],
-    headers: { a: 'pair', r: 'pooled r', ci95_low: '95% CI', p_adjusted: 'p adjusted', i2: 'I²', q_p_adjusted: 'Q p adjusted', prediction95_low: '95% prediction' },
+    columns: ['a', ...(new Set(table.rows.map((row) => row[col('runs')])).size > 1 ? ['runs'] : []), 'r', 'ci95_low', 'p_adjusted', 'i2',
+      'q_p_adjusted', 'prediction95_low', 'verdict'],
+    headers: { a: 'pair', r: 'pooled r', ci95_low: '95% CI', p_adjusted: 'p adjusted', i2: 'I²', q_p_adjusted: 'Q p adjusted',
+      prediction95_low: '95% prediction' },
     names: ['a'],
     format: {
       a: (v, row) => pairCell(String(v), String(row[col('b')])),
@@ -115,7 +118,9 @@ export async function pooledHeatmap(a: StudyA, cellSize: number): Promise<string
     };
     cells.push({ row: p.a, col: p.b, ...cell }, { row: p.b, col: p.a, ...cell });
   }
-  const svg = await renderSvg(heatmapSpec(cells, { rows: sets, cols: sets, extent: 1, legendTitle: 'pooled r', cellSize, legendBelow: true }), 'Pooled partial correlation per pair of OOD sets, with its verdict');
+  const svg = await renderSvg(
+    heatmapSpec(cells, { rows: sets, cols: sets, extent: 1, legendTitle: 'pooled r', cellSize, legendBelow: true }),
+    'Pooled partial correlation per pair of OOD sets, with its verdict');
   const marks = verdictLegend(meta.pairs.map(metaVerdict)).map(({ verdict, look }) =>
     `${look.mark} ${verdict}${look.tone === 'holds' ? ' (solid outline)' : look.tone === 'varies' ? ' (dashed outline)' : ''}`);
   const caption = `Pooled partial correlation of each pair across runs (random-effects meta-analysis, ${meta.estimator}${meta.hartung_knapp ? ' with Hartung-Knapp' : ''}), and its verdict: ${marks.join('; ')}.`;

@@ -55,7 +55,8 @@ export function residualScatterSpec(points: readonly ResidualPoint[], a: string,
         encoding: {
           x: { field: 'x', type: 'quantitative', title: `residual of ${a}` },
           y: { field: 'y', type: 'quantitative', title: `residual of ${b}` },
-          color: { field: 'step', type: 'quantitative', title: 'step', scale: { scheme: 'viridis' }, legend: { orient: 'bottom', direction: 'horizontal', gradientLength: 200 } },
+          color: { field: 'step', type: 'quantitative', title: 'step', scale: { scheme: 'viridis' },
+            legend: { orient: 'bottom', direction: 'horizontal', gradientLength: 200 } },
         },
       },
       {

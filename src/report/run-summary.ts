@@ -14,7 +14,10 @@ function num(v: unknown): string {
   return Number.isInteger(v) ? String(v) : String(+v.toPrecision(3));
 }
 
-/** The training length: steps and epochs. Stores written before the trainer recorded its steps have a default "epochs" that a steps-limited run did not do; those show steps only. */
+/**
+ * The training length: steps and epochs. Stores written before the trainer recorded its steps have a default "epochs" that a steps-limited
+ * run did not do; those show steps only.
+ */
 function length(a: Attrs, lastStep: number | undefined): string | undefined {
   const steps = present(a.steps) ? Number(a.steps) : present(a.maxSteps) ? Number(a.maxSteps) : lastStep;
   const epochsKnown = present(a.steps) || !present(a.maxSteps);

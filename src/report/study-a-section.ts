@@ -110,7 +110,8 @@ export async function runSections(
     } else {
       out.push('<p class="note">No scores for this run.</p>');
     }
-    const loss = run.trainingLog.filter((l) => l.loss !== null && l.loss !== undefined && Number.isFinite(l.loss)).map((l) => ({ step: l.step, loss: l.loss! }));
+    const loss = run.trainingLog.filter((l) => l.loss !== null && l.loss !== undefined && Number.isFinite(l.loss))
+      .map((l) => ({ step: l.step, loss: l.loss! }));
     if (loss.length >= 2) {
       const svg = await renderSvg(lossSpec(loss, scores.length ? scores.map((s) => s.step) : undefined), `${run.id}: training loss`);
       charts.push(figure(svg, `${run.id}: training loss (${loss.length} logged steps).`, 'loss'));

@@ -24,7 +24,8 @@ export interface StudyA {
   note?: string;
 }
 
-export function studyA(data: ReportData, opts: { control?: string; metric?: string; analysis?: Partial<Omit<AnalyzeOptions, 'control'>>; result?: AnalysisResult }): StudyA {
+export function studyA(data: ReportData,
+  opts: { control?: string; metric?: string; analysis?: Partial<Omit<AnalyzeOptions, 'control'>>; result?: AnalysisResult }): StudyA {
   const empty = (note: string, control: string | null = null, metric: string | null = null): StudyA => ({
     control, metric, options: null, analysis: emptyAnalysis({ ...DEFAULT_OPTIONS, control: control ?? '' }), series: [], skipped: [], note,
   });

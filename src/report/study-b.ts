@@ -61,7 +61,10 @@ export interface StudyB {
   testSets: string[];
 }
 
-interface RunInfo { run: ReportRun; method: StudyBMethod; model: string; trainingTask: string | null; trainSize: string | null; shots: number; roles: Record<string, TestSetRole> }
+interface RunInfo {
+  run: ReportRun; method: StudyBMethod; model: string; trainingTask: string | null; trainSize: string | null; shots: number;
+  roles: Record<string, TestSetRole>;
+}
 
 export function studyB(data: ReportData, opts: { metric?: string } = {}): StudyB {
   const skipped: StudyB['skipped'] = [];
@@ -92,7 +95,8 @@ export function studyB(data: ReportData, opts: { metric?: string } = {}): StudyB
   const metricOf = new Map([...metrics].map(([id, ms]) => [id, metricForTestSet(ms, specs.get(id)?.spec, opts.metric)]));
   // A run evaluated with in-context demonstrations (base k-shot ICL, FTICL) records which prompt
   // variant holds its scores; other runs use the report's variant.
-  const variantOf = new Map(data.runs.map((r) => [r.id, typeof r.attributes?.prompt_variant === 'string' ? r.attributes.prompt_variant : data.promptVariant]));
+  const variantOf = new Map(data.runs.map((r) => [r.id,
+    typeof r.attributes?.prompt_variant === 'string' ? r.attributes.prompt_variant : data.promptVariant]));
   const finalScores = finalScoresByRun(data.allScores.filter((s) => (s.promptVariant ?? '') === variantOf.get(s.run)), metricOf);
 
   // Group runs into cells: (model, method, training task, train size, shots, test set).

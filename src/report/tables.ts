@@ -86,7 +86,8 @@ function studyBTable(b: StudyB): Table {
   return {
     name: 'study_b', title: 'Study B: training task x test set x method',
     description: 'One row per (model, method, training task, size, shots, test set): the final score, the base model\'s score and the difference.',
-    columns: ['model', 'method', 'training_task', 'train_size', 'shots', 'test_set', 'test_set_task', 'role', 'metric', 'score', 'base_score', 'delta', 'runs', 'note'],
+    columns: ['model', 'method', 'training_task', 'train_size', 'shots', 'test_set', 'test_set_task', 'role', 'metric', 'score',
+      'base_score', 'delta', 'runs', 'note'],
     rows: b.cells.map((c) => [
       c.model, c.method, c.trainingTask, c.trainSize, c.shots, c.testSet, c.testSetTask, c.role, c.metric, c.score,
       c.baseScore, c.delta, c.runs.join(' '), c.deltaNote ?? null,
@@ -94,7 +95,8 @@ function studyBTable(b: StudyB): Table {
   };
 }
 
-export interface RoleSummary { model: string; method: string; trainingTask: string; role: string; testSets: number; meanScore: number; meanDelta: number | null }
+export interface RoleSummary { model: string; method: string; trainingTask: string; role: string; testSets: number; meanScore: number;
+  meanDelta: number | null }
 
 /** Mean score and mean delta per (model, method, training task, role): the papers' headline view. */
 export function summariseByRole(b: StudyB): RoleSummary[] {
