@@ -111,7 +111,8 @@ export async function pullRepo(request: PullRequest, options: HubOptions = {}): 
   try {
     commit = await resolveCommit(opts, repo, type, revision);
     entries = [];
-    for await (const entry of listFiles({ repo: { type, name: repo }, revision: commit, recursive: true, hubUrl: opts.endpoint, fetch: opts.fetch, ...cred(opts) })) {
+    for await (const entry of listFiles({ repo: { type, name: repo }, revision: commit, recursive: true, hubUrl: opts.endpoint,
+      fetch: opts.fetch, ...cred(opts) })) {
       if (entry.type !== 'file' || !wanted(entry.path)) continue;
       checkRepoPath(label, entry.path);
       const size = entry.lfs?.size ?? entry.size;

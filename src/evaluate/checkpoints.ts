@@ -141,7 +141,8 @@ function runFoldersBelow(dir: string): string[] {
 }
 
 /** The checkpoints of a run already in the store, from the paths recorded with them. */
-export function storedCheckpoints(run: string, rows: readonly { step: number; path: string | null }[], storePath: string, opts: DiscoverOptions = {}): Discovered {
+export function storedCheckpoints(run: string, rows: readonly { step: number; path: string | null }[], storePath: string,
+  opts: DiscoverOptions = {}): Discovered {
   if (rows.length === 0) throw new UserError(`${storePath}: run "${run}" has no checkpoints in the store; pass --model DIR`);
   const checkpoints: CheckpointRef[] = [];
   const skipped: string[] = [];

@@ -175,7 +175,8 @@ export async function evaluateGrid(opts: GridOptions): Promise<GridSummary> {
   // test sets and checkpoints are recorded: a model that cannot load leaves nothing behind.
   const loader = opts.loader ?? builtinLoader();
   for (const cp of opts.checkpoints) loader.check?.(cp);
-  const metricOptions: MetricOptions = { positiveLabel: opts.positiveLabel, rouge: new RougeScorer({ stemmer: opts.rougeStemmer === true }), rougeStemmer: opts.rougeStemmer === true };
+  const metricOptions: MetricOptions = { positiveLabel: opts.positiveLabel, rouge: new RougeScorer({ stemmer: opts.rougeStemmer === true }),
+    rougeStemmer: opts.rougeStemmer === true };
   for (const cell of cells) if (cell.task.kind === 'classify' && opts.positiveLabel !== undefined) cellOutcomeCheck(cell, metricOptions);
 
   const store = opts.store ?? ResultStore.open(opts.storePath);
@@ -267,7 +268,8 @@ export async function evaluateGrid(opts: GridOptions): Promise<GridSummary> {
         const outcome = cellOutcome(cell, keys.map((k) => answers.get(k)), metricOptions);
         for (const note of outcome.notes) progress.note(`run "${opts.run}" step ${cp.step}, test set "${cell.set.id}"${cell.variant.name ? ` (${cell.variant.name})` : ''}: ${note}`);
         const base = { run: opts.run, step: cp.step, testSet: cell.set.id, promptVariant: cell.variant.name };
-        const predictions: PredictionRecord[] = outcome.predictions.map((p) => ({ ...base, exampleId: p.exampleId, prediction: p.prediction, gold: p.gold, detail: p.detail }));
+        const predictions: PredictionRecord[] = outcome.predictions.map((p) => ({ ...base, exampleId: p.exampleId, prediction: p.prediction,
+          gold: p.gold, detail: p.detail }));
         const scores: StoredScore[] = Object.entries(outcome.metrics).map(([metric, value]) => ({ ...base, metric, value, n: cell.examples.length }));
         store.transaction(() => {
           store.writePredictions(predictions);

@@ -69,7 +69,9 @@ function isUnlabeled(task: TaskSpec, set: EvalTestSet, ex: Example): boolean {
   return task.kind === 'classify' && ex.label !== undefined && !task.labels.includes(ex.label) && (set.unlabeled?.includes(ex.label) ?? false);
 }
 
-async function buildOptions(task: TaskSpec, set: EvalTestSet, variant: PromptVariant, opts: PlanOptions): Promise<{ build: BuildOptions; from?: string }> {
+async function buildOptions(
+  task: TaskSpec, set: EvalTestSet, variant: PromptVariant, opts: PlanOptions,
+): Promise<{ build: BuildOptions; from?: string }> {
   const join = joinFor(task, opts.bos ?? 'tokenizer', opts.zeroShotPrefix);
   if (variant.shots === 0) return { build: { join } };
   if (set.demonstrationPool) {
@@ -92,14 +94,17 @@ async function buildCell(index: number, set: EvalTestSet, variant: PromptVariant
     if (task.kind === 'generate') {
       mode = 'generate';
       const addSpecialTokens = addSpecialTokensFor('generate', opts.bos ?? 'tokenizer');
-      payloads = buildGenerateRequests(task, set.examples, build).map((r) => ({ mode: 'generate', prompt: r.prompt, maxNewTokens: r.maxNewTokens, stop: r.stop ?? [], addSpecialTokens }));
+      payloads = buildGenerateRequests(task, set.examples, build).map((r) => ({ mode: 'generate', prompt: r.prompt,
+        maxNewTokens: r.maxNewTokens, stop: r.stop ?? [], addSpecialTokens }));
     } else if (task.scoring === 'first-token') {
       mode = 'first-token';
       const preset = resolvePreset({ task: opts.task }, set);
       const labelTokens = (preset?.study === 'B' ? opts.studyBLabelTokens : undefined) ?? opts.labelTokens ?? DEFAULT_LABEL_TOKEN_RULE;
       const addSpecialTokens = addSpecialTokensFor('classify', opts.bos ?? 'tokenizer');
-      const extra = { ...(opts.padTo === undefined ? {} : { padTo: opts.padTo }), ...(labelTokens === 'llama2-ids' ? { fixedTokens: llama2Ids(task, preset) } : {}) };
-      payloads = buildFirstTokenRequests(task, set.examples, build).map((r) => ({ mode: 'first-token', context: r.context, candidates: r.candidates, labelTokens, addSpecialTokens, ...extra }));
+      const extra = { ...(opts.padTo === undefined ? {} : { padTo: opts.padTo }),
+        ...(labelTokens === 'llama2-ids' ? { fixedTokens: llama2Ids(task, preset) } : {}) };
+      payloads = buildFirstTokenRequests(task, set.examples, build).map((r) => ({ mode: 'first-token', context: r.context,
+        candidates: r.candidates, labelTokens, addSpecialTokens, ...extra }));
     } else {
       mode = 'full-word';
       const reqs = buildFullWordRequests(task, set.examples, build);

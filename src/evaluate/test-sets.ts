@@ -6,7 +6,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { UserError } from '../errors.ts';
 import type { Example } from '../types.ts';
-import { contentHash, isRegistryId, keepingBugRows, loadDataSet, loadRegistered, readRegistry, readSpecFile, registrySpec, replayedBugOf, type ReplayedBug } from '../data/index.ts';
+import { contentHash, isRegistryId, keepingBugRows, loadDataSet, loadRegistered, readRegistry, readSpecFile, registrySpec, replayedBugOf,
+  type ReplayedBug } from '../data/index.ts';
 import { generateSuite, readSuite, SUITE_DEFAULTS } from '../synth/index.ts';
 
 export interface DemonstrationPool { name: string; examples: Example[] }
@@ -80,7 +81,9 @@ function suiteSets(
 }
 
 /** A registered set with its dropped labels kept as labels of their own (unlabeledRows: wrong). */
-async function loadKeepingUnlabeled(id: string, opts: TestSetOptions): Promise<{ loaded: Awaited<ReturnType<typeof loadRegistered>>; unlabeled: string[] }> {
+async function loadKeepingUnlabeled(
+  id: string, opts: TestSetOptions,
+): Promise<{ loaded: Awaited<ReturnType<typeof loadRegistered>>; unlabeled: string[] }> {
   const r = registrySpec(id, { dataDir: opts.dataDir });
   const unlabeled = r.spec.dropLabels ?? [];
   if (unlabeled.length === 0) return { loaded: await loadRegistered(id, { dataDir: opts.dataDir, limit: opts.limit }), unlabeled };
@@ -90,7 +93,9 @@ async function loadKeepingUnlabeled(id: string, opts: TestSetOptions): Promise<{
 }
 
 /** A registered set with its replayed bug's rows kept and relabelled with the release's gold; how many were kept. */
-async function loadReplayingBug(id: string, bug: ReplayedBug, opts: TestSetOptions): Promise<{ loaded: Awaited<ReturnType<typeof loadRegistered>>; kept: number }> {
+async function loadReplayingBug(
+  id: string, bug: ReplayedBug, opts: TestSetOptions,
+): Promise<{ loaded: Awaited<ReturnType<typeof loadRegistered>>; kept: number }> {
   const r = registrySpec(id, { dataDir: opts.dataDir });
   const own = await loadDataSet(keepingBugRows(r.spec, bug, 'own'), { baseDir: r.baseDir, limit: opts.limit });
   const kept = own.examples.filter((ex) => ex.label === bug.label).length;

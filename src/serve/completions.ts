@@ -207,11 +207,14 @@ export class CompletionEngine {
         const entries: PromptLogprob[] = [null];
         for (const t of a.prompt) {
           const e: Record<string, { logprob: number; rank: number; decoded_token: string }> = {};
-          t.top.slice(0, n).forEach((alt, r) => { e[String(alt.id)] = { logprob: alt.logprob, rank: r + 1, decoded_token: this.tokenText(model, alt.id) }; });
+          t.top.slice(0, n).forEach((alt, r) => {
+            e[String(alt.id)] = { logprob: alt.logprob, rank: r + 1, decoded_token: this.tokenText(model, alt.id) };
+          });
           if (!(String(t.id) in e)) {
             // Outside the top n: its rank is at least n + 1 (only the top-k are computed).
             const rank = t.top.findIndex((alt) => alt.id === t.id);
-            e[String(t.id)] = { logprob: t.logprob, rank: rank >= 0 ? rank + 1 : Math.max(n, t.top.length) + 1, decoded_token: this.tokenText(model, t.id) };
+            e[String(t.id)] = { logprob: t.logprob, rank: rank >= 0 ? rank + 1 : Math.max(n, t.top.length) + 1,
+              decoded_token: this.tokenText(model, t.id) };
           }
           entries.push(e);
         }

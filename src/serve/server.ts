@@ -204,7 +204,8 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     'POST /v1/load_lora_adapter': async (body) => {
       if (loraRoots.length === 0) {
         if (profile === 'vllm') return [404, FASTAPI_NOT_FOUND];
-        throw new HttpError(404, 'run-time LoRA loading is off on this server: start it with genstudy serve --lora-root DIR (the folders adapters may be loaded from)');
+        throw new HttpError(404, 'run-time LoRA loading is off on this server: start it with genstudy serve --lora-root DIR (the folders ' +
+          'adapters may be loaded from)');
       }
       const parsed = loadAdapterSchema.safeParse(body);
       if (!parsed.success) throw new HttpError(400, describeZodError(parsed.error));

@@ -45,7 +45,8 @@ const RULE = 'The hypothesis follows from the premise (Yes) when both have the s
   + 'has none, added. Otherwise No.';
 
 function rates(d: SetDesign): SetDescription['rates'] {
-  return { overlapGivenYes: d.overlapGivenYes, overlapGivenNo: d.overlapGivenNo, negationGivenYes: d.negationGivenYes, negationGivenNo: d.negationGivenNo };
+  return { overlapGivenYes: d.overlapGivenYes, overlapGivenNo: d.overlapGivenNo, negationGivenYes: d.negationGivenYes,
+    negationGivenNo: d.negationGivenNo };
 }
 
 const SIGN = { mirror: -1, twin: 1 } as const;

@@ -20,8 +20,9 @@ export type Substitution = 'mixed' | 'hypernym' | 'synonym';
  *   is right on exactly one item of the pair, so the two sets' accuracies move against each other.
  * - twin: item i is the source's item i with its nouns renamed (each replaced by another of its
  *   category from the twin's vocabulary, the same way in both sentences), which keeps the label,
- *   both cues, the length and every word position. A source may have several twins. A prediction that does not depend on which animal, person or food is
- *   named is right on both or on neither, so the two move together.
+ *   both cues, the length and every word position. A source may have several twins. A prediction
+ *   that does not depend on which animal, person or food is named is right on both or on neither,
+ *   so the two move together.
  */
 export interface SetSource { set: string; how: 'mirror' | 'twin' }
 
@@ -91,7 +92,8 @@ export function idDesign(o: SuiteOptions): SetDesign {
 
 /** A mirror's cue rates: the source's, with the labels exchanged (the edit flips the label and keeps both cues). */
 export function mirroredRates(d: SetDesign): Pick<SetDesign, 'overlapGivenYes' | 'overlapGivenNo' | 'negationGivenYes' | 'negationGivenNo'> {
-  return { overlapGivenYes: d.overlapGivenNo, overlapGivenNo: d.overlapGivenYes, negationGivenYes: d.negationGivenNo, negationGivenNo: d.negationGivenYes };
+  return { overlapGivenYes: d.overlapGivenNo, overlapGivenNo: d.overlapGivenYes, negationGivenYes: d.negationGivenNo,
+    negationGivenNo: d.negationGivenYes };
 }
 
 export function defaultOodDesigns(o: SuiteOptions): SetDesign[] {

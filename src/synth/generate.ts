@@ -33,7 +33,8 @@ import {
   AGENT_CATEGORIES, ALL_VERBS, CATEGORIES, hypernymOf, nounsOf, PLACES, sameSynset, synonymsOf, type Category,
 } from './lexicon.ts';
 import { contentWords, formatSentence, highOverlap, hypothesisNegated, trueLabel, type Label, type Sentence } from './rule.ts';
-import { DEFAULTS, defaultOodDesigns, idDesign, validateDesign, validateOptions, type CueName, type CueRelation, type SetDesign, type SuiteOptions } from './design.ts';
+import { DEFAULTS, defaultOodDesigns, idDesign, validateDesign, validateOptions, type CueName, type CueRelation, type SetDesign,
+  type SuiteOptions } from './design.ts';
 import { suiteVocabulary } from './vocabulary.ts';
 
 export interface SuiteTestSet {
@@ -220,7 +221,8 @@ class Builder {
     // Under negation only the verb may change (nouns must stay identical there).
     const move = this.rng.pick(negH
       ? ['verb' as const]
-      : this.allowed<'subject' | 'object' | 'verb'>([{ name: 'subject', kind: 'noun' }, { name: 'object', kind: 'noun' }, { name: 'verb', kind: 'verb' }]));
+      : this.allowed<'subject' | 'object' | 'verb'>([{ name: 'subject', kind: 'noun' }, { name: 'object', kind: 'noun' },
+        { name: 'verb', kind: 'verb' }]));
     const p = this.premise(negH, 'free');
     const base = { ...p };
     this.keepOrDropPlace(base);

@@ -95,7 +95,8 @@ export function firstTokenRecords(task: ClassifyTaskSpec, examples: readonly Exa
     }
     const prediction = task.labels[argmax(row)];
     const gold = goldOf(task, ex);
-    const rec: ClassifyRecord = { id: ex.id, scoring: 'first-token', prediction, logprobs: Object.fromEntries(task.labels.map((l, j) => [l, row[j]])) };
+    const rec: ClassifyRecord = { id: ex.id, scoring: 'first-token', prediction,
+      logprobs: Object.fromEntries(task.labels.map((l, j) => [l, row[j]])) };
     if (gold !== undefined) { rec.gold = gold; rec.correct = gold === prediction; }
     return rec;
   });

@@ -33,7 +33,8 @@ const GenerateSchema = z.strictObject({
   targetField: text.optional(),
   maxNewTokens: z.number().int().positive(),
   stop: z.array(text).default([]),
-  postprocess: z.strictObject({ strip: z.enum(['python', 'none']).default('python'), cutAt: z.array(text).default([]) }).default({ strip: 'python', cutAt: [] }),
+  postprocess: z.strictObject({ strip: z.enum(['python', 'none']).default('python'), cutAt: z.array(text).default([]) })
+    .default({ strip: 'python', cutAt: [] }),
   join: JoinSchema.optional(),
 });
 

@@ -51,7 +51,8 @@ export class AdamW {
         const decay = this.noDecay.has(name) ? 0 : this.weightDecay;
         if (fusedOpsAvailable()) {
           // The same arithmetic as below in one native call over cache-sized slices.
-          const [po, mo, vo] = nativeAdamW(p, grad, m, v, [1 - lr * decay, this.beta1, 1 - this.beta1, this.beta2, 1 - this.beta2, bc2Sqrt, this.eps, lr / bc1]);
+          const [po, mo, vo] = nativeAdamW(p, grad, m, v,
+            [1 - lr * decay, this.beta1, 1 - this.beta1, this.beta2, 1 - this.beta2, bc2Sqrt, this.eps, lr / bc1]);
           m.assign(mo);
           v.assign(vo);
           p.assign(po);

@@ -54,7 +54,10 @@ export interface TrainOptions {
   warmupRatio?: number;
   batchSize?: number;
   gradAccum?: number;
-  /** The model's own dropout (config.json: GPT-2 *_pdrop, OPT dropout, attention_dropout) while training, as transformers' train mode. Default true. */
+  /**
+   * The model's own dropout (config.json: GPT-2 *_pdrop, OPT dropout, attention_dropout) while training, as transformers' train mode.
+   * Default true.
+   */
   modelDropout?: boolean;
   /** Global-norm clipping; 0 turns it off. Default 1 (Trainer's max_grad_norm). */
   maxGradNorm?: number;

@@ -44,7 +44,9 @@ export function encodeForTraining(
   truncation: SequenceTruncation = 'keep-last',
 ): TrainSequence[] {
   if (padTo !== undefined && objective !== 'classify') throw new UserError('padTo (study A\'s reading position) applies to the label-token objective only');
-  return pieces.map((p) => (objective === 'classify' ? classifySequence(tok, p, maxLength, labelTokens, padTo) : generateSequence(tok, p, maxLength, truncation)));
+  return pieces.map((p) => (objective === 'classify'
+    ? classifySequence(tok, p, maxLength, labelTokens, padTo)
+    : generateSequence(tok, p, maxLength, truncation)));
 }
 
 /**

@@ -204,7 +204,9 @@ function halfToFloatBits(h: number): number {
 }
 
 /** Writes float32 tensors as one .safetensors file (to a temporary name, then renamed). */
-export function writeSafetensors(file: string, tensors: Map<string, { shape: number[]; data: Float32Array }>, metadata: Record<string, string> = { format: 'pt' }): void {
+export function writeSafetensors(
+  file: string, tensors: Map<string, { shape: number[]; data: Float32Array }>, metadata: Record<string, string> = { format: 'pt' },
+): void {
   const names = [...tensors.keys()].sort();
   const header: Record<string, unknown> = { __metadata__: metadata };
   let offset = 0;

@@ -90,7 +90,8 @@ export function remoteLoader(opts: RemoteLoaderOptions): ModelLoader & { endpoin
     });
     if (cp.base === undefined) {
       for (const [i, u] of endpoints.urls.entries()) {
-        await checkServedModel(u, baseCards[i], path.resolve(cp.dir), identity.engineId, identityCheck, () => probeAgainstBuiltin(remoteFor(baseName), cp));
+        await checkServedModel(u, baseCards[i], path.resolve(cp.dir), identity.engineId, identityCheck,
+          () => probeAgainstBuiltin(remoteFor(baseName), cp));
       }
     } else {
       model = `genstudy-lora-${identity.weights.split('lora:')[1].slice(0, 16)}`;

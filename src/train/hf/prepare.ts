@@ -127,7 +127,8 @@ export function prepareHfRun(options: HfTrainOptions): PreparedRun {
   refuseUnsupported(o, options, processes);
   const model = path.resolve(o.model);
   const seqs = runSequences({ ...o, model });
-  const order: OrderOptions = { examples: seqs.length, batchSize: o.batchSize, gradAccum: o.gradAccum, epochs: o.epochs, maxSteps: o.maxSteps, shuffle: o.shuffle, seed: o.seed };
+  const order: OrderOptions = { examples: seqs.length, batchSize: o.batchSize, gradAccum: o.gradAccum, epochs: o.epochs,
+    maxSteps: o.maxSteps, shuffle: o.shuffle, seed: o.seed };
   const total = totalSteps(order);
   const stream = runStream(order, total);
   if (processes > 1 && stream.length % processes !== 0) {
@@ -150,7 +151,8 @@ export function prepareHfRun(options: HfTrainOptions): PreparedRun {
     format: 'genstudy-hf-run', version: 1, model, out_dir: outDir, method: o.method, seed: o.seed,
     objective: o.objective, model_dropout: o.modelDropout, dtype: options.dtype ?? 'float32',
     attn_implementation: options.attnImplementation ?? null, use_cpu: options.useCpu ?? false,
-    lora: o.method === 'lora' ? { r: o.lora!.r, alpha: o.lora!.alpha, dropout: o.lora!.dropout, targets: o.lora!.targetModules, init: options.loraInit ? path.resolve(options.loraInit) : null } : null,
+    lora: o.method === 'lora' ? { r: o.lora!.r, alpha: o.lora!.alpha, dropout: o.lora!.dropout, targets: o.lora!.targetModules,
+      init: options.loraInit ? path.resolve(options.loraInit) : null } : null,
     settings, save_steps: saveSteps, training_arguments: options.trainingArguments ?? {},
     sequences: path.join(dir, 'sequences.jsonl'), batches: path.join(dir, 'batches.json'),
     resume: o.resume,
