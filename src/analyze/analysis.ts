@@ -147,7 +147,8 @@ export function analyzeRun(series: RunSeries, options: AnalyzeOptions): RunAnaly
   return analyzeRunData(runData(series, opts), opts);
 }
 
-const oodNamesOf = (series: RunSeries, opts: AnalyzeOptions): string[] => (opts.testSets ?? [...series.values.keys()]).filter((t) => t !== opts.control);
+const oodNamesOf = (series: RunSeries, opts: AnalyzeOptions): string[] =>
+  (opts.testSets ?? [...series.values.keys()]).filter((t) => t !== opts.control);
 
 /** Why one run cannot be analysed as asked, or undefined. */
 export function runProblem(series: RunSeries, opts: AnalyzeOptions): string | undefined {

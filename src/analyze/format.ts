@@ -42,7 +42,8 @@ export function formatTable(result: AnalysisResult, opts: AnalyzeOptions): strin
     if (hasPerm) header.push('perm p');
     if (hasUnstable) header.push('unstable');
     const rows = run.pairs.map((p) => {
-      const row = [p.a, p.b, p.representation, p.r === null ? `undefined: ${p.reason}` : fixed(p.r, 3), fixed(p.nEff, 1), fixed(p.df, 1), pval(p.p), pval(p.p_adjusted) + star(p, opts.alpha), ci(p.ci95)];
+      const row = [p.a, p.b, p.representation, p.r === null ? `undefined: ${p.reason}` : fixed(p.r, 3), fixed(p.nEff, 1), fixed(p.df, 1),
+        pval(p.p), pval(p.p_adjusted) + star(p, opts.alpha), ci(p.ci95)];
       if (hasBoot) row.push(ci(p.bootstrap_ci95 ?? null));
       if (hasPerm) row.push(p.permutation_p === undefined ? '' : pval(p.permutation_p));
       if (hasUnstable) row.push(p.unstable ?? '');
@@ -50,13 +51,15 @@ export function formatTable(result: AnalysisResult, opts: AnalyzeOptions): strin
     });
     out.push(...alignColumns([header, ...rows], { indent: 2 }));
   }
-  out.push('', `The papers' view across ${result.runs.length} run${result.runs.length === 1 ? '' : 's'}: runs with a significant correlation per pair (adjusted p < ${opts.alpha}); it counts signs, so "none" may be no power`);
+  out.push('', `The papers' view across ${result.runs.length} run${result.runs.length === 1 ? '' : 's'}: runs with a significant ` +
+    `correlation per pair (adjusted p < ${opts.alpha}); it counts signs, so "none" may be no power`);
   const rows = result.agreement.map((g) => [g.a, g.b, String(g.positive), String(g.negative), String(g.null), String(g.runs), signVerdict(g)]);
   out.push(...alignColumns([['a', 'b', 'positive', 'negative', 'none', 'runs', 'signs'], ...rows], { indent: 2 }));
   out.push(`  ${signCountSentence(result, opts.alpha)}`);
   if (result.robustness) {
     const available = result.robustness.choices.filter((c) => c.available).length;
-    out.push('', `Robustness: does each verdict hold under the ${available} other analysis choices (pearson/spearman x linear/spline x levels/differences)?`);
+    out.push('', `Robustness: does each verdict hold under the ${available} other analysis choices (pearson/spearman x linear/spline x ` +
+      `levels/differences)?`);
     const rb = result.robustness.pairs.map((p) => [p.a, p.b, p.verdict, `${p.holds} of ${p.of}`, p.otherwise.join('; ')]);
     out.push(...alignColumns([['a', 'b', 'verdict', 'holds under', 'otherwise'], ...rb], { indent: 2 }));
     for (const c of result.robustness.choices) if (!c.available) out.push(`  not computed: ${c.method}/${c.residualiser}/${c.representation}: ${c.reason}`);

@@ -129,7 +129,8 @@ export function metaAcrossRuns(runs: readonly Pick<RunAnalysis, 'run' | 'pairs'>
   return { estimator: opts.metaEstimator, hartung_knapp: opts.hartungKnapp, moderator: opts.moderator ?? null, pairs };
 }
 
-function metaOfPair(a: string, b: string, items: { run: string; pair: PairResult }[], opts: MetaAnalysisOptions, attributes: RunAttributes): PairMeta {
+function metaOfPair(a: string, b: string, items: { run: string; pair: PairResult }[], opts: MetaAnalysisOptions,
+  attributes: RunAttributes): PairMeta {
   const unstable = items.filter((x) => x.pair.unstable !== undefined).map((x) => ({ run: x.run, reason: x.pair.unstable! }));
   const candidates = opts.keepUnstable ? items : items.filter((x) => x.pair.unstable === undefined);
   // r = +-1 (a degenerate fit: its Fisher z is infinite) cannot be weighed against the others

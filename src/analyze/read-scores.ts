@@ -81,9 +81,13 @@ async function readFolder(folder: string): Promise<ScoreReading> {
 async function readTable(file: string, opts: ReadScoreOptions): Promise<ScoreReading> {
   const records: SourceRow[] = [];
   for await (const row of readRows(file)) records.push(row);
-  if (records.length === 0) throw new UserError(`${file}: no score rows (expected columns run, step, test_set, metric, value, or a wide table with a step column)`);
+  if (records.length === 0) {
+    throw new UserError(`${file}: no score rows (expected columns run, step, test_set, metric, value, or a wide table with a step column)`);
+  }
   if (isWideHeader(Object.keys(records[0].values))) return readWideRows(file, records, parseColumnMap(opts.columns));
-  if (opts.columns?.length) throw new UserError(`--columns: ${file} is a long table (columns run, step, test_set, metric, value); --columns names the columns of a wide one`);
+  if (opts.columns?.length) {
+    throw new UserError(`--columns: ${file} is a long table (columns run, step, test_set, metric, value); --columns names the columns of a wide one`);
+  }
   const rows: ScoreRow[] = [];
   const missing: string[] = [];
   for (const record of records) {

@@ -75,7 +75,9 @@ export function runStability(
   return (a, b, tested) => {
     for (const [name, series] of [[a, run.ood[a]], [b, run.ood[b]], [run.controlName, run.control]] as const) {
       const d = distinctOf(name, series);
-      if (d < MIN_DISTINCT_VALUES) return `"${name}" has ${d} distinct value${d === 1 ? '' : 's'} in ${series.length} checkpoints (fewer than ${MIN_DISTINCT_VALUES})`;
+      if (d < MIN_DISTINCT_VALUES) {
+        return `"${name}" has ${d} distinct value${d === 1 ? '' : 's'} in ${series.length} checkpoints (fewer than ${MIN_DISTINCT_VALUES})`;
+      }
     }
     if (tested.r === null || tested.p === null || !(tested.p < opts.alpha)) return undefined;
     const ea = residualOf(a, tested.representation), eb = residualOf(b, tested.representation);

@@ -41,7 +41,9 @@ type VerdictInputs = Pick<PairMeta, 'runs' | 'r' | 'p' | 'p_adjusted' | 'q_p' | 
 export function pairVerdict(m: VerdictInputs, ctx: VerdictContext): { verdict: PairVerdict; why: string } {
   const inconclusive = (why: string) => ({ verdict: 'inconclusive' as const, why });
   if (m.runs === 0 || m.r === null) return inconclusive('no run to pool');
-  if (m.prediction95 === null) return inconclusive(`${m.runs} run${m.runs === 1 ? '' : 's'} pooled: a prediction interval for a new run needs at least 3`);
+  if (m.prediction95 === null) {
+    return inconclusive(`${m.runs} run${m.runs === 1 ? '' : 's'} pooled: a prediction interval for a new run needs at least 3`);
+  }
   const [lo, hi] = m.prediction95;
   const pi = `95% prediction interval ${intervalText(m.prediction95)}`;
   const margin = ctx.equivalenceMargin;
@@ -52,11 +54,15 @@ export function pairVerdict(m: VerdictInputs, ctx: VerdictContext): { verdict: P
   const adjustedP = `${corrected(ctx)} p ${pval(m.p_adjusted)}`;
   if (significant && oneSign) return { verdict: 'generalises', why: `${pooled} (${adjustedP}), ${pi} all ${lo > 0 ? 'positive' : 'negative'}` };
   const heterogeneous = m.q_p_adjusted !== null && m.q_p_adjusted < ctx.alpha;
-  if (heterogeneous && lo < 0 && hi > 0) return { verdict: 'depends on the model', why: `runs differ (Q ${corrected(ctx)} p ${pval(m.q_p_adjusted)}), ${pi} spans both signs` };
+  if (heterogeneous && lo < 0 && hi > 0) {
+    return { verdict: 'depends on the model', why: `runs differ (Q ${corrected(ctx)} p ${pval(m.q_p_adjusted)}), ${pi} spans both signs` };
+  }
   if (!significant && m.p !== null && m.p < ctx.alpha) {
     return inconclusive(`${pooled} significant before, not after correcting for ${ctx.pairs} pairs (p ${pval(m.p)}, ${adjustedP})`);
   }
-  if (significant) return inconclusive(`${pooled} significant (${adjustedP}) but the ${pi} spans both signs and the runs do not differ significantly`);
+  if (significant) {
+    return inconclusive(`${pooled} significant (${adjustedP}) but the ${pi} spans both signs and the runs do not differ significantly`);
+  }
   return inconclusive(`${pooled} not significant (${adjustedP}); the ${pi} is wider than ±${margin}`);
 }
 

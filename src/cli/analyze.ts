@@ -50,7 +50,8 @@ export function registerAnalyze(program: Command): void {
         }
       }
       const result = analyzeRuns(series, opts);
-      const text = flags.format === 'json' ? formatJson(result) : flags.format === 'csv' ? formatPairsCsv(result, opts.alpha) : formatTable(result, opts);
+      const text = flags.format === 'json' ? formatJson(result)
+        : flags.format === 'csv' ? formatPairsCsv(result, opts.alpha) : formatTable(result, opts);
       if (flags.out) {
         writeFileAtomic(flags.out, text);
         if (flags.format === 'csv') {
@@ -68,7 +69,9 @@ export function registerAnalyze(program: Command): void {
 
 function chooseMetric(rows: readonly ScoreRow[], wanted: string | undefined, input: string): string {
   const metrics = availableMetrics(rows);
-  if (metrics.length === 0) throw new UserError(`${input}: no scores to analyse (a store keeps prompt variants apart: choose one with --prompt-variant)`);
+  if (metrics.length === 0) {
+    throw new UserError(`${input}: no scores to analyse (a store keeps prompt variants apart: choose one with --prompt-variant)`);
+  }
   if (wanted !== undefined) {
     if (!metrics.includes(wanted)) throw new UserError(`${input}: no scores for metric "${wanted}" (it has: ${metrics.join(', ')})`);
     return wanted;

@@ -136,7 +136,8 @@ export function registerData(program: Command, io: DataCliIO = { out: process.st
         const [set, split] = id.split(':');
         const entry = registry.sets[set];
         const s = entry.splits[split];
-        const where = [s.local ? `local ${s.local.path}` : '', s.hub ? `hub ${s.hub.repo}${s.hub.repoType === 'model' ? ' (model)' : ''}` : ''].filter(Boolean).join(', ');
+        const where = [s.local ? `local ${s.local.path}` : '',
+          s.hub ? `hub ${s.hub.repo}${s.hub.repoType === 'model' ? ' (model)' : ''}` : ''].filter(Boolean).join(', ');
         lines.push(`${id.padEnd(44)} ${entry.task.padEnd(9)} ${where}\n`);
       }
       io.out.write(lines.join(''));

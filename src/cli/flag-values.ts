@@ -75,6 +75,8 @@ export function outputFile(flag: string, file: string | undefined): string | und
   const dir = path.dirname(path.resolve(file));
   if (!fs.existsSync(dir)) throw new UserError(`${flag} ${file}: the folder ${dir} does not exist; create it or write elsewhere`);
   if (!fs.statSync(dir).isDirectory()) throw new UserError(`${flag} ${file}: ${dir} is not a folder`);
-  if (fs.existsSync(file) && fs.statSync(file).isDirectory()) throw new UserError(`${flag} ${file}: is a folder; give a file name, e.g. ${path.join(file, 'analysis.txt')}`);
+  if (fs.existsSync(file) && fs.statSync(file).isDirectory()) {
+    throw new UserError(`${flag} ${file}: is a folder; give a file name, e.g. ${path.join(file, 'analysis.txt')}`);
+  }
   return file;
 }

@@ -43,7 +43,9 @@ export function readScorePairs(file: string): ScorePair[] {
   return parseJsonLines(text, file).map(({ line, values: o }) => {
     const at = where(file, line);
     for (const key of ['context', 'continuation']) {
-      if (typeof o[key] !== 'string') throw new UserError(`${at}: field "${key}" must be a string, got ${o[key] === undefined ? 'nothing' : JSON.stringify(o[key])}`);
+      if (typeof o[key] !== 'string') {
+        throw new UserError(`${at}: field "${key}" must be a string, got ${o[key] === undefined ? 'nothing' : JSON.stringify(o[key])}`);
+      }
     }
     const id = o.id ?? line;
     if (typeof id !== 'string' && typeof id !== 'number') throw new UserError(`${at}: field "id" must be a string or a number`);

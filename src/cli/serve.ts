@@ -27,7 +27,9 @@ export function registerServe(program: Command): void {
     .option('--max-body-mb <n>', 'largest request body in MiB (larger: HTTP 413)', String(SERVE_DEFAULTS.maxBodyBytes / 2 ** 20))
     .option('--max-prompt-tokens <n>', 'prompt tokens per completions request (more: HTTP 413)', String(SERVE_DEFAULTS.maxPromptTokens))
     .option('--startup-delay <seconds>', 'wait this long before listening, as a large model loading would (for testing clients)')
-    .addOption(new Option('--mimic <server>', "answer as this server does where servers differ (vllm: vLLM's /v1/models, context limit, generation_config defaults, LoRA errors; for testing clients against vLLM's behaviour)").choices(SERVE_PROFILES).default(SERVE_DEFAULTS.profile))
+    .addOption(new Option('--mimic <server>', "answer as this server does where servers differ (vllm: vLLM's /v1/models, context limit, " +
+      "generation_config defaults, LoRA errors; for testing clients against " +
+      "vLLM's behaviour)").choices(SERVE_PROFILES).default(SERVE_DEFAULTS.profile))
     .action(async (model: string, flags: ServeFlags) => {
       const port = portNumber(flags.port);
       const batchTokens = wholeNumber('--batch-tokens', flags.batchTokens);

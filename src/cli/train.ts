@@ -46,7 +46,9 @@ function trainingArgsOf(f: TrainFlags): Record<string, unknown> | undefined {
     } catch (err) {
       throw new UserError(`--training-args: not JSON (${(err as Error).message}); e.g. '{"gradient_checkpointing": true}'`);
     }
-    if (typeof extra !== 'object' || extra === null || Array.isArray(extra)) throw new UserError('--training-args: expected a JSON object of TrainingArguments fields');
+    if (typeof extra !== 'object' || extra === null || Array.isArray(extra)) {
+      throw new UserError('--training-args: expected a JSON object of TrainingArguments fields');
+    }
   }
   if (f.bf16) extra = { ...extra, bf16: true };
   return Object.keys(extra).length ? extra : undefined;
@@ -72,9 +74,11 @@ export function registerTrain(program: Command): void {
       '(YAML/JSON), or synthetic (the generated suite)');
   addSyntheticOptions(command, 'trainSize');
   addDataDirOption(command)
-    .option('--task <task>', `prompt and labels: ${TASK_PRESET_NAMES.join(' | ')} | a task spec file (default: synthetic with --data synthetic, else study-a)`)
+    .option('--task <task>',
+      `prompt and labels: ${TASK_PRESET_NAMES.join(' | ')} | a task spec file (default: synthetic with --data synthetic, else study-a)`)
     .addOption(new Option('--prompt <n>', "study B's prompt: 1 or 2 (training uses one)").choices(['1', '2']).default('1'))
-    .addOption(new Option('--objective <kind>', 'classify: label-token loss at the last prompt position (study A); generate: prompt + output + EOS, loss on the output (study B)').choices(OBJECTIVES))
+    .addOption(new Option('--objective <kind>', 'classify: label-token loss at the last prompt position (study A); generate: prompt + ' +
+      'output + EOS, loss on the output (study B)').choices(OBJECTIVES))
     .option('--fticl-k <k>', 'FTICL: prepend k demonstrations to every training example')
     .option('--fticl-pool <spec>', 'FTICL demonstration pool (spec file or registered id; default: the training data)')
     .option('--fticl-seed <n>', 'FTICL: sample the demonstrations per example with this seed (default: the same first k for all, as study B)')
@@ -90,10 +94,13 @@ export function registerTrain(program: Command): void {
     .requiredOption('--out <dir>', 'output folder for checkpoint-N folders')
     .addOption(storeOption({ optional: 'the training log and checkpoints are recorded there' }))
     .option('--run <name>', 'run name in the store (default: the --out folder name)')
-    .addOption(new Option('--backend <name>', 'builtin: genstudy\'s own trainer (CPU); hf: transformers\' Trainer (PEFT for LoRA) on the same prepared examples (docs/scale.md)').choices(TRAINING_BACKENDS).default(TRAINING_BACKENDS[0]))
-    .addOption(new Option('--launcher <name>', `hf: how to start the Trainer (default ${HF_LAUNCH_DEFAULTS.launcher}; slurm writes and submits a batch script)`).choices([...LAUNCHERS]))
+    .addOption(new Option('--backend <name>', 'builtin: genstudy\'s own trainer (CPU); hf: transformers\' Trainer (PEFT for LoRA) on the ' +
+      'same prepared examples (docs/scale.md)').choices(TRAINING_BACKENDS).default(TRAINING_BACKENDS[0]))
+    .addOption(new Option('--launcher <name>', `hf: how to start the Trainer (default ${HF_LAUNCH_DEFAULTS.launcher}; slurm writes and ` +
+      `submits a batch script)`).choices([...LAUNCHERS]))
     .option('--python <exe>', 'hf: the Python with torch, transformers, peft, accelerate (default: $GENSTUDY_PYTHON, else python3)')
-    .option('--processes <n>', `hf: processes (GPUs; default ${HF_LAUNCH_DEFAULTS.processes}); global batch = --batch-size x --grad-accum, spread over them`)
+    .option('--processes <n>',
+      `hf: processes (GPUs; default ${HF_LAUNCH_DEFAULTS.processes}); global batch = --batch-size x --grad-accum, spread over them`)
     .option('--accelerate-config <file>', 'hf: accelerate\'s config file (multi-GPU, DeepSpeed ZeRO, FSDP)')
     .option('--launcher-arg <arg...>', 'hf: more arguments for accelerate launch / torchrun')
     .option('--sbatch <directive...>', 'hf, slurm: more #SBATCH directives, e.g. partition=gpu time=24:00:00')

@@ -10,7 +10,8 @@ import { builtinLoader } from '../engine/index.ts';
 import { watchRun } from '../pipeline/watch.ts';
 import { numberIn, numberList, wholeNumber } from './flag-values.ts';
 import { addRemoteOptions, remoteLoaderOf, type RemoteFlags } from './remote-flags.ts';
-import { addDataDirOption, addPromptVariantOptions, addSyntheticOptions, addTestSetOption, baseModelOption, scoringOption, storeOption } from './shared-options.ts';
+import { addDataDirOption, addPromptVariantOptions, addSyntheticOptions, addTestSetOption, baseModelOption, scoringOption,
+  storeOption } from './shared-options.ts';
 import type { ScoringMode } from '../tasks/index.ts';
 
 interface WatchFlags extends RemoteFlags {

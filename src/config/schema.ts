@@ -210,7 +210,10 @@ export const StudySchema = z.strictObject({
     const first = new Map<string, number>();
     (study[list] as { [k in typeof key]?: string }[]).forEach((entry, i) => {
       const name = entry[key]!;
-      if (first.has(name)) ctx.addIssue({ code: 'custom', path: [list, i, key], message: `"${name}" is also ${list}[${first.get(name)}]'s ${key}; give each a distinct ${key}` });
+      if (first.has(name)) {
+        const message = `"${name}" is also ${list}[${first.get(name)}]'s ${key}; give each a distinct ${key}`;
+        ctx.addIssue({ code: 'custom', path: [list, i, key], message });
+      }
       else first.set(name, i);
     });
   }

@@ -65,7 +65,9 @@ export function studySettings(study: Study): StudySettings {
 }
 
 /** A trained method's clipping, loss weighting and truncation: its own values, else the protocol's. */
-export function trainingSettingsOf(settings: StudySettings, method: StudyMethod): Pick<StudySettings, 'maxGradNorm' | 'lossWeighting' | 'trainingTruncation'> {
+export function trainingSettingsOf(
+  settings: StudySettings, method: StudyMethod,
+): Pick<StudySettings, 'maxGradNorm' | 'lossWeighting' | 'trainingTruncation'> {
   return {
     maxGradNorm: method.maxGradNorm ?? settings.maxGradNorm,
     lossWeighting: method.lossWeighting ?? settings.lossWeighting,

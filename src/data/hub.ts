@@ -251,8 +251,12 @@ function checkRepoPath(label: string, path: string): void {
 
 function hubError(err: unknown, label: string, endpoint: string): Error {
   if (err instanceof HubApiError) {
-    if (err.statusCode === 404) return new UserError(`${label}: not found at ${endpoint} (check the name and revision; a private repo needs HF_TOKEN)`);
-    if (err.statusCode === 401 || err.statusCode === 403) return new UserError(`${label}: access denied by ${endpoint} (${err.statusCode}); set HF_TOKEN for private or gated repos`);
+    if (err.statusCode === 404) {
+      return new UserError(`${label}: not found at ${endpoint} (check the name and revision; a private repo needs HF_TOKEN)`);
+    }
+    if (err.statusCode === 401 || err.statusCode === 403) {
+      return new UserError(`${label}: access denied by ${endpoint} (${err.statusCode}); set HF_TOKEN for private or gated repos`);
+    }
     return new UserError(`${label}: ${endpoint} answered ${err.statusCode}: ${err.message}`);
   }
   return err instanceof Error ? err : new Error(String(err));

@@ -136,7 +136,9 @@ export function registrySpec(id: string, opts: RegistryOptions = {}): Registered
   let from: 'local' | 'hub';
   if (want === 'local' || (want === 'auto' && entry.local && (!entry.hub || (localFile && existsSync(localFile))))) {
     if (!entry.local) throw new UserError(`data set "${setId}:${split}" has no local source; it loads from the hub (${entry.hub!.repo})`);
-    if (!dataDir) throw new UserError(`data set "${setId}:${split}" needs a data folder holding ${entry.local.path}: pass --data-dir or set GENSTUDY_DATA`);
+    if (!dataDir) {
+      throw new UserError(`data set "${setId}:${split}" needs a data folder holding ${entry.local.path}: pass --data-dir or set GENSTUDY_DATA`);
+    }
     if (opts.mustExist !== false && !existsSync(localFile!)) {
       throw new UserError(`data set "${setId}:${split}": ${localFile} not found (data folder ${dataDir})${entry.hub ? `; it is also on the hub as ${entry.hub.repo}` : ''}`);
     }

@@ -109,7 +109,9 @@ export function discoverCheckpoints(folder: string, opts: DiscoverOptions = {}):
     seen.set(step, name);
     checkpoints.push({ step, ...found });
   }
-  if (checkpoints.length === 0) throw new UserError(`${dir}: none of its ${stepDirs.length} checkpoint folders is complete:\n  ${skipped.join('\n  ')}`);
+  if (checkpoints.length === 0) {
+    throw new UserError(`${dir}: none of its ${stepDirs.length} checkpoint folders is complete:\n  ${skipped.join('\n  ')}`);
+  }
   checkpoints.sort((a, b) => a.step - b.step);
   return { checkpoints, skipped };
 }

@@ -203,8 +203,10 @@ export async function evaluateGrid(opts: GridOptions): Promise<GridSummary> {
     opts.checkpoints.forEach((cp, i) => {
       const before = storedCheckpoints.get(cp.step);
       if (before?.contentHash && before.contentHash !== identities[i].weights) {
-        const counts = tables.supersedeCheckpoint(opts.run, cp.step, identities[i].weights, `checkpoint weights changed: ${before.contentHash} -> ${identities[i].weights}`);
-        progress.note(describeSuperseded(`run "${opts.run}" step ${cp.step}: the weights in ${cp.dir} differ from the ones evaluated before; re-evaluating`, counts));
+        const counts = tables.supersedeCheckpoint(opts.run, cp.step, identities[i].weights,
+          `checkpoint weights changed: ${before.contentHash} -> ${identities[i].weights}`);
+        progress.note(describeSuperseded(
+          `run "${opts.run}" step ${cp.step}: the weights in ${cp.dir} differ from the ones evaluated before; re-evaluating`, counts));
       }
     });
     store.transaction(() => {

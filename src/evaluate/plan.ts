@@ -58,7 +58,9 @@ function withSet<T>(set: EvalTestSet, variant: PromptVariant, fn: () => T): T {
 function goldsOf(task: TaskSpec, set: EvalTestSet): string[] {
   return set.examples.map((ex) => {
     if (task.kind === 'generate') return referenceOf(task, ex);
-    if (ex.label === undefined) throw new UserError(`example "${ex.id}" has no label; task "${task.name}" needs one of ${task.labels.map((l) => `"${l}"`).join(', ')}`);
+    if (ex.label === undefined) {
+      throw new UserError(`example "${ex.id}" has no label; task "${task.name}" needs one of ${task.labels.map((l) => `"${l}"`).join(', ')}`);
+    }
     // A row kept without a gold answer (study B's "-"): its gold matches no prediction.
     if (isUnlabeled(task, set, ex)) return ex.label;
     return goldLabel(task, ex);
@@ -80,7 +82,8 @@ async function buildOptions(
     return { build: { join, demonstrations }, from: `first ${variant.shots} of ${pool.name}` };
   }
   const seed = opts.demoSeed ?? 0;
-  const demonstrations = withSet(set, variant, () => demonstrationsFor(task, set.examples, { kind: 'sampled', k: variant.shots, seed }, `test set "${set.id}"`));
+  const demonstrations = withSet(set, variant,
+    () => demonstrationsFor(task, set.examples, { kind: 'sampled', k: variant.shots, seed }, `test set "${set.id}"`));
   return { build: { join, demonstrations }, from: `${variant.shots} sampled per query from the test set itself (seed ${seed})` };
 }
 
@@ -123,7 +126,9 @@ async function buildCell(index: number, set: EvalTestSet, variant: PromptVariant
 /** Study B's hard-coded Llama-2 label ids of the cell's preset (study B's classify tasks), in label order. */
 function llama2Ids(task: TaskSpec, preset: TaskPreset | undefined): { ids: number[]; pieces: string[] } {
   const fixed = preset?.llama2Ids;
-  if (!fixed) throw new UserError(`labelTokens "llama2-ids": task "${task.name}" has no hard-coded ids (study B's sentiment, paraphrase and NLI tasks have)`);
+  if (!fixed) {
+    throw new UserError(`labelTokens "llama2-ids": task "${task.name}" has no hard-coded ids (study B's sentiment, paraphrase and NLI tasks have)`);
+  }
   return { ids: [...fixed.ids], pieces: [...fixed.pieces] };
 }
 

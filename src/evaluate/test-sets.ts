@@ -69,7 +69,10 @@ function suiteSets(
   const ids = wanted ?? Object.keys(sets);
   return ids.map((id) => {
     const all = sets[id];
-    if (!all) throw new UserError(`${origin}: the synthetic suite has no test set "${id}"; it has ${Object.keys(sets).map((s) => `"${s}"`).join(', ')}`, { field: origin });
+    if (!all) {
+      throw new UserError(`${origin}: the synthetic suite has no test set "${id}"; it has ${Object.keys(sets).map((s) => `"${s}"`).join(', ')}`,
+        { field: origin });
+    }
     const examples = limited(all, opts.limit);
     return {
       id, examples, contentHash: contentHash(examples), source: `${origin} (${id})`,
@@ -160,7 +163,8 @@ export async function resolveTestSetArg(arg: string, opts: TestSetOptions = {}):
     const suite = generateSuite({ seed, trainSize: SUITE_DEFAULTS.trainSize, testSize: size });
     const sets = Object.fromEntries(suite.testSets.map((s) => [s.id, s.examples]));
     const wanted = synthetic.sets?.filter((s) => s !== '');
-    return suiteSets(sets, suite.train, wanted, `synthetic suite (seed ${seed}, ${size} per set)`, opts, { synthetic: { seed, testSize: size, trainSize: SUITE_DEFAULTS.trainSize } });
+    return suiteSets(sets, suite.train, wanted, `synthetic suite (seed ${seed}, ${size} per set)`, opts,
+      { synthetic: { seed, testSize: size, trainSize: SUITE_DEFAULTS.trainSize } });
   }
   if (fs.existsSync(arg) && fs.statSync(arg).isDirectory()) {
     if (!fs.existsSync(path.join(arg, 'suite.json'))) {

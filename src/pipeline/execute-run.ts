@@ -106,7 +106,8 @@ export async function executeRun(study: Study, run: RunPlan, ctx: RunContext): P
       targetModules: method.lora?.targets ?? defaultLoraTargetsOf(modelDir),
     } : undefined,
     lr: method.lr!, weightDecay: method.weightDecay, schedule: method.schedule, warmupRatio: method.warmupRatio,
-    batchSize: method.batchSize, gradAccum: gradAccumOf(method), ...trainerSettingsOf(settings, method, run.trainingSet), log: (line) => ctx.log(`genstudy: ${run.id}: ${line}`),
+    batchSize: method.batchSize, gradAccum: gradAccumOf(method), ...trainerSettingsOf(settings, method, run.trainingSet),
+    log: (line) => ctx.log(`genstudy: ${run.id}: ${line}`),
     epochs: method.epochs, maxSteps: method.steps, seed: run.seed, trainSize: run.trainingSet.size,
     checkpoints: study.checkpoints, store: ctx.store, run: run.id, progress: ctx.trainProgress, logEvery: LOG_EVERY,
   };

@@ -23,7 +23,9 @@ export async function studyTestSets(study: Study, settings: StudySettings, suite
       const sets = await resolveTestSets([suiteDir], { limit: study.evaluation.limit });
       const wanted = synthetic.sets;
       for (const w of wanted ?? []) {
-        if (!sets.some((s) => s.id === w)) throw new UserError(`${field}: the synthetic suite has no set "${w}" (it has ${sets.map((s) => s.id).join(', ')})`);
+        if (!sets.some((s) => s.id === w)) {
+          throw new UserError(`${field}: the synthetic suite has no set "${w}" (it has ${sets.map((s) => s.id).join(', ')})`);
+        }
       }
       out.push(...sets.filter((s) => !wanted || wanted.includes(s.id)));
     } else {
@@ -36,7 +38,9 @@ export async function studyTestSets(study: Study, settings: StudySettings, suite
         })));
       } catch (err) {
         // An error that already names where it is (the origin passed down) is not wrapped twice.
-        if (err instanceof UserError && err.field === undefined) throw new UserError(`${field}: ${err.message}`, { file: studyFile, field: `evaluation.testSets[${i}]` });
+        if (err instanceof UserError && err.field === undefined) {
+          throw new UserError(`${field}: ${err.message}`, { file: studyFile, field: `evaluation.testSets[${i}]` });
+        }
         throw err;
       }
     }

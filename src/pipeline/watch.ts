@@ -83,7 +83,8 @@ export function scanRunFolder(runDir: string, baseModel?: string, tokenizerDir?:
   }
   const complete: CheckpointRef[] = [];
   const waiting: string[] = [];
-  const names = fs.readdirSync(runDir, { withFileTypes: true }).filter((d) => d.isDirectory() && stepOfFolder(d.name) !== undefined).map((d) => d.name);
+  const names = fs.readdirSync(runDir, { withFileTypes: true })
+    .filter((d) => d.isDirectory() && stepOfFolder(d.name) !== undefined).map((d) => d.name);
   for (const name of names) {
     const full = path.join(runDir, name);
     // A folder that cannot be read yet (an adapter config half-written by a writer that does not

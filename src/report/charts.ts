@@ -127,7 +127,8 @@ export function seriesStyles(series: readonly string[], control?: string): {
  * is drawn wider and larger, one step per series on top of it, so each shows at the edges of the
  * next; every other series keeps the plain size. Drawing order is the domain's.
  */
-export function seriesSizes(domain: readonly string[], points: readonly { series: string; step: number; value: number }[], control?: string): Map<string, { lineWidth: number; markerSize: number }> {
+export function seriesSizes(domain: readonly string[], points: readonly { series: string; step: number; value: number }[],
+  control?: string): Map<string, { lineWidth: number; markerSize: number }> {
   const bySeries = new Map<string, Map<number, number>>();
   for (const p of points) {
     let m = bySeries.get(p.series);
@@ -206,7 +207,8 @@ export function curvesSpec(points: readonly CurvePoint[], yTitle: string): TopLe
 }
 
 /** Training loss against step. */
-export function lossSpec(points: readonly { step: number; loss: number }[], checkpointSteps: readonly number[] = points.map((p) => p.step)): TopLevelSpec {
+export function lossSpec(points: readonly { step: number; loss: number }[],
+  checkpointSteps: readonly number[] = points.map((p) => p.step)): TopLevelSpec {
   // The same step axis as the run's score curves, so the two read against each other.
   const axis = stepAxis(checkpointSteps);
   return {

@@ -43,7 +43,8 @@ export function checksSection(a: StudyA, tables: Map<string, Table>): string {
     out.push('<p class="note">Per run: independent AR(1) series with the run\'s residual autocorrelation, residualised on the run\'s own control and tested as its pairs are. The false-positive rate should be near alpha; the naive test (every checkpoint independent) is shown for comparison.</p>');
     out.push(htmlTable(calibration, {
       columns: ['run', 'n', 'distinct', 'phi', 'false_positive_rate', 'naive_false_positive_rate', 'power'],
-      headers: { n: 'checkpoints', distinct: 'distinct', phi: 'residual AR(1)', false_positive_rate: 'false positives', naive_false_positive_rate: 'naive test', power: `power at r = ${a.analysis.runs.find((r) => r.calibration)!.calibration!.effect}` },
+      headers: { n: 'checkpoints', distinct: 'distinct', phi: 'residual AR(1)', false_positive_rate: 'false positives',
+        naive_false_positive_rate: 'naive test', power: `power at r = ${a.analysis.runs.find((r) => r.calibration)!.calibration!.effect}` },
       format: { phi: (v) => fixed(v as number, 2), false_positive_rate: pct, naive_false_positive_rate: pct, power: pct },
     }));
     const warnings = [

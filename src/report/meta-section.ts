@@ -56,7 +56,8 @@ export async function metaSection(a: StudyA, tables: Map<string, Table>): Promis
 function metaTableHtml(table: Table): string {
   const col = (name: string) => table.columns.indexOf(name);
   const num = (row: Cell[], name: string) => row[col(name)] as number | null;
-  const interval = (row: Cell[], lo: string, hi: string) => (num(row, lo) === null ? '–' : `[${signed(num(row, lo), 2)}, ${signed(num(row, hi), 2)}]`);
+  const interval = (row: Cell[], lo: string, hi: string) =>
+    (num(row, lo) === null ? '–' : `[${signed(num(row, lo), 2)}, ${signed(num(row, hi), 2)}]`);
   const byPooled = sortForestRows(table.rows.map((row) => ({ row, a: String(row[col('a')]), b: String(row[col('b')]),
     pooled: num(row, 'r') === null ? null : { r: num(row, 'r')! } })))
     .map((x) => x.row);

@@ -106,7 +106,9 @@ export async function idVsOodFigure(series: RunSeries, a: StudyA): Promise<strin
   if (points.length === 0) return '';
   const metric = a.metric ?? 'score';
   const svg = await renderSvg(idVsOodSpec(points, control, metric), `${series.run}: each OOD score against the in-domain score`);
-  return figure(svg, `${series.run}: ${metric} of each OOD set against ${control} (ID), one point per checkpoint, with each set's least-squares line. A set that only tracks ID progress lies close to its line; the partial correlations are about what is left off it.`, 'id-vs-ood');
+  return figure(svg, `${series.run}: ${metric} of each OOD set against ${control} (ID), one point per checkpoint, with each set's ` +
+    'least-squares line. A set that only tracks ID progress lies close to its line; the partial correlations are about what is left off it.',
+    'id-vs-ood');
 }
 
 /** The residual scatter of the chosen pair in one run, or '' when the run has no result for it. */

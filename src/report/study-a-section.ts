@@ -43,7 +43,8 @@ export async function agreementSection(a: StudyA, tables: Map<string, Table>): P
     const svg = await renderSvg(heatmapSpec(agreementCells(a.analysis.agreement), {
       rows: sets, cols: sets, extent: 1, legendTitle: '(pos − neg) / runs', cellSize, legendBelow: true,
     }), 'Sign agreement across runs');
-    const signs = figure(svg, `The papers' view: per pair, the runs with a significant positive (+) and negative (−) partial correlation; colour = (positive − negative) / runs; outlined: the sign differs between runs.`, 'agreement');
+    const signs = figure(svg, `The papers' view: per pair, the runs with a significant positive (+) and negative (−) partial ` +
+      `correlation; colour = (positive − negative) / runs; outlined: the sign differs between runs.`, 'agreement');
     out.push(`<div class="charts">${await pooledHeatmap(a, cellSize)}${signs}</div>`);
     out.push(htmlTable(tables.get('agreement')!, {
       headers: { none: 'none' }, names: ['a', 'b'],
@@ -104,7 +105,8 @@ export async function runSections(
       const yTitle = runMetrics.size === 1 ? [...runMetrics][0] : 'score';
       const svg = await renderSvg(curvesSpec(points, yTitle), `${run.id}: scores against training step`);
       const hasControl = points.some((p) => p.isControl);
-      charts.push(figure(svg, `${run.id}: ${yTitle} of every test set against training step${hasControl ? `; the in-domain (ID) set "${a.control}" in black` : ''}.`, 'curves'));
+      charts.push(figure(svg, `${run.id}: ${yTitle} of every test set against training ` +
+        `step${hasControl ? `; the in-domain (ID) set "${a.control}" in black` : ''}.`, 'curves'));
     } else if (scores.length) {
       out.push(`<p class="note">${steps.size} checkpoint scored (step ${esc([...steps].join(', '))}): no curve to draw; its scores are in scores.csv${methodOf(run) ? ' and in the study B matrices above' : ''}.</p>`);
     } else {
@@ -143,7 +145,8 @@ async function runCorrelations(run: RunAnalysis, opts: Pick<AnalyzeOptions, 'alp
     const label = p.r === null ? 'n/a' : `${signed(p.r, 2)}${sig ? '*' : ''}`;
     cells.push({ row: p.a, col: p.b, value: p.r, label, outlined: sig }, { row: p.b, col: p.a, value: p.r, label, outlined: sig });
   }
-  const svg = await renderSvg(heatmapSpec(cells, { rows: sets, cols: sets, extent: 1, legendTitle: 'partial r' }), `${run.run}: partial correlations between OOD test sets`);
+  const svg = await renderSvg(heatmapSpec(cells, { rows: sets, cols: sets, extent: 1, legendTitle: 'partial r' }),
+    `${run.run}: partial correlations between OOD test sets`);
   const caption = `${run.run}: partial correlation between OOD test sets, ${run.control} regressed out, ${observationsText(run, representation)}; * and outline: adjusted p < ${alpha}.`;
   const col = (name: string) => table.columns.indexOf(name);
   const rows = table.rows.filter((r) => r[col('run')] === run.run);

@@ -53,7 +53,9 @@ export async function studyBSection(b: StudyB): Promise<string> {
       const svg = await renderSvg(heatmapSpec(heat, {
         rows, cols: cols.map((t) => colLabel.get(t)!), extent, legendTitle: 'Δ vs base', rowTitle: 'trained on', colTitle: 'test set',
       }), `${model}: ${METHOD_NAMES[method]} minus base`);
-      charts.push(figure(svg, `${model}, ${METHOD_NAMES[method]}: score minus the base model's; outlined: in-domain; grey: no base score (the score is shown).`, `study-b-${method}`));
+      charts.push(figure(svg,
+        `${model}, ${METHOD_NAMES[method]}: score minus the base model's; outlined: in-domain; grey: no base score (the score is shown).`,
+        `study-b-${method}`));
     }
     if (charts.length) out.push(`<div class="charts">${charts.join('\n')}</div>`);
     out.push(matrixTable(modelCells, cols));

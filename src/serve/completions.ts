@@ -114,7 +114,8 @@ export class CompletionEngine {
    * TEXT_CHARS_PER_TOKEN characters per allowed token, and tokenised on a worker thread
    * (text-encoder.ts), so other requests (GET /health) are answered meanwhile.
    */
-  async complete(model: BuiltinModel, req: CompletionRequest, maxPromptTokens = Infinity, profile: ServeProfile = SERVE_PROFILES[0]): Promise<{ choices: CompletionChoice[]; usage: Usage }> {
+  async complete(model: BuiltinModel, req: CompletionRequest, maxPromptTokens = Infinity,
+    profile: ServeProfile = SERVE_PROFILES[0]): Promise<{ choices: CompletionChoice[]; usage: Usage }> {
     req = effectiveSampling(req, profile, model.generationConfig);
     const tok = model.tokenizer;
     const vocab = model.arch.vocabSize;
@@ -133,7 +134,8 @@ export class CompletionEngine {
     }
     const total = prompts.reduce((n, p) => n + p.length, 0);
     if (total > maxPromptTokens) {
-      throw new HttpError(413, `the request has ${total} prompt tokens; this server takes at most ${maxPromptTokens} per request (genstudy serve --max-prompt-tokens raises it)`);
+      throw new HttpError(413, `the request has ${total} prompt tokens; this server takes at most ${maxPromptTokens} per request ` +
+        `(genstudy serve --max-prompt-tokens raises it)`);
     }
     const echo = req.echo === true;
     const maxTokens = req.max_tokens ?? 16;

@@ -31,7 +31,9 @@ const unset = (v: unknown): boolean => v === undefined || v === null;
  * The request with the fields it left out filled as the profile's server fills them (vLLM: from
  * generation_config.json; genstudy: OpenAI's defaults), then checked: greedy, no penalty.
  */
-export function effectiveSampling(req: CompletionRequest, profile: ServeProfile, generationConfig: Record<string, unknown> | undefined): CompletionRequest {
+export function effectiveSampling(
+  req: CompletionRequest, profile: ServeProfile, generationConfig: Record<string, unknown> | undefined,
+): CompletionRequest {
   const out: Record<string, unknown> = { ...req };
   const inherited = new Set<string>();
   if (profile === 'vllm' && generationConfig) {

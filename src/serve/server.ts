@@ -113,7 +113,8 @@ function readBody(req: http.IncomingMessage, limit: number): Promise<unknown> {
  * rest of the file system.
  */
 function adapterFolder(wanted: string, roots: readonly string[]): string {
-  const outside = new HttpError(400, `lora_path ${JSON.stringify(wanted)} is not inside the adapter folders this server loads from (genstudy serve --lora-root DIR)`);
+  const outside = new HttpError(400,
+    `lora_path ${JSON.stringify(wanted)} is not inside the adapter folders this server loads from (genstudy serve --lora-root DIR)`);
   const lexical = path.resolve(wanted);
   let real: string;
   try {
@@ -221,7 +222,8 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       if (loaded >= maxLoras) {
         // vLLM keeps every added adapter and evicts the least recently used from its cache.
         if (profile === 'vllm') evictLeastRecent();
-        else throw new HttpError(429, `${loaded} LoRA adapters are loaded, the most this server holds (genstudy serve --max-loras); unload one first`);
+        else throw new HttpError(429,
+          `${loaded} LoRA adapters are loaded, the most this server holds (genstudy serve --max-loras); unload one first`);
       }
       let merged: BuiltinModel;
       try {
@@ -243,7 +245,8 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       if (!parsed.success) throw new HttpError(400, describeZodError(parsed.error));
       const s = served.get(parsed.data.lora_name);
       if (!s || s.parent === null) {
-        throw new HttpError(404, profile === 'vllm' ? VLLM.notLoaded(parsed.data.lora_name) : `The lora adapter '${parsed.data.lora_name}' is not loaded.`);
+        throw new HttpError(404,
+          profile === 'vllm' ? VLLM.notLoaded(parsed.data.lora_name) : `The lora adapter '${parsed.data.lora_name}' is not loaded.`);
       }
       served.delete(parsed.data.lora_name);
       // Requests already queued for it still hold the model; it goes when they are answered.

@@ -69,7 +69,8 @@ export function expectedSign(a: SetDesign, b: SetDesign): ExpectedCorrelation {
     return { a: a.id, b: b.id, sign: sign(of(built)), why: how };
   }
   if (a.source && b.source && a.source.set === b.source.set) {
-    return { a: a.id, b: b.id, sign: sign(of(a) * of(b)), why: `both built item by item from ${a.source.set} (${a.id}: ${a.source.how}, ${b.id}: ${b.source.how})` };
+    return { a: a.id, b: b.id, sign: sign(of(a) * of(b)),
+      why: `both built item by item from ${a.source.set} (${a.id}: ${a.source.how}, ${b.id}: ${b.source.how})` };
   }
   const theory = a.cue !== 'none' && a.cue === b.cue && a.relation !== 'none' && b.relation !== 'none'
     ? `; a model leaning on the ${a.cue} cue would move them ${a.relation === b.relation ? 'together' : 'apart'}`

@@ -169,7 +169,9 @@ export function validateDesign(d: SetDesign, earlier: readonly SetDesign[] = [])
   const what = `synthetic suite: set "${d.id}" is the ${src.how} of "${from.id}"`;
   // The source's items are built together with its mirror's and twin's, from its own design.
   if (from.source !== undefined) throw new UserError(`${what}, which is itself built from another set`);
-  if (src.how === 'mirror' && earlier.some((e) => e.source?.how === 'mirror' && e.source.set === from.id)) throw new UserError(`${what}, which already has a mirror`);
+  if (src.how === 'mirror' && earlier.some((e) => e.source?.how === 'mirror' && e.source.set === from.id)) {
+    throw new UserError(`${what}, which already has a mirror`);
+  }
   if (d.cue === 'none' || d.cue !== from.cue) throw new UserError(`${what}: both must be built around the same cue (overlap or negation)`);
   const want = src.how === 'mirror' ? mirroredRates(from) : from;
   for (const k of ['overlapGivenYes', 'overlapGivenNo', 'negationGivenYes', 'negationGivenNo'] as const) {

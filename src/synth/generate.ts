@@ -265,7 +265,8 @@ interface Dependants { mirror?: SetDesign; twins: SetDesign[] }
  * its own item is one side of the pair, its mirror's item (if it has one) the other side,
  * each twin's item its own item with its nouns renamed (Builder.renamed). Returns each set's examples by id.
  */
-function generateSet(design: SetDesign, n: number, seed: number, stream: string, seen: Set<string>, dependants: Dependants = { twins: [] }): Map<string, Example[]> {
+function generateSet(design: SetDesign, n: number, seed: number, stream: string, seen: Set<string>,
+  dependants: Dependants = { twins: [] }): Map<string, Example[]> {
   const rng = seededRandom(seed, 'synth', stream);
   const builder = new Builder(design, rng);
   const { mirror, twins } = dependants;

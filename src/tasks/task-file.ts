@@ -67,7 +67,9 @@ export function taskByName(name: string, opts: { prompt?: 1 | 2; scoring?: Scori
     task = readTaskFile(path.resolve(name));
     if (opts.scoring && task.kind === 'classify') task = { ...task, scoring: opts.scoring };
   }
-  if (!(preset?.prompts ?? [1]).includes(prompt)) throw new UserError(`--prompt ${prompt}: only study B's tasks have a Prompt-2 (task "${task.name}")`);
+  if (!(preset?.prompts ?? [1]).includes(prompt)) {
+    throw new UserError(`--prompt ${prompt}: only study B's tasks have a Prompt-2 (task "${task.name}")`);
+  }
   if (task.kind === 'classify') validateClassifyTask(task);
   else validateGenerateTask(task);
   return task;

@@ -15,7 +15,8 @@ import { buildAtomically, isTemporaryName } from '../atomic-write.ts';
 import { INIT_SHAPE_DEFAULTS } from './option-table.ts';
 
 /** A GPT-2-style config small enough to train from scratch here; fields as transformers writes them. */
-export function tinyGpt2Config(vocabSize: number, o: { layers?: number; hidden?: number; heads?: number; positions?: number } = {}): Record<string, unknown> {
+export function tinyGpt2Config(vocabSize: number,
+  o: { layers?: number; hidden?: number; heads?: number; positions?: number } = {}): Record<string, unknown> {
   const hidden = o.hidden ?? INIT_SHAPE_DEFAULTS.hidden;
   return {
     architectures: ['GPT2LMHeadModel'], model_type: 'gpt2', vocab_size: vocabSize, n_positions: o.positions ?? 128,

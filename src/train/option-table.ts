@@ -12,7 +12,8 @@ export const FINETUNE_METHODS = ['full', 'lora'] as const;
 export const OBJECTIVES = ['classify', 'generate'] as const;
 /** The same objectives as a study file names them (study B's and study A's words), and the trainer's objective each one is. */
 export const STUDY_OBJECTIVES = ['supervised', 'label-token'] as const;
-export const TRAINER_OBJECTIVE = { supervised: 'generate', 'label-token': 'classify' } as const satisfies Record<(typeof STUDY_OBJECTIVES)[number], (typeof OBJECTIVES)[number]>;
+export const TRAINER_OBJECTIVE = { supervised: 'generate', 'label-token': 'classify' } as const satisfies
+  Record<(typeof STUDY_OBJECTIVES)[number], (typeof OBJECTIVES)[number]>;
 /** builtin: genstudy's own trainer (the default, first); hf: transformers' Trainer on the same prepared examples. */
 export const TRAINING_BACKENDS = ['builtin', 'hf'] as const;
 /** The families a tiny model can be initialised from scratch in (`--init`, a study model's `init`). */

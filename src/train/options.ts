@@ -119,7 +119,9 @@ export function resolveOptions(o: TrainOptions): ResolvedOptions {
   if (!(r.maxGradNorm >= 0)) throw new UserError(`max grad norm: expected a number >= 0 (0 = no clipping), got ${r.maxGradNorm}`);
   if (r.method !== 'full' && r.method !== 'lora') throw new UserError(`method: expected "full" or "lora", got "${String(r.method)}"`);
   if (r.method === 'lora' && !r.lora) throw new UserError('method "lora" needs LoRA settings (r, alpha, dropout, target modules)');
-  if (r.objective === 'classify' && r.task.kind !== 'classify') throw new UserError(`objective "classify" needs a classify task; task "${r.task.name}" is a ${r.task.kind} task`);
+  if (r.objective === 'classify' && r.task.kind !== 'classify') {
+    throw new UserError(`objective "classify" needs a classify task; task "${r.task.name}" is a ${r.task.kind} task`);
+  }
   if (r.trainSize !== undefined) positiveInt(r.trainSize, 'training subset size');
   if (r.train.length === 0) throw new UserError('no training examples');
   if (r.store && !r.run) throw new UserError('a store was given without a run name');

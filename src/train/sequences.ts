@@ -43,7 +43,9 @@ export function encodeForTraining(
   tok: Tokenizer, pieces: readonly TrainingPieces[], objective: Objective, maxLength: number, labelTokens: LabelTokenRule = DEFAULT_LABEL_TOKEN_RULE, padTo?: number,
   truncation: SequenceTruncation = 'keep-last',
 ): TrainSequence[] {
-  if (padTo !== undefined && objective !== 'classify') throw new UserError('padTo (study A\'s reading position) applies to the label-token objective only');
+  if (padTo !== undefined && objective !== 'classify') {
+    throw new UserError('padTo (study A\'s reading position) applies to the label-token objective only');
+  }
   return pieces.map((p) => (objective === 'classify'
     ? classifySequence(tok, p, maxLength, labelTokens, padTo)
     : generateSequence(tok, p, maxLength, truncation)));
@@ -84,7 +86,9 @@ function classifySequence(tok: Tokenizer, p: TrainingPieces, maxLength: number, 
 }
 
 function generateSequence(tok: Tokenizer, p: TrainingPieces, maxLength: number, truncation: SequenceTruncation): TrainSequence {
-  if (tok.eosTokenId === undefined) throw new UserError('the tokenizer has no EOS token (tokenizer_config.json eos_token), which generation training appends');
+  if (tok.eosTokenId === undefined) {
+    throw new UserError('the tokenizer has no EOS token (tokenizer_config.json eos_token), which generation training appends');
+  }
   const ctxLen = tok.encode(p.context).length;
   const whole = [...tok.encode(p.context + p.target), tok.eosTokenId];
   if (whole.length - ctxLen < 1) throw new UserError(`example "${p.exampleId}": no target tokens`);

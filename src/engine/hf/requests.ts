@@ -75,7 +75,9 @@ export function encodeFirstToken(
   const special = { addSpecialTokens: opts.addSpecialTokens ?? true };
   if (opts.fixedTokens) {
     const { ids, pieces } = opts.fixedTokens;
-    if (ids.length !== candidates.length || pieces.length !== ids.length) throw new UserError(`fixed label tokens: ${ids.length} ids and ${pieces.length} pieces for ${candidates.length} candidates`);
+    if (ids.length !== candidates.length || pieces.length !== ids.length) {
+      throw new UserError(`fixed label tokens: ${ids.length} ids and ${pieces.length} pieces for ${candidates.length} candidates`);
+    }
     ids.forEach((id, j) => {
       const piece = tok.decode([id]);
       if (piece !== pieces[j]) {

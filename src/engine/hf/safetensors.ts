@@ -18,7 +18,9 @@ const isWhole = (v: unknown): v is number => typeof v === 'number' && Number.isS
 /** One header entry, checked field by field (a hostile or broken file must not reach the engine). */
 function checkEntry(file: string, name: string, entry: unknown, dataBytes: number): HeaderEntry {
   const at = `${file}: tensor "${name}"`;
-  if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) throw new UserError(`${at}: the header entry is ${JSON.stringify(entry)?.slice(0, 80)}, expected {dtype, shape, data_offsets}`);
+  if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
+    throw new UserError(`${at}: the header entry is ${JSON.stringify(entry)?.slice(0, 80)}, expected {dtype, shape, data_offsets}`);
+  }
   const e = entry as Record<string, unknown>;
   const width = typeof e.dtype === 'string' ? BYTES[e.dtype] : undefined;
   if (width === undefined) {
@@ -34,7 +36,9 @@ function checkEntry(file: string, name: string, entry: unknown, dataBytes: numbe
     throw new UserError(`${at} has data_offsets ${JSON.stringify(offsets)}; expected [begin, end], whole numbers with begin <= end`);
   }
   const [begin, end] = offsets as [number, number];
-  if (end > dataBytes) throw new UserError(`${at} has data offsets [${begin}, ${end}] past the end of the file's ${dataBytes} data bytes (file truncated?)`);
+  if (end > dataBytes) {
+    throw new UserError(`${at} has data offsets [${begin}, ${end}] past the end of the file's ${dataBytes} data bytes (file truncated?)`);
+  }
   if (end - begin !== count * width) {
     throw new UserError(`${at} (${e.dtype} ${JSON.stringify(shape)}: ${count * width} bytes) has data offsets [${begin}, ${end}] (${end - begin} bytes)`);
   }
@@ -99,7 +103,9 @@ export class SafetensorsReader {
     try {
       const size = fs.fstatSync(this.fd).size;
       const lenBuf = Buffer.alloc(8);
-      if (size < 8 || fs.readSync(this.fd, lenBuf, 0, 8, 0) < 8) throw new UserError(`${file}: not a safetensors file (shorter than its 8-byte header length)`);
+      if (size < 8 || fs.readSync(this.fd, lenBuf, 0, 8, 0) < 8) {
+        throw new UserError(`${file}: not a safetensors file (shorter than its 8-byte header length)`);
+      }
       const headerLen = Number(lenBuf.readBigUInt64LE(0));
       if (headerLen <= 0 || 8 + headerLen > size) {
         throw new UserError(`${file}: not a safetensors file (header length ${headerLen} does not fit in ${size} bytes)`);

@@ -64,12 +64,16 @@ export function promptScores(choice: Record<string, unknown>, ids: number[], ser
   const n = ids.length;
   if (Array.isArray(choice.prompt_logprobs)) {
     const pl = choice.prompt_logprobs as unknown[];
-    if (pl.length !== n) throw new RemoteError(`the server at ${server}: ${where}.prompt_logprobs has ${pl.length} entries for a prompt of ${n} tokens`);
+    if (pl.length !== n) {
+      throw new RemoteError(`the server at ${server}: ${where}.prompt_logprobs has ${pl.length} entries for a prompt of ${n} tokens`);
+    }
     const logprobs: number[] = [];
     const greedy: (boolean | undefined)[] = [];
     for (let i = 1; i < n; i++) {
       const entry = pl[i];
-      if (!isObject(entry)) throw new RemoteError(`the server at ${server}: ${where}.prompt_logprobs[${i}] is ${JSON.stringify(entry)}, expected {token id: {logprob}}`);
+      if (!isObject(entry)) {
+        throw new RemoteError(`the server at ${server}: ${where}.prompt_logprobs[${i}] is ${JSON.stringify(entry)}, expected {token id: {logprob}}`);
+      }
       const own = entry[String(ids[i])];
       if (!isObject(own)) throw new RemoteError(`the server at ${server}: ${where}.prompt_logprobs[${i}] lacks the prompt's token ${ids[i]}`);
       const lp = logprobValue(own.logprob, server, `${where}.prompt_logprobs[${i}]["${ids[i]}"].logprob`);
@@ -112,6 +116,8 @@ export function promptScores(choice: Record<string, unknown>, ids: number[], ser
 
 /** The generated text of one choice. */
 export function choiceText(choice: Record<string, unknown>, server: string, where: string): string {
-  if (typeof choice.text !== 'string') throw new RemoteError(`the server at ${server}: ${where}.text is ${JSON.stringify(choice.text)}, expected the generated text`);
+  if (typeof choice.text !== 'string') {
+    throw new RemoteError(`the server at ${server}: ${where}.text is ${JSON.stringify(choice.text)}, expected the generated text`);
+  }
   return choice.text;
 }

@@ -116,7 +116,8 @@ export function submitSlurm(runFile: string, o: LaunchOptions & { jobName: strin
 }
 
 /** Runs the launcher in the foreground, its output passed through; rejects when it fails. */
-export function runLaunch(runFile: string, o: LaunchOptions, io: { signal?: AbortSignal; onOutput?: (chunk: string) => void } = {}): Promise<LaunchResult> {
+export function runLaunch(runFile: string, o: LaunchOptions,
+  io: { signal?: AbortSignal; onOutput?: (chunk: string) => void } = {}): Promise<LaunchResult> {
   const command = launchCommand(runFile, o);
   return new Promise((resolve, reject) => {
     const child = spawn(command[0], command.slice(1), {
