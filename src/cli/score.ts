@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Command, Option } from 'commander';
-import { UserError, where } from '../errors.ts';
+import { UserError, unreadable, where } from '../errors.ts';
 import { parseJsonLines } from '../json-text.ts';
 import { builtinLoader } from '../engine/index.ts';
 import { discoverCheckpoints } from '../evaluate/index.ts';
@@ -38,7 +38,7 @@ export function readScorePairs(file: string): ScorePair[] {
   try {
     text = fs.readFileSync(file, 'utf8');
   } catch (err) {
-    throw new UserError(`${file}: cannot read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+    throw unreadable(file, err);
   }
   return parseJsonLines(text, file).map(({ line, values: o }) => {
     const at = where(file, line);

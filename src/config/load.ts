@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { LineCounter, parseDocument, isNode, parse as parseYaml, type Document } from 'yaml';
 import type { z } from 'zod';
-import { UserError } from '../errors.ts';
+import { UserError, unreadable } from '../errors.ts';
 import { StudySchema, type Study } from './schema.ts';
 
 /**
@@ -17,7 +17,7 @@ export function loadStudyFile(file: string, overrides: readonly string[] = []): 
   try {
     text = readFileSync(file, 'utf8');
   } catch (err) {
-    throw new UserError(`${file}: cannot read the study file (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+    throw unreadable(file, err, 'study file');
   }
   return parseStudy(text, file, overrides);
 }

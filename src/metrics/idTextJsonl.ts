@@ -3,7 +3,7 @@
  * for scoring generated text outside an evaluation run (`genstudy metrics rouge`).
  */
 import { readFile } from 'node:fs/promises';
-import { UserError, where } from '../errors.ts';
+import { UserError, unreadable, where } from '../errors.ts';
 import { parseJsonLines } from '../json-text.ts';
 
 /** One line of an id/text file. `line` is 1-based, for error messages. */
@@ -53,7 +53,7 @@ export async function readIdTextJsonl(file: string): Promise<IdTextRecord[]> {
   try {
     content = await readFile(file, 'utf8');
   } catch (err) {
-    throw new UserError(`${file}: cannot read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+    throw unreadable(file, err);
   }
   return parseIdTextJsonl(content, file);
 }

@@ -3,7 +3,7 @@
 // readers either pull in a whole ML runtime or do not convert F16/BF16 to float32; the format is ~40
 // lines (https://github.com/huggingface/safetensors#format).
 import fs from 'node:fs';
-import { UserError } from '../../errors.ts';
+import { UserError, unreadable } from '../../errors.ts';
 import { buildAtomicallySync } from '../../atomic-write.ts';
 
 export interface RawTensor { dtype: string; shape: number[]; data: Float32Array }
@@ -98,7 +98,7 @@ export class SafetensorsReader {
     try {
       this.fd = fs.openSync(file, 'r');
     } catch (err) {
-      throw new UserError(`${file}: cannot read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+      throw unreadable(file, err);
     }
     try {
       const size = fs.fstatSync(this.fd).size;
