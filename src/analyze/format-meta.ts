@@ -50,7 +50,9 @@ export function formatModeratorCsv(meta: MetaAcrossRuns): string {
 export function formatMetaTable(meta: MetaAcrossRuns): string[] {
   const out: string[] = [];
   const k = Math.max(0, ...meta.pairs.map((p) => p.runs));
-  out.push(`The verdict per pair across ${k} run${k === 1 ? '' : 's'} (${PAIR_VERDICTS.join(' / ')}): random-effects meta-analysis per pair (Fisher z, ${meta.estimator}${meta.hartung_knapp ? ', Hartung-Knapp' : ''}; p and Q p adjusted over the pairs; the 95% CI is unadjusted)`);
+  out.push(`The verdict per pair across ${k} run${k === 1 ? '' : 's'} (${PAIR_VERDICTS.join(' / ')}): random-effects meta-analysis per ` +
+    `pair (Fisher z, ${meta.estimator}${meta.hartung_knapp ? ', Hartung-Knapp' : ''}; p and Q p adjusted over the pairs; the 95% CI is ` +
+    `unadjusted)`);
   const header = ['a', 'b', 'runs', 'pooled r', '95% CI', 'p adj', 'tau', 'I2', 'Q p adj', '95% prediction', 'verdict', 'why'];
   const rows = meta.pairs.map((p) => [
     p.a, p.b, String(p.runs), num(p.r, 3), ci(p.ci95), pval(p.p_adjusted), p.tau2 === null ? '-' : Math.sqrt(p.tau2).toFixed(3),

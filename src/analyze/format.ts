@@ -62,7 +62,8 @@ export function formatTable(result: AnalysisResult, opts: AnalyzeOptions): strin
       `levels/differences)?`);
     const rb = result.robustness.pairs.map((p) => [p.a, p.b, p.verdict, `${p.holds} of ${p.of}`, p.otherwise.join('; ')]);
     out.push(...alignColumns([['a', 'b', 'verdict', 'holds under', 'otherwise'], ...rb], { indent: 2 }));
-    for (const c of result.robustness.choices) if (!c.available) out.push(`  not computed: ${c.method}/${c.residualiser}/${c.representation}: ${c.reason}`);
+    for (const c of result.robustness.choices) if (!c.available) out.push(
+      `  not computed: ${c.method}/${c.residualiser}/${c.representation}: ${c.reason}`);
   }
   out.push('', ...formatMetaTable(result.meta));
   out.push('', headline(result));

@@ -143,7 +143,9 @@ function metaOfPair(a: string, b: string, items: { run: string; pair: PairResult
     prediction95: null, verdict: 'inconclusive', why: '', unstable, notes: [],
   };
   if (unstable.length) {
-    out.notes.push(`${unstable.length} run${unstable.length === 1 ? '' : 's'} unstable${opts.keepUnstable ? ', pooled anyway (--keep-unstable)' : ', left out (--keep-unstable pools them)'}: ${unstable.map((u) => `${u.run}: ${u.reason}`).join('; ')}`);
+    out.notes.push(`${unstable.length} run${unstable.length === 1 ? '' : 's'} ` +
+      `unstable${opts.keepUnstable ? ', pooled anyway (--keep-unstable)' : ', left out (--keep-unstable pools them)'}: ` +
+      `${unstable.map((u) => `${u.run}: ${u.reason}`).join('; ')}`);
   }
   const undefinedR = candidates.length - used.length - degenerate;
   if (undefinedR) out.notes.push(`${undefinedR} run${undefinedR === 1 ? '' : 's'} without a defined r left out`);

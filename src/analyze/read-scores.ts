@@ -47,7 +47,8 @@ export async function detectSource(input: string): Promise<ScoreSource> {
   }
   if (sqlite) return 'store';
   const ext = extname(input.replace(/\.gz$/i, '')).toLowerCase();
-  if (STORE_EXTENSIONS.includes(ext)) throw new UserError(`${input}: not an SQLite database (it does not start with "SQLite format 3"); expected a results store as \`genstudy run\` writes it`);
+  if (STORE_EXTENSIONS.includes(ext)) throw new UserError(
+    `${input}: not an SQLite database (it does not start with "SQLite format 3"); expected a results store as \`genstudy run\` writes it`);
   if (!TABLE_EXTENSIONS.includes(ext)) throw new UserError(`${input}: cannot tell what this is from "${ext || 'no extension'}"; expected ${INPUTS}`);
   return 'table';
 }
@@ -71,11 +72,13 @@ async function readFolder(folder: string): Promise<ScoreReading> {
   const listing = await listScoreFolder(folder);
   const lmEval = await readLmEvalFiles(folder, listing.jsonFiles);
   if (lmEval) {
-    if (listing.trainerStates.length) lmEval.notes.push(`${folder}: ${listing.trainerStates.length} trainer_state.json file(s) not read (the folder holds lm-evaluation-harness output; give a Trainer run folder on its own)`);
+    if (listing.trainerStates.length) lmEval.notes.push(`${folder}: ${listing.trainerStates.length} trainer_state.json file(s) not read ` +
+      `(the folder holds lm-evaluation-harness output; give a Trainer run folder on its own)`);
     return lmEval;
   }
   if (listing.trainerStates.length) return readTrainerStates(folder, listing.trainerStates);
-  throw new UserError(`${folder}: no lm-evaluation-harness output (results_*.json, or *.json with a "results" object) and no trainer_state.json found in it or below`);
+  throw new UserError(`${folder}: no lm-evaluation-harness output (results_*.json, or *.json with a "results" object) and no ` +
+    `trainer_state.json found in it or below`);
 }
 
 async function readTable(file: string, opts: ReadScoreOptions): Promise<ScoreReading> {
@@ -96,7 +99,8 @@ async function readTable(file: string, opts: ReadScoreOptions): Promise<ScoreRea
     if ('value' in record.values && isMissingValue(record.values.value)) missing.push(where);
     else rows.push(scoreRowFromRecord(record.values, where));
   }
-  const notes = missing.length ? [`${file}: ${missing.length} row(s) with an empty or NaN value read as missing scores (first at ${missing[0]})`] : [];
+  const notes = missing.length ? [
+    `${file}: ${missing.length} row(s) with an empty or NaN value read as missing scores (first at ${missing[0]})`] : [];
   if (rows.length === 0) throw new UserError(`${file}: every value is empty or NaN`);
   return { rows, description: 'long table; run, step, test set and metric from columns run, step, test_set, metric', notes };
 }
@@ -108,7 +112,8 @@ export function checkNoDuplicates(rows: readonly ScoreRow[]): void {
     const key = JSON.stringify([row.run, row.step, row.testSet, row.metric]);
     const earlier = first.get(key);
     if (earlier) {
-      throw new UserError(`${row.origin}: duplicate score for run "${row.run}", step ${row.step}, test set "${row.testSet}", metric "${row.metric}" (first given at ${earlier.origin})`);
+      throw new UserError(`${row.origin}: duplicate score for run "${row.run}", step ${row.step}, test set "${row.testSet}", metric ` +
+        `"${row.metric}" (first given at ${earlier.origin})`);
     }
     first.set(key, row);
   }

@@ -44,7 +44,8 @@ export function buildRunSeries(rows: readonly ScoreRow[], metric: string): RunSe
     if (!bySet) run.cells.set(row.testSet, (bySet = new Map()));
     const earlier = bySet.get(row.step);
     if (earlier) {
-      throw new UserError(`${row.origin}: duplicate score for run "${row.run}", step ${row.step}, test set "${row.testSet}", metric "${metric}" (first given at ${earlier.origin})`);
+      throw new UserError(`${row.origin}: duplicate score for run "${row.run}", step ${row.step}, test set "${row.testSet}", metric ` +
+        `"${metric}" (first given at ${earlier.origin})`);
     }
     bySet.set(row.step, row);
   }

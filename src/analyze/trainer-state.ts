@@ -37,7 +37,8 @@ export async function readTrainerStates(root: string, files: readonly string[]):
     if (rows.length === before) notes.push(`${state.file}: no evaluation entries (eval_* keys) in log_history; run "${run}" has no scores`);
   }
   if (rows.length === 0) {
-    throw new UserError(`${root}: the trainer_state.json files log no evaluations (no eval_* keys in log_history): train with an eval_dataset and an eval strategy`);
+    throw new UserError(`${root}: the trainer_state.json files log no evaluations (no eval_* keys in log_history): train with an ` +
+      `eval_dataset and an eval strategy`);
   }
   return {
     rows,

@@ -24,7 +24,8 @@ interface AnalyzeFlags extends AnalysisFlags, ScoreInputFlags {
 export function registerAnalyze(program: Command): void {
   const command = program
     .command('analyze')
-    .description('Do generalisation results generalise? Partial correlations between OOD test sets across checkpoints, controlling for the in-domain score')
+    .description('Do generalisation results generalise? Partial correlations between OOD test sets across checkpoints, controlling for ' +
+      'the in-domain score')
     .argument('<input>', SCORE_INPUT_HELP)
     .requiredOption('--control <test-set>', 'the in-domain test set whose score is regressed out')
     .option('--metric <name>', 'the metric to correlate (default: the only one, or accuracy / acc when there are several)')
@@ -46,7 +47,8 @@ export function registerAnalyze(program: Command): void {
       for (const s of series) {
         if (s.incompleteSteps.length) {
           const first = s.incompleteSteps[0];
-          process.stderr.write(`genstudy: run "${s.run}": ${s.incompleteSteps.length} step(s) left out because some test set has no score there (e.g. step ${first.step}: ${first.missing.join(', ')})\n`);
+          process.stderr.write(`genstudy: run "${s.run}": ${s.incompleteSteps.length} step(s) left out because some test set has no ` +
+            `score there (e.g. step ${first.step}: ${first.missing.join(', ')})\n`);
         }
       }
       const result = analyzeRuns(series, opts);

@@ -30,7 +30,8 @@ function withTables<T>(storePath: string, fn: (tables: EvaluationTables) => T): 
 }
 
 export function registerCache(program: Command): void {
-  const cache = program.command('cache').description('The evaluation cache: list what answered it, drop what one server, model or time span answered');
+  const cache = program.command('cache').description(
+    'The evaluation cache: list what answered it, drop what one server, model or time span answered');
   cache.command('list')
     .description('cached answers by source (builtin, or server URLs) and model, with their time span')
     .addOption(storeOption())
@@ -48,7 +49,8 @@ export function registerCache(program: Command): void {
     .option('--until <time>', 'answers cached at or before this time (ISO 8601, UTC)')
     .action((flags: CacheFlags) => {
       if ([flags.source, flags.model, flags.since, flags.until].every((f) => f === undefined)) {
-        throw new UserError('cache drop: say what to drop (--source URL, --model ID, --since / --until TIME); `genstudy cache list` shows what is cached');
+        throw new UserError(
+          'cache drop: say what to drop (--source URL, --model ID, --since / --until TIME); `genstudy cache list` shows what is cached');
       }
       const source = flags.source === undefined || flags.source === 'builtin' ? flags.source : normaliseBase(flags.source);
       const dropped = withTables(flags.store,

@@ -204,7 +204,8 @@ function inspectText(
   const labelList = Object.entries(labels);
   if (labelList.length) {
     out.push('labels');
-    for (const [label, count] of labelList) out.push(`  ${label.padEnd(16)} ${String(count).padStart(7)}  ${((100 * count) / n).toFixed(1).padStart(5)}%`);
+    for (const [label, count] of labelList) out.push(
+      `  ${label.padEnd(16)} ${String(count).padStart(7)}  ${((100 * count) / n).toFixed(1).padStart(5)}%`);
   }
   if (loaded.dropped.length) {
     out.push('dropped');

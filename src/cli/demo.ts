@@ -33,6 +33,7 @@ export function registerDemo(program: Command): void {
       const written = await writeStudyOutputs(study, result);
       printStudySummary(result, written, (s) => process.stdout.write(s));
       if (result.analysis) process.stdout.write('\n' + formatDesignCheck(checkAgainstDesign(result.analysis, result.paths.synthetic)));
-      process.stdout.write(`\nDone in ${((performance.now() - started) / 1000).toFixed(0)} s. Open ${written.report ?? result.paths.out} in a browser.\n`);
+      process.stdout.write(
+        `\nDone in ${((performance.now() - started) / 1000).toFixed(0)} s. Open ${written.report ?? result.paths.out} in a browser.\n`);
     });
 }

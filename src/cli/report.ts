@@ -17,7 +17,8 @@ interface ReportFlags extends AnalysisFlags, ScoreInputFlags {
 export function registerReport(program: Command): void {
   const command = program
     .command('report')
-    .description('Write the study report: one self-contained HTML page (opens offline) with training curves, partial-correlation heatmaps, sign agreement across runs, study B matrices and provenance, plus CSV and JSON of every table')
+    .description('Write the study report: one self-contained HTML page (opens offline) with training curves, partial-correlation ' +
+      'heatmaps, sign agreement across runs, study B matrices and provenance, plus CSV and JSON of every table')
     .argument('<input>', SCORE_INPUT_HELP)
     .requiredOption('--out <dir>', 'folder to write report.html and the tables into')
     .option('--control <test-set>',
@@ -52,6 +53,7 @@ export function registerReport(program: Command): void {
       });
       process.stdout.write(`${written.report.headline}\n`);
       if (written.report.studyBHeadline) process.stdout.write(`Study B: ${written.report.studyBHeadline}\n`);
-      process.stdout.write(`Report: ${written.html}\nTables: ${Object.keys(written.report.tables).map((t) => `${t}.csv/.json`).join(', ')} in ${written.dir}\n`);
+      process.stdout.write(`Report: ${written.html}\nTables: ` +
+        `${Object.keys(written.report.tables).map((t) => `${t}.csv/.json`).join(', ')} in ${written.dir}\n`);
     });
 }

@@ -9,7 +9,8 @@ import { listValues } from './flag-values.ts';
 export function registerRun(program: Command): void {
   program
     .command('run')
-    .description('Run a study file: train every run, evaluate its checkpoints as they are written, analyse and write the report; running it again does only what is missing')
+    .description('Run a study file: train every run, evaluate its checkpoints as they are written, analyse and write the report; ' +
+      'running it again does only what is missing')
     .argument('<study>', 'study file (YAML or JSON); presets in examples/: demo.yaml, study-a.yaml, study-b.yaml')
     .option('--out <dir>', 'results folder (default: the study\'s "out", else <name>/ beside the study file)')
     .option('--only <run...>', 'the run ids to do (default: all)')

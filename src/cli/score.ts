@@ -25,7 +25,8 @@ export function modelToScore(model: string, baseModel?: string): CheckpointRef {
   if (inside.length > 0) {
     const names = inside.map((c) => path.basename(c.dir));
     const shown = names.length > 4 ? [...names.slice(0, 2), '...', ...names.slice(-2)] : names;
-    throw new UserError(`${dir}: a run folder with ${names.length} checkpoints (${shown.join(', ')}); score one of them, e.g. --model ${path.join(model, names.at(-1)!)}`);
+    throw new UserError(`${dir}: a run folder with ${names.length} checkpoints (${shown.join(', ')}); score one of them, e.g. --model ` +
+      `${path.join(model, names.at(-1)!)}`);
   }
   return checkpoints[0];
 }

@@ -15,7 +15,8 @@ function portNumber(value: string): number {
 export function registerServe(program: Command): void {
   program
     .command('serve')
-    .description("Serve a model folder over an OpenAI-compatible completions API (echo + logprobs, LoRA adapters by name) for genstudy's remote engine (src/engine/remote) and other clients")
+    .description("Serve a model folder over an OpenAI-compatible completions API (echo + logprobs, LoRA adapters by name) for " +
+      "genstudy's remote engine (src/engine/remote) and other clients")
     .argument('<model>', 'a Hugging Face model folder (config.json, safetensors, tokenizer.json)')
     .option('--host <host>', 'address to listen on (loopback by default; the API has no authentication)', '127.0.0.1')
     .option('--port <n>', 'port (0 picks a free one)', '8000')

@@ -23,7 +23,8 @@ interface WatchFlags extends RemoteFlags {
 export function registerWatch(program: Command): void {
   const command = program
     .command('watch')
-    .description('Evaluate each new complete checkpoint-N folder a trainer writes (HF Trainer, PEFT), then refresh the analysis and report; restarts pick up where they stopped')
+    .description('Evaluate each new complete checkpoint-N folder a trainer writes (HF Trainer, PEFT), then refresh the analysis and ' +
+      'report; restarts pick up where they stopped')
     .argument('<run>', 'the folder the trainer writes checkpoint-N folders into');
   addTestSetOption(command, { required: true })
     .addOption(storeOption())

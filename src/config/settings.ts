@@ -98,7 +98,8 @@ export function listFor<T>(map: Record<string, T>, set: StudyTrainingSet, what: 
   if (Object.hasOwn(map, set.id)) return map[set.id];
   const task = taskNameOf(set);
   if (task !== undefined && Object.hasOwn(map, task)) return map[task];
-  throw new UserError(`${what} names no list for training set "${set.id}"${task ? ` or its task "${task}"` : ''} (it has: ${Object.keys(map).join(', ')})`);
+  throw new UserError(
+    `${what} names no list for training set "${set.id}"${task ? ` or its task "${task}"` : ''} (it has: ${Object.keys(map).join(', ')})`);
 }
 
 /** FTICL's k values for a training set (one run per k). */

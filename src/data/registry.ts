@@ -140,7 +140,8 @@ export function registrySpec(id: string, opts: RegistryOptions = {}): Registered
       throw new UserError(`data set "${setId}:${split}" needs a data folder holding ${entry.local.path}: pass --data-dir or set GENSTUDY_DATA`);
     }
     if (opts.mustExist !== false && !existsSync(localFile!)) {
-      throw new UserError(`data set "${setId}:${split}": ${localFile} not found (data folder ${dataDir})${entry.hub ? `; it is also on the hub as ${entry.hub.repo}` : ''}`);
+      throw new UserError(`data set "${setId}:${split}": ${localFile} not found (data folder ` +
+        `${dataDir})${entry.hub ? `; it is also on the hub as ${entry.hub.repo}` : ''}`);
     }
     from = 'local';
   } else {

@@ -268,7 +268,8 @@ export async function evaluateGrid(opts: GridOptions): Promise<GridSummary> {
       const writeCell = (cell: Cell): void => {
         const keys = cell.digests.map((d) => cacheKey(identity.key, d));
         const outcome = cellOutcome(cell, keys.map((k) => answers.get(k)), metricOptions);
-        for (const note of outcome.notes) progress.note(`run "${opts.run}" step ${cp.step}, test set "${cell.set.id}"${cell.variant.name ? ` (${cell.variant.name})` : ''}: ${note}`);
+        for (const note of outcome.notes) progress.note(
+          `run "${opts.run}" step ${cp.step}, test set "${cell.set.id}"${cell.variant.name ? ` (${cell.variant.name})` : ''}: ${note}`);
         const base = { run: opts.run, step: cp.step, testSet: cell.set.id, promptVariant: cell.variant.name };
         const predictions: PredictionRecord[] = outcome.predictions.map((p) => ({ ...base, exampleId: p.exampleId, prediction: p.prediction,
           gold: p.gold, detail: p.detail }));
@@ -303,7 +304,8 @@ export async function evaluateGrid(opts: GridOptions): Promise<GridSummary> {
               handle = await loader(cp);
               loaded++;
               if (handle.model.id !== identity.engineId) {
-                throw new UserError(`${cp.dir}: the weights changed while being evaluated (identity ${identity.engineId} when planned, ${handle.model.id} when loaded); run again once the folder is complete`);
+                throw new UserError(`${cp.dir}: the weights changed while being evaluated (identity ${identity.engineId} when planned, ` +
+                  `${handle.model.id} when loaded); run again once the folder is complete`);
               }
             }
             const got = await askEngine(handle.model, ask);
@@ -345,6 +347,7 @@ export async function evaluateGrid(opts: GridOptions): Promise<GridSummary> {
 function cellOutcomeCheck(cell: Cell, opts: MetricOptions): void {
   if (cell.task.kind !== 'classify' || opts.positiveLabel === undefined) return;
   if (!cell.task.labels.includes(opts.positiveLabel)) {
-    throw new UserError(`--positive-label ${opts.positiveLabel}: not a label of task "${cell.task.name}" used for test set "${cell.set.id}" (${cell.task.labels.map((l) => `"${l}"`).join(', ')})`);
+    throw new UserError(`--positive-label ${opts.positiveLabel}: not a label of task "${cell.task.name}" used for test set ` +
+      `"${cell.set.id}" (${cell.task.labels.map((l) => `"${l}"`).join(', ')})`);
   }
 }

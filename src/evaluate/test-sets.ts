@@ -168,7 +168,8 @@ export async function resolveTestSetArg(arg: string, opts: TestSetOptions = {}):
   }
   if (fs.existsSync(arg) && fs.statSync(arg).isDirectory()) {
     if (!fs.existsSync(path.join(arg, 'suite.json'))) {
-      throw new UserError(`${arg}: a folder given as a test set must be a synthetic suite (with suite.json); for other data write a data set spec file`);
+      throw new UserError(
+        `${arg}: a folder given as a test set must be a synthetic suite (with suite.json); for other data write a data set spec file`);
     }
     const { manifest, train, testSets } = await readSuite(arg);
     return suiteSets(testSets, train, undefined, path.resolve(arg), opts, { suiteFolder: path.resolve(arg), seed: manifest.seed });

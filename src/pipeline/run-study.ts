@@ -94,7 +94,8 @@ export async function runStudy(study: Study, studyFile: string, opts: RunStudyOp
     checkStudyInitSizes(study.models, { studyDir, suiteDir, modelsDir: paths.models, studyFile: paths.studyFile });
     testSets = tagTestSets(study, settings, await studyTestSets(study, settings, suiteDir, dataDir, paths.studyFile));
     if (study.evaluation.control !== undefined && !testSets.some((t) => t.id === study.evaluation.control)) {
-      throw new UserError(`${paths.studyFile}: evaluation.control "${study.evaluation.control}" is not among the test sets (${testSets.map((t) => t.id).join(', ')})`);
+      throw new UserError(`${paths.studyFile}: evaluation.control "${study.evaluation.control}" is not among the test sets ` +
+        `(${testSets.map((t) => t.id).join(', ')})`);
     }
   } catch (err) {
     if (created !== undefined) fs.rmSync(created, { recursive: true, force: true });

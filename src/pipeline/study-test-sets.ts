@@ -71,13 +71,17 @@ export function rowNotes(sets: readonly EvalTestSet[]): string[] {
   const out: string[] = [];
   for (const set of sets) {
     const bug = set.spec.replayedBug as { label: string; gold: string; kept: number; source: string } | undefined;
-    if (bug) out.push(`test set "${set.id}": ${bug.kept} of its ${set.examples.length} rows are ${bug.label} rows kept with gold "${bug.gold}" (studyAMnliNeutral: keep-as-bug, a replayed bug of ${bug.source})`);
+    if (bug) out.push(`test set "${set.id}": ${bug.kept} of its ${set.examples.length} rows are ${bug.label} rows kept with gold ` +
+      `"${bug.gold}" (studyAMnliNeutral: keep-as-bug, a replayed bug of ${bug.source})`);
     const kept = set.spec.unlabeledKept as number | undefined;
-    if (kept) out.push(`test set "${set.id}": ${kept} of its ${set.examples.length} rows have no gold label (${set.unlabeled!.map((l) => `"${l}"`).join(', ')}); they are kept and count as wrong (unlabeledRows: wrong)`);
+    if (kept) out.push(`test set "${set.id}": ${kept} of its ${set.examples.length} rows have no gold label ` +
+      `(${set.unlabeled!.map((l) => `"${l}"`).join(', ')}); they are kept and count as wrong (unlabeledRows: wrong)`);
     const dropped = (set.spec.dropped as { reason: string; count: number }[] | undefined) ?? [];
     const n = dropped.reduce((a, d) => a + d.count, 0);
     if (n > 0) {
-      out.push(`test set "${set.id}": ${n} rows dropped (${dropped.map((d) => `${d.count} ${d.reason}`).join('; ')}); its ${set.examples.length} rows are the first ${set.examples.length} with a gold label, read from the file's first ${String(set.spec.rowsRead ?? '?')} rows`);
+      out.push(`test set "${set.id}": ${n} rows dropped (${dropped.map((d) => `${d.count} ${d.reason}`).join('; ')}); its ` +
+        `${set.examples.length} rows are the first ${set.examples.length} with a gold label, read from the file's first ` +
+        `${String(set.spec.rowsRead ?? '?')} rows`);
     }
   }
   return out;

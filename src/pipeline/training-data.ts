@@ -53,7 +53,8 @@ export async function fticlDemonstrations(study: Study, run: RunPlan, training: 
   if (pool === 'training') return { pool: training, selection: pick };
   const setId = run.trainingSet.data.split(':')[0];
   if (!isRegistryId(run.trainingSet.data) || !('few-shot' in (readRegistry().sets[setId]?.splits ?? {}))) {
-    throw new UserError(`training set "${run.trainingSet.id}": demonstrationPool "few-shot" needs a registered data set with a few-shot split (study B's), not "${run.trainingSet.data}"; use demonstrationPool: training`);
+    throw new UserError(`training set "${run.trainingSet.id}": demonstrationPool "few-shot" needs a registered data set with a few-shot ` +
+      `split (study B's), not "${run.trainingSet.data}"; use demonstrationPool: training`);
   }
   const fewShot = await loadRegistered(`${setId}:few-shot`, { dataDir });
   return { pool: fewShot.examples, selection: pick };

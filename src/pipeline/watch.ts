@@ -193,7 +193,8 @@ export async function watchRun(opts: WatchOptions): Promise<WatchResult> {
       }
       evaluatedSteps.push(...round.evaluated);
       if (round.evaluated.length > 0) {
-        log(`evaluated step${round.evaluated.length > 1 ? 's' : ''} ${round.evaluated.join(', ')}: ${round.summary!.computed} answers from the model, ${round.summary!.cached} from the cache`);
+        log(`evaluated step${round.evaluated.length > 1 ? 's' : ''} ${round.evaluated.join(', ')}: ${round.summary!.computed} answers ` +
+          `from the model, ${round.summary!.cached} from the cache`);
       }
       if (opts.control !== undefined && round.evaluated.length > 0) {
         Object.assign(round, await refreshOutputs(opts, outDir));

@@ -40,7 +40,9 @@ export function checksSection(a: StudyA, tables: Map<string, Table>): string {
   const calibration = tables.get('calibration');
   if (calibration) {
     out.push('<h3 id="study-a-calibration">Is the test calibrated on these runs?</h3>');
-    out.push('<p class="note">Per run: independent AR(1) series with the run\'s residual autocorrelation, residualised on the run\'s own control and tested as its pairs are. The false-positive rate should be near alpha; the naive test (every checkpoint independent) is shown for comparison.</p>');
+    out.push('<p class="note">Per run: independent AR(1) series with the run\'s residual autocorrelation, residualised on the run\'s ' +
+      'own control and tested as its pairs are. The false-positive rate should be near alpha; the naive test (every checkpoint ' +
+      'independent) is shown for comparison.</p>');
     out.push(htmlTable(calibration, {
       columns: ['run', 'n', 'distinct', 'phi', 'false_positive_rate', 'naive_false_positive_rate', 'power'],
       headers: { n: 'checkpoints', distinct: 'distinct', phi: 'residual AR(1)', false_positive_rate: 'false positives',

@@ -108,7 +108,8 @@ export async function runSections(
       charts.push(figure(svg, `${run.id}: ${yTitle} of every test set against training ` +
         `step${hasControl ? `; the in-domain (ID) set "${a.control}" in black` : ''}.`, 'curves'));
     } else if (scores.length) {
-      out.push(`<p class="note">${steps.size} checkpoint scored (step ${esc([...steps].join(', '))}): no curve to draw; its scores are in scores.csv${methodOf(run) ? ' and in the study B matrices above' : ''}.</p>`);
+      out.push(`<p class="note">${steps.size} checkpoint scored (step ${esc([...steps].join(', '))}): no curve to draw; its scores are ` +
+        `in scores.csv${methodOf(run) ? ' and in the study B matrices above' : ''}.</p>`);
     } else {
       out.push('<p class="note">No scores for this run.</p>');
     }
@@ -128,7 +129,8 @@ export async function runSections(
     if (skipped && steps.size >= 2 && methodOf(run) === null) out.push(`<p class="note">Not analysed: ${esc(skipped.reason)}.</p>`);
     const incomplete = a.series.find((s) => s.run === run.id)?.incompleteSteps ?? [];
     if (incomplete.length) {
-      out.push(`<p class="note">${incomplete.length} step(s) left out of the analysis because some test set has no score there (e.g. step ${incomplete[0].step}: ${esc(incomplete[0].missing.join(', '))}).</p>`);
+      out.push(`<p class="note">${incomplete.length} step(s) left out of the analysis because some test set has no score there (e.g. ` +
+        `step ${incomplete[0].step}: ${esc(incomplete[0].missing.join(', '))}).</p>`);
     }
     out.push('</article>');
   }

@@ -39,7 +39,8 @@ export function studyA(data: ReportData,
     throw new UserError(`${data.storePath}: no scores for the control test set "${control}" (it has: ${[...metrics.keys()].sort().join(', ')})`);
   }
   if (opts.metric !== undefined && !controlMetrics.includes(opts.metric)) {
-    throw new UserError(`${data.storePath}: the control test set "${control}" has no scores for metric "${opts.metric}" (it has: ${controlMetrics.join(', ')})`);
+    throw new UserError(`${data.storePath}: the control test set "${control}" has no scores for metric "${opts.metric}" (it has: ` +
+      `${controlMetrics.join(', ')})`);
   }
   const spec = data.testSets.find((t) => t.id === control)?.spec;
   const metric = metricForTestSet(controlMetrics, spec, opts.metric);
@@ -81,7 +82,8 @@ function recordedControl(data: ReportData): string | null {
     if (typeof v === 'string' && v !== '') values.add(v);
   }
   if (values.size > 1) {
-    throw new UserError(`${data.storePath}: runs record different "${CONTROL_ATTRIBUTE}" values (${[...values].sort().join(', ')}); choose one with --control`);
+    throw new UserError(`${data.storePath}: runs record different "${CONTROL_ATTRIBUTE}" values (${[...values].sort().join(', ')}); ` +
+      `choose one with --control`);
   }
   return values.size === 1 ? [...values][0] : null;
 }

@@ -81,7 +81,8 @@ function matrixTable(cells: readonly StudyBCell[], cols: string[]): string {
         const title = [c.role ?? '', c.deltaNote ?? '', `runs: ${c.runs.join(' ')}`].filter(Boolean).join(' · ');
         return `<td class="num${c.role ? ` role-${c.role}` : ''}" title="${esc(title)}">${text}</td>`;
       });
-      rows.push(`<tr><td class="name">${esc(METHOD_NAMES[method])}</td><td class="name">${esc(method === 'base' ? label.replace(/^base ?/, '') : label)}</td>${tds.join('')}</tr>`);
+      rows.push(`<tr><td class="name">${esc(METHOD_NAMES[method])}</td><td ` +
+        `class="name">${esc(method === 'base' ? label.replace(/^base ?/, '') : label)}</td>${tds.join('')}</tr>`);
     }
   }
   return `<div class="table-wrap"><table class="study-b">\n<thead>${head}${metricRow}</thead>\n<tbody>\n${rows.join('\n')}\n</tbody>\n</table></div>` +

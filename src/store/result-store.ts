@@ -138,7 +138,8 @@ export class ResultStore {
   private migrate(readonly: boolean): void {
     const check = (current: number): boolean => {
       if (current > SCHEMA_VERSION) {
-        throw new UserError(`${this.path}: the store has schema version ${current}, newer than this genstudy understands (${SCHEMA_VERSION}); upgrade genstudy`);
+        throw new UserError(`${this.path}: the store has schema version ${current}, newer than this genstudy understands ` +
+          `(${SCHEMA_VERSION}); upgrade genstudy`);
       }
       if (current === SCHEMA_VERSION) return false;
       if (readonly) {

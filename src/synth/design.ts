@@ -176,7 +176,8 @@ export function validateDesign(d: SetDesign, earlier: readonly SetDesign[] = [])
   const want = src.how === 'mirror' ? mirroredRates(from) : from;
   for (const k of ['overlapGivenYes', 'overlapGivenNo', 'negationGivenYes', 'negationGivenNo'] as const) {
     if (d[k] !== want[k]) {
-      throw new UserError(`${what}, so its ${k} must be ${want[k]} (the source's${src.how === 'mirror' ? ', with the labels exchanged' : ''}), got ${d[k]}`);
+      throw new UserError(
+        `${what}, so its ${k} must be ${want[k]} (the source's${src.how === 'mirror' ? ', with the labels exchanged' : ''}), got ${d[k]}`);
     }
   }
 }

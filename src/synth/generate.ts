@@ -250,7 +250,8 @@ function toText([p, h]: Item, spec: Spec, setId: string): { premise: string; hyp
   const premise = formatSentence(p);
   const hypothesis = formatSentence(h);
   if (trueLabel(premise, hypothesis) !== spec.label || highOverlap(premise, hypothesis) !== spec.high || hypothesisNegated(hypothesis) !== spec.negH) {
-    throw new Error(`synthetic suite: built ${JSON.stringify({ premise, hypothesis })} for ${JSON.stringify(spec)} in set "${setId}", which breaks its design`);
+    throw new Error(`synthetic suite: built ${JSON.stringify({ premise, hypothesis })} for ${JSON.stringify(spec)} in set "${setId}", ` +
+      `which breaks its design`);
   }
   return { premise, hypothesis };
 }

@@ -75,7 +75,8 @@ export function* scanJsonArray(file: string, text: string): Generator<SourceRow>
         i++;
       }
       if (i >= n) {
-        throw new UserError(`${where(file, line)}: unexpected end of file inside the JSON array (record ${index + 1} starts at line ${startLine}); expected "]"`);
+        throw new UserError(`${where(file, line)}: unexpected end of file inside the JSON array (record ${index + 1} starts at line ` +
+          `${startLine}); expected "]"`);
       }
       const slice = text.slice(start, i);
       let value: unknown;

@@ -81,7 +81,9 @@ export function encodeFirstToken(
     ids.forEach((id, j) => {
       const piece = tok.decode([id]);
       if (piece !== pieces[j]) {
-        throw new UserError(`fixed label token ${id} of ${JSON.stringify(candidates[j])} decodes to ${JSON.stringify(piece)}, not ${JSON.stringify(pieces[j])}: these ids belong to another tokenizer (study B's are Llama-2's; protocol: official reads them: set evaluation.labelTokens: in-context for another model)`);
+        throw new UserError(`fixed label token ${id} of ${JSON.stringify(candidates[j])} decodes to ${JSON.stringify(piece)}, not ` +
+          `${JSON.stringify(pieces[j])}: these ids belong to another tokenizer (study B's are Llama-2's; protocol: official reads ` +
+          `them: set evaluation.labelTokens: in-context for another model)`);
       }
     });
     const ctx = tok.encode(context, special);

@@ -40,7 +40,8 @@ function checkEntry(file: string, name: string, entry: unknown, dataBytes: numbe
     throw new UserError(`${at} has data offsets [${begin}, ${end}] past the end of the file's ${dataBytes} data bytes (file truncated?)`);
   }
   if (end - begin !== count * width) {
-    throw new UserError(`${at} (${e.dtype} ${JSON.stringify(shape)}: ${count * width} bytes) has data offsets [${begin}, ${end}] (${end - begin} bytes)`);
+    throw new UserError(
+      `${at} (${e.dtype} ${JSON.stringify(shape)}: ${count * width} bytes) has data offsets [${begin}, ${end}] (${end - begin} bytes)`);
   }
   return { dtype: e.dtype as string, shape, data_offsets: [begin, end] };
 }
@@ -58,7 +59,8 @@ function checkLayout(file: string, entries: Map<string, HeaderEntry>): void {
     .filter((r) => r.end > r.begin).sort((a, b) => a.begin - b.begin);
   for (let i = 1; i < ranges.length; i++) {
     if (ranges[i].begin < ranges[i - 1].end) {
-      throw new UserError(`${file}: tensors "${ranges[i - 1].name}" and "${ranges[i].name}" overlap (data offsets [${ranges[i - 1].begin}, ${ranges[i - 1].end}] and [${ranges[i].begin}, ${ranges[i].end}])`);
+      throw new UserError(`${file}: tensors "${ranges[i - 1].name}" and "${ranges[i].name}" overlap (data offsets ` +
+        `[${ranges[i - 1].begin}, ${ranges[i - 1].end}] and [${ranges[i].begin}, ${ranges[i].end}])`);
     }
   }
 }

@@ -241,7 +241,8 @@ export class RemoteEndpoints {
       try {
         return text === '' ? null : JSON.parse(text);
       } catch {
-        throw new RemoteError(`the server at ${e.url} answered ${method} ${path} with a body that is not JSON (is it an OpenAI-compatible server?): ${JSON.stringify(snippet(text))}`);
+        throw new RemoteError(`the server at ${e.url} answered ${method} ${path} with a body that is not JSON (is it an ` +
+          `OpenAI-compatible server?): ${JSON.stringify(snippet(text))}`);
       }
     }
     throw new RemoteError(`gave up on ${method} ${path} after ${this.retries + 1} tries over ${this.urls.join(', ')}; last: ${lastProblem}`);

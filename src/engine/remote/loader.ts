@@ -75,7 +75,8 @@ export function remoteLoader(opts: RemoteLoaderOptions): ModelLoader & { endpoin
     const baseName = opts.modelName ?? (listed[0].find((x) => !x.parent) ?? listed[0][0])?.id ?? '';
     const baseCards = endpoints.urls.map((u, i) => {
       const m = listed[i].find((x) => x.id === baseName);
-      if (!m) throw new UserError(`the server at ${u} does not serve model "${baseName}" (it serves ${listed[i].map((x) => `"${x.id}"`).join(', ') || 'nothing'})`);
+      if (!m) throw new UserError(
+        `the server at ${u} does not serve model "${baseName}" (it serves ${listed[i].map((x) => `"${x.id}"`).join(', ') || 'nothing'})`);
       return m;
     });
     // The server's context length bounds every prompt (vLLM: prompt <= max_model_len - max_tokens).

@@ -117,7 +117,8 @@ export class RemoteModel implements LanguageModel {
     this.form = opts.logprobsForm ?? 'echo';
     this.firstTokenTopK = opts.firstTokenTopK ?? 20;
     if (this.scoringMaxTokens === 0 && this.form === 'prompt_logprobs') {
-      throw new UserError('scoringMaxTokens 0 with prompt_logprobs: vLLM answers 400 to max_tokens 0 without echo; use scoringMaxTokens 1 or the echo form');
+      throw new UserError(
+        'scoringMaxTokens 0 with prompt_logprobs: vLLM answers 400 to max_tokens 0 without echo; use scoringMaxTokens 1 or the echo form');
     }
     this.contextLimit = Math.min(opts.maxLength, opts.contextLimit ?? opts.maxLength);
     // Scoring sends context + one scored token with max_tokens (scoringMaxTokens, 1 for the top-k
@@ -159,7 +160,8 @@ export class RemoteModel implements LanguageModel {
       const lps = scored[j].logprobs.slice(-n);
       const greedy = scored[j].greedy.slice(-n);
       if (greedy.some((g) => g === undefined)) {
-        throw new UserError(`the servers at ${this.endpoints.urls.join(', ')} returned no top log-probs, so whether a continuation is greedy is unknown`);
+        throw new UserError(
+          `the servers at ${this.endpoints.urls.join(', ')} returned no top log-probs, so whether a continuation is greedy is unknown`);
       }
       results[i] = { logprob: lps.reduce((a, b) => a + b, 0), tokens: n, isGreedy: greedy.every((g) => g === true) };
     });

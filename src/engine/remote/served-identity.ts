@@ -72,7 +72,8 @@ export async function checkServedModel(
     if (problem === undefined) return;
     throw new UserError(`the server at ${server} serves "${m.id}", which ${said}, and its log-probs differ from ${folder}'s: ${problem}`);
   }
-  throw new UserError(advice(`the server at ${server} serves "${m.id}", which ${said}, not ${folder}, and it does not report which weights it holds`));
+  throw new UserError(advice(
+    `the server at ${server} serves "${m.id}", which ${said}, not ${folder}, and it does not report which weights it holds`));
 }
 
 /** Check 3: the server's scores of PROBE_TEXTS against the built-in engine's on the checkpoint's files; undefined when they agree. */

@@ -108,7 +108,8 @@ export function submitSlurm(runFile: string, o: LaunchOptions & { jobName: strin
   const sbatch = o.sbatchCommand ?? 'sbatch';
   const r = spawnSync(sbatch, [script], { encoding: 'utf8' });
   if (r.error && (r.error as NodeJS.ErrnoException).code === 'ENOENT') {
-    throw new UserError(`${sbatch}: not found (this machine is not a SLURM login node); the batch script is written: ${script}; submit it where sbatch runs`);
+    throw new UserError(
+      `${sbatch}: not found (this machine is not a SLURM login node); the batch script is written: ${script}; submit it where sbatch runs`);
   }
   if (r.status !== 0) throw new UserError(`${sbatch} ${script} failed (exit ${r.status}): ${(r.stderr || r.stdout).trim()}`);
   const jobId = /Submitted batch job (\d+)/.exec(r.stdout)?.[1];
@@ -129,7 +130,8 @@ export function runLaunch(runFile: string, o: LaunchOptions,
     child.stdout?.on('data', (d: Buffer) => io.onOutput!(d.toString()));
     child.stderr?.on('data', (d: Buffer) => io.onOutput!(d.toString()));
     child.on('error', (err: NodeJS.ErrnoException) => {
-      if (err.code === 'ENOENT') reject(new UserError(`${command[0]}: not found; give --python the interpreter of an environment with torch, transformers, peft and accelerate (docs/scale.md)`));
+      if (err.code === 'ENOENT') reject(new UserError(`${command[0]}: not found; give --python the interpreter of an environment with ` +
+        `torch, transformers, peft and accelerate (docs/scale.md)`));
       else reject(err);
     });
     child.on('close', (code, signal) => {
