@@ -27,7 +27,9 @@ export function formatAgreementCsv(result: AnalysisResult): string {
 export function formatTable(result: AnalysisResult, opts: AnalyzeOptions): string {
   const out: string[] = [];
   const how = `${opts.method} partial correlation, ${opts.residualiser} residualiser on "${opts.control}"` +
-    `${opts.representation === 'differences' ? ', first differences' : opts.representation === 'levels' ? ', levels' : ''}, ${opts.inference === 'naive' ? 'naive t-test (checkpoints as independent)' : "t-test on Bartlett's effective sample size"}, ${opts.correction === 'none' ? 'no correction' : `${opts.correction} correction`}, alpha ${opts.alpha}`;
+    `${opts.representation === 'differences' ? ', first differences' : opts.representation === 'levels' ? ', levels' : ''}, ` +
+    `${opts.inference === 'naive' ? 'naive t-test (checkpoints as independent)' : "t-test on Bartlett's effective sample size"}, ` +
+    `${opts.correction === 'none' ? 'no correction' : `${opts.correction} correction`}, alpha ${opts.alpha}`;
   out.push(`Partial correlations between OOD test sets across checkpoints (${how})`);
   for (const run of result.runs) {
     out.push('', `run ${run.run}: ${run.n} ${opts.representation === 'differences' ? 'differences' : 'checkpoints'}${run.distinct < run.n ? ` (${run.distinct} distinct)` : ''}`);

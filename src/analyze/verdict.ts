@@ -109,7 +109,8 @@ export function headlineOf(
   const clauses = [
     `${n.generalises} ${n.generalises === 1 ? 'generalises' : 'generalise'}${named(of('generalises'), true)}`,
     `${n['depends on the model']} ${n['depends on the model'] === 1 ? 'depends' : 'depend'} on the model${named(of('depends on the model'), false)}`,
-    `${n['negligible everywhere']} ${n['negligible everywhere'] === 1 ? 'is' : 'are'} negligible everywhere (|r| < ${ctx.equivalenceMargin})${named(of('negligible everywhere'), false)}`,
+    `${n['negligible everywhere']} ${n['negligible everywhere'] === 1 ? 'is' : 'are'} negligible everywhere (|r| < ` +
+    `${ctx.equivalenceMargin})${named(of('negligible everywhere'), false)}`,
     `${n.inconclusive} ${n.inconclusive === 1 ? 'is' : 'are'} inconclusive${runs < 3 ? ' (a prediction interval needs at least 3 runs)' : ''}`,
   ];
   return {

@@ -110,9 +110,9 @@ export function registerEvaluate(program: Command): void {
       });
       process.stdout.write(flags.format === 'json' ? JSON.stringify(summary, null, 2) + '\n' : formatSummary(summary));
       process.stderr.write(
-        `genstudy: ${count(summary.examples, 'example answer')} over ${count(discovered.checkpoints.length, 'checkpoint')}: ${summary.computed} from the model ` +
-          `(${count(summary.modelsLoaded, 'model')} loaded, ${count(summary.engineCalls, 'engine call')}), ${summary.cached} from the cache, in ${summary.seconds.toFixed(1)} s; ` +
-          `store: ${flags.store}, run "${run}"\n`,
+        `genstudy: ${count(summary.examples, 'example answer')} over ${count(discovered.checkpoints.length, 'checkpoint')}: ` +
+          `${summary.computed} from the model (${count(summary.modelsLoaded, 'model')} loaded, ${count(summary.engineCalls, 'engine call')}), ` +
+          `${summary.cached} from the cache, in ${summary.seconds.toFixed(1)} s; store: ${flags.store}, run "${run}"\n`,
       );
     });
 }

@@ -180,8 +180,8 @@ export async function resolveTestSetArg(arg: string, opts: TestSetOptions = {}):
   }
   if (isRegistryId(arg)) return [await fromRegistry(arg, opts)];
   throw new UserError(
-    `${opts.origin ?? `--test-set ${arg}`}: not a known data set id, a spec file (.yaml/.yml/.json), a synthetic suite folder, or "synthetic[:set,...]"` +
-      ' (genstudy data list shows the known ids)',
+    `${opts.origin ?? `--test-set ${arg}`}: not a known data set id, a spec file (.yaml/.yml/.json), a synthetic suite folder, or ` +
+      '"synthetic[:set,...]" (genstudy data list shows the known ids)',
     { field: opts.origin },
   );
 }

@@ -25,9 +25,10 @@ export function designSection(c: DesignComparison, table: Table): string {
     '<section id="designed-vs-found">',
     '<h2>Designed against found</h2>',
     `<p class="headline" id="design-verdict">${esc(c.verdict)}</p>`,
-    '<p class="note">The test sets were built so that some pairs must move together (one is the other\'s twin: the same items with other nouns) or against each other ' +
-      '(one is the other\'s mirror: the same items, each with an edit that flips the label and no cue sees); the other pairs have no designed relation. ' +
-      'A designed pair is recovered when most runs find its sign and none finds the other.</p>',
+    '<p class="note">The test sets were built so that some pairs must move together (one is the other\'s twin: the same items with ' +
+      'other nouns) or against each other (one is the other\'s mirror: the same items, each with an edit that flips the label and no ' +
+      'cue sees); the other pairs have no designed relation. A designed pair is recovered when most runs find its sign and none finds ' +
+      'the other.</p>',
     htmlTable(table, {
       columns: ['a', 'b', 'designed', 'positive', 'negative', 'runs', 'outcome'], names: ['a', 'b'],
       rowClass: (row) => `outcome-${String(row[6]).replace(/ /g, '-')}`,

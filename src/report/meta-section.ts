@@ -37,8 +37,12 @@ export async function metaSection(a: StudyA, tables: Map<string, Table>): Promis
   const out: string[] = ['<h3 id="study-a-meta">How much does each relation vary across runs?</h3>'];
   out.push(`<p class="headline" id="study-a-meta-answer">${esc(a.analysis.headline.sentence)}</p>`);
   out.push(`<p class="note">Each run's partial correlation enters as Fisher's z = atanh(r) with the variance of its own 95% CI; the runs' true z are taken as normal around a pooled mean with between-run variance tau² (${esc(meta.estimator)}${meta.hartung_knapp ? ', Hartung-Knapp t test on runs − 1 df' : ', z test'}). ` +
-    `A pair is <b>negligible everywhere</b> when its 95% prediction interval for a new run lies inside ±${esc(String(a.options.equivalenceMargin))}; it <b>generalises</b> when the pooled effect is significant (p adjusted over the pairs, ${esc(a.options.correction)}, &lt; ${esc(String(alpha))}) and that interval has one sign; ` +
-    `it <b>depends on the model</b> when Cochran's Q (adjusted the same way) has p &lt; ${esc(String(alpha))} and the interval spans both signs; otherwise it is <b>inconclusive</b> (the reason under each verdict says which). The 95% CI shown is unadjusted. With few runs tau² is imprecise: see its interval.</p>`);
+    `A pair is <b>negligible everywhere</b> when its 95% prediction interval for a new run lies inside ` +
+    `±${esc(String(a.options.equivalenceMargin))}; it <b>generalises</b> when the pooled effect is significant (p adjusted over the ` +
+    `pairs, ${esc(a.options.correction)}, &lt; ${esc(String(alpha))}) and that interval has one sign; ` +
+    `it <b>depends on the model</b> when Cochran's Q (adjusted the same way) has p &lt; ${esc(String(alpha))} and the interval spans ` +
+    `both signs; otherwise it is <b>inconclusive</b> (the reason under each verdict says which). The 95% CI shown is unadjusted. With ` +
+    `few runs tau² is imprecise: see its interval.</p>`);
   out.push(metaTableHtml(tables.get('meta_analysis')!));
   const notes = [...new Set(meta.pairs.flatMap((p) => p.notes))];
   if (notes.length) out.push(`<ul class="small">${notes.map((n) => `<li>${esc(n)}</li>`).join('')}</ul>`);
@@ -99,7 +103,8 @@ async function forestFigure(a: StudyA): Promise<string> {
   const how = `${meta.estimator}${meta.hartung_knapp ? ' with Hartung-Knapp' : ''}`;
   const caption = `Every pair of OOD sets, sorted by pooled partial correlation: each run's r (points, one colour per run), ` +
     `the pooled r with its 95% CI (diamond, ${how}) on its 95% prediction interval for a new run (line; three runs or more), ` +
-    `and the verdict. The axis is Fisher's z, the scale the runs are pooled on, labelled in r; a triangle on its edge is a run beyond it (r = ±1 has an infinite z).`;
+    `and the verdict. The axis is Fisher's z, the scale the runs are pooled on, labelled in r; a triangle on its edge is a run beyond it ` +
+    `(r = ±1 has an infinite z).`;
   return `<div class="charts">${figure(svg, caption, 'forest')}</div>`;
 }
 
@@ -148,6 +153,7 @@ function moderatorHtml(pairs: readonly PairMeta[], attribute: string): string {
     return `<tr><td>${esc(p.a)}</td><td>${esc(p.b)}</td><td>${m.runs}</td><td>${test}</td><td>${pValue(m.test?.p ?? null)}</td><td>${m.r2 === null ? '–' : `${fixed(100 * m.r2, 0)}%`}</td><td>${detail}</td></tr>`;
   });
   return `<h4>Does the relation depend on “${esc(attribute)}”?</h4>` +
-    `<p class="note">Meta-regression of each pair's z on the run attribute; the test asks whether the pooled relation differs with it; R² is the share of the between-run variance it accounts for.</p>` +
+    `<p class="note">Meta-regression of each pair's z on the run attribute; the test asks whether the pooled relation differs with it; ` +
+    `R² is the share of the between-run variance it accounts for.</p>` +
     `<table><thead><tr><th>a</th><th>b</th><th>runs</th><th>test</th><th>p</th><th>R²</th><th>${pairs.some((p) => p.moderator?.levels) ? 'pooled r per level [95% CI]' : 'effect'}</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }

@@ -131,7 +131,8 @@ export async function residualSection(a: StudyA, pair: { a: string; b: string; w
   for (const series of a.series) figures.push(await residualFigure(series, a, pair));
   if (!figures.some(Boolean)) return '';
   return `<h3 id="residuals">Residuals of ${esc(pair.a)} and ${esc(pair.b)} in each run</h3>` +
-    `<p class="note">The points whose correlation each run's partial r is: ${esc(pair.a)} and ${esc(pair.b)} with ${esc(a.control ?? '')} regressed out; ` +
+    `<p class="note">The points whose correlation each run's partial r is: ${esc(pair.a)} and ${esc(pair.b)} with ` +
+    `${esc(a.control ?? '')} regressed out; ` +
     `${esc(pair.why)}. Another pair: <code>genstudy report --pair A B</code>.</p>` +
     `<div class="charts">${figures.filter(Boolean).join('\n')}</div>`;
 }

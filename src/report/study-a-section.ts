@@ -28,7 +28,8 @@ export async function agreementSection(a: StudyA, tables: Map<string, Table>): P
   if (!a.options) return out.concat('</section>').join('\n');
   const o = a.options;
   out.push(`<p class="note">For each run, across its checkpoints: the ${esc(o.method)} partial correlation between every pair of OOD test sets with the ` +
-    `${esc(a.metric ?? '')} of the in-domain set <b>${esc(a.control ?? '')}</b> regressed out (${esc(o.residualiser)} residualiser${o.representation === 'differences' ? ', first differences' : ''}), ` +
+    `${esc(a.metric ?? '')} of the in-domain set <b>${esc(a.control ?? '')}</b> regressed out (${esc(o.residualiser)} ` +
+    `residualiser${o.representation === 'differences' ? ', first differences' : ''}), ` +
     `p-values corrected over the pairs of the run (${esc(o.correction)}), significant when the adjusted p &lt; ${esc(String(o.alpha))}.</p>`);
   if (a.skipped.length) {
     const byReason = new Map<string, string[]>();

@@ -86,7 +86,8 @@ function matrixTable(cells: readonly StudyBCell[], cols: string[]): string {
     }
   }
   return `<div class="table-wrap"><table class="study-b">\n<thead>${head}${metricRow}</thead>\n<tbody>\n${rows.join('\n')}\n</tbody>\n</table></div>` +
-    '<p class="small">Cells: score (difference from base). Tint: <span class="role-in-domain">in-domain</span> · <span class="role-cross-domain">cross-domain</span> · <span class="role-cross-task">cross-task</span>.</p>';
+    '<p class="small">Cells: score (difference from base). Tint: <span class="role-in-domain">in-domain</span> · <span ' +
+    'class="role-cross-domain">cross-domain</span> · <span class="role-cross-task">cross-task</span>.</p>';
 }
 
 function niceExtent(x: number): number {

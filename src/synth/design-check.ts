@@ -112,7 +112,8 @@ export function formatDesignCheck(c: DesignCheck): string {
   const cells = c.rows.map((r) => [r.a, r.b, r.designed, String(r.positive), String(r.negative), String(r.runs),
     ...(byVerdict ? [r.verdict ?? ''] : []), r.outcome]);
   return [
-    'Designed against found: the synthetic suite fixes the sign of some OOD pairs by construction (mirrored items move apart, twin items together); the rest have none.',
+    'Designed against found: the synthetic suite fixes the sign of some OOD pairs by construction (mirrored items move apart, twin items ' +
+    'together); the rest have none.',
     ...alignColumns([header, ...cells], { indent: 2 }),
     `Verdict: ${c.verdict}`,
   ].join('\n') + '\n';

@@ -24,7 +24,8 @@ function loraLoadProblem(url: string, adapterDir: string, err: RemoteError): str
   const said = err.serverMessage ?? '';
   if (err.status === 404 && /^(Not Found|\{"detail":"Not Found"\}|"Not Found")$/.test(said.trim())) {
     return `the server at ${url} has no LoRA loading route (POST /v1/load_lora_adapter: HTTP 404 "${said}"): start vLLM with --enable-lora ` +
-      '(and --max-lora-rank at least the adapter\'s r) and the environment variable VLLM_ALLOW_RUNTIME_LORA_UPDATING=True, or genstudy serve with --lora-root';
+      '(and --max-lora-rank at least the adapter\'s r) and the environment variable VLLM_ALLOW_RUNTIME_LORA_UPDATING=True, or genstudy ' +
+      'serve with --lora-root';
   }
   if (err.status === 404) {
     return `the server at ${url} cannot find adapter ${adapterDir} (HTTP 404: ${said}): the path is this machine's, so the server must see the same files (a shared disk, mounted at the same path)`;

@@ -88,9 +88,9 @@ function refuseUnsupported(o: ResolvedOptions, s: HfSettings, processes: number)
     if (clash.length) throw new UserError(`training arguments ${clash.join(', ')}: genstudy sets these from its own settings; use those instead`);
     const limit = s.trainingArguments.save_total_limit;
     if (limit !== undefined && limit !== null && !s.acceptCheckpointGaps) {
-      throw new UserError(`training argument save_total_limit ${JSON.stringify(limit)}: the Trainer deletes older checkpoints as soon as it saves a new one, ` +
-        'so those not yet evaluated would be missing from the series; drop it, or accept the gaps (hf.acceptCheckpointGaps: true in the study file, ' +
-        '--accept-checkpoint-gaps for train), and the missing steps are reported after training');
+      throw new UserError(`training argument save_total_limit ${JSON.stringify(limit)}: the Trainer deletes older checkpoints as soon as ` +
+        'it saves a new one, so those not yet evaluated would be missing from the series; drop it, or accept the gaps ' +
+        '(hf.acceptCheckpointGaps: true in the study file, --accept-checkpoint-gaps for train), and the missing steps are reported after training');
     }
   }
 }
