@@ -9,7 +9,7 @@ export type ExpectedSign = 'positive' | 'negative' | 'none';
 
 export interface SetDescription {
   id: string;
-  role: 'id' | 'ood';
+  role: SetDesign['role'];
   cue: CueName;
   relation: CueRelation;
   shift: string;

@@ -28,6 +28,7 @@ export interface SetSource { set: string; how: 'mirror' | 'twin' }
 
 export interface SetDesign {
   id: string;
+  /** The in-domain set (training and its test set) or an out-of-distribution one. */
   role: 'id' | 'ood';
   /** The cue this set is built around ('none' for the ID set, which carries the training cues, and for pure shifts). */
   cue: CueName;

@@ -39,7 +39,7 @@ import { suiteVocabulary } from './vocabulary.ts';
 
 export interface SuiteTestSet {
   id: string;
-  role: 'id' | 'ood';
+  role: SetDesign['role'];
   cue: CueName;
   relation: CueRelation;
   design: SetDesign;
