@@ -55,7 +55,8 @@ export async function readLmEvalFiles(folder: string, files: readonly string[]):
   }
   return {
     rows,
-    description: `lm-evaluation-harness ${[...versions].sort().join(' and ')} output, ${read} file(s); run from ${[...how.run].join(' / ')}, step from ${[...how.step].join(' / ')}`,
+    description: `lm-evaluation-harness ${[...versions].sort().join(' and ')} output, ${read} file(s); run from ` +
+      `${[...how.run].join(' / ')}, step from ${[...how.step].join(' / ')}`,
     notes,
   };
 }

@@ -42,7 +42,8 @@ export async function readTrainerStates(root: string, files: readonly string[]):
   }
   return {
     rows,
-    description: `Hugging Face Trainer state, ${latest.size} run folder(s); run from the run folder, step from log_history[].step, test set and metric from eval_<set>_<metric>`,
+    description: `Hugging Face Trainer state, ${latest.size} run folder(s); run from the run folder, step from log_history[].step, test ` +
+      `set and metric from eval_<set>_<metric>`,
     notes,
   };
 }

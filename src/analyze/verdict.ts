@@ -98,7 +98,9 @@ export function headlineOf(
     const significant = result.runs[0].pairs.filter((p) => isSignificant(p, ctx.alpha)).length;
     return {
       ...base,
-      sentence: `Only one run could be analysed, so no pair can be judged across runs (all ${pairs.length} inconclusive): in it, ${significant} of ${pairs.length} pairs of OOD test sets are significantly correlated (adjusted p < ${ctx.alpha}).${unstableNote}`,
+      sentence: `Only one run could be analysed, so no pair can be judged across runs (all ${pairs.length} inconclusive): in it, ` +
+        `${significant} of ${pairs.length} pairs of OOD test sets are significantly correlated (adjusted p < ` +
+        `${ctx.alpha}).${unstableNote}`,
     };
   }
   const of = (v: PairVerdict) => pairs.filter((p) => p.verdict === v);
@@ -115,7 +117,8 @@ export function headlineOf(
   ];
   return {
     ...base,
-    sentence: `Across ${runs} runs, of ${pairs.length} pairs of OOD test sets (partial correlations with "${ctx.control}" regressed out, pooled over runs): ${clauses.slice(0, -1).join(', ')} and ${clauses[clauses.length - 1]}.${unstableNote}`,
+    sentence: `Across ${runs} runs, of ${pairs.length} pairs of OOD test sets (partial correlations with "${ctx.control}" regressed out, ` +
+      `pooled over runs): ${clauses.slice(0, -1).join(', ')} and ${clauses[clauses.length - 1]}.${unstableNote}`,
   };
 }
 

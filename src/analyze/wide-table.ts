@@ -108,7 +108,8 @@ export function readWideRows(file: string, records: readonly SourceRow[], given:
   const shown = mapped.slice(0, 4).map((m) => `${m.column} -> ${m.testSet}:${m.metric}`).join(', ');
   return {
     rows,
-    description: `wide table; run from ${runFrom}, step from column "${stepColumn}", test set and metric from column names (${shown}${mapped.length > 4 ? ', ...' : ''})`,
+    description: `wide table; run from ${runFrom}, step from column "${stepColumn}", test set and metric from column names ` +
+      `(${shown}${mapped.length > 4 ? ', ...' : ''})`,
     notes,
   };
 }

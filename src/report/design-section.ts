@@ -14,7 +14,8 @@ export interface DesignComparison { rows: readonly DesignComparisonRow[]; verdic
 export function designComparisonTable(c: DesignComparison): Table {
   return {
     name: 'designed_vs_found', title: 'Designed against found',
-    description: 'One row per pair of OOD test sets: the sign its partial correlation was built to have, the runs with a significant positive / negative one, and the outcome.',
+    description: 'One row per pair of OOD test sets: the sign its partial correlation was built to have, the runs with a significant ' +
+      'positive / negative one, and the outcome.',
     columns: ['a', 'b', 'designed', 'positive', 'negative', 'runs', 'outcome', 'why'],
     rows: c.rows.map((r) => [r.a, r.b, r.designed, r.positive, r.negative, r.runs, r.outcome, r.why]),
   };

@@ -17,13 +17,16 @@ export function metaTables(a: StudyA): Table[] {
   const how = `${meta.estimator}${meta.hartung_knapp ? ' with Hartung-Knapp' : ''}`;
   const tables: Table[] = [{
     name: 'meta_analysis', title: 'Meta-analysis across runs',
-    description: `One row per pair of OOD sets: a random-effects meta-analysis (${how}) of the runs' partial correlations on Fisher's z: pooled r and 95% CI, p adjusted over the pairs, between-run variance tau^2 (z scale) with its Q-profile CI, I^2, Cochran's Q and the 95% prediction interval for a new run.`,
+    description: `One row per pair of OOD sets: a random-effects meta-analysis (${how}) of the runs' partial correlations on Fisher's z: ` +
+      `pooled r and 95% CI, p adjusted over the pairs, between-run variance tau^2 (z scale) with its Q-profile CI, I^2, Cochran's Q and ` +
+      `the 95% prediction interval for a new run.`,
     columns: [...META_COLUMNS], rows: meta.pairs.map(metaRow),
   }];
   if (meta.moderator !== null) {
     tables.push({
       name: 'meta_regression', title: `Meta-regression on "${meta.moderator}"`,
-      description: `One row per (pair of OOD sets, coefficient): the runs' Fisher z regressed on the run attribute "${meta.moderator}" (${how}), with the omnibus test that the relation does not depend on it.`,
+      description: `One row per (pair of OOD sets, coefficient): the runs' Fisher z regressed on the run attribute "${meta.moderator}" ` +
+        `(${how}), with the omnibus test that the relation does not depend on it.`,
       columns: [...MODERATOR_COLUMNS], rows: moderatorRows(meta),
     });
   }

@@ -121,7 +121,8 @@ export function defaultOodDesigns(o: SuiteOptions): SetDesign[] {
     overlapConsistent,
     {
       ...overlapConsistent, ...mirroredRates(overlapConsistent), id: 'overlap-broken', relation: 'broken',
-      shift: 'HANS-like: the overlap cue disagrees with the label (high overlap only when the answer is No); negation independent of the label; no place phrases',
+      shift: 'HANS-like: the overlap cue disagrees with the label (high overlap only when the answer is No); negation independent of the ' +
+        'label; no place phrases',
     },
     negationConsistent,
     {
@@ -131,7 +132,8 @@ export function defaultOodDesigns(o: SuiteOptions): SetDesign[] {
     },
     {
       ...negationConsistent, id: 'negation-consistent-renamed',
-      shift: 'twin of negation-consistent: each item with its nouns renamed (other animals, people, foods, the same way in both sentences; same label, cues and word positions)',
+      shift: 'twin of negation-consistent: each item with its nouns renamed (other animals, people, foods, the same way in both ' +
+        'sentences; same label, cues and word positions)',
       source: { set: negationConsistent.id, how: 'twin' },
     },
     {
