@@ -34,6 +34,15 @@ export const EXIT = {
   interrupted: 130,
 } as const;
 
+/**
+ * A file the user named that cannot be read, in one wording wherever genstudy reads one:
+ * "FILE: cannot read [the WHAT] (ENOENT)", the system's code when there is one.
+ */
+export function unreadable(file: string, err: unknown, what?: string): UserError {
+  const reason = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+  return new UserError(`${file}: cannot read${what ? ` the ${what}` : ''} (${reason})`, { file });
+}
+
 /** Formats "file:line:column" the way editors and compilers do, leaving out what is unknown. */
 export function where(file: string, line?: number, column?: number | string): string {
   let s = file;

@@ -23,18 +23,23 @@ export interface Random {
   shuffle<T>(items: readonly T[]): T[];
 }
 
-/** mulberry32 seeded by a number, or by any strings hashed together (e.g. seed and example id). */
-export function seededRandom(...seedParts: (number | string)[]): Random {
-  let state = 0x9e3779b9;
-  for (const part of seedParts) state = hashString(String(part), state ^ 0x811c9dc5);
+/** mulberry32 from a 32-bit state: uniform numbers in [0, 1). */
+export function mulberry32(state: number): () => number {
   let a = state >>> 0;
-  const next = (): number => {
+  return (): number => {
     a = (a + 0x6d2b79f5) >>> 0;
     let t = a;
     t = Math.imul(t ^ (t >>> 15), t | 1);
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
+}
+
+/** mulberry32 seeded by a number, or by any strings hashed together (e.g. seed and example id). */
+export function seededRandom(...seedParts: (number | string)[]): Random {
+  let state = 0x9e3779b9;
+  for (const part of seedParts) state = hashString(String(part), state ^ 0x811c9dc5);
+  const next = mulberry32(state);
   const int = (n: number): number => {
     if (!Number.isInteger(n) || n <= 0) throw new RangeError(`int(n) needs a positive integer, got ${n}`);
     return Math.floor(next() * n);

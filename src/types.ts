@@ -19,9 +19,31 @@ export interface GenerateRequest {
   addSpecialTokens?: boolean;
 }
 
+/**
+ * The kinds of a study's method: base (no training; k-shot in context), ft (fine-tuned), fticl
+ * (fine-tuned with demonstrations). A study file's `kind`, recorded as the store's runs.method,
+ * which the report groups study B's matrices by.
+ */
+export const METHOD_KINDS = ['base', 'ft', 'fticl'] as const;
+export type MethodKind = (typeof METHOD_KINDS)[number];
+
+/** What a task does with a prompt: score the labels (classify) or generate text (generate). */
+export const TASK_KINDS = ['classify', 'generate'] as const;
+export type TaskKind = (typeof TASK_KINDS)[number];
+
+/**
+ * How a server's model is matched with a checkpoint when the server does not report its weights
+ * (engine/remote/served-identity.ts): its listed root is the checkpoint's folder (the default), or a
+ * few prompt log-probs agree with the built-in engine's.
+ */
+export const IDENTITY_CHECKS = ['path', 'probe'] as const;
+export type IdentityCheck = (typeof IDENTITY_CHECKS)[number];
+
 /** Which token of a label word an engine reads: its first token in context, or tokenised alone (engine/hf/requests.ts). */
 export const LABEL_TOKEN_RULES = ['in-context', 'standalone'] as const;
 export type LabelTokenRule = (typeof LABEL_TOKEN_RULES)[number];
+/** The rule when none is chosen: scoring and the label-token objective pick the same token by it. */
+export const DEFAULT_LABEL_TOKEN_RULE: LabelTokenRule = 'in-context';
 
 /** How firstTokenLogprobs tokenises (see engine/hf/requests.ts, encodeFirstToken). */
 export interface FirstTokenOptions {

@@ -8,7 +8,8 @@ export function isSignificant(p: Pick<PairResult, 'r' | 'p_adjusted'>, alpha: nu
   return p.r !== null && p.p_adjusted !== null && p.p_adjusted < alpha;
 }
 
-export function agreementAcrossRuns(runs: readonly { pairs: readonly Pick<PairResult, 'a' | 'b' | 'r' | 'p_adjusted'>[] }[], alpha: number): Agreement[] {
+export function agreementAcrossRuns(runs: readonly { pairs: readonly Pick<PairResult, 'a' | 'b' | 'r' | 'p_adjusted'>[] }[],
+  alpha: number): Agreement[] {
   const byPair = new Map<string, Agreement>();
   for (const run of runs) {
     for (const p of run.pairs) {

@@ -147,7 +147,8 @@ export function analyzeRun(series: RunSeries, options: AnalyzeOptions): RunAnaly
   return analyzeRunData(runData(series, opts), opts);
 }
 
-const oodNamesOf = (series: RunSeries, opts: AnalyzeOptions): string[] => (opts.testSets ?? [...series.values.keys()]).filter((t) => t !== opts.control);
+const oodNamesOf = (series: RunSeries, opts: AnalyzeOptions): string[] =>
+  (opts.testSets ?? [...series.values.keys()]).filter((t) => t !== opts.control);
 
 /** Why one run cannot be analysed as asked, or undefined. */
 export function runProblem(series: RunSeries, opts: AnalyzeOptions): string | undefined {
@@ -186,7 +187,8 @@ function analyzeRunData(data: RunData, opts: AnalyzeOptions): RunAnalysis {
   const statOpts = { method: opts.method, residualiser: opts.residualiser };
   const stability = runStability({ control, ood, steps: data.steps, controlName: opts.control }, opts);
   const pairs: PairResult[] = results.map(({ a, b, result, representation }, i) => {
-    const pair: PairResult = { a, b, r: result.r, nEff: result.nEff, df: result.df, p: result.p, p_adjusted: adjusted[i], ci95: result.ci95, representation };
+    const pair: PairResult = { a, b, r: result.r, nEff: result.nEff, df: result.df, p: result.p, p_adjusted: adjusted[i], ci95: result.ci95,
+      representation };
     if (result.r === null) pair.reason = result.reason ?? 'undefined';
     if (result.phi) pair.phi = result.phi;
     if (result.distinct !== undefined) pair.distinct = result.distinct;
@@ -200,7 +202,8 @@ function analyzeRunData(data: RunData, opts: AnalyzeOptions): RunAnalysis {
       if (boot.reason !== undefined) pair.bootstrap_reason = boot.reason;
     }
     if (opts.permutations > 0) {
-      pair.permutation_p = permutationTest(transform(ood[a]), transform(ood[b]), [covariate], { ...statOpts, permutations: opts.permutations, seed: opts.seed }).p;
+      pair.permutation_p = permutationTest(transform(ood[a]), transform(ood[b]), [covariate],
+        { ...statOpts, permutations: opts.permutations, seed: opts.seed }).p;
     }
     return pair;
   });

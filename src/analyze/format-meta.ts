@@ -1,6 +1,8 @@
 // The per-pair meta-analysis across runs, with each pair's verdict and why, as text and as CSV.
 import type { MetaAcrossRuns, PairMeta } from './pair-meta.ts';
 import { PAIR_VERDICTS } from './verdict.ts';
+import { csvText, intervalText, pValueText } from './text-cells.ts';
+import { alignColumns } from '../text-table.ts';
 
 export const META_COLUMNS = [
   'a', 'b', 'runs', 'excluded', 'r', 'ci95_low', 'ci95_high', 'p', 'p_adjusted', 'z', 'se',
@@ -18,7 +20,8 @@ export function metaRow(p: PairMeta): (string | number | null)[] {
   ];
 }
 
-export const MODERATOR_COLUMNS = ['a', 'b', 'attribute', 'kind', 'runs', 'statistic', 'df1', 'df2', 'distribution', 'p', 'tau2_residual', 'r2', 'term', 'estimate', 'se', 'term_p', 'ci95_low', 'ci95_high', 'notes'] as const;
+export const MODERATOR_COLUMNS = ['a', 'b', 'attribute', 'kind', 'runs', 'statistic', 'df1', 'df2', 'distribution', 'p', 'tau2_residual',
+  'r2', 'term', 'estimate', 'se', 'term_p', 'ci95_low', 'ci95_high', 'notes'] as const;
 
 /** One row per (pair, coefficient) of the meta-regression; a pair without a fit has one row with its notes. */
 export function moderatorRows(meta: MetaAcrossRuns): (string | number | null)[][] {
@@ -26,7 +29,8 @@ export function moderatorRows(meta: MetaAcrossRuns): (string | number | null)[][
   for (const p of meta.pairs) {
     const m = p.moderator;
     if (!m) continue;
-    const head = [p.a, p.b, m.attribute, m.kind, m.runs, m.test?.statistic ?? null, m.test?.df1 ?? null, m.test?.df2 ?? null, m.test?.distribution ?? null, m.test?.p ?? null, m.tau2, m.r2];
+    const head = [p.a, p.b, m.attribute, m.kind, m.runs, m.test?.statistic ?? null, m.test?.df1 ?? null, m.test?.df2 ?? null,
+      m.test?.distribution ?? null, m.test?.p ?? null, m.tau2, m.r2];
     const notes = m.notes.join('; ') || null;
     if (!m.coefficients.length) rows.push([...head, null, null, null, null, null, null, notes]);
     for (const c of m.coefficients) rows.push([...head, c.name, c.estimate, c.se, c.p, c.ci95[0], c.ci95[1], notes]);
@@ -35,24 +39,26 @@ export function moderatorRows(meta: MetaAcrossRuns): (string | number | null)[][
 }
 
 export function formatMetaCsv(meta: MetaAcrossRuns): string {
-  return csv([...META_COLUMNS], meta.pairs.map(metaRow));
+  return csvText([...META_COLUMNS], meta.pairs.map(metaRow));
 }
 
 export function formatModeratorCsv(meta: MetaAcrossRuns): string {
-  return csv([...MODERATOR_COLUMNS], moderatorRows(meta));
+  return csvText([...MODERATOR_COLUMNS], moderatorRows(meta));
 }
 
 /** The table's lines: the verdict per pair from its pooled effect, then the moderator tests when asked for. */
 export function formatMetaTable(meta: MetaAcrossRuns): string[] {
   const out: string[] = [];
   const k = Math.max(0, ...meta.pairs.map((p) => p.runs));
-  out.push(`The verdict per pair across ${k} run${k === 1 ? '' : 's'} (${PAIR_VERDICTS.join(' / ')}): random-effects meta-analysis per pair (Fisher z, ${meta.estimator}${meta.hartung_knapp ? ', Hartung-Knapp' : ''}; p and Q p adjusted over the pairs; the 95% CI is unadjusted)`);
+  out.push(`The verdict per pair across ${k} run${k === 1 ? '' : 's'} (${PAIR_VERDICTS.join(' / ')}): random-effects meta-analysis per ` +
+    `pair (Fisher z, ${meta.estimator}${meta.hartung_knapp ? ', Hartung-Knapp' : ''}; p and Q p adjusted over the pairs; the 95% CI is ` +
+    `unadjusted)`);
   const header = ['a', 'b', 'runs', 'pooled r', '95% CI', 'p adj', 'tau', 'I2', 'Q p adj', '95% prediction', 'verdict', 'why'];
   const rows = meta.pairs.map((p) => [
     p.a, p.b, String(p.runs), num(p.r, 3), ci(p.ci95), pval(p.p_adjusted), p.tau2 === null ? '-' : Math.sqrt(p.tau2).toFixed(3),
     p.i2 === null ? '-' : `${(100 * p.i2).toFixed(0)}%`, pval(p.q_p_adjusted), ci(p.prediction95), p.verdict, p.why,
   ]);
-  out.push(...align([header, ...rows]));
+  out.push(...alignColumns([header, ...rows], { indent: 2 }));
   const notes = [...new Set(meta.pairs.flatMap((p) => p.notes))];
   for (const n of notes) out.push(`  note: ${n}`);
   if (meta.moderator !== null) {
@@ -70,7 +76,9 @@ export function formatMetaTable(meta: MetaAcrossRuns): string[] {
           : m.coefficients.length ? `slope ${m.coefficients[1].estimate.toPrecision(3)} z per unit of ${m.attribute}` : own(m.notes) || '-';
         return [p.a, p.b, String(m.runs), test, pval(m.test?.p ?? null), m.r2 === null ? '-' : `${(100 * m.r2).toFixed(0)}%`, detail];
       });
-      out.push(...align([['a', 'b', 'runs', 'test', 'p', 'R2', moderatorKind(meta) === 'categorical' ? 'pooled r per level' : 'effect'], ...mrows]));
+      out.push(...alignColumns(
+        [['a', 'b', 'runs', 'test', 'p', 'R2', moderatorKind(meta) === 'categorical' ? 'pooled r per level' : 'effect'], ...mrows],
+        { indent: 2 }));
     } else {
       out.push(`  no pair could be tested (${fits.length} pairs).`);
     }
@@ -88,24 +96,9 @@ function num(x: number | null, digits: number): string {
 }
 
 function pval(p: number | null): string {
-  if (p === null) return '-';
-  return p < 1e-4 ? p.toExponential(1) : p.toFixed(4);
+  return p === null ? '-' : pValueText(p);
 }
 
 function ci(c: [number, number] | null): string {
-  return c === null ? '-' : `[${c[0].toFixed(3)}, ${c[1].toFixed(3)}]`;
-}
-
-function align(rows: string[][]): string[] {
-  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
-  return rows.map((r) => '  ' + r.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd());
-}
-
-function csv(columns: string[], rows: (string | number | null)[][]): string {
-  const cell = (v: string | number | null) => {
-    if (v === null) return '';
-    const s = String(v);
-    return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-  };
-  return [columns.join(','), ...rows.map((r) => r.map(cell).join(','))].join('\n') + '\n';
+  return c === null ? '-' : intervalText(c);
 }

@@ -4,6 +4,8 @@ import { signCountSentence, signVerdict } from './agreement.ts';
 import type { AnalysisResult, AnalyzeOptions, PairResult } from './analysis.ts';
 import { formatMetaTable } from './format-meta.ts';
 import { pairTable } from './pair-columns.ts';
+import { csvText, intervalText, pValueText } from './text-cells.ts';
+import { alignColumns } from '../text-table.ts';
 
 export type OutputFormat = 'table' | 'json' | 'csv';
 
@@ -14,25 +16,20 @@ export function formatJson(result: AnalysisResult): string {
 /** One row per (run, pair) in the columns of pair-columns.ts (bootstrap / permutation ones when they were computed). */
 export function formatPairsCsv(result: AnalysisResult, alpha: number): string {
   const { columns, rows } = pairTable(result, alpha);
-  return [columns, ...rows].map((cells) => cells.map(csvCell).join(',')).join('\n') + '\n';
+  return csvText(columns, rows);
 }
 
 export function formatAgreementCsv(result: AnalysisResult): string {
-  const lines = ['a,b,positive,negative,null,runs,signs'];
-  for (const g of result.agreement) lines.push([g.a, g.b, g.positive, g.negative, g.null, g.runs, signVerdict(g)].map(csvCell).join(','));
-  return lines.join('\n') + '\n';
-}
-
-function csvCell(v: unknown): string {
-  if (v === undefined || v === null) return '';
-  const s = typeof v === 'number' ? String(v) : String(v);
-  return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+  return csvText(['a', 'b', 'positive', 'negative', 'null', 'runs', 'signs'],
+    result.agreement.map((g) => [g.a, g.b, g.positive, g.negative, g.null, g.runs, signVerdict(g)]));
 }
 
 export function formatTable(result: AnalysisResult, opts: AnalyzeOptions): string {
   const out: string[] = [];
   const how = `${opts.method} partial correlation, ${opts.residualiser} residualiser on "${opts.control}"` +
-    `${opts.representation === 'differences' ? ', first differences' : opts.representation === 'levels' ? ', levels' : ''}, ${opts.inference === 'naive' ? 'naive t-test (checkpoints as independent)' : "t-test on Bartlett's effective sample size"}, ${opts.correction === 'none' ? 'no correction' : `${opts.correction} correction`}, alpha ${opts.alpha}`;
+    `${opts.representation === 'differences' ? ', first differences' : opts.representation === 'levels' ? ', levels' : ''}, ` +
+    `${opts.inference === 'naive' ? 'naive t-test (checkpoints as independent)' : "t-test on Bartlett's effective sample size"}, ` +
+    `${opts.correction === 'none' ? 'no correction' : `${opts.correction} correction`}, alpha ${opts.alpha}`;
   out.push(`Partial correlations between OOD test sets across checkpoints (${how})`);
   for (const run of result.runs) {
     out.push('', `run ${run.run}: ${run.n} ${opts.representation === 'differences' ? 'differences' : 'checkpoints'}${run.distinct < run.n ? ` (${run.distinct} distinct)` : ''}`);
@@ -47,24 +44,28 @@ export function formatTable(result: AnalysisResult, opts: AnalyzeOptions): strin
     if (hasPerm) header.push('perm p');
     if (hasUnstable) header.push('unstable');
     const rows = run.pairs.map((p) => {
-      const row = [p.a, p.b, p.representation, p.r === null ? `undefined: ${p.reason}` : fixed(p.r, 3), fixed(p.nEff, 1), fixed(p.df, 1), pval(p.p), pval(p.p_adjusted) + star(p, opts.alpha), ci(p.ci95)];
+      const row = [p.a, p.b, p.representation, p.r === null ? `undefined: ${p.reason}` : fixed(p.r, 3), fixed(p.nEff, 1), fixed(p.df, 1),
+        pval(p.p), pval(p.p_adjusted) + star(p, opts.alpha), ci(p.ci95)];
       if (hasBoot) row.push(ci(p.bootstrap_ci95 ?? null));
       if (hasPerm) row.push(p.permutation_p === undefined ? '' : pval(p.permutation_p));
       if (hasUnstable) row.push(p.unstable ?? '');
       return row;
     });
-    out.push(...alignColumns([header, ...rows], 2));
+    out.push(...alignColumns([header, ...rows], { indent: 2 }));
   }
-  out.push('', `The papers' view across ${result.runs.length} run${result.runs.length === 1 ? '' : 's'}: runs with a significant correlation per pair (adjusted p < ${opts.alpha}); it counts signs, so "none" may be no power`);
+  out.push('', `The papers' view across ${result.runs.length} run${result.runs.length === 1 ? '' : 's'}: runs with a significant ` +
+    `correlation per pair (adjusted p < ${opts.alpha}); it counts signs, so "none" may be no power`);
   const rows = result.agreement.map((g) => [g.a, g.b, String(g.positive), String(g.negative), String(g.null), String(g.runs), signVerdict(g)]);
-  out.push(...alignColumns([['a', 'b', 'positive', 'negative', 'none', 'runs', 'signs'], ...rows], 2));
+  out.push(...alignColumns([['a', 'b', 'positive', 'negative', 'none', 'runs', 'signs'], ...rows], { indent: 2 }));
   out.push(`  ${signCountSentence(result, opts.alpha)}`);
   if (result.robustness) {
     const available = result.robustness.choices.filter((c) => c.available).length;
-    out.push('', `Robustness: does each verdict hold under the ${available} other analysis choices (pearson/spearman x linear/spline x levels/differences)?`);
+    out.push('', `Robustness: does each verdict hold under the ${available} other analysis choices (pearson/spearman x linear/spline x ` +
+      `levels/differences)?`);
     const rb = result.robustness.pairs.map((p) => [p.a, p.b, p.verdict, `${p.holds} of ${p.of}`, p.otherwise.join('; ')]);
-    out.push(...alignColumns([['a', 'b', 'verdict', 'holds under', 'otherwise'], ...rb], 2));
-    for (const c of result.robustness.choices) if (!c.available) out.push(`  not computed: ${c.method}/${c.residualiser}/${c.representation}: ${c.reason}`);
+    out.push(...alignColumns([['a', 'b', 'verdict', 'holds under', 'otherwise'], ...rb], { indent: 2 }));
+    for (const c of result.robustness.choices) if (!c.available) out.push(
+      `  not computed: ${c.method}/${c.residualiser}/${c.representation}: ${c.reason}`);
   }
   out.push('', ...formatMetaTable(result.meta));
   out.push('', headline(result));
@@ -97,8 +98,7 @@ function fixed(x: number, digits: number): string {
 }
 
 function pval(p: number | null): string {
-  if (p === null) return '-';
-  return p < 1e-4 ? p.toExponential(1) : p.toFixed(4);
+  return p === null ? '-' : pValueText(p);
 }
 
 function star(p: PairResult, alpha: number): string {
@@ -106,10 +106,5 @@ function star(p: PairResult, alpha: number): string {
 }
 
 function ci(c: [number, number] | null): string {
-  return c === null ? '-' : `[${c[0].toFixed(3)}, ${c[1].toFixed(3)}]`;
-}
-
-function alignColumns(rows: string[][], indent: number): string[] {
-  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
-  return rows.map((r) => ' '.repeat(indent) + r.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd());
+  return c === null ? '-' : intervalText(c);
 }

@@ -13,7 +13,8 @@ export function checkNamedTestSets(rows: readonly ScoreRow[], input: string, nam
   }
   const unknown = (named.testSets ?? []).filter((t) => !has.has(t));
   if (unknown.length) {
-    throw new UserError(`--test-set ${unknown.join(' ')}: ${input} has no scores for ${unknown.map((t) => `"${t}"`).join(', ')} (it has: ${known.join(', ')})`);
+    throw new UserError(`--test-set ${unknown.join(' ')}: ${input} has no scores for ${unknown.map((t) => `"${t}"`).join(', ')} (it ` +
+      `has: ${known.join(', ')})`);
   }
 }
 

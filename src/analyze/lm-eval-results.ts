@@ -38,7 +38,8 @@ export async function readLmEvalFiles(folder: string, files: readonly string[]):
     for (const s of parsed.scores) {
       const origin = `${file}, field "${s.key}"`;
       checkValueRange(s.metric, s.value, origin);
-      rows.push({ run: place.run, step: place.step, testSet: s.testSet, metric: s.metric, value: s.value, attributes: { source: 'lm-evaluation-harness' }, origin });
+      rows.push({ run: place.run, step: place.step, testSet: s.testSet, metric: s.metric, value: s.value,
+        attributes: { source: 'lm-evaluation-harness' }, origin });
     }
     read++;
   }
@@ -47,12 +48,15 @@ export async function readLmEvalFiles(folder: string, files: readonly string[]):
   for (const [g, subtasks] of groups) {
     const alsoRead = subtasks.filter((t) => rows.some((r) => r.testSet === t));
     if (alsoRead.length && rows.some((r) => r.testSet === g)) {
-      notes.push(`"${g}" is lm-eval's aggregate of ${alsoRead.length} subtasks also read (${alsoRead.slice(0, 3).join(', ')}${alsoRead.length > 3 ? ', ...' : ''}): a group correlates with its own subtasks by construction, so choose either with --test-set`);
+      notes.push(`"${g}" is lm-eval's aggregate of ${alsoRead.length} subtasks also read ` +
+        `(${alsoRead.slice(0, 3).join(', ')}${alsoRead.length > 3 ? ', ...' : ''}): a group correlates with its own subtasks by ` +
+        `construction, so choose either with --test-set`);
     }
   }
   return {
     rows,
-    description: `lm-evaluation-harness ${[...versions].sort().join(' and ')} output, ${read} file(s); run from ${[...how.run].join(' / ')}, step from ${[...how.step].join(' / ')}`,
+    description: `lm-evaluation-harness ${[...versions].sort().join(' and ')} output, ${read} file(s); run from ` +
+      `${[...how.run].join(' / ')}, step from ${[...how.step].join(' / ')}`,
     notes,
   };
 }
@@ -102,5 +106,6 @@ function runAndStep(file: string, root: string, parsed: LmEvalFile, how: { run: 
     how.step.add('config.model_args');
     return { run: runOf(parts), step: Number(inArgs[1]) };
   }
-  throw new UserError(`${file}: cannot tell the training step: no folder named like checkpoint-N / step-N / global_stepN on its path, no _stepN in the file name, and config.model_args names no step`);
+  throw new UserError(`${file}: cannot tell the training step: no folder named like checkpoint-N / step-N / global_stepN on its path, ` +
+    `no _stepN in the file name, and config.model_args names no step`);
 }

@@ -44,7 +44,8 @@ export function parseLmEval04(doc: Doc): LmEvalFile {
         if (key === 'alias' || typeof value !== 'number') continue;
         const [metric, filter] = key.split(',');
         if (metric.endsWith('_stderr')) continue;
-        scores.push({ testSet: task, metric: filter === undefined || filter === 'none' ? metric : `${metric},${filter}`, value, key: `${section}.${task}["${key}"]` });
+        scores.push({ testSet: task, metric: filter === undefined || filter === 'none' ? metric : `${metric},${filter}`, value,
+          key: `${section}.${task}["${key}"]` });
       }
     }
   }

@@ -21,32 +21,48 @@ type Kind =
 export type AnalysisOptionSpec = Kind & { help: string; metavar?: string; flag?: string };
 
 export const ANALYSIS_OPTIONS = {
-  method: { kind: 'choice', choices: CORRELATION_METHODS, default: 'pearson', metavar: 'method', help: 'correlation (Spearman ranks every series and the control first)' },
-  residualiser: { kind: 'choice', choices: RESIDUALISERS, default: 'linear', metavar: 'kind', help: 'how the control is regressed out: a straight line, or a penalised spline with GCV (a GAM)' },
-  inference: { kind: 'choice', choices: INFERENCES, default: 'effective-n', metavar: 'test', help: "how p-values count checkpoints: Bartlett's effective sample size from the residuals' autocorrelation, or naive (every checkpoint independent, as the papers)" },
-  representation: { kind: 'choice', choices: REPRESENTATION_CHOICES, default: 'auto', metavar: 'series', help: 'correlate levels, first differences, or (auto) per pair whichever keeps more effective observations (levels with --inference naive)' },
-  correction: { kind: 'choice', choices: CORRECTIONS, default: 'holm', metavar: 'method', help: 'multiple-testing correction over the pairs of each run' },
-  alpha: { kind: 'number', default: 0.05, gt: 0, lt: 1, metavar: 'level', help: 'significance level (after correction) for the agreement across runs' },
-  calibration: { kind: 'integer', default: 200, min: 0, metavar: 'simulations', help: "per run, simulate this many null and alternative pairs like the run's residuals and report the test's false-positive rate and power (0: none)" },
+  method: { kind: 'choice', choices: CORRELATION_METHODS, default: 'pearson', metavar: 'method',
+    help: 'correlation (Spearman ranks every series and the control first)' },
+  residualiser: { kind: 'choice', choices: RESIDUALISERS, default: 'linear', metavar: 'kind',
+    help: 'how the control is regressed out: a straight line, or a penalised spline with GCV (a GAM)' },
+  inference: { kind: 'choice', choices: INFERENCES, default: 'effective-n', metavar: 'test', help: "how p-values count checkpoints: " +
+    "Bartlett's effective sample size from the residuals' autocorrelation, or naive (every checkpoint independent, as the papers)" },
+  representation: { kind: 'choice', choices: REPRESENTATION_CHOICES, default: 'auto', metavar: 'series',
+    help: 'correlate levels, first differences, or (auto) per pair whichever keeps more effective observations (levels with --inference naive)' },
+  correction: { kind: 'choice', choices: CORRECTIONS, default: 'holm', metavar: 'method',
+    help: 'multiple-testing correction over the pairs of each run' },
+  alpha: { kind: 'number', default: 0.05, gt: 0, lt: 1, metavar: 'level',
+    help: 'significance level (after correction) for the agreement across runs' },
+  calibration: { kind: 'integer', default: 200, min: 0, metavar: 'simulations', help: "per run, simulate this many null and alternative " +
+    "pairs like the run's residuals and report the test's false-positive rate and power (0: none)" },
   effect: { kind: 'number', default: 0.5, gt: 0, lt: 1, metavar: 'r', help: 'the true partial correlation the calibration reports power for' },
-  robustness: { kind: 'boolean', default: true, help: 'recompute every verdict under pearson/spearman x linear/spline x levels/differences ("holds under k of m")' },
-  bootstrap: { kind: 'integer', default: 0, min: 0, metavar: 'resamples', help: 'moving-block bootstrap confidence intervals with this many resamples (0: none)' },
+  robustness: { kind: 'boolean', default: true,
+    help: 'recompute every verdict under pearson/spearman x linear/spline x levels/differences ("holds under k of m")' },
+  bootstrap: { kind: 'integer', default: 0, min: 0, metavar: 'resamples',
+    help: 'moving-block bootstrap confidence intervals with this many resamples (0: none)' },
   blockLength: { kind: 'integer', min: 1, metavar: 'steps', help: 'block length for the bootstrap (default: ceil(n^(1/3)))' },
-  permutations: { kind: 'integer', default: 0, min: 0, metavar: 'count', help: 'order-respecting (circular shift) permutation test with this many permutations (0: none)' },
+  permutations: { kind: 'integer', default: 0, min: 0, metavar: 'count',
+    help: 'order-respecting (circular shift) permutation test with this many permutations (0: none)' },
   seed: { kind: 'integer', default: 0, min: 0, metavar: 'seed', help: 'seed for the bootstrap, the permutations and the calibration' },
   testSets: { kind: 'list', flag: 'test-set', metavar: 'set...', help: 'the OOD test sets to include (default: all but the control)' },
-  metaEstimator: { kind: 'choice', choices: TAU2_ESTIMATORS, default: 'REML', anyCase: true, metavar: 'estimator', help: 'across runs: between-run variance estimator of the per-pair random-effects meta-analysis' },
-  hartungKnapp: { kind: 'boolean', default: true, help: 'across runs: use the Hartung-Knapp adjustment of the pooled effect, a t test on runs - 1 df (without it, the plain z test, too many false positives with few heterogeneous runs)' },
-  equivalenceMargin: { kind: 'number', default: 0.1, gt: 0, lt: 1, metavar: 'r', help: "across runs: a pair is negligible everywhere when its 95% prediction interval lies inside +/- this partial correlation" },
-  keepUnstable: { kind: 'boolean', default: false, help: 'across runs: pool runs whose pair is unstable (a series with too few distinct values, or one or two checkpoints carrying a significant correlation); by default they are listed and left out' },
-  moderator: { kind: 'string', metavar: 'attribute', help: 'across runs: meta-regress each pair on this run attribute (e.g. model, training_set, method; numeric values give a slope)' },
+  metaEstimator: { kind: 'choice', choices: TAU2_ESTIMATORS, default: 'REML', anyCase: true, metavar: 'estimator',
+    help: 'across runs: between-run variance estimator of the per-pair random-effects meta-analysis' },
+  hartungKnapp: { kind: 'boolean', default: true, help: 'across runs: use the Hartung-Knapp adjustment of the pooled effect, a t test on ' +
+    'runs - 1 df (without it, the plain z test, too many false positives with few heterogeneous runs)' },
+  equivalenceMargin: { kind: 'number', default: 0.1, gt: 0, lt: 1, metavar: 'r',
+    help: "across runs: a pair is negligible everywhere when its 95% prediction interval lies inside +/- this partial correlation" },
+  keepUnstable: { kind: 'boolean', default: false, help: 'across runs: pool runs whose pair is unstable (a series with too few distinct ' +
+    'values, or one or two checkpoints carrying a significant correlation); by default they are listed and left out' },
+  moderator: { kind: 'string', metavar: 'attribute',
+    help: 'across runs: meta-regress each pair on this run attribute (e.g. model, training_set, method; numeric values give a slope)' },
 } as const satisfies Record<string, AnalysisOptionSpec>;
 
 export type AnalysisOptionName = keyof typeof ANALYSIS_OPTIONS;
 
 /** Command-line shorthands: a flag that sets options to fixed values. */
 export const ANALYSIS_SHORTHANDS = {
-  differences: { sets: { representation: 'differences' }, help: 'correlate first differences between checkpoints (same as --representation differences)' },
+  differences: { sets: { representation: 'differences' },
+    help: 'correlate first differences between checkpoints (same as --representation differences)' },
 } as const;
 
 function zodOf(spec: AnalysisOptionSpec): z.ZodType {

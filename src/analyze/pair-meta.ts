@@ -104,7 +104,8 @@ export interface MetaAcrossRuns {
 /** Run attributes by run name, for the moderator. */
 export type RunAttributes = ReadonlyMap<string, Readonly<Record<string, string>>>;
 
-export function metaAcrossRuns(runs: readonly Pick<RunAnalysis, 'run' | 'pairs'>[], opts: MetaAnalysisOptions, attributes: RunAttributes = new Map()): MetaAcrossRuns {
+export function metaAcrossRuns(runs: readonly Pick<RunAnalysis, 'run' | 'pairs'>[], opts: MetaAnalysisOptions,
+  attributes: RunAttributes = new Map()): MetaAcrossRuns {
   const byPair = new Map<string, { a: string; b: string; items: { run: string; pair: PairResult }[] }>();
   for (const run of runs) {
     for (const pair of run.pairs) {
@@ -128,7 +129,8 @@ export function metaAcrossRuns(runs: readonly Pick<RunAnalysis, 'run' | 'pairs'>
   return { estimator: opts.metaEstimator, hartung_knapp: opts.hartungKnapp, moderator: opts.moderator ?? null, pairs };
 }
 
-function metaOfPair(a: string, b: string, items: { run: string; pair: PairResult }[], opts: MetaAnalysisOptions, attributes: RunAttributes): PairMeta {
+function metaOfPair(a: string, b: string, items: { run: string; pair: PairResult }[], opts: MetaAnalysisOptions,
+  attributes: RunAttributes): PairMeta {
   const unstable = items.filter((x) => x.pair.unstable !== undefined).map((x) => ({ run: x.run, reason: x.pair.unstable! }));
   const candidates = opts.keepUnstable ? items : items.filter((x) => x.pair.unstable === undefined);
   // r = +-1 (a degenerate fit: its Fisher z is infinite) cannot be weighed against the others
@@ -141,7 +143,9 @@ function metaOfPair(a: string, b: string, items: { run: string; pair: PairResult
     prediction95: null, verdict: 'inconclusive', why: '', unstable, notes: [],
   };
   if (unstable.length) {
-    out.notes.push(`${unstable.length} run${unstable.length === 1 ? '' : 's'} unstable${opts.keepUnstable ? ', pooled anyway (--keep-unstable)' : ', left out (--keep-unstable pools them)'}: ${unstable.map((u) => `${u.run}: ${u.reason}`).join('; ')}`);
+    out.notes.push(`${unstable.length} run${unstable.length === 1 ? '' : 's'} ` +
+      `unstable${opts.keepUnstable ? ', pooled anyway (--keep-unstable)' : ', left out (--keep-unstable pools them)'}: ` +
+      `${unstable.map((u) => `${u.run}: ${u.reason}`).join('; ')}`);
   }
   const undefinedR = candidates.length - used.length - degenerate;
   if (undefinedR) out.notes.push(`${undefinedR} run${undefinedR === 1 ? '' : 's'} without a defined r left out`);
@@ -180,7 +184,8 @@ function moderate(
     notes.push(`"${attribute}" has one value in every run: nothing to compare`);
     return base;
   }
-  const fit = metaRegression(keep.map((i) => y[i]), keep.map((i) => v[i]), moderator, { estimator: opts.metaEstimator, hartungKnapp: opts.hartungKnapp });
+  const fit = metaRegression(keep.map((i) => y[i]), keep.map((i) => v[i]), moderator,
+    { estimator: opts.metaEstimator, hartungKnapp: opts.hartungKnapp });
   notes.push(...fit.notes);
   if (!isMetaRegression(fit)) return base;
   const result: ModeratorResult = {

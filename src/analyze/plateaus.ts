@@ -19,6 +19,7 @@ export function plateausOf(run: string, control: Float64Array, ood: Float64Array
   if (repeats * 2 <= n) return { distinct };
   return {
     distinct,
-    warning: `run "${run}": ${repeats} of ${n} checkpoints repeat an earlier checkpoint's scores on every test set (${distinct} distinct): each pair's test counts at most that pair's own distinct checkpoints`,
+    warning: `run "${run}": ${repeats} of ${n} checkpoints repeat an earlier checkpoint's scores on every test set (${distinct} ` +
+      `distinct): each pair's test counts at most that pair's own distinct checkpoints`,
   };
 }

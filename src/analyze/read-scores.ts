@@ -10,6 +10,7 @@ import { ResultStore } from '../store/result-store.ts';
 import { readLmEvalFiles } from './lm-eval-results.ts';
 import { listScoreFolder } from './score-folder.ts';
 import { isMissingValue, scoreRowFromRecord, type ScoreRow } from './score-row.ts';
+import { runAttributes } from './run-series.ts';
 import type { ScoreReading } from './score-reading.ts';
 import { readTrainerStates } from './trainer-state.ts';
 import { isWideHeader, parseColumnMap, readWideRows } from './wide-table.ts';
@@ -46,7 +47,8 @@ export async function detectSource(input: string): Promise<ScoreSource> {
   }
   if (sqlite) return 'store';
   const ext = extname(input.replace(/\.gz$/i, '')).toLowerCase();
-  if (STORE_EXTENSIONS.includes(ext)) throw new UserError(`${input}: not an SQLite database (it does not start with "SQLite format 3"); expected a results store as \`genstudy run\` writes it`);
+  if (STORE_EXTENSIONS.includes(ext)) throw new UserError(
+    `${input}: not an SQLite database (it does not start with "SQLite format 3"); expected a results store as \`genstudy run\` writes it`);
   if (!TABLE_EXTENSIONS.includes(ext)) throw new UserError(`${input}: cannot tell what this is from "${ext || 'no extension'}"; expected ${INPUTS}`);
   return 'table';
 }
@@ -70,19 +72,25 @@ async function readFolder(folder: string): Promise<ScoreReading> {
   const listing = await listScoreFolder(folder);
   const lmEval = await readLmEvalFiles(folder, listing.jsonFiles);
   if (lmEval) {
-    if (listing.trainerStates.length) lmEval.notes.push(`${folder}: ${listing.trainerStates.length} trainer_state.json file(s) not read (the folder holds lm-evaluation-harness output; give a Trainer run folder on its own)`);
+    if (listing.trainerStates.length) lmEval.notes.push(`${folder}: ${listing.trainerStates.length} trainer_state.json file(s) not read ` +
+      `(the folder holds lm-evaluation-harness output; give a Trainer run folder on its own)`);
     return lmEval;
   }
   if (listing.trainerStates.length) return readTrainerStates(folder, listing.trainerStates);
-  throw new UserError(`${folder}: no lm-evaluation-harness output (results_*.json, or *.json with a "results" object) and no trainer_state.json found in it or below`);
+  throw new UserError(`${folder}: no lm-evaluation-harness output (results_*.json, or *.json with a "results" object) and no ` +
+    `trainer_state.json found in it or below`);
 }
 
 async function readTable(file: string, opts: ReadScoreOptions): Promise<ScoreReading> {
   const records: SourceRow[] = [];
   for await (const row of readRows(file)) records.push(row);
-  if (records.length === 0) throw new UserError(`${file}: no score rows (expected columns run, step, test_set, metric, value, or a wide table with a step column)`);
+  if (records.length === 0) {
+    throw new UserError(`${file}: no score rows (expected columns run, step, test_set, metric, value, or a wide table with a step column)`);
+  }
   if (isWideHeader(Object.keys(records[0].values))) return readWideRows(file, records, parseColumnMap(opts.columns));
-  if (opts.columns?.length) throw new UserError(`--columns: ${file} is a long table (columns run, step, test_set, metric, value); --columns names the columns of a wide one`);
+  if (opts.columns?.length) {
+    throw new UserError(`--columns: ${file} is a long table (columns run, step, test_set, metric, value); --columns names the columns of a wide one`);
+  }
   const rows: ScoreRow[] = [];
   const missing: string[] = [];
   for (const record of records) {
@@ -91,7 +99,8 @@ async function readTable(file: string, opts: ReadScoreOptions): Promise<ScoreRea
     if ('value' in record.values && isMissingValue(record.values.value)) missing.push(where);
     else rows.push(scoreRowFromRecord(record.values, where));
   }
-  const notes = missing.length ? [`${file}: ${missing.length} row(s) with an empty or NaN value read as missing scores (first at ${missing[0]})`] : [];
+  const notes = missing.length ? [
+    `${file}: ${missing.length} row(s) with an empty or NaN value read as missing scores (first at ${missing[0]})`] : [];
   if (rows.length === 0) throw new UserError(`${file}: every value is empty or NaN`);
   return { rows, description: 'long table; run, step, test set and metric from columns run, step, test_set, metric', notes };
 }
@@ -103,7 +112,8 @@ export function checkNoDuplicates(rows: readonly ScoreRow[]): void {
     const key = JSON.stringify([row.run, row.step, row.testSet, row.metric]);
     const earlier = first.get(key);
     if (earlier) {
-      throw new UserError(`${row.origin}: duplicate score for run "${row.run}", step ${row.step}, test set "${row.testSet}", metric "${row.metric}" (first given at ${earlier.origin})`);
+      throw new UserError(`${row.origin}: duplicate score for run "${row.run}", step ${row.step}, test set "${row.testSet}", metric ` +
+        `"${row.metric}" (first given at ${earlier.origin})`);
     }
     first.set(key, row);
   }
@@ -122,12 +132,4 @@ export function readStoreScores(source: string | ResultStore, promptVariant: str
   } finally {
     if (typeof source === 'string') store.close();
   }
-}
-
-function runAttributes(r: ReturnType<ResultStore['runs']>[number]): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries({ model: r.model, training_set: r.trainingSet, method: r.method, seed: r.seed, ...r.attributes })) {
-    if (v !== null && v !== undefined) out[k] = typeof v === 'string' ? v : JSON.stringify(v);
-  }
-  return out;
 }

@@ -58,12 +58,14 @@ export function robustnessOf(runs: readonly RunData[], main: MetaAcrossRuns, opt
         const testOpts: PairTestOptions = { method, residualiser, inference: opts.inference, representation };
         const analysed = runs.map((r) => {
           const pairs = testPairs(r.ood, r.control, testOpts, r.steps);
-          const stability = runStability({ control: r.control, ood: r.ood, steps: r.steps, controlName: opts.control }, { ...opts, method, residualiser });
+          const stability = runStability({ control: r.control, ood: r.ood, steps: r.steps, controlName: opts.control },
+            { ...opts, method, residualiser });
           const adjusted = adjustPValues(pairs.map((p) => p.result.p), opts.correction);
           return {
             run: r.run,
             pairs: pairs.map(({ a, b, result, representation }, i): PairResult => {
-              const pair: PairResult = { a, b, r: result.r, nEff: result.nEff, df: result.df, p: result.p, p_adjusted: adjusted[i], ci95: result.ci95, representation };
+              const pair: PairResult = { a, b, r: result.r, nEff: result.nEff, df: result.df, p: result.p, p_adjusted: adjusted[i],
+                ci95: result.ci95, representation };
               const unstable = stability(a, b, { ...result, representation });
               if (unstable !== undefined) pair.unstable = unstable;
               return pair;

@@ -2,6 +2,7 @@
 // values at those steps. Only steps where every test set of the run has a value are kept, so that
 // every correlation in a run uses the same checkpoints; the steps left out are reported.
 import { UserError } from '../errors.ts';
+import type { RunRecord } from '../store/result-store.ts';
 import type { ScoreRow } from './score-row.ts';
 
 export interface RunSeries {
@@ -12,6 +13,19 @@ export interface RunSeries {
   attributes: Record<string, string>;
   /** Steps dropped because some test set had no value there, with the sets that lacked one. */
   incompleteSteps: { step: number; missing: string[] }[];
+}
+
+/**
+ * A stored run's attributes as a series carries them (the meta-regression's moderators): its
+ * columns and its attributes, each as text, those without a value left out. One rule for the
+ * analysis of a store and the report's.
+ */
+export function runAttributes(r: RunRecord): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries({ model: r.model, training_set: r.trainingSet, method: r.method, seed: r.seed, ...r.attributes })) {
+    if (v !== null && v !== undefined) out[k] = typeof v === 'string' ? v : JSON.stringify(v);
+  }
+  return out;
 }
 
 export function availableMetrics(rows: readonly ScoreRow[]): string[] {
@@ -30,7 +44,8 @@ export function buildRunSeries(rows: readonly ScoreRow[], metric: string): RunSe
     if (!bySet) run.cells.set(row.testSet, (bySet = new Map()));
     const earlier = bySet.get(row.step);
     if (earlier) {
-      throw new UserError(`${row.origin}: duplicate score for run "${row.run}", step ${row.step}, test set "${row.testSet}", metric "${metric}" (first given at ${earlier.origin})`);
+      throw new UserError(`${row.origin}: duplicate score for run "${row.run}", step ${row.step}, test set "${row.testSet}", metric ` +
+        `"${metric}" (first given at ${earlier.origin})`);
     }
     bySet.set(row.step, row);
   }

@@ -37,11 +37,13 @@ export async function readTrainerStates(root: string, files: readonly string[]):
     if (rows.length === before) notes.push(`${state.file}: no evaluation entries (eval_* keys) in log_history; run "${run}" has no scores`);
   }
   if (rows.length === 0) {
-    throw new UserError(`${root}: the trainer_state.json files log no evaluations (no eval_* keys in log_history): train with an eval_dataset and an eval strategy`);
+    throw new UserError(`${root}: the trainer_state.json files log no evaluations (no eval_* keys in log_history): train with an ` +
+      `eval_dataset and an eval strategy`);
   }
   return {
     rows,
-    description: `Hugging Face Trainer state, ${latest.size} run folder(s); run from the run folder, step from log_history[].step, test set and metric from eval_<set>_<metric>`,
+    description: `Hugging Face Trainer state, ${latest.size} run folder(s); run from the run folder, step from log_history[].step, test ` +
+      `set and metric from eval_<set>_<metric>`,
     notes,
   };
 }

@@ -21,6 +21,7 @@ import type { Correction } from '../stats/index.ts';
 import type { AnalysisResult } from './analysis.ts';
 import { isSignificant } from './agreement.ts';
 import type { MetaAcrossRuns, PairMeta } from './pair-meta.ts';
+import { intervalText, pValueText } from './text-cells.ts';
 
 /** The four outcomes a pair can have, in the order the headline counts them. */
 export const PAIR_VERDICTS = ['generalises', 'depends on the model', 'negligible everywhere', 'inconclusive'] as const;
@@ -40,9 +41,11 @@ type VerdictInputs = Pick<PairMeta, 'runs' | 'r' | 'p' | 'p_adjusted' | 'q_p' | 
 export function pairVerdict(m: VerdictInputs, ctx: VerdictContext): { verdict: PairVerdict; why: string } {
   const inconclusive = (why: string) => ({ verdict: 'inconclusive' as const, why });
   if (m.runs === 0 || m.r === null) return inconclusive('no run to pool');
-  if (m.prediction95 === null) return inconclusive(`${m.runs} run${m.runs === 1 ? '' : 's'} pooled: a prediction interval for a new run needs at least 3`);
+  if (m.prediction95 === null) {
+    return inconclusive(`${m.runs} run${m.runs === 1 ? '' : 's'} pooled: a prediction interval for a new run needs at least 3`);
+  }
   const [lo, hi] = m.prediction95;
-  const pi = `95% prediction interval ${interval(m.prediction95)}`;
+  const pi = `95% prediction interval ${intervalText(m.prediction95)}`;
   const margin = ctx.equivalenceMargin;
   if (-margin < lo && hi < margin) return { verdict: 'negligible everywhere', why: `${pi} inside ±${margin}` };
   const significant = m.p_adjusted !== null && m.p_adjusted < ctx.alpha;
@@ -51,11 +54,15 @@ export function pairVerdict(m: VerdictInputs, ctx: VerdictContext): { verdict: P
   const adjustedP = `${corrected(ctx)} p ${pval(m.p_adjusted)}`;
   if (significant && oneSign) return { verdict: 'generalises', why: `${pooled} (${adjustedP}), ${pi} all ${lo > 0 ? 'positive' : 'negative'}` };
   const heterogeneous = m.q_p_adjusted !== null && m.q_p_adjusted < ctx.alpha;
-  if (heterogeneous && lo < 0 && hi > 0) return { verdict: 'depends on the model', why: `runs differ (Q ${corrected(ctx)} p ${pval(m.q_p_adjusted)}), ${pi} spans both signs` };
+  if (heterogeneous && lo < 0 && hi > 0) {
+    return { verdict: 'depends on the model', why: `runs differ (Q ${corrected(ctx)} p ${pval(m.q_p_adjusted)}), ${pi} spans both signs` };
+  }
   if (!significant && m.p !== null && m.p < ctx.alpha) {
     return inconclusive(`${pooled} significant before, not after correcting for ${ctx.pairs} pairs (p ${pval(m.p)}, ${adjustedP})`);
   }
-  if (significant) return inconclusive(`${pooled} significant (${adjustedP}) but the ${pi} spans both signs and the runs do not differ significantly`);
+  if (significant) {
+    return inconclusive(`${pooled} significant (${adjustedP}) but the ${pi} spans both signs and the runs do not differ significantly`);
+  }
   return inconclusive(`${pooled} not significant (${adjustedP}); the ${pi} is wider than ±${margin}`);
 }
 
@@ -91,7 +98,9 @@ export function headlineOf(
     const significant = result.runs[0].pairs.filter((p) => isSignificant(p, ctx.alpha)).length;
     return {
       ...base,
-      sentence: `Only one run could be analysed, so no pair can be judged across runs (all ${pairs.length} inconclusive): in it, ${significant} of ${pairs.length} pairs of OOD test sets are significantly correlated (adjusted p < ${ctx.alpha}).${unstableNote}`,
+      sentence: `Only one run could be analysed, so no pair can be judged across runs (all ${pairs.length} inconclusive): in it, ` +
+        `${significant} of ${pairs.length} pairs of OOD test sets are significantly correlated (adjusted p < ` +
+        `${ctx.alpha}).${unstableNote}`,
     };
   }
   const of = (v: PairVerdict) => pairs.filter((p) => p.verdict === v);
@@ -102,12 +111,14 @@ export function headlineOf(
   const clauses = [
     `${n.generalises} ${n.generalises === 1 ? 'generalises' : 'generalise'}${named(of('generalises'), true)}`,
     `${n['depends on the model']} ${n['depends on the model'] === 1 ? 'depends' : 'depend'} on the model${named(of('depends on the model'), false)}`,
-    `${n['negligible everywhere']} ${n['negligible everywhere'] === 1 ? 'is' : 'are'} negligible everywhere (|r| < ${ctx.equivalenceMargin})${named(of('negligible everywhere'), false)}`,
+    `${n['negligible everywhere']} ${n['negligible everywhere'] === 1 ? 'is' : 'are'} negligible everywhere (|r| < ` +
+    `${ctx.equivalenceMargin})${named(of('negligible everywhere'), false)}`,
     `${n.inconclusive} ${n.inconclusive === 1 ? 'is' : 'are'} inconclusive${runs < 3 ? ' (a prediction interval needs at least 3 runs)' : ''}`,
   ];
   return {
     ...base,
-    sentence: `Across ${runs} runs, of ${pairs.length} pairs of OOD test sets (partial correlations with "${ctx.control}" regressed out, pooled over runs): ${clauses.slice(0, -1).join(', ')} and ${clauses[clauses.length - 1]}.${unstableNote}`,
+    sentence: `Across ${runs} runs, of ${pairs.length} pairs of OOD test sets (partial correlations with "${ctx.control}" regressed out, ` +
+      `pooled over runs): ${clauses.slice(0, -1).join(', ')} and ${clauses[clauses.length - 1]}.${unstableNote}`,
   };
 }
 
@@ -115,11 +126,6 @@ function corrected(ctx: Pick<VerdictContext, 'correction' | 'pairs'>): string {
   return ctx.correction === 'none' || ctx.pairs <= 1 ? 'uncorrected' : `${ctx.correction}-adjusted`;
 }
 
-function interval(c: [number, number]): string {
-  return `[${c[0].toFixed(3)}, ${c[1].toFixed(3)}]`;
-}
-
 function pval(p: number | null): string {
-  if (p === null) return '-';
-  return p < 1e-4 ? p.toExponential(1) : p.toFixed(4);
+  return p === null ? '-' : pValueText(p);
 }

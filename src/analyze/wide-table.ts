@@ -79,7 +79,8 @@ export function readWideRows(file: string, records: readonly SourceRow[], given:
     }
   }
   if (mapped.length === 0) {
-    throw new UserError(`${file}: a wide table (step column "${stepColumn}") but no column names a test set and metric (columns: ${columns.join(', ')}); name them with --columns column=test_set:metric`);
+    throw new UserError(`${file}: a wide table (step column "${stepColumn}") but no column names a test set and metric (columns: ` +
+      `${columns.join(', ')}); name them with --columns column=test_set:metric`);
   }
   const rows: ScoreRow[] = [];
   let missing = 0;
@@ -100,13 +101,15 @@ export function readWideRows(file: string, records: readonly SourceRow[], given:
   }
   if (rows.length === 0) throw new UserError(`${file}: every cell of the score columns (${mapped.map((m) => m.column).join(', ')}) is empty or NaN`);
   const notes: string[] = [];
-  if (leftOut.length) notes.push(`${file}: columns naming no test set and metric left out: ${leftOut.join(', ')} (name one with --columns column=test_set:metric)`);
+  if (leftOut.length) notes.push(
+    `${file}: columns naming no test set and metric left out: ${leftOut.join(', ')} (name one with --columns column=test_set:metric)`);
   if (missing) notes.push(`${file}: ${missing} empty or NaN cell(s) read as missing scores`);
   const runFrom = mapped.some((m) => m.run) ? 'the "<run> - " column prefix' : runColumn ? `column "${runColumn}"` : 'the file name';
   const shown = mapped.slice(0, 4).map((m) => `${m.column} -> ${m.testSet}:${m.metric}`).join(', ');
   return {
     rows,
-    description: `wide table; run from ${runFrom}, step from column "${stepColumn}", test set and metric from column names (${shown}${mapped.length > 4 ? ', ...' : ''})`,
+    description: `wide table; run from ${runFrom}, step from column "${stepColumn}", test set and metric from column names ` +
+      `(${shown}${mapped.length > 4 ? ', ...' : ''})`,
     notes,
   };
 }

@@ -24,11 +24,13 @@ interface AnalyzeFlags extends AnalysisFlags, ScoreInputFlags {
 export function registerAnalyze(program: Command): void {
   const command = program
     .command('analyze')
-    .description('Do generalisation results generalise? Partial correlations between OOD test sets across checkpoints, controlling for the in-domain score')
+    .description('Do generalisation results generalise? Partial correlations between OOD test sets across checkpoints, controlling for ' +
+      'the in-domain score')
     .argument('<input>', SCORE_INPUT_HELP)
     .requiredOption('--control <test-set>', 'the in-domain test set whose score is regressed out')
     .option('--metric <name>', 'the metric to correlate (default: the only one, or accuracy / acc when there are several)')
-    .option('--out <file>', 'write the output here instead of standard output (csv also writes <file>.agreement.csv, <file>.meta.csv and, with --moderator, <file>.moderator.csv)');
+    .option('--out <file>', 'write the output here instead of standard output (csv also writes <file>.agreement.csv, <file>.meta.csv ' +
+      'and, with --moderator, <file>.moderator.csv)');
   addFormatOption(command, ['table', 'json', 'csv']);
   addScoreInputOptions(command);
   addAnalysisOptions(command)
@@ -45,11 +47,13 @@ export function registerAnalyze(program: Command): void {
       for (const s of series) {
         if (s.incompleteSteps.length) {
           const first = s.incompleteSteps[0];
-          process.stderr.write(`genstudy: run "${s.run}": ${s.incompleteSteps.length} step(s) left out because some test set has no score there (e.g. step ${first.step}: ${first.missing.join(', ')})\n`);
+          process.stderr.write(`genstudy: run "${s.run}": ${s.incompleteSteps.length} step(s) left out because some test set has no ` +
+            `score there (e.g. step ${first.step}: ${first.missing.join(', ')})\n`);
         }
       }
       const result = analyzeRuns(series, opts);
-      const text = flags.format === 'json' ? formatJson(result) : flags.format === 'csv' ? formatPairsCsv(result, opts.alpha) : formatTable(result, opts);
+      const text = flags.format === 'json' ? formatJson(result)
+        : flags.format === 'csv' ? formatPairsCsv(result, opts.alpha) : formatTable(result, opts);
       if (flags.out) {
         writeFileAtomic(flags.out, text);
         if (flags.format === 'csv') {
@@ -67,7 +71,9 @@ export function registerAnalyze(program: Command): void {
 
 function chooseMetric(rows: readonly ScoreRow[], wanted: string | undefined, input: string): string {
   const metrics = availableMetrics(rows);
-  if (metrics.length === 0) throw new UserError(`${input}: no scores to analyse (a store keeps prompt variants apart: choose one with --prompt-variant)`);
+  if (metrics.length === 0) {
+    throw new UserError(`${input}: no scores to analyse (a store keeps prompt variants apart: choose one with --prompt-variant)`);
+  }
   if (wanted !== undefined) {
     if (!metrics.includes(wanted)) throw new UserError(`${input}: no scores for metric "${wanted}" (it has: ${metrics.join(', ')})`);
     return wanted;

@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import { Command } from 'commander';
 import { storeOption } from './shared-options.ts';
+import { formatTextTable } from '../text-table.ts';
 import { UserError } from '../errors.ts';
 import { normaliseBase } from '../engine/index.ts';
 import type { EvaluationTables } from '../store/evaluation-tables.ts';
@@ -29,15 +30,15 @@ function withTables<T>(storePath: string, fn: (tables: EvaluationTables) => T): 
 }
 
 export function registerCache(program: Command): void {
-  const cache = program.command('cache').description('The evaluation cache: list what answered it, drop what one server, model or time span answered');
+  const cache = program.command('cache').description(
+    'The evaluation cache: list what answered it, drop what one server, model or time span answered');
   cache.command('list')
     .description('cached answers by source (builtin, or server URLs) and model, with their time span')
     .addOption(storeOption())
     .action((flags: CacheFlags) => {
       const groups = withTables(flags.store, (t) => t.cacheGroups());
-      const rows = [['source', 'model', 'answers', 'first', 'last'], ...groups.map((g) => [g.source ?? '(unknown)', g.modelId, String(g.answers), g.first, g.last])];
-      const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
-      process.stdout.write(rows.map((r) => r.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd()).join('\n') + '\n');
+      const rows = groups.map((g) => [g.source ?? '(unknown)', g.modelId, String(g.answers), g.first, g.last]);
+      process.stdout.write(formatTextTable(['source', 'model', 'answers', 'first', 'last'], rows));
     });
   cache.command('drop')
     .description('drop cached answers matching every filter given, so the next evaluation asks again (scores are rewritten then)')
@@ -48,10 +49,12 @@ export function registerCache(program: Command): void {
     .option('--until <time>', 'answers cached at or before this time (ISO 8601, UTC)')
     .action((flags: CacheFlags) => {
       if ([flags.source, flags.model, flags.since, flags.until].every((f) => f === undefined)) {
-        throw new UserError('cache drop: say what to drop (--source URL, --model ID, --since / --until TIME); `genstudy cache list` shows what is cached');
+        throw new UserError(
+          'cache drop: say what to drop (--source URL, --model ID, --since / --until TIME); `genstudy cache list` shows what is cached');
       }
       const source = flags.source === undefined || flags.source === 'builtin' ? flags.source : normaliseBase(flags.source);
-      const dropped = withTables(flags.store, (t) => t.dropCache({ source, modelId: flags.model, since: isoTime('--since', flags.since), until: isoTime('--until', flags.until) }));
+      const dropped = withTables(flags.store,
+        (t) => t.dropCache({ source, modelId: flags.model, since: isoTime('--since', flags.since), until: isoTime('--until', flags.until) }));
       process.stdout.write(`genstudy: dropped ${dropped} cached answers from ${flags.store}; the next evaluation asks for them again\n`);
     });
 }

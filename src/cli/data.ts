@@ -6,8 +6,10 @@ import { Command, Option } from 'commander';
 import { UserError } from '../errors.ts';
 import { wholeNumber } from './flag-values.ts';
 import { addDataDirOption, addFormatOption } from './shared-options.ts';
-import type { Example } from '../types.ts';
+import type { Example, TaskKind } from '../types.ts';
 import {
+  DATA_SOURCES,
+  REPO_TYPES,
   isRegistryId,
   loadDataSet,
   loadRegistered,
@@ -16,7 +18,9 @@ import {
   readSpecFile,
   registeredIds,
   parseDataSetSpec,
+  type DataSource,
   type HubOptions,
+  type RepoType,
   type LoadedDataSet,
 } from '../data/index.ts';
 import { parseTemplate, renderTemplate, taskPreset } from '../tasks/index.ts';
@@ -38,6 +42,10 @@ export interface DataCliIO {
   err: { write(text: string): unknown; isTTY?: boolean };
 }
 
+type InspectFlags = HubFlags & {
+  dataDir?: string; source: DataSource; limit?: string; label?: string; template?: string; example: string; format: 'table' | 'json';
+};
+
 export function registerData(program: Command, io: DataCliIO = { out: process.stdout, err: process.stderr }): void {
   const note = (m: string): void => void io.err.write(`genstudy: ${m}\n`);
   const data = program.command('data').description('Data sets: download from the Hugging Face hub, inspect, list the registry');
@@ -49,11 +57,11 @@ export function registerData(program: Command, io: DataCliIO = { out: process.st
     .option('--revision <rev>', 'branch, tag or commit', 'main')
     .option('--include <glob...>', 'only files matching these patterns ("*" also matches "/", as in huggingface-cli)')
     .option('--exclude <glob...>', 'leave out files matching these patterns')
-    .addOption(new Option('--repo-type <type>', 'kind of repo').choices(['dataset', 'model']).default('dataset'))
+    .addOption(new Option('--repo-type <type>', 'kind of repo').choices(REPO_TYPES).default(REPO_TYPES[0]))
     .option('--endpoint <url>', 'hub address (default: HF_ENDPOINT or https://huggingface.co)')
     .option('--cache-dir <dir>', 'cache folder (default: HF_HUB_CACHE, HF_HOME/hub or ~/.cache/huggingface/hub)')
     .option('--offline', 'use only the cache (as HF_HUB_OFFLINE=1)')
-    .action(async (repo: string, flags: HubFlags & { revision: string; include?: string[]; exclude?: string[]; repoType: 'dataset' | 'model' }) => {
+    .action(async (repo: string, flags: HubFlags & { revision: string; include?: string[]; exclude?: string[]; repoType: RepoType }) => {
       const progress = progressPrinter(io.err);
       const result = await pullRepo(
         { repo, repoType: flags.repoType, revision: flags.revision, include: flags.include, exclude: flags.exclude },
@@ -73,7 +81,7 @@ export function registerData(program: Command, io: DataCliIO = { out: process.st
     .description('Load a data set and show its size, labels, dropped rows and one rendered prompt')
     .argument('<spec>', 'a registry id (genstudy data list), a spec file (.yaml / .json), or a data file');
   addDataDirOption(inspect)
-    .addOption(new Option('--source <where>', 'for registry ids: the local file or the hub copy').choices(['auto', 'local', 'hub']).default('auto'))
+    .addOption(new Option('--source <where>', 'for registry ids: the local file or the hub copy').choices(DATA_SOURCES).default(DATA_SOURCES[0]))
     .option('--limit <n>', 'read only until this many examples are kept')
     .option('--label <column>', 'for a bare data file: the label column')
     .option('--template <text>', 'render the prompt with this {field} template instead of the study preset')
@@ -82,13 +90,13 @@ export function registerData(program: Command, io: DataCliIO = { out: process.st
     .option('--cache-dir <dir>', 'Hugging Face cache folder')
     .option('--offline', 'use only the cache');
   addFormatOption(inspect)
-    .action(async (target: string, flags: HubFlags & { dataDir?: string; source: 'auto' | 'local' | 'hub'; limit?: string; label?: string; template?: string; example: string; format: 'table' | 'json' }) => {
+    .action(async (target: string, flags: InspectFlags) => {
       const limit = wholeNumber('--limit', flags.limit);
       const index = wholeNumber('--example', flags.example, { min: 0 })!;
       const hub = hubOptions(flags, note);
       let loaded: LoadedDataSet;
       let name: string;
-      let task: 'classify' | 'generate' | undefined;
+      let task: TaskKind | undefined;
       let preset: string | undefined;
       if (isRegistryId(target)) {
         const r = await loadRegistered(target, { dataDir: flags.dataDir ? resolve(flags.dataDir) : undefined, source: flags.source, hub, limit });
@@ -128,7 +136,8 @@ export function registerData(program: Command, io: DataCliIO = { out: process.st
         const [set, split] = id.split(':');
         const entry = registry.sets[set];
         const s = entry.splits[split];
-        const where = [s.local ? `local ${s.local.path}` : '', s.hub ? `hub ${s.hub.repo}${s.hub.repoType === 'model' ? ' (model)' : ''}` : ''].filter(Boolean).join(', ');
+        const where = [s.local ? `local ${s.local.path}` : '',
+          s.hub ? `hub ${s.hub.repo}${s.hub.repoType === 'model' ? ' (model)' : ''}` : ''].filter(Boolean).join(', ');
         lines.push(`${id.padEnd(44)} ${entry.task.padEnd(9)} ${where}\n`);
       }
       io.out.write(lines.join(''));
@@ -195,7 +204,8 @@ function inspectText(
   const labelList = Object.entries(labels);
   if (labelList.length) {
     out.push('labels');
-    for (const [label, count] of labelList) out.push(`  ${label.padEnd(16)} ${String(count).padStart(7)}  ${((100 * count) / n).toFixed(1).padStart(5)}%`);
+    for (const [label, count] of labelList) out.push(
+      `  ${label.padEnd(16)} ${String(count).padStart(7)}  ${((100 * count) / n).toFixed(1).padStart(5)}%`);
   }
   if (loaded.dropped.length) {
     out.push('dropped');

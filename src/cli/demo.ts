@@ -4,12 +4,10 @@
 import path from 'node:path';
 import { Command } from 'commander';
 import { loadStudyFile } from '../config/load.ts';
-import { runStudy } from '../pipeline/run-study.ts';
-import { printStudySummary, writeStudyOutputs } from '../pipeline/outputs.ts';
 import { checkAgainstDesign } from '../pipeline/demo-check.ts';
 import { formatDesignCheck } from '../synth/index.ts';
 import { enginePath, initBackend } from '../engine/index.ts';
-import { studyProgress } from '../pipeline/study-progress.ts';
+import { runStudyCommand } from './run.ts';
 
 export const DEMO_STUDY = path.resolve(import.meta.dirname, '../../examples/demo.yaml');
 
@@ -22,17 +20,9 @@ export function registerDemo(program: Command): void {
       const started = performance.now();
       await initBackend();
       process.stdout.write(`Engine: ${enginePath()}\n`);
-      const study = loadStudyFile(DEMO_STUDY);
-      const progress = studyProgress(process.stderr);
-      let result;
-      try {
-        result = await runStudy(study, DEMO_STUDY, { out: path.resolve(flags.out), ...progress });
-      } finally {
-        progress.finish();
-      }
-      const written = await writeStudyOutputs(study, result);
-      printStudySummary(result, written, (s) => process.stdout.write(s));
+      const { result, written } = await runStudyCommand(loadStudyFile(DEMO_STUDY), DEMO_STUDY, { out: path.resolve(flags.out) });
       if (result.analysis) process.stdout.write('\n' + formatDesignCheck(checkAgainstDesign(result.analysis, result.paths.synthetic)));
-      process.stdout.write(`\nDone in ${((performance.now() - started) / 1000).toFixed(0)} s. Open ${written.report ?? result.paths.out} in a browser.\n`);
+      process.stdout.write(
+        `\nDone in ${((performance.now() - started) / 1000).toFixed(0)} s. Open ${written.report ?? result.paths.out} in a browser.\n`);
     });
 }

@@ -4,16 +4,19 @@ import path from 'node:path';
 import { Command } from 'commander';
 import { UserError } from '../errors.ts';
 import { ResultStore } from '../store/result-store.ts';
-import { discoverCheckpoints, evaluateGrid, progressFor, promptVariants, resolveTestSets, storedCheckpoints, stepOfFolder, type Discovered, type GridSummary } from '../evaluate/index.ts';
+import { discoverCheckpoints, evaluateGrid, progressFor, promptVariants, resolveTestSets, storedCheckpoints, stepOfFolder, type Discovered,
+  type GridSummary } from '../evaluate/index.ts';
 import { builtinLoader } from '../engine/index.ts';
 import { numberList, wholeNumber } from './flag-values.ts';
 import { addRemoteOptions, remoteLoaderOf, type RemoteFlags } from './remote-flags.ts';
-import { formatTextTable } from './text-table.ts';
+import { formatTextTable } from '../text-table.ts';
 import { count } from './count.ts';
-import { addDataDirOption, addFormatOption, addPromptVariantOptions, addSyntheticOptions, addTestSetOption, baseModelOption, scoringOption, storeOption } from './shared-options.ts';
+import { addDataDirOption, addFormatOption, addPromptVariantOptions, addSyntheticOptions, addTestSetOption, baseModelOption, scoringOption,
+  storeOption } from './shared-options.ts';
+import type { ScoringMode } from '../tasks/index.ts';
 
 interface EvaluateFlags extends RemoteFlags {
-  model?: string; baseModel?: string; tokenizer?: string; testSet: string[]; task?: string; prompt?: string[]; shots?: string[]; scoring?: 'first-token' | 'full-word';
+  model?: string; baseModel?: string; tokenizer?: string; testSet: string[]; task?: string; prompt?: string[]; shots?: string[]; scoring?: ScoringMode;
   positiveLabel?: string; limit?: string; store: string; run?: string; dataDir?: string; rougeStemmer?: boolean;
   syntheticSeed: string; syntheticSize: string; demoSeed?: string; batchExamples: string; batchTokens?: string; format: 'table' | 'json';
 }
@@ -47,7 +50,8 @@ export function registerEvaluate(program: Command): void {
   const command = program
     .command('evaluate')
     .description('Evaluate checkpoints on test sets (and prompt variants) into the results store; answers are cached, so a rerun does no model work')
-    .option('--model <dir>', 'a model folder, a PEFT adapter folder, or a run folder of step-N / checkpoint-N folders (default: the checkpoints of --run in the store)')
+    .option('--model <dir>', 'a model folder, a PEFT adapter folder, or a run folder of step-N / checkpoint-N folders (default: the ' +
+      'checkpoints of --run in the store)')
     .addOption(baseModelOption())
     .option('--tokenizer <dir>', 'a folder with tokenizer.json for checkpoints saved without one (a Trainer given no tokenizer saves none)');
   addTestSetOption(command, { required: true });
@@ -61,7 +65,7 @@ export function registerEvaluate(program: Command): void {
     .option('--run <name>', 'run name in the store (default: the model folder name)');
   addDataDirOption(command)
     .option('--rouge-stemmer', 'Porter-stem tokens for ROUGE (study B used no stemmer)');
-  addSyntheticOptions(command, { help: 'examples per test set of the generated synthetic suite', default: '200' })
+  addSyntheticOptions(command, 'testSize')
     .option('--demo-seed <n>', 'seed for demonstrations sampled from the test set itself (sets without a few-shot pool)')
     .option('--batch-examples <n>', 'examples per engine call', '512')
     .option('--batch-tokens <n>', "the engine's padded tokens per forward batch");
@@ -72,8 +76,10 @@ export function registerEvaluate(program: Command): void {
       // Every flag value is checked before any folder or model is looked at.
       const limit = wholeNumber('--limit', flags.limit);
       const variants = promptVariants(numberList('--prompt', flags.prompt, 1), numberList('--shots', flags.shots));
-      const synthetic = { synthSeed: wholeNumber('--synthetic-seed', flags.syntheticSeed, { min: 0 }), synthSize: wholeNumber('--synthetic-size', flags.syntheticSize) };
-      const batching = { demoSeed: wholeNumber('--demo-seed', flags.demoSeed, { min: 0 }), batchExamples: wholeNumber('--batch-examples', flags.batchExamples) };
+      const synthetic = { synthSeed: wholeNumber('--synthetic-seed', flags.syntheticSeed, { min: 0 }),
+        synthSize: wholeNumber('--synthetic-size', flags.syntheticSize) };
+      const batching = { demoSeed: wholeNumber('--demo-seed', flags.demoSeed, { min: 0 }),
+        batchExamples: wholeNumber('--batch-examples', flags.batchExamples) };
       const loader = remoteLoaderOf(flags) ?? builtinLoader(wholeNumber('--batch-tokens', flags.batchTokens));
       let discovered: Discovered;
       let run: string;
@@ -104,9 +110,9 @@ export function registerEvaluate(program: Command): void {
       });
       process.stdout.write(flags.format === 'json' ? JSON.stringify(summary, null, 2) + '\n' : formatSummary(summary));
       process.stderr.write(
-        `genstudy: ${count(summary.examples, 'example answer')} over ${count(discovered.checkpoints.length, 'checkpoint')}: ${summary.computed} from the model ` +
-          `(${count(summary.modelsLoaded, 'model')} loaded, ${count(summary.engineCalls, 'engine call')}), ${summary.cached} from the cache, in ${summary.seconds.toFixed(1)} s; ` +
-          `store: ${flags.store}, run "${run}"\n`,
+        `genstudy: ${count(summary.examples, 'example answer')} over ${count(discovered.checkpoints.length, 'checkpoint')}: ` +
+          `${summary.computed} from the model (${count(summary.modelsLoaded, 'model')} loaded, ${count(summary.engineCalls, 'engine call')}), ` +
+          `${summary.cached} from the cache, in ${summary.seconds.toFixed(1)} s; store: ${flags.store}, run "${run}"\n`,
       );
     });
 }

@@ -16,7 +16,10 @@ export function wholeNumber(flag: string, text: string | undefined, range: { min
   return n;
 }
 
-/** A folder the user named, which must exist: a missing one is named rather than worked around (a hub download that then fails blames the network). */
+/**
+ * A folder the user named, which must exist: a missing one is named rather than worked around (a hub download that then fails blames the
+ * network).
+ */
 export function existingFolder(flag: string, text: string): string {
   const stat = fs.statSync(text, { throwIfNoEntry: false });
   if (!stat) throw new UserError(`${flag} ${text}: no such folder`);
@@ -72,6 +75,8 @@ export function outputFile(flag: string, file: string | undefined): string | und
   const dir = path.dirname(path.resolve(file));
   if (!fs.existsSync(dir)) throw new UserError(`${flag} ${file}: the folder ${dir} does not exist; create it or write elsewhere`);
   if (!fs.statSync(dir).isDirectory()) throw new UserError(`${flag} ${file}: ${dir} is not a folder`);
-  if (fs.existsSync(file) && fs.statSync(file).isDirectory()) throw new UserError(`${flag} ${file}: is a folder; give a file name, e.g. ${path.join(file, 'analysis.txt')}`);
+  if (fs.existsSync(file) && fs.statSync(file).isDirectory()) {
+    throw new UserError(`${flag} ${file}: is a folder; give a file name, e.g. ${path.join(file, 'analysis.txt')}`);
+  }
   return file;
 }

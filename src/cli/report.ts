@@ -17,14 +17,17 @@ interface ReportFlags extends AnalysisFlags, ScoreInputFlags {
 export function registerReport(program: Command): void {
   const command = program
     .command('report')
-    .description('Write the study report: one self-contained HTML page (opens offline) with training curves, partial-correlation heatmaps, sign agreement across runs, study B matrices and provenance, plus CSV and JSON of every table')
+    .description('Write the study report: one self-contained HTML page (opens offline) with training curves, partial-correlation ' +
+      'heatmaps, sign agreement across runs, study B matrices and provenance, plus CSV and JSON of every table')
     .argument('<input>', SCORE_INPUT_HELP)
     .requiredOption('--out <dir>', 'folder to write report.html and the tables into')
-    .option('--control <test-set>', 'the in-domain test set regressed out (default: the runs\' "control_test_set" attribute; without either, no study-A analysis)')
+    .option('--control <test-set>',
+      'the in-domain test set regressed out (default: the runs\' "control_test_set" attribute; without either, no study-A analysis)')
     .option('--metric <name>', 'the metric to analyse and draw (default: per test set its spec.metric, its only metric, or accuracy / acc)')
     .option('--title <text>', 'the page title')
     .option('--study <file>', 'the study file to embed in the provenance section')
-    .option('--pair <set...>', 'the two OOD test sets whose residual scatter is drawn per run (default: a pair whose sign differs between runs, else the strongest)');
+    .option('--pair <set...>',
+      'the two OOD test sets whose residual scatter is drawn per run (default: a pair whose sign differs between runs, else the strongest)');
   addScoreInputOptions(command);
   addAnalysisOptions(command)
     .action(async (store: string, flags: ReportFlags) => {
@@ -50,6 +53,7 @@ export function registerReport(program: Command): void {
       });
       process.stdout.write(`${written.report.headline}\n`);
       if (written.report.studyBHeadline) process.stdout.write(`Study B: ${written.report.studyBHeadline}\n`);
-      process.stdout.write(`Report: ${written.html}\nTables: ${Object.keys(written.report.tables).map((t) => `${t}.csv/.json`).join(', ')} in ${written.dir}\n`);
+      process.stdout.write(`Report: ${written.html}\nTables: ` +
+        `${Object.keys(written.report.tables).map((t) => `${t}.csv/.json`).join(', ')} in ${written.dir}\n`);
     });
 }

@@ -1,30 +1,41 @@
 // genstudy run <study.yaml>: train, evaluate along the way, analyse and report, resumably.
 import { Command } from 'commander';
 import { loadStudyFile } from '../config/load.ts';
-import { runStudy } from '../pipeline/run-study.ts';
-import { writeStudyOutputs, printStudySummary } from '../pipeline/outputs.ts';
+import type { Study } from '../config/schema.ts';
+import { runStudy, type RunStudyOptions, type StudyResult } from '../pipeline/run-study.ts';
+import { writeStudyOutputs, printStudySummary, type StudyOutputs } from '../pipeline/outputs.ts';
 import { studyProgress } from '../pipeline/study-progress.ts';
 import { listValues } from './flag-values.ts';
+
+/** A study run from the command line (run, demo): its progress on stderr, then its outputs written and its summary printed. */
+export async function runStudyCommand(
+  study: Study, file: string, opts: Pick<RunStudyOptions, 'out' | 'only'>,
+): Promise<{ result: StudyResult; written: StudyOutputs }> {
+  const progress = studyProgress(process.stderr);
+  let result;
+  try {
+    result = await runStudy(study, file, { ...opts, ...progress });
+  } finally {
+    progress.finish();
+  }
+  const written = await writeStudyOutputs(study, result);
+  printStudySummary(result, written, (s) => process.stdout.write(s));
+  return { result, written };
+}
 
 export function registerRun(program: Command): void {
   program
     .command('run')
-    .description('Run a study file: train every run, evaluate its checkpoints as they are written, analyse and write the report; running it again does only what is missing')
+    .description('Run a study file: train every run, evaluate its checkpoints as they are written, analyse and write the report; ' +
+      'running it again does only what is missing')
     .argument('<study>', 'study file (YAML or JSON); presets in examples/: demo.yaml, study-a.yaml, study-b.yaml')
     .option('--out <dir>', 'results folder (default: the study\'s "out", else <name>/ beside the study file)')
     .option('--only <run...>', 'the run ids to do (default: all)')
-    .option('--set <field=value>', 'override a field of the study file, e.g. models.0.path=/models/opt-125m or seeds=[1] (repeatable; the value is YAML)',
+    .option('--set <field=value>',
+      'override a field of the study file, e.g. models.0.path=/models/opt-125m or seeds=[1] (repeatable; the value is YAML)',
       (value: string, previous: string[] = []) => [...previous, value])
     .action(async (file: string, flags: { out?: string; only?: string[]; set?: string[] }) => {
-      const study = loadStudyFile(file, flags.set ?? []);
-      const progress = studyProgress(process.stderr);
-      let result;
-      try {
-        result = await runStudy(study, file, { out: flags.out, only: listValues(flags.only)?.flatMap((s) => s.split(',')).filter(Boolean), ...progress });
-      } finally {
-        progress.finish();
-      }
-      const written = await writeStudyOutputs(study, result);
-      printStudySummary(result, written, (s) => process.stdout.write(s));
+      const only = listValues(flags.only)?.flatMap((s) => s.split(',')).filter(Boolean);
+      await runStudyCommand(loadStudyFile(file, flags.set ?? []), file, { out: flags.out, only });
     });
 }

@@ -10,7 +10,8 @@ export interface ScoreInputFlags { columns?: string[]; dryRun?: boolean; promptV
 
 export function addScoreInputOptions(cmd: Command): Command {
   return cmd
-    .option('--columns <column=set:metric...>', 'wide tables: the test set and metric of columns whose names do not say them, e.g. "eval/mnli_acc=mnli:accuracy"')
+    .option('--columns <column=set:metric...>',
+      'wide tables: the test set and metric of columns whose names do not say them, e.g. "eval/mnli_acc=mnli:accuracy"')
     .option('--dry-run', 'say how the input was read (runs, steps, test sets, metrics) and stop');
 }
 

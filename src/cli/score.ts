@@ -3,7 +3,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Command, Option } from 'commander';
-import { UserError, where } from '../errors.ts';
+import { UserError, unreadable, where } from '../errors.ts';
+import { parseJsonLines } from '../json-text.ts';
 import { builtinLoader } from '../engine/index.ts';
 import { discoverCheckpoints } from '../evaluate/index.ts';
 import type { CheckpointRef, ScoreRequest } from '../types.ts';
@@ -24,7 +25,8 @@ export function modelToScore(model: string, baseModel?: string): CheckpointRef {
   if (inside.length > 0) {
     const names = inside.map((c) => path.basename(c.dir));
     const shown = names.length > 4 ? [...names.slice(0, 2), '...', ...names.slice(-2)] : names;
-    throw new UserError(`${dir}: a run folder with ${names.length} checkpoints (${shown.join(', ')}); score one of them, e.g. --model ${path.join(model, names.at(-1)!)}`);
+    throw new UserError(`${dir}: a run folder with ${names.length} checkpoints (${shown.join(', ')}); score one of them, e.g. --model ` +
+      `${path.join(model, names.at(-1)!)}`);
   }
   return checkpoints[0];
 }
@@ -37,35 +39,27 @@ export function readScorePairs(file: string): ScorePair[] {
   try {
     text = fs.readFileSync(file, 'utf8');
   } catch (err) {
-    throw new UserError(`${file}: cannot read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+    throw unreadable(file, err);
   }
-  const pairs: ScorePair[] = [];
-  text.split('\n').forEach((line, i) => {
-    if (line.trim() === '') return;
-    const at = where(file, i + 1);
-    let v: unknown;
-    try {
-      v = JSON.parse(line);
-    } catch (err) {
-      throw new UserError(`${at}: not valid JSON (${(err as Error).message})`);
-    }
-    if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new UserError(`${at}: expected an object {"id", "context", "continuation"}`);
-    const o = v as Record<string, unknown>;
+  return parseJsonLines(text, file).map(({ line, values: o }) => {
+    const at = where(file, line);
     for (const key of ['context', 'continuation']) {
-      if (typeof o[key] !== 'string') throw new UserError(`${at}: field "${key}" must be a string, got ${o[key] === undefined ? 'nothing' : JSON.stringify(o[key])}`);
+      if (typeof o[key] !== 'string') {
+        throw new UserError(`${at}: field "${key}" must be a string, got ${o[key] === undefined ? 'nothing' : JSON.stringify(o[key])}`);
+      }
     }
-    const id = o.id ?? i + 1;
+    const id = o.id ?? line;
     if (typeof id !== 'string' && typeof id !== 'number') throw new UserError(`${at}: field "id" must be a string or a number`);
-    pairs.push({ id, context: o.context as string, continuation: o.continuation as string });
+    return { id, context: o.context as string, continuation: o.continuation as string };
   });
-  return pairs;
 }
 
 export function registerScore(program: Command): void {
   program
     .command('score')
     .description('Log-likelihood of continuations given contexts (lm-evaluation-harness semantics) with the built-in engine')
-    .requiredOption('--model <dir>', 'a Hugging Face model folder (config.json, model.safetensors, tokenizer.json) or a PEFT adapter folder (adapter_config.json)')
+    .requiredOption('--model <dir>',
+      'a Hugging Face model folder (config.json, model.safetensors, tokenizer.json) or a PEFT adapter folder (adapter_config.json)')
     .addOption(baseModelOption())
     .requiredOption('--input <file>', 'JSON lines {"id": ..., "context": ..., "continuation": ...}')
     .addOption(new Option('--format <format>', 'output: one JSON document, or one JSON line per pair').choices(['json', 'jsonl']).default('json'))

@@ -2,10 +2,11 @@
 // loopback unless told otherwise; prints its URL, runs until SIGINT / SIGTERM.
 import { Command, Option } from 'commander';
 import { UserError } from '../errors.ts';
-import { SERVE_DEFAULTS, startServer } from '../serve/index.ts';
+import { SERVE_DEFAULTS, SERVE_PROFILES, startServer, type ServeProfile } from '../serve/index.ts';
 import { numberIn, wholeNumber } from './flag-values.ts';
 
-interface ServeFlags { host: string; port: string; modelName?: string; batchTokens?: string; loraRoot?: string[]; maxLoras: string; maxBodyMb: string; maxPromptTokens: string; mimic: 'genstudy' | 'vllm'; startupDelay?: string }
+interface ServeFlags { host: string; port: string; modelName?: string; batchTokens?: string; loraRoot?: string[]; maxLoras: string;
+  maxBodyMb: string; maxPromptTokens: string; mimic: ServeProfile; startupDelay?: string }
 
 function portNumber(value: string): number {
   return wholeNumber('--port', value, { min: 0, max: 65535 })!;
@@ -14,18 +15,22 @@ function portNumber(value: string): number {
 export function registerServe(program: Command): void {
   program
     .command('serve')
-    .description("Serve a model folder over an OpenAI-compatible completions API (echo + logprobs, LoRA adapters by name) for genstudy's remote engine (src/engine/remote) and other clients")
+    .description("Serve a model folder over an OpenAI-compatible completions API (echo + logprobs, LoRA adapters by name) for " +
+      "genstudy's remote engine (src/engine/remote) and other clients")
     .argument('<model>', 'a Hugging Face model folder (config.json, safetensors, tokenizer.json)')
     .option('--host <host>', 'address to listen on (loopback by default; the API has no authentication)', '127.0.0.1')
     .option('--port <n>', 'port (0 picks a free one)', '8000')
     .option('--model-name <name>', 'the name clients send as "model" (default: the folder name)')
     .option('--batch-tokens <n>', "the engine's padded tokens per forward batch")
-    .option('--lora-root <dir...>', 'folders whose LoRA adapter folders clients may load at run time (POST /v1/load_lora_adapter); none: run-time loading is off')
+    .option('--lora-root <dir...>',
+      'folders whose LoRA adapter folders clients may load at run time (POST /v1/load_lora_adapter); none: run-time loading is off')
     .option('--max-loras <n>', 'LoRA adapters loaded at once (each is a merged copy of the model in memory)', String(SERVE_DEFAULTS.maxLoras))
     .option('--max-body-mb <n>', 'largest request body in MiB (larger: HTTP 413)', String(SERVE_DEFAULTS.maxBodyBytes / 2 ** 20))
     .option('--max-prompt-tokens <n>', 'prompt tokens per completions request (more: HTTP 413)', String(SERVE_DEFAULTS.maxPromptTokens))
     .option('--startup-delay <seconds>', 'wait this long before listening, as a large model loading would (for testing clients)')
-    .addOption(new Option('--mimic <server>', "answer as this server does where servers differ (vllm: vLLM's /v1/models, context limit, generation_config defaults, LoRA errors; for testing clients against vLLM's behaviour)").choices(['genstudy', 'vllm']).default('genstudy'))
+    .addOption(new Option('--mimic <server>', "answer as this server does where servers differ (vllm: vLLM's /v1/models, context limit, " +
+      "generation_config defaults, LoRA errors; for testing clients against " +
+      "vLLM's behaviour)").choices(SERVE_PROFILES).default(SERVE_DEFAULTS.profile))
     .action(async (model: string, flags: ServeFlags) => {
       const port = portNumber(flags.port);
       const batchTokens = wholeNumber('--batch-tokens', flags.batchTokens);

@@ -6,6 +6,7 @@ import { Command, Option } from 'commander';
 import { existingFolder } from './flag-values.ts';
 import { SCORING_MODES } from '../tasks/index.ts';
 import { DEFAULT_STORE_FILE } from '../store/result-store.ts';
+import { SUITE_DEFAULTS } from '../synth/index.ts';
 
 /** `--store <file>`: the results database; `optional`: no default, nothing is recorded without it (train). */
 export function storeOption(opts: { optional?: string } = {}): Option {
@@ -15,7 +16,8 @@ export function storeOption(opts: { optional?: string } = {}): Option {
 
 /** `--base-model <dir>`: the base of LoRA adapter checkpoints. */
 export function baseModelOption(): Option {
-  return new Option('--base-model <dir>', "base model folder of LoRA adapter checkpoints (default: adapter_config.json's base_model_name_or_path when it is a local folder)");
+  return new Option('--base-model <dir>',
+    "base model folder of LoRA adapter checkpoints (default: adapter_config.json's base_model_name_or_path when it is a local folder)");
 }
 
 /** `--scoring <mode>`: how classification labels are scored (default: the task's). */
@@ -32,16 +34,23 @@ export function addTestSetOption(cmd: Command, opts: { required: boolean; help?:
   return cmd.addOption(o);
 }
 
-/** `--synthetic-seed`, `--synthetic-size`: the generated suite (`--test-set synthetic`, `train --data synthetic`). */
-export function addSyntheticOptions(cmd: Command, size: { help: string; default: string }, seed = '0'): Command {
+const SYNTHETIC_SIZE_HELP = { testSize: 'examples per test set of the generated synthetic suite',
+  trainSize: 'training examples in the generated synthetic suite' };
+
+/**
+ * `--synthetic-seed`, `--synthetic-size`: the generated suite (`--test-set synthetic`, `train --data
+ * synthetic`), the size being its test sets' or its training set's; the defaults are the suite's own.
+ */
+export function addSyntheticOptions(cmd: Command, size: keyof typeof SYNTHETIC_SIZE_HELP): Command {
   return cmd
-    .option('--synthetic-seed <n>', 'seed of the generated synthetic suite', seed)
-    .option('--synthetic-size <n>', size.help, size.default);
+    .option('--synthetic-seed <n>', 'seed of the generated synthetic suite', String(SUITE_DEFAULTS.seed))
+    .option('--synthetic-size <n>', SYNTHETIC_SIZE_HELP[size], String(SUITE_DEFAULTS[size]));
 }
 
 /** `--data-dir`: where registered data sets' local files are. */
 export function addDataDirOption(cmd: Command): Command {
-  return cmd.option('--data-dir <dir>', 'folder with the local files of registered data sets (default: $GENSTUDY_DATA, else ../shared/data when it exists; else the Hugging Face hub)', (dir: string) => existingFolder('--data-dir', dir));
+  return cmd.option('--data-dir <dir>', 'folder with the local files of registered data sets (default: $GENSTUDY_DATA, else ' +
+    '../shared/data when it exists; else the Hugging Face hub)', (dir: string) => existingFolder('--data-dir', dir));
 }
 
 /** `--prompt 1 2` and `--shots 0 2 4`: the prompt variants each test set is evaluated with. */

@@ -5,13 +5,14 @@ import { Command, Option } from 'commander';
 import { UserError } from '../errors.ts';
 import { numberIn, wholeNumber } from './flag-values.ts';
 import { addDataDirOption, addFormatOption, addSyntheticOptions, storeOption } from './shared-options.ts';
-import { formatTextTable } from './text-table.ts';
+import { formatTextTable } from '../text-table.ts';
 import { loadExamples } from '../data/index.ts';
 import { taskByName, TASK_PRESET_NAMES } from '../tasks/index.ts';
 import { defaultLoraTargetsOf } from '../engine/index.ts';
 import { ResultStore } from '../store/result-store.ts';
-import { generateSuite, writeSuite } from '../synth/index.ts';
-import { FINETUNE_METHODS, INIT_FAMILIES, INIT_SHAPE_DEFAULTS, OBJECTIVES, TRAINING_BACKENDS, LORA_OPTIONS, progressSink, train, TRAINING_OPTIONS, type TrainOptions } from '../train/index.ts';
+import { generateSuite, writeSuite, SUITE_DEFAULTS } from '../synth/index.ts';
+import { FINETUNE_METHODS, HF_LAUNCH_DEFAULTS, INIT_FAMILIES, INIT_SHAPE_DEFAULTS, OBJECTIVES, TRAINING_BACKENDS, LORA_OPTIONS,
+  progressSink, train, TRAINING_OPTIONS, type TrainOptions } from '../train/index.ts';
 import { addTrainingFlags, trainingSettingsFromFlags } from './training-flags.ts';
 import { LAUNCHERS, trainHf, type Launcher } from '../train/hf/index.ts';
 import { buildScratchModel } from '../pipeline/model-preparation.ts';
@@ -23,7 +24,7 @@ interface TrainFlags {
   data: string; syntheticSeed: string; syntheticSize: string; dataDir?: string; format: 'table' | 'json';
   task?: string; prompt: string; objective?: (typeof OBJECTIVES)[number];
   fticlK?: string; fticlPool?: string; fticlSeed?: string;
-  method: 'full' | 'lora'; loraTargets?: string;
+  method: (typeof FINETUNE_METHODS)[number]; loraTargets?: string;
   saveEvery?: string; saveLogSpaced?: string; saveStart: boolean;
   out: string; store?: string; run?: string;
   backend: (typeof TRAINING_BACKENDS)[number]; launcher?: Launcher; python?: string; processes?: string; accelerateConfig?: string;
@@ -33,7 +34,8 @@ interface TrainFlags {
 /** The flags only the hf backend reads, refused with the built-in trainer. */
 const HF_ONLY: [keyof TrainFlags, string][] = [
   ['launcher', '--launcher'], ['python', '--python'], ['processes', '--processes'], ['accelerateConfig', '--accelerate-config'],
-  ['launcherArg', '--launcher-arg'], ['sbatch', '--sbatch'], ['bf16', '--bf16'], ['trainingArgs', '--training-args'], ['acceptCheckpointGaps', '--accept-checkpoint-gaps'],
+  ['launcherArg', '--launcher-arg'], ['sbatch', '--sbatch'], ['bf16', '--bf16'], ['trainingArgs', '--training-args'],
+  ['acceptCheckpointGaps', '--accept-checkpoint-gaps'],
 ];
 
 function trainingArgsOf(f: TrainFlags): Record<string, unknown> | undefined {
@@ -44,7 +46,9 @@ function trainingArgsOf(f: TrainFlags): Record<string, unknown> | undefined {
     } catch (err) {
       throw new UserError(`--training-args: not JSON (${(err as Error).message}); e.g. '{"gradient_checkpointing": true}'`);
     }
-    if (typeof extra !== 'object' || extra === null || Array.isArray(extra)) throw new UserError('--training-args: expected a JSON object of TrainingArguments fields');
+    if (typeof extra !== 'object' || extra === null || Array.isArray(extra)) {
+      throw new UserError('--training-args: expected a JSON object of TrainingArguments fields');
+    }
   }
   if (f.bf16) extra = { ...extra, bf16: true };
   return Object.keys(extra).length ? extra : undefined;
@@ -52,7 +56,9 @@ function trainingArgsOf(f: TrainFlags): Record<string, unknown> | undefined {
 
 /** Numeric flags: whole numbers (int) or any number, from `min`; the message names the range. */
 function num(flag: string, v: string | undefined, opts: { int?: boolean; min?: number; max?: number } = {}): number | undefined {
-  return opts.int ? wholeNumber(flag, v, { min: opts.min ?? Number.MIN_SAFE_INTEGER, max: opts.max }) : numberIn(flag, v, { min: opts.min, max: opts.max });
+  return opts.int
+    ? wholeNumber(flag, v, { min: opts.min ?? Number.MIN_SAFE_INTEGER, max: opts.max })
+    : numberIn(flag, v, { min: opts.min, max: opts.max });
 }
 
 export function registerTrain(program: Command): void {
@@ -60,21 +66,26 @@ export function registerTrain(program: Command): void {
     .command('train')
     .description('Fine-tune a model (full or LoRA) with checkpoints along the way; resumes from the last checkpoint in --out')
     .option('--model <dir>', 'base model: a Hugging Face folder (config.json, model.safetensors, tokenizer.json); or --init')
-    .addOption(new Option('--init <family>', 'instead of --model: a tiny randomly initialised model trained from scratch (with --data synthetic)').choices(INIT_FAMILIES))
+    .addOption(new Option('--init <family>',
+      'instead of --model: a tiny randomly initialised model trained from scratch (with --data synthetic)').choices(INIT_FAMILIES))
     .option('--init-hidden <n>', 'hidden size of the --init model', String(INIT_SHAPE_DEFAULTS.hidden))
     .option('--init-layers <n>', 'layers of the --init model', String(INIT_SHAPE_DEFAULTS.layers))
-    .requiredOption('--data <spec>', 'training data: a registered id such as study-b/sentiment/amazon:train-2000, a data set spec file (YAML/JSON), or synthetic (the generated suite)');
-  addSyntheticOptions(command, { help: 'training examples in the generated synthetic suite', default: '2000' }, '1');
+    .requiredOption('--data <spec>', 'training data: a registered id such as study-b/sentiment/amazon:train-2000, a data set spec file ' +
+      '(YAML/JSON), or synthetic (the generated suite)');
+  addSyntheticOptions(command, 'trainSize');
   addDataDirOption(command)
-    .option('--task <task>', `prompt and labels: ${TASK_PRESET_NAMES.join(' | ')} | a task spec file (default: synthetic with --data synthetic, else study-a)`)
+    .option('--task <task>',
+      `prompt and labels: ${TASK_PRESET_NAMES.join(' | ')} | a task spec file (default: synthetic with --data synthetic, else study-a)`)
     .addOption(new Option('--prompt <n>', "study B's prompt: 1 or 2 (training uses one)").choices(['1', '2']).default('1'))
-    .addOption(new Option('--objective <kind>', 'classify: label-token loss at the last prompt position (study A); generate: prompt + output + EOS, loss on the output (study B)').choices(OBJECTIVES))
+    .addOption(new Option('--objective <kind>', 'classify: label-token loss at the last prompt position (study A); generate: prompt + ' +
+      'output + EOS, loss on the output (study B)').choices(OBJECTIVES))
     .option('--fticl-k <k>', 'FTICL: prepend k demonstrations to every training example')
     .option('--fticl-pool <spec>', 'FTICL demonstration pool (spec file or registered id; default: the training data)')
     .option('--fticl-seed <n>', 'FTICL: sample the demonstrations per example with this seed (default: the same first k for all, as study B)')
-    .addOption(new Option('--method <method>', 'full fine-tuning or LoRA').choices([...FINETUNE_METHODS]).default('full'));
+    .addOption(new Option('--method <method>', 'full fine-tuning or LoRA').choices([...FINETUNE_METHODS]).default(FINETUNE_METHODS[0]));
   addTrainingFlags(command, LORA_OPTIONS)
-    .option('--lora-targets <names>', 'LoRA target modules, comma-separated (default: q_proj,k_proj,v_proj,o_proj; GPT-2: c_attn,c_proj; OPT: q_proj,k_proj,v_proj,out_proj)')
+    .option('--lora-targets <names>', 'LoRA target modules, comma-separated (default: q_proj,k_proj,v_proj,o_proj; GPT-2: c_attn,c_proj; ' +
+      'OPT: q_proj,k_proj,v_proj,out_proj)')
   // lr, schedule, batches, epochs, seed, ...: the training options' one table (train/option-table.ts).
   addTrainingFlags(command, TRAINING_OPTIONS)
     .option('--save-every <n>', 'checkpoint every N steps')
@@ -83,17 +94,22 @@ export function registerTrain(program: Command): void {
     .requiredOption('--out <dir>', 'output folder for checkpoint-N folders')
     .addOption(storeOption({ optional: 'the training log and checkpoints are recorded there' }))
     .option('--run <name>', 'run name in the store (default: the --out folder name)')
-    .addOption(new Option('--backend <name>', 'builtin: genstudy\'s own trainer (CPU); hf: transformers\' Trainer (PEFT for LoRA) on the same prepared examples (docs/scale.md)').choices(TRAINING_BACKENDS).default('builtin'))
-    .addOption(new Option('--launcher <name>', 'hf: how to start the Trainer (default accelerate; slurm writes and submits a batch script)').choices([...LAUNCHERS]))
+    .addOption(new Option('--backend <name>', 'builtin: genstudy\'s own trainer (CPU); hf: transformers\' Trainer (PEFT for LoRA) on the ' +
+      'same prepared examples (docs/scale.md)').choices(TRAINING_BACKENDS).default(TRAINING_BACKENDS[0]))
+    .addOption(new Option('--launcher <name>', `hf: how to start the Trainer (default ${HF_LAUNCH_DEFAULTS.launcher}; slurm writes and ` +
+      `submits a batch script)`).choices([...LAUNCHERS]))
     .option('--python <exe>', 'hf: the Python with torch, transformers, peft, accelerate (default: $GENSTUDY_PYTHON, else python3)')
-    .option('--processes <n>', 'hf: processes (GPUs); global batch = --batch-size x --grad-accum, spread over them')
+    .option('--processes <n>',
+      `hf: processes (GPUs; default ${HF_LAUNCH_DEFAULTS.processes}); global batch = --batch-size x --grad-accum, spread over them`)
     .option('--accelerate-config <file>', 'hf: accelerate\'s config file (multi-GPU, DeepSpeed ZeRO, FSDP)')
     .option('--launcher-arg <arg...>', 'hf: more arguments for accelerate launch / torchrun')
     .option('--sbatch <directive...>', 'hf, slurm: more #SBATCH directives, e.g. partition=gpu time=24:00:00')
     .option('--no-submit', 'hf, slurm: write the batch script without submitting it')
     .option('--bf16', 'hf: bf16 mixed precision (TrainingArguments bf16)')
-    .option('--training-args <json>', 'hf: more TrainingArguments as JSON (e.g. {"gradient_checkpointing": true}); genstudy\'s own settings are refused here')
-    .option('--accept-checkpoint-gaps', 'hf: allow save_total_limit in --training-args (the Trainer deletes older checkpoints, which may go unevaluated)');
+    .option('--training-args <json>',
+      'hf: more TrainingArguments as JSON (e.g. {"gradient_checkpointing": true}); genstudy\'s own settings are refused here')
+    .option('--accept-checkpoint-gaps',
+      'hf: allow save_total_limit in --training-args (the Trainer deletes older checkpoints, which may go unevaluated)');
   addFormatOption(command)
     .action(async (f: TrainFlags & Record<string, unknown>) => {
       if (f.backend === 'builtin') {
@@ -106,15 +122,19 @@ export function registerTrain(program: Command): void {
       // Every flag value is checked before anything is written, so a bad value leaves no folder behind.
       const lora = trainingSettingsFromFlags(f, LORA_OPTIONS) as Pick<NonNullable<TrainOptions['lora']>, 'r' | 'alpha' | 'dropout'>;
       const settings = {
-        ...(trainingSettingsFromFlags(f, TRAINING_OPTIONS) as Omit<TrainOptions, 'model' | 'outDir' | 'task' | 'train'> & { lr: number; seed: number }),
+        ...(trainingSettingsFromFlags(f, TRAINING_OPTIONS) as
+          Omit<TrainOptions, 'model' | 'outDir' | 'task' | 'train'> & { lr: number; seed: number }),
         method: f.method,
         lora: f.method === 'lora' ? {
           ...lora, targetModules: f.loraTargets ? f.loraTargets.split(',').map((s) => s.trim()).filter(Boolean) : undefined,
         } : undefined,
-        checkpoints: { atStart: f.saveStart, every: num('--save-every', f.saveEvery, { int: true, min: 1 }), logSpaced: num('--save-log-spaced', f.saveLogSpaced, { int: true, min: 1 }) },
+        checkpoints: { atStart: f.saveStart, every: num('--save-every', f.saveEvery, { int: true, min: 1 }),
+          logSpaced: num('--save-log-spaced', f.saveLogSpaced, { int: true, min: 1 }) },
       };
-      const syntheticSettings = { seed: num('--synthetic-seed', f.syntheticSeed, { int: true, min: 0 })!, trainSize: num('--synthetic-size', f.syntheticSize, { int: true, min: 1 })! };
-      const shape = { hidden: num('--init-hidden', f.initHidden, { int: true, min: 1 }), layers: num('--init-layers', f.initLayers, { int: true, min: 1 }) };
+      const syntheticSettings = { seed: num('--synthetic-seed', f.syntheticSeed, { int: true, min: 0 })!,
+        trainSize: num('--synthetic-size', f.syntheticSize, { int: true, min: 1 })! };
+      const shape = { hidden: num('--init-hidden', f.initHidden, { int: true, min: 1 }),
+        layers: num('--init-layers', f.initLayers, { int: true, min: 1 }) };
       const k = num('--fticl-k', f.fticlK, { int: true, min: 1 });
       const fticlSeed = num('--fticl-seed', f.fticlSeed, { int: true, min: 0 });
       let examples: Example[];
@@ -122,7 +142,7 @@ export function registerTrain(program: Command): void {
       let model = f.model;
       const task = taskByName(f.task ?? (synthetic ? 'synthetic' : 'study-a'), { prompt: Number(f.prompt) as 1 | 2 });
       if (synthetic) {
-        const suite = generateSuite({ ...syntheticSettings, testSize: 50 });
+        const suite = generateSuite({ ...syntheticSettings, testSize: SUITE_DEFAULTS.testSize });
         examples = suite.train;
         dataName = `synthetic:seed=${f.syntheticSeed}`;
         if (f.init) {
@@ -150,7 +170,7 @@ export function registerTrain(program: Command): void {
           const { progress: _progress, ...hfOptions } = options;
           const processes = num('--processes', f.processes, { int: true, min: 1 });
           const r = await trainHf({ ...hfOptions, trainingArguments: trainingArgsOf(f), acceptCheckpointGaps: f.acceptCheckpointGaps === true }, {
-            launcher: f.launcher ?? 'accelerate', python: f.python, processes, accelerateConfig: f.accelerateConfig,
+            launcher: f.launcher ?? HF_LAUNCH_DEFAULTS.launcher, python: f.python, processes, accelerateConfig: f.accelerateConfig,
             launcherArgs: f.launcherArg, sbatch: f.sbatch, noSubmit: f.submit === false,
           });
           const summary = {

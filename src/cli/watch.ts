@@ -10,18 +10,21 @@ import { builtinLoader } from '../engine/index.ts';
 import { watchRun } from '../pipeline/watch.ts';
 import { numberIn, numberList, wholeNumber } from './flag-values.ts';
 import { addRemoteOptions, remoteLoaderOf, type RemoteFlags } from './remote-flags.ts';
-import { addDataDirOption, addPromptVariantOptions, addSyntheticOptions, addTestSetOption, baseModelOption, scoringOption, storeOption } from './shared-options.ts';
+import { addDataDirOption, addPromptVariantOptions, addSyntheticOptions, addTestSetOption, baseModelOption, scoringOption,
+  storeOption } from './shared-options.ts';
+import type { ScoringMode } from '../tasks/index.ts';
 
 interface WatchFlags extends RemoteFlags {
   testSet: string[]; store: string; run?: string; interval: string; once?: boolean; control?: string; metric?: string; out?: string;
-  baseModel?: string; tokenizer?: string; task?: string; scoring?: 'first-token' | 'full-word'; prompt?: string[]; shots?: string[]; limit?: string;
+  baseModel?: string; tokenizer?: string; task?: string; scoring?: ScoringMode; prompt?: string[]; shots?: string[]; limit?: string;
   dataDir?: string; syntheticSeed: string; syntheticSize: string; batchExamples: string; batchTokens?: string;
 }
 
 export function registerWatch(program: Command): void {
   const command = program
     .command('watch')
-    .description('Evaluate each new complete checkpoint-N folder a trainer writes (HF Trainer, PEFT), then refresh the analysis and report; restarts pick up where they stopped')
+    .description('Evaluate each new complete checkpoint-N folder a trainer writes (HF Trainer, PEFT), then refresh the analysis and ' +
+      'report; restarts pick up where they stopped')
     .argument('<run>', 'the folder the trainer writes checkpoint-N folders into');
   addTestSetOption(command, { required: true })
     .addOption(storeOption())
@@ -38,7 +41,7 @@ export function registerWatch(program: Command): void {
   addPromptVariantOptions(command)
     .option('--limit <n>', 'evaluate the first N examples of every test set');
   addDataDirOption(command);
-  addSyntheticOptions(command, { help: 'examples per test set of the generated synthetic suite', default: '200' })
+  addSyntheticOptions(command, 'testSize')
     .option('--batch-examples <n>', 'examples per engine call', '512')
     .option('--batch-tokens <n>', "the built-in engine's padded tokens per forward batch");
   addRemoteOptions(command)

@@ -42,7 +42,10 @@ export function expandStudy(study: Study): RunPlan[] {
   }
   const seen = new Set<string>();
   for (const r of runs) {
-    if (seen.has(r.id)) throw new UserError(`the study file makes two runs with the id ${r.id}: give models, training sets and methods distinct ids`, { field: 'models' });
+    if (seen.has(r.id)) {
+      throw new UserError(`the study file makes two runs with the id ${r.id}: give models, training sets and methods distinct ids`,
+        { field: 'models' });
+    }
     seen.add(r.id);
   }
   return runs;

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { LineCounter, parseDocument, isNode, parse as parseYaml, type Document } from 'yaml';
 import type { z } from 'zod';
-import { UserError } from '../errors.ts';
+import { UserError, unreadable } from '../errors.ts';
 import { StudySchema, type Study } from './schema.ts';
 
 /**
@@ -17,7 +17,7 @@ export function loadStudyFile(file: string, overrides: readonly string[] = []): 
   try {
     text = readFileSync(file, 'utf8');
   } catch (err) {
-    throw new UserError(`${file}: cannot read the study file (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+    throw unreadable(file, err, 'study file');
   }
   return parseStudy(text, file, overrides);
 }
@@ -62,7 +62,9 @@ function applyOverride(root: unknown, o: Override): void {
     }
     let next = node[key];
     if (next === undefined || next === null) next = node[key] = typeof o.path[i + 1] === 'number' ? [] : {};
-    if (typeof next !== 'object') throw new UserError(`--set ${o.text}: "${o.path.slice(0, i + 1).join('.')}" is ${JSON.stringify(next)}, not a mapping or list`);
+    if (typeof next !== 'object') {
+      throw new UserError(`--set ${o.text}: "${o.path.slice(0, i + 1).join('.')}" is ${JSON.stringify(next)}, not a mapping or list`);
+    }
     node = next as Record<string | number, unknown>;
   }
 }
@@ -90,7 +92,8 @@ export function parseStudy(text: string, file: string, overrideTexts: readonly s
   return result.data;
 }
 
-function describeIssues(issues: readonly z.core.$ZodIssue[], doc: Document, lines: LineCounter, file: string, overrides: readonly Override[]): string {
+function describeIssues(issues: readonly z.core.$ZodIssue[], doc: Document, lines: LineCounter, file: string,
+  overrides: readonly Override[]): string {
   const shown = issues.slice(0, 5).map((issue) => {
     const path = issue.path.map(String);
     const field = path.length ? path.join('.') : '(top level)';
@@ -99,7 +102,8 @@ function describeIssues(issues: readonly z.core.$ZodIssue[], doc: Document, line
     const message = issue.code === 'invalid_type' && /received undefined/.test(issue.message) ? `missing (expected ${issue.expected})` : issue.message;
     // A value set on the command line is named there, not at a line of the file it replaced.
     // (or one that wrote the offending key itself: --set nosuch.field=1 is an unknown key "nosuch").
-    const within = (outer: readonly (string | number)[], inner: readonly PropertyKey[]) => outer.length <= inner.length && outer.every((k, i) => String(k) === String(inner[i]));
+    const within = (outer: readonly (string | number)[], inner: readonly PropertyKey[]) =>
+      outer.length <= inner.length && outer.every((k, i) => String(k) === String(inner[i]));
     const set = [...overrides].reverse().find((o) => within(o.path, at) || (at.length > 0 && within(at as (string | number)[], o.path)));
     if (set) return `--set ${set.text}: ${field}: ${message}`;
     return `${file}:${lineOf(doc, lines, at as (string | number)[])}: ${field}: ${message}`;

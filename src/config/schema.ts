@@ -6,8 +6,11 @@ import {
   BOS_RULES, EVALUATION_GRIDS, GRID_RUN_SHOTS, LABEL_TOKENS, LOSS_WEIGHTINGS, PROTOCOLS, READING_POSITIONS, ROUGE_AGGREGATES,
   STUDY_A_MNLI_NEUTRAL_RULES, TRAINING_TRUNCATIONS, UNLABELED_ROWS, ZERO_SHOT_PREFIXES,
 } from '../tasks/protocol.ts';
-import { SCORING_MODES } from '../tasks/task.ts';
-import { FINETUNE_METHODS, INIT_FAMILIES, INIT_SHAPE_DEFAULTS, LORA_STUDY_FIELDS, STUDY_LAUNCHERS, STUDY_OBJECTIVES, TRAINING_BACKENDS, TRAINING_DEFAULTS, TRAINING_STUDY_FIELDS } from '../train/option-table.ts';
+import { DEFAULT_SCORING, SCORING_MODES } from '../tasks/task.ts';
+import { SUITE_DEFAULTS } from '../synth/design.ts';
+import { IDENTITY_CHECKS, METHOD_KINDS } from '../types.ts';
+import { FINETUNE_METHODS, HF_LAUNCH_DEFAULTS, INIT_FAMILIES, INIT_SHAPE_DEFAULTS, LORA_STUDY_FIELDS, STUDY_LAUNCHERS, STUDY_OBJECTIVES,
+  TRAINING_BACKENDS, TRAINING_DEFAULTS, TRAINING_STUDY_FIELDS } from '../train/option-table.ts';
 
 const positiveInt = z.number().int().min(1);
 
@@ -30,9 +33,9 @@ export const ModelSchema = z.strictObject({
 }).refine((m) => (m.path === undefined) !== (m.init === undefined), { message: 'give exactly one of path or init' });
 
 export const SyntheticSchema = z.strictObject({
-  seed: z.number().int().default(1),
-  trainSize: positiveInt.default(2000),
-  testSize: positiveInt.default(200),
+  seed: z.number().int().default(SUITE_DEFAULTS.seed),
+  trainSize: positiveInt.default(SUITE_DEFAULTS.trainSize),
+  testSize: positiveInt.default(SUITE_DEFAULTS.testSize),
 });
 
 /** A training set: a registry id, a spec file, or "synthetic" (the suite's ID training set). */
@@ -54,16 +57,22 @@ export const LoraSchema = z.strictObject({
 export const MethodSchema = z.strictObject({
   name: z.string().regex(/^[A-Za-z0-9._-]+$/),
   /** base: no training, evaluated with k-shot ICL; ft: fine-tuning; fticl: fine-tuning with demonstrations. */
-  kind: z.enum(['base', 'ft', 'fticl']),
-  finetune: z.enum(FINETUNE_METHODS).default('full'),
+  kind: z.enum(METHOD_KINDS),
+  finetune: z.enum(FINETUNE_METHODS).default(FINETUNE_METHODS[0]),
   lora: LoraSchema.optional(),
   // lr, epochs, steps, batchSize, gradAccum, weightDecay, warmupRatio, schedule and maxGradNorm, from
   // the training options' one table (train/option-table.ts). maxGradNorm's default comes from the
   // protocol: 1 (corrected), 0 (official: neither release clips).
   ...TRAINING_STUDY_FIELDS,
-  /** step-tokens: the step's summed token loss over all its target tokens; micro-batch-mean: the mean of each micro-batch's token mean (the releases' transformers). Default from the protocol. */
+  /**
+   * step-tokens: the step's summed token loss over all its target tokens; micro-batch-mean: the mean of each micro-batch's token mean (the
+   * releases' transformers). Default from the protocol.
+   */
   lossWeighting: z.enum(LOSS_WEIGHTINGS).optional(),
-  /** Supervised sequences over the limit: keep-target keeps their last tokens; first-1024 their first 1024 (study B's train.py). Default from the protocol. */
+  /**
+   * Supervised sequences over the limit: keep-target keeps their last tokens; first-1024 their first 1024 (study B's train.py). Default
+   * from the protocol.
+   */
   truncation: z.enum(TRAINING_TRUNCATIONS).optional(),
   /**
    * The effective batch of one optimiser step over all devices (per-device batch x accumulation x
@@ -89,17 +98,18 @@ export const MethodSchema = z.strictObject({
   /** Base: in-context demonstrations at test time, one run per k (study B); a map gives each training set (id or task name) its own list. */
   shots: z.union([z.array(z.number().int().min(0)), z.record(z.string(), z.array(z.number().int().min(0)))]).optional(),
   /** builtin: genstudy's own trainer; hf: transformers' Trainer on the same prepared examples (the study's hf section says how to launch it). */
-  backend: z.enum(TRAINING_BACKENDS).default('builtin'),
+  backend: z.enum(TRAINING_BACKENDS).default(TRAINING_BACKENDS[0]),
 }).refine((m) => m.kind === 'base' || m.lr !== undefined, { message: 'a trained method needs lr', path: ['lr'] })
   .refine((m) => m.kind !== 'fticl' || m.demonstrations !== undefined, { message: 'fticl needs demonstrations (k >= 1)', path: ['demonstrations'] })
-  .refine((m) => m.globalBatch === undefined || m.globalBatch % m.batchSize === 0, { message: 'globalBatch must be a multiple of batchSize', path: ['globalBatch'] });
+  .refine((m) => m.globalBatch === undefined || m.globalBatch % m.batchSize === 0,
+    { message: 'globalBatch must be a multiple of batchSize', path: ['globalBatch'] });
 
 /** How the hf backend is launched (docs/scale.md); SLURM: run genstudy itself inside the allocation. */
 export const HfLaunchSchema = z.strictObject({
-  launcher: z.enum(STUDY_LAUNCHERS).default('accelerate'),
+  launcher: z.enum(STUDY_LAUNCHERS).default(HF_LAUNCH_DEFAULTS.launcher),
   /** The Python with torch, transformers, peft and accelerate (default: $GENSTUDY_PYTHON, else python3). */
   python: z.string().optional(),
-  processes: positiveInt.default(1),
+  processes: positiveInt.default(HF_LAUNCH_DEFAULTS.processes),
   /** accelerate's config file (DeepSpeed ZeRO, FSDP), relative to the study file. */
   accelerateConfig: z.string().optional(),
   /** More TrainingArguments (e.g. bf16: true, gradient_checkpointing: true); genstudy's own settings are refused. */
@@ -120,7 +130,7 @@ export const EvaluationSchema = z.strictObject({
   control: z.string().optional(),
   testSets: z.array(z.string()).min(1),
   task: z.string().optional(),
-  scoring: z.enum(SCORING_MODES).default('first-token'),
+  scoring: z.enum(SCORING_MODES).default(DEFAULT_SCORING),
   limit: positiveInt.optional(),
   prompts: z.array(z.union([z.literal(1), z.literal(2)])).optional(),
   /** Evaluate through OpenAI-compatible servers instead of the built-in engine (as evaluate --remote). */
@@ -128,14 +138,14 @@ export const EvaluationSchema = z.strictObject({
     urls: z.array(z.string()).min(1),
     /** The served model's name for full checkpoints (default: the one the server lists). */
     model: z.string().optional(),
-    /** Seconds before a request is given up (then retried); default the remote engine's, 600. */
+    /** Seconds before a request is given up (then retried); default the remote engine's (REMOTE_DEFAULTS). */
     timeout: z.number().positive().optional(),
-    /** Tries after the first for a failed request; default the remote engine's, 8. */
+    /** Tries after the first for a failed request; default the remote engine's (REMOTE_DEFAULTS). */
     retries: z.number().int().min(0).optional(),
-    /** Seconds a server refusing connections may take to start (GET /health waited on); default the remote engine's, 600. */
+    /** Seconds a server refusing connections may take to start (GET /health waited on); default the remote engine's (REMOTE_DEFAULTS). */
     startupSeconds: z.number().min(0).optional(),
     /** How a server that does not report its weights (vLLM) is matched with each checkpoint (docs/remote.md). */
-    identity: z.enum(['path', 'probe']).optional(),
+    identity: z.enum(IDENTITY_CHECKS).optional(),
   }).optional(),
   // The settings below default from the study's protocol (src/tasks/protocol.ts, docs/studies.md).
   /** First-token scoring and the label-token objective: the label's first token in context, or tokenised alone. */
@@ -169,7 +179,8 @@ export const EvaluationSchema = z.strictObject({
     command: z.union([z.string().transform((s) => s.split(/\s+/).filter(Boolean)), z.array(z.string()).min(1)]),
     startupSeconds: positiveInt.default(1200),
   }).optional(),
-}).refine((e) => !(e.remote && e.serve), { message: 'give remote (servers already running) or serve (servers genstudy starts), not both', path: ['serve'] });
+}).refine((e) => !(e.remote && e.serve),
+  { message: 'give remote (servers already running) or serve (servers genstudy starts), not both', path: ['serve'] });
 
 /** The study's `analysis:` section: the metric, and the analysis options declared once in analyze/options.ts. */
 export const AnalysisSchema = AnalysisOptionsSchema.extend({
@@ -199,7 +210,10 @@ export const StudySchema = z.strictObject({
     const first = new Map<string, number>();
     (study[list] as { [k in typeof key]?: string }[]).forEach((entry, i) => {
       const name = entry[key]!;
-      if (first.has(name)) ctx.addIssue({ code: 'custom', path: [list, i, key], message: `"${name}" is also ${list}[${first.get(name)}]'s ${key}; give each a distinct ${key}` });
+      if (first.has(name)) {
+        const message = `"${name}" is also ${list}[${first.get(name)}]'s ${key}; give each a distinct ${key}`;
+        ctx.addIssue({ code: 'custom', path: [list, i, key], message });
+      }
       else first.set(name, i);
     });
   }

@@ -8,6 +8,8 @@ import {
   type ZeroShotPrefix,
 } from '../tasks/index.ts';
 import type { Study, StudyMethod, StudyTrainingSet } from './schema.ts';
+import type { LabelTokenRule } from '../types.ts';
+import { TRAINER_OBJECTIVE, type OBJECTIVES } from '../train/option-table.ts';
 
 export interface StudySettings {
   protocol: Protocol;
@@ -63,7 +65,9 @@ export function studySettings(study: Study): StudySettings {
 }
 
 /** A trained method's clipping, loss weighting and truncation: its own values, else the protocol's. */
-export function trainingSettingsOf(settings: StudySettings, method: StudyMethod): Pick<StudySettings, 'maxGradNorm' | 'lossWeighting' | 'trainingTruncation'> {
+export function trainingSettingsOf(
+  settings: StudySettings, method: StudyMethod,
+): Pick<StudySettings, 'maxGradNorm' | 'lossWeighting' | 'trainingTruncation'> {
   return {
     maxGradNorm: method.maxGradNorm ?? settings.maxGradNorm,
     lossWeighting: method.lossWeighting ?? settings.lossWeighting,
@@ -80,7 +84,8 @@ export function trainerSettingsOf(settings: StudySettings, method: StudyMethod, 
 } {
   const t = trainingSettingsOf(settings, method);
   const firstTokens = t.trainingTruncation === 'first-1024' && objectiveOf(method, set) === 'supervised';
-  return { maxGradNorm: t.maxGradNorm, lossWeighting: t.lossWeighting, ...(firstTokens ? { truncation: 'keep-first', maxLength: STUDY_B_MAX_LENGTH } : {}) };
+  return { maxGradNorm: t.maxGradNorm, lossWeighting: t.lossWeighting,
+    ...(firstTokens ? { truncation: 'keep-first', maxLength: STUDY_B_MAX_LENGTH } : {}) };
 }
 
 /** The task name a training set is known by in per-task maps: "sentiment" for "study-b/sentiment". */
@@ -93,7 +98,8 @@ export function listFor<T>(map: Record<string, T>, set: StudyTrainingSet, what: 
   if (Object.hasOwn(map, set.id)) return map[set.id];
   const task = taskNameOf(set);
   if (task !== undefined && Object.hasOwn(map, task)) return map[task];
-  throw new UserError(`${what} names no list for training set "${set.id}"${task ? ` or its task "${task}"` : ''} (it has: ${Object.keys(map).join(', ')})`);
+  throw new UserError(
+    `${what} names no list for training set "${set.id}"${task ? ` or its task "${task}"` : ''} (it has: ${Object.keys(map).join(', ')})`);
 }
 
 /** FTICL's k values for a training set (one run per k). */
@@ -112,7 +118,9 @@ export function objectiveOf(method: StudyMethod, set: StudyTrainingSet): NonNull
 }
 
 /** Where FTICL demonstrations come from and how they are picked, under the study's protocol. */
-export function demonstrationSource(study: Study, method: StudyMethod): { pool: 'few-shot' | 'training'; selection: 'first' | 'sampled' } {
+export function demonstrationSource(study: Study, method: StudyMethod): {
+  pool: NonNullable<StudyMethod['demonstrationPool']>; selection: NonNullable<StudyMethod['demonstrationSelection']>;
+} {
   const official = PROTOCOL_SETTINGS[study.protocol].fticlDemonstrations === 'few-shot-first';
   return {
     pool: method.demonstrationPool ?? (official ? 'few-shot' : 'training'),
@@ -165,11 +173,11 @@ export function readingRulesOf(settings: StudySettings, studyAOnly: boolean): { 
 
 /** How a trained method's targets are read: its objective, label token and (study A's label-token objective) padded position. */
 export function trainingTargetsOf(settings: StudySettings, method: StudyMethod, set: StudyTrainingSet, studyAOnly: boolean): {
-  objective: 'generate' | 'classify'; labelTokens: 'in-context' | 'standalone'; padTo?: number;
+  objective: (typeof OBJECTIVES)[number]; labelTokens: LabelTokenRule; padTo?: number;
 } {
   const objective = objectiveOf(method, set);
   return {
-    objective: objective === 'supervised' ? 'generate' : 'classify',
+    objective: TRAINER_OBJECTIVE[objective],
     // llama2-ids are evaluation-only ids; a label-token objective trains the in-context token (the same ids with Llama-2's Prompt-1).
     labelTokens: settings.labelTokens === 'llama2-ids' ? 'in-context' : settings.labelTokens,
     ...(studyAOnly && settings.readingPosition === 'padded-128' && objective === 'label-token' ? { padTo: STUDY_A_PAD_TO } : {}),

@@ -5,11 +5,11 @@ import { datasetInfo, listFiles, modelInfo, HubApiError } from '@huggingface/hub
 import { mkdir, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { UserError } from '../errors.ts';
-import { COMMIT, RepoCache, defaultCacheDir, exists, type RepoType } from './hub/cache.ts';
+import { COMMIT, REPO_TYPES, RepoCache, defaultCacheDir, exists, type RepoType } from './hub/cache.ts';
 import { downloadBlob, describeNetworkError, hashFile, isTransient, type Expected } from './hub/download.ts';
 import { makePathFilter } from './hub/glob.ts';
 
-export { defaultCacheDir, repoFolderName, type RepoType } from './hub/cache.ts';
+export { defaultCacheDir, repoFolderName, REPO_TYPES, type RepoType } from './hub/cache.ts';
 
 export const DEFAULT_ENDPOINT = 'https://huggingface.co';
 
@@ -87,7 +87,7 @@ function checkRepo(ref: RepoRef): { repo: string; type: RepoType; revision: stri
   if (!/^[\w.-]+(\/[\w.-]+)?$/.test(ref.repo) || ref.repo.includes('..')) {
     throw new UserError(`hub repo "${ref.repo}": expected "owner/name"`);
   }
-  return { repo: ref.repo, type: ref.repoType ?? 'dataset', revision: ref.revision ?? 'main' };
+  return { repo: ref.repo, type: ref.repoType ?? REPO_TYPES[0], revision: ref.revision ?? 'main' };
 }
 
 export interface PullRequest extends RepoRef {
@@ -111,7 +111,8 @@ export async function pullRepo(request: PullRequest, options: HubOptions = {}): 
   try {
     commit = await resolveCommit(opts, repo, type, revision);
     entries = [];
-    for await (const entry of listFiles({ repo: { type, name: repo }, revision: commit, recursive: true, hubUrl: opts.endpoint, fetch: opts.fetch, ...cred(opts) })) {
+    for await (const entry of listFiles({ repo: { type, name: repo }, revision: commit, recursive: true, hubUrl: opts.endpoint,
+      fetch: opts.fetch, ...cred(opts) })) {
       if (entry.type !== 'file' || !wanted(entry.path)) continue;
       checkRepoPath(label, entry.path);
       const size = entry.lfs?.size ?? entry.size;
@@ -250,8 +251,12 @@ function checkRepoPath(label: string, path: string): void {
 
 function hubError(err: unknown, label: string, endpoint: string): Error {
   if (err instanceof HubApiError) {
-    if (err.statusCode === 404) return new UserError(`${label}: not found at ${endpoint} (check the name and revision; a private repo needs HF_TOKEN)`);
-    if (err.statusCode === 401 || err.statusCode === 403) return new UserError(`${label}: access denied by ${endpoint} (${err.statusCode}); set HF_TOKEN for private or gated repos`);
+    if (err.statusCode === 404) {
+      return new UserError(`${label}: not found at ${endpoint} (check the name and revision; a private repo needs HF_TOKEN)`);
+    }
+    if (err.statusCode === 401 || err.statusCode === 403) {
+      return new UserError(`${label}: access denied by ${endpoint} (${err.statusCode}); set HF_TOKEN for private or gated repos`);
+    }
     return new UserError(`${label}: ${endpoint} answered ${err.statusCode}: ${err.message}`);
   }
   return err instanceof Error ? err : new Error(String(err));

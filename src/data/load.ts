@@ -36,8 +36,11 @@ export interface LoadedDataSet {
 }
 
 export async function loadDataSet(specInput: unknown, opts: LoadOptions = {}): Promise<LoadedDataSet> {
-  if (opts.limit !== undefined && !(Number.isInteger(opts.limit) && opts.limit > 0)) throw new UserError(`limit must be a positive whole number, got ${opts.limit}`);
-  const spec = parseDataSetSpec(specInput, (specInput as { name?: string })?.name ? `data set "${(specInput as { name: string }).name}"` : 'data set spec');
+  if (opts.limit !== undefined && !(Number.isInteger(opts.limit) && opts.limit > 0)) {
+    throw new UserError(`limit must be a positive whole number, got ${opts.limit}`);
+  }
+  const spec = parseDataSetSpec(specInput,
+    (specInput as { name?: string })?.name ? `data set "${(specInput as { name: string }).name}"` : 'data set spec');
   const { file, source } = await locate(spec, opts);
   const drops = new DropCounter();
   const mapper = new RowMapper(file, spec, drops);

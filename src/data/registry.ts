@@ -5,6 +5,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { UserError } from '../errors.ts';
+import { TASK_KINDS, type TaskKind } from '../types.ts';
 import { HubFileSchema, MappingShape, SourceShape, formatIssues, parseDataSetSpec, type DataSetSpec } from './spec.ts';
 import { loadDataSet, type LoadOptions, type LoadedDataSet } from './load.ts';
 
@@ -35,7 +36,7 @@ const SetSchema = z.strictObject({
    * src/tasks/task-presets.ts: "study-a", "study-b/<task>"); none: the user names the task.
    */
   preset: z.string().min(1).optional(),
-  task: z.enum(['classify', 'generate']),
+  task: z.enum(TASK_KINDS),
   description: z.string(),
   mapping: MappingSchema,
   splits: z.record(z.string().min(1), SplitSchema),
@@ -90,11 +91,15 @@ export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string | u
   return undefined;
 }
 
+/** Where a registered split is read from: auto (the default) takes the local file when it exists, else the hub's. */
+export const DATA_SOURCES = ['auto', 'local', 'hub'] as const;
+export type DataSource = (typeof DATA_SOURCES)[number];
+
 export interface RegistryOptions {
   /** Folder that local paths are relative to. Default: defaultDataDir(). */
   dataDir?: string;
   /** auto (default): the local file when it exists, else the hub file. */
-  source?: 'auto' | 'local' | 'hub';
+  source?: DataSource;
   registry?: Registry;
   /** Check that a chosen local file exists (default true; false only builds the spec). */
   mustExist?: boolean;
@@ -126,14 +131,17 @@ export function registrySpec(id: string, opts: RegistryOptions = {}): Registered
   }
   const entry = set.splits[split];
   const dataDir = opts.dataDir ?? defaultDataDir();
-  const want = opts.source ?? 'auto';
+  const want = opts.source ?? DATA_SOURCES[0];
   const localFile = entry.local && dataDir ? resolve(dataDir, entry.local.path) : undefined;
   let from: 'local' | 'hub';
   if (want === 'local' || (want === 'auto' && entry.local && (!entry.hub || (localFile && existsSync(localFile))))) {
     if (!entry.local) throw new UserError(`data set "${setId}:${split}" has no local source; it loads from the hub (${entry.hub!.repo})`);
-    if (!dataDir) throw new UserError(`data set "${setId}:${split}" needs a data folder holding ${entry.local.path}: pass --data-dir or set GENSTUDY_DATA`);
+    if (!dataDir) {
+      throw new UserError(`data set "${setId}:${split}" needs a data folder holding ${entry.local.path}: pass --data-dir or set GENSTUDY_DATA`);
+    }
     if (opts.mustExist !== false && !existsSync(localFile!)) {
-      throw new UserError(`data set "${setId}:${split}": ${localFile} not found (data folder ${dataDir})${entry.hub ? `; it is also on the hub as ${entry.hub.repo}` : ''}`);
+      throw new UserError(`data set "${setId}:${split}": ${localFile} not found (data folder ` +
+        `${dataDir})${entry.hub ? `; it is also on the hub as ${entry.hub.repo}` : ''}`);
     }
     from = 'local';
   } else {
@@ -157,7 +165,7 @@ export function registrySpec(id: string, opts: RegistryOptions = {}): Registered
 /** Loads a registered data set, e.g. loadRegistered('study-b/sentiment/amazon:test', { dataDir }). */
 export async function loadRegistered(
   id: string, opts: RegistryOptions & Omit<LoadOptions, 'baseDir'> = {},
-): Promise<LoadedDataSet & { id: string; task: 'classify' | 'generate'; preset?: string }> {
+): Promise<LoadedDataSet & { id: string; task: TaskKind; preset?: string }> {
   const r = registrySpec(id, opts);
   const loaded = await loadDataSet(r.spec, { baseDir: r.baseDir, hub: opts.hub, limit: opts.limit });
   return { ...loaded, id: r.id, task: r.set.task, ...(r.set.preset === undefined ? {} : { preset: r.set.preset }) };

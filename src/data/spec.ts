@@ -1,15 +1,16 @@
 // The data set spec: where rows come from and how they become Examples (see README in this folder).
 import { z } from 'zod';
 import { UserError } from '../errors.ts';
+import { FORMATS } from './readers/row.ts';
+import { REPO_TYPES } from './hub/cache.ts';
 
-export const FORMATS = ['json', 'jsonl', 'csv', 'tsv', 'parquet'] as const;
 
 const nonEmpty = z.string().min(1, 'expected a non-empty string');
 
 export const HubFileSchema = z.strictObject({
   /** "owner/name" on the hub. */
   repo: nonEmpty,
-  repoType: z.enum(['dataset', 'model']).default('dataset'),
+  repoType: z.enum(REPO_TYPES).default(REPO_TYPES[0]),
   /** A branch, tag or commit; a 40-hex commit makes the load reproducible. */
   revision: nonEmpty.default('main'),
   /** The file's path inside the repo. */

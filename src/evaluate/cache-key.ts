@@ -13,7 +13,8 @@ export const CACHE_FORMAT = 'genstudy-evaluate-cache/1';
 export type EngineMode = 'first-token' | 'full-word' | 'generate';
 
 export type RequestPayload =
-  | { mode: 'first-token'; context: string; candidates: string[]; labelTokens: LabelTokens; addSpecialTokens: boolean; padTo?: number; fixedTokens?: { ids: number[]; pieces: string[] } }
+  | { mode: 'first-token'; context: string; candidates: string[]; labelTokens: LabelTokens; addSpecialTokens: boolean; padTo?: number;
+    fixedTokens?: { ids: number[]; pieces: string[] } }
   | { mode: 'full-word'; requests: { context: string; continuation: string }[] }
   | { mode: 'generate'; prompt: string; maxNewTokens: number; stop: string[]; addSpecialTokens: boolean };
 

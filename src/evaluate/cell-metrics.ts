@@ -7,7 +7,8 @@
 // ("bleu", 0-100), exact match, and the share of empty predictions, which score 0 rather than fail.
 import { UserError } from '../errors.ts';
 import type { ScoreResult } from '../types.ts';
-import { accuracy, binaryF1, bootstrapRouge, corpusBleu, exactMatch, macroF1, meanRougeScores, ROUGE_TYPES, type RougeScorer } from '../metrics/index.ts';
+import { accuracy, binaryF1, bootstrapRouge, corpusBleu, exactMatch, macroF1, meanRougeScores, ROUGE_TYPES,
+  type RougeScorer } from '../metrics/index.ts';
 import { firstTokenRecords, fullWordRecords, generationRecords, type ClassifyTaskSpec } from '../tasks/index.ts';
 import type { Cell } from './plan.ts';
 

@@ -48,7 +48,8 @@ function adapterBase(dir: string, opts: DiscoverOptions): string {
   }
   const base = opts.baseModel ?? (typeof named === 'string' && named !== '' && fs.existsSync(named) ? named : undefined);
   if (base === undefined) {
-    throw new UserError(`${configFile}: a LoRA adapter of base model ${JSON.stringify(named ?? null)}, which is not a local folder; pass --base-model DIR`);
+    throw new UserError(
+      `${configFile}: a LoRA adapter of base model ${JSON.stringify(named ?? null)}, which is not a local folder; pass --base-model DIR`);
   }
   const why = fs.existsSync(base) ? incompleteReason(base) : 'no such folder';
   if (why !== undefined) throw new UserError(`${base}: the base model of ${dir} is not a model folder (${why})`);
@@ -109,7 +110,9 @@ export function discoverCheckpoints(folder: string, opts: DiscoverOptions = {}):
     seen.set(step, name);
     checkpoints.push({ step, ...found });
   }
-  if (checkpoints.length === 0) throw new UserError(`${dir}: none of its ${stepDirs.length} checkpoint folders is complete:\n  ${skipped.join('\n  ')}`);
+  if (checkpoints.length === 0) {
+    throw new UserError(`${dir}: none of its ${stepDirs.length} checkpoint folders is complete:\n  ${skipped.join('\n  ')}`);
+  }
   checkpoints.sort((a, b) => a.step - b.step);
   return { checkpoints, skipped };
 }
@@ -141,7 +144,8 @@ function runFoldersBelow(dir: string): string[] {
 }
 
 /** The checkpoints of a run already in the store, from the paths recorded with them. */
-export function storedCheckpoints(run: string, rows: readonly { step: number; path: string | null }[], storePath: string, opts: DiscoverOptions = {}): Discovered {
+export function storedCheckpoints(run: string, rows: readonly { step: number; path: string | null }[], storePath: string,
+  opts: DiscoverOptions = {}): Discovered {
   if (rows.length === 0) throw new UserError(`${storePath}: run "${run}" has no checkpoints in the store; pass --model DIR`);
   const checkpoints: CheckpointRef[] = [];
   const skipped: string[] = [];
@@ -172,7 +176,8 @@ function unrecordedBeside(run: string, rows: readonly { step: number; path: stri
       if (step === undefined || recorded.has(step)) continue;
       const full = path.join(folder, name);
       if (!fs.statSync(full).isDirectory() || 'why' in checkpointIn(full, opts)) continue;
-      lines.push(`run "${run}" step ${step}: ${full} is on disk but not in the store; not evaluated (resume the training run to record it, or evaluate the folder with --model ${folder})`);
+      lines.push(`run "${run}" step ${step}: ${full} is on disk but not in the store; not evaluated (resume the training run to record ` +
+        `it, or evaluate the folder with --model ${folder})`);
     }
   }
   return lines;

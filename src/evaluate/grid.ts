@@ -175,7 +175,8 @@ export async function evaluateGrid(opts: GridOptions): Promise<GridSummary> {
   // test sets and checkpoints are recorded: a model that cannot load leaves nothing behind.
   const loader = opts.loader ?? builtinLoader();
   for (const cp of opts.checkpoints) loader.check?.(cp);
-  const metricOptions: MetricOptions = { positiveLabel: opts.positiveLabel, rouge: new RougeScorer({ stemmer: opts.rougeStemmer === true }), rougeStemmer: opts.rougeStemmer === true };
+  const metricOptions: MetricOptions = { positiveLabel: opts.positiveLabel, rouge: new RougeScorer({ stemmer: opts.rougeStemmer === true }),
+    rougeStemmer: opts.rougeStemmer === true };
   for (const cell of cells) if (cell.task.kind === 'classify' && opts.positiveLabel !== undefined) cellOutcomeCheck(cell, metricOptions);
 
   const store = opts.store ?? ResultStore.open(opts.storePath);
@@ -202,8 +203,10 @@ export async function evaluateGrid(opts: GridOptions): Promise<GridSummary> {
     opts.checkpoints.forEach((cp, i) => {
       const before = storedCheckpoints.get(cp.step);
       if (before?.contentHash && before.contentHash !== identities[i].weights) {
-        const counts = tables.supersedeCheckpoint(opts.run, cp.step, identities[i].weights, `checkpoint weights changed: ${before.contentHash} -> ${identities[i].weights}`);
-        progress.note(describeSuperseded(`run "${opts.run}" step ${cp.step}: the weights in ${cp.dir} differ from the ones evaluated before; re-evaluating`, counts));
+        const counts = tables.supersedeCheckpoint(opts.run, cp.step, identities[i].weights,
+          `checkpoint weights changed: ${before.contentHash} -> ${identities[i].weights}`);
+        progress.note(describeSuperseded(
+          `run "${opts.run}" step ${cp.step}: the weights in ${cp.dir} differ from the ones evaluated before; re-evaluating`, counts));
       }
     });
     store.transaction(() => {
@@ -265,9 +268,11 @@ export async function evaluateGrid(opts: GridOptions): Promise<GridSummary> {
       const writeCell = (cell: Cell): void => {
         const keys = cell.digests.map((d) => cacheKey(identity.key, d));
         const outcome = cellOutcome(cell, keys.map((k) => answers.get(k)), metricOptions);
-        for (const note of outcome.notes) progress.note(`run "${opts.run}" step ${cp.step}, test set "${cell.set.id}"${cell.variant.name ? ` (${cell.variant.name})` : ''}: ${note}`);
+        for (const note of outcome.notes) progress.note(
+          `run "${opts.run}" step ${cp.step}, test set "${cell.set.id}"${cell.variant.name ? ` (${cell.variant.name})` : ''}: ${note}`);
         const base = { run: opts.run, step: cp.step, testSet: cell.set.id, promptVariant: cell.variant.name };
-        const predictions: PredictionRecord[] = outcome.predictions.map((p) => ({ ...base, exampleId: p.exampleId, prediction: p.prediction, gold: p.gold, detail: p.detail }));
+        const predictions: PredictionRecord[] = outcome.predictions.map((p) => ({ ...base, exampleId: p.exampleId, prediction: p.prediction,
+          gold: p.gold, detail: p.detail }));
         const scores: StoredScore[] = Object.entries(outcome.metrics).map(([metric, value]) => ({ ...base, metric, value, n: cell.examples.length }));
         store.transaction(() => {
           store.writePredictions(predictions);
@@ -299,7 +304,8 @@ export async function evaluateGrid(opts: GridOptions): Promise<GridSummary> {
               handle = await loader(cp);
               loaded++;
               if (handle.model.id !== identity.engineId) {
-                throw new UserError(`${cp.dir}: the weights changed while being evaluated (identity ${identity.engineId} when planned, ${handle.model.id} when loaded); run again once the folder is complete`);
+                throw new UserError(`${cp.dir}: the weights changed while being evaluated (identity ${identity.engineId} when planned, ` +
+                  `${handle.model.id} when loaded); run again once the folder is complete`);
               }
             }
             const got = await askEngine(handle.model, ask);
@@ -341,6 +347,7 @@ export async function evaluateGrid(opts: GridOptions): Promise<GridSummary> {
 function cellOutcomeCheck(cell: Cell, opts: MetricOptions): void {
   if (cell.task.kind !== 'classify' || opts.positiveLabel === undefined) return;
   if (!cell.task.labels.includes(opts.positiveLabel)) {
-    throw new UserError(`--positive-label ${opts.positiveLabel}: not a label of task "${cell.task.name}" used for test set "${cell.set.id}" (${cell.task.labels.map((l) => `"${l}"`).join(', ')})`);
+    throw new UserError(`--positive-label ${opts.positiveLabel}: not a label of task "${cell.task.name}" used for test set ` +
+      `"${cell.set.id}" (${cell.task.labels.map((l) => `"${l}"`).join(', ')})`);
   }
 }

@@ -1,9 +1,9 @@
 // The evaluation grid (checkpoints x test sets x prompt variants), its cache and its inputs.
 export { evaluateGrid, type GridOptions, type GridSummary } from './grid.ts';
 export { discoverCheckpoints, checkpointIn, storedCheckpoints, stepOfFolder, type Discovered, type DiscoverOptions } from './checkpoints.ts';
-export { resolveTestSets, resolveTestSetArg, syntheticArg, SYNTH_DEFAULTS, type EvalTestSet, type TestSetOptions, type DemonstrationPool } from './test-sets.ts';
+export { resolveTestSets, resolveTestSetArg, syntheticArg, type EvalTestSet, type TestSetOptions, type DemonstrationPool } from './test-sets.ts';
 export { resolvePreset, resolveTask, type TaskChoice } from './task-option.ts';
-export { promptVariants, parseNumberList, type PromptVariant } from './variants.ts';
+export { promptVariants, type PromptVariant } from './variants.ts';
 export { planCells, type Cell, type PlanOptions } from './plan.ts';
 export { cellOutcome, positiveLabelOf, type CellOutcome, type MetricOptions } from './cell-metrics.ts';
 export { cacheKey, requestDigest, CACHE_FORMAT, type EngineMode, type RequestPayload } from './cache-key.ts';

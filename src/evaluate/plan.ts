@@ -3,7 +3,7 @@
 // user can get wrong (an unknown label, a missing field, too few demonstrations) fails here, before
 // any model is loaded or anything is written.
 import { UserError } from '../errors.ts';
-import type { Example } from '../types.ts';
+import { DEFAULT_LABEL_TOKEN_RULE, type Example } from '../types.ts';
 import {
   addSpecialTokensFor, buildFirstTokenRequests, buildFullWordRequests, buildGenerateRequests, demonstrationsFor, goldLabel, joinFor, referenceOf,
   type BosRule, type BuildOptions, type LabelTokens, type TaskPreset, type TaskSpec, type ZeroShotPrefix,
@@ -58,7 +58,9 @@ function withSet<T>(set: EvalTestSet, variant: PromptVariant, fn: () => T): T {
 function goldsOf(task: TaskSpec, set: EvalTestSet): string[] {
   return set.examples.map((ex) => {
     if (task.kind === 'generate') return referenceOf(task, ex);
-    if (ex.label === undefined) throw new UserError(`example "${ex.id}" has no label; task "${task.name}" needs one of ${task.labels.map((l) => `"${l}"`).join(', ')}`);
+    if (ex.label === undefined) {
+      throw new UserError(`example "${ex.id}" has no label; task "${task.name}" needs one of ${task.labels.map((l) => `"${l}"`).join(', ')}`);
+    }
     // A row kept without a gold answer (study B's "-"): its gold matches no prediction.
     if (isUnlabeled(task, set, ex)) return ex.label;
     return goldLabel(task, ex);
@@ -69,7 +71,9 @@ function isUnlabeled(task: TaskSpec, set: EvalTestSet, ex: Example): boolean {
   return task.kind === 'classify' && ex.label !== undefined && !task.labels.includes(ex.label) && (set.unlabeled?.includes(ex.label) ?? false);
 }
 
-async function buildOptions(task: TaskSpec, set: EvalTestSet, variant: PromptVariant, opts: PlanOptions): Promise<{ build: BuildOptions; from?: string }> {
+async function buildOptions(
+  task: TaskSpec, set: EvalTestSet, variant: PromptVariant, opts: PlanOptions,
+): Promise<{ build: BuildOptions; from?: string }> {
   const join = joinFor(task, opts.bos ?? 'tokenizer', opts.zeroShotPrefix);
   if (variant.shots === 0) return { build: { join } };
   if (set.demonstrationPool) {
@@ -78,7 +82,8 @@ async function buildOptions(task: TaskSpec, set: EvalTestSet, variant: PromptVar
     return { build: { join, demonstrations }, from: `first ${variant.shots} of ${pool.name}` };
   }
   const seed = opts.demoSeed ?? 0;
-  const demonstrations = withSet(set, variant, () => demonstrationsFor(task, set.examples, { kind: 'sampled', k: variant.shots, seed }, `test set "${set.id}"`));
+  const demonstrations = withSet(set, variant,
+    () => demonstrationsFor(task, set.examples, { kind: 'sampled', k: variant.shots, seed }, `test set "${set.id}"`));
   return { build: { join, demonstrations }, from: `${variant.shots} sampled per query from the test set itself (seed ${seed})` };
 }
 
@@ -92,14 +97,17 @@ async function buildCell(index: number, set: EvalTestSet, variant: PromptVariant
     if (task.kind === 'generate') {
       mode = 'generate';
       const addSpecialTokens = addSpecialTokensFor('generate', opts.bos ?? 'tokenizer');
-      payloads = buildGenerateRequests(task, set.examples, build).map((r) => ({ mode: 'generate', prompt: r.prompt, maxNewTokens: r.maxNewTokens, stop: r.stop ?? [], addSpecialTokens }));
+      payloads = buildGenerateRequests(task, set.examples, build).map((r) => ({ mode: 'generate', prompt: r.prompt,
+        maxNewTokens: r.maxNewTokens, stop: r.stop ?? [], addSpecialTokens }));
     } else if (task.scoring === 'first-token') {
       mode = 'first-token';
       const preset = resolvePreset({ task: opts.task }, set);
-      const labelTokens = (preset?.study === 'B' ? opts.studyBLabelTokens : undefined) ?? opts.labelTokens ?? 'in-context';
+      const labelTokens = (preset?.study === 'B' ? opts.studyBLabelTokens : undefined) ?? opts.labelTokens ?? DEFAULT_LABEL_TOKEN_RULE;
       const addSpecialTokens = addSpecialTokensFor('classify', opts.bos ?? 'tokenizer');
-      const extra = { ...(opts.padTo === undefined ? {} : { padTo: opts.padTo }), ...(labelTokens === 'llama2-ids' ? { fixedTokens: llama2Ids(task, preset) } : {}) };
-      payloads = buildFirstTokenRequests(task, set.examples, build).map((r) => ({ mode: 'first-token', context: r.context, candidates: r.candidates, labelTokens, addSpecialTokens, ...extra }));
+      const extra = { ...(opts.padTo === undefined ? {} : { padTo: opts.padTo }),
+        ...(labelTokens === 'llama2-ids' ? { fixedTokens: llama2Ids(task, preset) } : {}) };
+      payloads = buildFirstTokenRequests(task, set.examples, build).map((r) => ({ mode: 'first-token', context: r.context,
+        candidates: r.candidates, labelTokens, addSpecialTokens, ...extra }));
     } else {
       mode = 'full-word';
       const reqs = buildFullWordRequests(task, set.examples, build);
@@ -118,7 +126,9 @@ async function buildCell(index: number, set: EvalTestSet, variant: PromptVariant
 /** Study B's hard-coded Llama-2 label ids of the cell's preset (study B's classify tasks), in label order. */
 function llama2Ids(task: TaskSpec, preset: TaskPreset | undefined): { ids: number[]; pieces: string[] } {
   const fixed = preset?.llama2Ids;
-  if (!fixed) throw new UserError(`labelTokens "llama2-ids": task "${task.name}" has no hard-coded ids (study B's sentiment, paraphrase and NLI tasks have)`);
+  if (!fixed) {
+    throw new UserError(`labelTokens "llama2-ids": task "${task.name}" has no hard-coded ids (study B's sentiment, paraphrase and NLI tasks have)`);
+  }
   return { ids: [...fixed.ids], pieces: [...fixed.pieces] };
 }
 

@@ -80,7 +80,8 @@ export class LogProgress implements ProgressSink {
     this.tally = new Tally(plan, this.now);
     this.lastPrint = this.now();
     const cached = this.tally.all.total - this.tally.all.toCompute;
-    this.write(`evaluate: ${this.tally.all.total} examples to score over ${plan.sets.length} test sets; ${cached} answered from the cache, ${this.tally.all.toCompute} need the model`);
+    this.write(`evaluate: ${this.tally.all.total} examples to score over ${plan.sets.length} test sets; ${cached} answered from the ` +
+      `cache, ${this.tally.all.toCompute} need the model`);
   }
 
   advance(setId: string, n: number, computed: boolean): void {
@@ -98,7 +99,8 @@ export class LogProgress implements ProgressSink {
     // A rate only for model work: answers from the cache take no time worth a rate.
     const pace = t.all.computed > 0 ? `${t.rate().toFixed(1)} examples/s, about ${formatSeconds(t.left(t.all))} left` : t.all.toCompute === 0 ? 'all from the cache' : 'starting';
     this.write(`evaluate: ${t.all.done}/${t.all.total} examples, ${pace}`);
-    for (const [id, c] of t.sets) this.write(`  ${id}: ${c.done}/${c.total}${c.done < c.total ? `, about ${formatSeconds(t.left(c))} left` : ' done'}`);
+    for (const [id, c] of t.sets) this.write(
+      `  ${id}: ${c.done}/${c.total}${c.done < c.total ? `, about ${formatSeconds(t.left(c))} left` : ' done'}`);
   }
 
   stop(): void {

@@ -6,8 +6,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { UserError } from '../errors.ts';
 import type { Example } from '../types.ts';
-import { contentHash, isRegistryId, keepingBugRows, loadDataSet, loadRegistered, readRegistry, readSpecFile, registrySpec, replayedBugOf, type ReplayedBug } from '../data/index.ts';
-import { generateSuite, readSuite } from '../synth/index.ts';
+import { contentHash, isRegistryId, keepingBugRows, loadDataSet, loadRegistered, readRegistry, readSpecFile, registrySpec, replayedBugOf,
+  type ReplayedBug } from '../data/index.ts';
+import { generateSuite, readSuite, SUITE_DEFAULTS } from '../synth/index.ts';
 
 export interface DemonstrationPool { name: string; examples: Example[] }
 
@@ -54,8 +55,6 @@ export interface TestSetOptions {
   replayBugs?: boolean;
 }
 
-export const SYNTH_DEFAULTS = { seed: 0, size: 200, trainSize: 200 } as const;
-
 function limited(examples: Example[], limit: number | undefined): Example[] {
   return limit === undefined ? examples : examples.slice(0, limit);
 }
@@ -70,7 +69,10 @@ function suiteSets(
   const ids = wanted ?? Object.keys(sets);
   return ids.map((id) => {
     const all = sets[id];
-    if (!all) throw new UserError(`${origin}: the synthetic suite has no test set "${id}"; it has ${Object.keys(sets).map((s) => `"${s}"`).join(', ')}`, { field: origin });
+    if (!all) {
+      throw new UserError(`${origin}: the synthetic suite has no test set "${id}"; it has ${Object.keys(sets).map((s) => `"${s}"`).join(', ')}`,
+        { field: origin });
+    }
     const examples = limited(all, opts.limit);
     return {
       id, examples, contentHash: contentHash(examples), source: `${origin} (${id})`,
@@ -82,7 +84,9 @@ function suiteSets(
 }
 
 /** A registered set with its dropped labels kept as labels of their own (unlabeledRows: wrong). */
-async function loadKeepingUnlabeled(id: string, opts: TestSetOptions): Promise<{ loaded: Awaited<ReturnType<typeof loadRegistered>>; unlabeled: string[] }> {
+async function loadKeepingUnlabeled(
+  id: string, opts: TestSetOptions,
+): Promise<{ loaded: Awaited<ReturnType<typeof loadRegistered>>; unlabeled: string[] }> {
   const r = registrySpec(id, { dataDir: opts.dataDir });
   const unlabeled = r.spec.dropLabels ?? [];
   if (unlabeled.length === 0) return { loaded: await loadRegistered(id, { dataDir: opts.dataDir, limit: opts.limit }), unlabeled };
@@ -92,7 +96,9 @@ async function loadKeepingUnlabeled(id: string, opts: TestSetOptions): Promise<{
 }
 
 /** A registered set with its replayed bug's rows kept and relabelled with the release's gold; how many were kept. */
-async function loadReplayingBug(id: string, bug: ReplayedBug, opts: TestSetOptions): Promise<{ loaded: Awaited<ReturnType<typeof loadRegistered>>; kept: number }> {
+async function loadReplayingBug(
+  id: string, bug: ReplayedBug, opts: TestSetOptions,
+): Promise<{ loaded: Awaited<ReturnType<typeof loadRegistered>>; kept: number }> {
   const r = registrySpec(id, { dataDir: opts.dataDir });
   const own = await loadDataSet(keepingBugRows(r.spec, bug, 'own'), { baseDir: r.baseDir, limit: opts.limit });
   const kept = own.examples.filter((ex) => ex.label === bug.label).length;
@@ -152,16 +158,18 @@ export async function resolveTestSetArg(arg: string, opts: TestSetOptions = {}):
   checkLimit(opts.limit);
   const synthetic = syntheticArg(arg);
   if (synthetic) {
-    const seed = opts.synthSeed ?? SYNTH_DEFAULTS.seed;
-    const size = opts.synthSize ?? SYNTH_DEFAULTS.size;
-    const suite = generateSuite({ seed, trainSize: SYNTH_DEFAULTS.trainSize, testSize: size });
+    const seed = opts.synthSeed ?? SUITE_DEFAULTS.seed;
+    const size = opts.synthSize ?? SUITE_DEFAULTS.testSize;
+    const suite = generateSuite({ seed, trainSize: SUITE_DEFAULTS.trainSize, testSize: size });
     const sets = Object.fromEntries(suite.testSets.map((s) => [s.id, s.examples]));
     const wanted = synthetic.sets?.filter((s) => s !== '');
-    return suiteSets(sets, suite.train, wanted, `synthetic suite (seed ${seed}, ${size} per set)`, opts, { synthetic: { seed, testSize: size, trainSize: SYNTH_DEFAULTS.trainSize } });
+    return suiteSets(sets, suite.train, wanted, `synthetic suite (seed ${seed}, ${size} per set)`, opts,
+      { synthetic: { seed, testSize: size, trainSize: SUITE_DEFAULTS.trainSize } });
   }
   if (fs.existsSync(arg) && fs.statSync(arg).isDirectory()) {
     if (!fs.existsSync(path.join(arg, 'suite.json'))) {
-      throw new UserError(`${arg}: a folder given as a test set must be a synthetic suite (with suite.json); for other data write a data set spec file`);
+      throw new UserError(
+        `${arg}: a folder given as a test set must be a synthetic suite (with suite.json); for other data write a data set spec file`);
     }
     const { manifest, train, testSets } = await readSuite(arg);
     return suiteSets(testSets, train, undefined, path.resolve(arg), opts, { suiteFolder: path.resolve(arg), seed: manifest.seed });
@@ -172,8 +180,8 @@ export async function resolveTestSetArg(arg: string, opts: TestSetOptions = {}):
   }
   if (isRegistryId(arg)) return [await fromRegistry(arg, opts)];
   throw new UserError(
-    `${opts.origin ?? `--test-set ${arg}`}: not a known data set id, a spec file (.yaml/.yml/.json), a synthetic suite folder, or "synthetic[:set,...]"` +
-      ' (genstudy data list shows the known ids)',
+    `${opts.origin ?? `--test-set ${arg}`}: not a known data set id, a spec file (.yaml/.yml/.json), a synthetic suite folder, or ` +
+      '"synthetic[:set,...]" (genstudy data list shows the known ids)',
     { field: opts.origin },
   );
 }

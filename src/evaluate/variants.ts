@@ -28,13 +28,3 @@ export function promptVariants(prompts?: readonly number[], shots?: readonly num
   return out;
 }
 
-/** Parses "0,3,5" into numbers; UserError names the flag. */
-export function parseNumberList(flag: string, value: string): number[] {
-  const parts = value.split(',').map((s) => s.trim()).filter((s) => s !== '');
-  if (parts.length === 0) throw new UserError(`${flag} ${value}: expected a comma-separated list of whole numbers`);
-  return parts.map((s) => {
-    const n = Number(s);
-    if (!/^\d+$/.test(s) || !Number.isSafeInteger(n)) throw new UserError(`${flag} ${value}: "${s}" is not a whole number`);
-    return n;
-  });
-}

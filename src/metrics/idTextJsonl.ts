@@ -3,7 +3,8 @@
  * for scoring generated text outside an evaluation run (`genstudy metrics rouge`).
  */
 import { readFile } from 'node:fs/promises';
-import { UserError, where } from '../errors.ts';
+import { UserError, unreadable, where } from '../errors.ts';
+import { parseJsonLines } from '../json-text.ts';
 
 /** One line of an id/text file. `line` is 1-based, for error messages. */
 export interface IdTextRecord {
@@ -18,25 +19,12 @@ export interface JoinedPair {
   reference: string;
 }
 
-/** Parses id/text JSON lines; blank lines are skipped, anything else malformed is a UserError. */
+/** Parses id/text JSON lines (src/json-text.ts); blank lines are skipped, anything else malformed is a UserError. */
 export function parseIdTextJsonl(content: string, file: string): IdTextRecord[] {
   const records: IdTextRecord[] = [];
   const firstLineOfId = new Map<string, number>();
-  const lines = content.split('\n');
-  for (let i = 0; i < lines.length; i++) {
-    const line = i + 1;
-    const raw = lines[i].trim();
-    if (raw.length === 0) continue;
-    let value: unknown;
-    try {
-      value = JSON.parse(raw);
-    } catch (err) {
-      throw new UserError(`${where(file, line)}: not valid JSON (${(err as Error).message}); expected {"id": ..., "text": ...}`);
-    }
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-      throw new UserError(`${where(file, line)}: expected a JSON object {"id": ..., "text": ...}`);
-    }
-    const { id, text } = value as Record<string, unknown>;
+  for (const { line, values } of parseJsonLines(content, file)) {
+    const { id, text } = values;
     if (typeof id !== 'string' && !(typeof id === 'number' && Number.isFinite(id))) {
       throw new UserError(`${where(file, line, 'id')}: expected a string or number, got ${describe(id)}`);
     }
@@ -65,7 +53,7 @@ export async function readIdTextJsonl(file: string): Promise<IdTextRecord[]> {
   try {
     content = await readFile(file, 'utf8');
   } catch (err) {
-    throw new UserError(`${file}: cannot read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+    throw unreadable(file, err);
   }
   return parseIdTextJsonl(content, file);
 }

@@ -91,7 +91,9 @@ export function bootstrapRouge(scores: readonly RougeScores[], opts: BootstrapOp
   const confidence = opts.confidence ?? 0.95;
   if (scores.length === 0) throw new RangeError('bootstrapRouge: no scores');
   const seed = opts.seed ?? 0;
-  if (!Number.isInteger(seed) || seed < 0 || seed > 0xffffffff) throw new RangeError(`bootstrapRouge: seed must be a whole number in [0, 2^32), got ${seed}`);
+  if (!Number.isInteger(seed) || seed < 0 || seed > 0xffffffff) {
+    throw new RangeError(`bootstrapRouge: seed must be a whole number in [0, 2^32), got ${seed}`);
+  }
   const randint = numpyLegacyRandint(mt19937(seed));
   const n = scores.length;
   const qs = [100 * ((1 - confidence) / 2), 50, 100 * (1 - (1 - confidence) / 2)];

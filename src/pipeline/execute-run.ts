@@ -56,7 +56,8 @@ export async function executeRun(study: Study, run: RunPlan, ctx: RunContext): P
   // Everything that can fail on the study's input is read before the run is recorded, so a bad
   // study leaves no runs row behind.
   const training = method.kind === 'base' ? undefined
-    : await loadTrainingExamples(run.trainingSet, { studyDir: ctx.studyDir, dataDir: ctx.dataDir, suiteDir: ctx.suiteDir, replayBugs: settings.studyAMnliNeutral === 'keep-as-bug' });
+    : await loadTrainingExamples(run.trainingSet,
+      { studyDir: ctx.studyDir, dataDir: ctx.dataDir, suiteDir: ctx.suiteDir, replayBugs: settings.studyAMnliNeutral === 'keep-as-bug' });
   if (training?.replayed) {
     const { bug, kept } = training.replayed;
     ctx.log(`genstudy: ${run.id}: training set "${run.trainingSet.id}": ${kept} ${bug.label} rows kept and trained toward token id ${bug.trainTokenId} ` +
@@ -92,16 +93,21 @@ export async function executeRun(study: Study, run: RunPlan, ctx: RunContext): P
 
   const runDir = path.join(ctx.runsDir, run.id);
   const taskName = run.trainingSet.task ?? training.taskPreset ?? study.evaluation.task;
-  const task = resolveTask({ task: taskName, scoring: study.evaluation.scoring }, ctx.testSets.find((t) => t.id === study.evaluation.control) ?? ctx.testSets[0]);
+  const task = resolveTask({ task: taskName, scoring: study.evaluation.scoring },
+    ctx.testSets.find((t) => t.id === study.evaluation.control) ?? ctx.testSets[0]);
   const options: TrainOptions = {
     model: modelDir, outDir: runDir, task, train: training.examples, dataName: run.trainingSet.id,
     demonstrations: method.kind === 'fticl' ? await fticlDemonstrations(study, run, training.examples, ctx.dataDir) : undefined,
     ...trainingTargetsOf(settings, method, run.trainingSet, studyAOnly),
     ...(training.replayed ? { labelTokenIds: { [training.replayed.bug.label]: training.replayed.bug.trainTokenId } } : {}),
     method: method.finetune,
-    lora: method.finetune === 'lora' ? { r: method.lora?.r ?? LORA_DEFAULTS.r, alpha: method.lora?.alpha ?? LORA_DEFAULTS.alpha, dropout: method.lora?.dropout ?? LORA_DEFAULTS.dropout, targetModules: method.lora?.targets ?? defaultLoraTargetsOf(modelDir) } : undefined,
+    lora: method.finetune === 'lora' ? {
+      r: method.lora?.r ?? LORA_DEFAULTS.r, alpha: method.lora?.alpha ?? LORA_DEFAULTS.alpha, dropout: method.lora?.dropout ?? LORA_DEFAULTS.dropout,
+      targetModules: method.lora?.targets ?? defaultLoraTargetsOf(modelDir),
+    } : undefined,
     lr: method.lr!, weightDecay: method.weightDecay, schedule: method.schedule, warmupRatio: method.warmupRatio,
-    batchSize: method.batchSize, gradAccum: gradAccumOf(method), ...trainerSettingsOf(settings, method, run.trainingSet), log: (line) => ctx.log(`genstudy: ${run.id}: ${line}`),
+    batchSize: method.batchSize, gradAccum: gradAccumOf(method), ...trainerSettingsOf(settings, method, run.trainingSet),
+    log: (line) => ctx.log(`genstudy: ${run.id}: ${line}`),
     epochs: method.epochs, maxSteps: method.steps, seed: run.seed, trainSize: run.trainingSet.size,
     checkpoints: study.checkpoints, store: ctx.store, run: run.id, progress: ctx.trainProgress, logEvery: LOG_EVERY,
   };

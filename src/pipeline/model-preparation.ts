@@ -15,7 +15,8 @@ export interface ScratchModel { family: 'gpt2' | 'llama'; layers?: number; hidde
 
 /** A from-scratch model's config.json, its vocabulary that of the tokenizer in `tokenizerDir`. */
 function scratchConfig(m: ScratchModel, tokenizerDir: string): Record<string, unknown> {
-  const vocab = JSON.parse(fs.readFileSync(path.join(tokenizerDir, 'tokenizer.json'), 'utf8')) as { model: { vocab: Record<string, number> }; added_tokens?: { id: number }[] };
+  const vocab = JSON.parse(fs.readFileSync(path.join(tokenizerDir, 'tokenizer.json'), 'utf8')) as {
+    model: { vocab: Record<string, number> }; added_tokens?: { id: number }[] };
   const vocabSize = Math.max(...Object.values(vocab.model.vocab), ...(vocab.added_tokens ?? []).map((t) => t.id)) + 1;
   const shape = { layers: m.layers, hidden: m.hidden, heads: m.heads };
   return m.family === 'gpt2' ? tinyGpt2Config(vocabSize, shape) : tinyLlamaConfig(vocabSize, shape);

@@ -94,7 +94,8 @@ export async function runStudy(study: Study, studyFile: string, opts: RunStudyOp
     checkStudyInitSizes(study.models, { studyDir, suiteDir, modelsDir: paths.models, studyFile: paths.studyFile });
     testSets = tagTestSets(study, settings, await studyTestSets(study, settings, suiteDir, dataDir, paths.studyFile));
     if (study.evaluation.control !== undefined && !testSets.some((t) => t.id === study.evaluation.control)) {
-      throw new UserError(`${paths.studyFile}: evaluation.control "${study.evaluation.control}" is not among the test sets (${testSets.map((t) => t.id).join(', ')})`);
+      throw new UserError(`${paths.studyFile}: evaluation.control "${study.evaluation.control}" is not among the test sets ` +
+        `(${testSets.map((t) => t.id).join(', ')})`);
     }
   } catch (err) {
     if (created !== undefined) fs.rmSync(created, { recursive: true, force: true });
@@ -145,7 +146,8 @@ function analyseStudy(study: Study, c: { paths: StudyPaths; runs: RunPlan[]; wor
   const { metric: _metric, ...options } = study.analysis;
   const analyzeOptions: AnalyzeOptions = { ...options, control: study.evaluation.control ?? '' };
   if (study.evaluation.control === undefined) {
-    return { paths, runs, analysis: null, analysisSkipped: 'the study names no evaluation.control, so there are no partial correlations', analyzeOptions, work };
+    return { paths, runs, analysis: null, analysisSkipped: 'the study names no evaluation.control, so there are no partial correlations',
+      analyzeOptions, work };
   }
   // The cell the report shows (Prompt-1 at 0 shots, as the study's variants name it): one analysis for both.
   const variant = reportedVariant(study, studySettings(study), 0);

@@ -134,9 +134,11 @@ class LiveArea implements StudyProgress {
     const width = columns && columns >= 40 ? columns : 100;
     const fit = (line: string) => (line.length > width - 1 ? `${line.slice(0, width - 2)}…` : line);
     const left = s.secondsLeft();
-    const out = [`study: run ${s.runIndex + 1}/${s.runs} ${s.runId}${left !== undefined ? ` · about ${formatDuration(left)} left` : ''} · ${formatDuration(s.elapsed())} so far`];
+    const out = [`study: run ${s.runIndex + 1}/${s.runs} ${s.runId}${left !== undefined ? ` · about ${formatDuration(left)} left` : ''} ` +
+      `· ${formatDuration(s.elapsed())} so far`];
     if (s.trainTotal > 0) {
-      out.push(`  train     ${bar(s.trainDone / s.trainTotal)} step ${s.trainDone}/${s.trainTotal}${s.lastLoss !== undefined ? ` · loss ${s.lastLoss.toFixed(4)}` : ''}`);
+      out.push(`  train     ${bar(s.trainDone / s.trainTotal)} step ` +
+        `${s.trainDone}/${s.trainTotal}${s.lastLoss !== undefined ? ` · loss ${s.lastLoss.toFixed(4)}` : ''}`);
     }
     if (s.evalTotal > 0) {
       const steps = stepsText(s.evalSteps);
@@ -233,7 +235,8 @@ class LogLines implements StudyProgress {
   trainProgress: TrainProgress = {
     start: (total, done) => {
       this.state.startTraining(total, done);
-      this.write(`genstudy: run ${this.state.runIndex + 1}/${this.state.runs} ${this.state.runId}: ${done >= total ? `trained (${total} steps)` : `training, ${total} steps${done > 0 ? `, resuming after step ${done}` : ''}`}`);
+      this.write(`genstudy: run ${this.state.runIndex + 1}/${this.state.runs} ${this.state.runId}: ` +
+        `${done >= total ? `trained (${total} steps)` : `training, ${total} steps${done > 0 ? `, resuming after step ${done}` : ''}`}`);
     },
     step: (e: LogEntry) => this.state.trained(e),
     note: (m) => this.write(`train: ${m}`),

@@ -12,7 +12,8 @@ import { resolveTestSets, syntheticArg, type EvalTestSet } from '../evaluate/ind
 import { taskPreset } from '../tasks/index.ts';
 
 /** evaluation.testSets: data set ids and spec files as evaluate takes them; "synthetic" (every set of the suite) or "synthetic:a,b". */
-export async function studyTestSets(study: Study, settings: StudySettings, suiteDir: string | undefined, dataDir: string | undefined, studyFile: string): Promise<EvalTestSet[]> {
+export async function studyTestSets(study: Study, settings: StudySettings, suiteDir: string | undefined, dataDir: string | undefined,
+  studyFile: string): Promise<EvalTestSet[]> {
   const out: EvalTestSet[] = [];
   for (const [i, arg] of study.evaluation.testSets.entries()) {
     const field = `${studyFile}: evaluation.testSets[${i}]`;
@@ -22,7 +23,9 @@ export async function studyTestSets(study: Study, settings: StudySettings, suite
       const sets = await resolveTestSets([suiteDir], { limit: study.evaluation.limit });
       const wanted = synthetic.sets;
       for (const w of wanted ?? []) {
-        if (!sets.some((s) => s.id === w)) throw new UserError(`${field}: the synthetic suite has no set "${w}" (it has ${sets.map((s) => s.id).join(', ')})`);
+        if (!sets.some((s) => s.id === w)) {
+          throw new UserError(`${field}: the synthetic suite has no set "${w}" (it has ${sets.map((s) => s.id).join(', ')})`);
+        }
       }
       out.push(...sets.filter((s) => !wanted || wanted.includes(s.id)));
     } else {
@@ -35,7 +38,9 @@ export async function studyTestSets(study: Study, settings: StudySettings, suite
         })));
       } catch (err) {
         // An error that already names where it is (the origin passed down) is not wrapped twice.
-        if (err instanceof UserError && err.field === undefined) throw new UserError(`${field}: ${err.message}`, { file: studyFile, field: `evaluation.testSets[${i}]` });
+        if (err instanceof UserError && err.field === undefined) {
+          throw new UserError(`${field}: ${err.message}`, { file: studyFile, field: `evaluation.testSets[${i}]` });
+        }
         throw err;
       }
     }
@@ -66,13 +71,17 @@ export function rowNotes(sets: readonly EvalTestSet[]): string[] {
   const out: string[] = [];
   for (const set of sets) {
     const bug = set.spec.replayedBug as { label: string; gold: string; kept: number; source: string } | undefined;
-    if (bug) out.push(`test set "${set.id}": ${bug.kept} of its ${set.examples.length} rows are ${bug.label} rows kept with gold "${bug.gold}" (studyAMnliNeutral: keep-as-bug, a replayed bug of ${bug.source})`);
+    if (bug) out.push(`test set "${set.id}": ${bug.kept} of its ${set.examples.length} rows are ${bug.label} rows kept with gold ` +
+      `"${bug.gold}" (studyAMnliNeutral: keep-as-bug, a replayed bug of ${bug.source})`);
     const kept = set.spec.unlabeledKept as number | undefined;
-    if (kept) out.push(`test set "${set.id}": ${kept} of its ${set.examples.length} rows have no gold label (${set.unlabeled!.map((l) => `"${l}"`).join(', ')}); they are kept and count as wrong (unlabeledRows: wrong)`);
+    if (kept) out.push(`test set "${set.id}": ${kept} of its ${set.examples.length} rows have no gold label ` +
+      `(${set.unlabeled!.map((l) => `"${l}"`).join(', ')}); they are kept and count as wrong (unlabeledRows: wrong)`);
     const dropped = (set.spec.dropped as { reason: string; count: number }[] | undefined) ?? [];
     const n = dropped.reduce((a, d) => a + d.count, 0);
     if (n > 0) {
-      out.push(`test set "${set.id}": ${n} rows dropped (${dropped.map((d) => `${d.count} ${d.reason}`).join('; ')}); its ${set.examples.length} rows are the first ${set.examples.length} with a gold label, read from the file's first ${String(set.spec.rowsRead ?? '?')} rows`);
+      out.push(`test set "${set.id}": ${n} rows dropped (${dropped.map((d) => `${d.count} ${d.reason}`).join('; ')}); its ` +
+        `${set.examples.length} rows are the first ${set.examples.length} with a gold label, read from the file's first ` +
+        `${String(set.spec.rowsRead ?? '?')} rows`);
     }
   }
   return out;

@@ -55,7 +55,8 @@ async function trainOnHf(study: Study, options: TrainOptions, c: TrainRunContext
     intervalMs: HF_WATCH_INTERVAL_MS, signal: controller.signal, log: (line) => c.log(`genstudy: watch: ${line}`),
     onRound: (r) => { if (r.summary) c.countAnswers(r.summary.computed, r.summary.cached); },
   }).catch((err: unknown) => {
-    c.log(`genstudy: watch: stopped (${err instanceof Error ? err.message : String(err)}); training goes on and its checkpoints are evaluated when it ends`);
+    c.log(`genstudy: watch: stopped (${err instanceof Error ? err.message : String(err)}); training goes on and its checkpoints are ` +
+      `evaluated when it ends`);
     return undefined;
   });
   let trained;
@@ -68,7 +69,8 @@ async function trainOnHf(study: Study, options: TrainOptions, c: TrainRunContext
     controller.abort();
     await watching;
   }
-  const missing = reconcileRun({ saved: trained.prepared.saveSteps, evaluated: (await watching)?.evaluatedSteps ?? [], storePath: c.gridOptions.storePath, run: c.gridOptions.run, runDir: c.runDir });
+  const missing = reconcileRun({ saved: trained.prepared.saveSteps, evaluated: (await watching)?.evaluatedSteps ?? [],
+    storePath: c.gridOptions.storePath, run: c.gridOptions.run, runDir: c.runDir });
   if (missing.length > 0) c.log(`genstudy: ${c.gridOptions.run}: ${describeMissing(missing)}`);
   return trained.prepared.totalSteps - before;
 }

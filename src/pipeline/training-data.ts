@@ -1,7 +1,8 @@
 // A study's training set as examples: the synthetic suite's ID training set, or what a data set
 // spec file or registry id names.
 import { UserError } from '../errors.ts';
-import { isRegistryId, keepingBugRows, loadDataSet, loadExamples, loadRegistered, readRegistry, registrySpec, replayedBugOf, type ReplayedBug } from '../data/index.ts';
+import { isRegistryId, keepingBugRows, loadDataSet, loadExamples, loadRegistered, readRegistry, registrySpec, replayedBugOf,
+  type ReplayedBug } from '../data/index.ts';
 import { demonstrationSource } from '../config/settings.ts';
 import type { RunPlan } from '../config/expand.ts';
 import type { DemonstrationSelection } from '../tasks/index.ts';
@@ -44,14 +45,16 @@ export async function loadTrainingExamples(
  * run's seed, never the example itself). The one place a run's demonstrations are decided, so every
  * trainer (built-in or Hugging Face) gets the same prepared examples.
  */
-export async function fticlDemonstrations(study: Study, run: RunPlan, training: readonly Example[], dataDir?: string): Promise<{ pool: readonly Example[]; selection: DemonstrationSelection }> {
+export async function fticlDemonstrations(study: Study, run: RunPlan, training: readonly Example[], dataDir?: string): Promise<{
+  pool: readonly Example[]; selection: DemonstrationSelection }> {
   const { pool, selection } = demonstrationSource(study, run.method);
   const k = run.shots;
   const pick: DemonstrationSelection = selection === 'first' ? { kind: 'first-k', k } : { kind: 'sampled', k, seed: run.seed };
   if (pool === 'training') return { pool: training, selection: pick };
   const setId = run.trainingSet.data.split(':')[0];
   if (!isRegistryId(run.trainingSet.data) || !('few-shot' in (readRegistry().sets[setId]?.splits ?? {}))) {
-    throw new UserError(`training set "${run.trainingSet.id}": demonstrationPool "few-shot" needs a registered data set with a few-shot split (study B's), not "${run.trainingSet.data}"; use demonstrationPool: training`);
+    throw new UserError(`training set "${run.trainingSet.id}": demonstrationPool "few-shot" needs a registered data set with a few-shot ` +
+      `split (study B's), not "${run.trainingSet.data}"; use demonstrationPool: training`);
   }
   const fewShot = await loadRegistered(`${setId}:few-shot`, { dataDir });
   return { pool: fewShot.examples, selection: pick };

@@ -83,7 +83,8 @@ export function scanRunFolder(runDir: string, baseModel?: string, tokenizerDir?:
   }
   const complete: CheckpointRef[] = [];
   const waiting: string[] = [];
-  const names = fs.readdirSync(runDir, { withFileTypes: true }).filter((d) => d.isDirectory() && stepOfFolder(d.name) !== undefined).map((d) => d.name);
+  const names = fs.readdirSync(runDir, { withFileTypes: true })
+    .filter((d) => d.isDirectory() && stepOfFolder(d.name) !== undefined).map((d) => d.name);
   for (const name of names) {
     const full = path.join(runDir, name);
     // A folder that cannot be read yet (an adapter config half-written by a writer that does not
@@ -147,7 +148,8 @@ function addSummaries(a: GridSummary, b: GridSummary): GridSummary {
 
 /** The evaluateGrid options among the watcher's. */
 function gridOptionsOf(opts: WatchOptions): Omit<GridOptions, 'checkpoints'> {
-  const watchOnly = new Set<string>(['runDir', 'baseModel', 'tokenizerDir', 'control', 'metric', 'analysis', 'outDir', 'intervalMs', 'once', 'signal', 'log', 'onRound']);
+  const watchOnly = new Set<string>(['runDir', 'baseModel', 'tokenizerDir', 'control', 'metric', 'analysis', 'outDir', 'intervalMs', 'once',
+    'signal', 'log', 'onRound']);
   return Object.fromEntries(Object.entries(opts).filter(([k]) => !watchOnly.has(k))) as Omit<GridOptions, 'checkpoints'>;
 }
 
@@ -191,7 +193,8 @@ export async function watchRun(opts: WatchOptions): Promise<WatchResult> {
       }
       evaluatedSteps.push(...round.evaluated);
       if (round.evaluated.length > 0) {
-        log(`evaluated step${round.evaluated.length > 1 ? 's' : ''} ${round.evaluated.join(', ')}: ${round.summary!.computed} answers from the model, ${round.summary!.cached} from the cache`);
+        log(`evaluated step${round.evaluated.length > 1 ? 's' : ''} ${round.evaluated.join(', ')}: ${round.summary!.computed} answers ` +
+          `from the model, ${round.summary!.cached} from the cache`);
       }
       if (opts.control !== undefined && round.evaluated.length > 0) {
         Object.assign(round, await refreshOutputs(opts, outDir));

@@ -59,7 +59,9 @@ export const PALETTE = ['#4c78a8', '#f58518', '#54a24b', '#e45756', '#72b7b2', '
  * of them in the first fifth of the range. Either way the last step has a tick of its own: it is
  * the checkpoint a reader looks for, and a "nice" axis often ends short of it or past it.
  */
-export function stepAxis(steps: readonly number[]): { scale: Record<string, unknown>; axis: Record<string, unknown>; title: string; logSpaced: boolean } {
+export function stepAxis(steps: readonly number[]): {
+  scale: Record<string, unknown>; axis: Record<string, unknown>; title: string; logSpaced: boolean;
+} {
   const positive = [...new Set(steps)].filter((s) => s > 0).sort((a, b) => a - b);
   const max = positive.at(-1) ?? 0;
   const min = Math.min(0, ...steps);
@@ -67,13 +69,15 @@ export function stepAxis(steps: readonly number[]): { scale: Record<string, unkn
   const logSpaced = positive.length >= 8 && max >= 30 * positive[0] && early >= positive.length / 2;
   if (!logSpaced) {
     if (max <= min) return { scale: { type: 'linear', nice: true }, axis: {}, title: 'training step', logSpaced };
-    return { scale: { type: 'linear', domain: [min, max], nice: false }, axis: { values: withLast(linearTicks(min, max), max, (max - min) / 12) }, title: 'training step', logSpaced };
+    return { scale: { type: 'linear', domain: [min, max], nice: false },
+      axis: { values: withLast(linearTicks(min, max), max, (max - min) / 12) }, title: 'training step', logSpaced };
   }
   // Ticks at 0, 1, 2, 5, 10, 20, 50, ... up to the last step: a log axis's own ticks crowd its right end.
   const ticks = [0];
   for (let decade = 1; decade <= max; decade *= 10) for (const m of [1, 2, 5]) if (m * decade <= max) ticks.push(m * decade);
   // on a log axis "close" is a ratio: a tick within 30% of the last step would collide with its label
-  return { scale: { type: 'symlog', constant: 1, domain: [0, max], nice: false }, axis: { values: withLast(ticks, max, 0, 1.3), grid: true }, title: 'training step (log scale)', logSpaced };
+  return { scale: { type: 'symlog', constant: 1, domain: [0, max], nice: false },
+    axis: { values: withLast(ticks, max, 0, 1.3), grid: true }, title: 'training step (log scale)', logSpaced };
 }
 
 /** Round ticks from min to max, about six of them (steps of 1, 2 or 5 times a power of ten). */
@@ -123,7 +127,8 @@ export function seriesStyles(series: readonly string[], control?: string): {
  * is drawn wider and larger, one step per series on top of it, so each shows at the edges of the
  * next; every other series keeps the plain size. Drawing order is the domain's.
  */
-export function seriesSizes(domain: readonly string[], points: readonly { series: string; step: number; value: number }[], control?: string): Map<string, { lineWidth: number; markerSize: number }> {
+export function seriesSizes(domain: readonly string[], points: readonly { series: string; step: number; value: number }[],
+  control?: string): Map<string, { lineWidth: number; markerSize: number }> {
   const bySeries = new Map<string, Map<number, number>>();
   for (const p of points) {
     let m = bySeries.get(p.series);
@@ -202,7 +207,8 @@ export function curvesSpec(points: readonly CurvePoint[], yTitle: string): TopLe
 }
 
 /** Training loss against step. */
-export function lossSpec(points: readonly { step: number; loss: number }[], checkpointSteps: readonly number[] = points.map((p) => p.step)): TopLevelSpec {
+export function lossSpec(points: readonly { step: number; loss: number }[],
+  checkpointSteps: readonly number[] = points.map((p) => p.step)): TopLevelSpec {
   // The same step axis as the run's score curves, so the two read against each other.
   const axis = stepAxis(checkpointSteps);
   return {
@@ -238,7 +244,8 @@ export function heatmapSpec(cells: readonly HeatCell[], opts: {
   const values = cells.map((c) => ({ ...c, dashed: c.dashed ?? false, strong: c.value !== null && Math.abs(c.value) > 0.6 * opts.extent }));
   const x = { field: 'col', type: 'nominal' as const, sort: opts.cols, title: opts.colTitle ?? null, axis: { labelAngle: -40, labelLimit: 0 } };
   const y = { field: 'row', type: 'nominal' as const, sort: opts.rows, title: opts.rowTitle ?? null, axis: { labelLimit: 0 } };
-  const legend = opts.legendBelow ? { orient: 'bottom' as const, direction: 'horizontal' as const, gradientLength: Math.min(220, cellSize * opts.cols.length) } : {};
+  const legend = opts.legendBelow ? { orient: 'bottom' as const, direction: 'horizontal' as const,
+    gradientLength: Math.min(220, cellSize * opts.cols.length) } : {};
   return {
     width: cellSize * opts.cols.length, height: cellSize * opts.rows.length, config: CONFIG,
     data: { values },

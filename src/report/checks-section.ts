@@ -14,7 +14,9 @@ export function checkTables(a: StudyA): Table[] {
   if (calibrated.length) {
     tables.push({
       name: 'calibration', title: 'Calibration of the test per run',
-      description: "One row per run: its checkpoints and distinct score vectors, the AR(1) coefficient of its residuals, and on that many simulated pairs like the run's, the share of null pairs the test in use calls significant (nominal: alpha), the naive test's share, and the power for the stated true partial correlation.",
+      description: "One row per run: its checkpoints and distinct score vectors, the AR(1) coefficient of its residuals, and on that " +
+        "many simulated pairs like the run's, the share of null pairs the test in use calls significant (nominal: alpha), the naive " +
+        "test's share, and the power for the stated true partial correlation.",
       columns: ['run', 'n', 'distinct', 'phi', 'simulations', 'alpha', 'false_positive_rate', 'naive_false_positive_rate', 'effect', 'power'],
       rows: calibrated.map((r) => {
         const c = r.calibration!;
@@ -26,7 +28,8 @@ export function checkTables(a: StudyA): Table[] {
   if (rb && rb.pairs.length) {
     tables.push({
       name: 'robustness', title: 'Robustness of each verdict',
-      description: 'One row per pair of OOD sets: its verdict, and under how many of the analysis choices Pearson/Spearman x linear/spline x levels/differences that could be computed it is the same; the others with their verdicts.',
+      description: 'One row per pair of OOD sets: its verdict, and under how many of the analysis choices Pearson/Spearman x ' +
+        'linear/spline x levels/differences that could be computed it is the same; the others with their verdicts.',
       columns: ['a', 'b', 'verdict', 'holds', 'of', 'otherwise'],
       rows: rb.pairs.map((p) => [p.a, p.b, p.verdict, p.holds, p.of, p.otherwise.join('; ')]),
     });
@@ -40,10 +43,13 @@ export function checksSection(a: StudyA, tables: Map<string, Table>): string {
   const calibration = tables.get('calibration');
   if (calibration) {
     out.push('<h3 id="study-a-calibration">Is the test calibrated on these runs?</h3>');
-    out.push('<p class="note">Per run: independent AR(1) series with the run\'s residual autocorrelation, residualised on the run\'s own control and tested as its pairs are. The false-positive rate should be near alpha; the naive test (every checkpoint independent) is shown for comparison.</p>');
+    out.push('<p class="note">Per run: independent AR(1) series with the run\'s residual autocorrelation, residualised on the run\'s ' +
+      'own control and tested as its pairs are. The false-positive rate should be near alpha; the naive test (every checkpoint ' +
+      'independent) is shown for comparison.</p>');
     out.push(htmlTable(calibration, {
       columns: ['run', 'n', 'distinct', 'phi', 'false_positive_rate', 'naive_false_positive_rate', 'power'],
-      headers: { n: 'checkpoints', distinct: 'distinct', phi: 'residual AR(1)', false_positive_rate: 'false positives', naive_false_positive_rate: 'naive test', power: `power at r = ${a.analysis.runs.find((r) => r.calibration)!.calibration!.effect}` },
+      headers: { n: 'checkpoints', distinct: 'distinct', phi: 'residual AR(1)', false_positive_rate: 'false positives',
+        naive_false_positive_rate: 'naive test', power: `power at r = ${a.analysis.runs.find((r) => r.calibration)!.calibration!.effect}` },
       format: { phi: (v) => fixed(v as number, 2), false_positive_rate: pct, naive_false_positive_rate: pct, power: pct },
     }));
     const warnings = [

@@ -6,14 +6,16 @@ import { esc, htmlTable } from './html.ts';
 import type { Table } from './table.ts';
 
 /** One OOD pair: the sign it was built to have, the runs that found each sign, and the outcome. */
-export interface DesignComparisonRow { a: string; b: string; designed: string; positive: number; negative: number; runs: number; outcome: string; why: string }
+export interface DesignComparisonRow { a: string; b: string; designed: string; positive: number; negative: number; runs: number;
+  outcome: string; why: string }
 
 export interface DesignComparison { rows: readonly DesignComparisonRow[]; verdict: string }
 
 export function designComparisonTable(c: DesignComparison): Table {
   return {
     name: 'designed_vs_found', title: 'Designed against found',
-    description: 'One row per pair of OOD test sets: the sign its partial correlation was built to have, the runs with a significant positive / negative one, and the outcome.',
+    description: 'One row per pair of OOD test sets: the sign its partial correlation was built to have, the runs with a significant ' +
+      'positive / negative one, and the outcome.',
     columns: ['a', 'b', 'designed', 'positive', 'negative', 'runs', 'outcome', 'why'],
     rows: c.rows.map((r) => [r.a, r.b, r.designed, r.positive, r.negative, r.runs, r.outcome, r.why]),
   };
@@ -24,10 +26,14 @@ export function designSection(c: DesignComparison, table: Table): string {
     '<section id="designed-vs-found">',
     '<h2>Designed against found</h2>',
     `<p class="headline" id="design-verdict">${esc(c.verdict)}</p>`,
-    '<p class="note">The test sets were built so that some pairs must move together (one is the other\'s twin: the same items with other nouns) or against each other ' +
-      '(one is the other\'s mirror: the same items, each with an edit that flips the label and no cue sees); the other pairs have no designed relation. ' +
-      'A designed pair is recovered when most runs find its sign and none finds the other.</p>',
-    htmlTable(table, { columns: ['a', 'b', 'designed', 'positive', 'negative', 'runs', 'outcome'], names: ['a', 'b'], rowClass: (row) => `outcome-${String(row[6]).replace(/ /g, '-')}` }),
+    '<p class="note">The test sets were built so that some pairs must move together (one is the other\'s twin: the same items with ' +
+      'other nouns) or against each other (one is the other\'s mirror: the same items, each with an edit that flips the label and no ' +
+      'cue sees); the other pairs have no designed relation. A designed pair is recovered when most runs find its sign and none finds ' +
+      'the other.</p>',
+    htmlTable(table, {
+      columns: ['a', 'b', 'designed', 'positive', 'negative', 'runs', 'outcome'], names: ['a', 'b'],
+      rowClass: (row) => `outcome-${String(row[6]).replace(/ /g, '-')}`,
+    }),
     '</section>',
   ].join('\n');
 }

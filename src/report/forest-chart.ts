@@ -94,10 +94,13 @@ export function forestSpec(rowsIn: readonly ForestRow[]): TopLevelSpec {
     axis: { values: ticks, labelExpr: "format((exp(2 * datum.value) - 1) / (exp(2 * datum.value) + 1), '.2~f')", grid: true, gridColor: '#eee' },
   };
   const y = { type: 'quantitative' as const, scale: { domain: [-0.6, rows.length - 0.4], reverse: true, nice: false, zero: false }, axis: null };
-  const runColour = { field: 'run', type: 'nominal' as const, title: 'run', scale: { domain: runNames, range: runNames.map((_, i) => PALETTE[i % PALETTE.length]) }, legend: { orient: 'bottom' as const, direction: 'horizontal' as const, columns: legendColumns(runNames), labelLimit: 260 } };
+  const runColour = { field: 'run', type: 'nominal' as const, title: 'run',
+    scale: { domain: runNames, range: runNames.map((_, i) => PALETTE[i % PALETTE.length]) },
+    legend: { orient: 'bottom' as const, direction: 'horizontal' as const, columns: legendColumns(runNames), labelLimit: 260 } };
   const layer: unknown[] = [
     // alternate rows shaded across the names, the plot and the verdicts, so a row reads across
-    { data: { values: bands }, mark: { type: 'rect', color: '#f4f6f9' }, encoding: { x: { value: -LEFT }, x2: { value: PLOT_WIDTH + RIGHT }, y: { field: 'from', ...y }, y2: { field: 'to' } } },
+    { data: { values: bands }, mark: { type: 'rect', color: '#f4f6f9' },
+      encoding: { x: { value: -LEFT }, x2: { value: PLOT_WIDTH + RIGHT }, y: { field: 'from', ...y }, y2: { field: 'to' } } },
     { data: { values: [{ zero: 0 }] }, mark: { type: 'rule', color: '#888', strokeDash: [3, 3] }, encoding: { x: { field: 'zero', ...x } } },
     {
       data: { values: intervals },
@@ -126,7 +129,8 @@ export function forestSpec(rowsIn: readonly ForestRow[]): TopLevelSpec {
     ...[true, false].map((strong) => ({
       data: { values: labels.filter((l) => l.strong === strong) },
       mark: { type: 'text', align: 'left', baseline: 'middle', fontSize: 13, fontWeight: strong ? 'bold' : 'normal' },
-      encoding: { x: { value: PLOT_WIDTH + 12 }, y: { field: 'pos', ...y }, text: { field: 'verdict' }, description: { field: 'verdictText' }, fill: { field: 'colour', type: 'nominal', scale: null, legend: null } },
+      encoding: { x: { value: PLOT_WIDTH + 12 }, y: { field: 'pos', ...y }, text: { field: 'verdict' },
+        description: { field: 'verdictText' }, fill: { field: 'colour', type: 'nominal', scale: null, legend: null } },
     })),
     {
       data: { values: [{ pos: -0.6 }] },

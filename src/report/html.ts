@@ -3,6 +3,7 @@
 // through escapeHtml, numbers through the formatters. The page has no scripts and loads nothing.
 import { escapeHtml } from './escape.ts';
 import type { Cell, Table } from './table.ts';
+import { pValueText } from '../analyze/text-cells.ts';
 
 export const STYLE = `
 :root { color-scheme: light; }
@@ -85,7 +86,8 @@ export function esc(text: string): string {
 export function htmlTable(
   table: Pick<Table, 'columns' | 'rows'>,
   opts: {
-    columns?: string[]; headers?: Record<string, string>; rowClass?: (row: Cell[]) => string | undefined; format?: Record<string, (v: Cell, row: Cell[]) => string>;
+    columns?: string[]; headers?: Record<string, string>; rowClass?: (row: Cell[]) => string | undefined;
+    format?: Record<string, (v: Cell, row: Cell[]) => string>;
     code?: string[];
     /** Columns whose text wraps (the others keep each cell on one line and the table scrolls). */
     wrap?: string[];
@@ -114,7 +116,10 @@ export function htmlTable(
   return `<div class="table-wrap"><table>\n<thead>${head}</thead>\n<tbody>\n${body.join('\n')}\n</tbody>\n</table></div>`;
 }
 
-/** A pair of test sets in one cell: the line breaks between the two names first, inside a name (after a hyphen) only when one name is wider than the column. */
+/**
+ * A pair of test sets in one cell: the line breaks between the two names first, inside a name (after a hyphen) only when one name is wider
+ * than the column.
+ */
 export function pairCell(a: string, b: string): string {
   return `<span class="nm">${esc(a)}</span> – <span class="nm">${esc(b)}</span>`;
 }
@@ -143,8 +148,7 @@ export function signed(x: number | null | undefined, digits: number): string {
 }
 
 export function pValue(p: number | null | undefined): string {
-  if (p === null || p === undefined) return '–';
-  return p < 1e-4 ? p.toExponential(1) : p.toFixed(4);
+  return p === null || p === undefined ? '–' : pValueText(p);
 }
 
 /** An id for an element, made from free text: letters, digits and dashes, unique by the index. */

@@ -2,6 +2,7 @@
 // tables, or write them into a folder.
 export { renderReport, writeReport, type ReportInput, type RenderedReport, type ReportTableOutput, type WrittenReport } from './render.ts';
 export { studyA, CONTROL_ATTRIBUTE, type StudyA } from './study-a.ts';
-export { studyB, methodOf, rowLabel, STUDY_B_METHODS, TEST_SET_ROLES, type StudyB, type StudyBCell, type StudyBMethod, type TestSetRole } from './study-b.ts';
+export { studyB, methodOf, rowLabel, STUDY_B_METHODS, TEST_SET_ROLES, type StudyB, type StudyBCell, type StudyBMethod,
+  type TestSetRole } from './study-b.ts';
 export { loadReportData, type ReportData } from './report-data.ts';
 export { escapeHtml } from './escape.ts';

@@ -17,13 +17,16 @@ export function metaTables(a: StudyA): Table[] {
   const how = `${meta.estimator}${meta.hartung_knapp ? ' with Hartung-Knapp' : ''}`;
   const tables: Table[] = [{
     name: 'meta_analysis', title: 'Meta-analysis across runs',
-    description: `One row per pair of OOD sets: a random-effects meta-analysis (${how}) of the runs' partial correlations on Fisher's z: pooled r and 95% CI, p adjusted over the pairs, between-run variance tau^2 (z scale) with its Q-profile CI, I^2, Cochran's Q and the 95% prediction interval for a new run.`,
+    description: `One row per pair of OOD sets: a random-effects meta-analysis (${how}) of the runs' partial correlations on Fisher's z: ` +
+      `pooled r and 95% CI, p adjusted over the pairs, between-run variance tau^2 (z scale) with its Q-profile CI, I^2, Cochran's Q and ` +
+      `the 95% prediction interval for a new run.`,
     columns: [...META_COLUMNS], rows: meta.pairs.map(metaRow),
   }];
   if (meta.moderator !== null) {
     tables.push({
       name: 'meta_regression', title: `Meta-regression on "${meta.moderator}"`,
-      description: `One row per (pair of OOD sets, coefficient): the runs' Fisher z regressed on the run attribute "${meta.moderator}" (${how}), with the omnibus test that the relation does not depend on it.`,
+      description: `One row per (pair of OOD sets, coefficient): the runs' Fisher z regressed on the run attribute "${meta.moderator}" ` +
+        `(${how}), with the omnibus test that the relation does not depend on it.`,
       columns: [...MODERATOR_COLUMNS], rows: moderatorRows(meta),
     });
   }
@@ -37,8 +40,12 @@ export async function metaSection(a: StudyA, tables: Map<string, Table>): Promis
   const out: string[] = ['<h3 id="study-a-meta">How much does each relation vary across runs?</h3>'];
   out.push(`<p class="headline" id="study-a-meta-answer">${esc(a.analysis.headline.sentence)}</p>`);
   out.push(`<p class="note">Each run's partial correlation enters as Fisher's z = atanh(r) with the variance of its own 95% CI; the runs' true z are taken as normal around a pooled mean with between-run variance tau² (${esc(meta.estimator)}${meta.hartung_knapp ? ', Hartung-Knapp t test on runs − 1 df' : ', z test'}). ` +
-    `A pair is <b>negligible everywhere</b> when its 95% prediction interval for a new run lies inside ±${esc(String(a.options.equivalenceMargin))}; it <b>generalises</b> when the pooled effect is significant (p adjusted over the pairs, ${esc(a.options.correction)}, &lt; ${esc(String(alpha))}) and that interval has one sign; ` +
-    `it <b>depends on the model</b> when Cochran's Q (adjusted the same way) has p &lt; ${esc(String(alpha))} and the interval spans both signs; otherwise it is <b>inconclusive</b> (the reason under each verdict says which). The 95% CI shown is unadjusted. With few runs tau² is imprecise: see its interval.</p>`);
+    `A pair is <b>negligible everywhere</b> when its 95% prediction interval for a new run lies inside ` +
+    `±${esc(String(a.options.equivalenceMargin))}; it <b>generalises</b> when the pooled effect is significant (p adjusted over the ` +
+    `pairs, ${esc(a.options.correction)}, &lt; ${esc(String(alpha))}) and that interval has one sign; ` +
+    `it <b>depends on the model</b> when Cochran's Q (adjusted the same way) has p &lt; ${esc(String(alpha))} and the interval spans ` +
+    `both signs; otherwise it is <b>inconclusive</b> (the reason under each verdict says which). The 95% CI shown is unadjusted. With ` +
+    `few runs tau² is imprecise: see its interval.</p>`);
   out.push(metaTableHtml(tables.get('meta_analysis')!));
   const notes = [...new Set(meta.pairs.flatMap((p) => p.notes))];
   if (notes.length) out.push(`<ul class="small">${notes.map((n) => `<li>${esc(n)}</li>`).join('')}</ul>`);
@@ -56,13 +63,17 @@ export async function metaSection(a: StudyA, tables: Map<string, Table>): Promis
 function metaTableHtml(table: Table): string {
   const col = (name: string) => table.columns.indexOf(name);
   const num = (row: Cell[], name: string) => row[col(name)] as number | null;
-  const interval = (row: Cell[], lo: string, hi: string) => (num(row, lo) === null ? '–' : `[${signed(num(row, lo), 2)}, ${signed(num(row, hi), 2)}]`);
-  const byPooled = sortForestRows(table.rows.map((row) => ({ row, a: String(row[col('a')]), b: String(row[col('b')]), pooled: num(row, 'r') === null ? null : { r: num(row, 'r')! } })))
+  const interval = (row: Cell[], lo: string, hi: string) =>
+    (num(row, lo) === null ? '–' : `[${signed(num(row, lo), 2)}, ${signed(num(row, hi), 2)}]`);
+  const byPooled = sortForestRows(table.rows.map((row) => ({ row, a: String(row[col('a')]), b: String(row[col('b')]),
+    pooled: num(row, 'r') === null ? null : { r: num(row, 'r')! } })))
     .map((x) => x.row);
   return htmlTable({ columns: table.columns, rows: byPooled }, {
     // the runs column only when pairs pooled different numbers of runs (else the headline says how many)
-    columns: ['a', ...(new Set(table.rows.map((row) => row[col('runs')])).size > 1 ? ['runs'] : []), 'r', 'ci95_low', 'p_adjusted', 'i2', 'q_p_adjusted', 'prediction95_low', 'verdict'],
-    headers: { a: 'pair', r: 'pooled r', ci95_low: '95% CI', p_adjusted: 'p adjusted', i2: 'I²', q_p_adjusted: 'Q p adjusted', prediction95_low: '95% prediction' },
+    columns: ['a', ...(new Set(table.rows.map((row) => row[col('runs')])).size > 1 ? ['runs'] : []), 'r', 'ci95_low', 'p_adjusted', 'i2',
+      'q_p_adjusted', 'prediction95_low', 'verdict'],
+    headers: { a: 'pair', r: 'pooled r', ci95_low: '95% CI', p_adjusted: 'p adjusted', i2: 'I²', q_p_adjusted: 'Q p adjusted',
+      prediction95_low: '95% prediction' },
     names: ['a'],
     format: {
       a: (v, row) => pairCell(String(v), String(row[col('b')])),
@@ -95,7 +106,8 @@ async function forestFigure(a: StudyA): Promise<string> {
   const how = `${meta.estimator}${meta.hartung_knapp ? ' with Hartung-Knapp' : ''}`;
   const caption = `Every pair of OOD sets, sorted by pooled partial correlation: each run's r (points, one colour per run), ` +
     `the pooled r with its 95% CI (diamond, ${how}) on its 95% prediction interval for a new run (line; three runs or more), ` +
-    `and the verdict. The axis is Fisher's z, the scale the runs are pooled on, labelled in r; a triangle on its edge is a run beyond it (r = ±1 has an infinite z).`;
+    `and the verdict. The axis is Fisher's z, the scale the runs are pooled on, labelled in r; a triangle on its edge is a run beyond it ` +
+    `(r = ±1 has an infinite z).`;
   return `<div class="charts">${figure(svg, caption, 'forest')}</div>`;
 }
 
@@ -115,7 +127,9 @@ export async function pooledHeatmap(a: StudyA, cellSize: number): Promise<string
     };
     cells.push({ row: p.a, col: p.b, ...cell }, { row: p.b, col: p.a, ...cell });
   }
-  const svg = await renderSvg(heatmapSpec(cells, { rows: sets, cols: sets, extent: 1, legendTitle: 'pooled r', cellSize, legendBelow: true }), 'Pooled partial correlation per pair of OOD sets, with its verdict');
+  const svg = await renderSvg(
+    heatmapSpec(cells, { rows: sets, cols: sets, extent: 1, legendTitle: 'pooled r', cellSize, legendBelow: true }),
+    'Pooled partial correlation per pair of OOD sets, with its verdict');
   const marks = verdictLegend(meta.pairs.map(metaVerdict)).map(({ verdict, look }) =>
     `${look.mark} ${verdict}${look.tone === 'holds' ? ' (solid outline)' : look.tone === 'varies' ? ' (dashed outline)' : ''}`);
   const caption = `Pooled partial correlation of each pair across runs (random-effects meta-analysis, ${meta.estimator}${meta.hartung_knapp ? ' with Hartung-Knapp' : ''}), and its verdict: ${marks.join('; ')}.`;
@@ -142,6 +156,7 @@ function moderatorHtml(pairs: readonly PairMeta[], attribute: string): string {
     return `<tr><td>${esc(p.a)}</td><td>${esc(p.b)}</td><td>${m.runs}</td><td>${test}</td><td>${pValue(m.test?.p ?? null)}</td><td>${m.r2 === null ? '–' : `${fixed(100 * m.r2, 0)}%`}</td><td>${detail}</td></tr>`;
   });
   return `<h4>Does the relation depend on “${esc(attribute)}”?</h4>` +
-    `<p class="note">Meta-regression of each pair's z on the run attribute; the test asks whether the pooled relation differs with it; R² is the share of the between-run variance it accounts for.</p>` +
+    `<p class="note">Meta-regression of each pair's z on the run attribute; the test asks whether the pooled relation differs with it; ` +
+    `R² is the share of the between-run variance it accounts for.</p>` +
     `<table><thead><tr><th>a</th><th>b</th><th>runs</th><th>test</th><th>p</th><th>R²</th><th>${pairs.some((p) => p.moderator?.levels) ? 'pooled r per level [95% CI]' : 'effect'}</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }

@@ -1,8 +1,9 @@
 // The meta-analysis verdict of a pair as the report reads and draws it. THE ONE PLACE that knows
 // which field of the meta-analysis holds the verdict (analyze/verdict.ts decides it) and how each
 // verdict looks (a tone for colour and row class, a mark for the heatmap cell, the table and the
-// forest row), so that when analyze's verdicts change, only this file changes. Every one of analyze's four outcomes (PAIR_VERDICTS) has its own look, checked by
-// the compiler; a name that is not one of them is drawn as inconclusive.
+// forest row), so that when analyze's verdicts change, only this file changes. Every one of
+// analyze's four outcomes (PAIR_VERDICTS) has its own look, checked by the compiler; a name that is
+// not one of them is drawn as inconclusive.
 import type { PairMeta } from '../analyze/pair-meta.ts';
 import { PAIR_VERDICTS, type PairVerdict } from '../analyze/verdict.ts';
 

@@ -46,11 +46,13 @@ export function provenanceSection(data: ReportData, prov: Provenance, tables: re
     wrap: ['attributes'], names: ['run', 'model', 'training_set'],
   }));
   out.push('<h3>Test sets: content hashes</h3>');
-  out.push(htmlTable(tables.find((t) => t.name === 'test_sets')!, { columns: ['test_set', 'content_hash', 'n', 'task', 'domain'], code: ['content_hash'], names: ['test_set'] }));
+  out.push(htmlTable(tables.find((t) => t.name === 'test_sets')!,
+    { columns: ['test_set', 'content_hash', 'n', 'task', 'domain'], code: ['content_hash'], names: ['test_set'] }));
 
   out.push('<h3>Tables</h3><p class="small">Written beside this page as CSV and JSON (full precision).</p><ul class="small">');
   for (const t of tables) {
-    out.push(`<li><b>${esc(t.title)}</b> (${t.rows.length} rows): <a href="${esc(t.name)}.csv">${esc(t.name)}.csv</a>, <a href="${esc(t.name)}.json">${esc(t.name)}.json</a>. ${esc(t.description)}</li>`);
+    out.push(`<li><b>${esc(t.title)}</b> (${t.rows.length} rows): <a href="${esc(t.name)}.csv">${esc(t.name)}.csv</a>, <a ` +
+      `href="${esc(t.name)}.json">${esc(t.name)}.json</a>. ${esc(t.description)}</li>`);
   }
   out.push('</ul>', '</section>');
   return out.join('\n');

@@ -73,7 +73,8 @@ export async function renderReport(input: ReportInput): Promise<RenderedReport> 
   const title = input.title ?? `genstudy report: ${basename(input.storePath)}`;
   const runs = await runSections(data, a, tables, { metric: input.metric, pair: input.pair });
   const sections = [
-    `<header><h1>${esc(title)}</h1><p class="meta">${data.runs.length} runs · ${data.testSets.length} test sets · ${data.scores.length} scores · ${data.schemaVersion ? "store" : "read from"} ${esc(data.storePath)}</p></header>`,
+    `<header><h1>${esc(title)}</h1><p class="meta">${data.runs.length} runs · ${data.testSets.length} test sets · ${data.scores.length} ` +
+    `scores · ${data.schemaVersion ? "store" : "read from"} ${esc(data.storePath)}</p></header>`,
     nav(runs.toc, b.present, check !== null),
     await agreementSection(a, tables),
   ];

@@ -61,7 +61,8 @@ export function reportDataFromRows(input: string, rows: readonly ScoreRow[]): Re
   }
   const scores: StoredScore[] = rows.map((r) => ({ run: r.run, step: r.step, testSet: r.testSet, metric: r.metric, value: r.value, n: 0 }));
   const testSets = [...new Set(rows.map((r) => r.testSet))].sort().map((id) => ({ id }));
-  return { storePath: input, schemaVersion: 0, runs: [...runs.values()].sort((a, b) => (a.id < b.id ? -1 : 1)), testSets, scores, allScores: scores, promptVariant: '' };
+  return { storePath: input, schemaVersion: 0, runs: [...runs.values()].sort((a, b) => (a.id < b.id ? -1 : 1)), testSets, scores,
+    allScores: scores, promptVariant: '' };
 }
 
 /** The metrics each test set was scored with, sorted. */

@@ -55,7 +55,8 @@ export function residualScatterSpec(points: readonly ResidualPoint[], a: string,
         encoding: {
           x: { field: 'x', type: 'quantitative', title: `residual of ${a}` },
           y: { field: 'y', type: 'quantitative', title: `residual of ${b}` },
-          color: { field: 'step', type: 'quantitative', title: 'step', scale: { scheme: 'viridis' }, legend: { orient: 'bottom', direction: 'horizontal', gradientLength: 200 } },
+          color: { field: 'step', type: 'quantitative', title: 'step', scale: { scheme: 'viridis' },
+            legend: { orient: 'bottom', direction: 'horizontal', gradientLength: 200 } },
         },
       },
       {
@@ -105,7 +106,9 @@ export async function idVsOodFigure(series: RunSeries, a: StudyA): Promise<strin
   if (points.length === 0) return '';
   const metric = a.metric ?? 'score';
   const svg = await renderSvg(idVsOodSpec(points, control, metric), `${series.run}: each OOD score against the in-domain score`);
-  return figure(svg, `${series.run}: ${metric} of each OOD set against ${control} (ID), one point per checkpoint, with each set's least-squares line. A set that only tracks ID progress lies close to its line; the partial correlations are about what is left off it.`, 'id-vs-ood');
+  return figure(svg, `${series.run}: ${metric} of each OOD set against ${control} (ID), one point per checkpoint, with each set's ` +
+    'least-squares line. A set that only tracks ID progress lies close to its line; the partial correlations are about what is left off it.',
+    'id-vs-ood');
 }
 
 /** The residual scatter of the chosen pair in one run, or '' when the run has no result for it. */
@@ -128,7 +131,8 @@ export async function residualSection(a: StudyA, pair: { a: string; b: string; w
   for (const series of a.series) figures.push(await residualFigure(series, a, pair));
   if (!figures.some(Boolean)) return '';
   return `<h3 id="residuals">Residuals of ${esc(pair.a)} and ${esc(pair.b)} in each run</h3>` +
-    `<p class="note">The points whose correlation each run's partial r is: ${esc(pair.a)} and ${esc(pair.b)} with ${esc(a.control ?? '')} regressed out; ` +
+    `<p class="note">The points whose correlation each run's partial r is: ${esc(pair.a)} and ${esc(pair.b)} with ` +
+    `${esc(a.control ?? '')} regressed out; ` +
     `${esc(pair.why)}. Another pair: <code>genstudy report --pair A B</code>.</p>` +
     `<div class="charts">${figures.filter(Boolean).join('\n')}</div>`;
 }

@@ -14,13 +14,17 @@ function num(v: unknown): string {
   return Number.isInteger(v) ? String(v) : String(+v.toPrecision(3));
 }
 
-/** The training length: steps and epochs. Stores written before the trainer recorded its steps have a default "epochs" that a steps-limited run did not do; those show steps only. */
+/**
+ * The training length: steps and epochs. Stores written before the trainer recorded its steps have a default "epochs" that a steps-limited
+ * run did not do; those show steps only.
+ */
 function length(a: Attrs, lastStep: number | undefined): string | undefined {
   const steps = present(a.steps) ? Number(a.steps) : present(a.maxSteps) ? Number(a.maxSteps) : lastStep;
   const epochsKnown = present(a.steps) || !present(a.maxSteps);
   const epochs = epochsKnown && present(a.epochs) ? Number(a.epochs) : undefined;
   if (steps === undefined && epochs === undefined) return undefined;
-  const parts = [steps !== undefined ? `${steps} steps` : '', epochs !== undefined ? `${num(epochs)} epoch${epochs === 1 ? '' : 's'}` : ''].filter(Boolean);
+  const parts = [steps !== undefined ? `${steps} steps` : '',
+    epochs !== undefined ? `${num(epochs)} epoch${epochs === 1 ? '' : 's'}` : ''].filter(Boolean);
   return parts.join(' = ');
 }
 
@@ -34,7 +38,8 @@ function lora(a: Attrs): string | undefined {
 export function runFields(run: ReportRun): [string, string][] {
   const a: Attrs = run.attributes ?? {};
   const steps = run.checkpoints.map((c) => c.step);
-  const method = [run.method, present(a.finetune) ? (a.finetune === 'lora' ? 'LoRA' : `${a.finetune} fine-tuning`) : '', present(a.method_name) && a.method_name !== run.method ? `"${a.method_name}"` : '']
+  const method = [run.method, present(a.finetune) ? (a.finetune === 'lora' ? 'LoRA' : `${a.finetune} fine-tuning`) : '',
+    present(a.method_name) && a.method_name !== run.method ? `"${a.method_name}"` : '']
     .filter(Boolean).join(', ');
   const batch = present(a.batchSize) ? `${a.batchSize}${present(a.gradAccum) && Number(a.gradAccum) > 1 ? ` x ${a.gradAccum} accumulated` : ''}` : undefined;
   const fields: [string, string | undefined][] = [
@@ -50,7 +55,8 @@ export function runFields(run: ReportRun): [string, string][] {
     ['shots', present(a.shots) && Number(a.shots) > 0 ? String(a.shots) : undefined],
     ['prompt variant', present(a.prompt_variant) ? String(a.prompt_variant) : undefined],
     ['seed', run.seed !== null && run.seed !== undefined ? String(run.seed) : undefined],
-    ['checkpoints', steps.length ? `${steps.length}${steps.length > 1 ? ` (steps ${Math.min(...steps)} to ${Math.max(...steps)})` : ` (step ${steps[0]})`}` : '0'],
+    ['checkpoints',
+      steps.length ? `${steps.length}${steps.length > 1 ? ` (steps ${Math.min(...steps)} to ${Math.max(...steps)})` : ` (step ${steps[0]})`}` : '0'],
   ];
   return fields.filter((f): f is [string, string] => f[1] !== undefined && f[1] !== '');
 }

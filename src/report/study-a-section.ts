@@ -28,7 +28,8 @@ export async function agreementSection(a: StudyA, tables: Map<string, Table>): P
   if (!a.options) return out.concat('</section>').join('\n');
   const o = a.options;
   out.push(`<p class="note">For each run, across its checkpoints: the ${esc(o.method)} partial correlation between every pair of OOD test sets with the ` +
-    `${esc(a.metric ?? '')} of the in-domain set <b>${esc(a.control ?? '')}</b> regressed out (${esc(o.residualiser)} residualiser${o.representation === 'differences' ? ', first differences' : ''}), ` +
+    `${esc(a.metric ?? '')} of the in-domain set <b>${esc(a.control ?? '')}</b> regressed out (${esc(o.residualiser)} ` +
+    `residualiser${o.representation === 'differences' ? ', first differences' : ''}), ` +
     `p-values corrected over the pairs of the run (${esc(o.correction)}), significant when the adjusted p &lt; ${esc(String(o.alpha))}.</p>`);
   if (a.skipped.length) {
     const byReason = new Map<string, string[]>();
@@ -43,7 +44,8 @@ export async function agreementSection(a: StudyA, tables: Map<string, Table>): P
     const svg = await renderSvg(heatmapSpec(agreementCells(a.analysis.agreement), {
       rows: sets, cols: sets, extent: 1, legendTitle: '(pos − neg) / runs', cellSize, legendBelow: true,
     }), 'Sign agreement across runs');
-    const signs = figure(svg, `The papers' view: per pair, the runs with a significant positive (+) and negative (−) partial correlation; colour = (positive − negative) / runs; outlined: the sign differs between runs.`, 'agreement');
+    const signs = figure(svg, `The papers' view: per pair, the runs with a significant positive (+) and negative (−) partial ` +
+      `correlation; colour = (positive − negative) / runs; outlined: the sign differs between runs.`, 'agreement');
     out.push(`<div class="charts">${await pooledHeatmap(a, cellSize)}${signs}</div>`);
     out.push(htmlTable(tables.get('agreement')!, {
       headers: { none: 'none' }, names: ['a', 'b'],
@@ -104,13 +106,16 @@ export async function runSections(
       const yTitle = runMetrics.size === 1 ? [...runMetrics][0] : 'score';
       const svg = await renderSvg(curvesSpec(points, yTitle), `${run.id}: scores against training step`);
       const hasControl = points.some((p) => p.isControl);
-      charts.push(figure(svg, `${run.id}: ${yTitle} of every test set against training step${hasControl ? `; the in-domain (ID) set "${a.control}" in black` : ''}.`, 'curves'));
+      charts.push(figure(svg, `${run.id}: ${yTitle} of every test set against training ` +
+        `step${hasControl ? `; the in-domain (ID) set "${a.control}" in black` : ''}.`, 'curves'));
     } else if (scores.length) {
-      out.push(`<p class="note">${steps.size} checkpoint scored (step ${esc([...steps].join(', '))}): no curve to draw; its scores are in scores.csv${methodOf(run) ? ' and in the study B matrices above' : ''}.</p>`);
+      out.push(`<p class="note">${steps.size} checkpoint scored (step ${esc([...steps].join(', '))}): no curve to draw; its scores are ` +
+        `in scores.csv${methodOf(run) ? ' and in the study B matrices above' : ''}.</p>`);
     } else {
       out.push('<p class="note">No scores for this run.</p>');
     }
-    const loss = run.trainingLog.filter((l) => l.loss !== null && l.loss !== undefined && Number.isFinite(l.loss)).map((l) => ({ step: l.step, loss: l.loss! }));
+    const loss = run.trainingLog.filter((l) => l.loss !== null && l.loss !== undefined && Number.isFinite(l.loss))
+      .map((l) => ({ step: l.step, loss: l.loss! }));
     if (loss.length >= 2) {
       const svg = await renderSvg(lossSpec(loss, scores.length ? scores.map((s) => s.step) : undefined), `${run.id}: training loss`);
       charts.push(figure(svg, `${run.id}: training loss (${loss.length} logged steps).`, 'loss'));
@@ -125,7 +130,8 @@ export async function runSections(
     if (skipped && steps.size >= 2 && methodOf(run) === null) out.push(`<p class="note">Not analysed: ${esc(skipped.reason)}.</p>`);
     const incomplete = a.series.find((s) => s.run === run.id)?.incompleteSteps ?? [];
     if (incomplete.length) {
-      out.push(`<p class="note">${incomplete.length} step(s) left out of the analysis because some test set has no score there (e.g. step ${incomplete[0].step}: ${esc(incomplete[0].missing.join(', '))}).</p>`);
+      out.push(`<p class="note">${incomplete.length} step(s) left out of the analysis because some test set has no score there (e.g. ` +
+        `step ${incomplete[0].step}: ${esc(incomplete[0].missing.join(', '))}).</p>`);
     }
     out.push('</article>');
   }
@@ -142,7 +148,8 @@ async function runCorrelations(run: RunAnalysis, opts: Pick<AnalyzeOptions, 'alp
     const label = p.r === null ? 'n/a' : `${signed(p.r, 2)}${sig ? '*' : ''}`;
     cells.push({ row: p.a, col: p.b, value: p.r, label, outlined: sig }, { row: p.b, col: p.a, value: p.r, label, outlined: sig });
   }
-  const svg = await renderSvg(heatmapSpec(cells, { rows: sets, cols: sets, extent: 1, legendTitle: 'partial r' }), `${run.run}: partial correlations between OOD test sets`);
+  const svg = await renderSvg(heatmapSpec(cells, { rows: sets, cols: sets, extent: 1, legendTitle: 'partial r' }),
+    `${run.run}: partial correlations between OOD test sets`);
   const caption = `${run.run}: partial correlation between OOD test sets, ${run.control} regressed out, ${observationsText(run, representation)}; * and outline: adjusted p < ${alpha}.`;
   const col = (name: string) => table.columns.indexOf(name);
   const rows = table.rows.filter((r) => r[col('run')] === run.run);

@@ -5,7 +5,7 @@
 // report, since one store often holds runs of both studies.
 import { UserError } from '../errors.ts';
 import { analyzeRuns, DEFAULT_OPTIONS, emptyAnalysis, runProblem, type AnalysisResult, type AnalyzeOptions } from '../analyze/analysis.ts';
-import { buildRunSeries, type RunSeries } from '../analyze/run-series.ts';
+import { buildRunSeries, runAttributes, type RunSeries } from '../analyze/run-series.ts';
 import type { ScoreRow } from '../analyze/score-row.ts';
 import { metricForTestSet, metricsByTestSet, type ReportData } from './report-data.ts';
 
@@ -24,7 +24,8 @@ export interface StudyA {
   note?: string;
 }
 
-export function studyA(data: ReportData, opts: { control?: string; metric?: string; analysis?: Partial<Omit<AnalyzeOptions, 'control'>>; result?: AnalysisResult }): StudyA {
+export function studyA(data: ReportData,
+  opts: { control?: string; metric?: string; analysis?: Partial<Omit<AnalyzeOptions, 'control'>>; result?: AnalysisResult }): StudyA {
   const empty = (note: string, control: string | null = null, metric: string | null = null): StudyA => ({
     control, metric, options: null, analysis: emptyAnalysis({ ...DEFAULT_OPTIONS, control: control ?? '' }), series: [], skipped: [], note,
   });
@@ -38,7 +39,8 @@ export function studyA(data: ReportData, opts: { control?: string; metric?: stri
     throw new UserError(`${data.storePath}: no scores for the control test set "${control}" (it has: ${[...metrics.keys()].sort().join(', ')})`);
   }
   if (opts.metric !== undefined && !controlMetrics.includes(opts.metric)) {
-    throw new UserError(`${data.storePath}: the control test set "${control}" has no scores for metric "${opts.metric}" (it has: ${controlMetrics.join(', ')})`);
+    throw new UserError(`${data.storePath}: the control test set "${control}" has no scores for metric "${opts.metric}" (it has: ` +
+      `${controlMetrics.join(', ')})`);
   }
   const spec = data.testSets.find((t) => t.id === control)?.spec;
   const metric = metricForTestSet(controlMetrics, spec, opts.metric);
@@ -80,15 +82,8 @@ function recordedControl(data: ReportData): string | null {
     if (typeof v === 'string' && v !== '') values.add(v);
   }
   if (values.size > 1) {
-    throw new UserError(`${data.storePath}: runs record different "${CONTROL_ATTRIBUTE}" values (${[...values].sort().join(', ')}); choose one with --control`);
+    throw new UserError(`${data.storePath}: runs record different "${CONTROL_ATTRIBUTE}" values (${[...values].sort().join(', ')}); ` +
+      `choose one with --control`);
   }
   return values.size === 1 ? [...values][0] : null;
-}
-
-function runAttributes(r: ReportData['runs'][number]): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries({ model: r.model, training_set: r.trainingSet, method: r.method, seed: r.seed, ...r.attributes })) {
-    if (v !== null && v !== undefined) out[k] = typeof v === 'string' ? v : JSON.stringify(v);
-  }
-  return out;
 }

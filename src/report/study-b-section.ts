@@ -53,7 +53,9 @@ export async function studyBSection(b: StudyB): Promise<string> {
       const svg = await renderSvg(heatmapSpec(heat, {
         rows, cols: cols.map((t) => colLabel.get(t)!), extent, legendTitle: 'Δ vs base', rowTitle: 'trained on', colTitle: 'test set',
       }), `${model}: ${METHOD_NAMES[method]} minus base`);
-      charts.push(figure(svg, `${model}, ${METHOD_NAMES[method]}: score minus the base model's; outlined: in-domain; grey: no base score (the score is shown).`, `study-b-${method}`));
+      charts.push(figure(svg,
+        `${model}, ${METHOD_NAMES[method]}: score minus the base model's; outlined: in-domain; grey: no base score (the score is shown).`,
+        `study-b-${method}`));
     }
     if (charts.length) out.push(`<div class="charts">${charts.join('\n')}</div>`);
     out.push(matrixTable(modelCells, cols));
@@ -79,11 +81,13 @@ function matrixTable(cells: readonly StudyBCell[], cols: string[]): string {
         const title = [c.role ?? '', c.deltaNote ?? '', `runs: ${c.runs.join(' ')}`].filter(Boolean).join(' · ');
         return `<td class="num${c.role ? ` role-${c.role}` : ''}" title="${esc(title)}">${text}</td>`;
       });
-      rows.push(`<tr><td class="name">${esc(METHOD_NAMES[method])}</td><td class="name">${esc(method === 'base' ? label.replace(/^base ?/, '') : label)}</td>${tds.join('')}</tr>`);
+      rows.push(`<tr><td class="name">${esc(METHOD_NAMES[method])}</td><td ` +
+        `class="name">${esc(method === 'base' ? label.replace(/^base ?/, '') : label)}</td>${tds.join('')}</tr>`);
     }
   }
   return `<div class="table-wrap"><table class="study-b">\n<thead>${head}${metricRow}</thead>\n<tbody>\n${rows.join('\n')}\n</tbody>\n</table></div>` +
-    '<p class="small">Cells: score (difference from base). Tint: <span class="role-in-domain">in-domain</span> · <span class="role-cross-domain">cross-domain</span> · <span class="role-cross-task">cross-task</span>.</p>';
+    '<p class="small">Cells: score (difference from base). Tint: <span class="role-in-domain">in-domain</span> · <span ' +
+    'class="role-cross-domain">cross-domain</span> · <span class="role-cross-task">cross-task</span>.</p>';
 }
 
 function niceExtent(x: number): number {

@@ -23,10 +23,11 @@
 // base runs with the same shots; when none has them and the model has base runs of one shots value
 // only, those; otherwise the delta is left empty with the reason.
 import type { StoredScore, TestSetRecord } from '../store/result-store.ts';
+import { METHOD_KINDS, type MethodKind } from '../types.ts';
 import { metricForTestSet, metricsByTestSet, type ReportData, type ReportRun } from './report-data.ts';
 
-export const STUDY_B_METHODS = ['base', 'ft', 'fticl'] as const;
-export type StudyBMethod = (typeof STUDY_B_METHODS)[number];
+export const STUDY_B_METHODS = METHOD_KINDS;
+export type StudyBMethod = MethodKind;
 export const TEST_SET_ROLES = ['in-domain', 'cross-domain', 'cross-task'] as const;
 export type TestSetRole = (typeof TEST_SET_ROLES)[number];
 
@@ -60,7 +61,10 @@ export interface StudyB {
   testSets: string[];
 }
 
-interface RunInfo { run: ReportRun; method: StudyBMethod; model: string; trainingTask: string | null; trainSize: string | null; shots: number; roles: Record<string, TestSetRole> }
+interface RunInfo {
+  run: ReportRun; method: StudyBMethod; model: string; trainingTask: string | null; trainSize: string | null; shots: number;
+  roles: Record<string, TestSetRole>;
+}
 
 export function studyB(data: ReportData, opts: { metric?: string } = {}): StudyB {
   const skipped: StudyB['skipped'] = [];
@@ -91,7 +95,8 @@ export function studyB(data: ReportData, opts: { metric?: string } = {}): StudyB
   const metricOf = new Map([...metrics].map(([id, ms]) => [id, metricForTestSet(ms, specs.get(id)?.spec, opts.metric)]));
   // A run evaluated with in-context demonstrations (base k-shot ICL, FTICL) records which prompt
   // variant holds its scores; other runs use the report's variant.
-  const variantOf = new Map(data.runs.map((r) => [r.id, typeof r.attributes?.prompt_variant === 'string' ? r.attributes.prompt_variant : data.promptVariant]));
+  const variantOf = new Map(data.runs.map((r) => [r.id,
+    typeof r.attributes?.prompt_variant === 'string' ? r.attributes.prompt_variant : data.promptVariant]));
   const finalScores = finalScoresByRun(data.allScores.filter((s) => (s.promptVariant ?? '') === variantOf.get(s.run)), metricOf);
 
   // Group runs into cells: (model, method, training task, train size, shots, test set).

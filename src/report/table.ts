@@ -1,6 +1,7 @@
 // A report table: named columns and rows of plain values. The same object becomes an HTML table,
 // a CSV file (RFC 4180 quoting, empty cell for a missing value) and a JSON array of row objects,
-// so the three never disagree.
+// so the three never disagree; its CSV is written as the analysis writes its own (analyze/text-cells.ts).
+import { csvText } from '../analyze/text-cells.ts';
 
 export type Cell = string | number | boolean | null;
 
@@ -15,22 +16,10 @@ export interface Table {
 }
 
 export function tableToCsv(table: Table): string {
-  const lines = [table.columns.map(csvCell).join(',')];
-  for (const row of table.rows) lines.push(row.map(csvCell).join(','));
-  return lines.join('\n') + '\n';
+  return csvText(table.columns, table.rows);
 }
 
 export function tableToJson(table: Table): Record<string, Cell>[] {
   return table.rows.map((row) => Object.fromEntries(table.columns.map((c, i) => [c, row[i] ?? null])));
 }
 
-function csvCell(v: Cell | undefined): string {
-  if (v === undefined || v === null) return '';
-  const s = typeof v === 'number' ? numberText(v) : String(v);
-  return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-}
-
-/** Full precision in files (the shortest text that reads back as the same double). */
-function numberText(x: number): string {
-  return Number.isFinite(x) ? String(x) : '';
-}

@@ -64,7 +64,8 @@ function partialCorrelationsTable(a: StudyA): Table {
   const alpha = a.options!.alpha;
   return {
     name: 'partial_correlations', title: 'Partial correlations between OOD test sets',
-    description: `One row per (run, pair of OOD sets): the partial correlation across checkpoints with "${a.control}" regressed out, on levels or first differences (representation) with n_eff effective observations; significant means adjusted p < ${alpha}.`,
+    description: `One row per (run, pair of OOD sets): the partial correlation across checkpoints with "${a.control}" regressed out, on ` +
+      `levels or first differences (representation) with n_eff effective observations; significant means adjusted p < ${alpha}.`,
     ...pairTable(a.analysis, alpha),
   };
 }
@@ -76,7 +77,8 @@ export function isSignificant(p: { r: number | null; p_adjusted: number | null }
 function agreementTable(a: StudyA): Table {
   return {
     name: 'agreement', title: "The papers' view: sign agreement across runs",
-    description: `One row per pair of OOD sets: in how many runs its partial correlation is significantly positive, negative, or neither (adjusted p < ${a.options!.alpha}).`,
+    description: `One row per pair of OOD sets: in how many runs its partial correlation is significantly positive, negative, or neither ` +
+      `(adjusted p < ${a.options!.alpha}).`,
     columns: ['a', 'b', 'positive', 'negative', 'none', 'runs', 'signs'],
     rows: a.analysis.agreement.map((g) => [g.a, g.b, g.positive, g.negative, g.null, g.runs, signVerdict(g)]),
   };
@@ -86,7 +88,8 @@ function studyBTable(b: StudyB): Table {
   return {
     name: 'study_b', title: 'Study B: training task x test set x method',
     description: 'One row per (model, method, training task, size, shots, test set): the final score, the base model\'s score and the difference.',
-    columns: ['model', 'method', 'training_task', 'train_size', 'shots', 'test_set', 'test_set_task', 'role', 'metric', 'score', 'base_score', 'delta', 'runs', 'note'],
+    columns: ['model', 'method', 'training_task', 'train_size', 'shots', 'test_set', 'test_set_task', 'role', 'metric', 'score',
+      'base_score', 'delta', 'runs', 'note'],
     rows: b.cells.map((c) => [
       c.model, c.method, c.trainingTask, c.trainSize, c.shots, c.testSet, c.testSetTask, c.role, c.metric, c.score,
       c.baseScore, c.delta, c.runs.join(' '), c.deltaNote ?? null,
@@ -94,7 +97,8 @@ function studyBTable(b: StudyB): Table {
   };
 }
 
-export interface RoleSummary { model: string; method: string; trainingTask: string; role: string; testSets: number; meanScore: number; meanDelta: number | null }
+export interface RoleSummary { model: string; method: string; trainingTask: string; role: string; testSets: number; meanScore: number;
+  meanDelta: number | null }
 
 /** Mean score and mean delta per (model, method, training task, role): the papers' headline view. */
 export function summariseByRole(b: StudyB): RoleSummary[] {
@@ -117,7 +121,8 @@ export function summariseByRole(b: StudyB): RoleSummary[] {
 function studyBByRoleTable(b: StudyB): Table {
   return {
     name: 'study_b_by_role', title: 'Study B by role',
-    description: 'One row per (model, method, training task, role): mean final score and mean difference from the base model over the test sets of that role.',
+    description: 'One row per (model, method, training task, role): mean final score and mean difference from the base model over the ' +
+      'test sets of that role.',
     columns: ['model', 'method', 'training_task', 'role', 'test_sets', 'mean_score', 'mean_delta'],
     rows: summariseByRole(b).map((s) => [s.model, s.method, s.trainingTask, s.role, s.testSets, s.meanScore, s.meanDelta]),
   };

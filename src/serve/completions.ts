@@ -14,7 +14,7 @@ import { EngineQueue } from './engine-queue.ts';
 import { TextEncoder } from './text-encoder.ts';
 import { promptLogprobs } from './prompt-logprobs.ts';
 import { checkContext } from './context-limit.ts';
-import { effectiveSampling, type ServeProfile } from './sampling.ts';
+import { effectiveSampling, SERVE_PROFILES, type ServeProfile } from './sampling.ts';
 import {
   HttpError, type CompletionChoice, type CompletionLogprobs, type CompletionRequest, type PromptLogprob,
 } from './protocol.ts';
@@ -114,7 +114,8 @@ export class CompletionEngine {
    * TEXT_CHARS_PER_TOKEN characters per allowed token, and tokenised on a worker thread
    * (text-encoder.ts), so other requests (GET /health) are answered meanwhile.
    */
-  async complete(model: BuiltinModel, req: CompletionRequest, maxPromptTokens = Infinity, profile: ServeProfile = 'genstudy'): Promise<{ choices: CompletionChoice[]; usage: Usage }> {
+  async complete(model: BuiltinModel, req: CompletionRequest, maxPromptTokens = Infinity,
+    profile: ServeProfile = SERVE_PROFILES[0]): Promise<{ choices: CompletionChoice[]; usage: Usage }> {
     req = effectiveSampling(req, profile, model.generationConfig);
     const tok = model.tokenizer;
     const vocab = model.arch.vocabSize;
@@ -133,7 +134,8 @@ export class CompletionEngine {
     }
     const total = prompts.reduce((n, p) => n + p.length, 0);
     if (total > maxPromptTokens) {
-      throw new HttpError(413, `the request has ${total} prompt tokens; this server takes at most ${maxPromptTokens} per request (genstudy serve --max-prompt-tokens raises it)`);
+      throw new HttpError(413, `the request has ${total} prompt tokens; this server takes at most ${maxPromptTokens} per request ` +
+        `(genstudy serve --max-prompt-tokens raises it)`);
     }
     const echo = req.echo === true;
     const maxTokens = req.max_tokens ?? 16;
@@ -207,11 +209,14 @@ export class CompletionEngine {
         const entries: PromptLogprob[] = [null];
         for (const t of a.prompt) {
           const e: Record<string, { logprob: number; rank: number; decoded_token: string }> = {};
-          t.top.slice(0, n).forEach((alt, r) => { e[String(alt.id)] = { logprob: alt.logprob, rank: r + 1, decoded_token: this.tokenText(model, alt.id) }; });
+          t.top.slice(0, n).forEach((alt, r) => {
+            e[String(alt.id)] = { logprob: alt.logprob, rank: r + 1, decoded_token: this.tokenText(model, alt.id) };
+          });
           if (!(String(t.id) in e)) {
             // Outside the top n: its rank is at least n + 1 (only the top-k are computed).
             const rank = t.top.findIndex((alt) => alt.id === t.id);
-            e[String(t.id)] = { logprob: t.logprob, rank: rank >= 0 ? rank + 1 : Math.max(n, t.top.length) + 1, decoded_token: this.tokenText(model, t.id) };
+            e[String(t.id)] = { logprob: t.logprob, rank: rank >= 0 ? rank + 1 : Math.max(n, t.top.length) + 1,
+              decoded_token: this.tokenText(model, t.id) };
           }
           entries.push(e);
         }

@@ -13,7 +13,9 @@
 // answered as if the field were neutral.
 import { HttpError, type CompletionRequest } from './protocol.ts';
 
-export type ServeProfile = 'genstudy' | 'vllm';
+/** Whose behaviour the server follows where servers differ: its own (the default), or vLLM's (vllm-profile.ts). */
+export const SERVE_PROFILES = ['genstudy', 'vllm'] as const;
+export type ServeProfile = (typeof SERVE_PROFILES)[number];
 
 /** The neutral value of each field that changes a greedy answer. */
 const NEUTRAL = { repetition_penalty: 1, presence_penalty: 0, frequency_penalty: 0 } as const;
@@ -29,7 +31,9 @@ const unset = (v: unknown): boolean => v === undefined || v === null;
  * The request with the fields it left out filled as the profile's server fills them (vLLM: from
  * generation_config.json; genstudy: OpenAI's defaults), then checked: greedy, no penalty.
  */
-export function effectiveSampling(req: CompletionRequest, profile: ServeProfile, generationConfig: Record<string, unknown> | undefined): CompletionRequest {
+export function effectiveSampling(
+  req: CompletionRequest, profile: ServeProfile, generationConfig: Record<string, unknown> | undefined,
+): CompletionRequest {
   const out: Record<string, unknown> = { ...req };
   const inherited = new Set<string>();
   if (profile === 'vllm' && generationConfig) {

@@ -17,7 +17,7 @@ import { UserError } from '../errors.ts';
 import { LoraAdapters, loadModel, type BuiltinModel } from '../engine/index.ts';
 import { CompletionEngine } from './completions.ts';
 import { completionRequestSchema, describeZodError, HttpError, loadAdapterSchema, unloadAdapterSchema } from './protocol.ts';
-import type { ServeProfile } from './sampling.ts';
+import { SERVE_PROFILES, type ServeProfile } from './sampling.ts';
 import { FASTAPI_NOT_FOUND, VLLM, vllmModelCard } from './vllm-profile.ts';
 
 export interface ServeOptions {
@@ -54,7 +54,7 @@ export interface ServeOptions {
   startupDelayMs?: number;
 }
 
-export const SERVE_DEFAULTS = { maxLoras: 4, maxBodyBytes: 8 << 20, maxPromptTokens: 65_536 } as const;
+export const SERVE_DEFAULTS = { maxLoras: 4, maxBodyBytes: 8 << 20, maxPromptTokens: 65_536, profile: SERVE_PROFILES[0] } as const;
 
 export interface RunningServer {
   url: string;
@@ -113,7 +113,8 @@ function readBody(req: http.IncomingMessage, limit: number): Promise<unknown> {
  * rest of the file system.
  */
 function adapterFolder(wanted: string, roots: readonly string[]): string {
-  const outside = new HttpError(400, `lora_path ${JSON.stringify(wanted)} is not inside the adapter folders this server loads from (genstudy serve --lora-root DIR)`);
+  const outside = new HttpError(400,
+    `lora_path ${JSON.stringify(wanted)} is not inside the adapter folders this server loads from (genstudy serve --lora-root DIR)`);
   const lexical = path.resolve(wanted);
   let real: string;
   try {
@@ -146,7 +147,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   const maxLoras = opts.maxLoras ?? SERVE_DEFAULTS.maxLoras;
   const maxBodyBytes = opts.maxBodyBytes ?? SERVE_DEFAULTS.maxBodyBytes;
   const maxPromptTokens = opts.maxPromptTokens ?? SERVE_DEFAULTS.maxPromptTokens;
-  const profile = opts.profile ?? 'genstudy';
+  const profile = opts.profile ?? SERVE_DEFAULTS.profile;
   const base = await loadModel(dir, opts.maxBatchTokens === undefined ? {} : { maxBatchTokens: opts.maxBatchTokens });
   if (profile === 'vllm' && loraRoots.length > 0) {
     const refusal = VLLM.loraRefusal(base.config);
@@ -204,7 +205,8 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     'POST /v1/load_lora_adapter': async (body) => {
       if (loraRoots.length === 0) {
         if (profile === 'vllm') return [404, FASTAPI_NOT_FOUND];
-        throw new HttpError(404, 'run-time LoRA loading is off on this server: start it with genstudy serve --lora-root DIR (the folders adapters may be loaded from)');
+        throw new HttpError(404, 'run-time LoRA loading is off on this server: start it with genstudy serve --lora-root DIR (the folders ' +
+          'adapters may be loaded from)');
       }
       const parsed = loadAdapterSchema.safeParse(body);
       if (!parsed.success) throw new HttpError(400, describeZodError(parsed.error));
@@ -220,7 +222,8 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       if (loaded >= maxLoras) {
         // vLLM keeps every added adapter and evicts the least recently used from its cache.
         if (profile === 'vllm') evictLeastRecent();
-        else throw new HttpError(429, `${loaded} LoRA adapters are loaded, the most this server holds (genstudy serve --max-loras); unload one first`);
+        else throw new HttpError(429,
+          `${loaded} LoRA adapters are loaded, the most this server holds (genstudy serve --max-loras); unload one first`);
       }
       let merged: BuiltinModel;
       try {
@@ -242,7 +245,8 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       if (!parsed.success) throw new HttpError(400, describeZodError(parsed.error));
       const s = served.get(parsed.data.lora_name);
       if (!s || s.parent === null) {
-        throw new HttpError(404, profile === 'vllm' ? VLLM.notLoaded(parsed.data.lora_name) : `The lora adapter '${parsed.data.lora_name}' is not loaded.`);
+        throw new HttpError(404,
+          profile === 'vllm' ? VLLM.notLoaded(parsed.data.lora_name) : `The lora adapter '${parsed.data.lora_name}' is not loaded.`);
       }
       served.delete(parsed.data.lora_name);
       // Requests already queued for it still hold the model; it goes when they are answered.

@@ -25,7 +25,8 @@ export class TextEncoder {
 
   private start(): Worker {
     if (this.worker) return this.worker;
-    const worker = new Worker(new URL('./encode-worker.mjs', import.meta.url), { workerData: { json: this.tokenizer.json, config: this.tokenizer.config } });
+    const worker = new Worker(new URL('./encode-worker.mjs', import.meta.url),
+      { workerData: { json: this.tokenizer.json, config: this.tokenizer.config } });
     worker.unref();
     worker.on('message', (m: { id: number; ids?: number[][]; error?: string }) => {
       const p = this.pending.get(m.id);

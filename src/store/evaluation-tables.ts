@@ -56,7 +56,8 @@ export class EvaluationTables {
     const out = new Set<string>();
     for (let i = 0; i < keys.length; i += KEYS_PER_QUERY) {
       const part = keys.slice(i, i + KEYS_PER_QUERY);
-      const rows = this.db.prepare(`SELECT key FROM evaluation_cache WHERE key IN (${part.map(() => '?').join(',')})`).all(...part) as { key: string }[];
+      const rows = this.db.prepare(
+        `SELECT key FROM evaluation_cache WHERE key IN (${part.map(() => '?').join(',')})`).all(...part) as { key: string }[];
       for (const r of rows) out.add(r.key);
     }
     return out;

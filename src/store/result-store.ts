@@ -138,10 +138,13 @@ export class ResultStore {
   private migrate(readonly: boolean): void {
     const check = (current: number): boolean => {
       if (current > SCHEMA_VERSION) {
-        throw new UserError(`${this.path}: the store has schema version ${current}, newer than this genstudy understands (${SCHEMA_VERSION}); upgrade genstudy`);
+        throw new UserError(`${this.path}: the store has schema version ${current}, newer than this genstudy understands ` +
+          `(${SCHEMA_VERSION}); upgrade genstudy`);
       }
       if (current === SCHEMA_VERSION) return false;
-      if (readonly) throw new UserError(`${this.path}: the store has schema version ${current} and needs migrating to ${SCHEMA_VERSION}; open it writable once`);
+      if (readonly) {
+        throw new UserError(`${this.path}: the store has schema version ${current} and needs migrating to ${SCHEMA_VERSION}; open it writable once`);
+      }
       return true;
     };
     if (!check(this.schemaVersion)) return;
@@ -238,7 +241,9 @@ export class ResultStore {
     const checkpointIds = new Map<string, number>();
     this.transaction(() => {
       for (const s of scores) {
-        if (!Number.isFinite(s.value)) throw new UserError(`score ${s.run}@${s.step} ${s.testSet} ${s.metric}: value ${s.value} is not a finite number`);
+        if (!Number.isFinite(s.value)) {
+          throw new UserError(`score ${s.run}@${s.step} ${s.testSet} ${s.metric}: value ${s.value} is not a finite number`);
+        }
         const key = `${s.run}\u0000${s.step}`;
         let cp = checkpointIds.get(key);
         if (cp === undefined) {

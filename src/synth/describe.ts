@@ -9,7 +9,7 @@ export type ExpectedSign = 'positive' | 'negative' | 'none';
 
 export interface SetDescription {
   id: string;
-  role: 'id' | 'ood';
+  role: SetDesign['role'];
   cue: CueName;
   relation: CueRelation;
   shift: string;
@@ -45,7 +45,8 @@ const RULE = 'The hypothesis follows from the premise (Yes) when both have the s
   + 'has none, added. Otherwise No.';
 
 function rates(d: SetDesign): SetDescription['rates'] {
-  return { overlapGivenYes: d.overlapGivenYes, overlapGivenNo: d.overlapGivenNo, negationGivenYes: d.negationGivenYes, negationGivenNo: d.negationGivenNo };
+  return { overlapGivenYes: d.overlapGivenYes, overlapGivenNo: d.overlapGivenNo, negationGivenYes: d.negationGivenYes,
+    negationGivenNo: d.negationGivenNo };
 }
 
 const SIGN = { mirror: -1, twin: 1 } as const;
@@ -68,7 +69,8 @@ export function expectedSign(a: SetDesign, b: SetDesign): ExpectedCorrelation {
     return { a: a.id, b: b.id, sign: sign(of(built)), why: how };
   }
   if (a.source && b.source && a.source.set === b.source.set) {
-    return { a: a.id, b: b.id, sign: sign(of(a) * of(b)), why: `both built item by item from ${a.source.set} (${a.id}: ${a.source.how}, ${b.id}: ${b.source.how})` };
+    return { a: a.id, b: b.id, sign: sign(of(a) * of(b)),
+      why: `both built item by item from ${a.source.set} (${a.id}: ${a.source.how}, ${b.id}: ${b.source.how})` };
   }
   const theory = a.cue !== 'none' && a.cue === b.cue && a.relation !== 'none' && b.relation !== 'none'
     ? `; a model leaning on the ${a.cue} cue would move them ${a.relation === b.relation ? 'together' : 'apart'}`

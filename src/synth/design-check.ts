@@ -4,6 +4,7 @@
 // the report alike. It takes the sign counts as plain data, so the suite does not depend on the
 // analysis code that produces them.
 import type { ExpectedCorrelation, ExpectedSign } from './describe.ts';
+import { alignColumns } from '../text-table.ts';
 
 /**
  * Per OOD pair, how many runs gave a significant positive / negative correlation (analyze's
@@ -34,7 +35,10 @@ export interface DesignCheck {
   recovered: number;
   undesigned: number;
   spurious: number;
-  /** How many pairs with no designed relation may come out significant in most runs (by chance or by shared training dynamics) for the design to count as recovered. */
+  /**
+   * How many pairs with no designed relation may come out significant in most runs (by chance or by shared training dynamics) for the
+   * design to count as recovered.
+   */
   maxSpurious: number;
   passed: boolean;
   /** One sentence: recovered or not, and why. */
@@ -105,13 +109,12 @@ function verdictSentence(c: Omit<DesignCheck, 'verdict'>): string {
 export function formatDesignCheck(c: DesignCheck): string {
   const byVerdict = c.rows.some((r) => r.verdict !== undefined);
   const header = ['a', 'b', 'designed', 'positive', 'negative', 'runs', ...(byVerdict ? ['verdict'] : []), 'outcome'];
-  const cells = c.rows.map((r) => [r.a, r.b, r.designed, String(r.positive), String(r.negative), String(r.runs), ...(byVerdict ? [r.verdict ?? ''] : []), r.outcome]);
-  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((row) => row[i].length)));
-  const line = (row: string[]) => '  ' + row.map((v, i) => v.padEnd(widths[i])).join('  ').trimEnd();
+  const cells = c.rows.map((r) => [r.a, r.b, r.designed, String(r.positive), String(r.negative), String(r.runs),
+    ...(byVerdict ? [r.verdict ?? ''] : []), r.outcome]);
   return [
-    'Designed against found: the synthetic suite fixes the sign of some OOD pairs by construction (mirrored items move apart, twin items together); the rest have none.',
-    line(header),
-    ...cells.map(line),
+    'Designed against found: the synthetic suite fixes the sign of some OOD pairs by construction (mirrored items move apart, twin items ' +
+    'together); the rest have none.',
+    ...alignColumns([header, ...cells], { indent: 2 }),
     `Verdict: ${c.verdict}`,
   ].join('\n') + '\n';
 }

@@ -20,13 +20,15 @@ export type Substitution = 'mixed' | 'hypernym' | 'synonym';
  *   is right on exactly one item of the pair, so the two sets' accuracies move against each other.
  * - twin: item i is the source's item i with its nouns renamed (each replaced by another of its
  *   category from the twin's vocabulary, the same way in both sentences), which keeps the label,
- *   both cues, the length and every word position. A source may have several twins. A prediction that does not depend on which animal, person or food is
- *   named is right on both or on neither, so the two move together.
+ *   both cues, the length and every word position. A source may have several twins. A prediction
+ *   that does not depend on which animal, person or food is named is right on both or on neither,
+ *   so the two move together.
  */
 export interface SetSource { set: string; how: 'mirror' | 'twin' }
 
 export interface SetDesign {
   id: string;
+  /** The in-domain set (training and its test set) or an out-of-distribution one. */
   role: 'id' | 'ood';
   /** The cue this set is built around ('none' for the ID set, which carries the training cues, and for pure shifts). */
   cue: CueName;
@@ -66,6 +68,14 @@ export interface SuiteOptions {
   oodSets?: SetDesign[];
 }
 
+/**
+ * The suite generated when no seed or size is given: by a study file's `synthetic:` section, by
+ * `train --data synthetic` and by `--test-set synthetic`. One set of defaults, so that a model
+ * trained on the default suite is tested on that suite's test sets, which hold none of its
+ * training examples (with the test sets of another seed, some would be training examples).
+ */
+export const SUITE_DEFAULTS = { seed: 1, trainSize: 2000, testSize: 200 } as const;
+
 // ID defaults: both cues agree with the label more often than not in training.
 export const DEFAULTS = { idOverlapRate: 0.8, idNegationGivenNo: 0.4, idNegationGivenYes: 0.1, oodCueRate: 1 } as const;
 
@@ -83,7 +93,8 @@ export function idDesign(o: SuiteOptions): SetDesign {
 
 /** A mirror's cue rates: the source's, with the labels exchanged (the edit flips the label and keeps both cues). */
 export function mirroredRates(d: SetDesign): Pick<SetDesign, 'overlapGivenYes' | 'overlapGivenNo' | 'negationGivenYes' | 'negationGivenNo'> {
-  return { overlapGivenYes: d.overlapGivenNo, overlapGivenNo: d.overlapGivenYes, negationGivenYes: d.negationGivenNo, negationGivenNo: d.negationGivenYes };
+  return { overlapGivenYes: d.overlapGivenNo, overlapGivenNo: d.overlapGivenYes, negationGivenYes: d.negationGivenNo,
+    negationGivenNo: d.negationGivenYes };
 }
 
 export function defaultOodDesigns(o: SuiteOptions): SetDesign[] {
@@ -110,7 +121,8 @@ export function defaultOodDesigns(o: SuiteOptions): SetDesign[] {
     overlapConsistent,
     {
       ...overlapConsistent, ...mirroredRates(overlapConsistent), id: 'overlap-broken', relation: 'broken',
-      shift: 'HANS-like: the overlap cue disagrees with the label (high overlap only when the answer is No); negation independent of the label; no place phrases',
+      shift: 'HANS-like: the overlap cue disagrees with the label (high overlap only when the answer is No); negation independent of the ' +
+        'label; no place phrases',
     },
     negationConsistent,
     {
@@ -120,7 +132,8 @@ export function defaultOodDesigns(o: SuiteOptions): SetDesign[] {
     },
     {
       ...negationConsistent, id: 'negation-consistent-renamed',
-      shift: 'twin of negation-consistent: each item with its nouns renamed (other animals, people, foods, the same way in both sentences; same label, cues and word positions)',
+      shift: 'twin of negation-consistent: each item with its nouns renamed (other animals, people, foods, the same way in both ' +
+        'sentences; same label, cues and word positions)',
       source: { set: negationConsistent.id, how: 'twin' },
     },
     {
@@ -159,12 +172,15 @@ export function validateDesign(d: SetDesign, earlier: readonly SetDesign[] = [])
   const what = `synthetic suite: set "${d.id}" is the ${src.how} of "${from.id}"`;
   // The source's items are built together with its mirror's and twin's, from its own design.
   if (from.source !== undefined) throw new UserError(`${what}, which is itself built from another set`);
-  if (src.how === 'mirror' && earlier.some((e) => e.source?.how === 'mirror' && e.source.set === from.id)) throw new UserError(`${what}, which already has a mirror`);
+  if (src.how === 'mirror' && earlier.some((e) => e.source?.how === 'mirror' && e.source.set === from.id)) {
+    throw new UserError(`${what}, which already has a mirror`);
+  }
   if (d.cue === 'none' || d.cue !== from.cue) throw new UserError(`${what}: both must be built around the same cue (overlap or negation)`);
   const want = src.how === 'mirror' ? mirroredRates(from) : from;
   for (const k of ['overlapGivenYes', 'overlapGivenNo', 'negationGivenYes', 'negationGivenNo'] as const) {
     if (d[k] !== want[k]) {
-      throw new UserError(`${what}, so its ${k} must be ${want[k]} (the source's${src.how === 'mirror' ? ', with the labels exchanged' : ''}), got ${d[k]}`);
+      throw new UserError(
+        `${what}, so its ${k} must be ${want[k]} (the source's${src.how === 'mirror' ? ', with the labels exchanged' : ''}), got ${d[k]}`);
     }
   }
 }

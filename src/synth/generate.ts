@@ -33,12 +33,13 @@ import {
   AGENT_CATEGORIES, ALL_VERBS, CATEGORIES, hypernymOf, nounsOf, PLACES, sameSynset, synonymsOf, type Category,
 } from './lexicon.ts';
 import { contentWords, formatSentence, highOverlap, hypothesisNegated, trueLabel, type Label, type Sentence } from './rule.ts';
-import { DEFAULTS, defaultOodDesigns, idDesign, validateDesign, validateOptions, type CueName, type CueRelation, type SetDesign, type SuiteOptions } from './design.ts';
+import { DEFAULTS, defaultOodDesigns, idDesign, validateDesign, validateOptions, type CueName, type CueRelation, type SetDesign,
+  type SuiteOptions } from './design.ts';
 import { suiteVocabulary } from './vocabulary.ts';
 
 export interface SuiteTestSet {
   id: string;
-  role: 'id' | 'ood';
+  role: SetDesign['role'];
   cue: CueName;
   relation: CueRelation;
   design: SetDesign;
@@ -220,7 +221,8 @@ class Builder {
     // Under negation only the verb may change (nouns must stay identical there).
     const move = this.rng.pick(negH
       ? ['verb' as const]
-      : this.allowed<'subject' | 'object' | 'verb'>([{ name: 'subject', kind: 'noun' }, { name: 'object', kind: 'noun' }, { name: 'verb', kind: 'verb' }]));
+      : this.allowed<'subject' | 'object' | 'verb'>([{ name: 'subject', kind: 'noun' }, { name: 'object', kind: 'noun' },
+        { name: 'verb', kind: 'verb' }]));
     const p = this.premise(negH, 'free');
     const base = { ...p };
     this.keepOrDropPlace(base);
@@ -248,7 +250,8 @@ function toText([p, h]: Item, spec: Spec, setId: string): { premise: string; hyp
   const premise = formatSentence(p);
   const hypothesis = formatSentence(h);
   if (trueLabel(premise, hypothesis) !== spec.label || highOverlap(premise, hypothesis) !== spec.high || hypothesisNegated(hypothesis) !== spec.negH) {
-    throw new Error(`synthetic suite: built ${JSON.stringify({ premise, hypothesis })} for ${JSON.stringify(spec)} in set "${setId}", which breaks its design`);
+    throw new Error(`synthetic suite: built ${JSON.stringify({ premise, hypothesis })} for ${JSON.stringify(spec)} in set "${setId}", ` +
+      `which breaks its design`);
   }
   return { premise, hypothesis };
 }
@@ -263,7 +266,8 @@ interface Dependants { mirror?: SetDesign; twins: SetDesign[] }
  * its own item is one side of the pair, its mirror's item (if it has one) the other side,
  * each twin's item its own item with its nouns renamed (Builder.renamed). Returns each set's examples by id.
  */
-function generateSet(design: SetDesign, n: number, seed: number, stream: string, seen: Set<string>, dependants: Dependants = { twins: [] }): Map<string, Example[]> {
+function generateSet(design: SetDesign, n: number, seed: number, stream: string, seen: Set<string>,
+  dependants: Dependants = { twins: [] }): Map<string, Example[]> {
   const rng = seededRandom(seed, 'synth', stream);
   const builder = new Builder(design, rng);
   const { mirror, twins } = dependants;

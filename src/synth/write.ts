@@ -4,7 +4,8 @@
 // renamed, so a reader never sees half a file. The bytes depend only on the options.
 import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { UserError } from '../errors.ts';
+import { UserError, where } from '../errors.ts';
+import { parseJsonLines } from '../json-text.ts';
 import type { Example } from '../types.ts';
 import { describeSuite, type SuiteDescription } from './describe.ts';
 import type { Suite } from './generate.ts';
@@ -47,19 +48,12 @@ export async function writeSuite(dir: string, suite: Suite): Promise<string[]> {
 }
 
 function parseJsonl(file: string, text: string): Example[] {
-  const out: Example[] = [];
-  const lines = text.split('\n');
-  lines.forEach((line, i) => {
-    if (line.trim() === '') return;
-    let row: unknown;
-    try { row = JSON.parse(line); } catch { throw new UserError(`${file}:${i + 1}: not valid JSON`); }
-    const r = row as Record<string, unknown>;
+  return parseJsonLines(text, file).map(({ line, values: r }) => {
     for (const k of ['id', 'premise', 'hypothesis', 'label']) {
-      if (typeof r[k] !== 'string') throw new UserError(`${file}:${i + 1}: field "${k}" is missing or not a string`);
+      if (typeof r[k] !== 'string') throw new UserError(`${where(file, line)}: field "${k}" is missing or not a string`);
     }
-    out.push({ id: r.id as string, fields: { premise: r.premise as string, hypothesis: r.hypothesis as string }, label: r.label as string });
+    return { id: r.id as string, fields: { premise: r.premise as string, hypothesis: r.hypothesis as string }, label: r.label as string };
   });
-  return out;
 }
 
 /** Reads a folder written by writeSuite. */

@@ -91,11 +91,13 @@ export function firstTokenRecords(task: ClassifyTaskSpec, examples: readonly Exa
   return examples.map((ex, i) => {
     const row = logprobs[i];
     if (row.length !== task.labels.length) {
-      throw new UserError(`task "${task.name}": answer for example "${ex.id}" has ${row.length} scores, expected ${task.labels.length} (one per label)`);
+      throw new UserError(
+        `task "${task.name}": answer for example "${ex.id}" has ${row.length} scores, expected ${task.labels.length} (one per label)`);
     }
     const prediction = task.labels[argmax(row)];
     const gold = goldOf(task, ex);
-    const rec: ClassifyRecord = { id: ex.id, scoring: 'first-token', prediction, logprobs: Object.fromEntries(task.labels.map((l, j) => [l, row[j]])) };
+    const rec: ClassifyRecord = { id: ex.id, scoring: 'first-token', prediction,
+      logprobs: Object.fromEntries(task.labels.map((l, j) => [l, row[j]])) };
     if (gold !== undefined) { rec.gold = gold; rec.correct = gold === prediction; }
     return rec;
   });
@@ -113,7 +115,8 @@ export function normLength(word: string): number {
 export function fullWordRecords(task: ClassifyTaskSpec, examples: readonly Example[], results: readonly ScoreResult[]): ClassifyRecord[] {
   const k = task.labels.length;
   if (results.length !== examples.length * k) {
-    throw new UserError(`task "${task.name}": got ${results.length} loglikelihood answers, expected ${examples.length} examples x ${k} labels = ${examples.length * k}`);
+    throw new UserError(`task "${task.name}": got ${results.length} loglikelihood answers, expected ${examples.length} examples x ${k} ` +
+      `labels = ${examples.length * k}`);
   }
   const lengths = task.labels.map((l) => normLength(task.verbalizer[l]));
   return examples.map((ex, i) => {

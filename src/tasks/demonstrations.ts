@@ -25,7 +25,8 @@ function checkK(k: number, poolSize: number, what: string): void {
  * Returns the function that picks each query's demonstrations from `pool`. `poolName` (e.g. the
  * few-shot file) appears in error messages.
  */
-export function demonstrationsFor(task: TaskSpec, pool: readonly Example[], selection: DemonstrationSelection, poolName = 'demonstrations'): DemonstrationsFor {
+export function demonstrationsFor(task: TaskSpec, pool: readonly Example[], selection: DemonstrationSelection,
+  poolName = 'demonstrations'): DemonstrationsFor {
   const what = `task "${task.name}", ${poolName}`;
   if (selection.kind === 'first-k') {
     checkK(selection.k, pool.length, what);
@@ -45,7 +46,9 @@ export function demonstrationsFor(task: TaskSpec, pool: readonly Example[], sele
   return (query: Example) => {
     const rng = seededRandom(seed, 'demonstrations', query.id);
     const candidates = pool.filter((d) => d.id !== query.id);
-    if (candidates.length < k) throw new UserError(`${what}: query "${query.id}" needs ${k} demonstrations other than itself; the pool has ${candidates.length}`);
+    if (candidates.length < k) {
+      throw new UserError(`${what}: query "${query.id}" needs ${k} demonstrations other than itself; the pool has ${candidates.length}`);
+    }
     const chosen: Example[] = [];
     const taken = new Set<number>();
     for (const label of classes) {

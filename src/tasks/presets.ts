@@ -1,11 +1,11 @@
 // The prompts, label words and settings of the two studies of docs/studies.md, as data.
 //
 // Study B's templates are a copy of prompt_map.json from GitHub LHRYANG/Generalization_of_FT-LLM
-// (data/prompt_map.json; also ../shared/data/ft-generalisation/prompt_map.json, which a test
-// compares with this copy when it is present). They are embedded because a user's clone has no
-// shared folder.
+// (data/prompt_map.json), embedded so that they need no download; test/tasks/presets.test.ts
+// compares the copy with the original where a data folder holds it.
 import { UserError } from '../errors.ts';
-import type { ClassifyTaskSpec, GenerateTaskSpec, JoinOptions, ScoringMode, TaskSpec } from './task.ts';
+import type { TaskKind } from '../types.ts';
+import { DEFAULT_SCORING, type ClassifyTaskSpec, type GenerateTaskSpec, type JoinOptions, type ScoringMode, type TaskSpec } from './task.ts';
 
 export const STUDY_B_TASKS = ['summary', 'question', 'sentiment', 'inference', 'detection'] as const;
 export type StudyBTask = (typeof STUDY_B_TASKS)[number];
@@ -38,7 +38,7 @@ export const STUDY_B_LABELS: Readonly<Partial<Record<StudyBTask, readonly string
   inference: ['entailment', 'neutral', 'contradiction'],
 };
 
-export function studyBKind(task: StudyBTask): 'classify' | 'generate' {
+export function studyBKind(task: StudyBTask): TaskKind {
   return STUDY_B_LABELS[task] ? 'classify' : 'generate';
 }
 
@@ -68,11 +68,6 @@ export const STUDY_B_ICL_SHOTS: Readonly<Record<StudyBTask, readonly number[]>> 
   summary: [4, 2, 1, 0], question: [4, 2, 1, 0], sentiment: [2, 4, 6, 0], detection: [2, 4, 6, 0], inference: [3, 5, 7, 0],
 };
 
-/** k of FTICL (train_ptune.py's shots): first k rows of the in-domain few-shot file. */
-export const STUDY_B_FTICL_SHOTS: Readonly<Record<StudyBTask, readonly number[]>> = {
-  summary: [2, 1], question: [2, 1], sentiment: [2, 4], detection: [2, 4], inference: [3, 5],
-};
-
 /**
  * How study B joined demonstrations: prompt + output + "\n\n" each, then the query's prompt. Its
  * 0-shot prompts began with the literal text "<s> " (Llama-2's BOS, tokenised with
@@ -82,7 +77,7 @@ export const STUDY_B_FTICL_SHOTS: Readonly<Record<StudyBTask, readonly number[]>
 export const STUDY_B_JOIN: JoinOptions = { separator: '\n\n', zeroShotPrefix: '<s> ' };
 
 /** Study B's task spec for one of its five tasks and Prompt-1 (1) or Prompt-2 (2). */
-export function studyBTask(task: StudyBTask, prompt: 1 | 2 = 1, scoring: ScoringMode = 'first-token'): TaskSpec {
+export function studyBTask(task: StudyBTask, prompt: 1 | 2 = 1, scoring: ScoringMode = DEFAULT_SCORING): TaskSpec {
   if (!STUDY_B_TASKS.includes(task)) throw new UserError(`unknown study B task "${task}"; expected one of ${STUDY_B_TASKS.join(', ')}`);
   const template = STUDY_B_PROMPT_MAP[prompt - 1]?.[task];
   if (template === undefined) throw new UserError(`study B has Prompt-1 and Prompt-2, not Prompt-${prompt}`);
@@ -111,7 +106,7 @@ export const STUDY_A_PAD_TO = 128;
 /** Study A's verbalizer: the label words carry their leading space. */
 export const STUDY_A_VERBALIZER: Readonly<Record<'Yes' | 'No', string>> = { Yes: ' Yes', No: ' No' };
 
-export function studyATask(scoring: ScoringMode = 'first-token'): ClassifyTaskSpec {
+export function studyATask(scoring: ScoringMode = DEFAULT_SCORING): ClassifyTaskSpec {
   return {
     kind: 'classify', name: 'study-a/pattern', template: STUDY_A_TEMPLATE, labels: ['Yes', 'No'],
     verbalizer: { ...STUDY_A_VERBALIZER }, scoring, targetDelimiter: '',
@@ -119,7 +114,7 @@ export function studyATask(scoring: ScoringMode = 'first-token'): ClassifyTaskSp
 }
 
 /** The synthetic suite's task (src/synth/): study A's pattern and " Yes" / " No" verbalizer, so the pipeline runs the same code. */
-export function syntheticTask(scoring: ScoringMode = 'first-token'): ClassifyTaskSpec {
+export function syntheticTask(scoring: ScoringMode = DEFAULT_SCORING): ClassifyTaskSpec {
   return { ...studyATask(scoring), name: 'synthetic' };
 }
 

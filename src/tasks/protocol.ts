@@ -7,7 +7,7 @@
 // one place the two are defined; config/ resolves a study's settings from it.
 
 import { taskJoin, type JoinOptions, type TaskSpec } from './task.ts';
-import { LABEL_TOKEN_RULES } from '../types.ts';
+import { LABEL_TOKEN_RULES, type TaskKind } from '../types.ts';
 
 export const PROTOCOLS = ['official', 'corrected'] as const;
 export type Protocol = (typeof PROTOCOLS)[number];
@@ -126,7 +126,7 @@ export const PROTOCOL_SETTINGS: Readonly<Record<Protocol, Readonly<ProtocolSetti
 };
 
 /** Whether a prompt is encoded with the tokenizer's special tokens under a BOS rule. */
-export function addSpecialTokensFor(kind: 'classify' | 'generate', bos: BosRule): boolean {
+export function addSpecialTokensFor(kind: TaskKind, bos: BosRule): boolean {
   return bos === 'tokenizer' || kind === 'generate';
 }
 

@@ -6,7 +6,7 @@ import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { UserError } from '../errors.ts';
 import { formatIssues } from '../data/spec.ts';
-import { SCORING_MODES, validateClassifyTask, type ScoringMode, type TaskSpec } from './task.ts';
+import { DEFAULT_SCORING, SCORING_MODES, validateClassifyTask, type ScoringMode, type TaskSpec } from './task.ts';
 import { validateGenerateTask } from './generate.ts';
 import { TASK_PRESET_NAMES, taskPreset } from './task-presets.ts';
 
@@ -21,7 +21,7 @@ const ClassifySchema = z.strictObject({
   template: text,
   labels: z.array(text).min(2, 'expected at least two labels'),
   verbalizer: z.record(z.string(), text),
-  scoring: z.enum(SCORING_MODES).default('first-token'),
+  scoring: z.enum(SCORING_MODES).default(DEFAULT_SCORING),
   targetDelimiter: z.string().optional(),
   join: JoinSchema.optional(),
 });
@@ -33,7 +33,8 @@ const GenerateSchema = z.strictObject({
   targetField: text.optional(),
   maxNewTokens: z.number().int().positive(),
   stop: z.array(text).default([]),
-  postprocess: z.strictObject({ strip: z.enum(['python', 'none']).default('python'), cutAt: z.array(text).default([]) }).default({ strip: 'python', cutAt: [] }),
+  postprocess: z.strictObject({ strip: z.enum(['python', 'none']).default('python'), cutAt: z.array(text).default([]) })
+    .default({ strip: 'python', cutAt: [] }),
   join: JoinSchema.optional(),
 });
 
@@ -58,7 +59,7 @@ export function taskByName(name: string, opts: { prompt?: 1 | 2; scoring?: Scori
   const preset = taskPreset(name);
   let task: TaskSpec;
   if (preset) {
-    task = preset.spec(preset.prompts.includes(prompt) ? prompt : 1, opts.scoring ?? 'first-token');
+    task = preset.spec(preset.prompts.includes(prompt) ? prompt : 1, opts.scoring ?? DEFAULT_SCORING);
   } else {
     if (!/\.(ya?ml|json)$/i.test(name) || !fs.existsSync(name)) {
       throw new UserError(`--task ${name}: not a preset (${TASK_PRESET_NAMES.join(', ')}) and not a task spec file (.yaml/.yml/.json)`);
@@ -66,7 +67,9 @@ export function taskByName(name: string, opts: { prompt?: 1 | 2; scoring?: Scori
     task = readTaskFile(path.resolve(name));
     if (opts.scoring && task.kind === 'classify') task = { ...task, scoring: opts.scoring };
   }
-  if (!(preset?.prompts ?? [1]).includes(prompt)) throw new UserError(`--prompt ${prompt}: only study B's tasks have a Prompt-2 (task "${task.name}")`);
+  if (!(preset?.prompts ?? [1]).includes(prompt)) {
+    throw new UserError(`--prompt ${prompt}: only study B's tasks have a Prompt-2 (task "${task.name}")`);
+  }
   if (task.kind === 'classify') validateClassifyTask(task);
   else validateGenerateTask(task);
   return task;

@@ -7,11 +7,12 @@ import {
   type StudyBTask,
 } from './presets.ts';
 import type { ScoringMode, TaskSpec } from './task.ts';
+import type { TaskKind } from '../types.ts';
 
 export interface TaskPreset {
   /** What a user writes: "study-a", "study-b/<task>", "synthetic". */
   name: string;
-  kind: 'classify' | 'generate';
+  kind: TaskKind;
   /**
    * The study whose released code the preset replays, so that the study's own protocol rows apply
    * to it: study A's F1 positive class and reading position, study B's supervised objective and

@@ -20,6 +20,8 @@ import { parseTemplate, renderTemplate, type Template } from './template.ts';
 /** How a classify task's labels are scored: the first token of each label word, or each label's whole continuation. */
 export const SCORING_MODES = ['first-token', 'full-word'] as const;
 export type ScoringMode = (typeof SCORING_MODES)[number];
+/** A task's scoring unless it or the command says otherwise (the presets, task spec files, a study file, --scoring). */
+export const DEFAULT_SCORING: ScoringMode = 'first-token';
 
 export interface ClassifyTaskSpec {
   kind: 'classify';
@@ -123,8 +125,8 @@ export function validateClassifyTask(task: ClassifyTaskSpec): void {
   if (new Set(words).size !== words.length) {
     throw new UserError(`task "${task.name}": two labels share the same verbalizer word (${JSON.stringify(words)})`);
   }
-  if (task.scoring !== 'first-token' && task.scoring !== 'full-word') {
-    throw new UserError(`task "${task.name}": scoring must be "first-token" or "full-word", got "${String(task.scoring)}"`);
+  if (!(SCORING_MODES as readonly string[]).includes(task.scoring)) {
+    throw new UserError(`task "${task.name}": scoring must be ${SCORING_MODES.map((m) => `"${m}"`).join(' or ')}, got "${String(task.scoring)}"`);
   }
   taskTemplate(task);
 }

@@ -73,7 +73,8 @@ export function renderTemplate(template: Template, fields: Record<string, string
     }
     if (typeof value !== 'string') {
       throw new UserError(
-        `template "${template.name}": field "${part.field}" of ${exampleId === undefined ? 'the example' : `example "${exampleId}"`} is a ${typeof value}, expected a string`,
+        `template "${template.name}": field "${part.field}" of ${exampleId === undefined ? 'the example' : `example "${exampleId}"`} is ` +
+        `a ${typeof value}, expected a string`,
       );
     }
     out += value;

@@ -71,7 +71,9 @@ export function writeState(dir: string, state: TrainerState): void {
 export function readState(dir: string): TrainerState {
   const file = path.join(dir, STATE_FILE);
   const s = readJsonFile(file) as unknown as TrainerState;
-  if (typeof s.global_step !== 'number' || typeof s.fingerprint !== 'string') throw new UserError(`${file}: not a genstudy trainer state (fields global_step, fingerprint)`);
+  if (typeof s.global_step !== 'number' || typeof s.fingerprint !== 'string') {
+    throw new UserError(`${file}: not a genstudy trainer state (fields global_step, fingerprint)`);
+  }
   return s;
 }
 
@@ -91,11 +93,15 @@ export function readOptimizer(dir: string, opt: AdamW): void {
   for (const [name, m] of opt.m) {
     for (const [suffix, target] of [['exp_avg', m], ['exp_avg_sq', opt.v.get(name)!]] as const) {
       const t = tensors.get(`${name}.${suffix}`);
-      if (!t || t.shape.join() !== target.shape.join()) throw new UserError(`${file}: missing or misshapen tensor "${name}.${suffix}" (expected shape ${JSON.stringify(target.shape)})`);
+      if (!t || t.shape.join() !== target.shape.join()) {
+        throw new UserError(`${file}: missing or misshapen tensor "${name}.${suffix}" (expected shape ${JSON.stringify(target.shape)})`);
+      }
       tf.tidy(() => target.assign(tf.tensor(t.data, t.shape, 'float32')));
     }
   }
   const step = Number(metadata.step);
-  if (!Number.isInteger(step) || step < 0) throw new UserError(`${file}: metadata "step" is ${JSON.stringify(metadata.step)}; expected a whole number`);
+  if (!Number.isInteger(step) || step < 0) {
+    throw new UserError(`${file}: metadata "step" is ${JSON.stringify(metadata.step)}; expected a whole number`);
+  }
   opt.t = step;
 }

@@ -15,7 +15,8 @@ import { buildAtomically, isTemporaryName } from '../atomic-write.ts';
 import { INIT_SHAPE_DEFAULTS } from './option-table.ts';
 
 /** A GPT-2-style config small enough to train from scratch here; fields as transformers writes them. */
-export function tinyGpt2Config(vocabSize: number, o: { layers?: number; hidden?: number; heads?: number; positions?: number } = {}): Record<string, unknown> {
+export function tinyGpt2Config(vocabSize: number,
+  o: { layers?: number; hidden?: number; heads?: number; positions?: number } = {}): Record<string, unknown> {
   const hidden = o.hidden ?? INIT_SHAPE_DEFAULTS.hidden;
   return {
     architectures: ['GPT2LMHeadModel'], model_type: 'gpt2', vocab_size: vocabSize, n_positions: o.positions ?? 128,
@@ -26,7 +27,8 @@ export function tinyGpt2Config(vocabSize: number, o: { layers?: number; hidden?:
 }
 
 /** A Llama-style config of the same scale. */
-export function tinyLlamaConfig(vocabSize: number, o: { layers?: number; hidden?: number; heads?: number; kvHeads?: number; positions?: number } = {}): Record<string, unknown> {
+export function tinyLlamaConfig(vocabSize: number,
+  o: { layers?: number; hidden?: number; heads?: number; kvHeads?: number; positions?: number } = {}): Record<string, unknown> {
   const hidden = o.hidden ?? INIT_SHAPE_DEFAULTS.hidden;
   return {
     architectures: ['LlamaForCausalLM'], model_type: 'llama', vocab_size: vocabSize, hidden_size: hidden,
@@ -53,7 +55,8 @@ function normals(n: number, std: number, seed: number, name: string): Float32Arr
 
 /** The config fields that decide a tiny model's size, as a user set them. */
 function describeShape(config: Record<string, unknown>): string {
-  const keys = ['model_type', 'vocab_size', 'n_embd', 'hidden_size', 'n_layer', 'num_hidden_layers', 'n_head', 'num_attention_heads', 'intermediate_size'];
+  const keys = ['model_type', 'vocab_size', 'n_embd', 'hidden_size', 'n_layer', 'num_hidden_layers', 'n_head', 'num_attention_heads',
+    'intermediate_size'];
   return keys.filter((k) => config[k] !== undefined).map((k) => `${k} ${JSON.stringify(config[k])}`).join(', ');
 }
 

@@ -6,14 +6,15 @@
 import { z } from 'zod';
 import { SCHEDULES } from './schedule.ts';
 
-/** Full fine-tuning or LoRA. */
+/** Full fine-tuning or LoRA; the first is the default. */
 export const FINETUNE_METHODS = ['full', 'lora'] as const;
 /** The trainer's objectives: study A's last-position label loss (classify), study B's supervised one (generate). */
 export const OBJECTIVES = ['classify', 'generate'] as const;
 /** The same objectives as a study file names them (study B's and study A's words), and the trainer's objective each one is. */
 export const STUDY_OBJECTIVES = ['supervised', 'label-token'] as const;
-export const TRAINER_OBJECTIVE = { supervised: 'generate', 'label-token': 'classify' } as const satisfies Record<(typeof STUDY_OBJECTIVES)[number], (typeof OBJECTIVES)[number]>;
-/** builtin: genstudy's own trainer; hf: transformers' Trainer on the same prepared examples. */
+export const TRAINER_OBJECTIVE = { supervised: 'generate', 'label-token': 'classify' } as const satisfies
+  Record<(typeof STUDY_OBJECTIVES)[number], (typeof OBJECTIVES)[number]>;
+/** builtin: genstudy's own trainer (the default, first); hf: transformers' Trainer on the same prepared examples. */
 export const TRAINING_BACKENDS = ['builtin', 'hf'] as const;
 /** The families a tiny model can be initialised from scratch in (`--init`, a study model's `init`). */
 export const INIT_FAMILIES = ['gpt2', 'llama'] as const;
@@ -23,6 +24,10 @@ export const INIT_SHAPE_DEFAULTS = { layers: 2, hidden: 64, heads: 4 } as const;
 export const STUDY_LAUNCHERS = ['accelerate', 'torchrun', 'python'] as const;
 /** ... and from `genstudy train`, which can also write and submit a SLURM batch script. */
 export const LAUNCHERS = [...STUDY_LAUNCHERS, 'slurm'] as const;
+/** The hf backend's launch when none is said (a study's `hf:`, `train --launcher / --processes`, train/hf/). */
+export const HF_LAUNCH_DEFAULTS = { launcher: 'accelerate', processes: 1 } as const satisfies {
+  launcher: (typeof STUDY_LAUNCHERS)[number]; processes: number;
+};
 
 type Bounds = { min?: number; max?: number; /** strictly above min */ minOpen?: boolean };
 type Kind =
@@ -37,14 +42,17 @@ type Kind =
  * name (`true`: the option's own), with its default (`'optional'`: without one, because the study's
  * protocol or the trainer decides); absent: not a study-file field.
  */
-export type TrainingOptionSpec = Kind & { help: string; metavar?: string; flag?: string; required?: boolean; study?: true | 'optional' | { name: string } };
+export type TrainingOptionSpec = Kind & { help: string; metavar?: string; flag?: string; required?: boolean;
+  study?: true | 'optional' | { name: string } };
 
 export const TRAINING_OPTIONS = {
   lr: { kind: 'number', min: 0, minOpen: true, required: true, metavar: 'lr', study: 'optional', help: 'peak learning rate' },
-  weightDecay: { kind: 'number', default: 0, min: 0, metavar: 'wd', study: true, help: 'AdamW decoupled weight decay (not on biases and norm weights)' },
+  weightDecay: { kind: 'number', default: 0, min: 0, metavar: 'wd', study: true,
+    help: 'AdamW decoupled weight decay (not on biases and norm weights)' },
   schedule: { kind: 'choice', choices: SCHEDULES, default: 'linear', metavar: 'name', study: true, help: 'learning-rate schedule after warmup' },
   warmupSteps: { kind: 'integer', default: 0, min: 0, metavar: 'n', help: 'warmup steps' },
-  warmupRatio: { kind: 'number', default: 0, min: 0, max: 1, metavar: 'r', study: true, help: 'warmup as a share of all steps (used when --warmup-steps is 0)' },
+  warmupRatio: { kind: 'number', default: 0, min: 0, max: 1, metavar: 'r', study: true,
+    help: 'warmup as a share of all steps (used when --warmup-steps is 0)' },
   batchSize: { kind: 'integer', default: 8, min: 1, metavar: 'n', study: true, help: 'examples per micro-batch' },
   gradAccum: { kind: 'integer', default: 1, min: 1, metavar: 'n', study: true, help: 'micro-batches per optimiser step' },
   maxGradNorm: { kind: 'number', default: 1, min: 0, metavar: 'x', study: 'optional', help: 'global-norm clipping (0: off)' },
@@ -52,12 +60,14 @@ export const TRAINING_OPTIONS = {
   maxSteps: { kind: 'integer', min: 1, flag: 'steps', metavar: 'n', study: { name: 'steps' }, help: 'optimiser steps (overrides --epochs)' },
   seed: { kind: 'integer', default: 42, min: 0, metavar: 'n', help: 'seed of data order, LoRA init and dropout' },
   shuffle: { kind: 'boolean', default: true, flag: 'no-shuffle', help: 'keep the file order' },
-  modelDropout: { kind: 'boolean', default: true, flag: 'no-model-dropout', help: "turn off the model's own dropout (config.json rates), which training applies by default as transformers does" },
+  modelDropout: { kind: 'boolean', default: true, flag: 'no-model-dropout',
+    help: "turn off the model's own dropout (config.json rates), which training applies by default as transformers does" },
   trainSize: { kind: 'integer', min: 1, metavar: 'n', help: 'train on N examples (the first N, or sampled with --subset-seed)' },
   subsetSeed: { kind: 'integer', min: 0, metavar: 'n', help: 'sample the --train-size examples with this seed' },
   maxLength: { kind: 'integer', min: 2, metavar: 'n', help: "longest training sequence in tokens (default: the model's)" },
   logEvery: { kind: 'integer', default: 1, min: 1, metavar: 'n', help: 'log every N steps' },
-  resume: { kind: 'boolean', default: true, flag: 'no-resume', help: 'start afresh even when --out has checkpoints (they are replaced as the run reaches them)' },
+  resume: { kind: 'boolean', default: true, flag: 'no-resume',
+    help: 'start afresh even when --out has checkpoints (they are replaced as the run reaches them)' },
   mergeLora: { kind: 'boolean', default: false, flag: 'merge', help: 'LoRA: also write the merged model into each checkpoint (checkpoint-N/merged)' },
 } as const satisfies Record<string, TrainingOptionSpec>;
 
@@ -68,7 +78,6 @@ export const LORA_OPTIONS = {
   dropout: { kind: 'number', default: 0.1, min: 0, max: 1, metavar: 'p', flag: 'lora-dropout', study: true, help: 'LoRA dropout' },
 } as const satisfies Record<string, TrainingOptionSpec>;
 
-export type TrainingOptionName = keyof typeof TRAINING_OPTIONS;
 type Options = typeof TRAINING_OPTIONS;
 type Lora = typeof LORA_OPTIONS;
 

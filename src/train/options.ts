@@ -54,7 +54,10 @@ export interface TrainOptions {
   warmupRatio?: number;
   batchSize?: number;
   gradAccum?: number;
-  /** The model's own dropout (config.json: GPT-2 *_pdrop, OPT dropout, attention_dropout) while training, as transformers' train mode. Default true. */
+  /**
+   * The model's own dropout (config.json: GPT-2 *_pdrop, OPT dropout, attention_dropout) while training, as transformers' train mode.
+   * Default true.
+   */
   modelDropout?: boolean;
   /** Global-norm clipping; 0 turns it off. Default 1 (Trainer's max_grad_norm). */
   maxGradNorm?: number;
@@ -116,7 +119,9 @@ export function resolveOptions(o: TrainOptions): ResolvedOptions {
   if (!(r.maxGradNorm >= 0)) throw new UserError(`max grad norm: expected a number >= 0 (0 = no clipping), got ${r.maxGradNorm}`);
   if (r.method !== 'full' && r.method !== 'lora') throw new UserError(`method: expected "full" or "lora", got "${String(r.method)}"`);
   if (r.method === 'lora' && !r.lora) throw new UserError('method "lora" needs LoRA settings (r, alpha, dropout, target modules)');
-  if (r.objective === 'classify' && r.task.kind !== 'classify') throw new UserError(`objective "classify" needs a classify task; task "${r.task.name}" is a ${r.task.kind} task`);
+  if (r.objective === 'classify' && r.task.kind !== 'classify') {
+    throw new UserError(`objective "classify" needs a classify task; task "${r.task.name}" is a ${r.task.kind} task`);
+  }
   if (r.trainSize !== undefined) positiveInt(r.trainSize, 'training subset size');
   if (r.train.length === 0) throw new UserError('no training examples');
   if (r.store && !r.run) throw new UserError('a store was given without a run name');

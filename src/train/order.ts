@@ -4,7 +4,8 @@
 // function of (seed, sizes, step), so a resumed run needs only the step number to continue exactly.
 import { seededRandom } from '../seeded-random.ts';
 
-export interface OrderOptions { examples: number; batchSize: number; gradAccum: number; epochs: number; maxSteps?: number; shuffle: boolean; seed: number }
+export interface OrderOptions { examples: number; batchSize: number; gradAccum: number; epochs: number; maxSteps?: number; shuffle: boolean;
+  seed: number }
 
 export function microBatchesPerEpoch(o: OrderOptions): number {
   return Math.ceil(o.examples / o.batchSize);

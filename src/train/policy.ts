@@ -17,7 +17,9 @@ export function checkpointSteps(policy: CheckpointPolicy, total: number): number
   if (policy.atStart ?? true) out.add(0);
   if (policy.atEnd ?? true) out.add(total);
   if (policy.every !== undefined) {
-    if (!Number.isInteger(policy.every) || policy.every < 1) throw new UserError(`checkpoint every: expected a whole number >= 1, got ${policy.every}`);
+    if (!Number.isInteger(policy.every) || policy.every < 1) {
+      throw new UserError(`checkpoint every: expected a whole number >= 1, got ${policy.every}`);
+    }
     for (let s = policy.every; s <= total; s += policy.every) out.add(s);
   }
   if (policy.logSpaced !== undefined && policy.logSpaced > 0 && total >= 1) {

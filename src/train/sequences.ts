@@ -13,7 +13,7 @@
 // demonstrations go first), or, to replay study B's train.py (tokenizer(..., max_length=1024,
 // truncation=True), right truncation), their first tokens: the target, or all of it, may be cut.
 import { UserError } from '../errors.ts';
-import type { Tokenizer } from '../types.ts';
+import { DEFAULT_LABEL_TOKEN_RULE, type Tokenizer } from '../types.ts';
 import type { OBJECTIVES } from './option-table.ts';
 import type { TrainingPieces } from '../tasks/demonstrations.ts';
 import { encodeFirstToken, type LabelTokenRule } from '../engine/index.ts';
@@ -40,11 +40,15 @@ export interface TrainSequence {
 }
 
 export function encodeForTraining(
-  tok: Tokenizer, pieces: readonly TrainingPieces[], objective: Objective, maxLength: number, labelTokens: LabelTokenRule = 'in-context', padTo?: number,
+  tok: Tokenizer, pieces: readonly TrainingPieces[], objective: Objective, maxLength: number, labelTokens: LabelTokenRule = DEFAULT_LABEL_TOKEN_RULE, padTo?: number,
   truncation: SequenceTruncation = 'keep-last',
 ): TrainSequence[] {
-  if (padTo !== undefined && objective !== 'classify') throw new UserError('padTo (study A\'s reading position) applies to the label-token objective only');
-  return pieces.map((p) => (objective === 'classify' ? classifySequence(tok, p, maxLength, labelTokens, padTo) : generateSequence(tok, p, maxLength, truncation)));
+  if (padTo !== undefined && objective !== 'classify') {
+    throw new UserError('padTo (study A\'s reading position) applies to the label-token objective only');
+  }
+  return pieces.map((p) => (objective === 'classify'
+    ? classifySequence(tok, p, maxLength, labelTokens, padTo)
+    : generateSequence(tok, p, maxLength, truncation)));
 }
 
 /**
@@ -82,7 +86,9 @@ function classifySequence(tok: Tokenizer, p: TrainingPieces, maxLength: number, 
 }
 
 function generateSequence(tok: Tokenizer, p: TrainingPieces, maxLength: number, truncation: SequenceTruncation): TrainSequence {
-  if (tok.eosTokenId === undefined) throw new UserError('the tokenizer has no EOS token (tokenizer_config.json eos_token), which generation training appends');
+  if (tok.eosTokenId === undefined) {
+    throw new UserError('the tokenizer has no EOS token (tokenizer_config.json eos_token), which generation training appends');
+  }
   const ctxLen = tok.encode(p.context).length;
   const whole = [...tok.encode(p.context + p.target), tok.eosTokenId];
   if (whole.length - ctxLen < 1) throw new UserError(`example "${p.exampleId}": no target tokens`);

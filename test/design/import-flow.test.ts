@@ -18,7 +18,7 @@ const MAY_IMPORT: Record<string, string[]> = {
   engine: [],
   tasks: ['data'],
   synth: ['data', 'tasks'],
-  config: ['data', 'tasks', 'analyze', 'train'], // analyze/options.ts, train/option-table.ts: the options' one tables
+  config: ['data', 'tasks', 'analyze', 'train', 'synth'], // analyze/options.ts, train/option-table.ts, synth/design.ts: one table each
   train: ['data', 'tasks', 'synth', 'engine', 'store'],
   evaluate: ['data', 'tasks', 'synth', 'engine', 'metrics', 'store'],
   analyze: ['data', 'stats', 'store'],
@@ -42,7 +42,9 @@ function pastFrontDoor(file: string, spec: string): string | undefined {
 }
 
 /** A folder that may read only some files of another: config/ takes the options' one tables, no tensors or I/O with them. */
-const ONLY_FILES: Record<string, Record<string, string[]>> = { config: { analyze: ['analyze/options.ts'], train: ['train/option-table.ts'] } };
+const ONLY_FILES: Record<string, Record<string, string[]>> = {
+  config: { analyze: ['analyze/options.ts'], train: ['train/option-table.ts'], synth: ['synth/design.ts'] },
+};
 
 /** Folders that compute only: no files, network, processes or databases. */
 const NO_IO = ['stats'];

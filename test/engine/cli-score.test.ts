@@ -35,9 +35,9 @@ test('score --format jsonl and json print the golden log-likelihoods', async (t)
 test('bad input lines are reported as file:line with what was expected', async (t) => {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'genstudy-score-cli-'));
   const cases: [string, string[]][] = [
-    ['{"id": 1, "context": "a", "continuation": "b"}\n\n{"id": 2, "context": "a"', [':3', 'not valid JSON']],
+    ['{"id": 1, "context": "a", "continuation": "b"}\n\n{"id": 2, "context": "a"', [':3:25', 'invalid JSON: ']],
     ['{"id": 1, "context": "a", "continuation": 5}\n', [':1', '"continuation"', 'string']],
-    ['[1, 2]\n', [':1', 'expected an object']],
+    ['[1, 2]\n', [':1', 'line is an array, expected a JSON object']],
     ['{"id": null, "context": "a", "continuation": "b"}\n{"id": {}, "context": "a", "continuation": "b"}\n', [':2', '"id"']],
   ];
   for (const [i, [text, parts]] of cases.entries()) {

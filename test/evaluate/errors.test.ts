@@ -9,6 +9,7 @@ import { UserError } from '../../src/errors.ts';
 import { builtinLoader } from '../../src/engine/index.ts';
 import type { LanguageModel } from '../../src/types.ts';
 import { RougeScorer } from '../../src/metrics/index.ts';
+import { SUITE_DEFAULTS } from '../../src/synth/index.ts';
 import type { GenerateTaskSpec } from '../../src/tasks/index.ts';
 import { countingLoader, dumpStore, runCli, SUITE_ARG, tempDir, tinyRun } from './helpers.ts';
 
@@ -58,8 +59,10 @@ test('a missing field, too many shots, and a bad positive label fail before any 
   const holes = await resolveTestSets([path.join(dir, 'holes.yaml')]);
   const base = { storePath, run: 'good', checkpoints, variants: promptVariants(), task: 'synthetic' };
   await assert.rejects(evaluateGrid({ ...base, testSets: holes }), /test set "holes" \(.*\): template "synthetic": example "\S+" has no field "hypothesis" \(it has: premise\)/);
-  await assert.rejects(evaluateGrid({ ...base, testSets: testSets.slice(0, 1), variants: promptVariants(undefined, [300]) }),
-    /test set "in-domain" \(.*, prompt variant "300-shot"\): task "synthetic", .*training set: k = 300 but the demonstration pool has only 200 examples/);
+  const tooMany = SUITE_DEFAULTS.trainSize + 1;
+  await assert.rejects(evaluateGrid({ ...base, testSets: testSets.slice(0, 1), variants: promptVariants(undefined, [tooMany]) }),
+    new RegExp(`test set "in-domain" \\(.*, prompt variant "${tooMany}-shot"\\): task "synthetic", .*training set: ` +
+      `k = ${tooMany} but the demonstration pool has only ${SUITE_DEFAULTS.trainSize} examples`));
   await assert.rejects(evaluateGrid({ ...base, testSets, positiveLabel: 'yes' }), /--positive-label yes: not a label of task "synthetic" used for test set "in-domain" \("Yes", "No"\)/);
   assert.throws(() => promptVariants([3]), /--prompt 3: expected 1 or 2/);
   assert.deepEqual(dumpStore(storePath), before);

@@ -17,8 +17,8 @@ test('parses id/text lines, skipping blank lines and keeping 1-based line number
 });
 
 test('malformed lines name the file, the line and the field', () => {
-  assert.throws(() => parseIdTextJsonl('{"id": 1, "text": "a"}\n{oops', 'p.jsonl'), userError(/^p\.jsonl:2: not valid JSON/));
-  assert.throws(() => parseIdTextJsonl('[1, 2]', 'p.jsonl'), userError(/^p\.jsonl:1: expected a JSON object/));
+  assert.throws(() => parseIdTextJsonl('{"id": 1, "text": "a"}\n{oops', 'p.jsonl'), userError(/^p\.jsonl:2:2: invalid JSON: /));
+  assert.throws(() => parseIdTextJsonl('[1, 2]', 'p.jsonl'), userError(/^p\.jsonl:1: line is an array, expected a JSON object/));
   assert.throws(() => parseIdTextJsonl('{"text": "a"}', 'p.jsonl'), userError(/^p\.jsonl:1 \(column "id"\): expected a string or number, got nothing/));
   assert.throws(() => parseIdTextJsonl('{"id": 1, "text": 5}', 'p.jsonl'), userError(/^p\.jsonl:1 \(column "text"\): expected a string, got number 5/));
   assert.throws(() => parseIdTextJsonl('{"id": 1, "text": "a"}\n{"id": "1", "text": "b"}', 'p.jsonl'), userError(/^p\.jsonl:2 \(column "id"\): id "1" already appears on line 1/));

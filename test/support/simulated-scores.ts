@@ -6,6 +6,8 @@
 // so, with ID regressed out, sets with cue loadings of the same sign correlate positively, of
 // opposite sign negatively, and a set with no cue loading correlates with none.
 
+import { mulberry32 } from '../../src/seeded-random.ts';
+
 export interface SimulatedSet { id: string; cueLoading: number; idLoading: number; base: number }
 
 export interface SimulationOptions {
@@ -62,18 +64,6 @@ export function simulateScores(opts: Partial<SimulationOptions> = {}): Simulated
 
 function clamp(x: number): number {
   return Math.min(1, Math.max(0, x));
-}
-
-/** A small seeded PRNG (mulberry32): enough for simulation, not for cryptography. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** The sign of the partial correlation each pair of simulated sets should show. */

@@ -8,7 +8,9 @@ import { join, dirname, relative } from 'node:path';
 import { mkdir, readFile, symlink, copyFile, readdir, lstat } from 'node:fs/promises';
 import { buildAtomically, isTemporaryName, writeFileAtomic } from '../../atomic-write.ts';
 
-export type RepoType = 'dataset' | 'model';
+/** The kinds of hub repository a file is pulled from; the first is the default, as on the hub. */
+export const REPO_TYPES = ['dataset', 'model'] as const;
+export type RepoType = (typeof REPO_TYPES)[number];
 
 export const COMMIT = /^[0-9a-f]{40}$/;
 

@@ -71,9 +71,11 @@ function describeCsvError(file: string, err: unknown, opts: DelimitedOptions): E
       }
       case 'CSV_QUOTE_NOT_CLOSED':
         // csv-parse reports the end of the file, where it gave up; the user needs where the quote opened
-        return new UserError(`${where(file, opts.quote ? openingQuoteLine(file) ?? line : line)}: a quoted field is never closed: it opens on this line (expected a closing '"')`);
+        return new UserError(`${where(file, opts.quote ? openingQuoteLine(file) ?? line : line)}: a quoted field is never closed: it ` +
+          `opens on this line (expected a closing '"')`);
       case 'CSV_INVALID_CLOSING_QUOTE':
-        return new UserError(`${where(file, line)}: unexpected character after a closing quote; expected "${printable(opts.delimiter)}" or the end of the line (use quote: false for files without quoting)`);
+        return new UserError(`${where(file, line)}: unexpected character after a closing quote; expected "${printable(opts.delimiter)}" ` +
+          `or the end of the line (use quote: false for files without quoting)`);
       default:
         return new UserError(`${where(file, line)}: ${e.message}`);
     }

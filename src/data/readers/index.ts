@@ -25,7 +25,8 @@ export function formatOf(file: string): Format {
   const name = isGzip(file) ? file.slice(0, -3) : file;
   const format = BY_EXTENSION[extname(name).toLowerCase()];
   if (!format) {
-    throw new UserError(`${file}: cannot tell the format from the extension; expected one of ${Object.keys(BY_EXTENSION).join(', ')} (or set format)`);
+    throw new UserError(
+      `${file}: cannot tell the format from the extension; expected one of ${Object.keys(BY_EXTENSION).join(', ')} (or set format)`);
   }
   return format;
 }

@@ -2,8 +2,8 @@
 // scanner), but each record is parsed on its own so an error can name the record's line: a short
 // scan finds where each top-level element starts and ends, then JSON.parse reads that slice.
 import { UserError, where } from '../../errors.ts';
-import { readText, stripBom } from './open.ts';
-import { jsonErrorDetail } from './json-error.ts';
+import { readText } from './open.ts';
+import { jsonErrorDetail, stripBom } from '../../json-text.ts';
 import type { SourceRow } from './row.ts';
 
 const QUOTE = 34, BACKSLASH = 92, LBRACE = 123, RBRACE = 125, LBRACKET = 91, RBRACKET = 93, COMMA = 44, NL = 10;
@@ -75,7 +75,8 @@ export function* scanJsonArray(file: string, text: string): Generator<SourceRow>
         i++;
       }
       if (i >= n) {
-        throw new UserError(`${where(file, line)}: unexpected end of file inside the JSON array (record ${index + 1} starts at line ${startLine}); expected "]"`);
+        throw new UserError(`${where(file, line)}: unexpected end of file inside the JSON array (record ${index + 1} starts at line ` +
+          `${startLine}); expected "]"`);
       }
       const slice = text.slice(start, i);
       let value: unknown;

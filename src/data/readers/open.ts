@@ -32,8 +32,3 @@ export function fileError(file: string, err: NodeJS.ErrnoException): Error {
   if (err.code === 'Z_DATA_ERROR') return new UserError(`${file}: not valid gzip data (${err.message})`);
   return err;
 }
-
-/** Strips a UTF-8 byte-order mark, which some exporters write and JSON.parse rejects. */
-export function stripBom(s: string): string {
-  return s.charCodeAt(0) === 0xfeff ? s.slice(1) : s;
-}

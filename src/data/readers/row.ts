@@ -1,6 +1,8 @@
 // What every reader yields: one source record with where it came from, so errors can point at it.
 
-export type Format = 'json' | 'jsonl' | 'csv' | 'tsv' | 'parquet';
+/** The file formats a data set is read from (a spec's `format`, else told by the extension). */
+export const FORMATS = ['json', 'jsonl', 'csv', 'tsv', 'parquet'] as const;
+export type Format = (typeof FORMATS)[number];
 
 export interface SourceRow {
   /** 0-based position among the file's records (header rows and blank lines not counted). */

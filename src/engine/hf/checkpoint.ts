@@ -2,7 +2,7 @@
 // sharded (model.safetensors.index.json). The tokenizer files are read by tokenizer.ts.
 import fs from 'node:fs';
 import path from 'node:path';
-import { UserError } from '../../errors.ts';
+import { UserError, unreadable } from '../../errors.ts';
 import { SafetensorsReader } from './safetensors.ts';
 
 export type HfConfig = Record<string, unknown> & { model_type?: string };
@@ -12,7 +12,7 @@ export function readJsonFile(file: string): Record<string, unknown> {
   try {
     text = fs.readFileSync(file, 'utf8');
   } catch (err) {
-    throw new UserError(`${file}: cannot read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+    throw unreadable(file, err);
   }
   try {
     const value = JSON.parse(text);

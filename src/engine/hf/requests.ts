@@ -1,7 +1,7 @@
 // Turning score requests into token sequences with lm-evaluation-harness's loglikelihood semantics
 // (lm_eval/api/model.py `_encode_pair`, lm_eval/models/huggingface.py `_loglikelihood_tokens`).
 import { UserError } from '../../errors.ts';
-import type { LabelTokenRule, ScoreRequest, Tokenizer } from '../../types.ts';
+import { DEFAULT_LABEL_TOKEN_RULE, type LabelTokenRule, type ScoreRequest, type Tokenizer } from '../../types.ts';
 
 export interface EncodedPair {
   /** Model input: (context + continuation)[:-1], left-truncated to the model's length. */
@@ -75,18 +75,22 @@ export function encodeFirstToken(
   const special = { addSpecialTokens: opts.addSpecialTokens ?? true };
   if (opts.fixedTokens) {
     const { ids, pieces } = opts.fixedTokens;
-    if (ids.length !== candidates.length || pieces.length !== ids.length) throw new UserError(`fixed label tokens: ${ids.length} ids and ${pieces.length} pieces for ${candidates.length} candidates`);
+    if (ids.length !== candidates.length || pieces.length !== ids.length) {
+      throw new UserError(`fixed label tokens: ${ids.length} ids and ${pieces.length} pieces for ${candidates.length} candidates`);
+    }
     ids.forEach((id, j) => {
       const piece = tok.decode([id]);
       if (piece !== pieces[j]) {
-        throw new UserError(`fixed label token ${id} of ${JSON.stringify(candidates[j])} decodes to ${JSON.stringify(piece)}, not ${JSON.stringify(pieces[j])}: these ids belong to another tokenizer (study B's are Llama-2's; protocol: official reads them: set evaluation.labelTokens: in-context for another model)`);
+        throw new UserError(`fixed label token ${id} of ${JSON.stringify(candidates[j])} decodes to ${JSON.stringify(piece)}, not ` +
+          `${JSON.stringify(pieces[j])}: these ids belong to another tokenizer (study B's are Llama-2's; protocol: official reads ` +
+          `them: set evaluation.labelTokens: in-context for another model)`);
       }
     });
     const ctx = tok.encode(context, special);
     if (ctx.length === 0) throw new UserError(`context ${JSON.stringify(context.slice(0, 40))} encodes to no tokens`);
     return { context: ctx.slice(-maxLength), candidates: [...ids] };
   }
-  const rule = opts.labelTokens ?? 'in-context';
+  const rule = opts.labelTokens ?? DEFAULT_LABEL_TOKEN_RULE;
   if (rule === 'standalone') {
     const ids = tok.encode(context, special);
     if (ids.length === 0) throw new UserError(`context ${JSON.stringify(context.slice(0, 40))} encodes to no tokens`);

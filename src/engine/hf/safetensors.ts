@@ -3,7 +3,7 @@
 // readers either pull in a whole ML runtime or do not convert F16/BF16 to float32; the format is ~40
 // lines (https://github.com/huggingface/safetensors#format).
 import fs from 'node:fs';
-import { UserError } from '../../errors.ts';
+import { UserError, unreadable } from '../../errors.ts';
 import { buildAtomicallySync } from '../../atomic-write.ts';
 
 export interface RawTensor { dtype: string; shape: number[]; data: Float32Array }
@@ -18,7 +18,9 @@ const isWhole = (v: unknown): v is number => typeof v === 'number' && Number.isS
 /** One header entry, checked field by field (a hostile or broken file must not reach the engine). */
 function checkEntry(file: string, name: string, entry: unknown, dataBytes: number): HeaderEntry {
   const at = `${file}: tensor "${name}"`;
-  if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) throw new UserError(`${at}: the header entry is ${JSON.stringify(entry)?.slice(0, 80)}, expected {dtype, shape, data_offsets}`);
+  if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
+    throw new UserError(`${at}: the header entry is ${JSON.stringify(entry)?.slice(0, 80)}, expected {dtype, shape, data_offsets}`);
+  }
   const e = entry as Record<string, unknown>;
   const width = typeof e.dtype === 'string' ? BYTES[e.dtype] : undefined;
   if (width === undefined) {
@@ -34,9 +36,12 @@ function checkEntry(file: string, name: string, entry: unknown, dataBytes: numbe
     throw new UserError(`${at} has data_offsets ${JSON.stringify(offsets)}; expected [begin, end], whole numbers with begin <= end`);
   }
   const [begin, end] = offsets as [number, number];
-  if (end > dataBytes) throw new UserError(`${at} has data offsets [${begin}, ${end}] past the end of the file's ${dataBytes} data bytes (file truncated?)`);
+  if (end > dataBytes) {
+    throw new UserError(`${at} has data offsets [${begin}, ${end}] past the end of the file's ${dataBytes} data bytes (file truncated?)`);
+  }
   if (end - begin !== count * width) {
-    throw new UserError(`${at} (${e.dtype} ${JSON.stringify(shape)}: ${count * width} bytes) has data offsets [${begin}, ${end}] (${end - begin} bytes)`);
+    throw new UserError(
+      `${at} (${e.dtype} ${JSON.stringify(shape)}: ${count * width} bytes) has data offsets [${begin}, ${end}] (${end - begin} bytes)`);
   }
   return { dtype: e.dtype as string, shape, data_offsets: [begin, end] };
 }
@@ -54,7 +59,8 @@ function checkLayout(file: string, entries: Map<string, HeaderEntry>): void {
     .filter((r) => r.end > r.begin).sort((a, b) => a.begin - b.begin);
   for (let i = 1; i < ranges.length; i++) {
     if (ranges[i].begin < ranges[i - 1].end) {
-      throw new UserError(`${file}: tensors "${ranges[i - 1].name}" and "${ranges[i].name}" overlap (data offsets [${ranges[i - 1].begin}, ${ranges[i - 1].end}] and [${ranges[i].begin}, ${ranges[i].end}])`);
+      throw new UserError(`${file}: tensors "${ranges[i - 1].name}" and "${ranges[i].name}" overlap (data offsets ` +
+        `[${ranges[i - 1].begin}, ${ranges[i - 1].end}] and [${ranges[i].begin}, ${ranges[i].end}])`);
     }
   }
 }
@@ -94,12 +100,14 @@ export class SafetensorsReader {
     try {
       this.fd = fs.openSync(file, 'r');
     } catch (err) {
-      throw new UserError(`${file}: cannot read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+      throw unreadable(file, err);
     }
     try {
       const size = fs.fstatSync(this.fd).size;
       const lenBuf = Buffer.alloc(8);
-      if (size < 8 || fs.readSync(this.fd, lenBuf, 0, 8, 0) < 8) throw new UserError(`${file}: not a safetensors file (shorter than its 8-byte header length)`);
+      if (size < 8 || fs.readSync(this.fd, lenBuf, 0, 8, 0) < 8) {
+        throw new UserError(`${file}: not a safetensors file (shorter than its 8-byte header length)`);
+      }
       const headerLen = Number(lenBuf.readBigUInt64LE(0));
       if (headerLen <= 0 || 8 + headerLen > size) {
         throw new UserError(`${file}: not a safetensors file (header length ${headerLen} does not fit in ${size} bytes)`);
@@ -204,7 +212,9 @@ function halfToFloatBits(h: number): number {
 }
 
 /** Writes float32 tensors as one .safetensors file (to a temporary name, then renamed). */
-export function writeSafetensors(file: string, tensors: Map<string, { shape: number[]; data: Float32Array }>, metadata: Record<string, string> = { format: 'pt' }): void {
+export function writeSafetensors(
+  file: string, tensors: Map<string, { shape: number[]; data: Float32Array }>, metadata: Record<string, string> = { format: 'pt' },
+): void {
   const names = [...tensors.keys()].sort();
   const header: Record<string, unknown> = { __metadata__: metadata };
   let offset = 0;

@@ -126,7 +126,9 @@ export class RemoteEndpoints {
     this.log = opts.log ?? ((line) => process.stderr.write(`genstudy: remote: ${line}\n`));
     if (!Number.isInteger(this.retries) || this.retries < 0) throw new UserError(`retries ${this.retries}: expected a whole number >= 0`);
     if (!(this.timeoutMs > 0)) throw new UserError(`timeout ${this.timeoutMs} ms: expected a positive number`);
-    if (!Number.isInteger(this.concurrency) || this.concurrency < 1) throw new UserError(`concurrency ${this.concurrency}: expected a positive whole number`);
+    if (!Number.isInteger(this.concurrency) || this.concurrency < 1) {
+      throw new UserError(`concurrency ${this.concurrency}: expected a positive whole number`);
+    }
   }
 
   /** Most requests in flight at once over all endpoints. */
@@ -232,13 +234,15 @@ export class RemoteEndpoints {
         continue;
       }
       if (status < 200 || status >= 300) {
-        throw new RemoteError(`the server at ${e.url} answered ${method} ${path} with HTTP ${status}: ${errorMessage(text)}`, { status, serverMessage: errorMessage(text) });
+        throw new RemoteError(`the server at ${e.url} answered ${method} ${path} with HTTP ${status}: ${errorMessage(text)}`,
+          { status, serverMessage: errorMessage(text) });
       }
       if (expect === 'text') return text;
       try {
         return text === '' ? null : JSON.parse(text);
       } catch {
-        throw new RemoteError(`the server at ${e.url} answered ${method} ${path} with a body that is not JSON (is it an OpenAI-compatible server?): ${JSON.stringify(snippet(text))}`);
+        throw new RemoteError(`the server at ${e.url} answered ${method} ${path} with a body that is not JSON (is it an ` +
+          `OpenAI-compatible server?): ${JSON.stringify(snippet(text))}`);
       }
     }
     throw new RemoteError(`gave up on ${method} ${path} after ${this.retries + 1} tries over ${this.urls.join(', ')}; last: ${lastProblem}`);

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { UserError } from '../../errors.ts';
 import { readJsonFile } from '../hf/checkpoint.ts';
 import { loadTokenizer } from '../hf/tokenizer.ts';
-import type { CheckpointRef, ModelHandle, ModelLoader } from '../../types.ts';
+import { IDENTITY_CHECKS, type CheckpointRef, type ModelHandle, type ModelLoader } from '../../types.ts';
 import { identifyCheckpoint } from '../model-identity.ts';
 import { RemoteEndpoints, RemoteError, type EndpointOptions } from './endpoints.ts';
 import { RemoteModel, type RemoteModelOptions } from './model.ts';
@@ -24,7 +24,8 @@ function loraLoadProblem(url: string, adapterDir: string, err: RemoteError): str
   const said = err.serverMessage ?? '';
   if (err.status === 404 && /^(Not Found|\{"detail":"Not Found"\}|"Not Found")$/.test(said.trim())) {
     return `the server at ${url} has no LoRA loading route (POST /v1/load_lora_adapter: HTTP 404 "${said}"): start vLLM with --enable-lora ` +
-      '(and --max-lora-rank at least the adapter\'s r) and the environment variable VLLM_ALLOW_RUNTIME_LORA_UPDATING=True, or genstudy serve with --lora-root';
+      '(and --max-lora-rank at least the adapter\'s r) and the environment variable VLLM_ALLOW_RUNTIME_LORA_UPDATING=True, or genstudy ' +
+      'serve with --lora-root';
   }
   if (err.status === 404) {
     return `the server at ${url} cannot find adapter ${adapterDir} (HTTP 404: ${said}): the path is this machine's, so the server must see the same files (a shared disk, mounted at the same path)`;
@@ -64,7 +65,7 @@ async function servedModels(endpoints: RemoteEndpoints, url: string): Promise<Se
 /** A ModelLoader over the servers at `opts.urls`, for evaluateGrid's `loader` option. */
 export function remoteLoader(opts: RemoteLoaderOptions): ModelLoader & { endpoints: RemoteEndpoints } {
   const endpoints = new RemoteEndpoints(opts.urls, opts);
-  const identityCheck = opts.identity ?? 'path';
+  const identityCheck = opts.identity ?? IDENTITY_CHECKS[0];
   const loader = async (cp: CheckpointRef): Promise<ModelHandle> => {
     const identity = identifyCheckpoint(cp);
     const local = cp.base ?? cp.dir;
@@ -75,7 +76,8 @@ export function remoteLoader(opts: RemoteLoaderOptions): ModelLoader & { endpoin
     const baseName = opts.modelName ?? (listed[0].find((x) => !x.parent) ?? listed[0][0])?.id ?? '';
     const baseCards = endpoints.urls.map((u, i) => {
       const m = listed[i].find((x) => x.id === baseName);
-      if (!m) throw new UserError(`the server at ${u} does not serve model "${baseName}" (it serves ${listed[i].map((x) => `"${x.id}"`).join(', ') || 'nothing'})`);
+      if (!m) throw new UserError(
+        `the server at ${u} does not serve model "${baseName}" (it serves ${listed[i].map((x) => `"${x.id}"`).join(', ') || 'nothing'})`);
       return m;
     });
     // The server's context length bounds every prompt (vLLM: prompt <= max_model_len - max_tokens).
@@ -90,7 +92,8 @@ export function remoteLoader(opts: RemoteLoaderOptions): ModelLoader & { endpoin
     });
     if (cp.base === undefined) {
       for (const [i, u] of endpoints.urls.entries()) {
-        await checkServedModel(u, baseCards[i], path.resolve(cp.dir), identity.engineId, identityCheck, () => probeAgainstBuiltin(remoteFor(baseName), cp));
+        await checkServedModel(u, baseCards[i], path.resolve(cp.dir), identity.engineId, identityCheck,
+          () => probeAgainstBuiltin(remoteFor(baseName), cp));
       }
     } else {
       model = `genstudy-lora-${identity.weights.split('lora:')[1].slice(0, 16)}`;

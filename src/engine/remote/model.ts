@@ -63,11 +63,15 @@ function topById(choice: Record<string, unknown>, k: number, server: string, whe
   if (typeof first !== 'object' || first === null) return undefined;
   const entries = Object.entries(first);
   if (entries.length === 0 || !entries.every(([key]) => key.startsWith('token_id:'))) return undefined;
-  if (entries.length > k + 1) throw new RemoteError(`the server at ${server}: ${where}.logprobs.top_logprobs[0] has ${entries.length} entries for logprobs ${k}`);
+  if (entries.length > k + 1) {
+    throw new RemoteError(`the server at ${server}: ${where}.logprobs.top_logprobs[0] has ${entries.length} entries for logprobs ${k}`);
+  }
   const m = new Map<number, number>();
   for (const [key, v] of entries) {
     const id = /^token_id:(\d+)$/.exec(key);
-    if (!id || !Number.isSafeInteger(Number(id[1]))) throw new RemoteError(`the server at ${server}: ${where}.logprobs.top_logprobs[0] has key ${JSON.stringify(key)}, expected "token_id:N"`);
+    if (!id || !Number.isSafeInteger(Number(id[1]))) {
+      throw new RemoteError(`the server at ${server}: ${where}.logprobs.top_logprobs[0] has key ${JSON.stringify(key)}, expected "token_id:N"`);
+    }
     m.set(Number(id[1]), logprobValue(v, server, `${where}.logprobs.top_logprobs[0][${JSON.stringify(key)}]`));
   }
   return m;
@@ -113,7 +117,8 @@ export class RemoteModel implements LanguageModel {
     this.form = opts.logprobsForm ?? 'echo';
     this.firstTokenTopK = opts.firstTokenTopK ?? 20;
     if (this.scoringMaxTokens === 0 && this.form === 'prompt_logprobs') {
-      throw new UserError('scoringMaxTokens 0 with prompt_logprobs: vLLM answers 400 to max_tokens 0 without echo; use scoringMaxTokens 1 or the echo form');
+      throw new UserError(
+        'scoringMaxTokens 0 with prompt_logprobs: vLLM answers 400 to max_tokens 0 without echo; use scoringMaxTokens 1 or the echo form');
     }
     this.contextLimit = Math.min(opts.maxLength, opts.contextLimit ?? opts.maxLength);
     // Scoring sends context + one scored token with max_tokens (scoringMaxTokens, 1 for the top-k
@@ -123,7 +128,9 @@ export class RemoteModel implements LanguageModel {
     if (this.window < 1) throw new UserError(`the server's context length ${this.contextLimit} leaves no room for a prompt`);
     const reload = opts.reload;
     if (reload) this.onNotFound = async (url, message) => { if (!/does not exist|not found|not loaded/i.test(message)) return false; await reload(url); return true; };
-    if (!Number.isInteger(this.perRequest) || this.perRequest < 1) throw new UserError(`promptsPerRequest ${this.perRequest}: expected a positive whole number`);
+    if (!Number.isInteger(this.perRequest) || this.perRequest < 1) {
+      throw new UserError(`promptsPerRequest ${this.perRequest}: expected a positive whole number`);
+    }
   }
 
   /** Prompt log-probs of each token-id sequence (sequences of one token have none). */
@@ -153,7 +160,8 @@ export class RemoteModel implements LanguageModel {
       const lps = scored[j].logprobs.slice(-n);
       const greedy = scored[j].greedy.slice(-n);
       if (greedy.some((g) => g === undefined)) {
-        throw new UserError(`the servers at ${this.endpoints.urls.join(', ')} returned no top log-probs, so whether a continuation is greedy is unknown`);
+        throw new UserError(
+          `the servers at ${this.endpoints.urls.join(', ')} returned no top log-probs, so whether a continuation is greedy is unknown`);
       }
       results[i] = { logprob: lps.reduce((a, b) => a + b, 0), tokens: n, isGreedy: greedy.every((g) => g === true) };
     });
@@ -161,7 +169,9 @@ export class RemoteModel implements LanguageModel {
   }
 
   async firstTokenLogprobs(contexts: string[], candidates: string[], opts: FirstTokenOptions = {}): Promise<number[][]> {
-    if (opts.padTo !== undefined) throw new UserError('reading at a padded position (padTo, study A\'s replay) needs the built-in engine; a server reads the last real token');
+    if (opts.padTo !== undefined) {
+      throw new UserError('reading at a padded position (padTo, study A\'s replay) needs the built-in engine; a server reads the last real token');
+    }
     const enc = encodeFirstTokens(this.tokenizer, contexts, candidates, opts, this.window);
     const rows = enc.map((e) => e.context);
     const out: (number | undefined)[][] = rows.map(() => candidates.map(() => undefined));

@@ -30,7 +30,8 @@ export function choicesOf(answer: unknown, server: string, prompts: number): Rec
   }
   const choices = answer.choices as unknown[];
   if (choices.length !== prompts) {
-    throw new RemoteError(`the server at ${server} answered ${choices.length} choices for ${prompts} prompts (it must accept a list of token-id prompts, n = 1)`);
+    throw new RemoteError(`the server at ${server} answered ${choices.length} choices for ${prompts} prompts (it must accept a list of ` +
+      `token-id prompts, n = 1)`);
   }
   const ordered: Record<string, unknown>[] = new Array(prompts);
   choices.forEach((c, i) => {
@@ -64,12 +65,16 @@ export function promptScores(choice: Record<string, unknown>, ids: number[], ser
   const n = ids.length;
   if (Array.isArray(choice.prompt_logprobs)) {
     const pl = choice.prompt_logprobs as unknown[];
-    if (pl.length !== n) throw new RemoteError(`the server at ${server}: ${where}.prompt_logprobs has ${pl.length} entries for a prompt of ${n} tokens`);
+    if (pl.length !== n) {
+      throw new RemoteError(`the server at ${server}: ${where}.prompt_logprobs has ${pl.length} entries for a prompt of ${n} tokens`);
+    }
     const logprobs: number[] = [];
     const greedy: (boolean | undefined)[] = [];
     for (let i = 1; i < n; i++) {
       const entry = pl[i];
-      if (!isObject(entry)) throw new RemoteError(`the server at ${server}: ${where}.prompt_logprobs[${i}] is ${JSON.stringify(entry)}, expected {token id: {logprob}}`);
+      if (!isObject(entry)) {
+        throw new RemoteError(`the server at ${server}: ${where}.prompt_logprobs[${i}] is ${JSON.stringify(entry)}, expected {token id: {logprob}}`);
+      }
       const own = entry[String(ids[i])];
       if (!isObject(own)) throw new RemoteError(`the server at ${server}: ${where}.prompt_logprobs[${i}] lacks the prompt's token ${ids[i]}`);
       const lp = logprobValue(own.logprob, server, `${where}.prompt_logprobs[${i}]["${ids[i]}"].logprob`);
@@ -77,7 +82,8 @@ export function promptScores(choice: Record<string, unknown>, ids: number[], ser
       for (const [k, e] of Object.entries(entry)) {
         if (!/^\d+$/.test(k) || !isObject(e)) throw new RemoteError(`the server at ${server}: ${where}.prompt_logprobs[${i}] has entry ${JSON.stringify(k)}: ${JSON.stringify(e)?.slice(0, 80)}, expected {token id: {logprob, rank}}`);
         if (e.rank !== undefined && !(Number.isInteger(e.rank) && (e.rank as number) >= 1)) {
-          throw new RemoteError(`the server at ${server}: ${where}.prompt_logprobs[${i}]["${k}"].rank is ${JSON.stringify(e.rank)}, expected a whole number >= 1`);
+          throw new RemoteError(`the server at ${server}: ${where}.prompt_logprobs[${i}]["${k}"].rank is ${JSON.stringify(e.rank)}, ` +
+            `expected a whole number >= 1`);
         }
       }
       const best = topValues(entry, server, `${where}.prompt_logprobs[${i}]`, (e) => (e as Record<string, unknown>).logprob);
@@ -102,7 +108,8 @@ export function promptScores(choice: Record<string, unknown>, ids: number[], ser
     const v = logprobValue(tl[i], server, `${where}.logprobs.token_logprobs[${i}]`);
     logprobs.push(v);
     const t = top?.[i];
-    if (t !== undefined && t !== null && !isObject(t)) throw new RemoteError(`the server at ${server}: ${where}.logprobs.top_logprobs[${i}] is ${JSON.stringify(t).slice(0, 80)}, expected {token: log-prob}`);
+    if (t !== undefined && t !== null && !isObject(t)) throw new RemoteError(
+      `the server at ${server}: ${where}.logprobs.top_logprobs[${i}] is ${JSON.stringify(t).slice(0, 80)}, expected {token: log-prob}`);
     // Keys are token strings (ambiguous), so the top is judged by value: the prompt token is the
     // greedy one when nothing scores above it.
     greedy.push(isObject(t) && Object.keys(t).length > 0 ? v >= topValues(t, server, `${where}.logprobs.top_logprobs[${i}]`) - TIE : undefined);
@@ -112,6 +119,8 @@ export function promptScores(choice: Record<string, unknown>, ids: number[], ser
 
 /** The generated text of one choice. */
 export function choiceText(choice: Record<string, unknown>, server: string, where: string): string {
-  if (typeof choice.text !== 'string') throw new RemoteError(`the server at ${server}: ${where}.text is ${JSON.stringify(choice.text)}, expected the generated text`);
+  if (typeof choice.text !== 'string') {
+    throw new RemoteError(`the server at ${server}: ${where}.text is ${JSON.stringify(choice.text)}, expected the generated text`);
+  }
   return choice.text;
 }

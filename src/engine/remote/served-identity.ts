@@ -16,13 +16,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { UserError } from '../../errors.ts';
-import type { CheckpointRef, LanguageModel, ScoreRequest } from '../../types.ts';
+import type { CheckpointRef, IdentityCheck, LanguageModel, ScoreRequest } from '../../types.ts';
+
+export type { IdentityCheck };
 import { builtinLoader } from '../builtin/loader.ts';
 
 export interface ServedModel { id: string; root?: string | null; parent?: string | null; max_model_len?: number | null; genstudy_weights?: string }
 
-/** How a server's model is matched with the checkpoint when the server does not report its weights. */
-export type IdentityCheck = 'path' | 'probe';
 
 /**
  * Largest mean difference per token between the server's and the built-in engine's log-probs that
@@ -72,7 +72,8 @@ export async function checkServedModel(
     if (problem === undefined) return;
     throw new UserError(`the server at ${server} serves "${m.id}", which ${said}, and its log-probs differ from ${folder}'s: ${problem}`);
   }
-  throw new UserError(advice(`the server at ${server} serves "${m.id}", which ${said}, not ${folder}, and it does not report which weights it holds`));
+  throw new UserError(advice(
+    `the server at ${server} serves "${m.id}", which ${said}, not ${folder}, and it does not report which weights it holds`));
 }
 
 /** Check 3: the server's scores of PROBE_TEXTS against the built-in engine's on the checkpoint's files; undefined when they agree. */

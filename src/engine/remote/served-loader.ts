@@ -34,7 +34,8 @@ async function waitReady(url: string, child: ChildProcess, output: () => string,
   const until = Date.now() + startupMs;
   while (Date.now() < until) {
     if (child.exitCode !== null || child.signalCode !== null) {
-      throw new UserError(`the evaluation server exited (${child.exitCode ?? child.signalCode}) before answering: ${output().trim().split('\n').slice(-5).join(' | ')}`);
+      throw new UserError(`the evaluation server exited (${child.exitCode ?? child.signalCode}) before answering: ` +
+        `${output().trim().split('\n').slice(-5).join(' | ')}`);
     }
     try {
       const r = await fetch(`${url}/v1/models`, { signal: AbortSignal.timeout(5000) });

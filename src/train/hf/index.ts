@@ -6,13 +6,14 @@
 import path from 'node:path';
 import { resolveOptions, type TrainOptions } from '../options.ts';
 import type { LogEntry } from '../checkpoints.ts';
-import { runLaunch, submitSlurm, type LaunchOptions, type LaunchResult } from './launch.ts';
+import { processesOf, runLaunch, submitSlurm, type LaunchOptions, type LaunchResult } from './launch.ts';
 import { readLogHistory, trainerCheckpoints } from './log-history.ts';
 import { prepareHfRun, type HfTrainOptions, type PreparedRun } from './prepare.ts';
 import { trainingRunRecord } from '../run-attributes.ts';
 
 export { prepareHfRun, runSequences, runStream, PREPARED_FOLDER, type HfTrainOptions, type HfSettings, type PreparedRun } from './prepare.ts';
-export { launchCommand, slurmScript, submitSlurm, runLaunch, defaultPython, LAUNCHERS, RUNNER, type Launcher, type LaunchOptions, type LaunchResult } from './launch.ts';
+export { launchCommand, slurmScript, submitSlurm, runLaunch, defaultPython, processesOf, LAUNCHERS, RUNNER, type Launcher,
+  type LaunchOptions, type LaunchResult } from './launch.ts';
 export { readLogHistory, trainerCheckpoints } from './log-history.ts';
 
 export interface HfTrainResult {
@@ -29,18 +30,23 @@ export function recordTrainerProgress(o: Pick<TrainOptions, 'outDir' | 'store' |
   const log = readLogHistory(o.outDir);
   if (o.store && o.run) {
     const orNull = (x: number) => (Number.isFinite(x) ? x : null);
-    o.store.writeTrainingLog(log.map((e) => ({ run: o.run!, step: e.step, loss: e.loss, learningRate: orNull(e.learningRate), gradNorm: orNull(e.gradNorm), tokensPerSecond: orNull(e.tokensPerSecond) })));
+    o.store.writeTrainingLog(log.map((e) => ({ run: o.run!, step: e.step, loss: e.loss, learningRate: orNull(e.learningRate),
+      gradNorm: orNull(e.gradNorm), tokensPerSecond: orNull(e.tokensPerSecond) })));
     for (const c of trainerCheckpoints(o.outDir)) o.store.upsertCheckpoint({ run: o.run, step: c.step, path: path.resolve(c.dir) });
   }
   return log;
 }
 
-export async function trainHf(options: HfTrainOptions, launch: LaunchOptions, io: { signal?: AbortSignal; onOutput?: (chunk: string) => void } = {}): Promise<HfTrainResult> {
-  const prepared = prepareHfRun({ ...options, processes: launch.processes ?? options.processes });
+export async function trainHf(options: HfTrainOptions, launch: LaunchOptions,
+  io: { signal?: AbortSignal; onOutput?: (chunk: string) => void } = {}): Promise<HfTrainResult> {
+  // One number of processes for the prepared batches, the launch and the run's record.
+  const processes = processesOf({ processes: launch.processes ?? options.processes });
+  launch = { ...launch, processes };
+  const prepared = prepareHfRun({ ...options, processes });
   const o = resolveOptions(options as TrainOptions);
   if (o.store && o.run) {
     o.store.upsertRun(trainingRunRecord(o, {
-      steps: prepared.totalSteps, sequences: prepared.sequences, fingerprint: prepared.fingerprint, backend: 'hf', processes: launch.processes ?? 1,
+      steps: prepared.totalSteps, sequences: prepared.sequences, fingerprint: prepared.fingerprint, backend: 'hf', processes,
     }));
   }
   if (launch.launcher === 'slurm') {

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { UserError } from '../../errors.ts';
-import { LAUNCHERS } from '../option-table.ts';
+import { HF_LAUNCH_DEFAULTS, LAUNCHERS } from '../option-table.ts';
 
 export { LAUNCHERS };
 
@@ -35,6 +35,11 @@ export interface LaunchOptions {
   sbatchCommand?: string;
 }
 
+/** The processes of a launch, the default resolved here for prepare, launch and the run's record alike. */
+export function processesOf(o: { processes?: number }): number {
+  return o.processes ?? HF_LAUNCH_DEFAULTS.processes;
+}
+
 export function defaultPython(): string {
   return process.env.GENSTUDY_PYTHON || 'python3';
 }
@@ -42,7 +47,7 @@ export function defaultPython(): string {
 /** The command line that trains the prepared run in the foreground (not for slurm). */
 export function launchCommand(runFile: string, o: LaunchOptions): string[] {
   const python = o.python ?? defaultPython();
-  const processes = o.processes ?? 1;
+  const processes = processesOf(o);
   const extra = o.launcherArgs ?? [];
   switch (o.launcher) {
     case 'python':
@@ -67,7 +72,7 @@ function shellQuote(s: string): string {
 
 /** A batch script for one node with `processes` GPUs that runs the prepared run under accelerate. */
 export function slurmScript(runFile: string, o: LaunchOptions & { jobName: string; logDir: string }): string {
-  const processes = o.processes ?? 1;
+  const processes = processesOf(o);
   const lines = [
     '#!/bin/bash',
     `#SBATCH --job-name=${o.jobName.replace(/[^A-Za-z0-9._-]/g, '_')}`,
@@ -103,7 +108,8 @@ export function submitSlurm(runFile: string, o: LaunchOptions & { jobName: strin
   const sbatch = o.sbatchCommand ?? 'sbatch';
   const r = spawnSync(sbatch, [script], { encoding: 'utf8' });
   if (r.error && (r.error as NodeJS.ErrnoException).code === 'ENOENT') {
-    throw new UserError(`${sbatch}: not found (this machine is not a SLURM login node); the batch script is written: ${script}; submit it where sbatch runs`);
+    throw new UserError(
+      `${sbatch}: not found (this machine is not a SLURM login node); the batch script is written: ${script}; submit it where sbatch runs`);
   }
   if (r.status !== 0) throw new UserError(`${sbatch} ${script} failed (exit ${r.status}): ${(r.stderr || r.stdout).trim()}`);
   const jobId = /Submitted batch job (\d+)/.exec(r.stdout)?.[1];
@@ -111,7 +117,8 @@ export function submitSlurm(runFile: string, o: LaunchOptions & { jobName: strin
 }
 
 /** Runs the launcher in the foreground, its output passed through; rejects when it fails. */
-export function runLaunch(runFile: string, o: LaunchOptions, io: { signal?: AbortSignal; onOutput?: (chunk: string) => void } = {}): Promise<LaunchResult> {
+export function runLaunch(runFile: string, o: LaunchOptions,
+  io: { signal?: AbortSignal; onOutput?: (chunk: string) => void } = {}): Promise<LaunchResult> {
   const command = launchCommand(runFile, o);
   return new Promise((resolve, reject) => {
     const child = spawn(command[0], command.slice(1), {
@@ -123,7 +130,8 @@ export function runLaunch(runFile: string, o: LaunchOptions, io: { signal?: Abor
     child.stdout?.on('data', (d: Buffer) => io.onOutput!(d.toString()));
     child.stderr?.on('data', (d: Buffer) => io.onOutput!(d.toString()));
     child.on('error', (err: NodeJS.ErrnoException) => {
-      if (err.code === 'ENOENT') reject(new UserError(`${command[0]}: not found; give --python the interpreter of an environment with torch, transformers, peft and accelerate (docs/scale.md)`));
+      if (err.code === 'ENOENT') reject(new UserError(`${command[0]}: not found; give --python the interpreter of an environment with ` +
+        `torch, transformers, peft and accelerate (docs/scale.md)`));
       else reject(err);
     });
     child.on('close', (code, signal) => {

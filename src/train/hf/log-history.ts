@@ -20,7 +20,9 @@ export function trainerCheckpoints(outDir: string): { step: number; dir: string 
 function stateOf(file: string): { global_step: number; log_history: TrainerLogEntry[] } | undefined {
   try {
     const s = JSON.parse(fs.readFileSync(file, 'utf8')) as { global_step?: unknown; log_history?: unknown };
-    return typeof s.global_step === 'number' && Array.isArray(s.log_history) ? { global_step: s.global_step, log_history: s.log_history as TrainerLogEntry[] } : undefined;
+    return typeof s.global_step === 'number' && Array.isArray(s.log_history)
+      ? { global_step: s.global_step, log_history: s.log_history as TrainerLogEntry[] }
+      : undefined;
   } catch {
     return undefined;
   }
@@ -52,5 +54,6 @@ export function readLogHistory(outDir: string): LogEntry[] {
   return (best?.log_history ?? [])
     .filter((e) => typeof e.loss === 'number' && typeof e.step === 'number')
     .filter((e) => !policy || e.step! % policy.every === 0 || e.step === policy.total)
-    .map((e) => ({ step: e.step!, loss: e.loss!, learningRate: e.learning_rate ?? NaN, gradNorm: e.grad_norm ?? NaN, tokensPerSecond: NaN, epoch: e.epoch ?? 0 }));
+    .map((e) => ({ step: e.step!, loss: e.loss!, learningRate: e.learning_rate ?? NaN, gradNorm: e.grad_norm ?? NaN, tokensPerSecond: NaN,
+      epoch: e.epoch ?? 0 }));
 }

@@ -20,10 +20,11 @@ import { checkpointSteps } from '../policy.ts';
 import { warmupStepsOf } from '../schedule.ts';
 import type { TrainSequence } from '../sequences.ts';
 import { encodeRun } from '../trainer.ts';
+import { processesOf } from './launch.ts';
 
 /** What only the Hugging Face backend has. */
 export interface HfSettings {
-  /** Processes (GPUs) of the launch: global batch = batchSize x (gradAccum / processes) x processes. Default 1. */
+  /** Processes (GPUs) of the launch: global batch = batchSize x (gradAccum / processes) x processes. Default HF_LAUNCH_DEFAULTS'. */
   processes?: number;
   /** LoRA: start from this PEFT adapter folder instead of a fresh draw (e.g. the built-in trainer's checkpoint-0). */
   loraInit?: string;
@@ -64,8 +65,7 @@ export const PREPARED_FOLDER = 'genstudy-hf';
 const TRAINER_SCHEDULES = { linear: 'linear', cosine: 'cosine', constant: 'constant_with_warmup' } as const;
 
 /** Settings the Trainer has no way to honour, refused with what to do instead. */
-function refuseUnsupported(o: ResolvedOptions, s: HfSettings): void {
-  const processes = s.processes ?? 1;
+function refuseUnsupported(o: ResolvedOptions, s: HfSettings, processes: number): void {
   if (!Number.isInteger(processes) || processes < 1) throw new UserError(`processes: expected a whole number >= 1, got ${processes}`);
   if (o.mergeLora) {
     throw new UserError('the hf backend does not write merged/ models into LoRA checkpoints (the Trainer saves PEFT adapters); ' +
@@ -88,9 +88,9 @@ function refuseUnsupported(o: ResolvedOptions, s: HfSettings): void {
     if (clash.length) throw new UserError(`training arguments ${clash.join(', ')}: genstudy sets these from its own settings; use those instead`);
     const limit = s.trainingArguments.save_total_limit;
     if (limit !== undefined && limit !== null && !s.acceptCheckpointGaps) {
-      throw new UserError(`training argument save_total_limit ${JSON.stringify(limit)}: the Trainer deletes older checkpoints as soon as it saves a new one, ` +
-        'so those not yet evaluated would be missing from the series; drop it, or accept the gaps (hf.acceptCheckpointGaps: true in the study file, ' +
-        '--accept-checkpoint-gaps for train), and the missing steps are reported after training');
+      throw new UserError(`training argument save_total_limit ${JSON.stringify(limit)}: the Trainer deletes older checkpoints as soon as ` +
+        'it saves a new one, so those not yet evaluated would be missing from the series; drop it, or accept the gaps ' +
+        '(hf.acceptCheckpointGaps: true in the study file, --accept-checkpoint-gaps for train), and the missing steps are reported after training');
     }
   }
 }
@@ -123,11 +123,12 @@ export function runStream(order: OrderOptions, total: number): number[][] {
 /** Writes <out>/genstudy-hf (or checks that an earlier one belongs to the same run) and returns what launching needs. */
 export function prepareHfRun(options: HfTrainOptions): PreparedRun {
   const o = resolveOptions(options as TrainOptions);
-  refuseUnsupported(o, options);
-  const processes = options.processes ?? 1;
+  const processes = processesOf(options);
+  refuseUnsupported(o, options, processes);
   const model = path.resolve(o.model);
   const seqs = runSequences({ ...o, model });
-  const order: OrderOptions = { examples: seqs.length, batchSize: o.batchSize, gradAccum: o.gradAccum, epochs: o.epochs, maxSteps: o.maxSteps, shuffle: o.shuffle, seed: o.seed };
+  const order: OrderOptions = { examples: seqs.length, batchSize: o.batchSize, gradAccum: o.gradAccum, epochs: o.epochs,
+    maxSteps: o.maxSteps, shuffle: o.shuffle, seed: o.seed };
   const total = totalSteps(order);
   const stream = runStream(order, total);
   if (processes > 1 && stream.length % processes !== 0) {
@@ -150,7 +151,8 @@ export function prepareHfRun(options: HfTrainOptions): PreparedRun {
     format: 'genstudy-hf-run', version: 1, model, out_dir: outDir, method: o.method, seed: o.seed,
     objective: o.objective, model_dropout: o.modelDropout, dtype: options.dtype ?? 'float32',
     attn_implementation: options.attnImplementation ?? null, use_cpu: options.useCpu ?? false,
-    lora: o.method === 'lora' ? { r: o.lora!.r, alpha: o.lora!.alpha, dropout: o.lora!.dropout, targets: o.lora!.targetModules, init: options.loraInit ? path.resolve(options.loraInit) : null } : null,
+    lora: o.method === 'lora' ? { r: o.lora!.r, alpha: o.lora!.alpha, dropout: o.lora!.dropout, targets: o.lora!.targetModules,
+      init: options.loraInit ? path.resolve(options.loraInit) : null } : null,
     settings, save_steps: saveSteps, training_arguments: options.trainingArguments ?? {},
     sequences: path.join(dir, 'sequences.jsonl'), batches: path.join(dir, 'batches.json'),
     resume: o.resume,

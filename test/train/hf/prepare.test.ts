@@ -10,7 +10,8 @@ import { loadModel } from '../../../src/engine/index.ts';
 import { studyBTask } from '../../../src/tasks/index.ts';
 import { encodeForTraining, runPieces, type TrainOptions } from '../../../src/train/index.ts';
 import { stepMicroBatches, totalSteps } from '../../../src/train/order.ts';
-import { launchCommand, prepareHfRun, RUNNER, slurmScript, submitSlurm } from '../../../src/train/hf/index.ts';
+import { launchCommand, prepareHfRun, RUNNER, slurmScript, submitSlurm, trainHf } from '../../../src/train/hf/index.ts';
+import { ResultStore } from '../../../src/store/result-store.ts';
 import type { Example } from '../../../src/types.ts';
 import { genstudy } from '../../support/genstudy-process.ts';
 import { repoRoot, tempDir } from '../helpers.ts';
@@ -94,6 +95,20 @@ test('SLURM: the batch script asks for one node with the GPUs and runs accelerat
     return true;
   });
   assert.ok(fs.existsSync(path.join(p.dir, 'train.sbatch')));
+});
+
+test('the processes given with the settings alone are those of the prepared batches, the launch and the run\'s record', async () => {
+  const out = tempDir('genstudy-hf-processes-');
+  const store = ResultStore.open(path.join(out, 'results.sqlite'));
+  try {
+    const r = await trainHf({ ...base(out), gradAccum: 4, maxSteps: 2, processes: 2, store, run: 'r' }, { launcher: 'slurm', noSubmit: true });
+    assert.equal(r.prepared.gradAccumPerProcess, 2);
+    assert.match(fs.readFileSync(r.launch.script!, 'utf8'), /^#SBATCH --gpus-per-node=2$/m);
+    assert.match(fs.readFileSync(r.launch.script!, 'utf8'), / --num_processes 2 /);
+    assert.equal(store.runs().find((x) => x.id === 'r')?.attributes?.processes, 2);
+  } finally {
+    store.close();
+  }
 });
 
 test('genstudy train --backend hf --launcher slurm --no-submit writes the script; hf flags without --backend hf are refused', async () => {

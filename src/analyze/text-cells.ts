@@ -1,0 +1,30 @@
+// How the analysis's numbers and cells are written as text, one rule for the terminal tables, the
+// verdicts' reasons, the CSV files (`analyze --format csv`, a study's analysis/*.csv) and the
+// report's tables and CSV exports, so that one number never reads two ways.
+
+/** A p-value to 4 decimals, or in exponent form below 1e-4, where 4 decimals would read 0.0000. */
+export function pValueText(p: number): string {
+  return p < 1e-4 ? p.toExponential(1) : p.toFixed(4);
+}
+
+/** A 95% interval, to 3 decimals. */
+export function intervalText(c: readonly [number, number]): string {
+  return `[${c[0].toFixed(3)}, ${c[1].toFixed(3)}]`;
+}
+
+/**
+ * One CSV cell (RFC 4180 quoting): a missing value, or a number that is not finite (NaN reads back
+ * as a number in no CSV reader), is an empty cell; a number is written in full precision (the
+ * shortest text that reads back as the same double).
+ */
+export function csvCell(v: unknown): string {
+  if (v === undefined || v === null) return '';
+  if (typeof v === 'number' && !Number.isFinite(v)) return '';
+  const s = String(v);
+  return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+/** A header and rows as CSV text, each line ended by a newline. */
+export function csvText(columns: readonly string[], rows: readonly (readonly unknown[])[]): string {
+  return [columns, ...rows].map((cells) => cells.map(csvCell).join(',')).join('\n') + '\n';
+}
