@@ -82,7 +82,8 @@ export function benchAnalyzeLibrary(): Record<string, number> {
     });
     const file = join(dir, 'runs.f64');
     writeFileSync(file, Buffer.from(data.buffer));
-    const res = spawnSync(python, [resolve(import.meta.dirname, 'analyze_reference.py'), file, String(RUNS), String(SETS), String(STEPS)], { encoding: 'utf8' });
+    const script = resolve(import.meta.dirname, 'analyze_reference.py');
+    const res = spawnSync(python, [script, file, String(RUNS), String(SETS), String(STEPS)], { encoding: 'utf8' });
     if (res.status !== 0) throw new Error(`analyze_reference.py failed: ${res.stderr}`);
     const ref = JSON.parse(res.stdout) as { ms: number; cpu_ms: number; p_sum: number; neff_sum: number; positive: number; negative: number };
     out.numpy_ms = ref.ms;
@@ -101,7 +102,11 @@ export function benchAnalyzeLibrary(): Record<string, number> {
 export async function benchAnalyze(): Promise<Record<string, number>> {
   const dir = mkdtempSync(join(tmpdir(), 'genstudy-bench-'));
   try {
-    const sets = [...DEFAULT_SIMULATED_SETS, { id: 'extra-a', cueLoading: 0.05, idLoading: 0.5, base: 0.3 }, { id: 'extra-b', cueLoading: -0.05, idLoading: 0.5, base: 0.3 }];
+    const sets = [
+      ...DEFAULT_SIMULATED_SETS,
+      { id: 'extra-a', cueLoading: 0.05, idLoading: 0.5, base: 0.3 },
+      { id: 'extra-b', cueLoading: -0.05, idLoading: 0.5, base: 0.3 },
+    ];
     const rows = simulateScores({ seed: 1, runs: 5, steps: 60, sets });
     const file = join(dir, 'scores.csv');
     writeFileSync(file, ['run,step,test_set,metric,value', ...rows.map((r) => `${r.run},${r.step},${r.test_set},${r.metric},${r.value}`)].join('\n'));

@@ -46,7 +46,10 @@ export function ouScoreTable(o: OuTableOptions): Ar1Row[] {
   const e = new Float64Array(n), v = new Float64Array(n);
   for (let r = 0; r < o.runs; r++) {
     const run = `run-${String(r).padStart(4, '0')}`;
-    if (o.rho === 0) { ouInto(e, o.steps, o.tau, random); ouInto(v, o.steps, o.tau, random); } else correlatedOuInto(e, v, o.steps, o.tau, o.rho, random);
+    if (o.rho === 0) {
+      ouInto(e, o.steps, o.tau, random);
+      ouInto(v, o.steps, o.tau, random);
+    } else correlatedOuInto(e, v, o.steps, o.tau, o.rho, random);
     for (let t = 0; t < n; t++) {
       const c = 0.3 + 0.5 * (1 - Math.exp(-4 * o.steps[t] / last)) + 0.02 * random.normal();
       const step = o.steps[t];
@@ -64,5 +67,6 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     return i < 0 ? fallback : Number(process.argv[i + 1]);
   };
   const rows = ar1ScoreTable({ phi: arg('phi', 0.8), n: arg('n', 25), rho: arg('rho', 0), runs: arg('runs', 300), seed: arg('seed', 1) });
-  process.stdout.write(['run,step,test_set,metric,value', ...rows.map((r) => `${r.run},${r.step},${r.test_set},${r.metric},${r.value}`)].join('\n') + '\n');
+  const csv = ['run,step,test_set,metric,value', ...rows.map((r) => `${r.run},${r.step},${r.test_set},${r.metric},${r.value}`)];
+  process.stdout.write(csv.join('\n') + '\n');
 }

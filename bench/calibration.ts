@@ -49,7 +49,8 @@ export async function benchCalibration(): Promise<Record<string, number | string
         out[`phi${phi}_n${n}_power_${name}`] = cell[`power_${name}`];
       }
       const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
-      lines.push(`| ${phi} | ${n} | ${pct(cell.fpr_default)} ± ${pct(se(cell.fpr_default))} | ${pct(cell.fpr_naive)} | ${pct(cell.power_default)} | ${pct(cell.power_naive)} |`);
+      lines.push(`| ${phi} | ${n} | ${pct(cell.fpr_default)} ± ${pct(se(cell.fpr_default))} | ${pct(cell.fpr_naive)} ` +
+        `| ${pct(cell.power_default)} | ${pct(cell.power_naive)} |`);
     }
   }
   out.seconds = (performance.now() - t0) / 1000;

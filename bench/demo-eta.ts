@@ -23,7 +23,9 @@ export async function benchDemoEta(): Promise<Record<string, number | string>> {
   const out = fs.mkdtempSync(path.join(os.tmpdir(), 'genstudy-demo-eta-'));
   const started = performance.now();
   const lines: { t: number; text: string }[] = [];
-  const child = spawn(process.execPath, [path.join(root, 'bin/genstudy.js'), 'demo', '--out', out], { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [path.join(root, 'bin/genstudy.js'), 'demo', '--out', out], {
+    cwd: root, stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let pending = '';
   child.stderr.setEncoding('utf8');
   child.stderr.on('data', (chunk: string) => {

@@ -135,8 +135,10 @@ async function benchEngineAt(shape: BenchShape): Promise<Record<string, number |
     fs.writeFileSync(path.join(dir, 'ids.json'), JSON.stringify(benchSequences(shape)));
     fs.writeFileSync(path.join(dir, 'shape.json'), JSON.stringify(shape));
     const batchTokens = Number(process.env.GENSTUDY_BENCH_BATCH_TOKENS ?? 1024);
-    const engine = (backend: string) => (n: number) => runJson(process.execPath, ['--import', 'tsx', path.join(here, 'engine.ts'), '--measure', dir, String(batchTokens)], { ...threadEnv(n), GENSTUDY_BACKEND: backend });
-    const reference = [path.join(here, 'engine_reference.py'), dir, String(CONT), String(batchTokens / SEQ), PRODUCTS.map((p) => p.join('x')).join(',')];
+    const measureArgs = ['--import', 'tsx', path.join(here, 'engine.ts'), '--measure', dir, String(batchTokens)];
+    const engine = (backend: string) => (n: number) => runJson(process.execPath, measureArgs, { ...threadEnv(n), GENSTUDY_BACKEND: backend });
+    const productList = PRODUCTS.map((p) => p.join('x')).join(',');
+    const reference = [path.join(here, 'engine_reference.py'), dir, String(CONT), String(batchTokens / SEQ), productList];
     const sides = wantedSides([{ name: 'native', run: engine('native') }, { name: 'wasm', run: engine('wasm') }, ...torchSides(reference)]);
     const out: Record<string, number | string> = {};
     for (const threads of [1, 2]) {

@@ -24,7 +24,9 @@ import { writeTinyRun } from '../test/evaluate/tiny-model.ts';
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 function startServe(modelDir: string): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [path.join(repoRoot, 'bin/genstudy.js'), 'serve', modelDir, '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [path.join(repoRoot, 'bin/genstudy.js'), 'serve', modelDir, '--port', '0'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   return new Promise((resolve, reject) => {
     let out = '';
     child.once('exit', (code) => reject(new Error(`genstudy serve exited (${code}): ${out}`)));
@@ -48,7 +50,8 @@ function recordingProxy(upstream: string): Promise<{ url: string; bodies: string
       if (req.method === 'POST' && req.url === '/v1/completions') bodies.push(body.toString());
       // No keep-alive towards the server: the servers are stopped after each row, and a pooled socket
       // they reset would surface as an uncaught ECONNRESET.
-      const up = http.request({ host: target.hostname, port: target.port, path: req.url, method: req.method, agent: false, headers: { ...req.headers, host: target.host, connection: 'close' } }, (r) => {
+      const headers = { ...req.headers, host: target.host, connection: 'close' };
+      const up = http.request({ host: target.hostname, port: target.port, path: req.url, method: req.method, agent: false, headers }, (r) => {
         res.writeHead(r.statusCode ?? 502, r.headers);
         r.on('error', () => res.destroy());
         r.pipe(res);
@@ -66,7 +69,8 @@ function recordingProxy(upstream: string): Promise<{ url: string; bodies: string
 /** The HTTP status of one completions request. */
 function post(url: string, body: string): Promise<number> {
   return new Promise((resolve, reject) => {
-    const req = http.request(`${url}/v1/completions`, { method: 'POST', agent: false, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), connection: 'close' } }, (res) => {
+    const headers = { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), connection: 'close' };
+    const req = http.request(`${url}/v1/completions`, { method: 'POST', agent: false, headers }, (res) => {
       res.resume();
       res.on('error', reject);
       res.on('end', () => resolve(res.statusCode ?? 0));

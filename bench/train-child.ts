@@ -14,7 +14,9 @@ import { AdamW, optimiserStep, type TrainSequence } from '../src/train/index.ts'
 const [dir, method, stepsArg, batchArg] = process.argv.slice(-4);
 const STEPS = Number(stepsArg), BATCH = Number(batchArg), WARMUP = 2;
 const ids = JSON.parse(fs.readFileSync(path.join(dir, 'ids.json'), 'utf8')) as number[][];
-const seqs: TrainSequence[] = ids.map((r, i) => ({ exampleId: String(i), ids: r.slice(0, -1), lossPositions: r.slice(0, -1).map((_, j) => j), targets: r.slice(1) }));
+const seqs: TrainSequence[] = ids.map((r, i) => ({
+  exampleId: String(i), ids: r.slice(0, -1), lossPositions: r.slice(0, -1).map((_, j) => j), targets: r.slice(1),
+}));
 const base = await loadModel(dir);
 enableTrainingGradients();
 let model = base;
@@ -29,7 +31,8 @@ if (method === 'full') {
   }
   // As the trainer does (train/trainer.ts): the variables replace the loaded tensors.
   base.params.dispose();
-  model = new BuiltinModel(base.id, base.dir, base.family, base.arch, new Params(trainable as Map<string, tf.Tensor>, false), base.tokenizer, base.config);
+  const params = new Params(trainable as Map<string, tf.Tensor>, false);
+  model = new BuiltinModel(base.id, base.dir, base.family, base.arch, params, base.tokenizer, base.config);
 } else {
   adapters = LoraAdapters.create(base, { r: 8, alpha: 16, dropout: 0.1, targetModules: [...base.family.loraTargets] }, 1);
   trainable = adapters.namedVariables();

@@ -25,11 +25,17 @@ function python(): string | undefined {
 
 export async function benchTrainHf(): Promise<Record<string, number | string>> {
   const py = python();
-  if (!py) return { skipped: 'no Python with torch, transformers, peft, accelerate: set GENSTUDY_HF_PYTHON or run npm run test:e2e once (it creates .cache/hf-venv)' };
+  if (!py) {
+    return {
+      skipped: 'no Python with torch, transformers, peft, accelerate: ' +
+        'set GENSTUDY_HF_PYTHON or run npm run test:e2e once (it creates .cache/hf-venv)',
+    };
+  }
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'genstudy-bench-hf-'));
   const suite = generateSuite({ seed: 1, trainSize: 2000, testSize: 10 });
   await writeSuite(path.join(dir, 'suite'), suite);
-  const model = await initModel(tinyGpt2Config(suite.vocabulary.length, { hidden: 256, layers: 4 }), path.join(dir, 'suite'), 1, path.join(dir, 'model'));
+  const config = tinyGpt2Config(suite.vocabulary.length, { hidden: 256, layers: 4 });
+  const model = await initModel(config, path.join(dir, 'suite'), 1, path.join(dir, 'model'));
   const out: Record<string, number | string> = { steps: STEPS };
   Object.assign(process.env, ONE_THREAD);
   for (const method of ['full', 'lora'] as const) {
@@ -41,12 +47,15 @@ export async function benchTrainHf(): Promise<Record<string, number | string>> {
     const builtin = await train({ ...o, outDir: path.join(dir, `builtin-${method}`) });
     const hf = await trainHf({ ...o, outDir: path.join(dir, `hf-${method}`) }, { launcher: 'python', python: py }, { onOutput: () => undefined });
     // The steps' input tokens, from the prepared run (the same sequences and order as the built-in trainer's).
-    const seqLength = fs.readFileSync(path.join(hf.prepared.dir, 'sequences.jsonl'), 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { input_ids: number[] }).input_ids.length);
+    const seqLength = fs.readFileSync(path.join(hf.prepared.dir, 'sequences.jsonl'), 'utf8').trim().split('\n')
+      .map((l) => (JSON.parse(l) as { input_ids: number[] }).input_ids.length);
     const stream = JSON.parse(fs.readFileSync(path.join(hf.prepared.dir, 'batches.json'), 'utf8')) as number[][];
     const stepTokens = builtin.log.map((_, i) => stream.slice(i, i + 1).flat().reduce((n, j) => n + seqLength[j], 0));
     const seconds = builtin.log.reduce((t, e, i) => t + stepTokens[i] / e.tokensPerSecond, 0);
     const builtinRate = hf.prepared.inputTokens / seconds;
-    const state = JSON.parse(fs.readFileSync(path.join(dir, `hf-${method}`, 'trainer_state.json'), 'utf8')) as { log_history: { train_runtime?: number }[] };
+    const state = JSON.parse(fs.readFileSync(path.join(dir, `hf-${method}`, 'trainer_state.json'), 'utf8')) as {
+      log_history: { train_runtime?: number }[];
+    };
     const runtime = state.log_history.find((e) => e.train_runtime !== undefined)!.train_runtime!;
     const inputTokens = hf.prepared.inputTokens;
     out[`${method}_builtin_tokens_per_s`] = builtinRate;

@@ -55,10 +55,12 @@ async function benchTiny(out: Record<string, number | string>): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'genstudy-bench-tiny-'));
   const suite = generateSuite({ seed: 1, trainSize: 2000, testSize: 10 });
   await writeSuite(path.join(dir, 'suite'), suite);
-  const model = await initModel(tinyGpt2Config(suite.vocabulary.length, { hidden: 64, layers: 2 }), path.join(dir, 'suite'), 1, path.join(dir, 'model'));
+  const config = tinyGpt2Config(suite.vocabulary.length, { hidden: 64, layers: 2 });
+  const model = await initModel(config, path.join(dir, 'suite'), 1, path.join(dir, 'model'));
   for (const method of ['full', 'lora'] as const) {
     const r = await train({
-      model, outDir: path.join(dir, method), task: suite.task, train: suite.train, method, lr: method === 'full' ? 1e-3 : 3e-3, batchSize: 16, maxSteps: STEPS,
+      model, outDir: path.join(dir, method), task: suite.task, train: suite.train, method,
+      lr: method === 'full' ? 1e-3 : 3e-3, batchSize: 16, maxSteps: STEPS,
       lora: { r: 8, alpha: 16, dropout: 0.1, targetModules: ['c_attn', 'c_proj'] }, checkpoints: { atStart: false },
     });
     const timed = r.log.slice(2);
@@ -125,8 +127,13 @@ function benchTrainAt(dir: string): Record<string, number | string> {
   const out: Record<string, number | string> = {};
   for (const method of ['full', 'lora']) {
     const args = [String(STEPS), String(BATCH)];
-    const genstudy = (backend: string) => (n: number) => runJson(process.execPath, ['--import', 'tsx', path.join(here, 'train-child.ts'), dir, method, ...args], { ...threadEnv(n), GENSTUDY_BACKEND: backend });
-    const sides = wantedSides([{ name: 'native', run: genstudy('native') }, { name: 'wasm', run: genstudy('wasm') }, ...torchSides([path.join(here, 'train_reference.py'), dir, method, ...args])]);
+    const childArgs = ['--import', 'tsx', path.join(here, 'train-child.ts'), dir, method, ...args];
+    const genstudy = (backend: string) => (n: number) => runJson(process.execPath, childArgs, { ...threadEnv(n), GENSTUDY_BACKEND: backend });
+    const sides = wantedSides([
+      { name: 'native', run: genstudy('native') },
+      { name: 'wasm', run: genstudy('wasm') },
+      ...torchSides([path.join(here, 'train_reference.py'), dir, method, ...args]),
+    ]);
     for (const threads of [1, 2]) {
       const at: Record<string, Record<string, number | string>> = {};
       const key = (s: string) => `${method}_t${threads}_${s}`;
@@ -136,10 +143,16 @@ function benchTrainAt(dir: string): Record<string, number | string> {
         const r = side.run(threads);
         if (typeof r === 'string') { out[key(side.name)] = r; continue; }
         at[side.name] = r;
-        for (const k of ['tokens_per_s', 'tokens_per_cpu_s', 'peak_rss_mb', 'first_loss', 'path']) if (r[k] !== undefined) out[key(`${side.name}_${k}`)] = r[k];
+        for (const k of ['tokens_per_s', 'tokens_per_cpu_s', 'peak_rss_mb', 'first_loss', 'path']) {
+          if (r[k] !== undefined) out[key(`${side.name}_${k}`)] = r[k];
+        }
       }
       if (threads > 1 && out[`${method}_t1_wasm_tokens_per_s`] !== undefined) {
-        at.wasm = { tokens_per_s: out[`${method}_t1_wasm_tokens_per_s`], tokens_per_cpu_s: out[`${method}_t1_wasm_tokens_per_cpu_s`], peak_rss_mb: out[`${method}_t1_wasm_peak_rss_mb`] };
+        at.wasm = {
+          tokens_per_s: out[`${method}_t1_wasm_tokens_per_s`],
+          tokens_per_cpu_s: out[`${method}_t1_wasm_tokens_per_cpu_s`],
+          peak_rss_mb: out[`${method}_t1_wasm_peak_rss_mb`],
+        };
       }
       const native = at.native;
       if (!native) continue;

@@ -15,7 +15,9 @@ import { buildRunSeries, type RunSeries } from '../src/analyze/run-series.ts';
 import { checkpointSteps } from '../src/train/policy.ts';
 import { CONTROL, ouScoreTable } from './ar1-score-tables.ts';
 
-export const PYTHIA_STEPS = [0, ...Array.from({ length: 10 }, (_, i) => 2 ** i), 1000, 3000, ...Array.from({ length: 14 }, (_, i) => 10000 * (i + 1)), 143000];
+export const PYTHIA_STEPS = [
+  0, ...Array.from({ length: 10 }, (_, i) => 2 ** i), 1000, 3000, ...Array.from({ length: 14 }, (_, i) => 10000 * (i + 1)), 143000,
+];
 const SCHEDULES: Record<string, number[]> = {
   pythia: PYTHIA_STEPS,
   'log-spaced 12': checkpointSteps({ logSpaced: 12 }, 100000),
@@ -53,7 +55,8 @@ export async function benchUnevenSpacing(): Promise<Record<string, number | stri
   const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
   const se = (p: number) => 1.96 * Math.sqrt(p * (1 - p) / runs);
   const lines = [
-    `| schedule | n | tau / length | false positives, default | even-spacing test | naive | power at rho ${EFFECT}, default | even-spacing test | naive |`,
+    '| schedule | n | tau / length | false positives, default | even-spacing test | naive ' +
+      `| power at rho ${EFFECT}, default | even-spacing test | naive |`,
     '|---|---|---|---|---|---|---|---|---|',
   ];
   const t0 = performance.now();
@@ -66,7 +69,8 @@ export async function benchUnevenSpacing(): Promise<Record<string, number | stri
       const key = `${name.replace(/ /g, '')}_tau${fraction}`;
       out[`${key}_fpr`] = nul.gaps; out[`${key}_fpr_even_test`] = nul.even; out[`${key}_fpr_naive`] = nul.naive;
       out[`${key}_power`] = alt.gaps; out[`${key}_power_even_test`] = alt.even; out[`${key}_power_naive`] = alt.naive;
-      lines.push(`| ${name} | ${steps.length} | ${fraction} | ${pct(nul.gaps)} ± ${pct(se(nul.gaps))} | ${pct(nul.even)} | ${pct(nul.naive)} | ${pct(alt.gaps)} | ${pct(alt.even)} | ${pct(alt.naive)} |`);
+      lines.push(`| ${name} | ${steps.length} | ${fraction} | ${pct(nul.gaps)} ± ${pct(se(nul.gaps))} | ${pct(nul.even)} | ${pct(nul.naive)} ` +
+        `| ${pct(alt.gaps)} | ${pct(alt.even)} | ${pct(alt.naive)} |`);
     }
   }
   out.seconds = (performance.now() - t0) / 1000;

@@ -82,7 +82,8 @@ for (const k of [3, 5, 10]) {
       }
       for (const [name, t] of Object.entries(tallies)) {
         const pct = (x: number, of: number) => `${((100 * x) / of).toFixed(1)}%`;
-        lines.push(`| ${k} | ${mu} | ${tau} | ${name} | ${pct(t.reject, reps)}${mu === 0 ? '' : ' (power)'} | ${pct(t.ciCover, reps)} | ${t.piCount ? pct(t.piCover, t.piCount) : '-'} | ${pct(t.heterogeneous, reps)} | ${pct(t.generalises, reps)} |`);
+        lines.push(`| ${k} | ${mu} | ${tau} | ${name} | ${pct(t.reject, reps)}${mu === 0 ? '' : ' (power)'} | ${pct(t.ciCover, reps)} ` +
+          `| ${t.piCount ? pct(t.piCover, t.piCount) : '-'} | ${pct(t.heterogeneous, reps)} | ${pct(t.generalises, reps)} |`);
       }
     }
   }

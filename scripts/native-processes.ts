@@ -10,7 +10,11 @@ const concurrency = Number(process.argv[3] ?? 4);
 const t0 = Date.now();
 const r = await startAndEndNativeProcesses(count, {
   concurrency, hangAfterMs: 120_000,
-  onEnded: (p) => { if ((p.clean + p.hung + p.onWasm + p.failures.length) % 20 === 0) process.stderr.write(`${p.clean} clean, ${p.hung} hung, ${p.failures.length} failed of ${p.started} started\n`); },
+  onEnded: (p) => {
+    if ((p.clean + p.hung + p.onWasm + p.failures.length) % 20 === 0) {
+      process.stderr.write(`${p.clean} clean, ${p.hung} hung, ${p.failures.length} failed of ${p.started} started\n`);
+    }
+  },
 });
 console.log(JSON.stringify({ ...r, seconds: Math.round((Date.now() - t0) / 1000) }, null, 2));
 process.exitCode = r.hung === 0 && r.failures.length === 0 && r.telemetryFiles.length === 0 && r.onWasm === 0 ? 0 : 1;

@@ -50,12 +50,16 @@ function simulatedRun(name: string, n: number, rho: number, ar = phi): RunSeries
     a[t] = 0.8 * c[t] + 0.05 * e[t];
     b[t] = -0.3 * c[t] + 0.05 * v[t];
   }
-  return { run: name, steps: Array.from({ length: n }, (_, t) => t * 100), values: new Map([['id', c], ['a', a], ['b', b]]), attributes: {}, incompleteSteps: [] };
+  return {
+    run: name, steps: Array.from({ length: n }, (_, t) => t * 100), values: new Map([['id', c], ['a', a], ['b', b]]),
+    attributes: {}, incompleteSteps: [],
+  };
 }
 
 const started = performance.now();
 const lines: string[] = [
-  `Simulation: ${reps} studies per row, seed ${seed}; AR(1) phi ${phi}; equivalence margin ${margin}; alpha 0.05; one pair (no correction over pairs).`,
+  `Simulation: ${reps} studies per row, seed ${seed}; AR(1) phi ${phi}; equivalence margin ${margin}; ` +
+    'alpha 0.05; one pair (no correction over pairs).',
   '',
   `| runs | checkpoints | truth | ${PAIR_VERDICTS.join(' | ')} | unstable run results |`,
   `|---|---|---|${PAIR_VERDICTS.map(() => '---|').join('')}---|`,
@@ -74,7 +78,8 @@ for (const truth of TRUTHS) {
         unstable += pair.unstable.length;
       }
       const pct = (x: number, of: number) => `${((100 * x) / of).toFixed(1)}%`;
-      lines.push(`| ${k} | ${n} | ${truth.name} | ${PAIR_VERDICTS.map((v) => pct(counts[v], reps) + (v === 'generalises' && wrongSign ? ` (${wrongSign} with the wrong sign)` : '')).join(' | ')} | ${pct(unstable, reps * k)} |`);
+      const cells = PAIR_VERDICTS.map((v) => pct(counts[v], reps) + (v === 'generalises' && wrongSign ? ` (${wrongSign} with the wrong sign)` : ''));
+      lines.push(`| ${k} | ${n} | ${truth.name} | ${cells.join(' | ')} | ${pct(unstable, reps * k)} |`);
     }
   }
 }

@@ -50,12 +50,14 @@ function planLoad(dir: string, tokenizerDir: string | undefined, backend: string
       const name = [spec.name, ...(family.aliases?.(spec.name) ?? [])].find((n) => byName.has(n));
       if (!name) {
         if (spec.optional) continue;
-        throw new UserError(`${where}: missing tensor "${spec.name}" (shape ${JSON.stringify(spec.shape)}), needed by model_type "${arch.modelType}"`);
+        throw new UserError(`${where}: missing tensor "${spec.name}" (shape ${JSON.stringify(spec.shape)}), ` +
+          `needed by model_type "${arch.modelType}"`);
       }
       const reader = byName.get(name)!;
       const shape = reader.shape(name)!;
       if (shape.length !== spec.shape.length || shape.some((d, i) => d !== spec.shape[i])) {
-        throw new UserError(`${reader.file}: tensor "${name}" has shape ${JSON.stringify(shape)}; ${configFile} implies ${JSON.stringify(spec.shape)}`);
+        throw new UserError(`${reader.file}: tensor "${name}" has shape ${JSON.stringify(shape)}; ` +
+          `${configFile} implies ${JSON.stringify(spec.shape)}`);
       }
       found.push({ spec, name, reader });
     }

@@ -19,22 +19,27 @@ const gb = (bytes: number): string => `${(bytes / 2 ** 30).toFixed(bytes < 2 ** 
  * the tfjs backend's name when one will hold the weights ('wasm' adds its heap limit).
  */
 export function modelSizeProblem(family: Family, arch: Arch, backend?: string): string | undefined {
-  if (arch.layers > MAX_LAYERS) return `${arch.layers} layers: more than genstudy can hold (at most ${MAX_LAYERS}; the largest published models have under 200)`;
+  if (arch.layers > MAX_LAYERS) {
+    return `${arch.layers} layers: more than genstudy can hold (at most ${MAX_LAYERS}; the largest published models have under 200)`;
+  }
   let total = 0;
   for (const spec of family.params(arch)) {
     const n = spec.shape.reduce((a, b) => a * b, 1);
     if (!Number.isSafeInteger(n) || n > MAX_TENSOR_ELEMENTS) {
-      return `tensor "${spec.name}" would have shape ${JSON.stringify(spec.shape)} (${n.toExponential(2)} values), more than one tensor can hold (${MAX_TENSOR_ELEMENTS})`;
+      return `tensor "${spec.name}" would have shape ${JSON.stringify(spec.shape)} (${n.toExponential(2)} values), ` +
+        `more than one tensor can hold (${MAX_TENSOR_ELEMENTS})`;
     }
     total += n;
   }
   const bytes = total * 4;
   const memory = os.totalmem();
   if (bytes > memory) {
-    return `a ${arch.modelType} model of ${total.toExponential(2)} parameters needs ${gb(bytes)} as float32, more than this machine's memory (${gb(memory)})`;
+    return `a ${arch.modelType} model of ${total.toExponential(2)} parameters needs ${gb(bytes)} as float32, ` +
+      `more than this machine's memory (${gb(memory)})`;
   }
   if (backend === 'wasm' && bytes > WASM_HEAP_BYTES) {
-    return `a ${arch.modelType} model of ${total.toExponential(2)} parameters needs ${gb(bytes)} as float32, more than the wasm backend's 4 GiB memory ` +
+    return `a ${arch.modelType} model of ${total.toExponential(2)} parameters needs ${gb(bytes)} as float32, ` +
+      "more than the wasm backend's 4 GiB memory " +
       '(install @tensorflow/tfjs-node, or evaluate it through a server: genstudy evaluate --remote)';
   }
   return undefined;

@@ -10,7 +10,9 @@ type KernelResult = ReturnType<tf.KernelFunc>;
  * Registers `kernelFunc` for the wasm backend's `name`, called with the kernel it replaces. Returns
  * false (and changes nothing) where the backend has no such kernel.
  */
-export function replaceWasmKernel(name: string, kernelFunc: (args: KernelArgs, original: (args: KernelArgs) => KernelResult) => KernelResult): boolean {
+export function replaceWasmKernel(
+  name: string, kernelFunc: (args: KernelArgs, original: (args: KernelArgs) => KernelResult) => KernelResult,
+): boolean {
   const original = tf.getKernel(name, 'wasm');
   if (!original) return false;
   tf.unregisterKernel(name, 'wasm');

@@ -25,7 +25,9 @@ let registered = false;
 export const nativeFusedStats = { calls: 0 };
 
 /** Runs one fused op in onnxruntime on tfjs inputs on the wasm heap; outputs made on the heap. */
-function runFused(name: string, def: OpDef, backend: WasmBackend, inputs: Record<string, tf.TensorInfo>, attrs: Attrs): tf.TensorInfo | tf.TensorInfo[] {
+function runFused(
+  name: string, def: OpDef, backend: WasmBackend, inputs: Record<string, tf.TensorInfo>, attrs: Attrs,
+): tf.TensorInfo | tf.TensorInfo[] {
   nativeFusedStats.calls++;
   // An elementwise op's graph is built for flat slices (see OpDef.elementwise).
   const full = tf.util.sizeFromShape(inputs[def.inputs[0]].shape);
@@ -37,13 +39,19 @@ function runFused(name: string, def: OpDef, backend: WasmBackend, inputs: Record
     s = new NativeSession(encodeModel(graphOf(def, shapes, attrs)), nativeThreads());
     sessions.set(key, s);
   }
-  const outShapes = def.elementwise ? Object.fromEntries(Object.keys(def.outputs(shapes, attrs)).map((n) => [n, inputs[def.inputs[0]].shape])) : def.outputs(shapes, attrs);
+  const outShapes = def.elementwise
+    ? Object.fromEntries(Object.keys(def.outputs(shapes, attrs)).map((n) => [n, inputs[def.inputs[0]].shape]))
+    : def.outputs(shapes, attrs);
   const outs = Object.entries(outShapes).map(([n, sh]) => [n, backend.makeOutput(sh, 'float32')] as const);
   // Heap views after every makeOutput (which may grow the heap).
   const session = s;
   if (def.elementwise) {
-    const views = [...def.inputs.filter(sliced).map((n) => [n, backend.typedArrayFromHeap(inputs[n])] as const), ...outs.map(([n, t]) => [n, backend.typedArrayFromHeap(t)] as const)];
-    const whole = Object.fromEntries(def.inputs.filter((n) => !sliced(n)).map((n) => [n, session.tensor(backend.typedArrayFromHeap(inputs[n]), shapes[n])]));
+    const views = [
+      ...def.inputs.filter(sliced).map((n) => [n, backend.typedArrayFromHeap(inputs[n])] as const),
+      ...outs.map(([n, t]) => [n, backend.typedArrayFromHeap(t)] as const),
+    ];
+    const whole = Object.fromEntries(def.inputs.filter((n) => !sliced(n))
+      .map((n) => [n, session.tensor(backend.typedArrayFromHeap(inputs[n]), shapes[n])]));
     for (let at = 0; at < full; at += ELEMENTWISE_CHUNK) {
       const n = Math.min(ELEMENTWISE_CHUNK, full - at);
       const part = { ...whole, ...Object.fromEntries(views.map(([name, v]) => [name, session.tensor(v.subarray(at, at + n), [n])])) };
@@ -71,7 +79,9 @@ export function registerFusedOps(): void {
     tf.registerKernel({
       kernelName: name,
       backendName: 'wasm',
-      kernelFunc: (args) => runFused(name, def, args.backend as unknown as WasmBackend, args.inputs as Record<string, tf.TensorInfo>, (args.attrs ?? {}) as unknown as Attrs),
+      kernelFunc: (args) => runFused(
+        name, def, args.backend as unknown as WasmBackend, args.inputs as Record<string, tf.TensorInfo>, (args.attrs ?? {}) as unknown as Attrs,
+      ),
     });
   }
   replaceWasmKernel(tf.SplitV, (args, original) => {
@@ -80,8 +90,11 @@ export function registerFusedOps(): void {
     const ax = tf.util.parseAxisParam(axis, x.shape)[0];
     const sizes = tf.backend_util.prepareSplitSize(x as tf.Tensor, numOrSizeSplits, ax);
     // The wasm kernel copies row by row from JS, a call per row and piece; this is one native call.
-    if (!fusedOpsAvailable() || x.dtype !== 'float32' || tf.util.sizeFromShape(x.shape) < NATIVE_MIN_SUM || sizes.some((n) => n !== sizes[0])) return original(args);
-    return runFused('GenstudySplit', OPS.GenstudySplit, args.backend as unknown as WasmBackend, { x }, { axis: ax, parts: sizes.length }) as tf.TensorInfo[];
+    if (!fusedOpsAvailable() || x.dtype !== 'float32' || tf.util.sizeFromShape(x.shape) < NATIVE_MIN_SUM || sizes.some((n) => n !== sizes[0])) {
+      return original(args);
+    }
+    const backend = args.backend as unknown as WasmBackend;
+    return runFused('GenstudySplit', OPS.GenstudySplit, backend, { x }, { axis: ax, parts: sizes.length }) as tf.TensorInfo[];
   });
   replaceWasmKernel(tf.Sum, (args, original) => {
     const x = args.inputs.x as tf.TensorInfo;
@@ -94,7 +107,8 @@ export function registerFusedOps(): void {
     // (a resumed training run would not end identical to an uninterrupted one).
     if (axes.length >= x.shape.length || axes.some((a, i) => a !== i)) return original(args);
     const mask = axes.reduce((m, a) => m | (1 << a), 0);
-    return runFused('GenstudyReduceSum', OPS.GenstudyReduceSum, args.backend as unknown as WasmBackend, { x }, { axes: mask, keepDims: keepDims ? 1 : 0 }) as tf.TensorInfo;
+    const backend = args.backend as unknown as WasmBackend;
+    return runFused('GenstudyReduceSum', OPS.GenstudyReduceSum, backend, { x }, { axes: mask, keepDims: keepDims ? 1 : 0 }) as tf.TensorInfo;
   });
 }
 

@@ -52,7 +52,9 @@ const colSum = (x: string, out: string) => node('ReduceSum', [x, 'rows'], out, [
  * per query head).
  */
 function ropeAttentionNodes(a: Attrs): OnnxNode[] {
-  const ints = (name: string, v: number[]): OnnxNode => ({ op: 'Constant', inputs: [], outputs: [name], attributes: [{ name: 'value_ints', ints: v }] });
+  const ints = (name: string, v: number[]): OnnxNode => ({
+    op: 'Constant', inputs: [], outputs: [name], attributes: [{ name: 'value_ints', ints: v }],
+  });
   const heads = (x: string, out: string): OnnxNode[] => [
     node('Reshape', [x, `${x}_shape`], `${x}_4`), node('Transpose', [`${x}_4`], out, [{ name: 'perm', ints: [0, 2, 1, 3] }]),
   ];
@@ -68,7 +70,10 @@ function ropeAttentionNodes(a: Attrs): OnnxNode[] {
     ...heads('q', 'qh'), ...heads('k', 'kh'), ...heads('v', 'vc'),
     ...rotary('qh', 'qr'), ...rotary('kh', 'kc'),
     node('Reshape', ['qr', 'grouped'], 'qg'),
-    { op: 'FusedMatMul', domain: 'com.microsoft', inputs: ['qg', 'kc'], outputs: ['s4'], attributes: [{ name: 'transB', i: 1 }, { name: 'alpha', f: a.scale }] },
+    {
+      op: 'FusedMatMul', domain: 'com.microsoft', inputs: ['qg', 'kc'], outputs: ['s4'],
+      attributes: [{ name: 'transB', i: 1 }, { name: 'alpha', f: a.scale }],
+    },
     // Row j T + t of a group's scores is query head j at position t: the mask's rows repeated n times.
     node('Tile', ['mask', 'groupRows'], 'maskg'), node('Add', ['s4', 'maskg'], 'sm'),
     node('Softmax', ['sm'], 'p', [{ name: 'axis', i: -1 }]),
@@ -81,7 +86,9 @@ export const OPS: Record<string, OpDef> = {
   // LayerNorm over the last axis with weight and bias (ONNX LayerNormalization, opset 17).
   GenstudyLayerNorm: {
     inputs: ['x', 'w', 'b'],
-    nodes: (a) => [{ op: 'LayerNormalization', inputs: ['x', 'w', 'b'], outputs: ['y'], attributes: [{ name: 'axis', i: -1 }, { name: 'epsilon', f: a.eps }] }],
+    nodes: (a) => [{
+      op: 'LayerNormalization', inputs: ['x', 'w', 'b'], outputs: ['y'], attributes: [{ name: 'axis', i: -1 }, { name: 'epsilon', f: a.eps }],
+    }],
     outputs: (s) => ({ y: s.x }),
   },
   // x W + b for a 2D x (Gemm: the bias is loaded into the accumulator, no second pass).
@@ -99,13 +106,18 @@ export const OPS: Record<string, OpDef> = {
   // RMSNorm as transformers' LlamaRMSNorm, x / sqrt(mean(x^2) + eps) * w over the last axis.
   GenstudyRmsNorm: {
     inputs: ['x', 'w'],
-    nodes: (a) => [{ op: 'SimplifiedLayerNormalization', inputs: ['x', 'w'], outputs: ['y'], attributes: [{ name: 'axis', i: -1 }, { name: 'epsilon', f: a.eps }] }],
+    nodes: (a) => [{
+      op: 'SimplifiedLayerNormalization', inputs: ['x', 'w'], outputs: ['y'], attributes: [{ name: 'axis', i: -1 }, { name: 'epsilon', f: a.eps }],
+    }],
     outputs: (s) => ({ y: s.x }),
   },
   // RMSNorm for training: y and each row's 1/sqrt(mean(x^2) + eps): x [N, H], w [H] -> y, inv [N, 1].
   GenstudyRmsNormTrain: {
     inputs: ['x', 'w'],
-    nodes: (a) => [{ op: 'SimplifiedLayerNormalization', inputs: ['x', 'w'], outputs: ['y', 'inv'], attributes: [{ name: 'axis', i: -1 }, { name: 'epsilon', f: a.eps }] }],
+    nodes: (a) => [{
+      op: 'SimplifiedLayerNormalization', inputs: ['x', 'w'], outputs: ['y', 'inv'],
+      attributes: [{ name: 'axis', i: -1 }, { name: 'epsilon', f: a.eps }],
+    }],
     outputs: (s) => ({ y: s.x, inv: [s.x[0], 1] }),
   },
   // RMSNorm's gradients, with xh = x inv and g = dy w: dx = inv (g - xh mean_row(g xh)),
@@ -124,7 +136,10 @@ export const OPS: Record<string, OpDef> = {
   // x [N, H], w [H], b [H] -> y [N, H], mean [N, 1], inv [N, 1].
   GenstudyLayerNormTrain: {
     inputs: ['x', 'w', 'b'],
-    nodes: (a) => [{ op: 'LayerNormalization', inputs: ['x', 'w', 'b'], outputs: ['y', 'mean', 'inv'], attributes: [{ name: 'axis', i: -1 }, { name: 'epsilon', f: a.eps }] }],
+    nodes: (a) => [{
+      op: 'LayerNormalization', inputs: ['x', 'w', 'b'], outputs: ['y', 'mean', 'inv'],
+      attributes: [{ name: 'axis', i: -1 }, { name: 'epsilon', f: a.eps }],
+    }],
     outputs: (s) => ({ y: s.x, mean: [s.x[0], 1], inv: [s.x[0], 1] }),
   },
   // LayerNorm's gradients from what GenstudyLayerNormTrain kept, with xh = (x - mean) inv, g = dy w:
@@ -153,9 +168,10 @@ export const OPS: Record<string, OpDef> = {
       const tail = [n('Add', ['left', 'right'], 'd'), n('Mul', ['d', 'dy'], 'dx')];
       if (a.kind === 0) {
         return [...head, k('a', A), k('c', c), k('a3', 3 * A),
-          n('Mul', ['x2', 'a'], 'ax2'), n('Add', ['ax2', 'one'], 'in1'), n('Mul', ['x', 'in1'], 'in2'), n('Mul', ['in2', 'c'], 'u'), n('Tanh', ['u'], 't'),
-          n('Add', ['t', 'one'], 'tp1'), n('Mul', ['tp1', 'half'], 'left'),
-          n('Mul', ['t', 't'], 't2'), n('Sub', ['one', 't2'], 'omt2'), n('Mul', ['x2', 'a3'], 'a3x2'), n('Add', ['a3x2', 'one'], 'du1'), n('Mul', ['du1', 'c'], 'du'),
+          n('Mul', ['x2', 'a'], 'ax2'), n('Add', ['ax2', 'one'], 'in1'), n('Mul', ['x', 'in1'], 'in2'), n('Mul', ['in2', 'c'], 'u'),
+          n('Tanh', ['u'], 't'), n('Add', ['t', 'one'], 'tp1'), n('Mul', ['tp1', 'half'], 'left'),
+          n('Mul', ['t', 't'], 't2'), n('Sub', ['one', 't2'], 'omt2'), n('Mul', ['x2', 'a3'], 'a3x2'), n('Add', ['a3x2', 'one'], 'du1'),
+          n('Mul', ['du1', 'c'], 'du'),
           n('Mul', ['x', 'omt2'], 'r1'), n('Mul', ['r1', 'du'], 'r2'), n('Mul', ['r2', 'half'], 'right'), ...tail];
       }
       return [...head, k('rsqrt2', Math.SQRT1_2), k('mhalf', -0.5), k('rsqrt2pi', 1 / Math.sqrt(2 * Math.PI)),
@@ -170,7 +186,10 @@ export const OPS: Record<string, OpDef> = {
   GenstudyAttention: {
     inputs: ['q', 'k', 'v', 'mask'],
     nodes: (a) => [
-      { op: 'FusedMatMul', domain: 'com.microsoft', inputs: ['q', 'k'], outputs: ['s'], attributes: [{ name: 'transB', i: 1 }, { name: 'alpha', f: a.scale }] },
+      {
+        op: 'FusedMatMul', domain: 'com.microsoft', inputs: ['q', 'k'], outputs: ['s'],
+        attributes: [{ name: 'transB', i: 1 }, { name: 'alpha', f: a.scale }],
+      },
       { op: 'Add', inputs: ['s', 'mask'], outputs: ['sm'] },
       { op: 'Softmax', inputs: ['sm'], outputs: ['p'], attributes: [{ name: 'axis', i: -1 }] },
       { op: 'MatMul', inputs: ['p', 'v'], outputs: ['o'] },
@@ -257,8 +276,12 @@ export const OPS: Record<string, OpDef> = {
     inputs: ['q', 'k', 'v', 'seqlens', 'total', 'cos', 'sin'],
     intInputs: ['seqlens', 'total'],
     nodes: (a) => [{
-      op: 'GroupQueryAttention', domain: 'com.microsoft', inputs: ['q', 'k', 'v', '', '', 'seqlens', 'total', 'cos', 'sin'], outputs: ['y', 'kc', 'vc'],
-      attributes: [{ name: 'num_heads', i: a.heads }, { name: 'kv_num_heads', i: a.kvHeads }, { name: 'scale', f: a.scale }, { name: 'do_rotary', i: 1 }, { name: 'rotary_interleaved', i: 0 }],
+      op: 'GroupQueryAttention', domain: 'com.microsoft', inputs: ['q', 'k', 'v', '', '', 'seqlens', 'total', 'cos', 'sin'],
+      outputs: ['y', 'kc', 'vc'],
+      attributes: [
+        { name: 'num_heads', i: a.heads }, { name: 'kv_num_heads', i: a.kvHeads }, { name: 'scale', f: a.scale },
+        { name: 'do_rotary', i: 1 }, { name: 'rotary_interleaved', i: 0 },
+      ],
     }],
     outputs: (s, a) => {
       const [b, t] = s.q;
@@ -374,7 +397,9 @@ export const OPS: Record<string, OpDef> = {
   // x cut into `parts` equal pieces along `axis`: y0, y1, ... (a fused qkv projection's q, k, v).
   GenstudySplit: {
     inputs: ['x'],
-    nodes: (a) => [{ op: 'Split', inputs: ['x'], outputs: Array.from({ length: a.parts }, (_, i) => `y${i}`), attributes: [{ name: 'axis', i: a.axis }] }],
+    nodes: (a) => [{
+      op: 'Split', inputs: ['x'], outputs: Array.from({ length: a.parts }, (_, i) => `y${i}`), attributes: [{ name: 'axis', i: a.axis }],
+    }],
     outputs: (s, a) => Object.fromEntries(Array.from({ length: a.parts }, (_, i) => [`y${i}`, s.x.map((d, j) => (j === a.axis ? d / a.parts : d))])),
   },
   // One AdamW update (train/adamw.ts has the formula) of a parameter p with gradient g and moments m,
@@ -385,7 +410,10 @@ export const OPS: Record<string, OpDef> = {
   GenstudyAdamW: {
     inputs: ['p', 'g', 'm', 'v', 'k'],
     nodes: () => [
-      { op: 'Split', inputs: ['k'], outputs: ['decay', 'b1', 'nb1', 'b2', 'nb2', 'bc2', 'eps', 'step', 'gscale'], attributes: [{ name: 'axis', i: 0 }] },
+      {
+        op: 'Split', inputs: ['k'], outputs: ['decay', 'b1', 'nb1', 'b2', 'nb2', 'bc2', 'eps', 'step', 'gscale'],
+        attributes: [{ name: 'axis', i: 0 }],
+      },
       node('Mul', ['g', 'gscale'], 'gs'),
       node('Mul', ['m', 'b1'], 'm1'), node('Mul', ['gs', 'nb1'], 'g1'), node('Add', ['m1', 'g1'], 'mo'),
       node('Mul', ['v', 'b2'], 'v1'), node('Mul', ['gs', 'gs'], 'gg'), node('Mul', ['gg', 'nb2'], 'g2'), node('Add', ['v1', 'g2'], 'vo'),
@@ -430,7 +458,9 @@ export function graphOf(def: OpDef, shapes: Record<string, number[]>, attrs: Att
   const outShapes = def.outputs(shapes, attrs);
   return {
     nodes: def.nodes(attrs),
-    inputs: def.inputs.map((n) => ({ name: n, type: def.intInputs?.includes(n) ? OnnxType.int32 : OnnxType.float, shape: shapes[n].map((_, i) => `${n}${i}`) })),
+    inputs: def.inputs.map((n) => ({
+      name: n, type: def.intInputs?.includes(n) ? OnnxType.int32 : OnnxType.float, shape: shapes[n].map((_, i) => `${n}${i}`),
+    })),
     outputs: Object.entries(outShapes).map(([n, sh]) => ({ name: n, type: OnnxType.float, shape: sh.map((_, i) => `${n}${i}`) })),
     opsets: def.opsets ?? { '': 17, 'com.microsoft': 1 },
   };

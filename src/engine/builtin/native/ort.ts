@@ -37,7 +37,8 @@ const API = {
   CreateEnv: [3, 'void *CreateEnv(int level, const char *logid, _Out_ void **out)'],
   DisableTelemetryEvents: [6, 'void *DisableTelemetryEvents(void *env)'],
   CreateSessionFromArray: [8, 'void *CreateSessionFromArray(void *env, const void *data, size_t len, void *options, _Out_ void **out)'],
-  Run: [9, 'void *Run(void *session, void *runOptions, void **inputNames, void **inputs, size_t nInputs, void **outputNames, size_t nOutputs, void **outputs)'],
+  Run: [9, 'void *Run(void *session, void *runOptions, void **inputNames, void **inputs, size_t nInputs, ' +
+    'void **outputNames, size_t nOutputs, void **outputs)'],
   CreateSessionOptions: [10, 'void *CreateSessionOptions(_Out_ void **out)'],
   SetSessionExecutionMode: [13, 'void *SetSessionExecutionMode(void *options, int mode)'],
   DisableMemPattern: [17, 'void *DisableMemPattern(void *options)'],
@@ -45,7 +46,8 @@ const API = {
   SetSessionGraphOptimizationLevel: [23, 'void *SetSessionGraphOptimizationLevel(void *options, int level)'],
   SetIntraOpNumThreads: [24, 'void *SetIntraOpNumThreads(void *options, int n)'],
   SetInterOpNumThreads: [25, 'void *SetInterOpNumThreads(void *options, int n)'],
-  CreateTensorWithDataAsOrtValue: [49, 'void *CreateTensorWithDataAsOrtValue(void *info, void *data, size_t bytes, const int64_t *shape, size_t rank, int type, _Out_ void **out)'],
+  CreateTensorWithDataAsOrtValue: [49, 'void *CreateTensorWithDataAsOrtValue(void *info, void *data, size_t bytes, ' +
+    'const int64_t *shape, size_t rank, int type, _Out_ void **out)'],
   CreateCpuMemoryInfo: [69, 'void *CreateCpuMemoryInfo(int allocator, int memType, _Out_ void **out)'],
   ReleaseStatus: [93, 'void ReleaseStatus(void *status)'],
   ReleaseValue: [96, 'void ReleaseValue(void *value)'],
@@ -99,7 +101,8 @@ function loadOrt(): Ort | null {
     if (!table) throw new Error(`onnxruntime ${version} does not offer C API version ${API_VERSION}`);
     const size = Math.max(...Object.values(API).map(([i]) => i)) + 1;
     const pointers = koffi.decode(table, 'void *', size) as Ptr[];
-    const api = Object.fromEntries(Object.entries(API).map(([name, [i, sig]]) => [name, koffi.decode(pointers[i], koffi.proto(sig)) as Fn])) as Ort['api'];
+    const api = Object.fromEntries(Object.entries(API)
+      .map(([name, [i, sig]]) => [name, koffi.decode(pointers[i], koffi.proto(sig)) as Fn])) as Ort['api'];
     const partial = { koffi, lib, api, env: null as Ptr, cpu: null as Ptr, version };
     const out: Ptr[] = [null];
     check(partial, api.CreateEnv(3 /* ORT_LOGGING_LEVEL_ERROR */, 'genstudy', out));
@@ -237,7 +240,9 @@ export class NativeSession {
       const outNames = Object.keys(outputs);
       const inputs = inNames.map((n) => value(feeds[n]));
       const outs = outNames.map((n) => value(outputs[n]));
-      check(this.ort, api.Run(this.session, null, inNames.map((n) => this.name(n)), inputs, inputs.length, outNames.map((n) => this.name(n)), outs.length, outs));
+      check(this.ort, api.Run(
+        this.session, null, inNames.map((n) => this.name(n)), inputs, inputs.length, outNames.map((n) => this.name(n)), outs.length, outs,
+      ));
     } finally {
       for (const v of values) api.ReleaseValue(v);
     }

@@ -1,0 +1,41 @@
+// No line of code over 150 characters (issue 28): long lines are wrapped by hand, not by a formatter.
+// Counts characters (code points), not bytes, over the .ts, .js and .py files under CHECKED_ROOTS.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+/** The folders checked, from the repository root (all of src/ once its other folders are wrapped). */
+const CHECKED_ROOTS = ['bench', 'scripts', 'src/engine/builtin'];
+const MAX_LENGTH = 150;
+const EXTENSIONS = new Set(['.ts', '.js', '.py']);
+
+function codeFiles(dir: string): string[] {
+  const files: string[] = [];
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    if (entry.name.startsWith('.') || entry.name === 'node_modules') continue;
+    const p = path.join(dir, entry.name);
+    if (entry.isDirectory()) files.push(...codeFiles(p));
+    else if (entry.isFile() && EXTENSIONS.has(path.extname(entry.name))) files.push(p);
+  }
+  return files;
+}
+
+test(`no line over ${MAX_LENGTH} characters in ${CHECKED_ROOTS.join(', ')}`, () => {
+  const files = CHECKED_ROOTS.flatMap((r) => {
+    const under = codeFiles(path.join(root, r));
+    assert.ok(under.length > 0, `no .ts, .js or .py files read under ${r}`);
+    return under;
+  });
+  const offenders: string[] = [];
+  for (const file of files) {
+    fs.readFileSync(file, 'utf8').split(/\r?\n/).forEach((line, i) => {
+      const length = [...line].length;
+      if (length > MAX_LENGTH) offenders.push(`${path.relative(root, file)}:${i + 1} (${length} characters)`);
+    });
+  }
+  assert.deepEqual(offenders, [], `lines over ${MAX_LENGTH} characters (wrap them by hand):\n${offenders.join('\n')}`);
+});
