@@ -120,7 +120,8 @@ export function analyzeOrSkip(series: readonly RunSeries[], opts: AnalyzeOptions
 }
 
 /** Options a caller left out (a library caller may pass only some) take their declared defaults. */
-const withDefaults = (opts: AnalyzeOptions): AnalyzeOptions => ({ ...DEFAULTS, ...Object.fromEntries(Object.entries(opts).filter(([, v]) => v !== undefined)) } as AnalyzeOptions);
+const withDefaults = (opts: AnalyzeOptions): AnalyzeOptions =>
+  ({ ...DEFAULTS, ...Object.fromEntries(Object.entries(opts).filter(([, v]) => v !== undefined)) } as AnalyzeOptions);
 
 export function analyzeRuns(series: readonly RunSeries[], options: AnalyzeOptions): AnalysisResult {
   const opts = withDefaults(options);
@@ -162,7 +163,8 @@ export function runProblem(series: RunSeries, opts: AnalyzeOptions): string | un
   const n = differences ? Math.max(0, control.length - 1) : control.length;
   const minSteps = opts.residualiser === 'spline' ? MIN_STEPS_SPLINE : MIN_STEPS_LINEAR;
   if (n < minSteps) {
-    return `${n} ${differences ? 'differences between checkpoints' : 'checkpoints with every test set scored'}; a partial correlation with one covariate and the ${opts.residualiser} residualiser needs at least ${minSteps}`;
+    return `${n} ${differences ? 'differences between checkpoints' : 'checkpoints with every test set scored'}; ` +
+      `a partial correlation with one covariate and the ${opts.residualiser} residualiser needs at least ${minSteps}`;
   }
   return undefined;
 }

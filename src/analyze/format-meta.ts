@@ -70,7 +70,9 @@ export function formatMetaTable(meta: MetaAcrossRuns): string[] {
     if (fits.some((p) => p.moderator!.test !== null || own(p.moderator!.notes) !== '')) {
       const mrows = fits.map((p) => {
         const m = p.moderator!;
-        const test = m.test === null ? '-' : `${m.test.distribution === 'F' ? `F(${m.test.df1}, ${m.test.df2})` : `QM(${m.test.df1})`} = ${m.test.statistic.toFixed(2)}`;
+        const test = m.test === null
+          ? '-'
+          : `${m.test.distribution === 'F' ? `F(${m.test.df1}, ${m.test.df2})` : `QM(${m.test.df1})`} = ${m.test.statistic.toFixed(2)}`;
         const detail = m.levels
           ? m.levels.map((l) => `${l.level} ${num(l.r, 2)}`).join(', ')
           : m.coefficients.length ? `slope ${m.coefficients[1].estimate.toPrecision(3)} z per unit of ${m.attribute}` : own(m.notes) || '-';

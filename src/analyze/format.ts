@@ -32,7 +32,8 @@ export function formatTable(result: AnalysisResult, opts: AnalyzeOptions): strin
     `${opts.correction === 'none' ? 'no correction' : `${opts.correction} correction`}, alpha ${opts.alpha}`;
   out.push(`Partial correlations between OOD test sets across checkpoints (${how})`);
   for (const run of result.runs) {
-    out.push('', `run ${run.run}: ${run.n} ${opts.representation === 'differences' ? 'differences' : 'checkpoints'}${run.distinct < run.n ? ` (${run.distinct} distinct)` : ''}`);
+    out.push('', `run ${run.run}: ${run.n} ${opts.representation === 'differences' ? 'differences' : 'checkpoints'}` +
+      `${run.distinct < run.n ? ` (${run.distinct} distinct)` : ''}`);
     if (run.warning) out.push(`  warning: ${run.warning}`);
     if (run.spacing) out.push(`  note: ${spacingNote(run.spacing)}`);
     if (run.calibration) out.push(`  ${calibrationLine(run.calibration)}`);

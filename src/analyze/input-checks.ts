@@ -26,7 +26,10 @@ export function setsLackingMetric(rows: readonly ScoreRow[], metric: string): { 
     if (!m) bySet.set(r.testSet, (m = new Set()));
     m.add(r.metric);
   }
-  return [...bySet].filter(([, m]) => !m.has(metric)).map(([testSet, m]) => ({ testSet, metrics: [...m].sort() })).sort((a, b) => (a.testSet < b.testSet ? -1 : 1));
+  return [...bySet]
+    .filter(([, m]) => !m.has(metric))
+    .map(([testSet, m]) => ({ testSet, metrics: [...m].sort() }))
+    .sort((a, b) => (a.testSet < b.testSet ? -1 : 1));
 }
 
 /** The note for sets left out for lacking the metric, or undefined when none is. */
@@ -34,5 +37,6 @@ export function lackingMetricNote(rows: readonly ScoreRow[], metric: string): st
   const lacking = setsLackingMetric(rows, metric);
   if (lacking.length === 0) return undefined;
   const shown = lacking.slice(0, 5).map((l) => `${l.testSet} (has ${l.metrics.join(', ')})`).join(', ');
-  return `${lacking.length} test set(s) have no "${metric}" scores and are left out: ${shown}${lacking.length > 5 ? ', ...' : ''} (choose another with --metric)`;
+  return `${lacking.length} test set(s) have no "${metric}" scores and are left out: ` +
+    `${shown}${lacking.length > 5 ? ', ...' : ''} (choose another with --metric)`;
 }

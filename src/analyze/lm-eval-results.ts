@@ -26,7 +26,8 @@ export async function readLmEvalFiles(folder: string, files: readonly string[]):
     const named = /^results.*\.json$/.test(basename(file));
     const doc = await readJson(file, named);
     if (doc === undefined) continue;
-    if (typeof doc !== 'object' || doc === null || typeof (doc as { results?: unknown }).results !== 'object' || (doc as { results: unknown }).results === null) {
+    if (typeof doc !== 'object' || doc === null ||
+      typeof (doc as { results?: unknown }).results !== 'object' || (doc as { results: unknown }).results === null) {
       if (named) throw new UserError(`${file}: field "results": expected lm-evaluation-harness output with a "results" object`);
       continue;
     }

@@ -26,7 +26,8 @@ export interface ReadScoreOptions {
 
 const TABLE_EXTENSIONS = ['.csv', '.tsv', '.jsonl', '.ndjson', '.json'];
 const STORE_EXTENSIONS = ['.sqlite', '.sqlite3', '.db'];
-const INPUTS = 'a genstudy results store (.sqlite), a score table (.csv, .tsv, .jsonl, .json; long or wide), or a folder of lm-evaluation-harness output or Trainer run folders';
+const INPUTS = 'a genstudy results store (.sqlite), a score table (.csv, .tsv, .jsonl, .json; long or wide), ' +
+  'or a folder of lm-evaluation-harness output or Trainer run folders';
 
 export async function detectSource(input: string): Promise<ScoreSource> {
   let info;

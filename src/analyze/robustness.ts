@@ -51,7 +51,8 @@ export function robustnessOf(runs: readonly RunData[], main: MetaAcrossRuns, opt
         const short = runs.find((r) => r.control.length - (representation === 'differences' ? 1 : 0) < MIN_STEPS[residualiser]);
         if (short) {
           choice.available = false;
-          choice.reason = `run "${short.run}" has too few ${representation === 'differences' ? 'differences' : 'checkpoints'} for the ${residualiser} residualiser (needs ${MIN_STEPS[residualiser]})`;
+          choice.reason = `run "${short.run}" has too few ${representation === 'differences' ? 'differences' : 'checkpoints'} ` +
+            `for the ${residualiser} residualiser (needs ${MIN_STEPS[residualiser]})`;
           verdicts.push(new Map());
           continue;
         }

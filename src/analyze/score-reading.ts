@@ -21,7 +21,8 @@ export function summarizeReading(input: string, reading: ScoreReading): string {
   const perRun = runs.map((run) => new Set(rows.filter((r) => r.run === run).map((r) => r.step)).size);
   const list = (xs: string[], n = 6) => `${xs.slice(0, n).join(', ')}${xs.length > n ? `, ... (${xs.length})` : ''}`;
   return `${input}: ${reading.description}: ${rows.length} scores; ${runs.length} run(s) (${list(runs, 4)}); `
-    + `steps ${steps[0]}-${steps[steps.length - 1]} (${Math.min(...perRun)}${Math.max(...perRun) !== Math.min(...perRun) ? `-${Math.max(...perRun)}` : ''} per run); `
+    + `steps ${steps[0]}-${steps[steps.length - 1]} `
+    + `(${Math.min(...perRun)}${Math.max(...perRun) !== Math.min(...perRun) ? `-${Math.max(...perRun)}` : ''} per run); `
     + `${sets.length} test set(s) (${list(sets)}); metrics ${list(metrics)}`;
 }
 

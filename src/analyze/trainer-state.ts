@@ -72,7 +72,9 @@ function evalRows(state: State, run: string): ScoreRow[] {
       throw new UserError(`${state.file}, log_history[${i}].step: expected a whole number >= 0, got ${JSON.stringify(step)}`);
     }
     // the datasets are what the speed metrics name: eval_<name>_runtime, or eval_runtime for one
-    const names = keys.filter((k) => k.endsWith('_runtime')).map((k) => k.slice('eval_'.length, -'_runtime'.length)).sort((a, b) => b.length - a.length);
+    const names = keys.filter((k) => k.endsWith('_runtime'))
+      .map((k) => k.slice('eval_'.length, -'_runtime'.length))
+      .sort((a, b) => b.length - a.length);
     for (const key of keys) {
       const value = entry[key];
       if (typeof value !== 'number' || SPEED_SUFFIXES.some((s) => key.endsWith(s))) continue;

@@ -93,7 +93,8 @@ export function headlineOf(
   if (runs === 0) return { ...base, sentence: 'No run could be analysed.' };
   const unstableNote = unstable === 0 ? '' : ctx.keepUnstable
     ? ` ${unstable} run result${unstable === 1 ? ' was' : 's were'} unstable and pooled anyway (--keep-unstable).`
-    : ` ${unstable} run result${unstable === 1 ? ' was' : 's were'} unstable and left out of the pooling (listed per pair; --keep-unstable pools them).`;
+    : ` ${unstable} run result${unstable === 1 ? ' was' : 's were'} unstable and left out of the pooling ` +
+      '(listed per pair; --keep-unstable pools them).';
   if (runs === 1) {
     const significant = result.runs[0].pairs.filter((p) => isSignificant(p, ctx.alpha)).length;
     return {

@@ -17,7 +17,8 @@ export function environmentProblem(err: unknown): string | undefined {
     const base = code.replace(/^(SQLITE_[A-Z]+)_.*$/, '$1');
     const at = typeof e.path === 'string' ? ` (${e.path})` : code.startsWith('SQLITE_') ? ' (the results store)' : '';
     if (NO_SPACE.has(base) || (base === 'SQLITE_IOERR' && /ENOSPC|disk is full|no space/i.test(e.message))) {
-      return `no space left on the device${at}: free some space or choose a folder on another disk, then run the command again (finished work is kept and resumed)`;
+      return `no space left on the device${at}: free some space or choose a folder on another disk, ` +
+        'then run the command again (finished work is kept and resumed)';
     }
     if (READ_ONLY.has(base)) return `cannot write${at}: the file or its disk is read-only; choose a writable folder`;
     if (FORBIDDEN.has(base)) return `permission denied${at}: choose a folder you can write to, or change its permissions`;

@@ -16,8 +16,8 @@ import { addDataDirOption, addFormatOption, addPromptVariantOptions, addSyntheti
 import type { ScoringMode } from '../tasks/index.ts';
 
 interface EvaluateFlags extends RemoteFlags {
-  model?: string; baseModel?: string; tokenizer?: string; testSet: string[]; task?: string; prompt?: string[]; shots?: string[]; scoring?: ScoringMode;
-  positiveLabel?: string; limit?: string; store: string; run?: string; dataDir?: string; rougeStemmer?: boolean;
+  model?: string; baseModel?: string; tokenizer?: string; testSet: string[]; task?: string; prompt?: string[]; shots?: string[];
+  scoring?: ScoringMode; positiveLabel?: string; limit?: string; store: string; run?: string; dataDir?: string; rougeStemmer?: boolean;
   syntheticSeed: string; syntheticSize: string; demoSeed?: string; batchExamples: string; batchTokens?: string; format: 'table' | 'json';
 }
 

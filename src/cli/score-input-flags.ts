@@ -4,7 +4,10 @@ import { Command } from 'commander';
 import { readScoreInput } from '../analyze/read-scores.ts';
 import { summarizeReading, type ScoreReading } from '../analyze/score-reading.ts';
 
-export const SCORE_INPUT_HELP = 'a genstudy results store (.sqlite), a score table (CSV/TSV/JSONL: long with run, step, test_set, metric, value; or wide with a step column and one column per test set and metric, as W&B and pandas export), or a folder of lm-evaluation-harness output (0.3 or 0.4) or Trainer run folders (trainer_state.json)';
+export const SCORE_INPUT_HELP = 'a genstudy results store (.sqlite), ' +
+  'a score table (CSV/TSV/JSONL: long with run, step, test_set, metric, value; ' +
+  'or wide with a step column and one column per test set and metric, as W&B and pandas export), ' +
+  'or a folder of lm-evaluation-harness output (0.3 or 0.4) or Trainer run folders (trainer_state.json)';
 
 export interface ScoreInputFlags { columns?: string[]; dryRun?: boolean; promptVariant: string }
 

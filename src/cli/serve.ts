@@ -40,7 +40,8 @@ export function registerServe(program: Command): void {
         maxPromptTokens: wholeNumber('--max-prompt-tokens', flags.maxPromptTokens, { min: 1 }),
       };
       const server = await startServer({
-        modelDir: model, host: flags.host, port, modelName: flags.modelName, maxBatchTokens: batchTokens, ...limits, profile: flags.mimic, startupDelayMs: (numberIn('--startup-delay', flags.startupDelay, { min: 0 }) ?? 0) * 1000,
+        modelDir: model, host: flags.host, port, modelName: flags.modelName, maxBatchTokens: batchTokens, ...limits, profile: flags.mimic,
+        startupDelayMs: (numberIn('--startup-delay', flags.startupDelay, { min: 0 }) ?? 0) * 1000,
         log: (line) => process.stderr.write(`genstudy serve: ${line}\n`),
       }).catch((err: NodeJS.ErrnoException) => {
         if (err.code === 'EADDRINUSE') throw new UserError(`--port ${port}: already in use on ${flags.host}`);

@@ -25,7 +25,8 @@ export function scoringOption(): Option {
   return new Option('--scoring <mode>', 'classification scoring').choices(SCORING_MODES);
 }
 
-export const TEST_SET_HELP = 'test sets: registry ids (genstudy data list), data set spec files (.yaml/.json), a synthetic suite folder, or synthetic[:set,...] (the generated suite)';
+export const TEST_SET_HELP = 'test sets: registry ids (genstudy data list), data set spec files (.yaml/.json), ' +
+  'a synthetic suite folder, or synthetic[:set,...] (the generated suite)';
 
 /** `--test-set A B ...`: the sets to evaluate (required) or, in analyze / report, to restrict to. */
 export function addTestSetOption(cmd: Command, opts: { required: boolean; help?: string }): Command {

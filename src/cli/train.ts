@@ -181,7 +181,8 @@ export function registerTrain(program: Command): void {
           else {
             process.stdout.write(formatTextTable(['step', 'checkpoint'], r.checkpoints.map((c) => [String(c.step), c.dir]), [0]));
             process.stderr.write(r.finished
-              ? `genstudy: ${r.prepared.totalSteps} steps on the Trainer; final loss ${summary.finalLoss?.toFixed(4) ?? '-'}; ${count(r.checkpoints.length, 'checkpoint')} in ${f.out}\n`
+              ? `genstudy: ${r.prepared.totalSteps} steps on the Trainer; final loss ${summary.finalLoss?.toFixed(4) ?? '-'}; ` +
+                `${count(r.checkpoints.length, 'checkpoint')} in ${f.out}\n`
               : `genstudy: batch script ${r.launch.script}${r.launch.jobId ? ` submitted as job ${r.launch.jobId}` : ' written (not submitted)'}\n`);
           }
           return;
@@ -199,7 +200,8 @@ export function registerTrain(program: Command): void {
             String(c.step), lossAt.has(c.step) ? lossAt.get(c.step)!.toFixed(4) : '-', c.dir,
           ]), [0, 1]));
         }
-        process.stderr.write(`genstudy: ${result.steps} steps${result.resumedFrom !== undefined ? ` (resumed after step ${result.resumedFrom})` : ''}; ` +
+        process.stderr.write(`genstudy: ${result.steps} steps` +
+          `${result.resumedFrom !== undefined ? ` (resumed after step ${result.resumedFrom})` : ''}; ` +
           `final loss ${last ? last.loss.toFixed(4) : '-'}; ${count(result.checkpoints.length, 'checkpoint')} in ${f.out}\n`);
       } finally {
         store?.close();

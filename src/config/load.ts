@@ -99,7 +99,9 @@ function describeIssues(issues: readonly z.core.$ZodIssue[], doc: Document, line
     const field = path.length ? path.join('.') : '(top level)';
     // An unknown key is best shown where it is written, not where its parent starts.
     const at = issue.code === 'unrecognized_keys' ? [...issue.path, issue.keys[0]] : issue.path;
-    const message = issue.code === 'invalid_type' && /received undefined/.test(issue.message) ? `missing (expected ${issue.expected})` : issue.message;
+    const message = issue.code === 'invalid_type' && /received undefined/.test(issue.message)
+      ? `missing (expected ${issue.expected})`
+      : issue.message;
     // A value set on the command line is named there, not at a line of the file it replaced.
     // (or one that wrote the offending key itself: --set nosuch.field=1 is an unknown key "nosuch").
     const within = (outer: readonly (string | number)[], inner: readonly PropertyKey[]) =>

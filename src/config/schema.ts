@@ -90,7 +90,9 @@ export const MethodSchema = z.strictObject({
    * training set id or task name (study B: 1 and 2 for generation, 2 and 4 for sentiment and
    * paraphrase, 3 and 5 for NLI).
    */
-  demonstrations: z.union([z.number().int().min(1), z.array(z.number().int().min(1)).min(1), z.record(z.string(), z.array(z.number().int().min(1)).min(1))]).optional(),
+  demonstrations: z.union([
+    z.number().int().min(1), z.array(z.number().int().min(1)).min(1), z.record(z.string(), z.array(z.number().int().min(1)).min(1)),
+  ]).optional(),
   /** first: the first k of the pool for every example (study B); sampled: k per example, seeded. Default from the protocol. */
   demonstrationSelection: z.enum(['first', 'sampled']).optional(),
   /** few-shot: the training set's in-domain few-shot file (study B); training: the training rows. Default from the protocol. */

@@ -150,7 +150,8 @@ export async function pullRepo(request: PullRequest, options: HubOptions = {}): 
     if (!(await exists(blob))) {
       await mkdir(dirname(blob), { recursive: true });
       const outcome = await downloadBlob({
-        url: `${opts.endpoint}/${type === 'model' ? '' : `${type}s/`}${repo}/resolve/${commit}/${e.path.split('/').map(encodeURIComponent).join('/')}`,
+        url: `${opts.endpoint}/${type === 'model' ? '' : `${type}s/`}${repo}/resolve/${commit}/` +
+          `${e.path.split('/').map(encodeURIComponent).join('/')}`,
         label: `${repo}:${e.path}`,
         blobPath: blob,
         expected: e.expected,

@@ -91,7 +91,10 @@ export class RowMapper {
       throw new UserError(`${rowWhere(this.file, row, column)}: missing field: "${column}" ${hint}; expected text`);
     }
     if (!isScalar(value)) {
-      const kind = Array.isArray(value) ? 'an array' : value instanceof Uint8Array ? 'binary data' : typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+      const kind = Array.isArray(value) ? 'an array'
+        : value instanceof Uint8Array ? 'binary data'
+        : typeof value === 'object' ? 'an object'
+        : `a ${typeof value}`;
       throw new UserError(`${rowWhere(this.file, row, column)}: field "${column}" is ${kind}, expected text`);
     }
     return String(value);

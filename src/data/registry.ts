@@ -122,7 +122,9 @@ export function registrySpec(id: string, opts: RegistryOptions = {}): Registered
   const set = registry.sets[setId];
   if (!set || rest.length) {
     const near = Object.keys(registry.sets).filter((s) => s.includes(setId.split('/').pop() ?? setId));
-    throw new UserError(`unknown data set "${id}"; expected "<set>:<split>"${near.length ? `, e.g. ${near.slice(0, 5).map((s) => `"${s}:${Object.keys(registry.sets[s].splits)[0]}"`).join(', ')}` : ' (genstudy data list shows them)'}`);
+    throw new UserError(`unknown data set "${id}"; expected "<set>:<split>"${near.length
+      ? `, e.g. ${near.slice(0, 5).map((s) => `"${s}:${Object.keys(registry.sets[s].splits)[0]}"`).join(', ')}`
+      : ' (genstudy data list shows them)'}`);
   }
   const splits = Object.keys(set.splits);
   const split = splitName ?? (splits.length === 1 ? splits[0] : undefined);

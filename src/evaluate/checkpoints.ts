@@ -58,7 +58,9 @@ function adapterBase(dir: string, opts: DiscoverOptions): string {
 
 /** What to evaluate in a checkpoint folder (itself, its merged/ model, or it as an adapter), or why nothing. */
 export function checkpointIn(dir: string, opts: DiscoverOptions): { dir: string; base?: string; tokenizer?: string } | { why: string } {
-  const withTokenizer = (model: string) => (fs.existsSync(path.join(model, 'tokenizer.json')) || !opts.tokenizerDir ? { dir: model } : { dir: model, tokenizer: path.resolve(opts.tokenizerDir) });
+  const withTokenizer = (model: string) => (fs.existsSync(path.join(model, 'tokenizer.json')) || !opts.tokenizerDir
+    ? { dir: model }
+    : { dir: model, tokenizer: path.resolve(opts.tokenizerDir) });
   const asModel = incompleteReason(dir, opts.tokenizerDir);
   if (asModel === undefined) return withTokenizer(dir);
   const merged = path.join(dir, 'merged');
@@ -86,7 +88,9 @@ export function discoverCheckpoints(folder: string, opts: DiscoverOptions = {}):
     if ('why' in found) {
       const runs = runFoldersBelow(dir);
       const hint = runs.length
-        ? `; it holds run folders (${runs.slice(0, 3).map((r) => path.relative(dir, r)).join(', ')}${runs.length > 3 ? `, ... ${runs.length} in all` : ''}): pass one of them, e.g. --model ${path.join(folder, path.relative(dir, runs[0]))}`
+        ? `; it holds run folders (${runs.slice(0, 3).map((r) => path.relative(dir, r)).join(', ')}` +
+          `${runs.length > 3 ? `, ... ${runs.length} in all` : ''}): ` +
+          `pass one of them, e.g. --model ${path.join(folder, path.relative(dir, runs[0]))}`
         : '';
       throw new UserError(`${dir}: not a model folder (${found.why}), and it holds no step-N or checkpoint-N folders${hint}`);
     }

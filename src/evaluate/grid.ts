@@ -332,7 +332,8 @@ export async function evaluateGrid(opts: GridOptions): Promise<GridSummary> {
     }
     const setIds = new Set(opts.testSets.map((s) => s.id));
     const variantNames = new Set(cells.map((c) => c.variant.name));
-    const scores = store.scores({ run: opts.run }).filter((s) => steps.has(s.step) && setIds.has(s.testSet) && variantNames.has(s.promptVariant ?? ''));
+    const scores = store.scores({ run: opts.run })
+      .filter((s) => steps.has(s.step) && setIds.has(s.testSet) && variantNames.has(s.promptVariant ?? ''));
     return {
       run: opts.run, scores, examples,
       computed, cached: cachedCount, modelsLoaded: loaded, engineCalls, seconds: (Date.now() - t0) / 1000,

@@ -158,5 +158,7 @@ export function requestLength(p: RequestPayload): number {
 
 /** Requests that can share one engine call: same mode, and for first-token the same candidates and tokenisation. */
 export function engineGroup(p: RequestPayload): string {
-  return p.mode === 'first-token' ? `first-token\u0000${JSON.stringify([p.candidates, p.labelTokens, p.addSpecialTokens, p.padTo ?? null, p.fixedTokens ?? null])}` : p.mode;
+  return p.mode === 'first-token'
+    ? `first-token\u0000${JSON.stringify([p.candidates, p.labelTokens, p.addSpecialTokens, p.padTo ?? null, p.fixedTokens ?? null])}`
+    : p.mode;
 }

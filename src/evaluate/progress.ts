@@ -97,7 +97,8 @@ export class LogProgress implements ProgressSink {
     const t = this.tally!;
     this.lastPrint = this.now();
     // A rate only for model work: answers from the cache take no time worth a rate.
-    const pace = t.all.computed > 0 ? `${t.rate().toFixed(1)} examples/s, about ${formatSeconds(t.left(t.all))} left` : t.all.toCompute === 0 ? 'all from the cache' : 'starting';
+    const pace = t.all.computed > 0 ? `${t.rate().toFixed(1)} examples/s, about ${formatSeconds(t.left(t.all))} left`
+      : t.all.toCompute === 0 ? 'all from the cache' : 'starting';
     this.write(`evaluate: ${t.all.done}/${t.all.total} examples, ${pace}`);
     for (const [id, c] of t.sets) this.write(
       `  ${id}: ${c.done}/${c.total}${c.done < c.total ? `, about ${formatSeconds(t.left(c))} left` : ' done'}`);

@@ -64,7 +64,8 @@ function checkLimit(limit: number | undefined): void {
 }
 
 function suiteSets(
-  sets: Record<string, Example[]>, train: Example[], wanted: string[] | undefined, origin: string, opts: TestSetOptions, spec: Record<string, unknown>,
+  sets: Record<string, Example[]>, train: Example[], wanted: string[] | undefined, origin: string, opts: TestSetOptions,
+  spec: Record<string, unknown>,
 ): EvalTestSet[] {
   const ids = wanted ?? Object.keys(sets);
   return ids.map((id) => {

@@ -65,7 +65,9 @@ function ngrams(tokens: readonly string[]): Map<string, number> {
 
 /** sacreBLEU's corpus_score(hypotheses, [references]) with BLEU()'s defaults. */
 export function corpusBleu(hypotheses: readonly string[], references: readonly string[]): BleuScore {
-  if (hypotheses.length !== references.length) throw new RangeError(`corpusBleu: ${hypotheses.length} hypotheses for ${references.length} references`);
+  if (hypotheses.length !== references.length) {
+    throw new RangeError(`corpusBleu: ${hypotheses.length} hypotheses for ${references.length} references`);
+  }
   const correct = new Array<number>(MAX_ORDER).fill(0);
   const total = new Array<number>(MAX_ORDER).fill(0);
   let sysLen = 0;

@@ -51,7 +51,9 @@ export function describeMissing(steps: readonly number[]): string {
 }
 
 /** The saved steps of run `run` that are neither evaluated (now, or before: the store) nor still on disk in `runDir`. */
-export function reconcileRun(o: { saved: readonly number[]; evaluated: readonly number[]; storePath: string; run: string; runDir: string }): number[] {
+export function reconcileRun(
+  o: { saved: readonly number[]; evaluated: readonly number[]; storePath: string; run: string; runDir: string },
+): number[] {
   let stored: number[] = [];
   try {
     stored = readStoreScores(o.storePath, '').filter((r) => r.run === o.run).map((r) => r.step);

@@ -60,7 +60,8 @@ export async function executeRun(study: Study, run: RunPlan, ctx: RunContext): P
       { studyDir: ctx.studyDir, dataDir: ctx.dataDir, suiteDir: ctx.suiteDir, replayBugs: settings.studyAMnliNeutral === 'keep-as-bug' });
   if (training?.replayed) {
     const { bug, kept } = training.replayed;
-    ctx.log(`genstudy: ${run.id}: training set "${run.trainingSet.id}": ${kept} ${bug.label} rows kept and trained toward token id ${bug.trainTokenId} ` +
+    ctx.log(`genstudy: ${run.id}: training set "${run.trainingSet.id}": ${kept} ${bug.label} rows kept ` +
+      `and trained toward token id ${bug.trainTokenId} ` +
       `(studyAMnliNeutral: keep-as-bug, a replayed bug of ${bug.source})`);
   }
   recordRun(ctx.store, runRecord);

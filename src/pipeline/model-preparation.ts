@@ -50,11 +50,14 @@ export function checkModelsPresent(models: readonly StudyModel[], studyDir: stri
   if (missing.length === 0) return;
   const lines = missing.map((m) => {
     const dir = path.resolve(studyDir, m.path!);
-    const pull = m.hub ? `genstudy data pull ${m.hub} --repo-type model` : 'genstudy data pull <hub id> --repo-type model (the study names no models[].hub)';
+    const pull = m.hub
+      ? `genstudy data pull ${m.hub} --repo-type model`
+      : 'genstudy data pull <hub id> --repo-type model (the study names no models[].hub)';
     const smaller = m.smaller ? `; to try the pipeline on a small machine first: genstudy data pull ${m.smaller} --repo-type model` : '';
     return `  - "${m.id}": ${dir} has no config.json. Download: ${pull}${smaller}`;
   });
-  throw new UserError(`${studyFile}: ${missing.length} of ${models.length} model(s) missing (a Hugging Face model folder is needed for each):\n${lines.join('\n')}\n` +
+  throw new UserError(`${studyFile}: ${missing.length} of ${models.length} model(s) missing ` +
+    `(a Hugging Face model folder is needed for each):\n${lines.join('\n')}\n` +
     'Then point each models[].path at the snapshot folder the pull prints (or pass --set models.N.path=DIR). ' +
     'Gated models (Llama, some OLMo and Gemma releases) need the licence accepted on the hub and a token: export HF_TOKEN=hf_... before the pull.');
 }

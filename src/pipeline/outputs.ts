@@ -33,7 +33,9 @@ export async function writeStudyOutputs(study: Study, result: StudyResult): Prom
     promptVariant: reportedVariant(study, studySettings(study), 0),
     studyFile: result.paths.studyFile,
     // A study on the synthetic suite has a known correlation structure: the report shows it against the analysis.
-    ...(result.analysis && study.synthetic && usesSyntheticTestSets(study) ? { designCheck: checkAgainstDesign(result.analysis, result.paths.synthetic) } : {}),
+    ...(result.analysis && study.synthetic && usesSyntheticTestSets(study)
+      ? { designCheck: checkAgainstDesign(result.analysis, result.paths.synthetic) }
+      : {}),
     analysis: result.analyzeOptions,
     // The report draws the study's analysis, not a second one of its own.
     ...(result.analysis ? { result: result.analysis } : {}),

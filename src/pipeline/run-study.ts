@@ -73,7 +73,8 @@ export async function runStudy(study: Study, studyFile: string, opts: RunStudyOp
     // A server serves one full model, and vLLM does not say which weights: every full checkpoint
     // would be answered by whatever the server loaded. LoRA checkpoints are loaded on it as adapters.
     if (full.length) {
-      throw new UserError(`${paths.studyFile}: evaluation.remote evaluates base models and LoRA checkpoints; method(s) ${full.join(', ')} fine-tune fully, ` +
+      throw new UserError(`${paths.studyFile}: evaluation.remote evaluates base models and LoRA checkpoints; ` +
+        `method(s) ${full.join(', ')} fine-tune fully, ` +
         'and each full checkpoint needs a server of its own: give evaluation.serve (a command genstudy starts on each checkpoint, e.g. ' +
         '"vllm serve {model} --port {port}") instead of evaluation.remote (docs/scale.md)');
     }
@@ -106,11 +107,14 @@ export async function runStudy(study: Study, studyFile: string, opts: RunStudyOp
 
   const work = { answersComputed: 0, answersCached: 0, trainingSteps: 0 };
   const e = study.evaluation;
-  const served = e.serve ? servedLoader({ command: e.serve.command, startupMs: e.serve.startupSeconds * 1000, log: (line) => log(`genstudy: serve: ${line}`) }) : undefined;
+  const served = e.serve
+    ? servedLoader({ command: e.serve.command, startupMs: e.serve.startupSeconds * 1000, log: (line) => log(`genstudy: serve: ${line}`) })
+    : undefined;
   let loader: ModelLoader | undefined = served;
   try {
     loader ??= e.remote === undefined ? undefined : remoteLoader({
-      urls: e.remote.urls, modelName: e.remote.model, retries: e.remote.retries, ...(e.remote.timeout === undefined ? {} : { timeoutMs: e.remote.timeout * 1000 }),
+      urls: e.remote.urls, modelName: e.remote.model, retries: e.remote.retries,
+      ...(e.remote.timeout === undefined ? {} : { timeoutMs: e.remote.timeout * 1000 }),
       ...(e.remote.startupSeconds === undefined ? {} : { startupMs: e.remote.startupSeconds * 1000 }), identity: e.remote.identity,
     });
   } catch (err) {

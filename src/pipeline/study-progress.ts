@@ -257,7 +257,8 @@ class LogLines implements StudyProgress {
       const seconds = (this.now() - s.evalStartedAt) / 1000;
       const how = s.evalComputed === 0
         ? 'all from the cache'
-        : `${s.evalComputed} by the model${s.evalTotal > s.evalComputed ? `, ${s.evalTotal - s.evalComputed} from the cache` : ''}, ${(s.evalComputed / Math.max(seconds, 1e-3)).toFixed(0)} examples/s`;
+        : `${s.evalComputed} by the model${s.evalTotal > s.evalComputed ? `, ${s.evalTotal - s.evalComputed} from the cache` : ''}, ` +
+          `${(s.evalComputed / Math.max(seconds, 1e-3)).toFixed(0)} examples/s`;
       const loss = s.trainTotal > 0 && s.lastLoss !== undefined ? `; training loss ${s.lastLoss.toFixed(4)}` : '';
       const left = s.secondsLeft();
       this.write(`genstudy: run ${s.runIndex + 1}/${s.runs} ${s.runId} ${steps}: ${s.evalTotal} examples (${how})${loss}` +

@@ -293,7 +293,9 @@ export async function renderSvg(spec: TopLevelSpec, ariaLabel: string): Promise<
     view.finalize();
   }
   const prefix = `g${++chartCounter}-`;
-  svg = svg.replace(/\bid="([^"]+)"/g, `id="${prefix}$1"`).replace(/url\(#([^)]+)\)/g, `url(#${prefix}$1)`).replace(/href="#([^"]+)"/g, `href="#${prefix}$1"`);
+  svg = svg.replace(/\bid="([^"]+)"/g, `id="${prefix}$1"`)
+    .replace(/url\(#([^)]+)\)/g, `url(#${prefix}$1)`)
+    .replace(/href="#([^"]+)"/g, `href="#${prefix}$1"`);
   // Label the chart for screen readers; the caption outside says the same.
   return svg.replace(/^<svg /, `<svg role="img" aria-label="${escapeHtml(ariaLabel)}" `);
 }

@@ -75,7 +75,10 @@ export function checksSection(a: StudyA, tables: Map<string, Table>): string {
       rowClass: (row) => `meta-${verdictLook(String(row[robustness.columns.indexOf('verdict')])).tone}`,
     }));
     const missing = a.analysis.robustness!.choices.filter((c) => !c.available);
-    if (missing.length) out.push(`<ul class="small">${missing.map((c) => `<li>not computed: ${esc(`${c.method}/${c.residualiser}/${c.representation}`)}: ${esc(c.reason ?? '')}</li>`).join('')}</ul>`);
+    if (missing.length) {
+      out.push(`<ul class="small">${missing.map((c) =>
+        `<li>not computed: ${esc(`${c.method}/${c.residualiser}/${c.representation}`)}: ${esc(c.reason ?? '')}</li>`).join('')}</ul>`);
+    }
   }
   return out.join('\n');
 }

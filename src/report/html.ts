@@ -7,7 +7,8 @@ import { pValueText } from '../analyze/text-cells.ts';
 
 export const STYLE = `
 :root { color-scheme: light; }
-body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; margin: 0; color: #1b1b1b; background: #fafafa; line-height: 1.45; }
+body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif;
+  margin: 0; color: #1b1b1b; background: #fafafa; line-height: 1.45; }
 main { max-width: 1180px; margin: 0 auto; padding: 24px 28px 64px; background: white; }
 h1 { font-size: 1.7rem; margin: 0 0 4px; }
 h2 { font-size: 1.3rem; margin: 36px 0 10px; padding-bottom: 4px; border-bottom: 2px solid #e3e3e3; }
@@ -23,7 +24,8 @@ table .small { font-size: 0.85em; font-weight: normal; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 td.code, code, pre { font-family: ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: 0.8rem; }
 td.code { overflow-wrap: anywhere; max-width: 420px; }
-pre { background: #f6f6f6; border: 1px solid #e3e3e3; padding: 10px; overflow: auto; max-height: 420px; max-width: 100%; box-sizing: border-box; white-space: pre-wrap; overflow-wrap: anywhere; }
+pre { background: #f6f6f6; border: 1px solid #e3e3e3; padding: 10px; overflow: auto; max-height: 420px; max-width: 100%;
+  box-sizing: border-box; white-space: pre-wrap; overflow-wrap: anywhere; }
 figure { margin: 10px 0 16px; max-width: 100%; box-sizing: border-box; }
 figure svg { max-width: 100%; height: auto; display: block; }
 .charts { display: flex; flex-wrap: wrap; gap: 8px 28px; align-items: flex-start; }
@@ -35,7 +37,8 @@ td.name { min-width: 6em; }
 td.name .nm { display: inline-block; }
 td.wrap .item { white-space: nowrap; }
 /* a narrow page: smaller table text, and long lists and names wrap rather than widen the table */
-@media (max-width: 900px) { td.wrap { min-width: 10em; } td.wrap .item { white-space: normal; overflow-wrap: anywhere; } table { font-size: 0.8rem; } th, td { padding: 3px 5px; } }
+@media (max-width: 900px) { td.wrap { min-width: 10em; } td.wrap .item { white-space: normal; overflow-wrap: anywhere; }
+  table { font-size: 0.8rem; } th, td { padding: 3px 5px; } }
 dl.run-summary { display: flex; flex-wrap: wrap; gap: 4px 22px; margin: 4px 0 12px; font-size: 0.92rem; }
 dl.run-summary div { display: flex; gap: 6px; }
 dl.run-summary dt { color: #666; }
@@ -107,7 +110,10 @@ export function htmlTable(
     const cells = columns.map((c, j) => {
       const v = row[index[j]];
       const text = opts.format?.[c] ? opts.format[c](v, row) : esc(cellText(v));
-      const klass = typeof v === 'number' ? 'num' : opts.code?.includes(c) ? 'code' : opts.wrap?.includes(c) ? 'wrap' : opts.names?.includes(c) ? 'name' : '';
+      const klass = typeof v === 'number' ? 'num'
+        : opts.code?.includes(c) ? 'code'
+        : opts.wrap?.includes(c) ? 'wrap'
+        : opts.names?.includes(c) ? 'name' : '';
       return `<td${klass ? ` class="${klass}"` : ''}>${text}</td>`;
     });
     return `<tr${cls ? ` class="${esc(cls)}"` : ''}>${cells.join('')}</tr>`;

@@ -39,7 +39,9 @@ export async function metaSection(a: StudyA, tables: Map<string, Table>): Promis
   const alpha = a.options.alpha;
   const out: string[] = ['<h3 id="study-a-meta">How much does each relation vary across runs?</h3>'];
   out.push(`<p class="headline" id="study-a-meta-answer">${esc(a.analysis.headline.sentence)}</p>`);
-  out.push(`<p class="note">Each run's partial correlation enters as Fisher's z = atanh(r) with the variance of its own 95% CI; the runs' true z are taken as normal around a pooled mean with between-run variance tau² (${esc(meta.estimator)}${meta.hartung_knapp ? ', Hartung-Knapp t test on runs − 1 df' : ', z test'}). ` +
+  out.push(`<p class="note">Each run's partial correlation enters as Fisher's z = atanh(r) with the variance of its own 95% CI; ` +
+    `the runs' true z are taken as normal around a pooled mean with between-run variance tau² ` +
+    `(${esc(meta.estimator)}${meta.hartung_knapp ? ', Hartung-Knapp t test on runs − 1 df' : ', z test'}). ` +
     `A pair is <b>negligible everywhere</b> when its 95% prediction interval for a new run lies inside ` +
     `±${esc(String(a.options.equivalenceMargin))}; it <b>generalises</b> when the pooled effect is significant (p adjusted over the ` +
     `pairs, ${esc(a.options.correction)}, &lt; ${esc(String(alpha))}) and that interval has one sign; ` +
@@ -132,7 +134,8 @@ export async function pooledHeatmap(a: StudyA, cellSize: number): Promise<string
     'Pooled partial correlation per pair of OOD sets, with its verdict');
   const marks = verdictLegend(meta.pairs.map(metaVerdict)).map(({ verdict, look }) =>
     `${look.mark} ${verdict}${look.tone === 'holds' ? ' (solid outline)' : look.tone === 'varies' ? ' (dashed outline)' : ''}`);
-  const caption = `Pooled partial correlation of each pair across runs (random-effects meta-analysis, ${meta.estimator}${meta.hartung_knapp ? ' with Hartung-Knapp' : ''}), and its verdict: ${marks.join('; ')}.`;
+  const caption = 'Pooled partial correlation of each pair across runs (random-effects meta-analysis, ' +
+    `${meta.estimator}${meta.hartung_knapp ? ' with Hartung-Knapp' : ''}), and its verdict: ${marks.join('; ')}.`;
   return figure(svg, caption, 'pooled');
 }
 
@@ -149,14 +152,20 @@ function runsOfPair(a: StudyA, p: PairMeta): ForestRow['runs'] {
 function moderatorHtml(pairs: readonly PairMeta[], attribute: string): string {
   const rows = pairs.filter((p) => p.moderator).map((p) => {
     const m = p.moderator!;
-    const test = m.test === null ? '–' : `${m.test.distribution === 'F' ? `F(${m.test.df1}, ${m.test.df2})` : `χ²(${m.test.df1})`} = ${fixed(m.test.statistic, 2)}`;
+    const test = m.test === null
+      ? '–'
+      : `${m.test.distribution === 'F' ? `F(${m.test.df1}, ${m.test.df2})` : `χ²(${m.test.df1})`} = ${fixed(m.test.statistic, 2)}`;
     const detail = m.levels
-      ? m.levels.map((l) => `${esc(l.level)}: ${fixed(l.r, 2)} [${fixed(l.ci95[0], 2)}, ${fixed(l.ci95[1], 2)}] (${l.runs} run${l.runs === 1 ? '' : 's'})`).join('<br>')
+      ? m.levels.map((l) => `${esc(l.level)}: ${fixed(l.r, 2)} [${fixed(l.ci95[0], 2)}, ${fixed(l.ci95[1], 2)}] ` +
+        `(${l.runs} run${l.runs === 1 ? '' : 's'})`).join('<br>')
       : m.coefficients.length ? `slope ${esc(m.coefficients[1].estimate.toPrecision(3))} z per unit` : esc(m.notes.join('; '));
-    return `<tr><td>${esc(p.a)}</td><td>${esc(p.b)}</td><td>${m.runs}</td><td>${test}</td><td>${pValue(m.test?.p ?? null)}</td><td>${m.r2 === null ? '–' : `${fixed(100 * m.r2, 0)}%`}</td><td>${detail}</td></tr>`;
+    return `<tr><td>${esc(p.a)}</td><td>${esc(p.b)}</td><td>${m.runs}</td><td>${test}</td><td>${pValue(m.test?.p ?? null)}</td>` +
+      `<td>${m.r2 === null ? '–' : `${fixed(100 * m.r2, 0)}%`}</td><td>${detail}</td></tr>`;
   });
   return `<h4>Does the relation depend on “${esc(attribute)}”?</h4>` +
     `<p class="note">Meta-regression of each pair's z on the run attribute; the test asks whether the pooled relation differs with it; ` +
     `R² is the share of the between-run variance it accounts for.</p>` +
-    `<table><thead><tr><th>a</th><th>b</th><th>runs</th><th>test</th><th>p</th><th>R²</th><th>${pairs.some((p) => p.moderator?.levels) ? 'pooled r per level [95% CI]' : 'effect'}</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
+    '<table><thead><tr><th>a</th><th>b</th><th>runs</th><th>test</th><th>p</th><th>R²</th>' +
+    `<th>${pairs.some((p) => p.moderator?.levels) ? 'pooled r per level [95% CI]' : 'effect'}</th></tr></thead>` +
+    `<tbody>${rows.join('')}</tbody></table>`;
 }

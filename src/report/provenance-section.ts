@@ -16,7 +16,8 @@ export interface Provenance {
 
 export function provenanceSection(data: ReportData, prov: Provenance, tables: readonly Table[]): string {
   const out: string[] = ['<section id="provenance">', '<h2>Provenance</h2>'];
-  out.push(`<p>Store <code>${esc(data.storePath)}</code> (schema version ${data.schemaVersion})${data.promptVariant ? `, prompt variant <code>${esc(data.promptVariant)}</code>` : ''}; ` +
+  out.push(`<p>Store <code>${esc(data.storePath)}</code> (schema version ${data.schemaVersion})` +
+    `${data.promptVariant ? `, prompt variant <code>${esc(data.promptVariant)}</code>` : ''}; ` +
     `report made ${esc(prov.generatedAt)} by genstudy ${esc(prov.genstudyVersion)} on Node ${esc(prov.node)} ` +
     `(${Object.entries(prov.libraries).map(([k, v]) => `${esc(k)} ${esc(v)}`).join(', ')}).</p>`);
 
@@ -73,10 +74,14 @@ function versionsTable(data: ReportData): string {
   }
   if (byPackage.size === 0) return '<p class="note">No versions recorded with the runs.</p>';
   const rows = [...byPackage].map(([pkg, versions]) => {
-    const cells = [...versions].map(([v, runs]) => `${esc(v)}${versions.size > 1 || runs.length < data.runs.length ? ` <span class="small">(${runs.length === data.runs.length ? 'all runs' : esc(runs.join(', '))})</span>` : ''}`);
+    const cells = [...versions].map(([v, runs]) =>
+      `${esc(v)}${versions.size > 1 || runs.length < data.runs.length
+        ? ` <span class="small">(${runs.length === data.runs.length ? 'all runs' : esc(runs.join(', '))})</span>` : ''}`);
     return `<tr><td><code>${esc(pkg)}</code></td><td>${cells.join('<br>')}</td></tr>`;
   });
-  return `<div class="table-wrap"><table class="kv"><thead><tr><th>package</th><th>version${data.runs.length > 1 ? ` (${data.runs.length} runs)` : ''}</th></tr></thead><tbody>${rows.join('')}</tbody></table></div>`;
+  return '<div class="table-wrap"><table class="kv"><thead><tr><th>package</th>' +
+    `<th>version${data.runs.length > 1 ? ` (${data.runs.length} runs)` : ''}</th></tr></thead>` +
+    `<tbody>${rows.join('')}</tbody></table></div>`;
 }
 
 /** A run's attributes (JSON) as "key value" lines; nested objects as key=value lists; empty values left out. */

@@ -80,7 +80,9 @@ export function chosenPair(a: StudyA, requested?: readonly [string, string]): { 
     if (agreement.some((g) => g.a === x && g.b === y)) return { a: x, b: y, why: 'the pair asked for (--pair)' };
     const known = [...new Set(agreement.flatMap((g) => [g.a, g.b]))].sort();
     const unknown = requested.filter((s) => !known.includes(s));
-    throw new UserError(`--pair ${requested.join(' ')}: ${unknown.length ? `${unknown.join(' and ')} is not an OOD test set of this analysis` : 'expected two different OOD test sets'}; the OOD test sets are ${known.join(', ')}`);
+    throw new UserError(`--pair ${requested.join(' ')}: ` +
+      `${unknown.length ? `${unknown.join(' and ')} is not an OOD test set of this analysis` : 'expected two different OOD test sets'}; ` +
+      `the OOD test sets are ${known.join(', ')}`);
   }
   const differs = agreement.find((g) => signVerdict(g) === 'sign differs');
   if (differs) return { a: differs.a, b: differs.b, why: 'the first pair whose sign differs between runs' };

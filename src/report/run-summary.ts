@@ -41,7 +41,9 @@ export function runFields(run: ReportRun): [string, string][] {
   const method = [run.method, present(a.finetune) ? (a.finetune === 'lora' ? 'LoRA' : `${a.finetune} fine-tuning`) : '',
     present(a.method_name) && a.method_name !== run.method ? `"${a.method_name}"` : '']
     .filter(Boolean).join(', ');
-  const batch = present(a.batchSize) ? `${a.batchSize}${present(a.gradAccum) && Number(a.gradAccum) > 1 ? ` x ${a.gradAccum} accumulated` : ''}` : undefined;
+  const batch = present(a.batchSize)
+    ? `${a.batchSize}${present(a.gradAccum) && Number(a.gradAccum) > 1 ? ` x ${a.gradAccum} accumulated` : ''}`
+    : undefined;
   const fields: [string, string | undefined][] = [
     ['model', run.model ?? undefined],
     ['method', method || undefined],

@@ -27,7 +27,8 @@ export async function agreementSection(a: StudyA, tables: Map<string, Table>): P
   out.push(`<p class="headline" id="study-a-answer">${esc(studyAHeadline(a))}</p>`);
   if (!a.options) return out.concat('</section>').join('\n');
   const o = a.options;
-  out.push(`<p class="note">For each run, across its checkpoints: the ${esc(o.method)} partial correlation between every pair of OOD test sets with the ` +
+  out.push(`<p class="note">For each run, across its checkpoints: the ${esc(o.method)} partial correlation ` +
+    'between every pair of OOD test sets with the ' +
     `${esc(a.metric ?? '')} of the in-domain set <b>${esc(a.control ?? '')}</b> regressed out (${esc(o.residualiser)} ` +
     `residualiser${o.representation === 'differences' ? ', first differences' : ''}), ` +
     `p-values corrected over the pairs of the run (${esc(o.correction)}), significant when the adjusted p &lt; ${esc(String(o.alpha))}.</p>`);
@@ -150,7 +151,8 @@ async function runCorrelations(run: RunAnalysis, opts: Pick<AnalyzeOptions, 'alp
   }
   const svg = await renderSvg(heatmapSpec(cells, { rows: sets, cols: sets, extent: 1, legendTitle: 'partial r' }),
     `${run.run}: partial correlations between OOD test sets`);
-  const caption = `${run.run}: partial correlation between OOD test sets, ${run.control} regressed out, ${observationsText(run, representation)}; * and outline: adjusted p < ${alpha}.`;
+  const caption = `${run.run}: partial correlation between OOD test sets, ${run.control} regressed out, ` +
+    `${observationsText(run, representation)}; * and outline: adjusted p < ${alpha}.`;
   const col = (name: string) => table.columns.indexOf(name);
   const rows = table.rows.filter((r) => r[col('run')] === run.run);
   const interval = (row: Cell[], lo: string) => {
@@ -194,7 +196,9 @@ export function observationsText(run: RunAnalysis, representation: AnalyzeOption
   const tested = run.pairs.filter((p) => p.r !== null);
   const on = (rep: string) => tested.filter((p) => p.representation === rep).length;
   const levels = on('levels'), diffs = on('differences');
-  const what = diffs === 0 ? 'on levels' : levels === 0 ? 'on first differences' : `${diffs} pair${diffs === 1 ? '' : 's'} on first differences, ${levels} on levels`;
+  const what = diffs === 0 ? 'on levels'
+    : levels === 0 ? 'on first differences'
+    : `${diffs} pair${diffs === 1 ? '' : 's'} on first differences, ${levels} on levels`;
   const nEff = tested.map((p) => p.nEff).filter(Number.isFinite);
   const range = nEff.length === 0 ? '' : Math.min(...nEff).toFixed(0) === Math.max(...nEff).toFixed(0)
     ? `, effective n ${Math.min(...nEff).toFixed(0)}` : `, effective n ${Math.min(...nEff).toFixed(0)}–${Math.max(...nEff).toFixed(0)}`;

@@ -25,11 +25,13 @@ export function studyBHeadline(b: StudyB): string {
 export async function studyBSection(b: StudyB): Promise<string> {
   const out: string[] = ['<section id="study-b">', '<h2>Study B: training task × test set × method</h2>'];
   out.push(`<p class="headline" id="study-b-answer">${esc(studyBHeadline(b))}</p>`);
-  out.push('<p class="note">Each cell: the final checkpoint\'s score on the test set minus the base model\'s (same model, same number of demonstrations), ' +
+  out.push('<p class="note">Each cell: the final checkpoint\'s score on the test set minus the base model\'s ' +
+    '(same model, same number of demonstrations), ' +
     'averaged over runs of the same setting. Rows: the task fine-tuned on; columns: test sets with their task. In-domain cells are outlined; ' +
     'a column whose task differs from the row\'s is cross-task, one of the same task cross-domain.</p>');
   if (b.skipped.length) {
-    out.push('<p class="note">Runs left out:</p><ul class="small">' + b.skipped.map((s) => `<li>${esc(s.run)}: ${esc(s.reason)}</li>`).join('') + '</ul>');
+    out.push('<p class="note">Runs left out:</p><ul class="small">' +
+      b.skipped.map((s) => `<li>${esc(s.run)}: ${esc(s.reason)}</li>`).join('') + '</ul>');
   }
   const withDelta = b.cells.filter((c) => c.delta !== null);
   const extent = niceExtent(Math.max(0.01, ...withDelta.map((c) => Math.abs(c.delta!))));
@@ -67,8 +69,10 @@ export async function studyBSection(b: StudyB): Promise<string> {
 function matrixTable(cells: readonly StudyBCell[], cols: string[]): string {
   // the test set over its task (not "xsum (summarisation)" on one line), so seven sets fit a narrow page
   const task = (t: string) => cells.find((c) => c.testSet === t)?.testSetTask;
-  const head = `<tr><th>method</th><th>trained on</th>${cols.map((t) => `<th>${esc(t)}${task(t) ? `<br><span class="small">${esc(task(t)!)}</span>` : ''}</th>`).join('')}</tr>`;
-  const metricRow = `<tr><th></th><th class="small">metric</th>${cols.map((t) => `<th class="small">${esc(cells.find((c) => c.testSet === t)?.metric ?? '')}</th>`).join('')}</tr>`;
+  const head = '<tr><th>method</th><th>trained on</th>' +
+    `${cols.map((t) => `<th>${esc(t)}${task(t) ? `<br><span class="small">${esc(task(t)!)}</span>` : ''}</th>`).join('')}</tr>`;
+  const metricRow = '<tr><th></th><th class="small">metric</th>' +
+    `${cols.map((t) => `<th class="small">${esc(cells.find((c) => c.testSet === t)?.metric ?? '')}</th>`).join('')}</tr>`;
   const rows: string[] = [];
   for (const method of ['base', 'ft', 'fticl'] as const) {
     const mcells = cells.filter((c) => c.method === method);
@@ -85,7 +89,8 @@ function matrixTable(cells: readonly StudyBCell[], cols: string[]): string {
         `class="name">${esc(method === 'base' ? label.replace(/^base ?/, '') : label)}</td>${tds.join('')}</tr>`);
     }
   }
-  return `<div class="table-wrap"><table class="study-b">\n<thead>${head}${metricRow}</thead>\n<tbody>\n${rows.join('\n')}\n</tbody>\n</table></div>` +
+  return `<div class="table-wrap"><table class="study-b">\n<thead>${head}${metricRow}</thead>\n` +
+    `<tbody>\n${rows.join('\n')}\n</tbody>\n</table></div>` +
     '<p class="small">Cells: score (difference from base). Tint: <span class="role-in-domain">in-domain</span> · <span ' +
     'class="role-cross-domain">cross-domain</span> · <span class="role-cross-task">cross-task</span>.</p>';
 }

@@ -115,7 +115,8 @@ export function summariseByRole(b: StudyB): RoleSummary[] {
   const order = ['in-domain', 'cross-domain', 'cross-task', 'unknown'];
   return [...groups.values()]
     .map(({ key, scores, deltas }) => ({ ...key, testSets: scores.length, meanScore: avg(scores)!, meanDelta: avg(deltas) }))
-    .sort((x, y) => cmp(x.model, y.model) || cmp(x.method, y.method) || cmp(x.trainingTask, y.trainingTask) || order.indexOf(x.role) - order.indexOf(y.role));
+    .sort((x, y) => cmp(x.model, y.model) || cmp(x.method, y.method) || cmp(x.trainingTask, y.trainingTask) ||
+      order.indexOf(x.role) - order.indexOf(y.role));
 }
 
 function studyBByRoleTable(b: StudyB): Table {

@@ -139,14 +139,16 @@ export class CompletionEngine {
     }
     const echo = req.echo === true;
     const maxTokens = req.max_tokens ?? 16;
-    if (profile === 'vllm' && echo && (req.prompt_logprobs === undefined || req.prompt_logprobs === null) && req.logprobs !== undefined && req.logprobs !== null) {
+    if (profile === 'vllm' && echo && (req.prompt_logprobs === undefined || req.prompt_logprobs === null) &&
+      req.logprobs !== undefined && req.logprobs !== null) {
       // vLLM asks the engine for prompt log-probs on an echo with logprobs, and answers them on every
       // choice (completion/protocol.py CompletionRequest.to_sampling_params, commit 002032ee2b18).
       req = { ...req, prompt_logprobs: req.logprobs };
     }
     const stop = req.stop === undefined || req.stop === null ? [] : typeof req.stop === 'string' ? [req.stop] : req.stop;
     const k = Math.max(req.logprobs ?? 0, req.prompt_logprobs ?? 0);
-    const wantsLogprobs = (req.logprobs !== undefined && req.logprobs !== null) || (req.prompt_logprobs !== undefined && req.prompt_logprobs !== null);
+    const wantsLogprobs = (req.logprobs !== undefined && req.logprobs !== null) ||
+      (req.prompt_logprobs !== undefined && req.prompt_logprobs !== null);
     const maxLength = model.maxLength;
     prompts.forEach((ids, i) => {
       if (ids.length === 0) throw new HttpError(400, `prompt ${i} is empty (no tokens)`);
@@ -165,7 +167,8 @@ export class CompletionEngine {
         usage: usageOf(prompts, texts.map((t) => (t === '' ? 0 : tok.encode(t, { addSpecialTokens: false }).length))),
       };
     }
-    const wantsPrompt = (echo && req.logprobs !== undefined && req.logprobs !== null) || (req.prompt_logprobs !== undefined && req.prompt_logprobs !== null);
+    const wantsPrompt = (echo && req.logprobs !== undefined && req.logprobs !== null) ||
+      (req.prompt_logprobs !== undefined && req.prompt_logprobs !== null);
     const jobs = prompts.map((ids) => ({ ids, steps: Math.max(0, Math.min(maxTokens, maxLength - ids.length)), k, stop, prompt: wantsPrompt }));
     const answers = await this.logprobQueue.submit(model, jobs);
     const asKey = (id: number): string => (req.return_tokens_as_token_ids ? `token_id:${id}` : this.tokenText(model, id));

@@ -42,7 +42,9 @@ export function effectiveSampling(
       if (typeof v === 'number' && unset(out[field])) { out[field] = v; inherited.add(field); }
     }
   }
-  const from = (field: string): string => (inherited.has(field) ? ' (the default vLLM uses for a request that leaves it out: generation_config.json\'s, else OpenAI\'s)' : '');
+  const from = (field: string): string => (inherited.has(field)
+    ? ' (the default vLLM uses for a request that leaves it out: generation_config.json\'s, else OpenAI\'s)'
+    : '');
   // vLLM's own default when neither the request nor generation_config.json sets it: 1.0 (sampling).
   if (profile === 'vllm' && unset(out.temperature)) { out.temperature = 1; inherited.add('temperature'); }
   const t = out.temperature;

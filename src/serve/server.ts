@@ -192,7 +192,8 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     'GET /v1/models': async () => [200, {
       object: 'list',
       data: [...served].map(([id, s]) => (profile === 'vllm' ? vllmModelCard(id, s, created, base.maxLength) : {
-        id, object: 'model', created, owned_by: 'genstudy', root: s.root, parent: s.parent, max_model_len: base.maxLength, genstudy_weights: s.weights,
+        id, object: 'model', created, owned_by: 'genstudy', root: s.root, parent: s.parent,
+        max_model_len: base.maxLength, genstudy_weights: s.weights,
       })),
     }],
     'POST /v1/completions': async (body) => {

@@ -139,7 +139,8 @@ export class EvaluationTables {
       FROM scores s JOIN checkpoints c ON c.id = s.checkpoint_id LEFT JOIN test_sets t ON t.id = s.test_set_id
       WHERE ${where}`).run(...hashParam, reason, ...params).changes;
     const predictions = this.db.prepare(`
-      INSERT INTO superseded_predictions (run_id, step, checkpoint_hash, test_set_id, test_set_hash, prompt_variant, example_id, prediction, gold, detail, reason)
+      INSERT INTO superseded_predictions (run_id, step, checkpoint_hash, test_set_id, test_set_hash, prompt_variant, example_id,
+        prediction, gold, detail, reason)
       SELECT c.run_id, c.step, c.content_hash, s.test_set_id, ${hashExpr}, s.prompt_variant, s.example_id, s.prediction, s.gold, s.detail, ?
       FROM predictions s JOIN checkpoints c ON c.id = s.checkpoint_id LEFT JOIN test_sets t ON t.id = s.test_set_id
       WHERE ${where}`).run(...hashParam, reason, ...params).changes;

@@ -101,7 +101,8 @@ class Builder {
 
   /** Which substitutions the design allows; falls back to all when the filter leaves none. */
   allowed<T extends string>(options: { name: T; kind: 'noun' | 'verb' | 'place' }[]): T[] {
-    const keep = options.filter((o) => this.d.substitution === 'mixed' || (this.d.substitution === 'hypernym' ? o.kind !== 'verb' : o.kind !== 'noun'));
+    const keep = options.filter((o) => this.d.substitution === 'mixed' ||
+      (this.d.substitution === 'hypernym' ? o.kind !== 'verb' : o.kind !== 'noun'));
     return (keep.length > 0 ? keep : options).map((o) => o.name);
   }
 
@@ -249,7 +250,8 @@ type Item = [Sentence, Sentence];
 function toText([p, h]: Item, spec: Spec, setId: string): { premise: string; hypothesis: string } {
   const premise = formatSentence(p);
   const hypothesis = formatSentence(h);
-  if (trueLabel(premise, hypothesis) !== spec.label || highOverlap(premise, hypothesis) !== spec.high || hypothesisNegated(hypothesis) !== spec.negH) {
+  if (trueLabel(premise, hypothesis) !== spec.label || highOverlap(premise, hypothesis) !== spec.high ||
+    hypothesisNegated(hypothesis) !== spec.negH) {
     throw new Error(`synthetic suite: built ${JSON.stringify({ premise, hypothesis })} for ${JSON.stringify(spec)} in set "${setId}", ` +
       `which breaks its design`);
   }
@@ -320,7 +322,8 @@ export function generateSuite(opts: SuiteOptions): Suite {
   for (const d of designs) {
     if (d.source !== undefined) continue; // built with its source
     const dependants = (how: 'mirror' | 'twin') => ood.filter((m) => m.source?.how === how && m.source.set === d.id);
-    for (const [setId, examples] of generateSet(d, opts.testSize, opts.seed, d.id, seen, { mirror: dependants('mirror')[0], twins: dependants('twin') })) built.set(setId, examples);
+    const linked = { mirror: dependants('mirror')[0], twins: dependants('twin') };
+    for (const [setId, examples] of generateSet(d, opts.testSize, opts.seed, d.id, seen, linked)) built.set(setId, examples);
   }
   const testSets: SuiteTestSet[] = designs.map((d) => ({
     id: d.id, role: d.role, cue: d.cue, relation: d.relation, design: d, examples: built.get(d.id)!,

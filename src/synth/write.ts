@@ -15,7 +15,9 @@ import { writeFileAtomic } from '../atomic-write.ts';
 export interface SuiteManifest extends SuiteDescription { options: Suite['options']; vocabulary: string[] }
 
 function toJsonl(examples: readonly Example[]): string {
-  return examples.map((e) => JSON.stringify({ id: e.id, premise: e.fields.premise, hypothesis: e.fields.hypothesis, label: e.label })).join('\n') + '\n';
+  return examples
+    .map((e) => JSON.stringify({ id: e.id, premise: e.fields.premise, hypothesis: e.fields.hypothesis, label: e.label }))
+    .join('\n') + '\n';
 }
 
 export function suiteManifest(suite: Suite): SuiteManifest {

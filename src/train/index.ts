@@ -6,7 +6,8 @@ export { initModel, tinyGpt2Config, tinyLlamaConfig } from './init.ts';
 export { AdamW, type AdamWOptions } from './adamw.ts';
 export { lrMultiplier, warmupStepsOf, SCHEDULES, type ScheduleName } from './schedule.ts';
 export {
-  FINETUNE_METHODS, HF_LAUNCH_DEFAULTS, INIT_FAMILIES, INIT_SHAPE_DEFAULTS, LORA_DEFAULTS, LORA_OPTIONS, OBJECTIVES, STUDY_OBJECTIVES, TRAINER_OBJECTIVE, TRAINING_BACKENDS, TRAINING_DEFAULTS, TRAINING_OPTIONS,
+  FINETUNE_METHODS, HF_LAUNCH_DEFAULTS, INIT_FAMILIES, INIT_SHAPE_DEFAULTS, LORA_DEFAULTS, LORA_OPTIONS, OBJECTIVES, STUDY_OBJECTIVES,
+  TRAINER_OBJECTIVE, TRAINING_BACKENDS, TRAINING_DEFAULTS, TRAINING_OPTIONS,
   flagOf, type TrainingOptionSpec,
 } from './option-table.ts';
 export { checkpointSteps, type CheckpointPolicy } from './policy.ts';

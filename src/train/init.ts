@@ -20,8 +20,8 @@ export function tinyGpt2Config(vocabSize: number,
   const hidden = o.hidden ?? INIT_SHAPE_DEFAULTS.hidden;
   return {
     architectures: ['GPT2LMHeadModel'], model_type: 'gpt2', vocab_size: vocabSize, n_positions: o.positions ?? 128,
-    n_embd: hidden, n_layer: o.layers ?? INIT_SHAPE_DEFAULTS.layers, n_head: o.heads ?? INIT_SHAPE_DEFAULTS.heads, n_inner: null, activation_function: 'gelu_new',
-    layer_norm_epsilon: 1e-5, initializer_range: 0.02, tie_word_embeddings: true, scale_attn_weights: true,
+    n_embd: hidden, n_layer: o.layers ?? INIT_SHAPE_DEFAULTS.layers, n_head: o.heads ?? INIT_SHAPE_DEFAULTS.heads, n_inner: null,
+    activation_function: 'gelu_new', layer_norm_epsilon: 1e-5, initializer_range: 0.02, tie_word_embeddings: true, scale_attn_weights: true,
     bos_token_id: 1, eos_token_id: 2, resid_pdrop: 0, embd_pdrop: 0, attn_pdrop: 0,
   };
 }
@@ -32,7 +32,8 @@ export function tinyLlamaConfig(vocabSize: number,
   const hidden = o.hidden ?? INIT_SHAPE_DEFAULTS.hidden;
   return {
     architectures: ['LlamaForCausalLM'], model_type: 'llama', vocab_size: vocabSize, hidden_size: hidden,
-    intermediate_size: hidden * 2, num_hidden_layers: o.layers ?? INIT_SHAPE_DEFAULTS.layers, num_attention_heads: o.heads ?? INIT_SHAPE_DEFAULTS.heads,
+    intermediate_size: hidden * 2, num_hidden_layers: o.layers ?? INIT_SHAPE_DEFAULTS.layers,
+    num_attention_heads: o.heads ?? INIT_SHAPE_DEFAULTS.heads,
     num_key_value_heads: o.kvHeads ?? o.heads ?? INIT_SHAPE_DEFAULTS.heads, max_position_embeddings: o.positions ?? 128, rms_norm_eps: 1e-6,
     rope_theta: 10000, hidden_act: 'silu', tie_word_embeddings: false, initializer_range: 0.02,
     bos_token_id: 1, eos_token_id: 2,

@@ -95,7 +95,8 @@ export interface TrainOptions {
 }
 
 export type ResolvedOptions = Required<Pick<TrainOptions, 'weightDecay' | 'betas' | 'adamEps' | 'schedule' | 'warmupSteps' | 'warmupRatio' |
-  'batchSize' | 'gradAccum' | 'maxGradNorm' | 'epochs' | 'seed' | 'shuffle' | 'logEvery' | 'resume' | 'mergeLora' | 'modelDropout'>> & TrainOptions & { objective: Objective };
+  'batchSize' | 'gradAccum' | 'maxGradNorm' | 'epochs' | 'seed' | 'shuffle' | 'logEvery' | 'resume' | 'mergeLora' | 'modelDropout'>> &
+  TrainOptions & { objective: Objective };
 
 function positiveInt(v: number, what: string): void {
   if (!Number.isInteger(v) || v < 1) throw new UserError(`${what}: expected a whole number >= 1, got ${v}`);

@@ -40,7 +40,8 @@ export interface TrainSequence {
 }
 
 export function encodeForTraining(
-  tok: Tokenizer, pieces: readonly TrainingPieces[], objective: Objective, maxLength: number, labelTokens: LabelTokenRule = DEFAULT_LABEL_TOKEN_RULE, padTo?: number,
+  tok: Tokenizer, pieces: readonly TrainingPieces[], objective: Objective, maxLength: number,
+  labelTokens: LabelTokenRule = DEFAULT_LABEL_TOKEN_RULE, padTo?: number,
   truncation: SequenceTruncation = 'keep-last',
 ): TrainSequence[] {
   if (padTo !== undefined && objective !== 'classify') {

@@ -28,12 +28,14 @@ function loraLoadProblem(url: string, adapterDir: string, err: RemoteError): str
       'serve with --lora-root';
   }
   if (err.status === 404) {
-    return `the server at ${url} cannot find adapter ${adapterDir} (HTTP 404: ${said}): the path is this machine's, so the server must see the same files (a shared disk, mounted at the same path)`;
+    return `the server at ${url} cannot find adapter ${adapterDir} (HTTP 404: ${said}): the path is this machine's, ` +
+      'so the server must see the same files (a shared disk, mounted at the same path)';
   }
   return `the server at ${url} could not load adapter ${adapterDir} (HTTP ${err.status}: ${said})`;
 }
 
-export interface RemoteLoaderOptions extends EndpointOptions, Pick<RemoteModelOptions, 'promptsPerRequest' | 'scoringMaxTokens' | 'logprobsForm' | 'firstTokenTopK'> {
+export interface RemoteLoaderOptions
+  extends EndpointOptions, Pick<RemoteModelOptions, 'promptsPerRequest' | 'scoringMaxTokens' | 'logprobsForm' | 'firstTokenTopK'> {
   /** Base URLs of the servers (http://host:port or http://host:port/v1). */
   urls: string[];
   /** The served model's name (default: the first model /v1/models lists). */
@@ -88,7 +90,8 @@ export function remoteLoader(opts: RemoteLoaderOptions): ModelLoader & { endpoin
     let reload: ((url: string) => Promise<void>) | undefined;
     const remoteFor = (name: string): RemoteModel => new RemoteModel({
       endpoints, model: name, tokenizer, id: identity.engineId, maxLength, contextLimit, reload,
-      promptsPerRequest: opts.promptsPerRequest, scoringMaxTokens: opts.scoringMaxTokens, logprobsForm: opts.logprobsForm, firstTokenTopK: opts.firstTokenTopK,
+      promptsPerRequest: opts.promptsPerRequest, scoringMaxTokens: opts.scoringMaxTokens,
+      logprobsForm: opts.logprobsForm, firstTokenTopK: opts.firstTokenTopK,
     });
     if (cp.base === undefined) {
       for (const [i, u] of endpoints.urls.entries()) {
@@ -106,7 +109,9 @@ export function remoteLoader(opts: RemoteLoaderOptions): ModelLoader & { endpoin
           await endpoints.postForText('/v1/load_lora_adapter', { lora_name: model, lora_path: adapterDir }, u, { retryServerErrors: false });
         } catch (err) {
           if (!(err instanceof RemoteError) || err.status === undefined) throw err;
-          if (/already (been )?loaded/i.test(err.serverMessage ?? '')) { /* loaded by an earlier run of this evaluation: its name is its weights' hash */ } else {
+          if (/already (been )?loaded/i.test(err.serverMessage ?? '')) {
+            /* loaded by an earlier run of this evaluation: its name is its weights' hash */
+          } else {
             throw new UserError(loraLoadProblem(u, adapterDir, err));
           }
         }

@@ -127,7 +127,11 @@ export class RemoteModel implements LanguageModel {
     this.window = this.contextLimit - 1 - Math.max(1, this.scoringMaxTokens);
     if (this.window < 1) throw new UserError(`the server's context length ${this.contextLimit} leaves no room for a prompt`);
     const reload = opts.reload;
-    if (reload) this.onNotFound = async (url, message) => { if (!/does not exist|not found|not loaded/i.test(message)) return false; await reload(url); return true; };
+    if (reload) this.onNotFound = async (url, message) => {
+      if (!/does not exist|not found|not loaded/i.test(message)) return false;
+      await reload(url);
+      return true;
+    };
     if (!Number.isInteger(this.perRequest) || this.perRequest < 1) {
       throw new UserError(`promptsPerRequest ${this.perRequest}: expected a positive whole number`);
     }

@@ -80,7 +80,10 @@ export function promptScores(choice: Record<string, unknown>, ids: number[], ser
       const lp = logprobValue(own.logprob, server, `${where}.prompt_logprobs[${i}]["${ids[i]}"].logprob`);
       logprobs.push(lp);
       for (const [k, e] of Object.entries(entry)) {
-        if (!/^\d+$/.test(k) || !isObject(e)) throw new RemoteError(`the server at ${server}: ${where}.prompt_logprobs[${i}] has entry ${JSON.stringify(k)}: ${JSON.stringify(e)?.slice(0, 80)}, expected {token id: {logprob, rank}}`);
+        if (!/^\d+$/.test(k) || !isObject(e)) {
+          throw new RemoteError(`the server at ${server}: ${where}.prompt_logprobs[${i}] has entry ${JSON.stringify(k)}: ` +
+            `${JSON.stringify(e)?.slice(0, 80)}, expected {token id: {logprob, rank}}`);
+        }
         if (e.rank !== undefined && !(Number.isInteger(e.rank) && (e.rank as number) >= 1)) {
           throw new RemoteError(`the server at ${server}: ${where}.prompt_logprobs[${i}]["${k}"].rank is ${JSON.stringify(e.rank)}, ` +
             `expected a whole number >= 1`);

@@ -31,7 +31,9 @@ function stateOf(file: string): { global_step: number; log_history: TrainerLogEn
 /** The log_every and total steps of the prepared run, when there is one (the runner logs every step). */
 function logPolicy(outDir: string): { every: number; total: number } | undefined {
   try {
-    const run = JSON.parse(fs.readFileSync(path.join(outDir, 'genstudy-hf', 'run.json'), 'utf8')) as { settings?: { log_every?: number; total_steps?: number } };
+    const run = JSON.parse(fs.readFileSync(path.join(outDir, 'genstudy-hf', 'run.json'), 'utf8')) as {
+      settings?: { log_every?: number; total_steps?: number };
+    };
     const { log_every: every, total_steps: total } = run.settings ?? {};
     return typeof every === 'number' && typeof total === 'number' ? { every, total } : undefined;
   } catch {

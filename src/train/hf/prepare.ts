@@ -145,7 +145,10 @@ export function prepareHfRun(options: HfTrainOptions): PreparedRun {
     // Only when not the default (runner.py then uses each micro-batch's own mean), so earlier fingerprints stay.
     ...(o.lossWeighting === 'micro-batch-mean' ? { loss_weighting: o.lossWeighting } : {}),
   };
-  const sequencesText = seqs.map((s) => JSON.stringify({ id: s.exampleId, input_ids: s.ids, loss_positions: s.lossPositions, targets: s.targets, ...(s.realLength === undefined ? {} : { real_length: s.realLength }) })).join('\n') + '\n';
+  const sequencesText = seqs.map((s) => JSON.stringify({
+    id: s.exampleId, input_ids: s.ids, loss_positions: s.lossPositions, targets: s.targets,
+    ...(s.realLength === undefined ? {} : { real_length: s.realLength }),
+  })).join('\n') + '\n';
   const batchesText = JSON.stringify(stream) + '\n';
   const run = {
     format: 'genstudy-hf-run', version: 1, model, out_dir: outDir, method: o.method, seed: o.seed,
@@ -163,7 +166,8 @@ export function prepareHfRun(options: HfTrainOptions): PreparedRun {
     const earlier = JSON.parse(fs.readFileSync(runFile, 'utf8')) as { fingerprint?: string };
     const hasCheckpoints = fs.readdirSync(outDir).some((n) => /^checkpoint-\d+$/.test(n));
     if (earlier.fingerprint !== fingerprint && hasCheckpoints) {
-      throw new UserError(`${runFile}: ${outDir} holds checkpoints of a run with other settings or data (fingerprint ${earlier.fingerprint}, now ${fingerprint}); ` +
+      throw new UserError(`${runFile}: ${outDir} holds checkpoints of a run with other settings or data ` +
+        `(fingerprint ${earlier.fingerprint}, now ${fingerprint}); ` +
         'use another --out folder, or turn resuming off');
     }
   }
