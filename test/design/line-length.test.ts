@@ -8,8 +8,8 @@ import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
-/** The folders checked, from the repository root (all of src/ once its other folders are wrapped). */
-const CHECKED_ROOTS = ['bench', 'scripts', 'src/engine/builtin'];
+/** The folders checked, from the repository root. */
+const CHECKED_ROOTS = ['bench', 'scripts', 'src'];
 const MAX_LENGTH = 150;
 const EXTENSIONS = new Set(['.ts', '.js', '.py']);
 
