@@ -1,5 +1,6 @@
 // Speed of the built-in engine's scoring against PyTorch (Debian's python3-torch, bench/engine_reference.py,
-// and a second PyTorch when GENSTUDY_BENCH_TORCH_PYTHON names its python) at the model shapes of
+// and a second PyTorch when GENSTUDY_BENCH_TORCH_PYTHON names its python, also through transformers'
+// own model classes scored as lm-evaluation-harness does: side "transformers") at the model shapes of
 // bench/model-shapes.ts (GENSTUDY_BENCH_SHAPES: the 6 x 256 bench model by default, SmolLM-135M's and
 // GPT-2 small's), with the same weights (one safetensors file read by both) and the same token ids.
 // The engine runs on its native path (wasm + onnxruntime kernels) and on the wasm path alone, each

@@ -1,5 +1,6 @@
 // Training speed of genstudy against PyTorch (Debian's python3-torch, bench/train_reference.py, and a
-// second PyTorch when GENSTUDY_BENCH_TORCH_PYTHON names its python) on the same GPT-2-style model
+// second PyTorch when GENSTUDY_BENCH_TORCH_PYTHON names its python, also through transformers' model
+// classes and PEFT: side "transformers") on the same GPT-2-style model
 // (4 layers, width 256, 4 heads, vocabulary 8192; transformers' initialisation), the same token ids
 // (batches of 8 sequences of 64 tokens, loss at every position), AdamW and clipping, full fine-tuning
 // and LoRA (r 8 on c_attn / c_proj): 50 timed optimiser steps after 2 warm-up steps, each side in its
