@@ -82,6 +82,33 @@ function ropeAttentionNodes(a: Attrs): OnnxNode[] {
   ];
 }
 
+/**
+ * onnxruntime's GroupQueryAttention (com.microsoft) on q [B, S, H * D], k and v [B, S, KV * D]
+ * (attrs heads, kvHeads (default: heads), headDim, scale), with rotary from cos/sin tables and with
+ * the keys and values of earlier positions (pk, pv [B, KV, past, D]) where asked.
+ */
+function groupQueryAttention(o: { rotary: boolean; past: boolean }): OpDef {
+  const tables = o.rotary ? ['cos', 'sin'] : [];
+  const past = o.past ? ['pk', 'pv'] : [];
+  return {
+    inputs: ['q', 'k', 'v', ...past, 'seqlens', 'total', ...tables],
+    intInputs: ['seqlens', 'total'],
+    nodes: (a) => [{
+      op: 'GroupQueryAttention', domain: 'com.microsoft', inputs: ['q', 'k', 'v', ...(o.past ? past : ['', '']), 'seqlens', 'total', ...tables],
+      outputs: ['y', 'kc', 'vc'],
+      attributes: [
+        { name: 'num_heads', i: a.heads }, { name: 'kv_num_heads', i: a.kvHeads ?? a.heads }, { name: 'scale', f: a.scale },
+        ...(o.rotary ? [{ name: 'do_rotary', i: 1 }, { name: 'rotary_interleaved', i: 0 }] : []),
+      ],
+    }],
+    outputs: (s, a) => {
+      const [b, t] = s.q;
+      const cache = [b, a.kvHeads ?? a.heads, (o.past ? s.pk[2] : 0) + t, a.headDim];
+      return { y: s.q, kc: cache, vc: cache };
+    },
+  };
+}
+
 export const OPS: Record<string, OpDef> = {
   // LayerNorm over the last axis with weight and bias (ONNX LayerNormalization, opset 17).
   GenstudyLayerNorm: {
@@ -268,75 +295,21 @@ export const OPS: Record<string, OpDef> = {
     },
   },
   // The same for right-padded rows whose positions start at 0 (scoring): onnxruntime's
-  // GroupQueryAttention (com.microsoft), which applies rotary from half-width cos/sin tables [T, D / 2]
-  // (non-interleaved: rotate_half), masks each row's keys past its length (seqlens: length - 1, int32
-  // [B]; total: T) and causally, and attends per key-value head group in tiles, skipping masked blocks.
-  // q [B, T, H * D], k and v [B, T, KV * D] -> y [B, T, H * D] and the cache [B, KV, T, D].
-  GenstudyGroupQueryAttention: {
-    inputs: ['q', 'k', 'v', 'seqlens', 'total', 'cos', 'sin'],
-    intInputs: ['seqlens', 'total'],
-    nodes: (a) => [{
-      op: 'GroupQueryAttention', domain: 'com.microsoft', inputs: ['q', 'k', 'v', '', '', 'seqlens', 'total', 'cos', 'sin'],
-      outputs: ['y', 'kc', 'vc'],
-      attributes: [
-        { name: 'num_heads', i: a.heads }, { name: 'kv_num_heads', i: a.kvHeads }, { name: 'scale', f: a.scale },
-        { name: 'do_rotary', i: 1 }, { name: 'rotary_interleaved', i: 0 },
-      ],
-    }],
-    outputs: (s, a) => {
-      const [b, t] = s.q;
-      return { y: s.q, kc: [b, a.kvHeads, t, a.headDim], vc: [b, a.kvHeads, t, a.headDim] };
-    },
-  },
-  // GenstudyGroupQueryAttention for a later block of queries (positions past..past+S-1) over the
-  // keys and values of the earlier blocks (pk, pv [B, KV, past, D], already rotated) and its own:
-  // the scores of a causal pass split into blocks skip the blocks above the diagonal. Every row is
-  // taken as full length (seqlens: past + S - 1): right padding lies after a row's real positions,
-  // which never attend to it. -> y [B, S, H * D] and the cache [B, KV, past + S, D].
-  GenstudyGroupQueryAttentionPast: {
-    inputs: ['q', 'k', 'v', 'pk', 'pv', 'seqlens', 'total', 'cos', 'sin'],
-    intInputs: ['seqlens', 'total'],
-    nodes: (a) => [{
-      op: 'GroupQueryAttention', domain: 'com.microsoft', inputs: ['q', 'k', 'v', 'pk', 'pv', 'seqlens', 'total', 'cos', 'sin'],
-      outputs: ['y', 'kc', 'vc'],
-      attributes: [{ name: 'num_heads', i: a.heads }, { name: 'kv_num_heads', i: a.kvHeads }, { name: 'scale', f: a.scale },
-        { name: 'do_rotary', i: 1 }, { name: 'rotary_interleaved', i: 0 }],
-    }],
-    outputs: (s, a) => {
-      const [b, t] = s.q;
-      return { y: s.q, kc: [b, a.kvHeads, s.pk[2] + t, a.headDim], vc: [b, a.kvHeads, s.pk[2] + t, a.headDim] };
-    },
-  },
-  // The same kernel without rotary, for families with learned positions (GPT-2, scoring): q, k and v
-  // [B, T, H * D] -> y [B, T, H * D] and the cache [B, H, T, D]. Where the composed graph
-  // (GenstudyAttention) computes every score and adds a [B, 1, T, T] mask, this one skips the
-  // blocks above the diagonal and past each row's length.
-  GenstudyCausalAttention: {
-    inputs: ['q', 'k', 'v', 'seqlens', 'total'],
-    intInputs: ['seqlens', 'total'],
-    nodes: (a) => [{
-      op: 'GroupQueryAttention', domain: 'com.microsoft', inputs: ['q', 'k', 'v', '', '', 'seqlens', 'total'], outputs: ['y', 'kc', 'vc'],
-      attributes: [{ name: 'num_heads', i: a.heads }, { name: 'kv_num_heads', i: a.heads }, { name: 'scale', f: a.scale }],
-    }],
-    outputs: (s, a) => {
-      const [b, t] = s.q;
-      return { y: s.q, kc: [b, a.heads, t, a.headDim], vc: [b, a.heads, t, a.headDim] };
-    },
-  },
-  // GenstudyCausalAttention for a later block of queries over the keys and values before it (pk, pv
-  // [B, H, past, D]), as GenstudyGroupQueryAttentionPast is for the rotary one.
-  GenstudyCausalAttentionPast: {
-    inputs: ['q', 'k', 'v', 'pk', 'pv', 'seqlens', 'total'],
-    intInputs: ['seqlens', 'total'],
-    nodes: (a) => [{
-      op: 'GroupQueryAttention', domain: 'com.microsoft', inputs: ['q', 'k', 'v', 'pk', 'pv', 'seqlens', 'total'], outputs: ['y', 'kc', 'vc'],
-      attributes: [{ name: 'num_heads', i: a.heads }, { name: 'kv_num_heads', i: a.heads }, { name: 'scale', f: a.scale }],
-    }],
-    outputs: (s, a) => {
-      const [b, t] = s.q;
-      return { y: s.q, kc: [b, a.heads, s.pk[2] + t, a.headDim], vc: [b, a.heads, s.pk[2] + t, a.headDim] };
-    },
-  },
+  // GroupQueryAttention, which applies rotary from half-width cos/sin tables [T, D / 2]
+  // (non-interleaved: rotate_half) and masks each row's keys past its length (seqlens: length - 1,
+  // int32 [B]; total: T) and causally after computing every score of the call (fused-ops.ts runs long
+  // rows in blocks of queries for that). q [B, T, H * D], k and v [B, T, KV * D] -> y [B, T, H * D]
+  // and the cache [B, KV, T, D].
+  GenstudyGroupQueryAttention: groupQueryAttention({ rotary: true, past: false }),
+  // A later block of queries (positions past..past+S-1) over the keys and values of the blocks before
+  // it (pk, pv [B, KV, past, D], already rotated) and its own -> y [B, S, H * D] and the cache
+  // [B, KV, past + S, D].
+  GenstudyGroupQueryAttentionPast: groupQueryAttention({ rotary: true, past: true }),
+  // The same kernel without rotary, for families with learned positions (GPT-2, OPT; as many key-value
+  // heads as query heads): where the composed graph (GenstudyAttention) adds a [B, 1, T, T] mask to
+  // every score, this one takes the rows' lengths.
+  GenstudyCausalAttention: groupQueryAttention({ rotary: false, past: false }),
+  GenstudyCausalAttentionPast: groupQueryAttention({ rotary: false, past: true }),
   // silu(gate) up, the SwiGLU of the Llama family's MLP: gate and up [N, I] -> [N, I].
   GenstudySwiGlu: {
     inputs: ['gate', 'up'],
