@@ -60,7 +60,7 @@ export class AdamW {
           p.assign(po);
           return;
         }
-        // g x 1 is g: the product is skipped, not the rounding.
+        // Skipping g x 1 changes no bit (the native graph multiplies by it).
         const grad = !g ? tf.zerosLike(p) : gradScale === 1 ? g : tf.mul(g, gradScale);
         const decayed = decay === 0 ? p : tf.mul(p, 1 - lr * decay);
         m.assign(tf.add(tf.mul(m, this.beta1), tf.mul(grad, 1 - this.beta1)));

@@ -4,7 +4,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { UserError } from '../../../errors.ts';
 import { activation, lmHead, attention, dropout, layerNorm, linear, layerScope, residualLinear, splitHeads, type LayerCache } from '../blocks.ts';
-import { fusedOpsApply, nativeCausalAttention } from '../native/fused-ops.ts';
+import { attentionByLengthsApplies, nativeCausalAttention } from '../native/fused-ops.ts';
 import type { ParamSpec } from '../params.ts';
 import { bool, num, str, type Arch, type Family, type StepInputs, type StepOutputs } from './family.ts';
 
@@ -69,9 +69,8 @@ export const gpt2: Family<Gpt2Arch> = {
     const embedded = tf.add(tf.gather(p.get(`${P}wte.weight`), x.ids), tf.gather(p.get(`${P}wpe.weight`), pos));
     let h = dropout(embedded, a.dropout?.embd, t) as tf.Tensor3D;
     const cache: LayerCache[] = [];
-    // Right-padded rows from position 0 in inference (scoring): onnxruntime's causal attention
-    // kernel (head sizes in multiples of 16: onnxruntime's group_query_attention_helper.h).
-    const byLength = fusedOpsApply() && !x.past && !t?.drops(a.dropout?.attn) && x.lengths !== undefined && headDim % 16 === 0;
+    // Right-padded rows from position 0 in inference (scoring): onnxruntime's causal attention kernel.
+    const byLength = attentionByLengthsApplies(x, headDim, !!t?.drops(a.dropout?.attn));
     for (let i = 0; i < a.layers; i++) {
       const r = layerScope(h, (h) => {
         const l = `${P}h.${i}.`;

@@ -6,7 +6,7 @@ import { UserError } from '../../../errors.ts';
 import {
   activation, lmHead, applyRotary, attention, gated, linear, residualLinear, rmsNorm, layerScope, splitHeads, type LayerCache,
 } from '../blocks.ts';
-import { fusedOpsApply, fusedOpsAvailable, nativeGroupQueryAttention, nativeRopeAttention } from '../native/fused-ops.ts';
+import { attentionByLengthsApplies, fusedOpsApply, fusedOpsAvailable, nativeGroupQueryAttention, nativeRopeAttention } from '../native/fused-ops.ts';
 import { nativeRopeAttentionTrainable } from '../native/training-ops.ts';
 import type { ParamSpec } from '../params.ts';
 import { parseRope, rotaryCache, rotaryTables, type RopeConfig } from '../rotary.ts';
@@ -92,9 +92,9 @@ export function llamaLike(o: LlamaLikeOptions): Family<LlamaArch> {
       const t = x.training;
       const fused = fusedOpsAvailable() && !x.past && !t?.drops(a.dropout?.attn);
       const training = fused && !fusedOpsApply();
-      // Right-padded rows from position 0 (scoring): onnxruntime's grouped-query attention kernel.
-      // (Its kernel takes head sizes in multiples of 16: onnxruntime's group_query_attention_helper.h.)
-      const byLength = fused && !training && x.lengths !== undefined && a.rope.dim === a.headDim && a.headDim % 16 === 0;
+      // Right-padded rows from position 0 (scoring): onnxruntime's grouped-query attention kernel,
+      // which rotates whole heads.
+      const byLength = attentionByLengthsApplies(x, a.headDim, !!t?.drops(a.dropout?.attn)) && a.rope.dim === a.headDim;
       const { cos, sin } = byLength ? rotaryCache(a.rope, x.ids.shape[1]) : rotaryTables(a.rope, x.positions);
       let h = tf.gather(p.get('model.embed_tokens.weight'), x.ids) as tf.Tensor3D;
       const cache: LayerCache[] = [];

@@ -5,7 +5,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { UserError } from '../../../errors.ts';
 import { activation, lmHead, attention, dropout, layerNorm, linear, layerScope, splitHeads, type LayerCache } from '../blocks.ts';
-import { fusedOpsApply, nativeCausalAttention } from '../native/fused-ops.ts';
+import { attentionByLengthsApplies, nativeCausalAttention } from '../native/fused-ops.ts';
 import type { ParamSpec } from '../params.ts';
 import { bool, num, str, type Arch, type Family, type StepInputs, type StepOutputs } from './family.ts';
 
@@ -86,8 +86,8 @@ export const opt: Family<OptArch> = {
     if (a.proj !== a.hidden) emb = lin(`${P}project_in`, emb);
     let h = dropout(tf.add(emb, tf.gather(p.get(`${P}embed_positions.weight`), pos)), a.dropout?.embd, t) as tf.Tensor3D;
     const cache: LayerCache[] = [];
-    // Right-padded rows from position 0 in inference (scoring): the causal kernel, as in gpt2.ts.
-    const byLength = fusedOpsApply() && !x.past && !t?.drops(a.dropout?.attn) && x.lengths !== undefined && headDim % 16 === 0;
+    // Right-padded rows from position 0 in inference (scoring): onnxruntime's causal attention kernel.
+    const byLength = attentionByLengthsApplies(x, headDim, !!t?.drops(a.dropout?.attn));
     for (let i = 0; i < a.layers; i++) {
       const r = layerScope(h, (h) => {
         const l = `${P}layers.${i}.`;

@@ -171,6 +171,16 @@ export function nativeRopeAttention(q: tf.Tensor, k: tf.Tensor, v: tf.Tensor, co
   return { out: tf.reshape(y, [b, t, heads * headDim]) as tf.Tensor3D, k: kc as tf.Tensor4D, v: vc as tf.Tensor4D };
 }
 
+/**
+ * Whether a forward pass attends through onnxruntime's GroupQueryAttention by row lengths: in
+ * inference (no tape), without a cache or attention dropout, on right-padded rows from position 0
+ * (`lengths` given), with a head size the kernel takes (multiples of 16:
+ * group_query_attention_helper.h).
+ */
+export function attentionByLengthsApplies(x: { past?: unknown; lengths?: number[] }, headDim: number, dropsAttention: boolean): boolean {
+  return fusedOpsApply() && !x.past && !dropsAttention && x.lengths !== undefined && headDim % 16 === 0;
+}
+
 /** Queries per GroupQueryAttention call for long rows: each later block skips the scores above the diagonal. */
 const QUERY_BLOCK = 64;
 
