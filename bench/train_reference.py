@@ -101,11 +101,12 @@ def transformers_model(d, method, llama):
 def main():
     d, method, steps, batch = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
     c = json.load(open(f'{d}/config.json'))
-    w = read_safetensors(f'{d}/model.safetensors') if os.environ.get('GENSTUDY_BENCH_REFERENCE') != 'transformers' else {}
+    via_transformers = os.environ.get('GENSTUDY_BENCH_REFERENCE') == 'transformers'
+    w = {} if via_transformers else read_safetensors(f'{d}/model.safetensors')
     seqs = torch.tensor(json.load(open(f'{d}/ids.json')))
     llama = c['model_type'] == 'llama'
     lora, model = {}, None
-    if os.environ.get('GENSTUDY_BENCH_REFERENCE') == 'transformers':
+    if via_transformers:
         model, params, groups = transformers_model(d, method, llama)
     elif method == 'full':
         for k in w:
