@@ -5,7 +5,7 @@
 // Written here rather than taken from tfjs's AdamOptimizer because that one has coupled (L2)
 // decay at best, a different eps placement, and no exportable state for checkpoints.
 import * as tf from '@tensorflow/tfjs-core';
-import { fusedOpsAvailable, nativeAdamW } from '../engine/index.ts';
+import { adamwKernelAvailable, adamwUpdate } from '../engine/index.ts';
 
 export interface AdamWOptions {
   betas?: [number, number];
@@ -45,28 +45,18 @@ export class AdamW {
     this.t += 1;
     const bc1 = 1 - this.beta1 ** this.t;
     const bc2Sqrt = Math.sqrt(1 - this.beta2 ** this.t);
+    const update = adamwKernelAvailable() ? adamwUpdate : adamwComposition;
     for (const [name, p] of this.params) {
       const g = grads.get(name);
       const m = this.m.get(name)!;
       const v = this.v.get(name)!;
       tf.tidy(() => {
         const decay = this.noDecay.has(name) ? 0 : this.weightDecay;
-        if (fusedOpsAvailable()) {
-          // The same arithmetic as below in one native call over cache-sized slices.
-          const k = [1 - lr * decay, this.beta1, 1 - this.beta1, this.beta2, 1 - this.beta2, bc2Sqrt, this.eps, lr / bc1, gradScale];
-          const [po, mo, vo] = nativeAdamW(p, g ?? tf.zerosLike(p), m, v, k);
-          m.assign(mo);
-          v.assign(vo);
-          p.assign(po);
-          return;
-        }
-        // Skipping g x 1 changes no bit (the native graph multiplies by it).
-        const grad = !g ? tf.zerosLike(p) : gradScale === 1 ? g : tf.mul(g, gradScale);
-        const decayed = decay === 0 ? p : tf.mul(p, 1 - lr * decay);
-        m.assign(tf.add(tf.mul(m, this.beta1), tf.mul(grad, 1 - this.beta1)));
-        v.assign(tf.add(tf.mul(v, this.beta2), tf.mul(tf.square(grad), 1 - this.beta2)));
-        const denom = tf.add(tf.div(tf.sqrt(v), bc2Sqrt), this.eps);
-        p.assign(tf.sub(decayed, tf.mul(tf.div(m, denom), lr / bc1)));
+        const k = [1 - lr * decay, this.beta1, 1 - this.beta1, this.beta2, 1 - this.beta2, bc2Sqrt, this.eps, lr / bc1, gradScale];
+        const [po, mo, vo] = update(p, g ?? tf.zerosLike(p), m, v, k);
+        m.assign(mo);
+        v.assign(vo);
+        p.assign(po);
       });
     }
   }
@@ -74,4 +64,19 @@ export class AdamW {
   dispose(): void {
     for (const t of [...this.m.values(), ...this.v.values()]) t.dispose();
   }
+}
+
+/**
+ * One update as tfjs ops, where the engine's kernel (adamwUpdate: the same operations in the same
+ * order, so the same bits) cannot run: [p, m, v] after it, k as ADAMW_CONSTANTS (engine) orders them.
+ */
+export function adamwComposition(p: tf.Tensor, g: tf.Tensor, m: tf.Tensor, v: tf.Tensor, k: readonly number[]): tf.Tensor[] {
+  const [decay, b1, nb1, b2, nb2, bc2, eps, step, gscale] = k;
+  return tf.tidy(() => {
+    const gs = tf.mul(g, gscale);
+    const mo = tf.add(tf.mul(m, b1), tf.mul(gs, nb1));
+    const vo = tf.add(tf.mul(v, b2), tf.mul(tf.mul(gs, gs), nb2));
+    const denom = tf.add(tf.div(tf.sqrt(vo), bc2), eps);
+    return [tf.sub(tf.mul(p, decay), tf.mul(tf.div(mo, denom), step)), mo, vo];
+  });
 }

@@ -23,7 +23,7 @@ import { enableTrainingGradients } from '../../src/engine/builtin/autograd/enabl
 import { BuiltinModel } from '../../src/engine/builtin/model.ts';
 import { Params } from '../../src/engine/builtin/params.ts';
 import { microBatchLoss } from '../../src/train/loss.ts';
-import { AdamW, type TrainSequence } from '../../src/train/index.ts';
+import { type TrainSequence } from '../../src/train/index.ts';
 import { loaded, tinyModelDir } from '../train/helpers.ts';
 
 const FAMILIES = ['opt', 'opt-postnorm', 'olmo2', 'qwen2', 'llama-variants'];
@@ -60,6 +60,9 @@ test('native products equal the wasm kernel on transposes, batches and broadcast
     [[64, 128], [128, 96], false, false], [[3, 64, 128], [3, 96, 128], false, true], [[2, 128, 64], [2, 128, 96], true, false],
     [[128, 64], [96, 128], true, true], [[4, 64, 64], [64, 80], false, false], [[64, 64], [5, 64, 80], false, false],
     [[2, 3, 40, 50], [2, 3, 50, 60], false, false],
+    // A transposed first operand large enough to be transposed before the product (matmul-kernel.ts),
+    // and one whose result is tall enough to be computed transposed.
+    [[2, 256, 128], [2, 256, 96], true, false], [[300, 2000], [300, 40], true, false],
   ];
   cases.forEach(([sa, sb, ta, tb], i) => {
     tf.tidy(() => {
@@ -72,7 +75,8 @@ test('native products equal the wasm kernel on transposes, batches and broadcast
       const wasm = tf.matMul(a, b, ta, tb);
       setNativeMatMul(true);
       assert.deepEqual(native.shape, wasm.shape);
-      assert.ok(maxAbsDiff(native.dataSync(), wasm.dataSync()) < 1e-4, `case ${i}: ${sa} x ${sb} (${ta}, ${tb})`);
+      const d = maxAbsDiff(native.dataSync(), wasm.dataSync());
+      assert.ok(d < 2e-4, `case ${i}: ${sa} x ${sb} (${ta}, ${tb}) differ by ${d}`);
     });
   });
 });
@@ -302,23 +306,6 @@ test('LayerNorm\'s (x, weight, bias) and RMSNorm\'s (x, weight) native gradients
       });
     }
   });
-});
-
-test('AdamW on the native path gives bit-identical parameters and moments to the wasm composition', async (t) => {
-  if (!(await nativeOrSkip(t))) return;
-  const r = (n: number, seed: number) => tf.randomNormal([n], 0, 1, 'float32', seed);
-  // Larger than one slice (OpDef.elementwise), with and without weight decay.
-  const run = () => {
-    const params = new Map([['w', tf.variable(r(150001, 41))], ['b', tf.variable(r(7, 42))]]);
-    const opt = new AdamW(params, { weightDecay: 0.1, noDecay: new Set(['b']) });
-    for (let step = 0; step < 3; step++) opt.step(new Map([['w', r(150001, 50 + step)], ['b', r(7, 60 + step)]]), 1e-3 * (step + 1));
-    const out = [...params.values(), ...opt.m.values(), ...opt.v.values()].map((x) => Array.from(x.dataSync()));
-    for (const x of params.values()) x.dispose();
-    opt.dispose();
-    return out;
-  };
-  const { native, wasm } = nativeAndWasm('AdamW', run);
-  native.forEach((v, i) => assert.ok(v.every((x, j) => x === wasm[i][j]), `tensor ${i} differs (max ${maxAbsDiff(Float32Array.from(v), Float32Array.from(wasm[i]))})`));
 });
 
 interface Expected { source: string; sequences: number[][]; logits: number[][][] }

@@ -5,6 +5,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { UserError } from '../../errors.ts';
 import { registerWasmKernels } from './wasm-kernels.ts';
+import { registerAdamWKernel } from './simd/adamw-kernel.ts';
 import { nativeMatMulActive, registerNativeMatMul } from './native/matmul-kernel.ts';
 import { registerFusedOps } from './native/fused-ops.ts';
 
@@ -53,7 +54,10 @@ async function start(name: PathName): Promise<boolean> {
   await loaders[name]();
   if (!(await tf.setBackend(tfNames[name]))) return false;
   await tf.ready();
-  if (tf.getBackend() === 'wasm') registerWasmKernels();
+  if (tf.getBackend() === 'wasm') {
+    registerWasmKernels();
+    registerAdamWKernel();
+  }
   if (name === 'native') {
     registerNativeMatMul(engineThreads());
     registerFusedOps();

@@ -375,27 +375,6 @@ export const OPS: Record<string, OpDef> = {
     }],
     outputs: (s, a) => Object.fromEntries(Array.from({ length: a.parts }, (_, i) => [`y${i}`, s.x.map((d, j) => (j === a.axis ? d / a.parts : d))])),
   },
-  // One AdamW update (train/adamw.ts has the formula) of a parameter p with gradient g and moments m,
-  // v: k holds [1 - lr wd, b1, 1 - b1, b2, 1 - b2, sqrt(1 - b2^t), eps, lr / (1 - b1^t), the gradient's
-  // scale (clipping; first applied to g, as a separate product would be)]. The same
-  // operations in the same order as the tfjs composition (the same float32 results), in cache-sized
-  // slices: one pass over the parameter's memory instead of fourteen.
-  GenstudyAdamW: {
-    inputs: ['p', 'g', 'm', 'v', 'k'],
-    nodes: () => [
-      {
-        op: 'Split', inputs: ['k'], outputs: ['decay', 'b1', 'nb1', 'b2', 'nb2', 'bc2', 'eps', 'step', 'gscale'],
-        attributes: [{ name: 'axis', i: 0 }],
-      },
-      node('Mul', ['g', 'gscale'], 'gs'),
-      node('Mul', ['m', 'b1'], 'm1'), node('Mul', ['gs', 'nb1'], 'g1'), node('Add', ['m1', 'g1'], 'mo'),
-      node('Mul', ['v', 'b2'], 'v1'), node('Mul', ['gs', 'gs'], 'gg'), node('Mul', ['gg', 'nb2'], 'g2'), node('Add', ['v1', 'g2'], 'vo'),
-      node('Sqrt', ['vo'], 'sq'), node('Div', ['sq', 'bc2'], 'sqc'), node('Add', ['sqc', 'eps'], 'den'),
-      node('Div', ['mo', 'den'], 'r'), node('Mul', ['r', 'step'], 'u'), node('Mul', ['p', 'decay'], 'pd'), node('Sub', ['pd', 'u'], 'po'),
-    ],
-    outputs: (s) => ({ po: s.p, mo: s.p, vo: s.p }),
-    elementwise: true,
-  },
   // Cross-entropy's forward: each row's log-softmax (kept for the backward pass) and its value at
   // the target: x [N, V], targets [N, 1] (int32) -> logp [N, V], gold [N, 1]. MLAS's log-softmax is
   // one vectorised kernel; ReduceLogSumExp is scalar code, ~5x slower on [512 x 8192].

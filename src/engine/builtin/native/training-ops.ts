@@ -1,6 +1,6 @@
 // Native ops for training on the native path (see op-graphs.ts for their graphs): LayerNorm, RMSNorm
-// and GELU as custom-gradient ops whose backward passes are native too, cross-entropy's forward and
-// backward, and AdamW's update. They run only while the native path is on (fusedOpsAvailable());
+// and GELU as custom-gradient ops whose backward passes are native too, and cross-entropy's forward and
+// backward. They run only while the native path is on (fusedOpsAvailable());
 // elsewhere the callers use the tfjs compositions, which these match (test/engine/native.test.ts).
 import * as tf from '@tensorflow/tfjs-core';
 import { nativeGelu, nativeSwiGlu, runNative, type WasmBackend } from './fused-ops.ts';
@@ -56,11 +56,6 @@ export function nativeGeluTrainable(x: tf.Tensor, exact: boolean): tf.Tensor {
     };
   });
   return fn(x) as tf.Tensor;
-}
-
-/** One AdamW update: [p, m, v] after it; k as GenstudyAdamW describes. */
-export function nativeAdamW(p: tf.Tensor, g: tf.Tensor, m: tf.Tensor, v: tf.Tensor, k: number[]): tf.Tensor[] {
-  return runNative('GenstudyAdamW', { p, g, m, v, k: tf.tensor1d(k) }) as tf.Tensor[];
 }
 
 /** Each row's log-softmax of x [N, V] and its value at the row's target (targets [N], int32). */

@@ -1,0 +1,77 @@
+// A minimal WebAssembly binary encoder, enough for the engine's hand-written SIMD kernels: one memory
+// imported from tfjs-backend-wasm (so the kernels read and write tensors where they lie on its heap)
+// and exported functions. Opcodes follow the WebAssembly 2.0 core specification's binary format
+// (https://webassembly.github.io/spec/core/binary/), SIMD ones behind the 0xFD prefix.
+
+export const I32 = 0x7f, F32 = 0x7d, V128 = 0x7b;
+export type ValType = typeof I32 | typeof F32 | typeof V128;
+
+/** Unsigned LEB128. */
+export function uleb(n: number): number[] {
+  const out: number[] = [];
+  do {
+    let b = n & 0x7f;
+    n >>>= 7;
+    if (n !== 0) b |= 0x80;
+    out.push(b);
+  } while (n !== 0);
+  return out;
+}
+
+/** Signed LEB128 (32-bit values). */
+export function sleb(n: number): number[] {
+  const out: number[] = [];
+  for (;;) {
+    const b = n & 0x7f;
+    n >>= 7;
+    if ((n === 0 && (b & 0x40) === 0) || (n === -1 && (b & 0x40) !== 0)) return [...out, b];
+    out.push(b | 0x80);
+  }
+}
+
+const name = (s: string) => { const b = [...Buffer.from(s, 'utf8')]; return [...uleb(b.length), ...b]; };
+const vec = (items: number[][]) => [...uleb(items.length), ...items.flat()];
+const section = (id: number, body: number[]) => [id, ...uleb(body.length), ...body];
+
+/** Instructions, as byte sequences to concatenate into a function body. */
+export const op = {
+  block: [0x02, 0x40], loop: [0x03, 0x40], end: [0x0b],
+  br: (depth: number) => [0x0c, ...uleb(depth)],
+  brIf: (depth: number) => [0x0d, ...uleb(depth)],
+  get: (local: number) => [0x20, ...uleb(local)],
+  set: (local: number) => [0x21, ...uleb(local)],
+  i32Const: (n: number) => [0x41, ...sleb(n)],
+  i32Add: [0x6a], i32And: [0x71], i32Shl: [0x74], i32GeU: [0x4f],
+  // Memory arguments: alignment hint 0 (tensors are only 4-byte aligned for sure), offset 0.
+  f32Load: [0x2a, 0, 0], f32Store: [0x38, 0, 0],
+  f32Sqrt: [0x91], f32Add: [0x92], f32Sub: [0x93], f32Mul: [0x94], f32Div: [0x95],
+  v128Load: [0xfd, ...uleb(0x00), 0, 0], v128Store: [0xfd, ...uleb(0x0b), 0, 0],
+  f32x4Splat: [0xfd, ...uleb(0x13)],
+  f32x4Sqrt: [0xfd, ...uleb(0xe3)], f32x4Add: [0xfd, ...uleb(0xe4)], f32x4Sub: [0xfd, ...uleb(0xe5)],
+  f32x4Mul: [0xfd, ...uleb(0xe6)], f32x4Div: [0xfd, ...uleb(0xe7)],
+};
+
+export interface WasmFunction {
+  name: string;
+  params: ValType[];
+  locals: ValType[];
+  body: number[][];
+}
+
+/** A module importing `env.memory` and exporting `functions` (no results: they write to memory). */
+export function encodeModule(functions: WasmFunction[]): Uint8Array<ArrayBuffer> {
+  const types = functions.map((f) => [0x60, ...vec(f.params.map((t) => [t])), ...uleb(0)]);
+  const imports = [[...name('env'), ...name('memory'), 0x02, 0x00, ...uleb(1)]];
+  const code = functions.map((f) => {
+    const body = [...vec(f.locals.map((t) => [...uleb(1), t])), ...f.body.flat(), ...op.end];
+    return [...uleb(body.length), ...body];
+  });
+  return Uint8Array.from([
+    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
+    ...section(1, vec(types)),
+    ...section(2, vec(imports)),
+    ...section(3, vec(functions.map((_, i) => uleb(i)))),
+    ...section(7, vec(functions.map((f, i) => [...name(f.name), 0x00, ...uleb(i)]))),
+    ...section(10, vec(code)),
+  ]);
+}
