@@ -61,8 +61,8 @@ test('native products equal the wasm kernel on transposes, batches and broadcast
     [[128, 64], [96, 128], true, true], [[4, 64, 64], [64, 80], false, false], [[64, 64], [5, 64, 80], false, false],
     [[2, 3, 40, 50], [2, 3, 50, 60], false, false],
     // A transposed first operand large enough to be transposed before the product (matmul-kernel.ts),
-    // and one whose result is tall enough to be computed transposed.
-    [[2, 256, 128], [2, 256, 96], true, false], [[300, 2000], [300, 40], true, false],
+    // and results tall enough to be computed transposed (in one block of rows, and in three).
+    [[2, 256, 128], [2, 256, 96], true, false], [[300, 2000], [300, 40], true, false], [[64, 9000], [64, 16], true, false],
   ];
   cases.forEach(([sa, sb, ta, tb], i) => {
     tf.tidy(() => {

@@ -32,6 +32,19 @@ function transposeGraph(): Uint8Array {
   });
 }
 
+/** Columns [start, end) of x [r, c] (start, end and axes = 1 as [1] inputs) -> y [r, end - start]. */
+function columnsGraph(): Uint8Array {
+  return encodeModel({
+    nodes: [{ op: 'Slice', inputs: ['x', 'start', 'end', 'axes'], outputs: ['y'] }],
+    inputs: [
+      { name: 'x', type: OnnxType.float, shape: ['r', 'c'] }, { name: 'start', type: OnnxType.int32, shape: [1] },
+      { name: 'end', type: OnnxType.int32, shape: [1] }, { name: 'axes', type: OnnxType.int32, shape: [1] },
+    ],
+    outputs: [{ name: 'y', type: OnnxType.float, shape: ['r', 'cols'] }],
+    opsets: { '': 17 },
+  });
+}
+
 function matMulGraph(transA: boolean, transB: boolean): Uint8Array {
   return encodeModel({
     nodes: [{
@@ -68,32 +81,42 @@ const TRANSPOSE_FIRST_MIN_MACS = 1 << 22;
 
 /** A result this many times taller than wide is computed transposed (see transposedFirst). */
 const TALL_RESULT = 4;
+/** Rows of a tall result computed at a time (scratch: a's columns and their product, ~8 MB each at k = 512). */
+const TALL_ROWS = 4096;
 
 /**
  * c [batch, m, n] = a^T b for a [batch, k, m] and b [batch, k, n] as plain products (see the file's
- * comment): a transposed into a scratch tensor, then a b; or, when c is tall, b transposed, then
- * b^T a = c^T, then c^T transposed into c. Scratch tensors are freed at once.
+ * comment): a transposed into a scratch tensor, then a b; or, for a tall c of one batch, b transposed
+ * and then c computed TALL_ROWS rows at a time as (b^T a[:, rows])^T, so that no scratch holds all of
+ * c^T. Every scratch tensor lies on the wasm heap (onnxruntime's own buffers for a graph's
+ * intermediates would be fresh pages on every call) and is freed at once.
  */
 function transposedFirst(backend: WasmBackend, a: tf.TensorInfo, b: tf.TensorInfo, out: tf.TensorInfo, dims: number[]): void {
   const [batch, k, m, n] = dims;
   const plain = session(false, false);
   const transpose = cached('transpose', transposeGraph);
   const heap = (t: tf.TensorInfo) => backend.typedArrayFromHeap(t);
-  const scratch = (shape: number[]) => backend.makeOutput(shape, 'float32');
-  if (m <= TALL_RESULT * n) {
-    const at = scratch([batch, m, k]);
+  if (batch > 1 || m <= TALL_RESULT * n) {
+    const at = backend.makeOutput([batch, m, k], 'float32');
     transpose.run({ x: transpose.tensor(heap(a), [batch, k, m]) }, { y: transpose.tensor(heap(at), [batch, m, k]) });
     plain.run({ a: plain.tensor(heap(at), [batch, m, k]), b: plain.tensor(heap(b), [batch, k, n]) }, { c: plain.tensor(heap(out), [batch, m, n]) });
     backend.disposeData(at.dataId, true);
     return;
   }
-  const bt = scratch([batch, n, k]);
-  const ct = scratch([batch, n, m]);
-  transpose.run({ x: transpose.tensor(heap(b), [batch, k, n]) }, { y: transpose.tensor(heap(bt), [batch, n, k]) });
-  plain.run({ a: plain.tensor(heap(bt), [batch, n, k]), b: plain.tensor(heap(a), [batch, k, m]) }, { c: plain.tensor(heap(ct), [batch, n, m]) });
-  transpose.run({ x: transpose.tensor(heap(ct), [batch, n, m]) }, { y: transpose.tensor(heap(out), [batch, m, n]) });
-  backend.disposeData(bt.dataId, true);
-  backend.disposeData(ct.dataId, true);
+  const columns = cached('columns', columnsGraph);
+  const scratch = [[1, n, k], [k, TALL_ROWS], [n, TALL_ROWS]].map((shape) => backend.makeOutput(shape, 'float32'));
+  const [bt, cols, ct] = scratch.map(heap);
+  const [full, c] = [heap(a), heap(out)];
+  const int = (x: number) => columns.tensor(Int32Array.of(x), [1]);
+  transpose.run({ x: transpose.tensor(heap(b), [1, k, n]) }, { y: transpose.tensor(bt, [1, n, k]) });
+  for (let start = 0; start < m; start += TALL_ROWS) {
+    const rows = Math.min(TALL_ROWS, m - start);
+    const [colsNow, ctNow] = [cols.subarray(0, k * rows), ct.subarray(0, n * rows)];
+    columns.run({ x: columns.tensor(full, [k, m]), start: int(start), end: int(start + rows), axes: int(1) }, { y: columns.tensor(colsNow, [k, rows]) });
+    plain.run({ a: plain.tensor(bt, [1, n, k]), b: plain.tensor(colsNow, [1, k, rows]) }, { c: plain.tensor(ctNow, [1, n, rows]) });
+    transpose.run({ x: transpose.tensor(ctNow, [1, n, rows]) }, { y: transpose.tensor(c.subarray(start * n, (start + rows) * n), [1, rows, n]) });
+  }
+  for (const t of scratch) backend.disposeData(t.dataId, true);
 }
 
 /** Counters of where products ran, for the benches and tests (which path really ran). */
