@@ -68,7 +68,7 @@ export class AdamW {
 
 /**
  * One update as tfjs ops, where the engine's kernel (adamwUpdate: the same operations in the same
- * order, so the same bits) cannot run: [p, m, v] after it, k as ADAMW_CONSTANTS (engine) orders them.
+ * order, so the same bits) cannot run: [p, m, v] after it, k as the kernel's ADAMW_CONSTANTS orders them.
  */
 export function adamwComposition(p: tf.Tensor, g: tf.Tensor, m: tf.Tensor, v: tf.Tensor, k: readonly number[]): tf.Tensor[] {
   const [decay, b1, nb1, b2, nb2, bc2, eps, step, gscale] = k;

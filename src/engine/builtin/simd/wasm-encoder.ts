@@ -3,8 +3,8 @@
 // and exported functions. Opcodes follow the WebAssembly 2.0 core specification's binary format
 // (https://webassembly.github.io/spec/core/binary/), SIMD ones behind the 0xFD prefix.
 
-export const I32 = 0x7f, F32 = 0x7d, V128 = 0x7b;
-export type ValType = typeof I32 | typeof F32 | typeof V128;
+export const I32 = 0x7f, F32 = 0x7d, F64 = 0x7c, V128 = 0x7b;
+export type ValType = typeof I32 | typeof F32 | typeof F64 | typeof V128;
 
 /** Unsigned LEB128. */
 export function uleb(n: number): number[] {
@@ -49,18 +49,27 @@ export const op = {
   f32x4Splat: [0xfd, ...uleb(0x13)],
   f32x4Sqrt: [0xfd, ...uleb(0xe3)], f32x4Add: [0xfd, ...uleb(0xe4)], f32x4Sub: [0xfd, ...uleb(0xe5)],
   f32x4Mul: [0xfd, ...uleb(0xe6)], f32x4Div: [0xfd, ...uleb(0xe7)],
+  f64Add: [0xa0], f64Mul: [0xa2], f64PromoteF32: [0xbb],
+  /** Lanes 2 and 3 of the first of two f32x4 moved to lanes 0 and 1 (i8x16.shuffle: bytes 8-15, 0-7). */
+  f32x4HighToLow: [0xfd, ...uleb(0x0d), 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7],
+  f64x2PromoteLowF32x4: [0xfd, ...uleb(0x5f)],
+  f64x2ExtractLane: (lane: number) => [0xfd, ...uleb(0x21), lane],
+  f64x2Splat: [0xfd, ...uleb(0x14)],
+  f64x2Add: [0xfd, ...uleb(0xf0)], f64x2Mul: [0xfd, ...uleb(0xf2)],
 };
 
 export interface WasmFunction {
   name: string;
   params: ValType[];
+  /** At most one result; none for functions that only write to memory. */
+  results?: ValType[];
   locals: ValType[];
   body: number[][];
 }
 
-/** A module importing `env.memory` and exporting `functions` (no results: they write to memory). */
+/** A module importing `env.memory` and exporting `functions`. */
 export function encodeModule(functions: WasmFunction[]): Uint8Array<ArrayBuffer> {
-  const types = functions.map((f) => [0x60, ...vec(f.params.map((t) => [t])), ...uleb(0)]);
+  const types = functions.map((f) => [0x60, ...vec(f.params.map((t) => [t])), ...vec((f.results ?? []).map((t) => [t]))]);
   const imports = [[...name('env'), ...name('memory'), 0x02, 0x00, ...uleb(1)]];
   const code = functions.map((f) => {
     const body = [...vec(f.locals.map((t) => [...uleb(1), t])), ...f.body.flat(), ...op.end];
