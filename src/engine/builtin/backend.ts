@@ -6,6 +6,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import { UserError } from '../../errors.ts';
 import { registerWasmKernels } from './wasm-kernels.ts';
 import { registerAdamWKernel } from './simd/adamw-kernel.ts';
+import { registerDropoutMaskKernel } from './simd/dropout-mask-kernel.ts';
 import { nativeMatMulActive, registerNativeMatMul } from './native/matmul-kernel.ts';
 import { registerFusedOps } from './native/fused-ops.ts';
 
@@ -57,6 +58,7 @@ async function start(name: PathName): Promise<boolean> {
   if (tf.getBackend() === 'wasm') {
     registerWasmKernels();
     registerAdamWKernel();
+    registerDropoutMaskKernel();
   }
   if (name === 'native') {
     registerNativeMatMul(engineThreads());

@@ -41,7 +41,9 @@ export const op = {
   get: (local: number) => [0x20, ...uleb(local)],
   set: (local: number) => [0x21, ...uleb(local)],
   i32Const: (n: number) => [0x41, ...sleb(n)],
-  i32Add: [0x6a], i32And: [0x71], i32Shl: [0x74], i32GeU: [0x4f],
+  i32Add: [0x6a], i32Mul: [0x6c], i32And: [0x71], i32Xor: [0x73], i32Shl: [0x74], i32ShrU: [0x76], i32GeU: [0x4f],
+  select: [0x1b],
+  f32Const: (x: number) => [0x43, ...new Uint8Array(Float32Array.of(x).buffer)],
   // Memory arguments: alignment hint 0 (tensors are only 4-byte aligned for sure), offset 0.
   f32Load: [0x2a, 0, 0], f32Store: [0x38, 0, 0],
   f32Sqrt: [0x91], f32Add: [0x92], f32Sub: [0x93], f32Mul: [0x94], f32Div: [0x95],
@@ -50,6 +52,10 @@ export const op = {
   f32x4Sqrt: [0xfd, ...uleb(0xe3)], f32x4Add: [0xfd, ...uleb(0xe4)], f32x4Sub: [0xfd, ...uleb(0xe5)],
   f32x4Mul: [0xfd, ...uleb(0xe6)], f32x4Div: [0xfd, ...uleb(0xe7)],
   f64Add: [0xa0], f64Mul: [0xa2], f64PromoteF32: [0xbb],
+  v128Const: (lanes: Int32Array) => [0xfd, ...uleb(0x0c), ...new Uint8Array(lanes.buffer, lanes.byteOffset, 16)],
+  i32x4Splat: [0xfd, ...uleb(0x11)], i32x4GeU: [0xfd, ...uleb(0x40)],
+  v128And: [0xfd, ...uleb(0x4e)], v128Xor: [0xfd, ...uleb(0x51)],
+  i32x4ShrU: [0xfd, ...uleb(0xad)], i32x4Add: [0xfd, ...uleb(0xae)], i32x4Mul: [0xfd, ...uleb(0xb5)],
   /** Lanes 2 and 3 of the first of two f32x4 moved to lanes 0 and 1 (i8x16.shuffle: bytes 8-15, 0-7). */
   f32x4HighToLow: [0xfd, ...uleb(0x0d), 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7],
   f64x2PromoteLowF32x4: [0xfd, ...uleb(0x5f)],
