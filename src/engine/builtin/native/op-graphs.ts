@@ -303,7 +303,9 @@ export const OPS: Record<string, OpDef> = {
   GenstudyGroupQueryAttention: groupQueryAttention({ rotary: true, past: false }),
   // A later block of queries (positions past..past+S-1) over the keys and values of the blocks before
   // it (pk, pv [B, KV, past, D], already rotated) and its own -> y [B, S, H * D] and the cache
-  // [B, KV, past + S, D].
+  // [B, KV, past + S, D]. fused-ops.ts's runBlocks gives one row's whole cache [1, KV, T, D] as both
+  // pk / pv and the cache outputs (a shared buffer: the kernel reads the first total - S positions and
+  // writes the block's own after them).
   GenstudyGroupQueryAttentionPast: groupQueryAttention({ rotary: true, past: true }),
   // The same kernel without rotary, for families with learned positions (GPT-2, OPT; as many key-value
   // heads as query heads): where the composed graph (GenstudyAttention) adds a [B, 1, T, T] mask to
