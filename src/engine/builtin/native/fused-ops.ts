@@ -238,7 +238,8 @@ function runBlocks(name: string, backend: WasmBackend, inputs: Record<string, tf
     const pv = s.tensor(vc.subarray(row * cache, (row + 1) * cache), [1, kv, t, d]);
     for (let start = 0; start < t; start += QUERY_BLOCK) {
       const n = Math.min(QUERY_BLOCK, t - start);
-      const block = (x: Float32Array | Int32Array, width: number) => s.tensor(x.subarray((row * t + start) * width, (row * t + start + n) * width), [1, n, width]);
+      const block = (x: Float32Array | Int32Array, width: number) =>
+        s.tensor(x.subarray((row * t + start) * width, (row * t + start + n) * width), [1, n, width]);
       // The row taken as full length: right padding comes after its real positions, which never attend to it.
       seqlens[0] = start + n - 1;
       total[0] = start + n;
@@ -260,7 +261,7 @@ function runBlocks(name: string, backend: WasmBackend, inputs: Record<string, tf
  */
 function attentionByLengths(ops: [string, string], q: tf.Tensor, k: tf.Tensor, v: tf.Tensor, lengths: number[],
   tables: Record<string, tf.Tensor>, attrs: Attrs): tf.Tensor[] {
-  const t = q.shape[1];
+  const t = q.shape[1] as number;
   if (t > 2 * QUERY_BLOCK) return runNative(ops[1], { q, k, v, ...tables }, attrs) as tf.Tensor[];
   const seqlens = tf.tensor1d(lengths.map((n) => n - 1), 'int32');
   return runNative(ops[0], { q, k, v, seqlens, total: tf.scalar(t, 'int32'), ...tables }, attrs) as tf.Tensor[];
