@@ -169,9 +169,16 @@ export function nativeAttention(q: tf.Tensor4D, k: tf.Tensor4D, v: tf.Tensor4D, 
 
 /** log P(target) and the argmax of each row of logits [N, V]. */
 export function nativeLogprobsAt(logits: tf.Tensor2D, targets: tf.Tensor1D): { logprobs: tf.Tensor1D; argmax: tf.Tensor1D } {
-  const [lp, am, ls] = runNative('GenstudyLogprobsAt', { logits, targets: tf.reshape(targets, [-1, 1]) }) as tf.Tensor[];
+  const block = argMaxBlock(logits.shape[1]);
+  const [lp, am, ls] = runNative('GenstudyLogprobsAt', { logits, targets: tf.reshape(targets, [-1, 1]) }, { block }) as tf.Tensor[];
   ls.dispose();
   return { logprobs: tf.reshape(lp, [-1]) as tf.Tensor1D, argmax: tf.reshape(am, [-1]) as tf.Tensor1D };
+}
+
+/** The largest divisor of a vocabulary size up to 128: the argmax's block (op-graphs.ts blockedArgMax). */
+function argMaxBlock(vocab: number): number {
+  for (let b = Math.min(128, vocab); b > 1; b--) if (vocab % b === 0) return b;
+  return 1;
 }
 
 /**
