@@ -238,7 +238,7 @@ export function rowsAt(x: tf.Tensor, at: readonly number[]): tf.Tensor3D {
  * The rows layer `layer` of `layers` continues with after its attention when only the final hidden
  * states at `at` are read (StepInputs.at): those, in the last layer; undefined (every row) otherwise.
  * At SmolLM-135M's shape, scoring the last 64 of 256 positions, the last layer's o-projection and
- * MLP then run on a quarter of the rows (~1.5% of a pass).
+ * MLP then run on a quarter of the rows (~2% of a pass).
  */
 export function lastLayerRows(at: readonly number[] | undefined, layer: number, layers: number): readonly number[] | undefined {
   return layer === layers - 1 ? at : undefined;

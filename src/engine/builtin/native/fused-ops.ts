@@ -220,7 +220,7 @@ const BLOCKED: Record<string, string> = {
  * values and output are contiguous in the [B, T, .] tensors and are read and written where they lie;
  * the row's cache is both the past and the present keys and values (onnxruntime's shared past-present
  * buffer: a block appends its own rotated keys and values, nothing is copied). Slicing each block out
- * and concatenating the outputs and caches after took ~3% of a SmolLM-135M scoring pass.
+ * and concatenating the outputs and caches after took ~5% of a SmolLM-135M scoring pass.
  * -> y [B, T, H * D], keys and values [B, KV, T, D].
  */
 function runBlocks(name: string, backend: WasmBackend, inputs: Record<string, tf.TensorInfo>, attrs: Attrs): tf.TensorInfo[] {
