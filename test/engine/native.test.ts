@@ -142,6 +142,14 @@ test('fused native operations (LayerNorm, RMSNorm, linear + bias, GELU, attentio
     const ts = targets.arraySync();
     assert.ok(maxAbsDiff(got.logprobs.dataSync(), ts.map((tok, i) => logp[i][tok])) < 1e-4);
     assert.deepEqual(Array.from(got.argmax.dataSync()), Array.from(tf.argMax(logits, 1).dataSync()));
+    // The argmax goes by blocks of columns where the vocabulary has a divisor up to 128: ties go to the
+    // first index, across blocks and inside one, as ArgMax's (and a vocabulary without one: plain ArgMax).
+    for (const vocab of [384, 300, 389]) {
+      const rows = [[5, 200], [130, 140], [vocab - 1], [...Array(vocab).keys()]];
+      const values = rows.flatMap((top, i) => Array.from({ length: vocab }, (_, j) => (top.includes(j) ? 7 : Math.sin(i * vocab + j))));
+      const tied = nativeLogprobsAt(tf.tensor2d(values, [rows.length, vocab]), tf.tensor1d([0, 1, 2, 3], 'int32'));
+      assert.deepEqual(Array.from(tied.argmax.dataSync()), rows.map((top) => Math.min(...top)), `argmax with ties, vocabulary ${vocab}`);
+    }
   });
 });
 

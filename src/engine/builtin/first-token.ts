@@ -20,10 +20,8 @@ export async function firstTokenLogprobs(
   for (const batch of lengthSortedBatches(rows.map((r) => r.length), model.maxBatchTokens)) {
     const { ids, keyMask, width } = pad(batch.map((i) => rows[i]), 'right');
     const picked = tf.tidy(() => {
-      const { hidden } = model.step(ids, keyMask, 0);
-      const last = batch.map((i, j) => j * width + rows[i].length - 1);
-      const h = tf.gather(tf.reshape(hidden, [-1, hidden.shape[2]]), tf.tensor1d(last, 'int32'));
-      const logp = tf.logSoftmax(model.logitsOf(h as tf.Tensor2D));
+      const h = model.hiddenAt(ids, keyMask, batch.map((i, j) => j * width + rows[i].length - 1));
+      const logp = tf.logSoftmax(model.logitsOf(h));
       // Each row reads its own candidate ids (in context they can differ between contexts).
       const vocab = logp.shape[1];
       const flat = batch.flatMap((i, j) => enc[i].candidates.map((t) => j * vocab + t));
@@ -61,9 +59,8 @@ async function paddedReading(model: BuiltinModel, contexts: string[], cands: num
     const keyMask = batch.map(({ r }) => Array.from({ length: padTo }, (_, j) => (j < r.length ? 1 : 0)));
     const positions = batch.map(({ r }) => Array.from({ length: padTo }, (_, j) => (j < r.length ? j : padPosition(j))));
     const picked = tf.tidy(() => {
-      const { hidden } = model.step(ids, keyMask, 0, undefined, positions);
-      const last = tf.reshape(tf.slice(hidden, [0, padTo - 1, 0], [batch.length, 1, hidden.shape[2]]), [batch.length, hidden.shape[2]]);
-      const logp = tf.logSoftmax(model.logitsOf(last as tf.Tensor2D));
+      const last = model.hiddenAt(ids, keyMask, batch.map((_, j) => j * padTo + padTo - 1), positions);
+      const logp = tf.logSoftmax(model.logitsOf(last));
       const vocab = logp.shape[1];
       const flat = batch.flatMap(({ i }, j) => cands[i].map((t) => j * vocab + t));
       return tf.gather(tf.reshape(logp, [-1]), tf.tensor1d(flat, 'int32'));

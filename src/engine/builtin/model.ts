@@ -4,7 +4,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import type { FirstTokenOptions, GenerateRequest, LanguageModel, ScoreRequest, ScoreResult } from '../../types.ts';
 import { causalMask, pad, positionsFromMask } from './batching.ts';
 import type { LayerCache } from './blocks.ts';
-import type { Arch, Family, StepOutputs } from './families/family.ts';
+import type { Arch, Family, StepInputs, StepOutputs } from './families/family.ts';
 import { firstTokenLogprobs } from './first-token.ts';
 import { generate } from './generation.ts';
 import type { Params } from './params.ts';
@@ -72,15 +72,32 @@ export class BuiltinModel implements LanguageModel {
    * Positions count each row's real tokens unless given.
    */
   step(ids: number[][], keyMask: number[][], from: number, past?: LayerCache[], positions?: number[][]): StepOutputs {
+    return this.family.forward(this.arch, this.params, this.stepInputs(ids, keyMask, from, past, positions));
+  }
+
+  /**
+   * The final hidden states [N, W] at flat indices `at` (row * T + position) of a batch from position
+   * 0, the last layer past its attention computed at those rows only (StepInputs.at). Call inside tf.tidy.
+   */
+  hiddenAt(ids: number[][], keyMask: number[][], at: readonly number[], positions?: number[][]): tf.Tensor2D {
+    // Without layers there is no last layer to prune: the rows are read from the embeddings.
+    const pruned = this.arch.layers > 0;
+    const inputs = { ...this.stepInputs(ids, keyMask, 0, undefined, positions), at: pruned ? at : undefined };
+    const { hidden } = this.family.forward(this.arch, this.params, inputs);
+    const rows = tf.reshape(hidden, [-1, hidden.shape[2]]) as tf.Tensor2D;
+    return pruned ? rows : tf.gather(rows, tf.tensor1d([...at], 'int32'));
+  }
+
+  private stepInputs(ids: number[][], keyMask: number[][], from: number, past?: LayerCache[], positions?: number[][]): StepInputs {
     const t = ids[0].length;
-    return this.family.forward(this.arch, this.params, {
+    return {
       ids: tf.tensor2d(ids, undefined, 'int32'),
       positions: positions ?? positionsFromMask(keyMask, from, t),
       mask: causalMask(keyMask, from, t),
       past,
       lengths: past || positions || from !== 0 ? undefined : rightPaddedLengths(keyMask),
       training: this.training,
-    });
+    };
   }
 
   /** Logits [N, vocab] of hidden rows [N, W]. Call inside tf.tidy. */

@@ -28,8 +28,7 @@ export async function logprobsAtPositions(
   const k = Math.max(0, Math.min(topK, vocab));
   const chunk = Math.max(1, Math.floor(model.logitsPerChunk / vocab));
   const outputs = tf.tidy(() => {
-    const { hidden } = model.step(ids, keyMask, 0);
-    const rowsAt = tf.gather(tf.reshape(hidden, [-1, hidden.shape[2]]), tf.tensor1d([...at], 'int32')) as tf.Tensor2D;
+    const rowsAt = model.hiddenAt(ids, keyMask, at);
     const parts: tf.Tensor[][] = [];
     for (let start = 0; start < at.length; start += chunk) {
       const n = Math.min(chunk, at.length - start);

@@ -35,10 +35,17 @@ export interface StepInputs {
   lengths?: number[];
   /** The model's adapters and dropout (training-context.ts); blocks.linear, attention and dropout read it. */
   training?: TrainingContext;
+  /**
+   * Flat indices (row * T + position) of the only positions whose final hidden states are read (the
+   * scored positions). The last layer then runs what follows its attention (which needs every
+   * position's keys and values) on those rows alone, as everything after it is row by row, and
+   * `hidden` is [1, at.length, W], the rows in this order (blocks.ts lastLayerRows).
+   */
+  at?: readonly number[];
 }
 
 export interface StepOutputs {
-  /** Final hidden states [B, T, outputWidth]. */
+  /** Final hidden states [B, T, outputWidth] ([1, at.length, outputWidth] with StepInputs.at). */
   hidden: tf.Tensor3D;
   /** Keys/values of past and new positions, one per layer. */
   cache: LayerCache[];

@@ -4,7 +4,9 @@
 // lm_head tied to the token embedding. nn.LayerNorm's eps (1e-5) is not configurable in OPT.
 import * as tf from '@tensorflow/tfjs-core';
 import { UserError } from '../../../errors.ts';
-import { activation, lmHead, attention, dropout, layerNorm, linear, layerScope, splitHeads, type LayerCache } from '../blocks.ts';
+import {
+  activation, lmHead, attention, dropout, lastLayerRows, layerNorm, linear, layerScope, rowsAt, splitHeads, type LayerCache,
+} from '../blocks.ts';
 import { attentionByLengthsApplies, nativeCausalAttention } from '../native/fused-ops.ts';
 import type { ParamSpec } from '../params.ts';
 import { bool, num, str, type Arch, type Family, type StepInputs, type StepOutputs } from './family.ts';
@@ -97,7 +99,11 @@ export const opt: Family<OptArch> = {
         const att = byLength ? nativeCausalAttention(q, k, v, x.lengths!, a.heads, headDim, 1)
           : attention(splitHeads(q, a.heads, headDim), splitHeads(k, a.heads, headDim), splitHeads(v, a.heads, headDim), x.mask, 1, x.past?.[i],
             a.dropout?.attn, t);
-        h = tf.add(h, dropout(lin(`${l}self_attn.out_proj`, att.out), a.dropout?.resid, t)) as tf.Tensor3D;
+        // From here on row by row: where only some final rows are read, only those.
+        const rows = lastLayerRows(x.at, i, a.layers);
+        const attOut = rows ? rowsAt(att.out, rows) : att.out;
+        if (rows) h = rowsAt(h, rows);
+        h = tf.add(h, dropout(lin(`${l}self_attn.out_proj`, attOut), a.dropout?.resid, t)) as tf.Tensor3D;
         if (!a.normBefore) h = norm(`${l}self_attn_layer_norm`, h) as tf.Tensor3D;
         const mlpIn = a.normBefore ? norm(`${l}final_layer_norm`, h) : h;
         h = tf.add(h, dropout(lin(`${l}fc2`, act(lin(`${l}fc1`, mlpIn))), a.dropout?.resid, t)) as tf.Tensor3D;

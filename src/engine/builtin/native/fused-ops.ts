@@ -24,6 +24,17 @@ let registered = false;
 /** Calls of the fused kernels, for tests (that the native operation really ran). */
 export const nativeFusedStats = { calls: 0 };
 
+/** The session of an op's graph for inputs of these ranks and these attributes (made once). */
+function sessionOf(name: string, def: OpDef, shapes: Record<string, number[]>, attrs: Attrs): NativeSession {
+  const key = `${name} ${def.inputs.map((n) => shapes[n].length).join(',')} ${JSON.stringify(attrs)}`;
+  let s = sessions.get(key);
+  if (!s) {
+    s = new NativeSession(encodeModel(graphOf(def, shapes, attrs)), nativeThreads());
+    sessions.set(key, s);
+  }
+  return s;
+}
+
 /** Runs one fused op in onnxruntime on tfjs inputs on the wasm heap; outputs made on the heap. */
 function runFused(
   name: string, def: OpDef, backend: WasmBackend, inputs: Record<string, tf.TensorInfo>, attrs: Attrs,
@@ -33,12 +44,7 @@ function runFused(
   const full = tf.util.sizeFromShape(inputs[def.inputs[0]].shape);
   const sliced = (n: string) => def.elementwise === true && tf.util.sizeFromShape(inputs[n].shape) === full;
   const shapes = Object.fromEntries(def.inputs.map((n) => [n, sliced(n) ? [ELEMENTWISE_CHUNK] : inputs[n].shape]));
-  const key = `${name} ${def.inputs.map((n) => shapes[n].length).join(',')} ${JSON.stringify(attrs)}`;
-  let s = sessions.get(key);
-  if (!s) {
-    s = new NativeSession(encodeModel(graphOf(def, shapes, attrs)), nativeThreads());
-    sessions.set(key, s);
-  }
+  const s = sessionOf(name, def, shapes, attrs);
   const outShapes = def.elementwise
     ? Object.fromEntries(Object.keys(def.outputs(shapes, attrs)).map((n) => [n, inputs[def.inputs[0]].shape]))
     : def.outputs(shapes, attrs);
@@ -81,6 +87,15 @@ export function registerFusedOps(): void {
       backendName: 'wasm',
       kernelFunc: (args) => runFused(
         name, def, args.backend as unknown as WasmBackend, args.inputs as Record<string, tf.TensorInfo>, (args.attrs ?? {}) as unknown as Attrs,
+      ),
+    });
+  }
+  for (const name of Object.keys(BLOCKED)) {
+    tf.registerKernel({
+      kernelName: name,
+      backendName: 'wasm',
+      kernelFunc: (args) => runBlocks(
+        name, args.backend as unknown as WasmBackend, args.inputs as Record<string, tf.TensorInfo>, (args.attrs ?? {}) as unknown as Attrs,
       ),
     });
   }
@@ -154,9 +169,16 @@ export function nativeAttention(q: tf.Tensor4D, k: tf.Tensor4D, v: tf.Tensor4D, 
 
 /** log P(target) and the argmax of each row of logits [N, V]. */
 export function nativeLogprobsAt(logits: tf.Tensor2D, targets: tf.Tensor1D): { logprobs: tf.Tensor1D; argmax: tf.Tensor1D } {
-  const [lp, am, ls] = runNative('GenstudyLogprobsAt', { logits, targets: tf.reshape(targets, [-1, 1]) }) as tf.Tensor[];
+  const block = argMaxBlock(logits.shape[1]);
+  const [lp, am, ls] = runNative('GenstudyLogprobsAt', { logits, targets: tf.reshape(targets, [-1, 1]) }, { block }) as tf.Tensor[];
   ls.dispose();
   return { logprobs: tf.reshape(lp, [-1]) as tf.Tensor1D, argmax: tf.reshape(am, [-1]) as tf.Tensor1D };
+}
+
+/** The largest divisor of a vocabulary size up to 128: the argmax's block (op-graphs.ts blockedArgMax). */
+function argMaxBlock(vocab: number): number {
+  for (let b = Math.min(128, vocab); b > 1; b--) if (vocab % b === 0) return b;
+  return 1;
 }
 
 /**
@@ -184,39 +206,72 @@ export function attentionByLengthsApplies(x: { past?: unknown; lengths?: number[
 /** Queries per GroupQueryAttention call for long rows: each later block skips the scores above the diagonal. */
 const QUERY_BLOCK = 64;
 
+/** The kernels that attend long rows in blocks of queries (runBlocks), and the graph each block runs. */
+const BLOCKED: Record<string, string> = {
+  GenstudyGroupQueryAttentionBlocks: 'GenstudyGroupQueryAttentionPast',
+  GenstudyCausalAttentionBlocks: 'GenstudyCausalAttentionPast',
+};
+
+/**
+ * Rows of q [B, T, H * D], k and v [B, T, KV * D] attended in blocks of QUERY_BLOCK queries, each over
+ * the keys up to its end (attrs and the rotary tables as the block's graph takes them), one row at a
+ * time: onnxruntime takes a block with earlier keys for one row only (group_query_attention_helper.h:
+ * "batch_size must be 1 when sequence_length > 1 and past context is given"). A block's queries, keys,
+ * values and output are contiguous in the [B, T, .] tensors and are read and written where they lie;
+ * the row's cache is both the past and the present keys and values (onnxruntime's shared past-present
+ * buffer: a block appends its own rotated keys and values, nothing is copied). Slicing each block out
+ * and concatenating the outputs and caches after took ~5% of a SmolLM-135M scoring pass.
+ * -> y [B, T, H * D], keys and values [B, KV, T, D].
+ */
+function runBlocks(name: string, backend: WasmBackend, inputs: Record<string, tf.TensorInfo>, attrs: Attrs): tf.TensorInfo[] {
+  const op = BLOCKED[name];
+  const { q, k } = inputs;
+  const [b, t, qw] = q.shape;
+  const kw = k.shape[2], kv = attrs.kvHeads ?? attrs.heads, d = attrs.headDim;
+  const tables = Object.keys(inputs).filter((n) => n === 'cos' || n === 'sin');
+  const shapes: Record<string, number[]> = {
+    q: [1, QUERY_BLOCK, qw], k: [1, QUERY_BLOCK, kw], v: [1, QUERY_BLOCK, kw], pk: [1, kv, t, d], pv: [1, kv, t, d], seqlens: [1], total: [],
+    ...Object.fromEntries(tables.map((n) => [n, inputs[n].shape])),
+  };
+  const s = sessionOf(op, OPS[op], shapes, attrs);
+  const outs = [backend.makeOutput(q.shape, 'float32'), backend.makeOutput([b, kv, t, d], 'float32'), backend.makeOutput([b, kv, t, d], 'float32')];
+  // Heap views after every makeOutput (which may grow the heap).
+  const [qa, ka, va, ya, kc, vc] = [q, k, inputs.v, ...outs].map((x) => backend.typedArrayFromHeap(x));
+  const fixed = Object.fromEntries(tables.map((n) => [n, s.tensor(backend.typedArrayFromHeap(inputs[n]), inputs[n].shape)]));
+  const seqlens = new Int32Array(1), total = new Int32Array(1);
+  const cache = kv * t * d;
+  for (let row = 0; row < b; row++) {
+    const pk = s.tensor(kc.subarray(row * cache, (row + 1) * cache), [1, kv, t, d]);
+    const pv = s.tensor(vc.subarray(row * cache, (row + 1) * cache), [1, kv, t, d]);
+    for (let start = 0; start < t; start += QUERY_BLOCK) {
+      const n = Math.min(QUERY_BLOCK, t - start);
+      const block = (x: Float32Array | Int32Array, width: number) =>
+        s.tensor(x.subarray((row * t + start) * width, (row * t + start + n) * width), [1, n, width]);
+      // The row taken as full length: right padding comes after its real positions, which never attend to it.
+      seqlens[0] = start + n - 1;
+      total[0] = start + n;
+      nativeFusedStats.calls++;
+      s.run({ q: block(qa, qw), k: block(ka, kw), v: block(va, kw), pk, pv, seqlens: s.tensor(seqlens, [1]), total: s.tensor(total, []), ...fixed },
+        { y: block(ya, qw), kc: pk, vc: pv });
+    }
+  }
+  return outs;
+}
+
 /**
  * Attention of right-padded rows with positions 0.. (each row's real length in `lengths`) through
- * onnxruntime's GroupQueryAttention: `ops` names the graph for a whole row or first block and the one
- * for a later block over the keys and values before it; `tables` are the rotary tables where the op
- * takes them. Rows longer than two blocks run as blocks of QUERY_BLOCK queries, each over the keys up
- * to its end: the kernel computes every score of a call and masks the upper triangle after, so one
- * call over T positions computes T^2 scores and four blocks ~0.62 T^2. -> [y, keys, values].
+ * onnxruntime's GroupQueryAttention: `ops` names the graph for whole rows and the kernel for rows in
+ * blocks (runBlocks); `tables` are the rotary tables where the op takes them. Rows longer than two
+ * blocks run as blocks of QUERY_BLOCK queries, each over the keys up to its end: the kernel computes
+ * every score of a call and masks the upper triangle after, so one call over T positions computes T^2
+ * scores and four blocks ~0.62 T^2. -> [y, keys, values].
  */
 function attentionByLengths(ops: [string, string], q: tf.Tensor, k: tf.Tensor, v: tf.Tensor, lengths: number[],
   tables: Record<string, tf.Tensor>, attrs: Attrs): tf.Tensor[] {
-  const [b, t] = q.shape as number[];
-  if (t <= 2 * QUERY_BLOCK) {
-    const seqlens = tf.tensor1d(lengths.map((n) => n - 1), 'int32');
-    return runNative(ops[0], { q, k, v, seqlens, total: tf.scalar(t, 'int32'), ...tables }, attrs) as tf.Tensor[];
-  }
-  // onnxruntime takes a block with earlier keys for one row at a time (group_query_attention_helper.h:
-  // "batch_size must be 1 when sequence_length > 1 and past context is given"): each row is a chain.
-  const rows = Array.from({ length: b }, (_, row) => {
-    const outs: tf.Tensor[] = [];
-    let past: { pk: tf.Tensor; pv: tf.Tensor } | undefined;
-    for (let start = 0; start < t; start += QUERY_BLOCK) {
-      const n = Math.min(QUERY_BLOCK, t - start);
-      // The row taken as full length: right padding comes after its real positions, which never attend to it.
-      const seqlens = tf.tensor1d([start + n - 1], 'int32');
-      const total = tf.scalar(start + n, 'int32');
-      const [qb, kb, vb] = [q, k, v].map((x) => tf.slice(x, [row, start, 0], [1, n, -1]));
-      const [y, kc, vc] = runNative(past ? ops[1] : ops[0], { q: qb, k: kb, v: vb, ...past, seqlens, total, ...tables }, attrs) as tf.Tensor[];
-      outs.push(y);
-      past = { pk: kc, pv: vc };
-    }
-    return [tf.concat(outs, 1), past!.pk, past!.pv];
-  });
-  return [0, 1, 2].map((part) => tf.concat(rows.map((r) => r[part])));
+  const t = q.shape[1] as number;
+  if (t > 2 * QUERY_BLOCK) return runNative(ops[1], { q, k, v, ...tables }, attrs) as tf.Tensor[];
+  const seqlens = tf.tensor1d(lengths.map((n) => n - 1), 'int32');
+  return runNative(ops[0], { q, k, v, seqlens, total: tf.scalar(t, 'int32'), ...tables }, attrs) as tf.Tensor[];
 }
 
 /**
@@ -225,7 +280,7 @@ function attentionByLengths(ops: [string, string], q: tf.Tensor, k: tf.Tensor, v
  */
 export function nativeGroupQueryAttention(q: tf.Tensor, k: tf.Tensor, v: tf.Tensor, lengths: number[], cos: tf.Tensor, sin: tf.Tensor,
   heads: number, kvHeads: number, headDim: number, scale: number): { out: tf.Tensor3D; k: tf.Tensor4D; v: tf.Tensor4D } {
-  const ops: [string, string] = ['GenstudyGroupQueryAttention', 'GenstudyGroupQueryAttentionPast'];
+  const ops: [string, string] = ['GenstudyGroupQueryAttention', 'GenstudyGroupQueryAttentionBlocks'];
   const [y, kc, vc] = attentionByLengths(ops, q, k, v, lengths, { cos, sin }, { heads, kvHeads, headDim, scale });
   return { out: y as tf.Tensor3D, k: kc as tf.Tensor4D, v: vc as tf.Tensor4D };
 }
@@ -237,7 +292,7 @@ export function nativeGroupQueryAttention(q: tf.Tensor, k: tf.Tensor, v: tf.Tens
  */
 export function nativeCausalAttention(q: tf.Tensor, k: tf.Tensor, v: tf.Tensor, lengths: number[], heads: number, headDim: number,
   scale: number): { out: tf.Tensor3D; cache: { k: tf.Tensor4D; v: tf.Tensor4D } } {
-  const ops: [string, string] = ['GenstudyCausalAttention', 'GenstudyCausalAttentionPast'];
+  const ops: [string, string] = ['GenstudyCausalAttention', 'GenstudyCausalAttentionBlocks'];
   const [y, kc, vc] = attentionByLengths(ops, q, k, v, lengths, {}, { heads, headDim, scale });
   return { out: y as tf.Tensor3D, cache: { k: kc as tf.Tensor4D, v: vc as tf.Tensor4D } };
 }
