@@ -31,9 +31,12 @@ export class AdamW {
     this.eps = o.eps ?? 1e-8;
     this.weightDecay = o.weightDecay ?? 0;
     this.noDecay = o.noDecay ?? new Set();
+    // A variable shares its initial tensor's data, and that tensor keeps it alive after the first
+    // update assigns new data: made inside tidy, the zeros are released with the first update
+    // (two parameter-sized copies: ~1 GB at SmolLM-135M's shape).
     for (const [name, p] of params) {
-      this.m.set(name, tf.variable(tf.zerosLike(p), false));
-      this.v.set(name, tf.variable(tf.zerosLike(p), false));
+      this.m.set(name, tf.tidy(() => tf.variable(tf.zerosLike(p), false)));
+      this.v.set(name, tf.tidy(() => tf.variable(tf.zerosLike(p), false)));
     }
   }
 

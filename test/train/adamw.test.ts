@@ -56,3 +56,19 @@ test('schedules: warmup ramps from 0, linear ends at 0, constant holds, ratio ro
   assert.equal(warmupStepsOf(95, 3, 0.1), 3);
   assert.throws(() => lrMultiplier('nope' as 'linear', 5, 10, 0), /schedule "nope"/);
 });
+
+test('AdamW holds three tensors per parameter after an update (its initial zeros are released)', async () => {
+  await initBackend();
+  const before = tf.memory();
+  const w = tf.tidy(() => tf.variable(tf.ones([64, 32])));
+  const opt = new AdamW(new Map([['w', w]]), { weightDecay: 0.01 });
+  const g = tf.ones([64, 32]);
+  opt.step(new Map([['w', g]]), 1e-3);
+  g.dispose();
+  // w, m and v: the zeros a variable was made from stayed alive under the first update's new data.
+  assert.equal(tf.memory().numTensors - before.numTensors, 3);
+  assert.equal(tf.memory().numBytes - before.numBytes, 3 * 64 * 32 * 4);
+  opt.dispose();
+  w.dispose();
+  assert.equal(tf.memory().numBytes, before.numBytes);
+});
