@@ -14,7 +14,10 @@ export interface GradientClip {
 
 export async function clipByGlobalNorm(grads: ReadonlyMap<string, tf.Tensor>, maxNorm: number): Promise<GradientClip> {
   if (grads.size === 0) return { norm: 0, scale: 1 };
-  const normT = tf.tidy(() => tf.sqrt(tf.addN([...grads.values()].map((g) => tf.sum(tf.square(g))))));
+  // Each square in its own scope: one tidy around them all held a second copy of every gradient.
+  const squares = [...grads.values()].map((g) => tf.tidy(() => tf.sum(tf.square(g))));
+  const normT = tf.tidy(() => tf.sqrt(tf.addN(squares)));
+  for (const s of squares) s.dispose();
   const norm = (await normT.data())[0];
   normT.dispose();
   const coef = maxNorm / (norm + 1e-6);
