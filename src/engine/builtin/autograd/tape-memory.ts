@@ -6,11 +6,14 @@
 // whose gradients read only their inputs' shapes (Add, Sub, Reshape, Sum, Mean, Slice, Concat
 // save their inputs for that alone) have their saved tensors released as soon as they are
 // recorded: a released tensor keeps its shape. That kept about half of what the tape held at the
-// end of the bench model's forward pass (80 of 171 MB).
+// end of the bench model's forward pass (80 of 171 MB). Where a tensor feeds several nodes, tfjs sums
+// its gradients (the residual stream, a tied embedding) and keeps each summed-in part until the walk
+// ends; those are released with the next node too (~240 MB at SmolLM-135M's shape).
 import * as tf from '@tensorflow/tfjs-core';
 
 interface TapeNode {
   kernelName: string;
+  inputs?: Record<string, tf.Tensor>;
   gradient?: (dys: (tf.Tensor | null)[]) => Record<string, () => tf.Tensor>;
   saved?: tf.Tensor[];
 }
@@ -25,6 +28,12 @@ const SHAPE_ONLY_GRADIENTS = new Set(['Add', 'Sub', 'Reshape', 'Sum', 'Mean', 'S
 
 /** What the last walked node left: released when the walk reaches the next node. */
 let consumed: { tensors: tf.Tensor[]; keep: Set<tf.Tensor> } | null = null;
+/**
+ * This walk's stored gradients, and the ids of the tensors they belong to: tfjs stores an input's
+ * first gradient and adds each later one to it (tape.ts backpropagateGradients), so a later one is
+ * garbage once added (unless it is a stored one too: a gradient function may return one object twice).
+ */
+let walk = { stored: new Set<tf.Tensor>(), ids: new Set<number>() };
 
 function releaseConsumed(): void {
   if (!consumed) return;
@@ -52,17 +61,33 @@ export function releaseGradientsEarly(): void {
       const keep = new Set<tf.Tensor>();
       consumed = { tensors: [...dys.filter((d): d is tf.Tensor => d != null), ...(node.saved ?? [])], keep };
       const wrapped: Record<string, () => tf.Tensor> = {};
-      for (const [name, thunk] of Object.entries(grads)) wrapped[name] = () => { const dx = thunk(); keep.add(dx); return dx; };
+      for (const [name, thunk] of Object.entries(grads)) {
+        wrapped[name] = () => {
+          const dx = thunk();
+          const x = node.inputs?.[name];
+          if (x && walk.ids.has(x.id)) {
+            if (!walk.stored.has(dx)) consumed?.tensors.push(dx);
+          } else {
+            if (x) walk.ids.add(x.id);
+            walk.stored.add(dx);
+            keep.add(dx);
+          }
+          return dx;
+        };
+      }
       return wrapped;
     };
   };
   // A walk's last node is cleaned up by gradients() itself; forget it so a later walk does not touch it.
   const gradients = engine.gradients.bind(engine);
   engine.gradients = (...args: unknown[]) => {
+    const outer = walk;
+    walk = { stored: new Set(), ids: new Set() };
     try {
       return gradients(...args);
     } finally {
       consumed = null;
+      walk = outer;
     }
   };
 }
