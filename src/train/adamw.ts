@@ -25,6 +25,12 @@ export class AdamW {
   readonly eps: number;
   readonly weightDecay: number;
   private readonly noDecay: ReadonlySet<string>;
+  /**
+   * The update order: smallest parameters first (stable). An update holds the old and new p, m and
+   * v of its parameter at once, so the largest (a tied embedding: 113 MB each at SmolLM-135M's
+   * shape) comes last, when the other gradients have been released (step's releaseGradients).
+   */
+  private readonly order: string[];
 
   constructor(readonly params: ReadonlyMap<string, tf.Variable>, o: AdamWOptions = {}) {
     [this.beta1, this.beta2] = o.betas ?? [0.9, 0.999];
@@ -38,18 +44,21 @@ export class AdamW {
       this.m.set(name, tf.tidy(() => tf.variable(tf.zerosLike(p), false)));
       this.v.set(name, tf.tidy(() => tf.variable(tf.zerosLike(p), false)));
     }
+    this.order = [...params.keys()].sort((a, b) => params.get(a)!.size - params.get(b)!.size);
   }
 
   /**
    * One update with gradients by parameter name (missing gradients count as zero), each first
-   * multiplied by gradScale (global-norm clipping's factor, clip.ts).
+   * multiplied by gradScale (global-norm clipping's factor, clip.ts). With releaseGradients, each
+   * gradient is disposed as soon as its parameter is updated (the caller owns none of them after).
    */
-  step(grads: ReadonlyMap<string, tf.Tensor>, lr: number, gradScale = 1): void {
+  step(grads: ReadonlyMap<string, tf.Tensor>, lr: number, gradScale = 1, releaseGradients = false): void {
     this.t += 1;
     const bc1 = 1 - this.beta1 ** this.t;
     const bc2Sqrt = Math.sqrt(1 - this.beta2 ** this.t);
     const update = adamwKernelAvailable() ? adamwUpdate : adamwComposition;
-    for (const [name, p] of this.params) {
+    for (const name of this.order) {
+      const p = this.params.get(name)!;
       const g = grads.get(name);
       const m = this.m.get(name)!;
       const v = this.v.get(name)!;
@@ -61,7 +70,9 @@ export class AdamW {
         v.assign(vo);
         p.assign(po);
       });
+      if (releaseGradients) g?.dispose();
     }
+    if (releaseGradients) for (const g of grads.values()) g.dispose();
   }
 
   dispose(): void {

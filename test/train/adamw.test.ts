@@ -72,3 +72,20 @@ test('AdamW holds three tensors per parameter after an update (its initial zeros
   w.dispose();
   assert.equal(tf.memory().numBytes, before.numBytes);
 });
+
+test('AdamW.step with releaseGradients disposes every gradient it is given, and updates as without', async () => {
+  await initBackend();
+  const make = () => tf.tidy(() => new Map([['w', tf.variable(tf.ones([8, 4]))], ['b', tf.variable(tf.ones([4]))]]));
+  const [kept, released] = [make(), make()];
+  const grads = () => new Map<string, tf.Tensor>([['w', tf.fill([8, 4], 0.5)], ['b', tf.fill([4], -2)], ['unknown', tf.ones([3])]]);
+  const [g1, g2] = [grads(), grads()];
+  const [o1, o2] = [new AdamW(kept, { weightDecay: 0.1 }), new AdamW(released, { weightDecay: 0.1 })];
+  o1.step(g1, 1e-2, 0.5);
+  o2.step(g2, 1e-2, 0.5, true);
+  assert.ok([...g1.values()].every((g) => !g.isDisposed));
+  assert.ok([...g2.values()].every((g) => g.isDisposed));
+  for (const name of ['w', 'b']) assert.deepEqual(await released.get(name)!.data(), await kept.get(name)!.data());
+  for (const g of g1.values()) g.dispose();
+  for (const o of [o1, o2]) o.dispose();
+  for (const v of [...kept.values(), ...released.values()]) v.dispose();
+});
