@@ -10,6 +10,7 @@
 // its gradients (the residual stream, a tied embedding) and keeps each summed-in part until the walk
 // ends; those are released with the next node too (~240 MB at SmolLM-135M's shape).
 import * as tf from '@tensorflow/tfjs-core';
+import { announceGradientSum } from './gradient-sum.ts';
 
 interface TapeNode {
   kernelName: string;
@@ -67,6 +68,7 @@ export function releaseGradientsEarly(): void {
           const x = node.inputs?.[name];
           if (x && walk.ids.has(x.id)) {
             if (!walk.stored.has(dx)) consumed?.tensors.push(dx);
+            announceGradientSum(dx);
           } else {
             if (x) walk.ids.add(x.id);
             walk.stored.add(dx);
