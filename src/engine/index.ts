@@ -29,7 +29,7 @@ export { Params } from './builtin/params.ts';
 export { LoraAdapters, loraTargets, defaultLoraTargetsOf, type LoraConfig } from './builtin/lora.ts';
 export { enableTrainingGradients } from './builtin/autograd/enable.ts';
 export { crossEntropySum } from './builtin/autograd/cross-entropy.ts';
-export { adamwKernelAvailable, adamwUpdate, ADAMW_CONSTANTS } from './builtin/simd/adamw-kernel.ts';
+export { adamwKernelAvailable, adamwUpdate, adamwUpdateInPlace, ADAMW_CONSTANTS } from './builtin/simd/adamw-kernel.ts';
 
 // The remote engine (remote/)
 export * from './remote/index.ts';

@@ -5,7 +5,7 @@
 // Written here rather than taken from tfjs's AdamOptimizer because that one has coupled (L2)
 // decay at best, a different eps placement, and no exportable state for checkpoints.
 import * as tf from '@tensorflow/tfjs-core';
-import { adamwKernelAvailable, adamwUpdate } from '../engine/index.ts';
+import { adamwKernelAvailable, adamwUpdate, adamwUpdateInPlace } from '../engine/index.ts';
 
 export interface AdamWOptions {
   betas?: [number, number];
@@ -26,9 +26,10 @@ export class AdamW {
   readonly weightDecay: number;
   private readonly noDecay: ReadonlySet<string>;
   /**
-   * The update order: smallest parameters first (stable). An update holds the old and new p, m and
-   * v of its parameter at once, so the largest (a tied embedding: 113 MB each at SmolLM-135M's
-   * shape) comes last, when the other gradients have been released (step's releaseGradients).
+   * The update order: smallest parameters first (stable). An update that cannot run in place holds
+   * the old and new p, m and v of its parameter at once, so the largest (a tied embedding: 113 MB
+   * each at SmolLM-135M's shape) comes last, when the other gradients have been released (step's
+   * releaseGradients).
    */
   private readonly order: string[];
 
@@ -65,7 +66,10 @@ export class AdamW {
       tf.tidy(() => {
         const decay = this.noDecay.has(name) ? 0 : this.weightDecay;
         const k = [1 - lr * decay, this.beta1, 1 - this.beta1, this.beta2, 1 - this.beta2, bc2Sqrt, this.eps, lr / bc1, gradScale];
-        const [po, mo, vo] = update(p, g ?? tf.zerosLike(p), m, v, k);
+        const grad = g ?? tf.zerosLike(p);
+        // In place where it can (the state never moves on the heap); else new p, m and v.
+        if (adamwUpdateInPlace(p, grad, m, v, k)) return;
+        const [po, mo, vo] = update(p, grad, m, v, k);
         m.assign(mo);
         v.assign(vo);
         p.assign(po);
