@@ -75,7 +75,7 @@ test('AdamW holds three tensors per parameter after an update (its initial zeros
 
 test('AdamW.step with releaseGradients disposes every gradient it is given, and updates as without', async () => {
   await initBackend();
-  const make = () => tf.tidy(() => new Map([['w', tf.variable(tf.ones([8, 4]))], ['b', tf.variable(tf.ones([4]))]]));
+  const make = () => new Map([['w', tf.tidy(() => tf.variable(tf.ones([8, 4])))], ['b', tf.tidy(() => tf.variable(tf.ones([4])))]]);
   const [kept, released] = [make(), make()];
   const grads = () => new Map<string, tf.Tensor>([['w', tf.fill([8, 4], 0.5)], ['b', tf.fill([4], -2)], ['unknown', tf.ones([3])]]);
   const [g1, g2] = [grads(), grads()];
@@ -88,4 +88,18 @@ test('AdamW.step with releaseGradients disposes every gradient it is given, and 
   for (const g of g1.values()) g.dispose();
   for (const o of [o1, o2]) o.dispose();
   for (const v of [...kept.values(), ...released.values()]) v.dispose();
+});
+
+test('clipByGlobalNorm squares one gradient at a time', async () => {
+  await initBackend();
+  const grads = new Map(Array.from({ length: 8 }, (_, i) => [`g${i}`, tf.randomNormal([256, 256], 0, 1, 'float32', i)] as const));
+  const start = tf.memory().numBytes;
+  let norm = 0;
+  const profile = await tf.profile(async () => { norm = (await clipByGlobalNorm(grads, 1)).norm; });
+  // One square (and a few scalars) at a time, where one scope over them all held eight.
+  assert.ok(profile.peakBytes - start < 2 * 256 * 256 * 4, `peak ${profile.peakBytes - start} bytes over the gradients`);
+  let expected = 0;
+  for (const g of grads.values()) for (const x of await g.data()) expected += x * x;
+  assert.ok(Math.abs(norm - Math.sqrt(expected)) < 1e-3 * Math.sqrt(expected), `${norm} vs ${Math.sqrt(expected)}`);
+  for (const g of grads.values()) g.dispose();
 });
