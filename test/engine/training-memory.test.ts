@@ -39,6 +39,24 @@ test('a gradient summed into an earlier one is released during the walk, not kep
   x.dispose();
 });
 
+test('what nodes off the variables\' path saved (dropout masks) is released as they are recorded', async () => {
+  await initBackend();
+  enableTrainingGradients();
+  const x = tf.variable(tf.randomNormal([64, 64], 0, 1, 'float32', 1));
+  // Inverted dropout as the engine draws it: the uniform draw, the comparison and the cast depend on
+  // no variable, so tfjs never walks them, but it kept what they saved until the whole pass ended.
+  const masked = (n: number) => (h: tf.Tensor) => {
+    for (let i = 0; i < n; i++) {
+      const keep = tf.cast(tf.greaterEqual(tf.randomUniform(h.shape, 0, 1, 'float32', i), 0.1), 'float32');
+      h = tf.mul(h, tf.mul(keep, 1 / 0.9));
+    }
+    return h;
+  };
+  const [few, many] = [liveAtWalkEnd(x, masked(2)), liveAtWalkEnd(x, masked(12))];
+  assert.equal(many.tensors, few.tensors, `tensors alive at the walk's end: ${few.tensors} with 2 masks, ${many.tensors} with 12`);
+  x.dispose();
+});
+
 test('the native norms\' gradients keep no views of dy or dx to the walk\'s end', async (t) => {
   await initBackend();
   enableTrainingGradients();
