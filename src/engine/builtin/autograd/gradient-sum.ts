@@ -8,18 +8,18 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { replaceWasmKernel } from '../replace-kernel.ts';
 import { forgetDerivedData } from '../written-in-place.ts';
+import { addInPlace } from '../simd/add-in-place-kernel.ts';
 
 interface WasmBackend {
   incRef(dataId: tf.DataId): void;
   refCount(dataId: tf.DataId): number;
-  typedArrayFromHeap(t: tf.TensorInfo): Float32Array | Int32Array | Uint8Array;
 }
 
 /** The later gradient whose sum with the stored one is the next Add, if any. */
 let announced: tf.Tensor | null = null;
 
-/** Called by the backward walk with a gradient tfjs is about to add to the input's stored one. */
-export function announceGradientSum(dx: tf.Tensor): void {
+/** Called by the backward walk with a gradient tfjs is about to add to the input's stored one (null: none). */
+export function announceGradientSum(dx: tf.Tensor | null): void {
   announced = dx;
 }
 
@@ -34,10 +34,7 @@ export function registerGradientSumInPlace(): boolean {
       || !tf.util.arraysEqual(a.shape, b.shape) || backend.refCount(a.dataId) !== 1) {
       return original(args);
     }
-    const sum = backend.typedArrayFromHeap(a) as Float32Array;
-    const add = backend.typedArrayFromHeap(b) as Float32Array;
-    // A float32 store of the double sum of two float32 values is their correctly rounded float32 sum.
-    for (let i = 0; i < sum.length; i++) sum[i] += add[i];
+    addInPlace(backend, a, b);
     forgetDerivedData(backend, a.dataId);
     backend.incRef(a.dataId);
     return { dataId: a.dataId, shape: [...a.shape], dtype: a.dtype };

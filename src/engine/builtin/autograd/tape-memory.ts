@@ -106,6 +106,7 @@ export function releaseGradientsEarly(): void {
       return gradients(...args);
     } finally {
       consumed = null;
+      announceGradientSum(null);
       [walk, fromVariables] = [outer, outerFrom];
     }
   };
