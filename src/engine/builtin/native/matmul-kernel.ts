@@ -112,7 +112,8 @@ function transposedFirst(backend: WasmBackend, a: tf.TensorInfo, b: tf.TensorInf
   for (let start = 0; start < m; start += TALL_ROWS) {
     const rows = Math.min(TALL_ROWS, m - start);
     const [colsNow, ctNow] = [cols.subarray(0, k * rows), ct.subarray(0, n * rows)];
-    columns.run({ x: columns.tensor(full, [k, m]), start: int(start), end: int(start + rows), axes: int(1) }, { y: columns.tensor(colsNow, [k, rows]) });
+    columns.run({ x: columns.tensor(full, [k, m]), start: int(start), end: int(start + rows), axes: int(1) },
+      { y: columns.tensor(colsNow, [k, rows]) });
     plain.run({ a: plain.tensor(bt, [1, n, k]), b: plain.tensor(colsNow, [1, k, rows]) }, { c: plain.tensor(ctNow, [1, n, rows]) });
     transpose.run({ x: transpose.tensor(ctNow, [1, n, rows]) }, { y: transpose.tensor(c.subarray(start * n, (start + rows) * n), [1, rows, n]) });
   }

@@ -102,7 +102,9 @@ function adamwKernel(args: Parameters<tf.KernelFunc>[0]): tf.TensorInfo[] {
 
 /** Registers the kernel for the wasm backend (its heap is the memory the kernel works in). */
 export function registerAdamWKernel(): void {
-  if (!tf.getKernel(ADAMW_KERNEL, 'wasm')) tf.registerKernel({ kernelName: ADAMW_KERNEL, backendName: 'wasm', kernelFunc: adamwKernel as tf.KernelFunc });
+  if (!tf.getKernel(ADAMW_KERNEL, 'wasm')) {
+    tf.registerKernel({ kernelName: ADAMW_KERNEL, backendName: 'wasm', kernelFunc: adamwKernel as tf.KernelFunc });
+  }
 }
 
 /** Whether the kernel can run: the wasm backend is the current one. */
