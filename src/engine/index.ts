@@ -29,7 +29,7 @@ export { Params } from './builtin/params.ts';
 export { LoraAdapters, loraTargets, defaultLoraTargetsOf, type LoraConfig } from './builtin/lora.ts';
 export { enableTrainingGradients } from './builtin/autograd/enable.ts';
 export { crossEntropySum } from './builtin/autograd/cross-entropy.ts';
-export { adamwKernelAvailable, adamwUpdate } from './builtin/simd/adamw-kernel.ts';
+export { adamwKernelAvailable, adamwUpdate, adamwUpdateInPlace } from './builtin/simd/adamw-kernel.ts';
 export { sumOfSquares, sumOfSquaresAvailable } from './builtin/simd/sum-of-squares-kernel.ts';
 
 // The remote engine (remote/)

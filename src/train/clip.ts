@@ -22,7 +22,10 @@ export async function clipByGlobalNorm(grads: ReadonlyMap<string, tf.Tensor>, ma
   if (sumOfSquaresAvailable()) {
     norm = Math.sqrt([...grads.values()].reduce((total, g) => total + sumOfSquares(g), 0));
   } else {
-    const normT = tf.tidy(() => tf.sqrt(tf.addN([...grads.values()].map((g) => tf.sum(tf.square(g))))));
+    // Each square in its own scope: one tidy around them all held a second copy of every gradient.
+    const squares = [...grads.values()].map((g) => tf.tidy(() => tf.sum(tf.square(g))));
+    const normT = tf.tidy(() => tf.sqrt(tf.addN(squares)));
+    for (const s of squares) s.dispose();
     norm = (await normT.data())[0];
     normT.dispose();
   }

@@ -68,7 +68,7 @@ export async function optimiserStep(ctx: StepContext, batches: readonly (readonl
     ctx.model.training.stopDropout();
   }
   const { norm: gradNorm, scale } = await clipByGlobalNorm(grads, ctx.maxGradNorm);
-  ctx.optimizer.step(grads, lr, scale);
-  for (const g of grads.values()) g.dispose();
+  // Each gradient released once its parameter is updated, so the largest update (last) runs with the rest gone.
+  ctx.optimizer.step(grads, lr, scale, true);
   return { loss, gradNorm, tokens };
 }

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import * as tf from '@tensorflow/tfjs-core';
-import { adamwKernelAvailable, adamwUpdate, initBackend } from '../../src/engine/index.ts';
+import { adamwKernelAvailable, adamwUpdate, adamwUpdateInPlace, initBackend } from '../../src/engine/index.ts';
 import { adamwComposition } from '../../src/train/adamw.ts';
 
 function constants(lr: number, decay: number, t: number, gradScale: number): number[] {
@@ -57,4 +57,46 @@ test('the AdamW kernel refuses tensors of different sizes', async (t) => {
   const [p, g] = [tf.zeros([8]), tf.zeros([7])];
   assert.throws(() => adamwUpdate(p, g, p, p, constants(1e-3, 0, 1, 1)), /one size/);
   tf.dispose([p, g]);
+});
+
+test('the AdamW kernel in place: the bits of the update, no new tensors, and products read the new values', async (t) => {
+  await initBackend();
+  if (!adamwKernelAvailable()) {
+    t.skip(`the AdamW kernel needs the wasm backend (this is ${tf.getBackend()})`);
+    return;
+  }
+  // [32, 8]: a product x p this small runs on the wasm kernel, whose XNNPACK operator packs p's values
+  // once and is cached under p's tensor id.
+  const [p, g, m, v] = [[32, 8], [32, 8], [32, 8], [32, 8]].map((shape, i) =>
+    tf.tidy(() => tf.variable(i === 3 ? tf.abs(tf.randomNormal(shape, 0, 0.01, 'float32', 9)) : tf.randomNormal(shape, 0, 1, 'float32', i + 5))));
+  const x = tf.randomNormal([2, 32], 0, 1, 'float32', 4);
+  const k = constants(1e-1, 0.1, 1, 0.5);
+  const before = tf.tidy(() => tf.matMul(x, p));
+  const expected = adamwUpdate(p, g, m, v, k);
+  const ids = [p, m, v].map((t) => t.dataId);
+  const count = tf.memory().numTensors;
+  assert.equal(adamwUpdateInPlace(p, g, m, v, k), true);
+  assert.equal(tf.memory().numTensors, count);
+  assert.deepEqual([p, m, v].map((t) => t.dataId), ids);
+  assert.equal(firstDifference([p, m, v], expected), undefined);
+  // Without the wasm backend forgetting p's cached operator, this product used the old values.
+  const after = tf.tidy(() => tf.matMul(x, p));
+  const fresh = tf.tidy(() => tf.matMul(x, tf.add(p, 0)));
+  assert.equal(firstDifference([after], [fresh]), undefined);
+  assert.notEqual(firstDifference([after], [before]), undefined);
+  tf.dispose([p, g, m, v, x, before, after, fresh, ...expected]);
+});
+
+test('the AdamW kernel does not write in place over data another tensor shares', async (t) => {
+  await initBackend();
+  if (!adamwKernelAvailable()) {
+    t.skip(`the AdamW kernel needs the wasm backend (this is ${tf.getBackend()})`);
+    return;
+  }
+  const shared = tf.ones([16]);
+  const p = tf.variable(shared);
+  const [g, m, v] = [tf.ones([16]), tf.zeros([16]), tf.zeros([16])];
+  assert.equal(adamwUpdateInPlace(p, g, m, v, constants(1e-1, 0, 1, 1)), false);
+  assert.deepEqual([...shared.dataSync()], new Array(16).fill(1));
+  tf.dispose([shared, p, g, m, v]);
 });

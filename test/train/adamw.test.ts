@@ -56,3 +56,50 @@ test('schedules: warmup ramps from 0, linear ends at 0, constant holds, ratio ro
   assert.equal(warmupStepsOf(95, 3, 0.1), 3);
   assert.throws(() => lrMultiplier('nope' as 'linear', 5, 10, 0), /schedule "nope"/);
 });
+
+test('AdamW holds three tensors per parameter after an update (its initial zeros are released)', async () => {
+  await initBackend();
+  const before = tf.memory();
+  const w = tf.tidy(() => tf.variable(tf.ones([64, 32])));
+  const opt = new AdamW(new Map([['w', w]]), { weightDecay: 0.01 });
+  const g = tf.ones([64, 32]);
+  opt.step(new Map([['w', g]]), 1e-3);
+  g.dispose();
+  // w, m and v: the zeros a variable was made from stayed alive under the first update's new data.
+  assert.equal(tf.memory().numTensors - before.numTensors, 3);
+  assert.equal(tf.memory().numBytes - before.numBytes, 3 * 64 * 32 * 4);
+  opt.dispose();
+  w.dispose();
+  assert.equal(tf.memory().numBytes, before.numBytes);
+});
+
+test('AdamW.step with releaseGradients disposes every gradient it is given, and updates as without', async () => {
+  await initBackend();
+  const make = () => new Map([['w', tf.tidy(() => tf.variable(tf.ones([8, 4])))], ['b', tf.tidy(() => tf.variable(tf.ones([4])))]]);
+  const [kept, released] = [make(), make()];
+  const grads = () => new Map<string, tf.Tensor>([['w', tf.fill([8, 4], 0.5)], ['b', tf.fill([4], -2)], ['unknown', tf.ones([3])]]);
+  const [g1, g2] = [grads(), grads()];
+  const [o1, o2] = [new AdamW(kept, { weightDecay: 0.1 }), new AdamW(released, { weightDecay: 0.1 })];
+  o1.step(g1, 1e-2, 0.5);
+  o2.step(g2, 1e-2, 0.5, true);
+  assert.ok([...g1.values()].every((g) => !g.isDisposed));
+  assert.ok([...g2.values()].every((g) => g.isDisposed));
+  for (const name of ['w', 'b']) assert.deepEqual(await released.get(name)!.data(), await kept.get(name)!.data());
+  for (const g of g1.values()) g.dispose();
+  for (const o of [o1, o2]) o.dispose();
+  for (const v of [...kept.values(), ...released.values()]) v.dispose();
+});
+
+test('clipByGlobalNorm squares one gradient at a time', async () => {
+  await initBackend();
+  const grads = new Map(Array.from({ length: 8 }, (_, i) => [`g${i}`, tf.randomNormal([256, 256], 0, 1, 'float32', i)] as const));
+  const start = tf.memory().numBytes;
+  let norm = 0;
+  const profile = await tf.profile(async () => { norm = (await clipByGlobalNorm(grads, 1)).norm; });
+  // One square (and a few scalars) at a time, where one scope over them all held eight.
+  assert.ok(profile.peakBytes - start < 2 * 256 * 256 * 4, `peak ${profile.peakBytes - start} bytes over the gradients`);
+  let expected = 0;
+  for (const g of grads.values()) for (const x of await g.data()) expected += x * x;
+  assert.ok(Math.abs(norm - Math.sqrt(expected)) < 1e-3 * Math.sqrt(expected), `${norm} vs ${Math.sqrt(expected)}`);
+  for (const g of grads.values()) g.dispose();
+});

@@ -8,6 +8,7 @@
 // - tile-grad.ts: tile's gradient at rank 5 (grouped-query attention);
 // - segment-sum-wasm.ts: gather's gradient kernel on wasm;
 // - tape-memory.ts: tensors released during the backward walk;
+// - gradient-sum.ts: an input's gradients summed in place on wasm;
 // - custom-gradient ops, each an op written with its backward: cross-entropy.ts (the loss),
 //   sliced-bmm.ts (wasm's sliced batched product, blocks.ts). The native path's trainable ops
 //   (LayerNorm, RMSNorm, GELU, SwiGLU, rotary attention) are custom-gradient ops beside their
@@ -17,6 +18,7 @@ import { createRequire } from 'node:module';
 import { batchMatMulGrad } from './matmul-grad.ts';
 import { unsortedSegmentSumWasm } from './segment-sum-wasm.ts';
 import { releaseGradientsEarly } from './tape-memory.ts';
+import { registerGradientSumInPlace } from './gradient-sum.ts';
 import { tileGrad } from './tile-grad.ts';
 
 let registered = false;
@@ -42,6 +44,7 @@ export function enableTrainingGradients(): void {
     console.warn = warn;
   }
   releaseGradientsEarly();
+  if (tf.getBackend() === 'wasm') registerGradientSumInPlace();
   if (!tf.getKernel(tf.UnsortedSegmentSum, 'wasm')) {
     tf.registerKernel({
       kernelName: tf.UnsortedSegmentSum, backendName: 'wasm', kernelFunc: unsortedSegmentSumWasm as unknown as tf.KernelFunc,

@@ -23,10 +23,13 @@ function rowNormTrainable(train: string, grad: string, x: tf.Tensor, params: tf.
     save([x2, ps[0], ...stats]);
     return {
       value: tf.reshape(y, input.shape),
-      gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => {
+      // In a tidy: tfjs runs a custom gradient in the backward pass's own scope, so the reshaped dy
+      // and the unreshaped dx (views sharing data) kept two row-sized buffers per norm until the
+      // pass ended (~140 MB at SmolLM-135M's shape).
+      gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => tf.tidy(() => {
         const [dx, ...dps] = runNative(grad, named(grad, [...saved, tf.reshape(dy, [-1, width])])) as tf.Tensor[];
         return [tf.reshape(dx, dy.shape), ...dps];
-      },
+      }),
     };
   });
   return fn(x, ...params) as tf.Tensor;

@@ -7,6 +7,7 @@
 // (test/train/adamw-kernel.test.ts).
 import * as tf from '@tensorflow/tfjs-core';
 import { encodeModule, F32, I32, op, V128, type ValType } from './wasm-encoder.ts';
+import { forgetDerivedData } from '../written-in-place.ts';
 
 export const ADAMW_KERNEL = 'GenstudyAdamW';
 
@@ -109,6 +110,29 @@ export function registerAdamWKernel(): void {
 /** Whether the kernel can run: the wasm backend is the current one. */
 export function adamwKernelAvailable(): boolean {
   return tf.getBackend() === 'wasm' && tf.getKernel(ADAMW_KERNEL, 'wasm') !== undefined;
+}
+
+/**
+ * The same update written over p, m and v themselves (the loop reads each element's p, g, m and v
+ * before it writes them): no new tensors, so the optimiser's state stays where it is on the heap,
+ * where three new tensors per parameter and step fragmented it (a SmolLM-135M full fine-tuning run's
+ * heap grew ~400 MB past what was alive). False, with nothing written, where the kernel cannot run
+ * or p, m or v shares its data with another tensor (writing would change that one too).
+ */
+export function adamwUpdateInPlace(p: tf.Tensor, g: tf.Tensor, m: tf.Tensor, v: tf.Tensor, k: readonly number[]): boolean {
+  if (k.length !== ADAMW_CONSTANTS.length) {
+    throw new Error(`${ADAMW_KERNEL}: expected ${ADAMW_CONSTANTS.length} constants, got ${k.length}`);
+  }
+  if (!adamwKernelAvailable()) return false;
+  const backend = tf.backend() as unknown as WasmBackend & { refCount(dataId: tf.DataId): number };
+  const state = [p, m, v];
+  const n = p.size;
+  if ([p, g, m, v].some((t) => t.dtype !== 'float32' || t.size !== n) || new Set(state.map((t) => t.dataId)).size !== 3
+    || state.some((t) => t.dataId === g.dataId || backend.refCount(t.dataId) !== 1)) return false;
+  const at = (t: tf.Tensor) => backend.typedArrayFromHeap(t).byteOffset;
+  adamwOn(backend)(...[p, g, m, v, p, m, v].map(at), n, ...k);
+  for (const t of state) forgetDerivedData(backend, t.dataId);
+  return true;
 }
 
 /** One AdamW update of p with gradient g and moments m, v: [p, m, v] after it; k as ADAMW_CONSTANTS. */

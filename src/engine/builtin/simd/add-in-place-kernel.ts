@@ -1,0 +1,52 @@
+// a += b over float32 tensors on tfjs-backend-wasm's heap, as one WebAssembly SIMD loop (4 elements at
+// a time, then the tail one at a time): the in-place sum of an input's gradients
+// (autograd/gradient-sum.ts). A JavaScript loop there cost ~3-5% of a LoRA training step at
+// SmolLM-135M's shape (every adapted layer's input has two gradients to sum). f32x4.add and f32.add are
+// IEEE single-precision additions: the bits of the wasm backend's Add.
+import type * as tf from '@tensorflow/tfjs-core';
+import { encodeModule, I32, op } from './wasm-encoder.ts';
+
+// Locals: the two addresses and the count, then the byte offset, where the vector loop ends, where the scalar loop ends.
+const [A, B, N, OFF, END4, END] = [0, 1, 2, 3, 4, 5];
+
+function addLoop(vector: boolean, end: number): number[][] {
+  const [load, store, add] = vector ? [op.v128Load, op.v128Store, op.f32x4Add] : [op.f32Load, op.f32Store, op.f32Add];
+  const at = (base: number) => [...op.get(base), ...op.get(OFF), ...op.i32Add];
+  return [
+    op.block, op.loop,
+    op.get(OFF), op.get(end), op.i32GeU, op.brIf(1),
+    at(A), at(A), load, at(B), load, add, store,
+    op.get(OFF), op.i32Const(vector ? 16 : 4), op.i32Add, op.set(OFF),
+    op.br(0), op.end, op.end,
+  ];
+}
+
+function addModule(): Uint8Array<ArrayBuffer> {
+  const body = [
+    op.get(N), op.i32Const(2), op.i32Shl, op.set(END),
+    op.get(N), op.i32Const(-4), op.i32And, op.i32Const(2), op.i32Shl, op.set(END4),
+    ...addLoop(true, END4),
+    ...addLoop(false, END),
+  ];
+  return encodeModule([{ name: 'add', params: [I32, I32, I32], locals: [I32, I32, I32], body }]);
+}
+
+interface WasmBackend {
+  wasm: { asm: { memory: WebAssembly.Memory } };
+  typedArrayFromHeap(t: tf.TensorInfo): Float32Array | Int32Array | Uint8Array;
+}
+
+let instance: { memory: WebAssembly.Memory; add: (a: number, b: number, n: number) => void } | undefined;
+
+/** a's values become a + b (float32 tensors of one size on the wasm backend's heap; a written in place). */
+export function addInPlace(backend: unknown, a: tf.TensorInfo, b: tf.TensorInfo): void {
+  const wb = backend as WasmBackend;
+  const memory = wb.wasm.asm.memory;
+  if (instance?.memory !== memory) {
+    const exports = new WebAssembly.Instance(new WebAssembly.Module(addModule()), { env: { memory } }).exports;
+    instance = { memory, add: exports.add as (a: number, b: number, n: number) => void };
+  }
+  const [x, y] = [wb.typedArrayFromHeap(a), wb.typedArrayFromHeap(b)];
+  if (x.length !== y.length) throw new Error('internal: addInPlace on tensors of different sizes');
+  instance.add(x.byteOffset, y.byteOffset, x.length);
+}
