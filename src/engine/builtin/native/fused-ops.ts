@@ -43,7 +43,8 @@ function runFused(
   // An elementwise op's graph is built for flat slices (see OpDef.elementwise).
   const full = tf.util.sizeFromShape(inputs[def.inputs[0]].shape);
   const sliced = (n: string) => def.elementwise === true && tf.util.sizeFromShape(inputs[n].shape) === full;
-  const shapes = Object.fromEntries(def.inputs.map((n) => [n, sliced(n) ? [ELEMENTWISE_CHUNK] : inputs[n].shape]));
+  const chunk = ELEMENTWISE_CHUNK * nativeThreads();
+  const shapes = Object.fromEntries(def.inputs.map((n) => [n, sliced(n) ? [chunk] : inputs[n].shape]));
   const s = sessionOf(name, def, shapes, attrs);
   const outShapes = def.elementwise
     ? Object.fromEntries(Object.keys(def.outputs(shapes, attrs)).map((n) => [n, inputs[def.inputs[0]].shape]))
@@ -58,8 +59,8 @@ function runFused(
     ];
     const whole = Object.fromEntries(def.inputs.filter((n) => !sliced(n))
       .map((n) => [n, session.tensor(backend.typedArrayFromHeap(inputs[n]), shapes[n])]));
-    for (let at = 0; at < full; at += ELEMENTWISE_CHUNK) {
-      const n = Math.min(ELEMENTWISE_CHUNK, full - at);
+    for (let at = 0; at < full; at += chunk) {
+      const n = Math.min(chunk, full - at);
       const part = { ...whole, ...Object.fromEntries(views.map(([name, v]) => [name, session.tensor(v.subarray(at, at + n), [n])])) };
       session.run(Object.fromEntries(def.inputs.map((name) => [name, part[name]])), Object.fromEntries(outs.map(([name]) => [name, part[name]])));
     }

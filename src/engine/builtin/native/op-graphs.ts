@@ -18,9 +18,11 @@ export interface OpDef {
   /**
    * The outputs and the first input have one shape, each element depends on the same element of the
    * inputs of that size alone, and any other input is small and broadcast (scalars): the op runs on
-   * slices of at most ELEMENTWISE_CHUNK elements, so that the graph's intermediates (one per node)
-   * stay small, in cache, and are reused from slice to slice, instead of each being a whole pass
-   * over memory and a copy of the whole tensor.
+   * slices of at most ELEMENTWISE_CHUNK elements per thread, so that the graph's intermediates (one
+   * per node) stay small, in each thread's cache, and are reused from slice to slice, instead of each
+   * being a whole pass over memory and a copy of the whole tensor. (Per thread: with two threads,
+   * slices of 64k elements made every node's work too small to share, and those ops ran slower than
+   * on one.)
    */
   elementwise?: boolean;
 }
