@@ -7,6 +7,7 @@
 // (test/train/adamw-kernel.test.ts).
 import * as tf from '@tensorflow/tfjs-core';
 import { encodeModule, F32, I32, op, V128, type ValType } from './wasm-encoder.ts';
+import { heapFunction } from './heap-function.ts';
 import { forgetDerivedData } from '../written-in-place.ts';
 
 export const ADAMW_KERNEL = 'GenstudyAdamW';
@@ -68,21 +69,11 @@ function adamwModule(): Uint8Array<ArrayBuffer> {
 
 type AdamWFn = (...args: number[]) => void;
 interface WasmBackend {
-  wasm: { asm: { memory: WebAssembly.Memory } };
   makeOutput(shape: number[], dtype: tf.DataType): tf.TensorInfo;
   typedArrayFromHeap(t: tf.TensorInfo): Float32Array;
 }
 
-let instance: { memory: WebAssembly.Memory; adamw: AdamWFn } | undefined;
-
-function adamwOn(backend: WasmBackend): AdamWFn {
-  const memory = backend.wasm.asm.memory;
-  if (instance?.memory !== memory) {
-    const exports = new WebAssembly.Instance(new WebAssembly.Module(adamwModule()), { env: { memory } }).exports;
-    instance = { memory, adamw: exports.adamw as AdamWFn };
-  }
-  return instance.adamw;
-}
+const adamwOn = heapFunction<AdamWFn>(adamwModule, 'adamw');
 
 function adamwKernel(args: Parameters<tf.KernelFunc>[0]): tf.TensorInfo[] {
   const backend = args.backend as unknown as WasmBackend;

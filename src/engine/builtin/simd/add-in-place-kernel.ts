@@ -5,6 +5,7 @@
 // IEEE single-precision additions: the bits of the wasm backend's Add.
 import type * as tf from '@tensorflow/tfjs-core';
 import { encodeModule, I32, op } from './wasm-encoder.ts';
+import { heapFunction } from './heap-function.ts';
 
 // Locals: the two addresses and the count, then the byte offset, where the vector loop ends, where the scalar loop ends.
 const [A, B, N, OFF, END4, END] = [0, 1, 2, 3, 4, 5];
@@ -32,21 +33,15 @@ function addModule(): Uint8Array<ArrayBuffer> {
 }
 
 interface WasmBackend {
-  wasm: { asm: { memory: WebAssembly.Memory } };
   typedArrayFromHeap(t: tf.TensorInfo): Float32Array | Int32Array | Uint8Array;
 }
 
-let instance: { memory: WebAssembly.Memory; add: (a: number, b: number, n: number) => void } | undefined;
+const addOn = heapFunction<(a: number, b: number, n: number) => void>(addModule, 'add');
 
 /** a's values become a + b (float32 tensors of one size on the wasm backend's heap; a written in place). */
 export function addInPlace(backend: unknown, a: tf.TensorInfo, b: tf.TensorInfo): void {
   const wb = backend as WasmBackend;
-  const memory = wb.wasm.asm.memory;
-  if (instance?.memory !== memory) {
-    const exports = new WebAssembly.Instance(new WebAssembly.Module(addModule()), { env: { memory } }).exports;
-    instance = { memory, add: exports.add as (a: number, b: number, n: number) => void };
-  }
   const [x, y] = [wb.typedArrayFromHeap(a), wb.typedArrayFromHeap(b)];
   if (x.length !== y.length) throw new Error('internal: addInPlace on tensors of different sizes');
-  instance.add(x.byteOffset, y.byteOffset, x.length);
+  addOn(backend)(x.byteOffset, y.byteOffset, x.length);
 }

@@ -9,6 +9,7 @@
 // the order of drawing, so a resumed run draws the same masks).
 import * as tf from '@tensorflow/tfjs-core';
 import { encodeModule, I32, F32, op, V128, type ValType } from './wasm-encoder.ts';
+import { heapFunction } from './heap-function.ts';
 
 export const DROPOUT_MASK_KERNEL = 'GenstudyDropoutMask';
 const GOLDEN = 0x9e3779b9 | 0;
@@ -92,24 +93,18 @@ function dropoutMaskModule(): Uint8Array<ArrayBuffer> {
 }
 
 interface WasmBackend {
-  wasm: { asm: { memory: WebAssembly.Memory } };
   makeOutput(shape: number[], dtype: tf.DataType): tf.TensorInfo;
   typedArrayFromHeap(t: tf.TensorInfo): Float32Array;
 }
 
-let instance: { memory: WebAssembly.Memory; fill: (...args: number[]) => void } | undefined;
+const fillOn = heapFunction<(...args: number[]) => void>(dropoutMaskModule, 'dropoutMask');
 
 function maskKernel(args: Parameters<tf.KernelFunc>[0]): tf.TensorInfo {
   const backend = args.backend as unknown as WasmBackend;
   const { shape, rate, seed } = args.attrs as unknown as { shape: number[]; rate: number; seed: number };
   const out = backend.makeOutput(shape, 'float32');
-  const memory = backend.wasm.asm.memory;
-  if (instance?.memory !== memory) {
-    const exports = new WebAssembly.Instance(new WebAssembly.Module(dropoutMaskModule()), { env: { memory } }).exports;
-    instance = { memory, fill: exports.dropoutMask as (...args: number[]) => void };
-  }
   const view = backend.typedArrayFromHeap(out);
-  instance.fill(view.byteOffset, view.length, ...keysOf(seed), thresholdOf(rate), 1 / (1 - rate));
+  fillOn(backend)(view.byteOffset, view.length, ...keysOf(seed), thresholdOf(rate), 1 / (1 - rate));
   return out;
 }
 

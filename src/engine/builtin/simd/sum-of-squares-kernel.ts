@@ -5,6 +5,7 @@
 // can reach ~1e-3 of it. Two float64 accumulators per vector of four; the tail one element at a time.
 import * as tf from '@tensorflow/tfjs-core';
 import { encodeModule, F64, I32, op, V128, type ValType } from './wasm-encoder.ts';
+import { heapFunction } from './heap-function.ts';
 
 // Locals: the address and the count (parameters), the byte offset, where the vector loop ends, where
 // the scalar loop ends, the two vector accumulators, the scalar accumulator, a loaded vector.
@@ -38,11 +39,10 @@ function sumOfSquaresModule(): Uint8Array<ArrayBuffer> {
 }
 
 interface WasmBackend {
-  wasm: { asm: { memory: WebAssembly.Memory } };
   typedArrayFromHeap(t: tf.TensorInfo): Float32Array;
 }
 
-let instance: { memory: WebAssembly.Memory; sum: (at: number, n: number) => number } | undefined;
+const sumOn = heapFunction<(at: number, n: number) => number>(sumOfSquaresModule, 'sumOfSquares');
 
 /** Whether the kernel can run: the wasm backend is the current one. */
 export function sumOfSquaresAvailable(): boolean {
@@ -53,11 +53,6 @@ export function sumOfSquaresAvailable(): boolean {
 export function sumOfSquares(x: tf.Tensor): number {
   if (x.dtype !== 'float32') throw new Error(`sumOfSquares: expected a float32 tensor, got ${x.dtype}`);
   const backend = tf.backend() as unknown as WasmBackend;
-  const memory = backend.wasm.asm.memory;
-  if (instance?.memory !== memory) {
-    const exports = new WebAssembly.Instance(new WebAssembly.Module(sumOfSquaresModule()), { env: { memory } }).exports;
-    instance = { memory, sum: exports.sumOfSquares as (at: number, n: number) => number };
-  }
   const view = backend.typedArrayFromHeap(x);
-  return instance.sum(view.byteOffset, view.length);
+  return sumOn(backend)(view.byteOffset, view.length);
 }
