@@ -15,7 +15,7 @@ import { scoreTokens } from '../../src/engine/builtin/scoring.ts';
 import { applyRotary, attention, gated, geluErf, geluTanh, layerNorm, linear, residualLinear, rmsNorm, silu, splitHeads } from '../../src/engine/builtin/blocks.ts';
 import { nativeRopeAttentionTrainable, nativeSwiGluTrainable } from '../../src/engine/builtin/native/training-ops.ts';
 import {
-  nativeCausalAttention, nativeFusedStats, nativeGroupQueryAttention, nativeLogprobsAt, nativeRopeAttention, runNative,
+  nativeCausalAttention, nativeFusedStats, nativeGroupQueryAttention, nativeLogprobsAt, nativeRopeAttention,
 } from '../../src/engine/builtin/native/fused-ops.ts';
 import { rotaryCache, rotaryTables } from '../../src/engine/builtin/rotary.ts';
 import { fixturesDir, goldenDir, maxAbsDiff, NO_SHARED, readJsonl } from './helpers.ts';
@@ -79,26 +79,6 @@ test('native products equal the wasm kernel on transposes, batches and broadcast
       assert.ok(d < 2e-4, `case ${i}: ${sa} x ${sb} (${ta}, ${tb}) differ by ${d}`);
     });
   });
-});
-
-test('onnxruntime\'s scratch buffers come from memory the process keeps, not pages faulted in on every call', async (t) => {
-  if (!(await nativeOrSkip(t))) return;
-  if (process.platform !== 'linux') {
-    t.skip('malloc is tuned only on Linux (glibc)');
-    return;
-  }
-  // Exp then Mul over 32 slices of 65536: each slice's intermediate (256 KB) is malloc'd and freed.
-  const logp = tf.fill([1 << 21], -1);
-  const dy = tf.tensor1d([0.5]);
-  const run = () => tf.dispose(runNative('GenstudyScaledExp', { logp, dy }));
-  for (let i = 0; i < 10; i++) run();
-  const before = process.resourceUsage().minorPageFault;
-  for (let i = 0; i < 10; i++) run();
-  const faults = process.resourceUsage().minorPageFault - before;
-  tf.dispose([logp, dy]);
-  // With glibc's default trim threshold the heap's top went back to the system after each slice:
-  // ~20,000 faults here.
-  assert.ok(faults < 2000, `${faults} page faults in 10 runs`);
 });
 
 /** fn on the native path (checking that a fused native kernel ran), then on the wasm path. */

@@ -151,7 +151,9 @@ function keepLoaded(koffi: Koffi, file: string): void {
  * it also fixes the trim threshold at glibc's default 128 KB, so the heap's top was handed back to the
  * system after nearly every run and faulted in again by the next: ~26k page faults per SmolLM-135M
  * training step, ~4% of its CPU time. 64 MB (the most glibc's own adaptation would reach) keeps that
- * top (~1.5k faults per step). Only where glibc's mallopt exists; elsewhere nothing changes.
+ * top: 2-6k faults per step in the runs measured. (A unit test of one 2 MB intermediate still saw it
+ * faulted in on every run in about half of its processes, cause not found, so no test pins this.)
+ * Only where glibc's mallopt exists; elsewhere nothing changes.
  */
 function tuneMalloc(koffi: Koffi): void {
   if (process.platform !== 'linux') return;
