@@ -6,7 +6,7 @@
 // are IEEE single precision, with no fused multiply-add), so the results are bit-identical to it
 // (test/train/adamw-kernel.test.ts).
 import * as tf from '@tensorflow/tfjs-core';
-import { encodeModule, F32, I32, op, V128, type ValType } from './wasm-encoder.ts';
+import { byteEnds, encodeModule, offsetLoop, F32, I32, op, V128, type ValType } from './wasm-encoder.ts';
 import { heapFunction } from './heap-function.ts';
 import { forgetDerivedData } from '../written-in-place.ts';
 
@@ -35,9 +35,7 @@ function updateLoop(vector: boolean, end: number): number[][] {
   const k = (name: (typeof ADAMW_CONSTANTS)[number]) => op.get(vector ? KV + c(name) : K + c(name));
   const [gs, mNew, vNew] = vector ? [GS, MNEW, VNEW] : [GS + 3, MNEW + 3, VNEW + 3];
   const at = (base: number) => [...op.get(base), ...op.get(OFF), ...op.i32Add];
-  return [
-    op.block, op.loop,
-    op.get(OFF), op.get(end), op.i32GeU, op.brIf(1),
+  return offsetLoop(OFF, end, vector ? 16 : 4, [
     // gs = g gscale; m' = m b1 + gs (1 - b1); v' = v b2 + gs gs (1 - b2)
     at(G), load, k('gscale'), mul, op.set(gs),
     at(M), load, k('b1'), mul, op.get(gs), k('nb1'), mul, add, op.set(mNew),
@@ -49,9 +47,7 @@ function updateLoop(vector: boolean, end: number): number[][] {
     at(P), load, k('decay'), mul,
     op.get(mNew), op.get(vNew), sqrt, k('bc2'), div, k('eps'), add, div, k('step'), mul,
     sub, store,
-    op.get(OFF), op.i32Const(vector ? 16 : 4), op.i32Add, op.set(OFF),
-    op.br(0), op.end, op.end,
-  ];
+  ]);
 }
 
 function adamwModule(): Uint8Array<ArrayBuffer> {
@@ -59,8 +55,7 @@ function adamwModule(): Uint8Array<ArrayBuffer> {
   const locals: ValType[] = [I32, I32, I32, ...Array(ADAMW_CONSTANTS.length).fill(V128), V128, V128, V128, F32, F32, F32];
   const body = [
     ...ADAMW_CONSTANTS.flatMap((_, i) => [op.get(K + i), op.f32x4Splat, op.set(KV + i)]),
-    op.get(N), op.i32Const(2), op.i32Shl, op.set(END),
-    op.get(N), op.i32Const(-4), op.i32And, op.i32Const(2), op.i32Shl, op.set(END4),
+    ...byteEnds(N, END4, END),
     ...updateLoop(true, END4),
     ...updateLoop(false, END),
   ];
@@ -98,6 +93,10 @@ export function registerAdamWKernel(): void {
   }
 }
 
+function checkConstants(k: readonly number[]): void {
+  if (k.length !== ADAMW_CONSTANTS.length) throw new Error(`${ADAMW_KERNEL}: expected ${ADAMW_CONSTANTS.length} constants, got ${k.length}`);
+}
+
 /** Whether the kernel can run: the wasm backend is the current one. */
 export function adamwKernelAvailable(): boolean {
   return tf.getBackend() === 'wasm' && tf.getKernel(ADAMW_KERNEL, 'wasm') !== undefined;
@@ -111,9 +110,7 @@ export function adamwKernelAvailable(): boolean {
  * or p, m or v shares its data with another tensor (writing would change that one too).
  */
 export function adamwUpdateInPlace(p: tf.Tensor, g: tf.Tensor, m: tf.Tensor, v: tf.Tensor, k: readonly number[]): boolean {
-  if (k.length !== ADAMW_CONSTANTS.length) {
-    throw new Error(`${ADAMW_KERNEL}: expected ${ADAMW_CONSTANTS.length} constants, got ${k.length}`);
-  }
+  checkConstants(k);
   if (!adamwKernelAvailable()) return false;
   const backend = tf.backend() as unknown as WasmBackend & { refCount(dataId: tf.DataId): number };
   const state = [p, m, v];
@@ -128,6 +125,6 @@ export function adamwUpdateInPlace(p: tf.Tensor, g: tf.Tensor, m: tf.Tensor, v: 
 
 /** One AdamW update of p with gradient g and moments m, v: [p, m, v] after it; k as ADAMW_CONSTANTS. */
 export function adamwUpdate(p: tf.Tensor, g: tf.Tensor, m: tf.Tensor, v: tf.Tensor, k: readonly number[]): tf.Tensor[] {
-  if (k.length !== ADAMW_CONSTANTS.length) throw new Error(`${ADAMW_KERNEL}: expected ${ADAMW_CONSTANTS.length} constants, got ${k.length}`);
+  checkConstants(k);
   return tf.engine().runKernel(ADAMW_KERNEL, { p, g, m, v }, { k: [...k] }) as tf.Tensor[];
 }

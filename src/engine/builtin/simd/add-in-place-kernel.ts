@@ -4,7 +4,7 @@
 // SmolLM-135M's shape (every adapted layer's input has two gradients to sum). f32x4.add and f32.add are
 // IEEE single-precision additions: the bits of the wasm backend's Add.
 import type * as tf from '@tensorflow/tfjs-core';
-import { encodeModule, I32, op } from './wasm-encoder.ts';
+import { byteEnds, encodeModule, offsetLoop, I32, op } from './wasm-encoder.ts';
 import { heapFunction } from './heap-function.ts';
 
 // Locals: the two addresses and the count, then the byte offset, where the vector loop ends, where the scalar loop ends.
@@ -13,19 +13,12 @@ const [A, B, N, OFF, END4, END] = [0, 1, 2, 3, 4, 5];
 function addLoop(vector: boolean, end: number): number[][] {
   const [load, store, add] = vector ? [op.v128Load, op.v128Store, op.f32x4Add] : [op.f32Load, op.f32Store, op.f32Add];
   const at = (base: number) => [...op.get(base), ...op.get(OFF), ...op.i32Add];
-  return [
-    op.block, op.loop,
-    op.get(OFF), op.get(end), op.i32GeU, op.brIf(1),
-    at(A), at(A), load, at(B), load, add, store,
-    op.get(OFF), op.i32Const(vector ? 16 : 4), op.i32Add, op.set(OFF),
-    op.br(0), op.end, op.end,
-  ];
+  return offsetLoop(OFF, end, vector ? 16 : 4, [at(A), at(A), load, at(B), load, add, store]);
 }
 
 function addModule(): Uint8Array<ArrayBuffer> {
   const body = [
-    op.get(N), op.i32Const(2), op.i32Shl, op.set(END),
-    op.get(N), op.i32Const(-4), op.i32And, op.i32Const(2), op.i32Shl, op.set(END4),
+    ...byteEnds(N, END4, END),
     ...addLoop(true, END4),
     ...addLoop(false, END),
   ];

@@ -8,7 +8,7 @@
 // twice with seed-derived keys (as in counter-based generators: any element's bit is independent of
 // the order of drawing, so a resumed run draws the same masks).
 import * as tf from '@tensorflow/tfjs-core';
-import { encodeModule, I32, F32, op, V128, type ValType } from './wasm-encoder.ts';
+import { byteEnds, encodeModule, offsetLoop, I32, F32, op, V128, type ValType } from './wasm-encoder.ts';
 import { heapFunction } from './heap-function.ts';
 
 export const DROPOUT_MASK_KERNEL = 'GenstudyDropoutMask';
@@ -69,25 +69,20 @@ function dropoutMaskModule(): Uint8Array<ArrayBuffer> {
     op.get(THRESHOLD), op.i32x4Splat, op.set(VTH), op.get(SCALE), op.f32x4Splat, op.set(VSCALE),
     op.i32Const(GOLDEN), op.i32x4Splat, op.set(VGOLD), op.i32Const(4), op.i32x4Splat, op.set(VFOUR),
     op.v128Const(Int32Array.of(0, 1, 2, 3)), op.set(IDX),
-    op.get(N), op.i32Const(2), op.i32Shl, op.set(END),
-    op.get(N), op.i32Const(-4), op.i32And, op.i32Const(2), op.i32Shl, op.set(END4),
-    op.block, op.loop,
-    op.get(OFF), op.get(END4), op.i32GeU, op.brIf(1),
-    op.get(OUT), op.get(OFF), op.i32Add,
-    op.get(IDX), op.get(VGOLD), op.i32x4Mul, op.get(VK1), op.v128Xor, ...fmix(true, H), op.get(VK2), op.i32x4Add, ...fmix(true, H),
-    op.i32Const(8), op.i32x4ShrU, op.get(VTH), op.i32x4GeU, op.get(VSCALE), op.v128And, op.v128Store,
-    op.get(IDX), op.get(VFOUR), op.i32x4Add, op.set(IDX),
-    op.get(OFF), op.i32Const(16), op.i32Add, op.set(OFF),
-    op.br(0), op.end, op.end,
-    op.block, op.loop,
-    op.get(OFF), op.get(END), op.i32GeU, op.brIf(1),
-    op.get(OUT), op.get(OFF), op.i32Add,
-    op.get(SCALE), op.f32Const(0),
-    op.get(OFF), op.i32Const(2), op.i32ShrU, op.i32Const(GOLDEN), op.i32Mul, op.get(K1), op.i32Xor, ...fmix(false, HS),
-    op.get(K2), op.i32Add, ...fmix(false, HS), op.i32Const(8), op.i32ShrU, op.get(THRESHOLD), op.i32GeU,
-    op.select, op.f32Store,
-    op.get(OFF), op.i32Const(4), op.i32Add, op.set(OFF),
-    op.br(0), op.end, op.end,
+    ...byteEnds(N, END4, END),
+    ...offsetLoop(OFF, END4, 16, [
+      op.get(OUT), op.get(OFF), op.i32Add,
+      op.get(IDX), op.get(VGOLD), op.i32x4Mul, op.get(VK1), op.v128Xor, ...fmix(true, H), op.get(VK2), op.i32x4Add, ...fmix(true, H),
+      op.i32Const(8), op.i32x4ShrU, op.get(VTH), op.i32x4GeU, op.get(VSCALE), op.v128And, op.v128Store,
+      op.get(IDX), op.get(VFOUR), op.i32x4Add, op.set(IDX),
+    ]),
+    ...offsetLoop(OFF, END, 4, [
+      op.get(OUT), op.get(OFF), op.i32Add,
+      op.get(SCALE), op.f32Const(0),
+      op.get(OFF), op.i32Const(2), op.i32ShrU, op.i32Const(GOLDEN), op.i32Mul, op.get(K1), op.i32Xor, ...fmix(false, HS),
+      op.get(K2), op.i32Add, ...fmix(false, HS), op.i32Const(8), op.i32ShrU, op.get(THRESHOLD), op.i32GeU,
+      op.select, op.f32Store,
+    ]),
   ];
   return encodeModule([{ name: 'dropoutMask', params, locals: [...locals, I32], body }]);
 }

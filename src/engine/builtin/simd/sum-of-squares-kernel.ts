@@ -4,7 +4,7 @@
 // SmolLM-135M full fine-tuning step, and for the 28M-element embedding a sum whose rounding error
 // can reach ~1e-3 of it. Two float64 accumulators per vector of four; the tail one element at a time.
 import * as tf from '@tensorflow/tfjs-core';
-import { encodeModule, F64, I32, op, V128, type ValType } from './wasm-encoder.ts';
+import { byteEnds, encodeModule, offsetLoop, F64, I32, op, V128, type ValType } from './wasm-encoder.ts';
 import { heapFunction } from './heap-function.ts';
 
 // Locals: the address and the count (parameters), the byte offset, where the vector loop ends, where
@@ -16,22 +16,17 @@ function sumOfSquaresModule(): Uint8Array<ArrayBuffer> {
   const locals: ValType[] = [I32, I32, I32, V128, V128, F64, V128];
   const square = [op.get(V), op.f64x2PromoteLowF32x4, op.get(V), op.f64x2PromoteLowF32x4, op.f64x2Mul];
   const body = [
-    op.get(N), op.i32Const(2), op.i32Shl, op.set(END),
-    op.get(N), op.i32Const(-4), op.i32And, op.i32Const(2), op.i32Shl, op.set(END4),
-    op.block, op.loop,
-    op.get(OFF), op.get(END4), op.i32GeU, op.brIf(1),
-    op.get(X), op.get(OFF), op.i32Add, op.v128Load, op.set(V),
-    op.get(ACC_LOW), ...square, op.f64x2Add, op.set(ACC_LOW),
-    op.get(V), op.get(V), op.f32x4HighToLow, op.set(V),
-    op.get(ACC_HIGH), ...square, op.f64x2Add, op.set(ACC_HIGH),
-    op.get(OFF), op.i32Const(16), op.i32Add, op.set(OFF),
-    op.br(0), op.end, op.end,
-    op.block, op.loop,
-    op.get(OFF), op.get(END), op.i32GeU, op.brIf(1),
-    op.get(ACC), op.get(X), op.get(OFF), op.i32Add, op.f32Load, op.f64PromoteF32,
-    op.get(X), op.get(OFF), op.i32Add, op.f32Load, op.f64PromoteF32, op.f64Mul, op.f64Add, op.set(ACC),
-    op.get(OFF), op.i32Const(4), op.i32Add, op.set(OFF),
-    op.br(0), op.end, op.end,
+    ...byteEnds(N, END4, END),
+    ...offsetLoop(OFF, END4, 16, [
+      op.get(X), op.get(OFF), op.i32Add, op.v128Load, op.set(V),
+      op.get(ACC_LOW), ...square, op.f64x2Add, op.set(ACC_LOW),
+      op.get(V), op.get(V), op.f32x4HighToLow, op.set(V),
+      op.get(ACC_HIGH), ...square, op.f64x2Add, op.set(ACC_HIGH),
+    ]),
+    ...offsetLoop(OFF, END, 4, [
+      op.get(ACC), op.get(X), op.get(OFF), op.i32Add, op.f32Load, op.f64PromoteF32,
+      op.get(X), op.get(OFF), op.i32Add, op.f32Load, op.f64PromoteF32, op.f64Mul, op.f64Add, op.set(ACC),
+    ]),
     op.get(ACC_LOW), op.get(ACC_HIGH), op.f64x2Add, op.set(V),
     op.get(V), op.f64x2ExtractLane(0), op.get(V), op.f64x2ExtractLane(1), op.f64Add, op.get(ACC), op.f64Add,
   ];

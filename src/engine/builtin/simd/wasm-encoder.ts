@@ -64,6 +64,28 @@ export const op = {
   f64x2Add: [0xfd, ...uleb(0xf0)], f64x2Mul: [0xfd, ...uleb(0xf2)],
 };
 
+/**
+ * The ends of a float32 loop over `n` elements, in bytes: `end` after all of them, `end4` after the
+ * whole vectors of four (every kernel runs a vector loop to end4, then a scalar one to end).
+ */
+export function byteEnds(n: number, end4: number, end: number): number[][] {
+  return [
+    op.get(n), op.i32Const(2), op.i32Shl, op.set(end),
+    op.get(n), op.i32Const(-4), op.i32And, op.i32Const(2), op.i32Shl, op.set(end4),
+  ];
+}
+
+/** `body` for each byte offset `off` below `end`, `off` advancing by `step` bytes after each. */
+export function offsetLoop(off: number, end: number, step: number, body: number[][]): number[][] {
+  return [
+    op.block, op.loop,
+    op.get(off), op.get(end), op.i32GeU, op.brIf(1),
+    ...body,
+    op.get(off), op.i32Const(step), op.i32Add, op.set(off),
+    op.br(0), op.end, op.end,
+  ];
+}
+
 export interface WasmFunction {
   name: string;
   params: ValType[];
