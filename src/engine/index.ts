@@ -31,6 +31,7 @@ export { enableTrainingGradients } from './builtin/autograd/enable.ts';
 export { crossEntropySum } from './builtin/autograd/cross-entropy.ts';
 export { adamwKernelAvailable, adamwUpdate, adamwUpdateInPlace } from './builtin/simd/adamw-kernel.ts';
 export { sumOfSquares, sumOfSquaresAvailable } from './builtin/simd/sum-of-squares-kernel.ts';
+export { onTrainingPool } from './builtin/native/pool-choice.ts';
 
 // The remote engine (remote/)
 export * from './remote/index.ts';

@@ -2,7 +2,7 @@
 // normalised by the step's target tokens, see loss.ts, or, replaying the releases' transformers, each
 // micro-batch by its own target tokens and the accumulation steps), global-norm clipping, the AdamW update.
 import * as tf from '@tensorflow/tfjs-core';
-import type { LoraAdapters, BuiltinModel } from '../engine/index.ts';
+import { onTrainingPool, type LoraAdapters, type BuiltinModel } from '../engine/index.ts';
 import { seededRandom } from '../seeded-random.ts';
 import type { AdamW } from './adamw.ts';
 import { clipByGlobalNorm } from './clip.ts';
@@ -33,7 +33,12 @@ export interface StepContext {
 
 export interface StepResult { loss: number; gradNorm: number; tokens: number }
 
-export async function optimiserStep(ctx: StepContext, batches: readonly (readonly TrainSequence[])[], step: number, lr: number): Promise<StepResult> {
+/** One optimiser step, its native kernels on the training pool (engine/builtin/native/pool-choice.ts). */
+export function optimiserStep(ctx: StepContext, batches: readonly (readonly TrainSequence[])[], step: number, lr: number): Promise<StepResult> {
+  return onTrainingPool(() => stepOnPool(ctx, batches, step, lr));
+}
+
+async function stepOnPool(ctx: StepContext, batches: readonly (readonly TrainSequence[])[], step: number, lr: number): Promise<StepResult> {
   const targetsOf = (b: readonly TrainSequence[]) => b.reduce((k, s) => k + s.targets.length, 0);
   const stepTargets = batches.reduce((n, b) => n + targetsOf(b), 0);
   const normalizerOf = (b: readonly TrainSequence[]) =>

@@ -10,6 +10,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import { encodeModel } from './onnx-proto.ts';
 import { ELEMENTWISE_CHUNK, graphOf, OPS, type Attrs, type OpDef } from './op-graphs.ts';
 import { NativeSession } from './ort.ts';
+import { poolNow } from './pool-choice.ts';
 import { replaceWasmKernel } from '../replace-kernel.ts';
 import { nativeMatMulActive, nativeThreads } from './matmul-kernel.ts';
 
@@ -26,10 +27,11 @@ export const nativeFusedStats = { calls: 0 };
 
 /** The session of an op's graph for inputs of these ranks and these attributes (made once). */
 function sessionOf(name: string, def: OpDef, shapes: Record<string, number[]>, attrs: Attrs): NativeSession {
-  const key = `${name} ${def.inputs.map((n) => shapes[n].length).join(',')} ${JSON.stringify(attrs)}`;
+  const pool = poolNow();
+  const key = `${name} ${def.inputs.map((n) => shapes[n].length).join(',')} ${JSON.stringify(attrs)} ${pool}`;
   let s = sessions.get(key);
   if (!s) {
-    s = new NativeSession(encodeModel(graphOf(def, shapes, attrs)), nativeThreads());
+    s = new NativeSession(encodeModel(graphOf(def, shapes, attrs)), nativeThreads(), pool);
     sessions.set(key, s);
   }
   return s;

@@ -11,6 +11,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { encodeModel, OnnxType } from './onnx-proto.ts';
 import { NativeSession } from './ort.ts';
+import { poolNow } from './pool-choice.ts';
 import { replaceWasmKernel } from '../replace-kernel.ts';
 
 /** Below this many multiply-adds a product stays on the wasm kernel (a decoding step's attention). */
@@ -65,10 +66,13 @@ export function nativeThreads(): number {
 }
 const sessions = new Map<string, NativeSession>();
 
-function cached(key: string, graph: () => Uint8Array): NativeSession {
+/** The session of a graph on the pool that runs now (see pool-choice.ts), made once per pool. */
+function cached(name: string, graph: () => Uint8Array): NativeSession {
+  const pool = poolNow();
+  const key = `${name} ${pool}`;
   let s = sessions.get(key);
   if (!s) {
-    s = new NativeSession(graph(), threads);
+    s = new NativeSession(graph(), threads, pool);
     sessions.set(key, s);
   }
   return s;

@@ -17,6 +17,9 @@ import { createRequire } from 'node:module';
 import fs from 'node:fs';
 import path from 'node:path';
 
+/** The intra-op thread pool a session runs on (see NativeSession's constructor). */
+export type ThreadPool = 'own' | 'shared';
+
 /** A tensor handed to a run: a typed-array view and its dimensions. */
 export interface OrtTensor { readonly data: Float32Array | Int32Array; readonly dims: readonly number[] }
 
@@ -34,7 +37,6 @@ interface Koffi {
 /** The OrtApi functions used, by their index in the struct (onnxruntime_c_api.h; append-only). */
 const API = {
   GetErrorMessage: [2, 'const char *GetErrorMessage(void *status)'],
-  CreateEnv: [3, 'void *CreateEnv(int level, const char *logid, _Out_ void **out)'],
   DisableTelemetryEvents: [6, 'void *DisableTelemetryEvents(void *env)'],
   CreateSessionFromArray: [8, 'void *CreateSessionFromArray(void *env, const void *data, size_t len, void *options, _Out_ void **out)'],
   Run: [9, 'void *Run(void *session, void *runOptions, void **inputNames, void **inputs, size_t nInputs, ' +
@@ -52,10 +54,21 @@ const API = {
   ReleaseStatus: [93, 'void ReleaseStatus(void *status)'],
   ReleaseValue: [96, 'void ReleaseValue(void *value)'],
   ReleaseSessionOptions: [100, 'void ReleaseSessionOptions(void *options)'],
+  CreateEnvWithGlobalThreadPools: [119, 'void *CreateEnvWithGlobalThreadPools(int level, const char *logid, void *threading, ' +
+    '_Out_ void **out)'],
+  DisablePerSessionThreads: [120, 'void *DisablePerSessionThreads(void *options)'],
+  CreateThreadingOptions: [121, 'void *CreateThreadingOptions(_Out_ void **out)'],
+  ReleaseThreadingOptions: [122, 'void ReleaseThreadingOptions(void *options)'],
   AddSessionConfigEntry: [130, 'void *AddSessionConfigEntry(void *options, const char *key, const char *value)'],
+  SetGlobalIntraOpNumThreads: [147, 'void *SetGlobalIntraOpNumThreads(void *options, int n)'],
+  SetGlobalInterOpNumThreads: [148, 'void *SetGlobalInterOpNumThreads(void *options, int n)'],
+  SetGlobalSpinControl: [149, 'void *SetGlobalSpinControl(void *options, int spin)'],
 } as const;
-/** The OrtApi version asked for: the oldest that has every function above (AddSessionConfigEntry). */
-const API_VERSION = 4;
+/**
+ * The OrtApi version asked for: the oldest that has every function above (SetGlobalSpinControl ends
+ * version 5 in onnxruntime/core/session/onnxruntime_c_api.cc's table).
+ */
+const API_VERSION = 5;
 const ELEMENT_TYPE = { float32: 1, int32: 6 } as const;
 
 interface Ort {
@@ -63,7 +76,9 @@ interface Ort {
   /** Held for the process's life: koffi unloads a library whose handle is garbage-collected. */
   lib: unknown;
   api: { [K in keyof typeof API]: Fn };
+  /** Made with the first session, whose thread count sizes the shared pool (see environment). */
   env: Ptr;
+  sharedThreads: number;
   cpu: Ptr;
   version: string;
 }
@@ -103,12 +118,8 @@ function loadOrt(): Ort | null {
     const pointers = koffi.decode(table, 'void *', size) as Ptr[];
     const api = Object.fromEntries(Object.entries(API)
       .map(([name, [i, sig]]) => [name, koffi.decode(pointers[i], koffi.proto(sig)) as Fn])) as Ort['api'];
-    const partial = { koffi, lib, api, env: null as Ptr, cpu: null as Ptr, version };
+    const partial = { koffi, lib, api, env: null as Ptr, sharedThreads: 0, cpu: null as Ptr, version };
     const out: Ptr[] = [null];
-    check(partial, api.CreateEnv(3 /* ORT_LOGGING_LEVEL_ERROR */, 'genstudy', out));
-    partial.env = out[0];
-    // Before any session: a session's creation is itself an event.
-    check(partial, api.DisableTelemetryEvents(partial.env));
     check(partial, api.CreateCpuMemoryInfo(0 /* OrtDeviceAllocator */, 0 /* OrtMemTypeDefault */, out));
     partial.cpu = out[0];
     ort = partial;
@@ -167,6 +178,32 @@ function tuneMalloc(koffi: Koffi): void {
   }
 }
 
+/**
+ * The process's one onnxruntime environment, made before the first session. It holds the shared
+ * thread pool (`threads` threads, spinning when idle) that sessions made for the 'shared' pool run
+ * on; every other session has a pool of its own. See pool-choice.ts for which pool runs when.
+ */
+function environment(o: Ort, threads: number): Ptr {
+  if (o.env) return o.env;
+  const { api } = o;
+  const out: Ptr[] = [null];
+  check(o, api.CreateThreadingOptions(out));
+  const threading = out[0];
+  try {
+    check(o, api.SetGlobalIntraOpNumThreads(threading, threads));
+    check(o, api.SetGlobalInterOpNumThreads(threading, 1));
+    check(o, api.SetGlobalSpinControl(threading, 1));
+    check(o, api.CreateEnvWithGlobalThreadPools(3 /* ORT_LOGGING_LEVEL_ERROR */, 'genstudy', threading, out));
+  } finally {
+    api.ReleaseThreadingOptions(threading);
+  }
+  o.env = out[0];
+  o.sharedThreads = threads;
+  // Before any session: a session's creation is itself an event.
+  check(o, api.DisableTelemetryEvents(o.env));
+  return o.env;
+}
+
 /** Throws the message of a non-null OrtStatus (and releases it). */
 function check(o: Pick<Ort, 'api'>, status: unknown): void {
   if (!status) return;
@@ -180,32 +217,46 @@ export function nativeLoadError(): string {
   return loadError;
 }
 
+/** Runs per thread pool, for tests (which pool the kernels really ran on). */
+export const nativeRunStats: Record<ThreadPool, number> = { own: 0, shared: 0 };
+
 /** A loaded ONNX graph run synchronously with views as inputs and pre-allocated outputs. */
 export class NativeSession {
   private readonly ort: Ort;
   private readonly session: Ptr;
+  private readonly pool: ThreadPool;
   private readonly names = new Map<string, Ptr>();
 
-  constructor(model: Uint8Array, threads: number) {
+  /**
+   * `pool` 'own': the session gets an intra-op pool of `threads` threads whose idle threads sleep.
+   * 'shared': it runs on the environment's spinning pool, which the first session's `threads` sized.
+   */
+  constructor(model: Uint8Array, threads: number, pool: ThreadPool = 'own') {
     const o = loadOrt();
     if (!o) throw new Error(`onnxruntime cannot be loaded: ${loadError}`);
     this.ort = o;
+    this.pool = pool;
     const { api } = o;
+    const env = environment(o, threads);
+    if (pool === 'shared' && threads !== o.sharedThreads) {
+      throw new Error(`onnxruntime's shared pool has ${o.sharedThreads} threads, not ${threads}`);
+    }
     const out: Ptr[] = [null];
     check(o, api.CreateSessionOptions(out));
     const options = out[0];
     try {
-      // One intra-op pool per session; sequential execution (the graphs are chains of a few nodes).
-      check(o, api.SetIntraOpNumThreads(options, threads));
-      check(o, api.SetInterOpNumThreads(options, 1));
+      // Sequential execution (the graphs are chains of a few nodes).
+      if (pool === 'shared') check(o, api.DisablePerSessionThreads(options));
+      else {
+        check(o, api.SetIntraOpNumThreads(options, threads));
+        check(o, api.SetInterOpNumThreads(options, 1));
+        check(o, api.AddSessionConfigEntry(options, 'session.intra_op.allow_spinning', '0'));
+      }
       check(o, api.SetSessionExecutionMode(options, 0 /* ORT_SEQUENTIAL */));
       check(o, api.SetSessionGraphOptimizationLevel(options, 99 /* ORT_ENABLE_ALL */));
       check(o, api.DisableCpuMemArena(options));
       check(o, api.DisableMemPattern(options));
-      // Idle pool threads sleep instead of spinning: between products the wasm kernels run, and a
-      // spinning thread would burn a core (and CPU time) for nothing.
-      check(o, api.AddSessionConfigEntry(options, 'session.intra_op.allow_spinning', '0'));
-      check(o, api.CreateSessionFromArray(o.env, model, model.byteLength, options, out));
+      check(o, api.CreateSessionFromArray(env, model, model.byteLength, options, out));
       this.session = out[0];
     } finally {
       api.ReleaseSessionOptions(options);
@@ -231,6 +282,7 @@ export class NativeSession {
   /** Runs the graph; each output is written into the tensor given for it. */
   run(feeds: Record<string, OrtTensor>, outputs: Record<string, OrtTensor>): void {
     const { api, koffi, cpu } = this.ort;
+    nativeRunStats[this.pool]++;
     const values: Ptr[] = [];
     const out: Ptr[] = [null];
     const value = (t: OrtTensor): Ptr => {
