@@ -32,9 +32,12 @@ export function telemetryFilesIn(home: string, tmp: string): string[] {
   return found;
 }
 
-/** The environment of a child: its own HOME and temp folder, and no ORT_DISABLE_TELEMETRY (genstudy must set it itself). */
+/**
+ * The environment of a child: its own HOME and temp folder, two threads (so that each onnxruntime
+ * pool has a thread of its own to end at exit), and no ORT_DISABLE_TELEMETRY (genstudy must set it itself).
+ */
 export function childEnv(home: string, tmp: string): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, TMPDIR: tmp };
+  const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, TMPDIR: tmp, GENSTUDY_THREADS: '2' };
   delete env.ORT_DISABLE_TELEMETRY;
   return env;
 }
