@@ -11,13 +11,7 @@
 // model that was ~1000 copies, 7% of the step's CPU time.
 import * as tf from '@tensorflow/tfjs-core';
 import { replaceWasmKernel } from './replace-kernel.ts';
-
-type HeapArray = Float32Array | Int32Array | Uint8Array;
-interface WasmBackend {
-  incRef(dataId: tf.DataId): void;
-  makeOutput(shape: number[], dtype: tf.DataType): tf.TensorInfo;
-  typedArrayFromHeap(t: tf.TensorInfo): HeapArray;
-}
+import type { HeapArray, WasmBackend } from './wasm-backend.ts';
 
 /** Copies x[begin : begin + size] into out, one contiguous run at a time. */
 function copySlice(x: HeapArray, shape: number[], begin: number[], size: number[], out: HeapArray): void {

@@ -5,15 +5,11 @@
 // step when AdamW wrote the parameters in place). Unregistering the id and registering it again at
 // the same memory runs its disposal callbacks, which drop those caches; the JS side is untouched.
 import type * as tf from '@tensorflow/tfjs-core';
-
-interface WasmBackendInternals {
-  dataIdMap: { get(dataId: tf.DataId): { id: number; memoryOffset: number; shape: number[] } | undefined };
-  wasm: { tfjs: { disposeData(id: number): void; registerTensor(id: number, size: number, memoryOffset: number): void } };
-}
+import type { WasmBackend } from './wasm-backend.ts';
 
 /** Call after writing over `dataId`'s memory in place: the wasm backend forgets what it derived from the old values. */
 export function forgetDerivedData(backend: unknown, dataId: tf.DataId): void {
-  const b = backend as WasmBackendInternals;
+  const b = backend as WasmBackend;
   const d = b.dataIdMap.get(dataId);
   if (!d) throw new Error('internal: forgetDerivedData on a tensor the wasm backend does not hold');
   const size = d.shape.reduce((n, k) => n * k, 1);

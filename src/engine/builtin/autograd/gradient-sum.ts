@@ -9,11 +9,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import { replaceWasmKernel } from '../replace-kernel.ts';
 import { forgetDerivedData } from '../written-in-place.ts';
 import { addInPlace } from '../simd/add-in-place-kernel.ts';
-
-interface WasmBackend {
-  incRef(dataId: tf.DataId): void;
-  refCount(dataId: tf.DataId): number;
-}
+import type { WasmBackend } from '../wasm-backend.ts';
 
 /** The later gradient whose sum with the stored one is the next Add, if any. */
 let announced: tf.Tensor | null = null;

@@ -4,18 +4,14 @@
 // embedding lookup as oneHot x matMul, costs vocab x tokens x width flops: far slower for real
 // vocabularies.)
 import * as tf from '@tensorflow/tfjs-core';
-
-interface WasmBackendLike {
-  makeOutput(shape: number[], dtype: tf.DataType): tf.TensorInfo;
-  typedArrayFromHeap(t: tf.TensorInfo): Float32Array | Int32Array;
-}
+import type { WasmBackend } from '../wasm-backend.ts';
 
 /**
  * out[segmentIds[i], ...] += x[i, ...]; segment ids outside [0, numSegments) are dropped, as in TF.
  * Read and written where the tensors lie on the heap (an embedding's gradient is vocab x width).
  */
 export function unsortedSegmentSumWasm(args: { inputs: tf.NamedTensorInfoMap; backend: unknown; attrs?: tf.NamedAttrMap }): tf.TensorInfo {
-  const backend = args.backend as WasmBackendLike;
+  const backend = args.backend as WasmBackend;
   const { x, segmentIds } = args.inputs as { x: tf.TensorInfo; segmentIds: tf.TensorInfo };
   const numSegments = (args.attrs as { numSegments: number }).numSegments;
   if (x.dtype !== 'float32') throw new Error(`UnsortedSegmentSum (wasm, genstudy): dtype ${x.dtype} is not supported`);

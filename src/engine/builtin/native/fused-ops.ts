@@ -13,11 +13,7 @@ import { NativeSession } from './ort.ts';
 import { poolNow } from './pool-choice.ts';
 import { replaceWasmKernel } from '../replace-kernel.ts';
 import { nativeMatMulActive, nativeThreads } from './matmul-kernel.ts';
-
-export interface WasmBackend {
-  makeOutput(shape: number[], dtype: tf.DataType): tf.TensorInfo;
-  typedArrayFromHeap(t: tf.TensorInfo): Float32Array | Int32Array;
-}
+import type { HeapArray, WasmBackend } from '../wasm-backend.ts';
 
 const sessions = new Map<string, NativeSession>();
 let registered = false;
@@ -248,7 +244,7 @@ function runBlocks(name: string, backend: WasmBackend, inputs: Record<string, tf
     const pv = s.tensor(vc.subarray(row * cache, (row + 1) * cache), [1, kv, t, d]);
     for (let start = 0; start < t; start += QUERY_BLOCK) {
       const n = Math.min(QUERY_BLOCK, t - start);
-      const block = (x: Float32Array | Int32Array, width: number) =>
+      const block = (x: HeapArray, width: number) =>
         s.tensor(x.subarray((row * t + start) * width, (row * t + start + n) * width), [1, n, width]);
       // The row taken as full length: right padding comes after its real positions, which never attend to it.
       seqlens[0] = start + n - 1;

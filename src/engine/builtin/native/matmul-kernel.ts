@@ -13,15 +13,10 @@ import { encodeModel, OnnxType } from './onnx-proto.ts';
 import { NativeSession } from './ort.ts';
 import { poolNow } from './pool-choice.ts';
 import { replaceWasmKernel } from '../replace-kernel.ts';
+import type { WasmBackend } from '../wasm-backend.ts';
 
 /** Below this many multiply-adds a product stays on the wasm kernel (a decoding step's attention). */
 const NATIVE_MIN_MACS = 1 << 16;
-
-interface WasmBackend {
-  makeOutput(shape: number[], dtype: tf.DataType): tf.TensorInfo;
-  typedArrayFromHeap(t: tf.TensorInfo): Float32Array;
-  disposeData(dataId: tf.DataId, force?: boolean): boolean;
-}
 
 /** The last two axes swapped: x [batch, r, c] -> y [batch, c, r]. */
 function transposeGraph(): Uint8Array {

@@ -263,7 +263,9 @@ export class NativeSession {
     }
   }
 
-  tensor(data: Float32Array | Int32Array, dims: readonly number[]): OrtTensor {
+  /** A view as a run's tensor: float32 or int32 (a bool tensor's bytes are not taken). */
+  tensor(data: Float32Array | Int32Array | Uint8Array, dims: readonly number[]): OrtTensor {
+    if (data instanceof Uint8Array) throw new Error('internal: onnxruntime kernels take float32 and int32 tensors, not bool');
     return { data, dims };
   }
 

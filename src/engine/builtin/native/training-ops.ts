@@ -3,7 +3,8 @@
 // backward. They run only while the native path is on (fusedOpsAvailable());
 // elsewhere the callers use the tfjs compositions, which these match (test/engine/native.test.ts).
 import * as tf from '@tensorflow/tfjs-core';
-import { nativeGelu, nativeSwiGlu, runNative, type WasmBackend } from './fused-ops.ts';
+import { nativeGelu, nativeSwiGlu, runNative } from './fused-ops.ts';
+import type { WasmBackend } from '../wasm-backend.ts';
 import { OPS } from './op-graphs.ts';
 
 /**

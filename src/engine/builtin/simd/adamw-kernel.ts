@@ -9,6 +9,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import { byteEnds, encodeModule, offsetLoop, F32, I32, op, V128, type ValType } from './wasm-encoder.ts';
 import { heapFunction } from './heap-function.ts';
 import { forgetDerivedData } from '../written-in-place.ts';
+import type { WasmBackend } from '../wasm-backend.ts';
 
 export const ADAMW_KERNEL = 'GenstudyAdamW';
 
@@ -63,10 +64,6 @@ function adamwModule(): Uint8Array<ArrayBuffer> {
 }
 
 type AdamWFn = (...args: number[]) => void;
-interface WasmBackend {
-  makeOutput(shape: number[], dtype: tf.DataType): tf.TensorInfo;
-  typedArrayFromHeap(t: tf.TensorInfo): Float32Array;
-}
 
 const adamwOn = heapFunction<AdamWFn>(adamwModule, 'adamw');
 
@@ -112,7 +109,7 @@ export function adamwKernelAvailable(): boolean {
 export function adamwUpdateInPlace(p: tf.Tensor, g: tf.Tensor, m: tf.Tensor, v: tf.Tensor, k: readonly number[]): boolean {
   checkConstants(k);
   if (!adamwKernelAvailable()) return false;
-  const backend = tf.backend() as unknown as WasmBackend & { refCount(dataId: tf.DataId): number };
+  const backend = tf.backend() as unknown as WasmBackend;
   const state = [p, m, v];
   const n = p.size;
   if ([p, g, m, v].some((t) => t.dtype !== 'float32' || t.size !== n) || new Set(state.map((t) => t.dataId)).size !== 3

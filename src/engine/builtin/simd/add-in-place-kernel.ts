@@ -6,6 +6,7 @@
 import type * as tf from '@tensorflow/tfjs-core';
 import { byteEnds, encodeModule, offsetLoop, I32, op } from './wasm-encoder.ts';
 import { heapFunction } from './heap-function.ts';
+import type { WasmBackend } from '../wasm-backend.ts';
 
 // Locals: the two addresses and the count, then the byte offset, where the vector loop ends, where the scalar loop ends.
 const [A, B, N, OFF, END4, END] = [0, 1, 2, 3, 4, 5];
@@ -23,10 +24,6 @@ function addModule(): Uint8Array<ArrayBuffer> {
     ...addLoop(false, END),
   ];
   return encodeModule([{ name: 'add', params: [I32, I32, I32], locals: [I32, I32, I32], body }]);
-}
-
-interface WasmBackend {
-  typedArrayFromHeap(t: tf.TensorInfo): Float32Array | Int32Array | Uint8Array;
 }
 
 const addOn = heapFunction<(a: number, b: number, n: number) => void>(addModule, 'add');

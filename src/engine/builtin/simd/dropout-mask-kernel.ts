@@ -10,6 +10,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { byteEnds, encodeModule, offsetLoop, I32, F32, op, V128, type ValType } from './wasm-encoder.ts';
 import { heapFunction } from './heap-function.ts';
+import type { WasmBackend } from '../wasm-backend.ts';
 
 export const DROPOUT_MASK_KERNEL = 'GenstudyDropoutMask';
 const GOLDEN = 0x9e3779b9 | 0;
@@ -85,11 +86,6 @@ function dropoutMaskModule(): Uint8Array<ArrayBuffer> {
     ]),
   ];
   return encodeModule([{ name: 'dropoutMask', params, locals: [...locals, I32], body }]);
-}
-
-interface WasmBackend {
-  makeOutput(shape: number[], dtype: tf.DataType): tf.TensorInfo;
-  typedArrayFromHeap(t: tf.TensorInfo): Float32Array;
 }
 
 const fillOn = heapFunction<(...args: number[]) => void>(dropoutMaskModule, 'dropoutMask');

@@ -6,6 +6,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { byteEnds, encodeModule, offsetLoop, F64, I32, op, V128, type ValType } from './wasm-encoder.ts';
 import { heapFunction } from './heap-function.ts';
+import type { WasmBackend } from '../wasm-backend.ts';
 
 // Locals: the address and the count (parameters), the byte offset, where the vector loop ends, where
 // the scalar loop ends, the two vector accumulators, the scalar accumulator, a loaded vector.
@@ -31,10 +32,6 @@ function sumOfSquaresModule(): Uint8Array<ArrayBuffer> {
     op.get(V), op.f64x2ExtractLane(0), op.get(V), op.f64x2ExtractLane(1), op.f64Add, op.get(ACC), op.f64Add,
   ];
   return encodeModule([{ name: 'sumOfSquares', params, results: [F64], locals, body }]);
-}
-
-interface WasmBackend {
-  typedArrayFromHeap(t: tf.TensorInfo): Float32Array;
 }
 
 const sumOn = heapFunction<(at: number, n: number) => number>(sumOfSquaresModule, 'sumOfSquares');
