@@ -9,13 +9,12 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { encodeModel } from './onnx-proto.ts';
 import { ELEMENTWISE_CHUNK, graphOf, OPS, type Attrs, type OpDef } from './op-graphs.ts';
-import { NativeSession } from './ort.ts';
-import { poolNow } from './pool-choice.ts';
+import type { NativeSession } from './ort.ts';
+import { nativeThreads, sessionFor } from './sessions.ts';
 import { replaceWasmKernel } from '../replace-kernel.ts';
-import { nativeMatMulActive, nativeThreads } from './matmul-kernel.ts';
+import { nativeMatMulActive } from './matmul-kernel.ts';
 import type { HeapArray, WasmBackend } from '../wasm-backend.ts';
 
-const sessions = new Map<string, NativeSession>();
 let registered = false;
 
 /** Calls of the fused kernels, for tests (that the native operation really ran). */
@@ -23,14 +22,8 @@ export const nativeFusedStats = { calls: 0 };
 
 /** The session of an op's graph for inputs of these ranks and these attributes (made once). */
 function sessionOf(name: string, def: OpDef, shapes: Record<string, number[]>, attrs: Attrs): NativeSession {
-  const pool = poolNow();
-  const key = `${name} ${def.inputs.map((n) => shapes[n].length).join(',')} ${JSON.stringify(attrs)} ${pool}`;
-  let s = sessions.get(key);
-  if (!s) {
-    s = new NativeSession(encodeModel(graphOf(def, shapes, attrs)), nativeThreads(), pool);
-    sessions.set(key, s);
-  }
-  return s;
+  const key = `${name} ${def.inputs.map((n) => shapes[n].length).join(',')} ${JSON.stringify(attrs)}`;
+  return sessionFor(key, () => encodeModel(graphOf(def, shapes, attrs)));
 }
 
 /** Runs one fused op in onnxruntime on tfjs inputs on the wasm heap; outputs made on the heap. */

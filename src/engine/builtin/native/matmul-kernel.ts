@@ -10,8 +10,7 @@
 // Small products stay on the wasm kernel: a native call costs ~20 us, more than XNNPACK takes for them.
 import * as tf from '@tensorflow/tfjs-core';
 import { encodeModel, OnnxType } from './onnx-proto.ts';
-import { NativeSession } from './ort.ts';
-import { poolNow } from './pool-choice.ts';
+import { sessionFor, setNativeThreads } from './sessions.ts';
 import { replaceWasmKernel } from '../replace-kernel.ts';
 import type { WasmBackend } from '../wasm-backend.ts';
 
@@ -53,27 +52,7 @@ function matMulGraph(transA: boolean, transB: boolean): Uint8Array {
   });
 }
 
-let threads = 1;
-
-/** The thread count the native kernels were registered with. */
-export function nativeThreads(): number {
-  return threads;
-}
-const sessions = new Map<string, NativeSession>();
-
-/** The session of a graph on the pool that runs now (see pool-choice.ts), made once per pool. */
-function cached(name: string, graph: () => Uint8Array): NativeSession {
-  const pool = poolNow();
-  const key = `${name} ${pool}`;
-  let s = sessions.get(key);
-  if (!s) {
-    s = new NativeSession(graph(), threads, pool);
-    sessions.set(key, s);
-  }
-  return s;
-}
-
-const session = (transA: boolean, transB: boolean) => cached(`${transA}${transB}`, () => matMulGraph(transA, transB));
+const session = (transA: boolean, transB: boolean) => sessionFor(`FusedMatMul ${transA} ${transB}`, () => matMulGraph(transA, transB));
 
 /** Products with a transposed first operand below this many multiply-adds keep FusedMatMul's flag. */
 const TRANSPOSE_FIRST_MIN_MACS = 1 << 22;
@@ -93,7 +72,7 @@ const TALL_ROWS = 4096;
 function transposedFirst(backend: WasmBackend, a: tf.TensorInfo, b: tf.TensorInfo, out: tf.TensorInfo, dims: number[]): void {
   const [batch, k, m, n] = dims;
   const plain = session(false, false);
-  const transpose = cached('transpose', transposeGraph);
+  const transpose = sessionFor('Transpose', transposeGraph);
   const heap = (t: tf.TensorInfo) => backend.typedArrayFromHeap(t);
   if (batch > 1 || m <= TALL_RESULT * n) {
     const at = backend.makeOutput([batch, m, k], 'float32');
@@ -102,7 +81,7 @@ function transposedFirst(backend: WasmBackend, a: tf.TensorInfo, b: tf.TensorInf
     backend.disposeData(at.dataId, true);
     return;
   }
-  const columns = cached('columns', columnsGraph);
+  const columns = sessionFor('Slice columns', columnsGraph);
   const scratch = [[1, n, k], [k, TALL_ROWS], [n, TALL_ROWS]].map((shape) => backend.makeOutput(shape, 'float32'));
   const [bt, cols, ct] = scratch.map(heap);
   const [full, c] = [heap(a), heap(out)];
@@ -145,7 +124,7 @@ export function setNativeMatMul(on: boolean): void {
  */
 export function registerNativeMatMul(nThreads: number): void {
   if (registered) return;
-  threads = nThreads;
+  setNativeThreads(nThreads);
   if (!tf.getKernel(tf.BatchMatMul, 'wasm')) throw new Error('the wasm backend has no BatchMatMul kernel');
   // Fail here, not inside the first forward pass, when onnxruntime cannot run.
   selfTest();
