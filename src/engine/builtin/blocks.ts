@@ -229,19 +229,22 @@ function bmmForward(a: tf.Tensor4D, b: tf.Tensor4D): tf.Tensor4D {
 }
 
 /** The rows of x [B, T, W] at flat indices `at` (row * T + position): [1, at.length, W]. */
-export function rowsAt(x: tf.Tensor, at: readonly number[]): tf.Tensor3D {
+function rowsAt(x: tf.Tensor, at: readonly number[]): tf.Tensor3D {
   const w = x.shape[x.rank - 1];
   return tf.reshape(tf.gather(tf.reshape(x, [-1, w]), tf.tensor1d([...at], 'int32')), [1, at.length, w]);
 }
 
 /**
- * The rows layer `layer` of `layers` continues with after its attention when only the final hidden
- * states at `at` are read (StepInputs.at): those, in the last layer; undefined (every row) otherwise.
- * At SmolLM-135M's shape, scoring the last 64 of 256 positions, the last layer's o-projection and
- * MLP then run on a quarter of the rows (~2% of a pass).
+ * The residual stream `h` and the attention output `att` that layer `layer` of `layers` continues
+ * with after its attention: where only the final hidden states at `at` are read (StepInputs.at), the
+ * last layer takes their rows there alone (everything after attention is row by row); otherwise both
+ * as they are. At SmolLM-135M's shape, scoring the last 64 of 256 positions, the last layer's
+ * o-projection and MLP then run on a quarter of the rows (~2% of a pass).
  */
-export function lastLayerRows(at: readonly number[] | undefined, layer: number, layers: number): readonly number[] | undefined {
-  return layer === layers - 1 ? at : undefined;
+export function afterAttention(at: readonly number[] | undefined, layer: number, layers: number, h: tf.Tensor3D, att: tf.Tensor3D):
+  { h: tf.Tensor3D; att: tf.Tensor3D } {
+  if (!at || layer !== layers - 1) return { h, att };
+  return { h: rowsAt(h, at), att: rowsAt(att, at) };
 }
 
 /**

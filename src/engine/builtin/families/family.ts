@@ -39,7 +39,7 @@ export interface StepInputs {
    * Flat indices (row * T + position) of the only positions whose final hidden states are read (the
    * scored positions). The last layer then runs what follows its attention (which needs every
    * position's keys and values) on those rows alone, as everything after it is row by row, and
-   * `hidden` is [1, at.length, W], the rows in this order (blocks.ts lastLayerRows).
+   * `hidden` is [1, at.length, W], the rows in this order (blocks.ts afterAttention).
    */
   at?: readonly number[];
 }

@@ -4,7 +4,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { UserError } from '../../../errors.ts';
 import {
-  activation, lmHead, attention, dropout, lastLayerRows, layerNorm, linear, layerScope, residualLinear, rowsAt, splitHeads, type LayerCache,
+  activation, lmHead, attention, dropout, afterAttention, layerNorm, linear, layerScope, residualLinear, splitHeads, type LayerCache,
 } from '../blocks.ts';
 import { attentionByLengthsApplies, nativeCausalAttention } from '../native/fused-ops.ts';
 import type { ParamSpec } from '../params.ts';
@@ -85,10 +85,9 @@ export const gpt2: Family<Gpt2Arch> = {
           : attention(splitHeads(q, a.heads, headDim), splitHeads(k, a.heads, headDim), splitHeads(v, a.heads, headDim), x.mask, scale,
             x.past?.[i], a.dropout?.attn, t);
         // From here on row by row: where only some final rows are read, only those.
-        const rows = lastLayerRows(x.at, i, a.layers);
-        const attOut = rows ? rowsAt(att.out, rows) : att.out;
-        if (rows) h = rowsAt(h, rows);
-        h = residualLinear(h, attOut, p.get(`${l}attn.c_proj.weight`), p.get(`${l}attn.c_proj.bias`), a.dropout?.resid, t) as tf.Tensor3D;
+        const after = afterAttention(x.at, i, a.layers, h, att.out);
+        h = after.h;
+        h = residualLinear(h, after.att, p.get(`${l}attn.c_proj.weight`), p.get(`${l}attn.c_proj.bias`), a.dropout?.resid, t) as tf.Tensor3D;
         const n2 = layerNorm(h, p.get(`${l}ln_2.weight`), p.get(`${l}ln_2.bias`), a.eps);
         const inner = act(linear(n2, p.get(`${l}mlp.c_fc.weight`), p.get(`${l}mlp.c_fc.bias`), t));
         h = residualLinear(h, inner, p.get(`${l}mlp.c_proj.weight`), p.get(`${l}mlp.c_proj.bias`), a.dropout?.resid, t) as tf.Tensor3D;

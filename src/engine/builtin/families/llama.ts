@@ -4,7 +4,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { UserError } from '../../../errors.ts';
 import {
-  activation, lmHead, applyRotary, attention, gated, lastLayerRows, linear, residualLinear, rmsNorm, layerScope, rowsAt, splitHeads,
+  activation, lmHead, applyRotary, attention, gated, afterAttention, linear, residualLinear, rmsNorm, layerScope, splitHeads,
   type LayerCache,
 } from '../blocks.ts';
 import { attentionByLengthsApplies, fusedOpsApply, fusedOpsAvailable, nativeGroupQueryAttention, nativeRopeAttention } from '../native/fused-ops.ts';
@@ -122,12 +122,11 @@ export function llamaLike(o: LlamaLikeOptions): Family<LlamaArch> {
               applyRotary(splitHeads(k, a.kvHeads, a.headDim), cos, sin),
               splitHeads(v, a.kvHeads, a.headDim), x.mask, scale, x.past?.[i], a.dropout?.attn, t);
           // From here on row by row: where only some final rows are read, only those.
-          const rows = lastLayerRows(x.at, i, a.layers);
-          const attOut = rows ? rowsAt(att.out, rows) : att.out;
-          if (rows) h = rowsAt(h, rows);
+          const after = afterAttention(x.at, i, a.layers, h, att.out);
+          h = after.h;
           const oW = p.get(`${l}self_attn.o_proj.weight`), oB = p.maybe(`${l}self_attn.o_proj.bias`);
-          if (a.olmo2) h = tf.add(h, rmsNorm(linear(attOut, oW, oB, t), p.get(`${l}post_attention_layernorm.weight`), a.eps)) as tf.Tensor3D;
-          else h = residualLinear(h, attOut, oW, oB, undefined, t) as tf.Tensor3D;
+          if (a.olmo2) h = tf.add(h, rmsNorm(linear(after.att, oW, oB, t), p.get(`${l}post_attention_layernorm.weight`), a.eps)) as tf.Tensor3D;
+          else h = residualLinear(h, after.att, oW, oB, undefined, t) as tf.Tensor3D;
           const mlpIn = a.olmo2 ? h : rmsNorm(h, p.get(`${l}post_attention_layernorm.weight`), a.eps);
           const inner = gated(act, lin(l, 'mlp.gate_proj', mlpIn), lin(l, 'mlp.up_proj', mlpIn));
           const dW = p.get(`${l}mlp.down_proj.weight`), dB = p.maybe(`${l}mlp.down_proj.bias`);

@@ -5,7 +5,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { UserError } from '../../../errors.ts';
 import {
-  activation, lmHead, attention, dropout, lastLayerRows, layerNorm, linear, layerScope, rowsAt, splitHeads, type LayerCache,
+  activation, lmHead, attention, dropout, afterAttention, layerNorm, linear, layerScope, splitHeads, type LayerCache,
 } from '../blocks.ts';
 import { attentionByLengthsApplies, nativeCausalAttention } from '../native/fused-ops.ts';
 import type { ParamSpec } from '../params.ts';
@@ -100,10 +100,9 @@ export const opt: Family<OptArch> = {
           : attention(splitHeads(q, a.heads, headDim), splitHeads(k, a.heads, headDim), splitHeads(v, a.heads, headDim), x.mask, 1, x.past?.[i],
             a.dropout?.attn, t);
         // From here on row by row: where only some final rows are read, only those.
-        const rows = lastLayerRows(x.at, i, a.layers);
-        const attOut = rows ? rowsAt(att.out, rows) : att.out;
-        if (rows) h = rowsAt(h, rows);
-        h = tf.add(h, dropout(lin(`${l}self_attn.out_proj`, attOut), a.dropout?.resid, t)) as tf.Tensor3D;
+        const after = afterAttention(x.at, i, a.layers, h, att.out);
+        h = after.h;
+        h = tf.add(h, dropout(lin(`${l}self_attn.out_proj`, after.att), a.dropout?.resid, t)) as tf.Tensor3D;
         if (!a.normBefore) h = norm(`${l}self_attn_layer_norm`, h) as tf.Tensor3D;
         const mlpIn = a.normBefore ? norm(`${l}final_layer_norm`, h) : h;
         h = tf.add(h, dropout(lin(`${l}fc2`, act(lin(`${l}fc1`, mlpIn))), a.dropout?.resid, t)) as tf.Tensor3D;
