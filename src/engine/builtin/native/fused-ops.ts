@@ -73,22 +73,16 @@ const NATIVE_MIN_SUM = 1 << 14;
 export function registerFusedOps(): void {
   if (registered) return;
   registered = true;
-  for (const [name, def] of Object.entries(OPS)) {
+  type Run = (backend: WasmBackend, inputs: Record<string, tf.TensorInfo>, attrs: Attrs) => tf.TensorInfo | tf.TensorInfo[];
+  const kernels: [string, Run][] = [
+    ...Object.entries(OPS).map(([name, def]): [string, Run] => [name, (backend, inputs, attrs) => runFused(name, def, backend, inputs, attrs)]),
+    ...Object.keys(BLOCKED).map((name): [string, Run] => [name, (backend, inputs, attrs) => runBlocks(name, backend, inputs, attrs)]),
+  ];
+  for (const [name, run] of kernels) {
     tf.registerKernel({
       kernelName: name,
       backendName: 'wasm',
-      kernelFunc: (args) => runFused(
-        name, def, args.backend as unknown as WasmBackend, args.inputs as Record<string, tf.TensorInfo>, (args.attrs ?? {}) as unknown as Attrs,
-      ),
-    });
-  }
-  for (const name of Object.keys(BLOCKED)) {
-    tf.registerKernel({
-      kernelName: name,
-      backendName: 'wasm',
-      kernelFunc: (args) => runBlocks(
-        name, args.backend as unknown as WasmBackend, args.inputs as Record<string, tf.TensorInfo>, (args.attrs ?? {}) as unknown as Attrs,
-      ),
+      kernelFunc: (args) => run(args.backend as unknown as WasmBackend, args.inputs as Record<string, tf.TensorInfo>, (args.attrs ?? {}) as unknown as Attrs),
     });
   }
   replaceWasmKernel(tf.SplitV, (args, original) => {
