@@ -82,7 +82,8 @@ export function registerFusedOps(): void {
     tf.registerKernel({
       kernelName: name,
       backendName: 'wasm',
-      kernelFunc: (args) => run(args.backend as unknown as WasmBackend, args.inputs as Record<string, tf.TensorInfo>, (args.attrs ?? {}) as unknown as Attrs),
+      kernelFunc: (args) =>
+        run(args.backend as unknown as WasmBackend, args.inputs as Record<string, tf.TensorInfo>, (args.attrs ?? {}) as unknown as Attrs),
     });
   }
   replaceWasmKernel(tf.SplitV, (args, original) => {
