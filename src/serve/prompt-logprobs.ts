@@ -15,7 +15,11 @@ export interface PositionLogprobs {
  * Prompt log-probabilities of each row of token ids (each at least one token long), for the
  * positions from `from[i]` (default 1: all) to the row's end; the lm head runs on those only.
  */
-export async function promptLogprobs(model: BuiltinModel, rows: number[][], topK: number, from?: number[]): Promise<PositionLogprobs[]> {
+export function promptLogprobs(model: BuiltinModel, rows: number[][], topK: number, from?: number[]): Promise<PositionLogprobs[]> {
+  return model.inference(() => logprobsInBatches(model, rows, topK, from));
+}
+
+async function logprobsInBatches(model: BuiltinModel, rows: number[][], topK: number, from?: number[]): Promise<PositionLogprobs[]> {
   const out: PositionLogprobs[] = new Array(rows.length);
   // The model reads tokens 0..n-2 of a row; token n-1 is only predicted.
   const inputs = rows.map((r) => r.slice(0, -1));

@@ -9,9 +9,13 @@ import type { BuiltinModel } from './model.ts';
 import { encodeFirstTokens } from '../hf/requests.ts';
 import type { FirstTokenOptions } from '../../types.ts';
 
-export async function firstTokenLogprobs(
+export function firstTokenLogprobs(
   model: BuiltinModel, contexts: string[], candidates: string[], opts: FirstTokenOptions = {},
 ): Promise<number[][]> {
+  return model.inference(() => readFirstTokens(model, contexts, candidates, opts));
+}
+
+async function readFirstTokens(model: BuiltinModel, contexts: string[], candidates: string[], opts: FirstTokenOptions): Promise<number[][]> {
   const enc = encodeFirstTokens(model.tokenizer, contexts, candidates, opts, model.maxLength);
   const nCand = candidates.length;
   if (opts.padTo !== undefined) return paddedReading(model, contexts, enc.map((e) => e.candidates), opts);

@@ -8,7 +8,11 @@ import { lengthSortedBatches, pad } from './batching.ts';
 import type { LayerCache } from './blocks.ts';
 import type { BuiltinModel } from './model.ts';
 
-export async function generate(model: BuiltinModel, reqs: GenerateRequest[]): Promise<string[]> {
+export function generate(model: BuiltinModel, reqs: GenerateRequest[]): Promise<string[]> {
+  return model.inference(() => generateInBatches(model, reqs));
+}
+
+async function generateInBatches(model: BuiltinModel, reqs: GenerateRequest[]): Promise<string[]> {
   const prompts = reqs.map((r) => {
     const room = Math.max(1, model.maxLength - r.maxNewTokens);
     return model.tokenizer.encode(r.prompt, { addSpecialTokens: r.addSpecialTokens ?? true }).slice(-room);
@@ -33,7 +37,11 @@ export function cutAtStop(text: string, stops: string[] | undefined): string | u
 }
 
 /** One left-padded batch of tokenised prompts (generate() sorts them into batches); exported for src/serve. */
-export async function generateBatch(model: BuiltinModel, prompts: number[][], reqs: GenerateRequest[]): Promise<string[]> {
+export function generateBatch(model: BuiltinModel, prompts: number[][], reqs: GenerateRequest[]): Promise<string[]> {
+  return model.inference(() => decodeBatch(model, prompts, reqs));
+}
+
+async function decodeBatch(model: BuiltinModel, prompts: number[][], reqs: GenerateRequest[]): Promise<string[]> {
   const tok = model.tokenizer;
   const eos = tok.eosTokenId;
   const stopIds = model.stopTokenIds;

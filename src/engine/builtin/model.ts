@@ -11,6 +11,7 @@ import type { Params } from './params.ts';
 import { saveModel } from './save.ts';
 import { score } from './scoring.ts';
 import { TrainingContext } from './training-context.ts';
+import { withPackedWeights } from './native/packed-weights.ts';
 import type { HfTokenizer } from '../hf/tokenizer.ts';
 
 export interface EngineOptions {
@@ -105,8 +106,20 @@ export class BuiltinModel implements LanguageModel {
     return this.family.logits(this.arch, this.params, hidden);
   }
 
+  /**
+   * Runs `call`, an inference call (scoring, generation, logits): on the native path its products
+   * take this model's weights packed once (native/packed-weights.ts), not packed again by each.
+   */
+  inference<T>(call: () => Promise<T>): Promise<T> {
+    return withPackedWeights(this.params.tensors.values(), call);
+  }
+
   /** Full logits of each sequence (one forward per call, right-padded): row i is [len_i x vocab]. */
-  async logits(rows: number[][]): Promise<Float32Array[]> {
+  logits(rows: number[][]): Promise<Float32Array[]> {
+    return this.inference(() => this.fullLogits(rows));
+  }
+
+  private async fullLogits(rows: number[][]): Promise<Float32Array[]> {
     const { ids, keyMask, width } = pad(rows, 'right');
     const out = tf.tidy(() => {
       const { hidden } = this.step(ids, keyMask, 0);

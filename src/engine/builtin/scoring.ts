@@ -22,7 +22,11 @@ export async function scoreTokens(model: BuiltinModel, reqs: ScoreRequest[]): Pr
 }
 
 /** Scores already tokenised pairs (see requests.ts), in length-sorted batches. */
-export async function scoreEncoded(model: BuiltinModel, pairs: EncodedPair[]): Promise<TokenScores[]> {
+export function scoreEncoded(model: BuiltinModel, pairs: EncodedPair[]): Promise<TokenScores[]> {
+  return model.inference(() => scoreInBatches(model, pairs));
+}
+
+async function scoreInBatches(model: BuiltinModel, pairs: EncodedPair[]): Promise<TokenScores[]> {
   const results: TokenScores[] = new Array(pairs.length);
   for (const batch of lengthSortedBatches(pairs.map((p) => p.input.length), model.maxBatchTokens)) {
     const scored = await scoreBatch(model, batch.map((i) => pairs[i]));

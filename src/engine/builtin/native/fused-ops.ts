@@ -11,6 +11,7 @@ import { encodeModel } from './onnx-proto.ts';
 import { ELEMENTWISE_CHUNK, graphOf, OPS, type Attrs, type OpDef } from './op-graphs.ts';
 import type { NativeSession } from './ort.ts';
 import { nativeThreads, sessionFor } from './sessions.ts';
+import { packedSession } from './packed-weights.ts';
 import { replaceWasmKernel } from '../replace-kernel.ts';
 import { nativeMatMulActive } from './matmul-kernel.ts';
 import type { HeapArray, WasmBackend } from '../wasm-backend.ts';
@@ -20,10 +21,13 @@ let registered = false;
 /** Calls of the fused kernels, for tests (that the native operation really ran). */
 export const nativeFusedStats = { calls: 0 };
 
+/** An op's graph for inputs of these ranks and these attributes. */
+const graphKey = (name: string, def: OpDef, shapes: Record<string, number[]>, attrs: Attrs) =>
+  `${name} ${def.inputs.map((n) => shapes[n].length).join(',')} ${JSON.stringify(attrs)}`;
+
 /** The session of an op's graph for inputs of these ranks and these attributes (made once). */
 function sessionOf(name: string, def: OpDef, shapes: Record<string, number[]>, attrs: Attrs): NativeSession {
-  const key = `${name} ${def.inputs.map((n) => shapes[n].length).join(',')} ${JSON.stringify(attrs)}`;
-  return sessionFor(key, () => encodeModel(graphOf(def, shapes, attrs)));
+  return sessionFor(graphKey(name, def, shapes, attrs), () => encodeModel(graphOf(def, shapes, attrs)));
 }
 
 /** Runs one fused op in onnxruntime on tfjs inputs on the wasm heap; outputs made on the heap. */
@@ -57,9 +61,13 @@ function runFused(
     }
     return outs.length === 1 ? outs[0][1] : outs.map(([, t]) => t);
   }
-  const feeds = Object.fromEntries(def.inputs.map((n) => [n, session.tensor(backend.typedArrayFromHeap(inputs[n]), shapes[n])]));
+  const w = def.weight;
+  const packed = w === undefined ? undefined : packedSession(backend, graphKey(name, def, shapes, attrs), () => graphOf(def, shapes, attrs), w,
+    { tensor: inputs[w], view: backend.typedArrayFromHeap(inputs[w]) as Float32Array, dims: shapes[w], contracted: 0 }, nativeThreads());
+  const feeds = Object.fromEntries(def.inputs.filter((n) => !packed || n !== w)
+    .map((n) => [n, session.tensor(backend.typedArrayFromHeap(inputs[n]), shapes[n])]));
   const fetches = Object.fromEntries(outs.map(([n, t]) => [n, session.tensor(backend.typedArrayFromHeap(t), outShapes[n])]));
-  session.run(feeds, fetches);
+  (packed ?? session).run(feeds, fetches);
   return outs.length === 1 ? outs[0][1] : outs.map(([, t]) => t);
 }
 

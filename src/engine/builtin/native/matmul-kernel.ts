@@ -9,8 +9,9 @@
 // transposed), which gives the same bits (test/engine/native.test.ts) in ~10-25% less time.
 // Small products stay on the wasm kernel: a native call costs ~20 us, more than XNNPACK takes for them.
 import * as tf from '@tensorflow/tfjs-core';
-import { encodeModel, OnnxType } from './onnx-proto.ts';
-import { sessionFor, setNativeThreads } from './sessions.ts';
+import { encodeModel, OnnxType, type OnnxGraph } from './onnx-proto.ts';
+import { packedSession } from './packed-weights.ts';
+import { nativeThreads, sessionFor, setNativeThreads } from './sessions.ts';
 import { replaceWasmKernel } from '../replace-kernel.ts';
 import type { WasmBackend } from '../wasm-backend.ts';
 
@@ -40,19 +41,23 @@ function columnsGraph(): Uint8Array {
   });
 }
 
-function matMulGraph(transA: boolean, transB: boolean): Uint8Array {
-  return encodeModel({
+/** FusedMatMul of a [batch, m, k] and b [batch, k, n] (or, `weightB`, a 2D b: a weight to pack, packed-weights.ts). */
+function matMulGraph(transA: boolean, transB: boolean, weightB = false): OnnxGraph {
+  return {
     nodes: [{
       op: 'FusedMatMul', domain: 'com.microsoft', inputs: ['a', 'b'], outputs: ['c'],
       attributes: [{ name: 'transA', i: transA ? 1 : 0 }, { name: 'transB', i: transB ? 1 : 0 }, { name: 'alpha', f: 1 }],
     }],
-    inputs: [{ name: 'a', type: OnnxType.float, shape: ['batchA', 'a1', 'a2'] }, { name: 'b', type: OnnxType.float, shape: ['batchB', 'b1', 'b2'] }],
+    inputs: [
+      { name: 'a', type: OnnxType.float, shape: ['batchA', 'a1', 'a2'] },
+      { name: 'b', type: OnnxType.float, shape: weightB ? ['b1', 'b2'] : ['batchB', 'b1', 'b2'] },
+    ],
     outputs: [{ name: 'c', type: OnnxType.float, shape: ['batch', 'm', 'n'] }],
     opsets: { '': 17, 'com.microsoft': 1 },
-  });
+  };
 }
 
-const session = (transA: boolean, transB: boolean) => sessionFor(`FusedMatMul ${transA} ${transB}`, () => matMulGraph(transA, transB));
+const session = (transA: boolean, transB: boolean) => sessionFor(`FusedMatMul ${transA} ${transB}`, () => encodeModel(matMulGraph(transA, transB)));
 
 /** Products with a transposed first operand below this many multiply-adds keep FusedMatMul's flag. */
 const TRANSPOSE_FIRST_MIN_MACS = 1 << 22;
@@ -155,6 +160,15 @@ export function registerNativeMatMul(nThreads: number): void {
       return out;
     }
     // Heap views are taken after makeOutput, which may grow (and so replace) the heap.
+    if (batchB === 1 && !transposeA) {
+      const weight = { tensor: b, view: backend.typedArrayFromHeap(b) as Float32Array, dims: b.shape.slice(-2), contracted: transposeB ? 1 : 0 };
+      const packed = packedSession(backend, `FusedMatMul ${transposeB}`, () => matMulGraph(false, transposeB, true), 'b', weight, nativeThreads());
+      if (packed) {
+        const [ta, tc] = [packed.tensor(backend.typedArrayFromHeap(a), [batchA, m, k]), packed.tensor(backend.typedArrayFromHeap(out), [batch, m, n])];
+        packed.run({ a: ta }, { c: tc });
+        return out;
+      }
+    }
     const s = session(transposeA, transposeB);
     const ta = s.tensor(backend.typedArrayFromHeap(a), [batchA, a.shape[ra - 2], a.shape[ra - 1]]);
     const tb = s.tensor(backend.typedArrayFromHeap(b), [batchB, b.shape[rb - 2], b.shape[rb - 1]]);

@@ -82,6 +82,12 @@ export interface OnnxGraph {
   nodes: OnnxNode[];
   inputs: OnnxValue[];
   outputs: OnnxValue[];
+  /**
+   * Constants whose values the session is given at creation (NativeSession's `constants`), written as
+   * initializers with no data; onnxruntime refuses one whose shape has elements but no data, so the
+   * shape given here must have a 0 (see packed-weights.ts).
+   */
+  constants?: OnnxValue[];
   /** Operator sets by domain ('' is the default ONNX domain). */
   opsets: Record<string, number>;
 }
@@ -120,6 +126,10 @@ export function encodeModel(graph: OnnxGraph): Uint8Array {
       if (n.domain) node.string(7, n.domain);
     }));
     g.string(2, 'genstudy');
+    // TensorProto: dims 1, data_type 2, name 8; no data (see OnnxGraph.constants).
+    for (const c of graph.constants ?? []) {
+      g.message(5, (t) => { for (const d of c.shape) t.int(1, d as number); t.int(2, c.type); t.string(8, c.name); });
+    }
     for (const v of graph.inputs) g.message(11, (x) => writeValue(x, v));
     for (const v of graph.outputs) g.message(12, (x) => writeValue(x, v));
   });

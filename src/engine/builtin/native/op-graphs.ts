@@ -25,6 +25,8 @@ export interface OpDef {
    * on one.)
    */
   elementwise?: boolean;
+  /** The input that is a layer's weight, held as a packed constant through an inference call (packed-weights.ts). */
+  weight?: string;
 }
 
 export const ELEMENTWISE_CHUNK = 1 << 16;
@@ -145,6 +147,7 @@ export const OPS: Record<string, OpDef> = {
   // x W + b for a 2D x (Gemm: the bias is loaded into the accumulator, no second pass).
   GenstudyLinear: {
     inputs: ['x', 'w', 'b'],
+    weight: 'w',
     nodes: () => [{ op: 'Gemm', inputs: ['x', 'w', 'b'], outputs: ['y'] }],
     outputs: (s) => ({ y: [s.x[0], s.w[1]] }),
   },
@@ -364,11 +367,13 @@ export const OPS: Record<string, OpDef> = {
   // the residual add costs no pass of its own); with a bias b, x W + (r + b).
   GenstudyLinearResidual: {
     inputs: ['x', 'w', 'r'],
+    weight: 'w',
     nodes: () => [{ op: 'Gemm', inputs: ['x', 'w', 'r'], outputs: ['y'] }],
     outputs: (s) => ({ y: [s.x[0], s.w[1]] }),
   },
   GenstudyLinearBiasResidual: {
     inputs: ['x', 'w', 'b', 'r'],
+    weight: 'w',
     nodes: () => [node('Add', ['r', 'b'], 'c'), { op: 'Gemm', inputs: ['x', 'w', 'c'], outputs: ['y'] }],
     outputs: (s) => ({ y: [s.x[0], s.w[1]] }),
   },

@@ -63,12 +63,14 @@ const API = {
   SetGlobalIntraOpNumThreads: [147, 'void *SetGlobalIntraOpNumThreads(void *options, int n)'],
   SetGlobalInterOpNumThreads: [148, 'void *SetGlobalInterOpNumThreads(void *options, int n)'],
   SetGlobalSpinControl: [149, 'void *SetGlobalSpinControl(void *options, int spin)'],
+  AddInitializer: [150, 'void *AddInitializer(void *options, const char *name, void *value)'],
+  ReleaseSession: [95, 'void ReleaseSession(void *session)'],
 } as const;
 /**
  * The OrtApi version asked for: the oldest that has every function above (SetGlobalSpinControl ends
  * version 5 in onnxruntime/core/session/onnxruntime_c_api.cc's table).
  */
-const API_VERSION = 5;
+const API_VERSION = 6;
 const ELEMENT_TYPE = { float32: 1, int32: 6 } as const;
 
 interface Ort {
@@ -226,12 +228,14 @@ export class NativeSession {
   private readonly session: Ptr;
   private readonly pool: ThreadPool;
   private readonly names = new Map<string, Ptr>();
+  /** The OrtValues of the graph's constants (views the caller keeps alive), released with the session. */
+  private readonly constants: Ptr[] = [];
 
   /**
    * `pool` 'own': the session gets an intra-op pool of `threads` threads whose idle threads sleep.
    * 'shared': it runs on the environment's spinning pool, which the first session's `threads` sized.
    */
-  constructor(model: Uint8Array, threads: number, pool: ThreadPool = 'own') {
+  constructor(model: Uint8Array, threads: number, pool: ThreadPool = 'own', constants: Record<string, OrtTensor> = {}) {
     const o = loadOrt();
     if (!o) throw new Error(`onnxruntime cannot be loaded: ${loadError}`);
     this.ort = o;
@@ -256,6 +260,11 @@ export class NativeSession {
       check(o, api.SetSessionGraphOptimizationLevel(options, 99 /* ORT_ENABLE_ALL */));
       check(o, api.DisableCpuMemArena(options));
       check(o, api.DisableMemPattern(options));
+      for (const [name, t] of Object.entries(constants)) {
+        const v = this.ortValue(t);
+        this.constants.push(v);
+        check(o, api.AddInitializer(options, name, v));
+      }
       check(o, api.CreateSessionFromArray(env, model, model.byteLength, options, out));
       this.session = out[0];
     } finally {
@@ -281,19 +290,26 @@ export class NativeSession {
     return p;
   }
 
+  /** An OrtValue over a view (no copy); the caller releases it. */
+  private ortValue(t: OrtTensor): Ptr {
+    const { api, koffi, cpu } = this.ort;
+    const out: Ptr[] = [null];
+    const shape = BigInt64Array.from(t.dims, (d) => BigInt(d));
+    const address = koffi.address(t.data.buffer) + BigInt(t.data.byteOffset);
+    check(this.ort, api.CreateTensorWithDataAsOrtValue(cpu, address, t.data.byteLength, shape, t.dims.length,
+      t.data instanceof Int32Array ? ELEMENT_TYPE.int32 : ELEMENT_TYPE.float32, out));
+    return out[0];
+  }
+
   /** Runs the graph; each output is written into the tensor given for it. */
   run(feeds: Record<string, OrtTensor>, outputs: Record<string, OrtTensor>): void {
-    const { api, koffi, cpu } = this.ort;
+    const { api } = this.ort;
     nativeRunStats[this.pool]++;
     const values: Ptr[] = [];
-    const out: Ptr[] = [null];
     const value = (t: OrtTensor): Ptr => {
-      const shape = BigInt64Array.from(t.dims, (d) => BigInt(d));
-      const address = koffi.address(t.data.buffer) + BigInt(t.data.byteOffset);
-      check(this.ort, api.CreateTensorWithDataAsOrtValue(cpu, address, t.data.byteLength, shape, t.dims.length,
-        t.data instanceof Int32Array ? ELEMENT_TYPE.int32 : ELEMENT_TYPE.float32, out));
-      values.push(out[0]);
-      return out[0];
+      const v = this.ortValue(t);
+      values.push(v);
+      return v;
     };
     try {
       const inNames = Object.keys(feeds);
@@ -306,5 +322,12 @@ export class NativeSession {
     } finally {
       for (const v of values) api.ReleaseValue(v);
     }
+  }
+
+  /** Frees the session and its constants' values; it cannot run after. */
+  release(): void {
+    const { api } = this.ort;
+    api.ReleaseSession(this.session);
+    for (const v of this.constants.splice(0)) api.ReleaseValue(v);
   }
 }

@@ -5,11 +5,16 @@
 // burns while the main thread works alone, which scoring (longer calls, fewer gaps) does not win
 // back, so only training steps use the shared pool. Measured figures: src/engine/README.md.
 import type { ThreadPool } from './ort.ts';
+import { forgetPackedWeights } from './packed-weights.ts';
 
 let trainingDepth = 0;
 
-/** Runs `step` (a training step) with the native kernels on the shared, spinning pool. */
+/**
+ * Runs `step` (a training step) with the native kernels on the shared, spinning pool. The weights
+ * packed for inference are freed first: the step changes them, and its memory is its own.
+ */
 export async function onTrainingPool<T>(step: () => Promise<T>): Promise<T> {
+  forgetPackedWeights();
   trainingDepth++;
   try {
     return await step();
