@@ -164,8 +164,7 @@ export function registerNativeMatMul(nThreads: number): void {
       const weight = { tensor: b, view: backend.typedArrayFromHeap(b) as Float32Array, dims: b.shape.slice(-2), contracted: transposeB ? 1 : 0 };
       const packed = packedSession(backend, `FusedMatMul ${transposeB}`, () => matMulGraph(false, transposeB, true), 'b', weight, nativeThreads());
       if (packed) {
-        const [ta, tc] = [packed.tensor(backend.typedArrayFromHeap(a), [batchA, m, k]), packed.tensor(backend.typedArrayFromHeap(out), [batch, m, n])];
-        packed.run({ a: ta }, { c: tc });
+        packed.run({ a: packed.tensor(backend.typedArrayFromHeap(a), [batchA, m, k]) }, { c: packed.tensor(backend.typedArrayFromHeap(out), [batch, m, n]) });
         return out;
       }
     }

@@ -9,6 +9,7 @@
 // packed, from the first: MLAS's packed and unpacked products differ in the last bits, and a result
 // must not depend on what ran before it (a resumed evaluation gives the uninterrupted one's bits).
 // The packed copies take as much memory again as the weights packed.
+import os from 'node:os';
 import type * as tf from '@tensorflow/tfjs-core';
 import { encodeModel, type OnnxGraph } from './onnx-proto.ts';
 import { NativeSession } from './ort.ts';
@@ -33,9 +34,18 @@ export function setWeightPacking(on: boolean): void {
   enabled = on;
 }
 
+/**
+ * The most weight memory packed for one model: a quarter of the machine's, so that the weights and
+ * their packed copies take at most half. A larger model's products take their weights as inputs (the
+ * choice is per model and machine, not per moment, so that results do not depend on free memory).
+ */
+const MAX_PACKED_BYTES = os.totalmem() / 4;
+
 /** Runs `call`, one inference call, with `modelWeights` packed. Calls may nest or overlap. */
 export async function withPackedWeights<T>(modelWeights: Iterable<tf.TensorInfo>, call: () => Promise<T>): Promise<T> {
-  const ids = [...modelWeights].map((w) => w.dataId);
+  const all = [...modelWeights];
+  const bytes = all.reduce((n, w) => n + 4 * w.shape.reduce((a, b) => a * b, 1), 0);
+  const ids = bytes <= MAX_PACKED_BYTES ? all.map((w) => w.dataId) : [];
   for (const id of ids) eligible.set(id, (eligible.get(id) ?? 0) + 1);
   try {
     return await call();
