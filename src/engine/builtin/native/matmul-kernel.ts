@@ -164,7 +164,8 @@ export function registerNativeMatMul(nThreads: number): void {
       const weight = { tensor: b, view: backend.typedArrayFromHeap(b) as Float32Array, dims: b.shape.slice(-2), contracted: transposeB ? 1 : 0 };
       const packed = packedSession(backend, `FusedMatMul ${transposeB}`, () => matMulGraph(false, transposeB, true), 'b', weight, nativeThreads());
       if (packed) {
-        packed.run({ a: packed.tensor(backend.typedArrayFromHeap(a), [batchA, m, k]) }, { c: packed.tensor(backend.typedArrayFromHeap(out), [batch, m, n]) });
+        const [ta, tc] = [backend.typedArrayFromHeap(a), backend.typedArrayFromHeap(out)];
+        packed.run({ a: packed.tensor(ta, [batchA, m, k]) }, { c: packed.tensor(tc, [batch, m, n]) });
         return out;
       }
     }
