@@ -10,7 +10,9 @@
 // log-probability so the numbers are checked to agree, not only timed. Peak memory is each process's
 // maximum resident set size (every side runs in a child process). Throughput is reported per
 // wall-clock second and per CPU second of the process: the CPU-time figures hold up better when other
-// work shares the machine; ratios compare sides measured in the same run.
+// work shares the machine; ratios compare sides measured in the same run. `--measure <folder>
+// <batch tokens>` runs the engine's side alone; with GENSTUDY_BENCH_PACKED=0 its products take the
+// weights as inputs (native/packed-weights.ts off), for comparing the two in one sitting.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -19,6 +21,7 @@ import { fileURLToPath } from 'node:url';
 import * as tf from '@tensorflow/tfjs-core';
 import { enginePath, loadModel } from '../src/engine/index.ts';
 import { scoreEncoded } from '../src/engine/builtin/scoring.ts';
+import { setWeightPacking } from '../src/engine/builtin/native/packed-weights.ts';
 import { benchSequences, benchShapes, writeBenchModel, type BenchShape } from './model-shapes.ts';
 
 /**
@@ -65,6 +68,7 @@ async function measureEngine(dir: string, batchTokens: number): Promise<Record<s
   const seqs = JSON.parse(fs.readFileSync(path.join(dir, 'ids.json'), 'utf8')) as number[][];
   const shape = JSON.parse(fs.readFileSync(path.join(dir, 'shape.json'), 'utf8')) as BenchShape;
   const SEQ = shape.seq, CONT = shape.cont;
+  setWeightPacking(process.env.GENSTUDY_BENCH_PACKED !== '0');
   const model = await loadModel(dir, { maxBatchTokens: batchTokens });
   const pairs = seqs.map((s) => ({ input: s.slice(0, -1), targets: s.slice(SEQ - CONT) }));
   await scoreEncoded(model, pairs.slice(0, batchTokens / SEQ)); // warm-up: kernels, caches
