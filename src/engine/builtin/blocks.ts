@@ -164,47 +164,34 @@ export function attention(q: tf.Tensor4D, k: tf.Tensor4D, v: tf.Tensor4D, mask: 
     v = tf.concat([past.v, v], 2);
   }
   const cache = { k, v };
-  const heads = q.shape[1];
+  const [b, heads, t, d] = q.shape;
   const kvHeads = k.shape[1];
-  if (past && kvHeads !== heads) return { out: groupedAttention(q, k, v, mask, scale, dropoutRate, training), cache };
+  const n = heads / kvHeads;
+  // With a cache, each group of n query heads attends to its key-value head as one [n T, D] block
+  // (rows: the group's heads in order, each with its t queries), the mask repeated per head, as
+  // GenstudyRopeAttention does without one: the same scores as repeat_kv's, without copying the whole
+  // cache n times in every layer at every decoding step (tfjs's Tile was 68% of a SmolLM-135M decoding
+  // step's kernel time). Without a cache (training's dropout, the wasm path) the keys are repeated.
+  const grouped = past !== undefined && n > 1;
   let kk: tf.Tensor4D = k;
   let vv: tf.Tensor4D = v;
-  if (kvHeads !== heads) {
-    kk = repeatKv(k, heads / kvHeads);
-    vv = repeatKv(v, heads / kvHeads);
+  if (grouped) {
+    q = tf.reshape(q, [b, kvHeads, n * t, d]) as tf.Tensor4D;
+    mask = tf.tile(mask, [1, 1, n, 1]);
+  } else if (n > 1) {
+    kk = repeatKv(k, n);
+    vv = repeatKv(v, n);
   }
-  if (fusedOpsApply() && !training?.drops(dropoutRate)) return { out: nativeAttention(q, kk, vv, mask, scale), cache };
+  // The grouped rows come out as [B, n T, KV D]; each query's heads back in order: [B, T, H D].
+  const ungroup = (y: tf.Tensor3D): tf.Tensor3D =>
+    (grouped ? tf.reshape(tf.transpose(tf.reshape(y, [b, n, t, kvHeads, d]), [0, 2, 3, 1, 4]), [b, t, heads * d]) : y) as tf.Tensor3D;
+  if (fusedOpsApply() && !training?.drops(dropoutRate)) return { out: ungroup(nativeAttention(q, kk, vv, mask, scale)), cache };
   // On wasm an explicit transpose + plain matMul (see the file header); the native product takes the
   // transpose flag at full speed. The scale goes on q, the smaller side.
   const qs = scale === 1 ? q : tf.mul(q, scale) as tf.Tensor4D;
   const scores = tf.add(nativeMatMulActive() ? tf.matMul(qs, kk, false, true) : bmm(qs, tf.transpose(kk, [0, 1, 3, 2])), mask);
   const probs = dropout(tf.softmax(scores), dropoutRate, training);
-  return { out: mergeHeads(bmm(probs as tf.Tensor4D, vv)), cache };
-}
-
-/**
- * Attention with a cache for grouped key-value heads: each group of n = H / KV query heads attends to
- * its key-value head as one [n T, D] block (as GenstudyRopeAttention does without a cache), the mask
- * repeated for each of the group's heads. The same scores as repeat_kv's, without copying the whole
- * cache n times in every layer at every decoding step (tfjs's Tile was 68% of a SmolLM-135M decoding
- * step's kernel time).
- */
-function groupedAttention(q: tf.Tensor4D, k: tf.Tensor4D, v: tf.Tensor4D, mask: tf.Tensor, scale: number, dropoutRate?: number,
-  training?: TrainingContext): tf.Tensor3D {
-  const [b, heads, t, d] = q.shape;
-  const kvHeads = k.shape[1];
-  const n = heads / kvHeads;
-  // Rows of a group's block: its heads in order, each with its t queries (query head kv * n + j).
-  const qg = tf.reshape(q, [b, kvHeads, n * t, d]) as tf.Tensor4D;
-  const maskG = tf.tile(mask, [1, 1, n, 1]);
-  if (fusedOpsApply() && !training?.drops(dropoutRate)) {
-    const y = nativeAttention(qg, k, v, maskG, scale);
-    return tf.reshape(tf.transpose(tf.reshape(y, [b, n, t, kvHeads, d]), [0, 2, 3, 1, 4]), [b, t, heads * d]) as tf.Tensor3D;
-  }
-  const qs = scale === 1 ? qg : tf.mul(qg, scale) as tf.Tensor4D;
-  const scores = tf.add(nativeMatMulActive() ? tf.matMul(qs, k, false, true) : bmm(qs, tf.transpose(k, [0, 1, 3, 2])), maskG);
-  const probs = dropout(tf.softmax(scores), dropoutRate, training);
-  return mergeHeads(tf.reshape(bmm(probs as tf.Tensor4D, v), [b, heads, t, d]) as tf.Tensor4D);
+  return { out: ungroup(mergeHeads(bmm(probs as tf.Tensor4D, vv))), cache };
 }
 
 /** transformers' repeat_kv: [B, kvH, S, D] -> [B, kvH * n, S, D], each kv head used by n query heads. */
