@@ -62,8 +62,8 @@ function runFused(
     return outs.length === 1 ? outs[0][1] : outs.map(([, t]) => t);
   }
   const w = def.weight;
-  const packed = w === undefined ? undefined : packedSession(backend, graphKey(name, def, shapes, attrs), () => graphOf(def, shapes, attrs), w,
-    { tensor: inputs[w], view: backend.typedArrayFromHeap(inputs[w]) as Float32Array, dims: shapes[w], contracted: 0 }, nativeThreads());
+  const packed = w === undefined ? undefined
+    : packedSession(backend, graphKey(name, def, shapes, attrs), () => graphOf(def, shapes, attrs), w, inputs[w], 0, nativeThreads());
   const feeds = Object.fromEntries(def.inputs.filter((n) => !packed || n !== w)
     .map((n) => [n, session.tensor(backend.typedArrayFromHeap(inputs[n]), shapes[n])]));
   const fetches = Object.fromEntries(outs.map(([n, t]) => [n, session.tensor(backend.typedArrayFromHeap(t), outShapes[n])]));

@@ -161,8 +161,8 @@ export function registerNativeMatMul(nThreads: number): void {
     }
     // Heap views are taken after makeOutput, which may grow (and so replace) the heap.
     if (batchB === 1 && !transposeA) {
-      const weight = { tensor: b, view: backend.typedArrayFromHeap(b) as Float32Array, dims: b.shape.slice(-2), contracted: transposeB ? 1 : 0 };
-      const packed = packedSession(backend, `FusedMatMul ${transposeB}`, () => matMulGraph(false, transposeB, true), 'b', weight, nativeThreads());
+      const packed = packedSession(backend, `FusedMatMul ${transposeB}`, () => matMulGraph(false, transposeB, true), 'b', b, transposeB ? 1 : 0,
+        nativeThreads());
       if (packed) {
         const [ta, tc] = [backend.typedArrayFromHeap(a), backend.typedArrayFromHeap(out)];
         packed.run({ a: packed.tensor(ta, [batchA, m, k]) }, { c: packed.tensor(tc, [batch, m, n]) });

@@ -84,21 +84,19 @@ function forgetOnDisposal(backend: WasmBackend): void {
   };
 }
 
-/** A weight a graph may hold as a constant: its tensor, its values and shape, and the axis its product contracts. */
-export interface WeightOperand { tensor: tf.TensorInfo; view: Float32Array; dims: number[]; contracted: number }
-
 /**
- * The session of the graph named `key` with its input `name` held as the constant `weight`, on
- * `threads` threads of its own pool (as scoring's sessions are), when `weight` is a model weight of
- * an inference call running now; otherwise undefined, and the caller runs its plain graph.
+ * The session of the graph named `key` with its input `name` held as the constant `weight` (its last
+ * two axes; its product contracts axis `contracted` of those), on `threads` threads of its own pool
+ * (as scoring's sessions are), when `weight` is a model weight of an inference call running now;
+ * otherwise undefined, and the caller runs its plain graph.
  */
 export function packedSession(
-  backend: WasmBackend, key: string, graph: () => OnnxGraph, name: string, weight: WeightOperand, threads: number,
+  backend: WasmBackend, key: string, graph: () => OnnxGraph, name: string, weight: tf.TensorInfo, contracted: number, threads: number,
 ): NativeSession | undefined {
-  const id = weight.tensor.dataId;
+  const id = weight.dataId;
   if (!enabled || !eligible.has(id)) return undefined;
   forgetOnDisposal(backend);
-  const { dims } = weight;
+  const dims = weight.shape.slice(-2);
   let w = weights.get(id);
   if (!w) {
     w = new Map();
@@ -107,8 +105,8 @@ export function packedSession(
   const fullKey = `${key} ${dims.join('x')}`;
   let s = w.get(fullKey);
   if (!s) {
-    const model = encodeModel(asConstant(graph(), name, dims.map((d, i) => (i === weight.contracted ? 0 : d))));
-    s = new NativeSession(model, threads, 'own', { [name]: { data: weight.view, dims } });
+    const model = encodeModel(asConstant(graph(), name, dims.map((d, i) => (i === contracted ? 0 : d))));
+    s = new NativeSession(model, threads, 'own', { [name]: { data: backend.typedArrayFromHeap(weight) as Float32Array, dims } });
     w.set(fullKey, s);
     packedWeightStats.sessions++;
   }
