@@ -1,4 +1,4 @@
-// Decoding with a cache for grouped key-value heads (blocks.ts groupedAttention): each group of query
+// Decoding with a cache for grouped key-value heads (blocks.ts attention): each group of query
 // heads attends to its key-value head as one block, the cache never repeated per query head. The
 // logits of a decoding step equal the uncached pass's at that position, on the native path and on the
 // wasm path, and no step copies the cache per head (tfjs's Tile only repeats the small mask).
