@@ -78,6 +78,62 @@ export async function buildAtomically(target: string, build: (tmp: string) => Pr
   }
 }
 
+/**
+ * Removes what killed writers left while building `target` (its temporary names whose writer's
+ * process is gone), after putting back a folder one of them had moved aside. A live writer's
+ * temporaries are left alone: two writers may build the same target at once.
+ */
+export function removeAbandonedTemporaries(target: string): void {
+  const dir = path.dirname(target);
+  if (!fs.existsSync(dir)) return;
+  restoreAsideFolders(dir);
+  const own = new RegExp(`^\\.${escapeRegExp(path.basename(target))}\\.(\\d+)\\.[0-9a-f]+(\\.old)?\\.tmp$`);
+  for (const name of fs.readdirSync(dir)) {
+    const pid = own.exec(name)?.[1];
+    if (pid !== undefined && !processAlive(Number(pid))) fs.rmSync(path.join(dir, name), { recursive: true, force: true });
+  }
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/**
+ * Writes several files that belong together (a table and its companions). Every file is written
+ * whole under its temporary name first, and only then are they renamed into place, one after the
+ * other, and the files in `stale` (earlier companions this set no longer has) removed. Each rename
+ * is atomic; the set is not (no POSIX call renames several files at once): a kill while the files
+ * are written leaves the old set as it was, and only a kill in the microseconds between the renames
+ * can leave some new files beside old ones. The first file is renamed last, so that its being
+ * new means that its companions are too.
+ */
+export function writeFilesTogether(files: readonly { file: string; data: string }[], stale: readonly string[] = []): void {
+  const written: { tmp: string; file: string }[] = [];
+  try {
+    for (const { file, data } of files) {
+      const tmp = temporaryName(file);
+      written.push({ tmp, file });
+      fs.writeFileSync(tmp, data);
+    }
+    pausePoint(`${path.basename(files[0]?.file ?? '')}:files-written`);
+  } catch (err) {
+    for (const { tmp } of written) fs.rmSync(tmp, { force: true });
+    throw err;
+  }
+  for (const { tmp, file } of written.slice(1)) fs.renameSync(tmp, file);
+  for (const file of stale) fs.rmSync(file, { force: true });
+  if (written.length) fs.renameSync(written[0].tmp, written[0].file);
+}
+
 /** Writes a whole file atomically (its folder must exist); returns `file`. */
 export function writeFileAtomic(file: string, data: string | NodeJS.ArrayBufferView): string {
   buildAtomicallySync(file, (tmp) => fs.writeFileSync(tmp, data));

@@ -6,6 +6,8 @@
 //   checkpoint-N:weights-written      checkpoint N's model (or adapter) is written, the rest not yet
 //   checkpoint-N:before-rename        checkpoint N is complete under its temporary name
 //   NAME:old-aside                    a folder NAME being replaced is renamed aside, the new one not yet in
+//   NAME:tables-written               a report folder NAME has its tables under its temporary name, not yet its page
+//   NAME:files-written                a set of files led by NAME is written under temporary names, none renamed yet
 import fs from 'node:fs';
 
 export function pausePoint(name: string): void {

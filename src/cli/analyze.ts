@@ -1,6 +1,6 @@
 // genstudy analyze: partial correlations between OOD test sets across checkpoints, per run, and
 // their agreement across runs.
-import { writeFileAtomic } from '../atomic-write.ts';
+import { writeFileAtomic, writeFilesTogether } from '../atomic-write.ts';
 import { Command } from 'commander';
 import { addFormatOption } from './shared-options.ts';
 import { outputFile } from './flag-values.ts';
@@ -55,12 +55,19 @@ export function registerAnalyze(program: Command): void {
       const text = flags.format === 'json' ? formatJson(result)
         : flags.format === 'csv' ? formatPairsCsv(result, opts.alpha) : formatTable(result, opts);
       if (flags.out) {
-        writeFileAtomic(flags.out, text);
         if (flags.format === 'csv') {
           const stem = flags.out.replace(/\.csv$/, '');
-          writeFileAtomic(`${stem}.agreement.csv`, formatAgreementCsv(result));
-          writeFileAtomic(`${stem}.meta.csv`, formatMetaCsv(result.meta));
-          if (result.meta.moderator !== null) writeFileAtomic(`${stem}.moderator.csv`, formatModeratorCsv(result.meta));
+          const files = [
+            { file: flags.out, data: text },
+            { file: `${stem}.agreement.csv`, data: formatAgreementCsv(result) },
+            { file: `${stem}.meta.csv`, data: formatMetaCsv(result.meta) },
+          ];
+          const moderator = `${stem}.moderator.csv`;
+          if (result.meta.moderator !== null) files.push({ file: moderator, data: formatModeratorCsv(result.meta) });
+          // An earlier analysis's moderator table would otherwise be read as this one's.
+          writeFilesTogether(files, result.meta.moderator === null ? [moderator] : []);
+        } else {
+          writeFileAtomic(flags.out, text);
         }
         process.stderr.write(`genstudy: wrote ${flags.out}\n`);
       } else {

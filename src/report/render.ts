@@ -1,9 +1,8 @@
 // renderReport: a results store -> one self-contained HTML page (inline SVG charts, inline styles,
-// no scripts, nothing fetched) plus every table as CSV and JSON. writeReport puts them in a folder,
-// each file written to a temporary name and renamed, so a reader never sees half a file.
-import { mkdir, readFile } from 'node:fs/promises';
-import { writeFileAtomic } from '../atomic-write.ts';
-import { basename, join, resolve } from 'node:path';
+// no scripts, nothing fetched) plus every table as CSV and JSON. writeReport puts them in a folder
+// that appears whole (report-folder.ts), so a reader never sees half a report or a stale table.
+import { readFile } from 'node:fs/promises';
+import { basename, resolve } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { UserError } from '../errors.ts';
 import type { AnalysisResult, AnalyzeOptions } from '../analyze/analysis.ts';
@@ -17,6 +16,7 @@ import { studyB } from './study-b.ts';
 import { tableToCsv, tableToJson } from './table.ts';
 import { buildTables } from './tables.ts';
 import { designComparisonTable, designSection, type DesignComparison } from './design-section.ts';
+import { writeReportFolder } from './report-folder.ts';
 
 export interface ReportInput {
   /** A results store, or any other input `analyze` takes (score table, lm-eval or Trainer folder). */
@@ -94,20 +94,19 @@ export async function renderReport(input: ReportInput): Promise<RenderedReport> 
 
 export interface WrittenReport { dir: string; html: string; files: string[]; report: RenderedReport }
 
-/** Renders the report and writes report.html, <table>.csv and <table>.json into `outDir`. */
+/**
+ * Renders the report and replaces the folder `outDir` by one holding report.html, <table>.csv and
+ * <table>.json (a UserError when `outDir` holds anything but an earlier report).
+ */
 export async function writeReport(outDir: string, input: ReportInput): Promise<WrittenReport> {
   const report = await renderReport(input);
   const dir = resolve(outDir);
-  await mkdir(dir, { recursive: true });
-  const files: string[] = [];
-  for (const [name, t] of Object.entries(report.tables)) {
-    files.push(writeFileAtomic(join(dir, `${name}.csv`), t.csv));
-    files.push(writeFileAtomic(join(dir, `${name}.json`), JSON.stringify(t.json, null, 2) + '\n'));
-  }
-  // The page last: when it exists, the tables it links to do too.
-  const html = writeFileAtomic(join(dir, 'report.html'), report.html);
-  files.push(html);
-  return { dir, html, files, report };
+  const contents: [string, string][] = Object.entries(report.tables).flatMap(([name, t]): [string, string][] => [
+    [`${name}.csv`, t.csv], [`${name}.json`, JSON.stringify(t.json, null, 2) + '\n'],
+  ]);
+  contents.push(['report.html', report.html]);
+  const files = writeReportFolder(dir, contents);
+  return { dir, html: files[files.length - 1], files, report };
 }
 
 async function readStudyFile(path: string): Promise<NonNullable<Provenance['studyFile']>> {
