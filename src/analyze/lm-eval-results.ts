@@ -6,7 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import { basename, relative, resolve, sep } from 'node:path';
 import { UserError } from '../errors.ts';
-import { checkValueRange, type ScoreRow } from './score-row.ts';
+import { checkValueRange, parseSampleSize, parseStderr, type ScoreRow } from './score-row.ts';
 import { parseLmEval03 } from './lm-eval-v03.ts';
 import { decodeModelFolder, isLmEval04, parseLmEval04, type LmEvalFile } from './lm-eval-v04.ts';
 import type { ScoreReading } from './score-reading.ts';
@@ -39,8 +39,11 @@ export async function readLmEvalFiles(folder: string, files: readonly string[]):
     for (const s of parsed.scores) {
       const origin = `${file}, field "${s.key}"`;
       checkValueRange(s.metric, s.value, origin);
-      rows.push({ run: place.run, step: place.step, testSet: s.testSet, metric: s.metric, value: s.value,
-        attributes: { source: 'lm-evaluation-harness' }, origin });
+      const row: ScoreRow = { run: place.run, step: place.step, testSet: s.testSet, metric: s.metric, value: s.value,
+        attributes: { source: 'lm-evaluation-harness' }, origin };
+      if (s.stderr) row.stderr = parseStderr(s.stderr.value, file, `field "${s.stderr.key}"`);
+      if (s.n) row.n = parseSampleSize(s.n.value, file, `field "${s.n.key}"`);
+      rows.push(row);
     }
     read++;
   }

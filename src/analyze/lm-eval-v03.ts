@@ -1,6 +1,7 @@
 // lm-evaluation-harness 0.3 output (`main.py --output_path file.json`, as EleutherAI published
 // Pythia's evaluations): {"results": {task: {metric: value, metric_stderr: value}}, "versions",
-// "config": {"model_args": "pretrained=...,revision=step1000", ...}}. Metric names carry no filter.
+// "config": {"model_args": "pretrained=...,revision=step1000", ...}}. Metric names carry no filter;
+// a metric's standard error is its "<metric>_stderr" beside it. 0.3 does not record the sample size.
 import type { LmEvalFile } from './lm-eval-v04.ts';
 
 export function parseLmEval03(doc: { results: Record<string, unknown>; config?: { model_args?: unknown } }): LmEvalFile {
@@ -9,7 +10,9 @@ export function parseLmEval03(doc: { results: Record<string, unknown>; config?: 
     if (typeof metrics !== 'object' || metrics === null) continue;
     for (const [metric, value] of Object.entries(metrics as Record<string, unknown>)) {
       if (metric.endsWith('_stderr') || typeof value !== 'number') continue;
-      scores.push({ testSet: task, metric, value, key: `results.${task}.${metric}` });
+      const stderr = (metrics as Record<string, unknown>)[`${metric}_stderr`];
+      scores.push({ testSet: task, metric, value, key: `results.${task}.${metric}`,
+        ...(stderr === undefined ? {} : { stderr: { value: stderr, key: `results.${task}.${metric}_stderr` } }) });
     }
   }
   const modelArgs = typeof doc.config?.model_args === 'string' ? doc.config.model_args : undefined;

@@ -4,11 +4,17 @@
 // sanitize_model_name, at commit 003e585): a local checkpoint `/scratch/me/run/checkpoint-500`
 // becomes `__scratch__me__run__checkpoint-500`. Scores are `results.<task>["<metric>,<filter>"]`
 // (filter "none" when the task has none) beside `"alias"`; groups (e.g. mmlu) appear in
-// "results" (or, before 0.4.3, in "groups") with their subtasks listed in "group_subtasks".
+// "results" (or, before 0.4.3, in "groups") with their subtasks listed in "group_subtasks". A
+// score's standard error is `"<metric>_stderr,<filter>"` beside it ("N/A" when lm-eval could not
+// compute one), and a task's examples are `"n-samples": {task: {"original", "effective"}}`, where
+// effective is what was scored (fewer than original under --limit).
+
+/** A value as the file gives it (checked by the reader, which knows the file) and the field it came from. */
+export interface LmEvalField { value: unknown; key: string }
 
 export interface LmEvalFile {
   version: '0.3' | '0.4';
-  scores: { testSet: string; metric: string; value: number; key: string }[];
+  scores: { testSet: string; metric: string; value: number; key: string; stderr?: LmEvalField; n?: LmEvalField }[];
   modelArgs?: string;
   /** 0.4: the model as named before its folder name was sanitised. */
   modelName?: string;
@@ -22,6 +28,7 @@ type Doc = {
   group_subtasks?: Record<string, unknown>;
   config?: { model_args?: unknown };
   model_name?: unknown;
+  'n-samples'?: unknown;
 };
 
 /** 0.4 wrote these; 0.3 never did (its metric keys have no ",filter" either). */
@@ -44,8 +51,12 @@ export function parseLmEval04(doc: Doc): LmEvalFile {
         if (key === 'alias' || typeof value !== 'number') continue;
         const [metric, filter] = key.split(',');
         if (metric.endsWith('_stderr')) continue;
+        const stderrKey = filter === undefined ? `${metric}_stderr` : `${metric}_stderr,${filter}`;
+        const stderr = (metrics as Record<string, unknown>)[stderrKey];
+        const n = sampleCount(doc['n-samples'], task);
         scores.push({ testSet: task, metric: filter === undefined || filter === 'none' ? metric : `${metric},${filter}`, value,
-          key: `${section}.${task}["${key}"]` });
+          key: `${section}.${task}["${key}"]`, ...(n === undefined ? {} : { n }),
+          ...(stderr === undefined ? {} : { stderr: { value: stderr, key: `${section}.${task}["${stderrKey}"]` } }) });
       }
     }
   }
@@ -60,6 +71,18 @@ export function parseLmEval04(doc: Doc): LmEvalFile {
     modelName: typeof doc.model_name === 'string' && doc.model_name !== '' ? doc.model_name : undefined,
     groups,
   };
+}
+
+/** A task's "n-samples" entry: effective, else original; undefined when the file has neither (groups have none). */
+function sampleCount(nSamples: unknown, task: string): LmEvalField | undefined {
+  if (typeof nSamples !== 'object' || nSamples === null) return undefined;
+  const entry = (nSamples as Record<string, unknown>)[task];
+  if (typeof entry !== 'object' || entry === null) return undefined;
+  for (const k of ['effective', 'original']) {
+    const value = (entry as Record<string, unknown>)[k];
+    if (value !== undefined && value !== null) return { value, key: `n-samples.${task}.${k}` };
+  }
+  return undefined;
 }
 
 /** lm_eval.utils.sanitize_model_name. */

@@ -128,7 +128,7 @@ export function readStoreScores(source: string | ResultStore, promptVariant: str
     const attributes = new Map(store.runs().map((r) => [r.id, runAttributes(r)]));
     return store.scores({ promptVariant }).map((s) => ({
       run: s.run, step: s.step, testSet: s.testSet, metric: s.metric, value: s.value,
-      attributes: attributes.get(s.run) ?? {}, origin: `${file} (store)`,
+      attributes: attributes.get(s.run) ?? {}, origin: `${file} (store)`, ...(s.n > 0 ? { n: s.n } : {}),
     }));
   } finally {
     if (typeof source === 'string') store.close();

@@ -1,9 +1,11 @@
 // Groups score rows into one table per run: the checkpoints' steps, and for each test set its
 // values at those steps. Only steps where every test set of the run has a value are kept, so that
-// every correlation in a run uses the same checkpoints; the steps left out are reported.
+// every correlation in a run uses the same checkpoints; the steps left out are reported. Where the
+// input says how noisy each score is (a stderr, or the number of examples behind a proportion), the
+// series carries each checkpoint's sampling variance, for the analysis to correct for.
 import { UserError } from '../errors.ts';
 import type { RunRecord } from '../store/result-store.ts';
-import type { ScoreRow } from './score-row.ts';
+import { isFractionMetric, type ScoreRow } from './score-row.ts';
 
 export interface RunSeries {
   run: string;
@@ -13,6 +15,17 @@ export interface RunSeries {
   attributes: Record<string, string>;
   /** Steps dropped because some test set had no value there, with the sets that lacked one. */
   incompleteSteps: { step: number; missing: string[] }[];
+  /**
+   * Test set -> each checkpoint's sampling variance of its score, aligned with `steps`: stderr^2
+   * where the input gives a stderr, else value * (1 - value) / n for a fraction metric with a known
+   * n. Only test sets where every kept step has one; absent (or no entry) when the input says nothing.
+   */
+  samplingVariance?: Map<string, Float64Array>;
+}
+
+export interface RunSeriesOptions {
+  /** Examples behind every score that gives neither its own n nor a stderr (--sample-size). */
+  sampleSize?: number;
 }
 
 /**
@@ -33,7 +46,7 @@ export function availableMetrics(rows: readonly ScoreRow[]): string[] {
 }
 
 /** Builds per-run series for one metric; duplicate (run, step, test set) rows are an error. */
-export function buildRunSeries(rows: readonly ScoreRow[], metric: string): RunSeries[] {
+export function buildRunSeries(rows: readonly ScoreRow[], metric: string, opts: RunSeriesOptions = {}): RunSeries[] {
   const byRun = new Map<string, { cells: Map<string, Map<number, ScoreRow>>; attributes: Record<string, string> }>();
   for (const row of rows) {
     if (row.metric !== metric) continue;
@@ -61,11 +74,26 @@ export function buildRunSeries(rows: readonly ScoreRow[], metric: string): RunSe
       else steps.push(step);
     }
     const values = new Map<string, Float64Array>();
+    const samplingVariance = new Map<string, Float64Array>();
     for (const t of testSets) {
       const bySet = cells.get(t)!;
       values.set(t, Float64Array.from(steps, (s) => bySet.get(s)!.value));
+      const variances = steps.map((s) => samplingVarianceOf(bySet.get(s)!, opts.sampleSize));
+      if (steps.length && variances.every((v) => v !== undefined)) samplingVariance.set(t, Float64Array.from(variances as number[]));
     }
-    out.push({ run, steps, values, attributes, incompleteSteps });
+    out.push({ run, steps, values, attributes, incompleteSteps, samplingVariance });
   }
   return out;
+}
+
+/**
+ * One score's sampling variance: its stderr squared, else for a proportion over n examples
+ * p(1 - p) / n. That is the binomial variance at the observed proportion, with n rather than n - 1:
+ * the variance of the score itself, not an unbiased estimate of the per-example variance.
+ */
+export function samplingVarianceOf(row: ScoreRow, sampleSize?: number): number | undefined {
+  if (row.stderr !== undefined) return row.stderr * row.stderr;
+  const n = row.n ?? sampleSize;
+  if (n === undefined || !isFractionMetric(row.metric)) return undefined;
+  return (row.value * (1 - row.value)) / n;
 }

@@ -2,6 +2,7 @@
 // step, test set and metric (so a user sees at once when a layout was read wrongly), and notes about
 // what it left out or what looks off.
 import type { ScoreRow } from './score-row.ts';
+import { samplingSummary } from './sampling-summary.ts';
 
 export interface ScoreReading {
   rows: ScoreRow[];
@@ -10,8 +11,11 @@ export interface ScoreReading {
   notes: string[];
 }
 
-/** One paragraph: how the input was read, then what came out (runs, steps, test sets, metrics). */
-export function summarizeReading(input: string, reading: ScoreReading): string {
+/**
+ * One paragraph: how the input was read, then what came out (runs, steps, test sets, metrics, and
+ * where the scores' sampling variances come from when anything gives them).
+ */
+export function summarizeReading(input: string, reading: ScoreReading, sampleSize?: number): string {
   const { rows } = reading;
   if (rows.length === 0) return `${input}: ${reading.description}: no scores`;
   const runs = distinct(rows.map((r) => r.run));
@@ -19,11 +23,13 @@ export function summarizeReading(input: string, reading: ScoreReading): string {
   const metrics = distinct(rows.map((r) => r.metric));
   const steps = [...new Set(rows.map((r) => r.step))].sort((a, b) => a - b);
   const perRun = runs.map((run) => new Set(rows.filter((r) => r.run === run).map((r) => r.step)).size);
+  const sampling = samplingSummary(rows, sampleSize);
   const list = (xs: string[], n = 6) => `${xs.slice(0, n).join(', ')}${xs.length > n ? `, ... (${xs.length})` : ''}`;
   return `${input}: ${reading.description}: ${rows.length} scores; ${runs.length} run(s) (${list(runs, 4)}); `
     + `steps ${steps[0]}-${steps[steps.length - 1]} `
     + `(${Math.min(...perRun)}${Math.max(...perRun) !== Math.min(...perRun) ? `-${Math.max(...perRun)}` : ''} per run); `
-    + `${sets.length} test set(s) (${list(sets)}); metrics ${list(metrics)}`;
+    + `${sets.length} test set(s) (${list(sets)}); metrics ${list(metrics)}`
+    + (sampling === undefined ? '' : `; ${sampling}`);
 }
 
 function distinct(xs: string[]): string[] {

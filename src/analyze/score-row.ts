@@ -13,9 +13,17 @@ export interface ScoreRow {
   attributes: Record<string, string>;
   /** "file:line" or "store" etc.: where this row was read. */
   origin: string;
+  /** How many examples the score was computed on, when the input says. */
+  n?: number;
+  /** The score's standard error as the input gives it (lm-eval's `acc_stderr`). */
+  stderr?: number;
 }
 
 export const REQUIRED_COLUMNS = ['run', 'step', 'test_set', 'metric', 'value'] as const;
+/** Long-table columns giving a score's sample size and standard error, first name preferred. */
+export const N_COLUMNS = ['n', 'n_examples', 'samples'] as const;
+export const STDERR_COLUMNS = ['stderr', 'se'] as const;
+const SAMPLING_COLUMNS: readonly string[] = [...N_COLUMNS, ...STDERR_COLUMNS];
 
 /**
  * Metrics that are fractions in [0, 1] wherever genstudy or lm-evaluation-harness writes them; a
@@ -63,10 +71,31 @@ export function scoreRowFromRecord(values: Record<string, unknown>, origin: stri
   checkValueRange(metric, value, origin);
   const attributes: Record<string, string> = {};
   for (const [k, v] of Object.entries(values)) {
-    if ((REQUIRED_COLUMNS as readonly string[]).includes(k) || v === undefined || v === null || v === '') continue;
+    if ((REQUIRED_COLUMNS as readonly string[]).includes(k) || SAMPLING_COLUMNS.includes(k) || v === undefined || v === null || v === '') continue;
     attributes[k] = typeof v === 'string' ? v : JSON.stringify(v);
   }
-  return { run: String(values.run), step, testSet: String(values.test_set), metric, value, attributes, origin };
+  const row: ScoreRow = { run: String(values.run), step, testSet: String(values.test_set), metric, value, attributes, origin };
+  const nColumn = N_COLUMNS.find((c) => !isMissingValue(values[c]));
+  if (nColumn) row.n = parseSampleSize(values[nColumn], origin, `column "${nColumn}"`);
+  const seColumn = STDERR_COLUMNS.find((c) => !isMissingValue(values[c]));
+  if (seColumn) row.stderr = parseStderr(values[seColumn], origin, `column "${seColumn}"`);
+  return row;
+}
+
+/** A score's sample size: a whole number >= 1; missing (empty, NaN) gives undefined. */
+export function parseSampleSize(v: unknown, origin: string, what: string): number | undefined {
+  if (isMissingValue(v)) return undefined;
+  const n = parseDecimal(v, origin, what);
+  if (!Number.isInteger(n) || n < 1) throw new UserError(`${origin}: ${what}: expected a whole number of examples >= 1, got ${JSON.stringify(v)}`);
+  return n;
+}
+
+/** A standard error: finite and >= 0; missing (empty, NaN, lm-eval's "N/A") gives undefined. */
+export function parseStderr(v: unknown, origin: string, what: string): number | undefined {
+  if (isMissingValue(v) || (typeof v === 'string' && /^\s*n\/a\s*$/i.test(v))) return undefined;
+  const se = parseDecimal(v, origin, what);
+  if (se < 0) throw new UserError(`${origin}: ${what}: expected a standard error >= 0, got ${JSON.stringify(v)}`);
+  return se;
 }
 
 /** Decimal notation only: Number() would also take "0x10", "0b1", "Infinity" and " ". */

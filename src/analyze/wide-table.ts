@@ -4,12 +4,14 @@
 // column, else the "<run> - " prefix, else the file's name. Which column is which test set and metric
 // is read from the name (a known metric at its end, a set before it) or given (`columns`); columns
 // neither names (train/loss, _runtime, epoch) are listed as left out. An empty or NaN cell (W&B leaves
-// a metric's cell empty on steps it did not log) is a missing score.
+// a metric's cell empty on steps it did not log) is a missing score. A column named like a score
+// column plus "_stderr" or " stderr" ("hans/acc_stderr", as lm-eval's W&B logger names it) gives
+// that score's standard error and is not a score itself.
 import { basename, extname } from 'node:path';
 import { UserError } from '../errors.ts';
 import type { SourceRow } from '../data/readers/index.ts';
 import { rowWhere } from '../data/readers/index.ts';
-import { checkValueRange, isMissingValue, parseDecimal, parseStep, type ScoreRow } from './score-row.ts';
+import { checkValueRange, isMissingValue, parseDecimal, parseStderr, parseStep, type ScoreRow } from './score-row.ts';
 import type { ScoreReading } from './score-reading.ts';
 
 export const STEP_COLUMNS = ['step', '_step', 'Step', 'global_step', 'train/global_step', 'trainer/global_step'];
@@ -61,18 +63,20 @@ export function readWideRows(file: string, records: readonly SourceRow[], given:
   const stepColumn = STEP_COLUMNS.find((c) => columns.includes(c))!;
   const runColumn = RUN_COLUMNS.find((c) => columns.includes(c));
   const fileRun = basename(file, extname(file.replace(/\.gz$/, '')));
-  const mapped: { column: string; run?: string; testSet: string; metric: string; how: 'given' | 'name' }[] = [];
+  const mapped: { column: string; run?: string; testSet: string; metric: string; how: 'given' | 'name'; stderr?: string }[] = [];
   const leftOut: string[] = [];
+  const stderrColumns = stderrColumnsOf(columns);
   for (const column of columns) {
-    if (column === stepColumn || column === runColumn) continue;
+    if (column === stepColumn || column === runColumn || [...stderrColumns.values()].includes(column)) continue;
     if (/__(MIN|MAX)$/.test(column)) continue; // W&B chart export: the band around a smoothed line
     const wandb = /^(.+?) - (.+)$/.exec(column);
     const name = wandb ? wandb[2] : column;
     const target = given.get(column) ?? given.get(name);
     const inferred = target ?? inferColumn(name);
     if (!inferred) { leftOut.push(column); continue; }
-    mapped.push({ column, run: wandb?.[1], ...inferred, how: target ? 'given' : 'name' });
+    mapped.push({ column, run: wandb?.[1], ...inferred, how: target ? 'given' : 'name', stderr: stderrColumns.get(column) });
   }
+  for (const [stem, column] of stderrColumns) if (!mapped.some((m) => m.column === stem)) leftOut.push(column);
   for (const column of given.keys()) {
     if (!columns.includes(column) && !mapped.some((m) => m.column.endsWith(` - ${column}`))) {
       throw new UserError(`--columns ${column}: ${file} has no such column (it has: ${columns.join(', ')})`);
@@ -96,7 +100,10 @@ export function readWideRows(file: string, records: readonly SourceRow[], given:
       const origin = `${where}, column "${m.column}"`;
       const value = parseDecimal(v, origin, `column "${m.column}"`);
       checkValueRange(m.metric, value, origin);
-      rows.push({ run: m.run ?? rowRun ?? fileRun, step, testSet: m.testSet, metric: m.metric, value, attributes: { source: 'wide table' }, origin });
+      const run = m.run ?? rowRun ?? fileRun;
+      const row: ScoreRow = { run, step, testSet: m.testSet, metric: m.metric, value, attributes: { source: 'wide table' }, origin };
+      if (m.stderr !== undefined) row.stderr = parseStderr(record.values[m.stderr], where, `column "${m.stderr}"`);
+      rows.push(row);
     }
   }
   if (rows.length === 0) throw new UserError(`${file}: every cell of the score columns (${mapped.map((m) => m.column).join(', ')}) is empty or NaN`);
@@ -106,10 +113,21 @@ export function readWideRows(file: string, records: readonly SourceRow[], given:
   if (missing) notes.push(`${file}: ${missing} empty or NaN cell(s) read as missing scores`);
   const runFrom = mapped.some((m) => m.run) ? 'the "<run> - " column prefix' : runColumn ? `column "${runColumn}"` : 'the file name';
   const shown = mapped.slice(0, 4).map((m) => `${m.column} -> ${m.testSet}:${m.metric}`).join(', ');
+  const withStderr = mapped.filter((m) => m.stderr !== undefined).length;
   return {
     rows,
     description: `wide table; run from ${runFrom}, step from column "${stepColumn}", test set and metric from column names ` +
-      `(${shown}${mapped.length > 4 ? ', ...' : ''})`,
+      `(${shown}${mapped.length > 4 ? ', ...' : ''})${withStderr ? `, stderr of ${withStderr} from their "_stderr" column(s)` : ''}`,
     notes,
   };
+}
+
+/** Score column -> the column beside it holding its standard error ("<column>_stderr" or "<column> stderr"). */
+function stderrColumnsOf(columns: readonly string[]): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const column of columns) {
+    const m = /^(.+)(?:_stderr| stderr)$/.exec(column);
+    if (m && columns.includes(m[1])) out.set(m[1], column);
+  }
+  return out;
 }

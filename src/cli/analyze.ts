@@ -6,7 +6,7 @@ import { addFormatOption } from './shared-options.ts';
 import { outputFile } from './flag-values.ts';
 import { UserError } from '../errors.ts';
 import { checkNamedTestSets, lackingMetricNote } from '../analyze/input-checks.ts';
-import { addScoreInputOptions, readAndDescribe, SCORE_INPUT_HELP, type ScoreInputFlags } from './score-input-flags.ts';
+import { addScoreInputOptions, readAndDescribe, sampleSizeFlag, SCORE_INPUT_HELP, type ScoreInputFlags } from './score-input-flags.ts';
 import { availableMetrics, buildRunSeries } from '../analyze/run-series.ts';
 import { analyzeRuns, type AnalyzeOptions } from '../analyze/analysis.ts';
 import { addAnalysisOptions, analysisOptionsFromFlags, type AnalysisFlags } from './analysis-flags.ts';
@@ -43,7 +43,7 @@ export function registerAnalyze(program: Command): void {
       const metric = chooseMetric(rows, flags.metric, input);
       const lacking = lackingMetricNote(rows, metric);
       if (lacking !== undefined) process.stderr.write(`genstudy: note: ${lacking}\n`);
-      const series = buildRunSeries(rows, metric);
+      const series = buildRunSeries(rows, metric, { sampleSize: sampleSizeFlag(flags) });
       for (const s of series) {
         if (s.incompleteSteps.length) {
           const first = s.incompleteSteps[0];

@@ -2,7 +2,7 @@
 import { Command } from 'commander';
 import { UserError } from '../errors.ts';
 import { checkNamedTestSets } from '../analyze/input-checks.ts';
-import { addScoreInputOptions, readAndDescribe, SCORE_INPUT_HELP, type ScoreInputFlags } from './score-input-flags.ts';
+import { addScoreInputOptions, readAndDescribe, sampleSizeFlag, SCORE_INPUT_HELP, type ScoreInputFlags } from './score-input-flags.ts';
 import { addAnalysisOptions, analysisOptionsFromFlags, type AnalysisFlags } from './analysis-flags.ts';
 
 interface ReportFlags extends AnalysisFlags, ScoreInputFlags {
@@ -43,6 +43,7 @@ export function registerReport(program: Command): void {
       const written = await writeReport(flags.out, {
         storePath: store,
         columns: flags.columns,
+        sampleSize: sampleSizeFlag(flags),
         control: flags.control,
         metric: flags.metric,
         promptVariant: flags.promptVariant,

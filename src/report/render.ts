@@ -23,6 +23,8 @@ export interface ReportInput {
   storePath: string;
   /** Wide tables: "column=test_set:metric" for columns whose names do not say them. */
   columns?: readonly string[];
+  /** Examples behind every score that gives neither its own n nor a stderr (--sample-size). */
+  sampleSize?: number;
   /** The in-domain test set regressed out (default: the runs' "control_test_set" attribute). */
   control?: string;
   /** The metric analysed and drawn (default: per test set, its only metric, else accuracy / acc). */
@@ -57,7 +59,8 @@ export interface RenderedReport {
 
 export async function renderReport(input: ReportInput): Promise<RenderedReport> {
   const data = await loadReportInput(input.storePath, input.promptVariant ?? '', input.columns);
-  const a = studyA(data, { control: input.control, metric: input.metric, analysis: input.analysis, result: input.result });
+  const a = studyA(data, { control: input.control, metric: input.metric, analysis: input.analysis, result: input.result,
+    sampleSize: input.sampleSize });
   const b = studyB(data, { metric: input.metric });
   const tableList = buildTables(data, a, b);
   const check = input.designCheck ?? null;

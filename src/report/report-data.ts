@@ -59,7 +59,9 @@ export function reportDataFromRows(input: string, rows: readonly ScoreRow[]): Re
     if (!run) runs.set(r.run, (run = { id: r.run, attributes: {}, checkpoints: [], trainingLog: [] }));
     Object.assign(run.attributes!, r.attributes);
   }
-  const scores: StoredScore[] = rows.map((r) => ({ run: r.run, step: r.step, testSet: r.testSet, metric: r.metric, value: r.value, n: 0 }));
+  // n 0: the input did not say it (a store's scores always have one)
+  const scores: StoredScore[] = rows.map((r) => ({ run: r.run, step: r.step, testSet: r.testSet, metric: r.metric, value: r.value, n: r.n ?? 0,
+    ...(r.stderr !== undefined ? { stderr: r.stderr } : {}) }));
   const testSets = [...new Set(rows.map((r) => r.testSet))].sort().map((id) => ({ id }));
   return { storePath: input, schemaVersion: 0, runs: [...runs.values()].sort((a, b) => (a.id < b.id ? -1 : 1)), testSets, scores,
     allScores: scores, promptVariant: '' };

@@ -25,7 +25,11 @@ export interface StudyA {
 }
 
 export function studyA(data: ReportData,
-  opts: { control?: string; metric?: string; analysis?: Partial<Omit<AnalyzeOptions, 'control'>>; result?: AnalysisResult }): StudyA {
+  opts: {
+    control?: string; metric?: string; analysis?: Partial<Omit<AnalyzeOptions, 'control'>>; result?: AnalysisResult;
+    /** Examples behind every score that gives neither its own n nor a stderr. */
+    sampleSize?: number;
+  }): StudyA {
   const empty = (note: string, control: string | null = null, metric: string | null = null): StudyA => ({
     control, metric, options: null, analysis: emptyAnalysis({ ...DEFAULT_OPTIONS, control: control ?? '' }), series: [], skipped: [], note,
   });
@@ -47,11 +51,13 @@ export function studyA(data: ReportData,
   const options: AnalyzeOptions = { ...DEFAULT_OPTIONS, ...opts.analysis, control };
 
   const attributes = new Map(data.runs.map((r) => [r.id, runAttributes(r)]));
+  // a stored n of 0 is a score read from another input that did not say its n
   const rows: ScoreRow[] = data.scores.filter((s) => s.metric === metric).map((s) => ({
     run: s.run, step: s.step, testSet: s.testSet, metric: s.metric, value: s.value,
     attributes: attributes.get(s.run) ?? {}, origin: `${data.storePath} (store)`,
+    ...(s.n > 0 ? { n: s.n } : {}), ...(s.stderr !== undefined ? { stderr: s.stderr } : {}),
   }));
-  const series = buildRunSeries(rows, metric);
+  const series = buildRunSeries(rows, metric, { sampleSize: opts.sampleSize });
   const analysable: RunSeries[] = [];
   const skipped: StudyA['skipped'] = [];
   for (const s of series) {

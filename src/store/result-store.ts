@@ -32,6 +32,8 @@ export interface StoredScore {
   metric: string;
   value: number;
   n: number;
+  /** Never stored: the standard error a score read from another input (the report's) gave. */
+  stderr?: number;
 }
 
 export interface PredictionRecord {
