@@ -7,6 +7,8 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readScoreInput } from '../../src/analyze/read-scores.ts';
+import { loadReportInput } from '../../src/report/report-data.ts';
+import { studyA } from '../../src/report/study-a.ts';
 import { buildRunSeries } from '../../src/analyze/run-series.ts';
 import { UserError } from '../../src/errors.ts';
 import { ResultStore } from '../../src/store/result-store.ts';
@@ -201,4 +203,18 @@ test('the reading says when proportions come without n or stderr, and --sample-s
   const bad = await genstudy(['analyze', file, '--control', 'mnli', '--sample-size', '0']);
   assert.notEqual(bad.code, 0);
   assert.match(bad.stderr, /--sample-size 0: expected a whole number/);
+});
+
+test('the report\'s study A carries a table\'s stderr, and --sample-size for the scores without one', async (t) => {
+  const file = join(tempDir(t), 'scores.csv');
+  const value = (set: string, step: number) => 0.5 + 0.04 * step + (set === 'hans' ? 0.01 * Math.sin(step) : 0.01 * Math.cos(3 * step));
+  const rows = ['mnli', 'hans', 'rte'].flatMap((set) => Array.from({ length: 10 }, (_, step) => ({
+    run: 'r1', step, test_set: set, metric: 'accuracy', value: value(set, step), stderr: set === 'mnli' ? 0.004 : '',
+  })));
+  writeCsv(file, rows);
+  const a = studyA(await loadReportInput(file), { control: 'mnli', sampleSize: 400, analysis: { calibration: 0, robustness: false } });
+  assert.deepEqual(a.skipped, []);
+  const variances = a.series[0].samplingVariance!;
+  assertClose(variances.get('mnli'), Array(10).fill(0.004 ** 2));
+  assertClose(variances.get('rte'), Array.from({ length: 10 }, (_, s) => (value('rte', s) * (1 - value('rte', s))) / 400));
 });
