@@ -1,0 +1,96 @@
+// How often analyze declares a relation on studies shaped like real fine-tuning runs
+// (bench/realistic-runs.ts: binomial scores, saturating ID curves, curved ID -> OOD maps, smooth
+// drifts, real checkpoint schedules): `npm run bench -- realistic`.
+//   REALISTIC_STUDIES  studies per cell (default 50)
+//   REALISTIC_CELLS    `quick` (default), `all`, or key parts (bench/realistic-cells.ts), e.g. `log+convex,n250`
+//   REALISTIC_OPTIONS  analysis options as JSON, e.g. '{"residualiser":"spline"}'
+//   REALISTIC_SEED     (default 1); the same environment gives the same table
+// Every study goes through analyzeRuns with { control: 'id', calibration: 0, robustness: false,
+// ...options }. Per cell: the % of studies whose tested pair (ood-a, ood-b) is declared
+// *generalises* / *depends on the model*; with 8 OOD sets (28 pairs) the % with ANY pair so
+// declared (family-wise, as a reader of the study would meet it); the mean of the runs' r and the
+// share of run-level p < 0.05 (unadjusted) over the same pairs; wall and CPU seconds.
+import { analyzeRuns, DEFAULT_OPTIONS, type AnalysisResult, type AnalyzeOptions } from '../src/analyze/analysis.ts';
+import { hashString } from '../src/seeded-random.ts';
+import { cellKey, selectCells } from './realistic-cells.ts';
+import { CONTROL, simulateStudy, TESTED_PAIR, type StudySpec } from './realistic-runs.ts';
+
+const ALPHA = 0.05;
+
+interface Tally { studies: number; generalises: number; depends: number; rSum: number; rCount: number; rejected: number; tested: number }
+
+const isCounted = (spec: StudySpec, a: string, b: string): boolean =>
+  spec.oodSets > 2 || (a === TESTED_PAIR[0] && b === TESTED_PAIR[1]) || (a === TESTED_PAIR[1] && b === TESTED_PAIR[0]);
+
+function tallyStudy(t: Tally, spec: StudySpec, result: AnalysisResult): void {
+  const pairs = result.meta.pairs.filter((p) => isCounted(spec, p.a, p.b));
+  t.studies++;
+  if (pairs.some((p) => p.verdict === 'generalises')) t.generalises++;
+  if (pairs.some((p) => p.verdict === 'depends on the model')) t.depends++;
+  for (const run of result.runs) {
+    for (const p of run.pairs) {
+      if (!isCounted(spec, p.a, p.b)) continue;
+      t.tested++;
+      if (p.r !== null) { t.rSum += p.r; t.rCount++; }
+      if (p.p !== null && p.p < ALPHA) t.rejected++;
+    }
+  }
+}
+
+function truthLabel(spec: StudySpec): string {
+  if (spec.truth === 'common') return 'common r 0.5';
+  if (spec.truth === 'by-model') return 'by-model ±0.6';
+  return 'null';
+}
+
+function optionsFromEnv(): Partial<AnalyzeOptions> {
+  const text = process.env.REALISTIC_OPTIONS;
+  return text ? (JSON.parse(text) as Partial<AnalyzeOptions>) : {};
+}
+
+export async function benchRealistic(): Promise<Record<string, number | string>> {
+  const studies = Number(process.env.REALISTIC_STUDIES ?? 50);
+  const seed = Number(process.env.REALISTIC_SEED ?? 1);
+  const cells = selectCells(process.env.REALISTIC_CELLS);
+  const extra = optionsFromEnv();
+  const opts: AnalyzeOptions = { ...DEFAULT_OPTIONS, control: CONTROL, calibration: 0, robustness: false, ...extra };
+  const pct = (x: number, of: number) => (of ? `${((100 * x) / of).toFixed(1)}%` : '-');
+  const lines = [
+    `Realistic runs: ${studies} studies per cell, seed ${seed}, options ${JSON.stringify(extra)}; ` +
+      `per-run p < ${ALPHA} unadjusted; 28 pairs: any pair (family-wise).`,
+    '',
+    '| schedule | ID -> OOD | n | ID | models | pairs | truth | generalises | depends on the model | mean r | runs p < 0.05 | wall s | CPU s |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+  ];
+  const out: Record<string, number | string> = { studies_per_cell: studies, cells: cells.length };
+  const wall0 = performance.now(), cpu0 = process.cpuUsage();
+  for (const spec of cells) {
+    const key = cellKey(spec);
+    const t: Tally = { studies: 0, generalises: 0, depends: 0, rSum: 0, rCount: 0, rejected: 0, tested: 0 };
+    const wall = performance.now(), cpu = process.cpuUsage();
+    for (let i = 0; i < studies; i++) {
+      const runs = simulateStudy(spec, hashString(`${seed}/${key}/${i}`));
+      tallyStudy(t, spec, analyzeRuns(runs.map((r) => r.series), opts));
+    }
+    const used = process.cpuUsage(cpu);
+    const wallS = (performance.now() - wall) / 1000, cpuS = (used.user + used.system) / 1e6;
+    const pairs = (spec.oodSets * (spec.oodSets - 1)) / 2;
+    const meanR = t.rCount ? (t.rSum / t.rCount).toFixed(3) : '-';
+    lines.push(`| ${spec.schedule} | ${spec.shape} | ${spec.n} | ${spec.idNoisy ? 'noisy' : 'exact'} | ${spec.models} | ${pairs} ` +
+      `| ${truthLabel(spec)} | ${pct(t.generalises, t.studies)} | ${pct(t.depends, t.studies)} | ${meanR} ` +
+      `| ${pct(t.rejected, t.tested)} | ${wallS.toFixed(1)} | ${cpuS.toFixed(1)} |`);
+    out[`${key}_generalises`] = t.generalises / t.studies;
+    out[`${key}_depends`] = t.depends / t.studies;
+    out[`${key}_run_rejections`] = t.tested ? t.rejected / t.tested : NaN;
+  }
+  const used = process.cpuUsage(cpu0);
+  out.wall_seconds = (performance.now() - wall0) / 1000;
+  out.cpu_seconds = (used.user + used.system) / 1e6;
+  lines.push('', `(${(out.wall_seconds as number).toFixed(0)} s wall, ${(out.cpu_seconds as number).toFixed(0)} s CPU)`);
+  console.log(lines.join('\n'));
+  return out;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  await benchRealistic();
+}
