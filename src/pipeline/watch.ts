@@ -13,6 +13,7 @@ import path from 'node:path';
 import { mkdir } from 'node:fs/promises';
 import { writeFileAtomic } from '../atomic-write.ts';
 import { UserError } from '../errors.ts';
+import { StoreProblem } from '../store/store-errors.ts';
 import { checkpointIn, evaluateGrid, stepOfFolder, type GridOptions, type GridSummary } from '../evaluate/index.ts';
 import { type CheckpointRef } from '../engine/index.ts';
 import { readStoreScores } from '../analyze/read-scores.ts';
@@ -185,6 +186,8 @@ export async function watchRun(opts: WatchOptions): Promise<WatchResult> {
           round.evaluated.push(cp.step);
           failing.delete(cp.dir);
         } catch (err) {
+          // A damaged or locked store fails every checkpoint alike: stop, saying so once.
+          if (err instanceof StoreProblem) throw err;
           const reason = err instanceof UserError ? err.message : ((err as Error).stack ?? String(err));
           round.failed.push({ step: cp.step, dir: cp.dir, reason });
           failing.set(cp.dir, { step: cp.step, dir: cp.dir, reason });

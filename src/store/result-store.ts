@@ -4,6 +4,7 @@ import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { UserError } from '../errors.ts';
+import { reportStoreProblems, storeError } from './store-errors.ts';
 import { MIGRATIONS, SCHEMA_VERSION } from './schema.ts';
 import { EvaluationTables } from './evaluation-tables.ts';
 
@@ -54,8 +55,11 @@ export interface TrainingLogRecord {
 
 export interface ScoreFilter { run?: string; metric?: string; promptVariant?: string }
 
-/** How long an open or a write waits for another process's lock before giving up. */
-const BUSY_TIMEOUT_MS = 30_000;
+/**
+ * How long an open or a write waits for another process's lock before giving up (30 s; the
+ * environment's GENSTUDY_BUSY_TIMEOUT_MS, for tests that hold a lock, makes it shorter).
+ */
+const BUSY_TIMEOUT_MS = Number(process.env.GENSTUDY_BUSY_TIMEOUT_MS) > 0 ? Number(process.env.GENSTUDY_BUSY_TIMEOUT_MS) : 30_000;
 
 /**
  * Runs `fn`, trying again while SQLite answers SQLITE_BUSY, up to the busy timeout. Some lock
@@ -112,8 +116,19 @@ export class ResultStore {
       // A writer holding the lock (another process migrating, a long batch) is waited for, not an error.
       db = opts.readonly ? openForReading(path) : new Database(path, { timeout: BUSY_TIMEOUT_MS });
     } catch (err) {
-      throw new UserError(`${path}: cannot open the results store: ${(err as Error).message}`);
+      const problem = storeError(path, err, BUSY_TIMEOUT_MS);
+      throw problem instanceof UserError ? problem : new UserError(`${path}: cannot open the results store: ${(err as Error).message}`);
     }
+    try {
+      return ResultStore.prepare(path, db, opts);
+    } catch (err) {
+      if (db.open) db.close();
+      throw storeError(path, err, BUSY_TIMEOUT_MS);
+    }
+  }
+
+  /** A store's connection made ready: its pragmas set, its schema brought up to date. */
+  private static prepare(path: string, db: Database.Database, opts: { readonly?: boolean }): ResultStore {
     db.pragma('foreign_keys = ON');
     if (!opts.readonly) {
       // WAL is a property of the file: only its first opener switches it (which needs the file to
@@ -321,3 +336,7 @@ export class ResultStore {
       FROM training_log WHERE run_id = ? ORDER BY step`).all(run) as TrainingLogRecord[];
   }
 }
+
+// SQLite can find the store damaged, or another process keeping it locked, at any query.
+reportStoreProblems(ResultStore.prototype, (s: ResultStore) => s['db'], BUSY_TIMEOUT_MS);
+reportStoreProblems(EvaluationTables.prototype, (t: EvaluationTables) => t['db'], BUSY_TIMEOUT_MS);
