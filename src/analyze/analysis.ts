@@ -6,17 +6,20 @@
 // unstable (stability.ts); then, across runs, per pair the meta-analysis and its one verdict
 // (verdict.ts) counted by the headline, and the papers' sign counts; per run, the test's
 // calibration on simulated series like the run's; and how robust each verdict is to the analysis choices.
+// A run with too few checkpoints is left out with its reason rather than stopping the analysis: one
+// short run (a model still training, a truncated log) should not hide what the others show.
 import { UserError } from '../errors.ts';
 import {
+  type ControlCorrection,
   adjustPValues, blockBootstrap, firstDifferences, permutationTest, spacingOf, type Representation,
 } from '../stats/index.ts';
 import { agreementAcrossRuns } from './agreement.ts';
 import { calibrateRun, type RunCalibration } from './calibration.ts';
 import { DEFAULT_OPTIONS as DEFAULTS, type AnalysisOptions } from './options.ts';
-import { modelsGaps, testPairs } from './pair-tests.ts';
+import { MIN_STEPS, modelsGaps, residualiserFor, testPairs, type SamplingNoise, type TestedPair } from './pair-tests.ts';
 import { metaAcrossRuns, type MetaAcrossRuns } from './pair-meta.ts';
 import { plateausOf } from './plateaus.ts';
-import { robustnessOf, type Robustness, type RunData } from './robustness.ts';
+import { markFragile, robustnessOf, type Robustness, type RunData } from './robustness.ts';
 import type { RunSeries } from './run-series.ts';
 import { runStability } from './stability.ts';
 import { headlineOf, type Headline } from './verdict.ts';
@@ -53,8 +56,21 @@ export interface PairResult {
   bootstrap_ci95?: [number, number] | null;
   bootstrap_reason?: string;
   permutation_p?: number;
+  /** r divided by sqrt(reliability_a reliability_b): corrected for the OOD sets' own sampling noise (reported, not tested). */
+  r_disattenuated?: number;
+  /** Share of each residual series' variance that is not its own sampling noise. */
+  reliability?: [number, number];
   /** Why this run's result for the pair is not to be trusted (stability.ts): left out of the pooling unless keepUnstable. */
   unstable?: string;
+}
+
+/** How the control's sampling noise was handled in a run. */
+export interface RunControlNoise {
+  /** 'moments' (linear residualiser), 'simex' (spline), or 'none' (unknown variance, or Spearman). */
+  correction: ControlCorrection;
+  /** (S_cc - U) / S_cc: the share of the control's variation across checkpoints that is not sampling noise. */
+  reliability?: number;
+  warning?: string;
 }
 
 export interface RunAnalysis {
@@ -68,6 +84,8 @@ export interface RunAnalysis {
   warning?: string;
   /** Present when the checkpoints are not evenly spaced in steps (log-spaced early, a missing step). */
   spacing?: RunSpacing;
+  /** How the control's sampling noise was handled (absent when the scores are not proportions and no variance is given). */
+  control_noise?: RunControlNoise;
   /** The test's false-positive rate and power on simulated series like this run's (absent with calibration 0). */
   calibration?: RunCalibration;
   pairs: PairResult[];
@@ -81,11 +99,14 @@ export interface RunSpacing {
   /** True when the test models the gaps (effective-n: correlation exp(-gap / tau)); false for the naive test. */
   modelled: boolean;
 }
+export interface LeftOutRun { run: string; reason: string }
 export interface Agreement { a: string; b: string; positive: number; negative: number; null: number; runs: number }
 export interface AnalysisResult {
   /** The answer: the four verdicts counted, in the sentence every output shows (verdict.ts). */
   headline: Headline;
   runs: RunAnalysis[];
+  /** Runs left out with too few checkpoints (minCheckpoints, or the residualiser's minimum), with the reason. */
+  leftOut: LeftOutRun[];
   /** The papers' view: significant signs counted per pair (agreement.ts). */
   agreement: Agreement[];
   /** Per pair, the random-effects meta-analysis of its runs' Fisher z (pair-meta.ts). */
@@ -94,28 +115,29 @@ export interface AnalysisResult {
   robustness?: Robustness;
 }
 
-/** The smallest number of checkpoints a linear partial correlation with one covariate can use. */
-const MIN_STEPS_LINEAR = 5;
-/** The spline residualiser needs more points than its basis dimension. */
-const MIN_STEPS_SPLINE = 12;
 
 /**
- * Why the runs cannot be analysed as asked (no runs; a run without the control or a named set, with
- * fewer than two OOD sets, or with too few checkpoints), or undefined when they can. Callers that
- * treat "not yet" as a normal state (a study still running, watch) ask this first.
+ * Why the runs cannot be analysed as asked (no runs; a run without the control or a named set, or
+ * with fewer than two OOD sets; every run with too few checkpoints), or undefined when they can.
+ * Callers that treat "not yet" as a normal state (a study still running, watch) ask this first.
  */
 export function analysisProblem(series: readonly RunSeries[], opts: AnalyzeOptions): string | undefined {
   if (series.length === 0) return 'no runs to analyse: the input has no scores for the chosen metric';
   for (const s of series) {
-    const why = runProblem(s, opts);
+    const why = setsProblem(s, opts);
     if (why !== undefined) return `run "${s.run}": ${why}`;
+  }
+  const short = series.map((s) => ({ run: s.run, why: tooFewCheckpoints(s, opts) }));
+  if (short.every((s) => s.why !== undefined)) {
+    const listed = short.slice(0, 3).map((s) => `run "${s.run}": ${s.why}`).join('; ');
+    return series.length === 1 ? listed : `no run has enough checkpoints: ${listed}${series.length > 3 ? `; and ${series.length - 3} more` : ''}`;
   }
   return undefined;
 }
 
 /** The analysis, or why there is none yet (a value, not an error: see analysisProblem). */
 export function analyzeOrSkip(series: readonly RunSeries[], opts: AnalyzeOptions): { analysis: AnalysisResult } | { skipped: string } {
-  const skipped = analysisProblem(series, opts);
+  const skipped = analysisProblem(series, withDefaults(opts));
   return skipped === undefined ? { analysis: analyzeRuns(series, opts) } : { skipped };
 }
 
@@ -125,14 +147,24 @@ const withDefaults = (opts: AnalyzeOptions): AnalyzeOptions =>
 
 export function analyzeRuns(series: readonly RunSeries[], options: AnalyzeOptions): AnalysisResult {
   const opts = withDefaults(options);
-  if (series.length === 0) throw new UserError(analysisProblem(series, opts)!);
-  const data = series.map((s) => runData(s, opts));
-  const runs = series.map((s, i) => analyzeRunData(data[i], opts));
+  const problem = analysisProblem(series, opts);
+  if (problem !== undefined) throw new UserError(problem);
+  const leftOut: LeftOutRun[] = [];
+  const kept = series.filter((s) => {
+    const reason = tooFewCheckpoints(s, opts);
+    if (reason !== undefined) leftOut.push({ run: s.run, reason });
+    return reason === undefined;
+  });
+  const data = kept.map((s) => runData(s, opts));
+  const runs = data.map((d) => analyzeRunData(d, opts));
   const agreement = agreementAcrossRuns(runs, opts.alpha);
-  const attributes = new Map(series.map((s) => [s.run, s.attributes]));
+  const attributes = new Map(kept.map((s) => [s.run, s.attributes]));
   const meta = metaAcrossRuns(runs, opts, attributes);
-  const result: AnalysisResult = { headline: headlineOf({ runs, meta }, opts), runs, agreement, meta };
-  if (opts.robustness) result.robustness = robustnessOf(data, meta, opts);
+  // robustness before the headline: the headline says how robust the verdicts it names are
+  const robustness = opts.robustness ? robustnessOf(data, meta, opts) : undefined;
+  if (robustness) markFragile(meta, robustness);
+  const result: AnalysisResult = { headline: headlineOf({ runs, meta, robustness, leftOut }, opts), runs, leftOut, agreement, meta };
+  if (robustness) result.robustness = robustness;
   return result;
 }
 
@@ -140,7 +172,7 @@ export function analyzeRuns(series: readonly RunSeries[], options: AnalyzeOption
 export function emptyAnalysis(options: AnalyzeOptions): AnalysisResult {
   const opts = withDefaults(options);
   const meta = metaAcrossRuns([], opts);
-  return { headline: headlineOf({ runs: [], meta }, opts), runs: [], agreement: agreementAcrossRuns([], opts.alpha), meta };
+  return { headline: headlineOf({ runs: [], meta }, opts), runs: [], leftOut: [], agreement: agreementAcrossRuns([], opts.alpha), meta };
 }
 
 export function analyzeRun(series: RunSeries, options: AnalyzeOptions): RunAnalysis {
@@ -151,20 +183,35 @@ export function analyzeRun(series: RunSeries, options: AnalyzeOptions): RunAnaly
 const oodNamesOf = (series: RunSeries, opts: AnalyzeOptions): string[] =>
   (opts.testSets ?? [...series.values.keys()]).filter((t) => t !== opts.control);
 
-/** Why one run cannot be analysed as asked, or undefined. */
+/** Why one run cannot be analysed as asked (its test sets, or too few checkpoints), or undefined. */
 export function runProblem(series: RunSeries, opts: AnalyzeOptions): string | undefined {
-  const control = series.values.get(opts.control);
-  if (!control) return `no scores for the control test set "${opts.control}" (it has: ${[...series.values.keys()].join(', ')})`;
+  return setsProblem(series, opts) ?? tooFewCheckpoints(series, opts);
+}
+
+/** Why the run's test sets do not fit the options (an error whatever the other runs), or undefined. */
+function setsProblem(series: RunSeries, opts: AnalyzeOptions): string | undefined {
+  if (!series.values.has(opts.control)) {
+    return `no scores for the control test set "${opts.control}" (it has: ${[...series.values.keys()].join(', ')})`;
+  }
   const oodNames = oodNamesOf(series, opts);
   const missing = oodNames.find((t) => !series.values.has(t));
   if (missing !== undefined) return `no scores for test set "${missing}"`;
   if (oodNames.length < 2) return `needs at least two OOD test sets besides the control "${opts.control}", has ${oodNames.length}`;
+  return undefined;
+}
+
+/** Why the run has too few checkpoints to be analysed (it is left out, the others analysed), or undefined. */
+export function tooFewCheckpoints(series: RunSeries, opts: AnalyzeOptions): string | undefined {
+  const checkpoints = series.values.get(opts.control)?.length ?? 0;
   const differences = opts.representation === 'differences';
-  const n = differences ? Math.max(0, control.length - 1) : control.length;
-  const minSteps = opts.residualiser === 'spline' ? MIN_STEPS_SPLINE : MIN_STEPS_LINEAR;
+  const n = differences ? Math.max(0, checkpoints - 1) : checkpoints;
+  const minSteps = opts.residualiser === 'spline' ? MIN_STEPS.spline : MIN_STEPS.linear;
   if (n < minSteps) {
     return `${n} ${differences ? 'differences between checkpoints' : 'checkpoints with every test set scored'}; ` +
       `a partial correlation with one covariate and the ${opts.residualiser} residualiser needs at least ${minSteps}`;
+  }
+  if (opts.minCheckpoints !== undefined && checkpoints < opts.minCheckpoints) {
+    return `${checkpoints} checkpoints with every test set scored, fewer than --min-checkpoints ${opts.minCheckpoints}`;
   }
   return undefined;
 }
@@ -175,22 +222,28 @@ function runData(series: RunSeries, opts: AnalyzeOptions): RunData {
   if (problem !== undefined) throw new UserError(`run "${series.run}": ${problem}`);
   const ood: Record<string, Float64Array> = {};
   for (const t of oodNamesOf(series, opts)) ood[t] = series.values.get(t)!;
-  return { run: series.run, steps: series.steps, control: series.values.get(opts.control)!, ood };
+  const variance = series.samplingVariance;
+  const noise: SamplingNoise = {
+    control: variance?.get(opts.control), series: Object.fromEntries(Object.keys(ood).map((t) => [t, variance?.get(t)])),
+  };
+  return { run: series.run, steps: series.steps, control: series.values.get(opts.control)!, ood, noise };
 }
 
 function analyzeRunData(data: RunData, opts: AnalyzeOptions): RunAnalysis {
   const { control, ood } = data;
   const differences = opts.representation === 'differences';
-  const results = testPairs(ood, control, opts, data.steps);
+  const results = testPairs(ood, control, opts, data.steps, data.noise);
   const adjusted = adjustPValues(results.map((x) => x.result.p), opts.correction);
   // the bootstrap and permutation checks correlate what --representation names (auto: levels)
   const transform = differences ? (x: Float64Array) => firstDifferences(x) : (x: Float64Array) => x;
   const covariate = transform(control);
-  const statOpts = { method: opts.method, residualiser: opts.residualiser };
+  const statOpts = { method: opts.method, residualiser: residualiserFor(opts.residualiser, covariate.length), splineBasis: opts.splineBasis };
   const stability = runStability({ control, ood, steps: data.steps, controlName: opts.control }, opts);
-  const pairs: PairResult[] = results.map(({ a, b, result, representation }, i) => {
+  const pairs: PairResult[] = results.map(({ a, b, result, representation, reliability, disattenuated }, i) => {
     const pair: PairResult = { a, b, r: result.r, nEff: result.nEff, df: result.df, p: result.p, p_adjusted: adjusted[i], ci95: result.ci95,
       representation };
+    if (disattenuated !== undefined) pair.r_disattenuated = disattenuated;
+    if (reliability) pair.reliability = reliability;
     if (result.r === null) pair.reason = result.reason ?? 'undefined';
     if (result.phi) pair.phi = result.phi;
     if (result.distinct !== undefined) pair.distinct = result.distinct;
@@ -210,12 +263,31 @@ function analyzeRunData(data: RunData, opts: AnalyzeOptions): RunAnalysis {
     return pair;
   });
   const plateaus = plateausOf(data.run, control, Object.values(ood));
-  const calibration = calibrateRun(control, Object.values(ood), opts, data.steps);
+  const calibration = calibrateRun(control, Object.values(ood), opts, data.steps, data.noise);
+  const controlNoise = controlNoiseOf(results[0], data.noise ?? {}, control);
   const spacing = spacingOfRun(data.steps, opts);
   return {
     run: data.run, n: control.length - (differences ? 1 : 0), control: opts.control, distinct: plateaus.distinct,
-    ...(plateaus.warning ? { warning: plateaus.warning } : {}), ...(spacing ? { spacing } : {}), ...(calibration ? { calibration } : {}), pairs,
+    ...(plateaus.warning ? { warning: plateaus.warning } : {}), ...(spacing ? { spacing } : {}), ...(calibration ? { calibration } : {}),
+    ...(controlNoise ? { control_noise: controlNoise } : {}), pairs,
   };
+}
+
+/**
+ * What the run's test did about the control's sampling noise: corrected it (and how), or, when the
+ * control looks like a proportion and its noise is not known, a warning saying how to give it.
+ */
+function controlNoiseOf(first: TestedPair | undefined, noise: SamplingNoise, control: Float64Array): RunControlNoise | undefined {
+  if (noise.control) {
+    return { correction: first?.correction ?? 'none', ...(first?.controlReliability !== undefined ? { reliability: first.controlReliability } : {}) };
+  }
+  if (control.every((v) => v >= 0 && v <= 1)) {
+    return {
+      correction: 'none', warning: "the control's sampling variance is not known: if its scores are proportions over a finite test set " +
+        'the partial correlations may be biased upward by its noise; give a column n or stderr, or --sample-size N',
+    };
+  }
+  return undefined;
 }
 
 /** The run's spacing when its checkpoints are unevenly spaced, else undefined (the usual case says nothing). */

@@ -1,36 +1,43 @@
-// Calibration as a feature: how often would the test in use call a pair significant, on series
-// like this run's, when there is nothing to find, and how often when there is a stated effect?
-// The run's residual autocorrelation phi (the median over its OOD sets of the bias-corrected
-// lag-1 autocorrelation of their residuals on the control, stats/residual-ar1.ts) gives AR(1)
-// noise; `simulations` pairs of independent AR(1) series of the run's length (the null) and as
-// many pairs correlated `effect` at every checkpoint (the alternative, stats/ar1.ts) are
-// residualised on the run's own control and tested exactly as the run's pairs are (pair-tests.ts),
-// at the unadjusted level alpha. The naive test's false-positive rate on the same nulls is
-// reported beside it, so a reader sees what the default protects against. Seeded: the same run,
-// options and seed give the same numbers. On an unevenly spaced schedule (and the effective-n
-// test) the noise is an Ornstein-Uhlenbeck process sampled at the run's own steps, its time
-// constant the median of the REML fits to the OOD sets' residuals (stats/uneven-spacing.ts), so the
-// simulated series have the run's gaps as well as its length.
+// Calibration as a feature: how often would the test in use call a pair significant, on runs like
+// this one, when there is nothing to find, and how often when there is a stated effect?
+//
+// The simulated runs are made the way real ones are, from this run's own fits, so that a test that
+// would be liberal on this run says so:
+// - the true in-domain curve: the control smoothed over the checkpoints (a GCV spline in
+//   log-step) when its sampling variance is known, else the control as observed (taken as exact);
+// - each OOD set's true curve: its fitted values on the control by the residualiser in use (the
+//   spline keeps its non-linearity), at the run's own checkpoints (its schedule and gaps);
+// - its deviations: draws of the drift-plus-white-noise model fitted to its residuals
+//   (stats/noise-model.ts, on the axis the fit chose), scaled to the residuals' variance;
+// - the measurement: the simulated control is the true curve plus normal noise of the run's own
+//   sampling variance (binomial at its n), in fresh draws, and the test is given that variance as
+//   the analysis is; so the control's sampling noise, and the correction for it, are in the
+//   simulation.
+// Null pairs pair two of the run's OOD sets' fitted curves with independent deviations; the
+// alternative correlates the two deviations `effect`. Each is tested exactly as the run's pairs
+// are (pair-tests.ts), at the unadjusted level alpha, in CONTROL_DRAWS groups each with its own
+// noisy control. The naive test's false-positive rate on the same nulls is reported beside it.
+// Seeded: the same run, options and seed give the same numbers.
+import { prepareControls, type PartialOptions } from '../stats/partial-correlation-shared.ts';
 import {
-  ar1Into, correlatedAr1Into, correlatedOuInto, createRandom, MAX_PHI, ouInto, phiOfTheta, residualAr1, residualOuThetas, scaledTimes, spacingOf,
+  axisTimes, createRandom, MAX_PHI, modelledPairTests, ouInto, splineResidualiser, type NoiseModel, type Random,
 } from '../stats/index.ts';
 import type { AnalysisOptions } from './options.ts';
-import { modelsGaps, testMatched, type PairTestOptions } from './pair-tests.ts';
+import { statOptions, testMatched, type PairTestOptions, type SamplingNoise } from './pair-tests.ts';
 
 export interface RunCalibration {
-  /**
-   * The AR(1) coefficient simulated: the median bias-corrected residual autocorrelation of the
-   * run's OOD sets; on uneven spacing, the OU correlation at the median gap.
-   */
+  /** The median over the OOD sets of the fitted drift's correlation at the median gap. */
   phi: number;
-  /** Uneven spacing: the OU time constant simulated, in training steps (correlation exp(-gap / tau)). */
-  tau?: number;
+  /** The median share of the residuals' variance that is white (sampling noise and checkpoint jitter). */
+  nugget: number;
+  /** Whether the simulated control carried the run's sampling noise (its variance was known). */
+  controlNoise: boolean;
   simulations: number;
   /** Unadjusted significance level of each simulated test. */
   alpha: number;
   /** Share of null pairs the test in use calls significant (nominal: alpha). */
   falsePositiveRate: number;
-  /** The true correlation the power is for. */
+  /** The true correlation of the deviations the power is for. */
   effect: number;
   /** Share of pairs with that true correlation the test in use calls significant. */
   power: number;
@@ -38,48 +45,93 @@ export interface RunCalibration {
   naiveFalsePositiveRate: number;
 }
 
+/** Groups of simulated pairs, each with its own draw of the control's sampling noise. */
+const CONTROL_DRAWS = 10;
+
 export function calibrateRun(
   control: Float64Array, ood: Float64Array[], opts: PairTestOptions & Pick<AnalysisOptions, 'alpha' | 'calibration' | 'effect' | 'seed'>,
-  steps?: readonly number[],
+  steps?: readonly number[], noise: SamplingNoise = {},
 ): RunCalibration | null {
-  if (opts.calibration <= 0) return null;
-  const gaps = modelsGaps(steps, opts) ? steps : undefined;
-  const u = gaps ? scaledTimes(gaps) : undefined;
-  const fits = u
-    ? residualOuThetas(ood, control, u, opts.method)
-    : residualAr1(ood, [control], { method: opts.method, residualiser: 'linear' });
-  const fitted = fits.filter((p): p is number => p !== null);
-  if (fitted.length === 0) return null;
-  const n = control.length, m = opts.calibration;
+  if (opts.calibration <= 0 || ood.length < 2) return null;
+  const n = control.length;
+  const times = steps ?? Array.from({ length: n }, (_, i) => i);
+  const fitted = modelledPairTests(ood, control, [], { ...statOptions(control, opts), representation: 'levels' }, times).models;
+  const usable = ood.map((_, i) => i).filter((i) => fitted[i] !== null);
+  if (usable.length < 2) return null;
+  const curves = ood.map((s) => fittedOnControl(s, control, statOptions(control, opts)));
+  const scales = ood.map((s, i) => Math.sqrt(Math.max(0, variance(sub(s, curves[i])))));
+  const trueControl = noise.control ? smoothOverSteps(control, times) : control;
+  const controlSd = noise.control ? Float64Array.from(noise.control, (v) => Math.sqrt(Math.max(0, v))) : undefined;
   const random = createRandom(opts.seed);
-  const series = () => Array.from({ length: m }, () => new Float64Array(n));
-  const nullX = series(), nullY = series(), altX = series(), altY = series();
-  let phi: number, tau: number | undefined;
-  if (u) {
-    const theta = median(fitted);
-    phi = phiOfTheta(theta);
-    tau = theta * spacingOf(gaps!).referenceGap;
-    for (let i = 0; i < m; i++) {
-      ouInto(nullX[i], u, theta, random);
-      ouInto(nullY[i], u, theta, random);
-      correlatedOuInto(altX[i], altY[i], u, theta, opts.effect, random);
-    }
-  } else {
-    phi = Math.max(-MAX_PHI, Math.min(MAX_PHI, median(fitted)));
-    for (let i = 0; i < m; i++) {
-      ar1Into(nullX[i], phi, random);
-      ar1Into(nullY[i], phi, random);
-      correlatedAr1Into(altX[i], altY[i], phi, opts.effect, random);
-    }
-  }
+  const m = opts.calibration;
+  const perDraw = Math.ceil(m / CONTROL_DRAWS);
+  let falsePositives = 0, hits = 0, naiveFalsePositives = 0, done = 0;
   const naive: PairTestOptions = { ...opts, inference: 'naive', representation: opts.representation === 'differences' ? 'differences' : 'levels' };
-  const rate = (xs: Float64Array[], ys: Float64Array[], o: PairTestOptions) =>
-    testMatched(xs, ys, control, o, gaps).filter(({ result }) => result.p !== null && result.p < opts.alpha).length / m;
+  for (let g = 0; g < CONTROL_DRAWS && done < m; g++) {
+    const size = Math.min(perDraw, m - done);
+    const c = controlSd ? Float64Array.from(trueControl, (v, i) => v + controlSd[i] * random.normal()) : trueControl;
+    const cVar = controlSd ? noise.control : undefined;
+    const nullX: Float64Array[] = [], nullY: Float64Array[] = [], altX: Float64Array[] = [], altY: Float64Array[] = [];
+    for (let i = 0; i < size; i++) {
+      const k = done + i;
+      const a = usable[k % usable.length], b = usable[(k + 1 + Math.floor(k / usable.length)) % usable.length];
+      const bb = b === a ? usable[(usable.indexOf(a) + 1) % usable.length] : b;
+      const za = draw(fitted[a]!, times, random), zb = draw(fitted[bb]!, times, random);
+      nullX.push(add(curves[a], za, scales[a]));
+      nullY.push(add(curves[bb], zb, scales[bb]));
+      const zc = draw(fitted[a]!, times, random);
+      const mixed = Float64Array.from(za, (v, t) => opts.effect * v + Math.sqrt(1 - opts.effect ** 2) * zc[t]);
+      altX.push(add(curves[a], za, scales[a]));
+      altY.push(add(curves[bb], mixed, scales[bb]));
+    }
+    const count = (xs: Float64Array[], ys: Float64Array[], o: PairTestOptions) =>
+      testMatched(xs, ys, c, o, steps, { control: cVar }).filter(({ result }) => result.p !== null && result.p < opts.alpha).length;
+    falsePositives += count(nullX, nullY, opts);
+    hits += count(altX, altY, opts);
+    naiveFalsePositives += count(nullX, nullY, naive);
+    done += size;
+  }
+  const models = usable.map((i) => fitted[i]!);
   return {
-    phi, ...(tau !== undefined ? { tau } : {}), simulations: m, alpha: opts.alpha,
-    falsePositiveRate: rate(nullX, nullY, opts), effect: opts.effect, power: rate(altX, altY, opts),
-    naiveFalsePositiveRate: rate(nullX, nullY, naive),
+    phi: Math.min(MAX_PHI, median(models.map((f) => f.phi))), nugget: median(models.map((f) => f.nugget)), controlNoise: controlSd !== undefined,
+    simulations: m, alpha: opts.alpha, falsePositiveRate: falsePositives / m, effect: opts.effect, power: hits / m,
+    naiveFalsePositiveRate: naiveFalsePositives / m,
   };
+}
+
+/** A series' fitted values on the control, by the residualiser in use (a straight line, or the GCV spline with its basis). */
+function fittedOnControl(s: Float64Array, control: Float64Array, opts: PartialOptions): Float64Array {
+  const controls = prepareControls([control], control.length, { ...opts, method: 'pearson' });
+  if (typeof controls === 'string') return Float64Array.from(s, () => mean(s));
+  const e = new Float64Array(s.length);
+  controls.residualiseSeries(s, e);
+  return sub(s, e);
+}
+
+/** The control smoothed over the checkpoints (a GCV spline in log-step): the true curve it measures. */
+function smoothOverSteps(control: Float64Array, steps: ArrayLike<number>): Float64Array {
+  const t = axisTimes(steps, 'log-step');
+  const spline = splineResidualiser(t, Math.max(3, Math.min(10, Math.floor(control.length / 3))));
+  if (typeof spline === 'string') return control;
+  const e = new Float64Array(control.length);
+  spline.residualise(control, e);
+  return sub(control, e);
+}
+
+/** One draw of a fitted noise model at the run's checkpoints, variance 1. */
+function draw(model: NoiseModel, steps: ArrayLike<number>, random: Random): Float64Array {
+  const u = axisTimes(steps, model.axis);
+  const drift = ouInto(new Float64Array(u.length), u, model.theta, random);
+  const a = Math.sqrt(1 - model.nugget), b = Math.sqrt(model.nugget);
+  return drift.map((v) => a * v + b * random.normal());
+}
+
+const add = (curve: Float64Array, z: Float64Array, scale: number) => Float64Array.from(curve, (v, i) => v + scale * z[i]);
+const sub = (a: Float64Array, b: Float64Array) => Float64Array.from(a, (v, i) => v - b[i]);
+const mean = (v: Float64Array) => v.reduce((s, x) => s + x, 0) / v.length;
+function variance(v: Float64Array): number {
+  const m = mean(v);
+  return v.reduce((s, x) => s + (x - m) ** 2, 0) / Math.max(1, v.length - 1);
 }
 
 function median(xs: number[]): number {

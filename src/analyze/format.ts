@@ -31,6 +31,7 @@ export function formatTable(result: AnalysisResult, opts: AnalyzeOptions): strin
     `${opts.inference === 'naive' ? 'naive t-test (checkpoints as independent)' : "t-test on Bartlett's effective sample size"}, ` +
     `${opts.correction === 'none' ? 'no correction' : `${opts.correction} correction`}, alpha ${opts.alpha}`;
   out.push(`Partial correlations between OOD test sets across checkpoints (${how})`);
+  for (const r of result.leftOut) out.push(`left out: run ${r.run}: ${r.reason}`);
   for (const run of result.runs) {
     out.push('', `run ${run.run}: ${run.n} ${opts.representation === 'differences' ? 'differences' : 'checkpoints'}` +
       `${run.distinct < run.n ? ` (${run.distinct} distinct)` : ''}`);
@@ -61,9 +62,10 @@ export function formatTable(result: AnalysisResult, opts: AnalyzeOptions): strin
   out.push(`  ${signCountSentence(result, opts.alpha)}`);
   if (result.robustness) {
     const available = result.robustness.choices.filter((c) => c.available).length;
-    out.push('', `Robustness: does each verdict hold under the ${available} other analysis choices (pearson/spearman x linear/spline x ` +
-      `levels/differences)?`);
-    const rb = result.robustness.pairs.map((p) => [p.a, p.b, p.verdict, `${p.holds} of ${p.of}`, p.otherwise.join('; ')]);
+    out.push('', `Robustness: under how many of the ${available} analysis choices (pearson/spearman x linear/spline x levels/differences, ` +
+      'the main analysis\'s among them) does each verdict hold? Under fewer than half: fragile');
+    const rb = result.robustness.pairs.map((p) => [p.a, p.b, p.verdict, `${p.holds} of ${p.of}${p.fragile ? ': fragile' : ''}`,
+      p.otherwise.join('; ')]);
     out.push(...alignColumns([['a', 'b', 'verdict', 'holds under', 'otherwise'], ...rb], { indent: 2 }));
     for (const c of result.robustness.choices) if (!c.available) out.push(
       `  not computed: ${c.method}/${c.residualiser}/${c.representation}: ${c.reason}`);
@@ -81,7 +83,8 @@ export function headline(result: Pick<AnalysisResult, 'headline'>): string {
 /** One run's calibration in words. */
 export function calibrationLine(c: NonNullable<AnalysisResult['runs'][number]['calibration']>): string {
   const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
-  const noise = c.tau === undefined ? `AR(1) phi ${c.phi.toFixed(2)}` : `OU noise at the run's steps, tau ${+c.tau.toPrecision(3)} steps`;
+  const noise = `drift phi ${c.phi.toFixed(2)} + ${Math.round(c.nugget * 100)}% white noise at the run's steps` +
+    (c.controlNoise ? ", the control's sampling noise redrawn" : '');
   return `calibration (${c.simulations} simulated pairs, ${noise}): false positives ${pct(c.falsePositiveRate)} at alpha ${c.alpha} ` +
     `(naive test: ${pct(c.naiveFalsePositiveRate)}), power ${pct(c.power)} for a true partial correlation of ${c.effect}`;
 }

@@ -6,6 +6,9 @@
 import { z } from 'zod';
 import { CORRECTIONS, CORRELATION_METHODS, INFERENCES, RESIDUALISERS, TAU2_ESTIMATORS } from '../stats/index.ts';
 
+/** How the control is regressed out: stats/'s residualisers, or auto (the spline where the run is long enough). */
+export const RESIDUALISER_CHOICES = ['auto', ...RESIDUALISERS] as const;
+
 /** What each run's pairs are computed on: levels, first differences, or (auto) per pair the one with more effective observations. */
 export const REPRESENTATION_CHOICES = ['auto', 'levels', 'differences'] as const;
 
@@ -23,8 +26,11 @@ export type AnalysisOptionSpec = Kind & { help: string; metavar?: string; flag?:
 export const ANALYSIS_OPTIONS = {
   method: { kind: 'choice', choices: CORRELATION_METHODS, default: 'pearson', metavar: 'method',
     help: 'correlation (Spearman ranks every series and the control first)' },
-  residualiser: { kind: 'choice', choices: RESIDUALISERS, default: 'linear', metavar: 'kind',
-    help: 'how the control is regressed out: a straight line, or a penalised spline with GCV (a GAM)' },
+  residualiser: { kind: 'choice', choices: RESIDUALISER_CHOICES, default: 'auto', metavar: 'kind',
+    help: 'how the control is regressed out: a straight line, a penalised spline with GCV (a GAM), or auto: the spline for runs with ' +
+      'at least 12 checkpoints (OOD scores bend with the in-domain score), else the line' },
+  splineBasis: { kind: 'integer', min: 3, metavar: 'k', flag: 'spline-basis',
+    help: "the spline's basis dimension (default: 10, at most half the control's distinct values)" },
   inference: { kind: 'choice', choices: INFERENCES, default: 'effective-n', metavar: 'test', help: "how p-values count checkpoints: " +
     "Bartlett's effective sample size from the residuals' autocorrelation, or naive (every checkpoint independent, as the papers)" },
   representation: { kind: 'choice', choices: REPRESENTATION_CHOICES, default: 'auto', metavar: 'series',
@@ -37,7 +43,8 @@ export const ANALYSIS_OPTIONS = {
     "pairs like the run's residuals and report the test's false-positive rate and power (0: none)" },
   effect: { kind: 'number', default: 0.5, gt: 0, lt: 1, metavar: 'r', help: 'the true partial correlation the calibration reports power for' },
   robustness: { kind: 'boolean', default: true,
-    help: 'recompute every verdict under pearson/spearman x linear/spline x levels/differences ("holds under k of m")' },
+    help: 'recompute every verdict under each of the 8 analysis choices pearson/spearman x linear/spline x levels/differences ' +
+      '("holds under k of m"; under half: fragile)' },
   bootstrap: { kind: 'integer', default: 0, min: 0, metavar: 'resamples',
     help: 'moving-block bootstrap confidence intervals with this many resamples (0: none)' },
   blockLength: { kind: 'integer', min: 1, metavar: 'steps', help: 'block length for the bootstrap (default: ceil(n^(1/3)))' },
@@ -45,6 +52,8 @@ export const ANALYSIS_OPTIONS = {
     help: 'order-respecting (circular shift) permutation test with this many permutations (0: none)' },
   seed: { kind: 'integer', default: 0, min: 0, metavar: 'seed', help: 'seed for the bootstrap, the permutations and the calibration' },
   testSets: { kind: 'list', flag: 'test-set', metavar: 'set...', help: 'the OOD test sets to include (default: all but the control)' },
+  minCheckpoints: { kind: 'integer', min: 1, metavar: 'n', help: 'leave out (with a note) runs with fewer checkpoints; the others are ' +
+    "analysed (default: the fewest the residualiser can use, 5 linear, 12 spline; runs below that are always left out)" },
   metaEstimator: { kind: 'choice', choices: TAU2_ESTIMATORS, default: 'REML', anyCase: true, metavar: 'estimator',
     help: 'across runs: between-run variance estimator of the per-pair random-effects meta-analysis' },
   hartungKnapp: { kind: 'boolean', default: true, help: 'across runs: use the Hartung-Knapp adjustment of the pooled effect, a t test on ' +

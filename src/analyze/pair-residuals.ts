@@ -3,7 +3,8 @@
 // (levels or first differences) as the analysis of that pair used.
 import { firstDifferences, type Representation } from '../stats/index.ts';
 import { prepareControls } from '../stats/partial-correlation-shared.ts';
-import { splineBasisFor, type AnalyzeOptions } from './analysis.ts';
+import type { AnalyzeOptions } from './analysis.ts';
+import { statOptions } from './pair-tests.ts';
 import type { RunSeries } from './run-series.ts';
 
 export interface PairResiduals {
@@ -29,7 +30,7 @@ export function pairResiduals(
   if (!control || !x || !y) return undefined;
   const n = control.length;
   const controls = prepareControls([control], n, {
-    method: opts.method, residualiser: opts.residualiser, splineBasis: opts.residualiser === 'spline' ? splineBasisFor(control) : undefined,
+    ...statOptions(control, opts),
   });
   if (typeof controls === 'string') return undefined;
   const ra = new Float64Array(n);

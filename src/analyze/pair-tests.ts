@@ -5,15 +5,33 @@
 // ones. Shared by the analysis itself, its calibration (which must test simulated series exactly
 // as the run's are tested) and the robustness table.
 import {
-  capAtLevelRows, countDistinctRows, denseIds, distinctLevelRows, firstDifferences, levelsOrDifferencesPairs,
-  partialCorrelationPairs, spacingOf, unevenMatched,
-  type PartialOptions, type PartialResult, type Representation,
+  capAtLevelRows, countDistinctRows, denseIds, distinctLevelRows, firstDifferences, modelledPairTests,
+  partialCorrelationPairs, spacingOf,
+  type ControlCorrection, type ModelledOptions, type PartialOptions, type Residualiser, type PartialResult, type Representation,
 } from '../stats/index.ts';
 import type { AnalysisOptions } from './options.ts';
 
-export type PairTestOptions = Pick<AnalysisOptions, 'method' | 'residualiser' | 'inference' | 'representation'>;
+export type PairTestOptions = Pick<AnalysisOptions, 'method' | 'residualiser' | 'inference' | 'representation' | 'splineBasis'>;
 
-export interface TestedPair { a: string; b: string; result: PartialResult; representation: Representation }
+/** The fewest checkpoints each residualiser takes: a linear partial correlation, and a spline with more points than its basis. */
+export const MIN_STEPS = { linear: 5, spline: 12 } as const;
+
+/** The residualiser a run of n checkpoints uses: 'auto' is the spline from MIN_STEPS.spline checkpoints, else the line. */
+export function residualiserFor(residualiser: PairTestOptions['residualiser'], n: number): Residualiser {
+  if (residualiser !== 'auto') return residualiser;
+  return n >= MIN_STEPS.spline ? 'spline' : 'linear';
+}
+
+export interface TestedPair {
+  a: string; b: string; result: PartialResult; representation: Representation;
+  /** Share of each residual series' variance that is not its own sampling noise (when known). */
+  reliability?: [number, number];
+  /** r disattenuated for the OOD sets' own sampling noise. */
+  disattenuated?: number;
+  /** How the control's sampling noise was corrected (the same for every pair of a run). */
+  correction?: ControlCorrection;
+  controlReliability?: number;
+}
 
 /** The spline's basis dimension when none is forced: mgcv's default. */
 const DEFAULT_SPLINE_BASIS = 10;
@@ -27,10 +45,14 @@ export function splineBasisFor(control: Float64Array): number {
   return Math.min(DEFAULT_SPLINE_BASIS, Math.max(3, Math.floor(new Set(control).size / 2)));
 }
 
-function statOptions(control: Float64Array, opts: PairTestOptions): PartialOptions {
+/** The statistics' options for one control series (the residualiser resolved for its length, the spline's basis chosen for it). */
+export function statOptions(
+  control: Float64Array, opts: Pick<PairTestOptions, 'method' | 'residualiser' | 'splineBasis'> & Partial<PairTestOptions>,
+): PartialOptions {
+  const residualiser = residualiserFor(opts.residualiser, control.length);
   return {
-    method: opts.method, residualiser: opts.residualiser, inference: opts.inference,
-    splineBasis: opts.residualiser === 'spline' ? splineBasisFor(control) : undefined,
+    method: opts.method, residualiser, inference: opts.inference,
+    splineBasis: residualiser === 'spline' ? opts.splineBasis ?? splineBasisFor(control) : undefined,
   };
 }
 
@@ -42,42 +64,64 @@ export function modelsGaps(steps: readonly number[] | undefined, opts: PairTestO
   return steps !== undefined && opts.inference === 'effective-n' && steps.length > 2 && spacingOf(steps).uneven;
 }
 
+/** The sampling variance of the control and of each named series at each checkpoint, where known. */
+export interface SamplingNoise { control?: Float64Array; series?: Record<string, Float64Array | undefined> }
+
 /** `steps`: the run's checkpoints, aligned with the series (absent: evenly spaced). */
 export function testPairs(
-  ood: Record<string, Float64Array>, control: Float64Array, opts: PairTestOptions, steps?: readonly number[],
+  ood: Record<string, Float64Array>, control: Float64Array, opts: PairTestOptions, steps?: readonly number[], noise: SamplingNoise = {},
+): TestedPair[] {
+  const names = Object.keys(ood).sort();
+  const pairs = names.flatMap((a, i) => names.slice(i + 1).map((b) => [a, b] as const));
+  if (opts.inference === 'effective-n') {
+    const index = new Map(names.map((name, i) => [name, i]));
+    const run = modelledPairTests(names.map((t) => ood[t]), control, pairs.map(([a, b]) => [index.get(a)!, index.get(b)!] as const),
+      modelledOptions(control, opts, noise.control, names.map((t) => noise.series?.[t])), steps, names);
+    const extra = { correction: run.correction, ...(run.controlReliability !== undefined ? { controlReliability: run.controlReliability } : {}) };
+    return run.pairs.map((t, i) => ({ a: pairs[i][0], b: pairs[i][1], ...t, ...extra }));
+  }
+  return naivePairs(ood, control, opts, pairs);
+}
+
+function modelledOptions(
+  control: Float64Array, opts: PairTestOptions, controlVariance: Float64Array | undefined, seriesVariance: (Float64Array | undefined)[],
+): ModelledOptions {
+  return {
+    ...statOptions(control, opts), representation: opts.representation, controlVariance, seriesVariance,
+  };
+}
+
+/** The papers' test: every checkpoint an independent observation, on levels or first differences. */
+function naivePairs(
+  ood: Record<string, Float64Array>, control: Float64Array, opts: PairTestOptions, pairs: (readonly [string, string])[],
 ): TestedPair[] {
   const statOpts = statOptions(control, opts);
-  const diffOpts = () => statOptions(firstDifferences(control), opts);
-  if (modelsGaps(steps, opts)) {
-    const names = Object.keys(ood).sort();
-    const pairs = names.flatMap((a, i) => names.slice(i + 1).map((b) => [a, b] as const));
-    return unevenMatched(pairs.map(([a]) => ood[a]), pairs.map(([, b]) => ood[b]), control, steps, statOpts, diffOpts(), opts.representation)
-      .map((t, i) => ({ a: pairs[i][0], b: pairs[i][1], ...t }));
-  }
-  if (opts.representation === 'auto' && opts.inference === 'effective-n') return levelsOrDifferencesPairs(ood, [control], statOpts, diffOpts());
   if (opts.representation === 'differences') {
     const diff: Record<string, Float64Array> = {};
     for (const [k, v] of Object.entries(ood)) diff[k] = firstDifferences(v);
     const diffControl = firstDifferences(control);
-    const diffOpts = { ...statOpts, splineBasis: opts.residualiser === 'spline' ? splineBasisFor(diffControl) : undefined };
+    const diffOpts = statOptions(diffControl, opts);
     const levelRows = distinctLevelRows(ood, [control]);
-    return partialCorrelationPairs(diff, [diffControl], diffOpts)
+    return partialCorrelationPairs(diff, [diffControl], diffOpts, pairs)
       .map((p) => ({ ...p, result: capAtLevelRows(p.result, levelRows.get(`${p.a}\u0000${p.b}`)!), representation: 'differences' as const }));
   }
-  // 'levels', and 'auto' with the naive test (which has no effective n to choose by)
-  return partialCorrelationPairs(ood, [control], statOpts).map((p) => ({ ...p, representation: 'levels' as const }));
+  // 'levels', and 'auto' (which has no effective n to choose by)
+  return partialCorrelationPairs(ood, [control], statOpts, pairs).map((p) => ({ ...p, representation: 'levels' as const }));
 }
 
 /** The same test on matched pairs (xs[i], ys[i]) against one control (the calibration's simulated pairs). */
 export function testMatched(
   xs: Float64Array[], ys: Float64Array[], control: Float64Array, opts: PairTestOptions, steps?: readonly number[],
+  noise: { control?: Float64Array; xs?: (Float64Array | undefined)[]; ys?: (Float64Array | undefined)[] } = {},
 ): { result: PartialResult; representation: Representation }[] {
-  const diffOpts = () => statOptions(firstDifferences(control), opts);
-  if (modelsGaps(steps, opts)) return unevenMatched(xs, ys, control, steps, statOptions(control, opts), diffOpts(), opts.representation);
-  const { series, pairs } = matchedSeries(xs, ys);
-  if (opts.representation === 'auto' && opts.inference === 'effective-n') {
-    return levelsOrDifferencesPairs(series, [control], statOptions(control, opts), diffOpts(), pairs);
+  if (xs.length !== ys.length) throw new Error(`matched pairs need as many x series as y series, got ${xs.length} and ${ys.length}`);
+  if (opts.inference === 'effective-n') {
+    const series = [...xs, ...ys];
+    const pairs = xs.map((_, i) => [i, xs.length + i] as const);
+    const variances = [...(noise.xs ?? xs.map(() => undefined)), ...(noise.ys ?? ys.map(() => undefined))];
+    return modelledPairTests(series, control, pairs, modelledOptions(control, opts, noise.control, variances), steps).pairs;
   }
+  const { series, pairs } = matchedSeries(xs, ys);
   if (opts.representation === 'differences') {
     const diffControl = firstDifferences(control);
     const controlIds = denseIds(control);

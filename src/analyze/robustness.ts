@@ -3,12 +3,15 @@
 // linear or a spline residualiser, levels or first differences (2 x 2 x 2 = 8). A pair's verdict
 // "holds under k of m" when k of the m choices that could be computed give it the same verdict
 // (verdict.ts: the meta-analysis across runs, unstable runs flagged and left out as in the main
-// analysis) as the main analysis. A choice that cannot be computed for some run (the spline
-// needs 12 checkpoints) is listed with its reason and not counted in m.
+// analysis) as the main analysis. The main analysis's own choice is one of the 8 (with the default
+// representation 'auto', per pair levels or differences), so m counts it too. A choice that cannot
+// be computed for some run (the spline needs 12 checkpoints) is listed with its reason and not
+// counted in m. A verdict that holds under fewer than half of the m is fragile: which word a pair
+// gets is then more a property of the analysis than of the runs, and every output says so.
 import { adjustPValues } from '../stats/index.ts';
 import type { AnalyzeOptions, PairResult } from './analysis.ts';
-import { metaAcrossRuns, type MetaAcrossRuns } from './pair-meta.ts';
-import { testPairs, type PairTestOptions } from './pair-tests.ts';
+import { metaAcrossRuns, type MetaAcrossRuns, type PairMeta } from './pair-meta.ts';
+import { MIN_STEPS, testPairs, type PairTestOptions, type SamplingNoise } from './pair-tests.ts';
 import { runStability } from './stability.ts';
 import type { PairVerdict } from './verdict.ts';
 
@@ -29,6 +32,8 @@ export interface PairRobustness {
   /** Choices giving the same verdict, of the `of` available. */
   holds: number;
   of: number;
+  /** The verdict holds under fewer than half of the `of` choices (false when none could be computed). */
+  fragile: boolean;
   /** The available choices giving another verdict, as "spearman/spline/differences: inconclusive". */
   otherwise: string[];
 }
@@ -36,9 +41,12 @@ export interface PairRobustness {
 export interface Robustness { choices: RobustnessChoice[]; pairs: PairRobustness[] }
 
 /** Each run's control and OOD series (levels), as analyzeRun selected them. */
-export interface RunData { run: string; steps: readonly number[]; control: Float64Array; ood: Record<string, Float64Array> }
+export interface RunData {
+  run: string; steps: readonly number[]; control: Float64Array; ood: Record<string, Float64Array>;
+  /** The scores' sampling variances, where known. */
+  noise?: SamplingNoise;
+}
 
-const MIN_STEPS = { linear: 5, spline: 12 } as const;
 
 export function robustnessOf(runs: readonly RunData[], main: MetaAcrossRuns, opts: AnalyzeOptions): Robustness {
   const choices: RobustnessChoice[] = [];
@@ -58,7 +66,7 @@ export function robustnessOf(runs: readonly RunData[], main: MetaAcrossRuns, opt
         }
         const testOpts: PairTestOptions = { method, residualiser, inference: opts.inference, representation };
         const analysed = runs.map((r) => {
-          const pairs = testPairs(r.ood, r.control, testOpts, r.steps);
+          const pairs = testPairs(r.ood, r.control, testOpts, r.steps, r.noise);
           const stability = runStability({ control: r.control, ood: r.ood, steps: r.steps, controlName: opts.control },
             { ...opts, method, residualiser });
           const adjusted = adjustPValues(pairs.map((p) => p.result.p), opts.correction);
@@ -91,7 +99,21 @@ export function robustnessOf(runs: readonly RunData[], main: MetaAcrossRuns, opt
       if (v === verdict) holds++;
       else otherwise.push(`${c.method}/${c.residualiser}/${c.representation}: ${v}`);
     });
-    return { a: g.a, b: g.b, verdict, holds, of, otherwise };
+    return { a: g.a, b: g.b, verdict, holds, of, fragile: isFragile(holds, of), otherwise };
   });
   return { choices, pairs };
+}
+
+/** Fewer than half of the choices that could be computed agree with the main analysis. */
+export function isFragile(holds: number, of: number): boolean {
+  return of > 0 && 2 * holds < of;
+}
+
+/** Each pair's robustness, also on its meta-analysis row (the verdict table, its CSV and the report read it there). */
+export function markFragile(meta: MetaAcrossRuns, robustness: Robustness): void {
+  const byPair = new Map(robustness.pairs.map((p) => [`${p.a}\u0000${p.b}`, p]));
+  for (const p of meta.pairs) {
+    const r = byPair.get(`${p.a}\u0000${p.b}`);
+    if (r) Object.assign(p, { holds: r.holds, of: r.of, fragile: r.fragile } satisfies Pick<PairMeta, 'holds' | 'of' | 'fragile'>);
+  }
 }

@@ -16,7 +16,7 @@
 import { firstDifferences, type Representation } from '../stats/index.ts';
 import { prepareControls, type Controls } from '../stats/partial-correlation-shared.ts';
 import type { AnalysisOptions } from './options.ts';
-import { splineBasisFor } from './pair-tests.ts';
+import { statOptions } from './pair-tests.ts';
 
 /** A series needs at least this many distinct values (levels) for its correlations to be trusted. */
 export const MIN_DISTINCT_VALUES = 5;
@@ -41,7 +41,7 @@ export interface TestedForStability { r: number | null; p: number | null; repres
  * values and residuals are computed once per series (and representation) and shared by the pairs.
  */
 export function runStability(
-  run: StabilityRun, opts: Pick<AnalysisOptions, 'method' | 'residualiser' | 'alpha'>,
+  run: StabilityRun, opts: Pick<AnalysisOptions, 'method' | 'residualiser' | 'splineBasis' | 'alpha'>,
 ): (a: string, b: string, tested: TestedForStability) => string | undefined {
   const distinct = new Map<string, number>();
   const distinctOf = (name: string, series: Float64Array) => {
@@ -60,7 +60,7 @@ export function runStability(
     if (c === undefined) {
       const control = pick(run.control);
       c = controls[representation] = prepareControls([control], control.length, {
-        method: opts.method, residualiser: opts.residualiser, splineBasis: opts.residualiser === 'spline' ? splineBasisFor(control) : undefined,
+        ...statOptions(control, opts),
       });
     }
     if (typeof c === 'string') e = null;

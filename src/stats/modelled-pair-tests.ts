@@ -1,0 +1,203 @@
+/**
+ * The default (effective-n) test of pairs of OOD series against one control, for any checkpoint
+ * schedule: r from the pair's residuals on the control (corrected for the control's sampling
+ * noise when its variance is known: control-residuals.ts), its effective sample size from a
+ * drift-plus-white-noise model fitted to each residual series (noise-model.ts), on levels or on the
+ * first differences of the level residuals.
+ *
+ * Effective sample size. For independent x ~ N(0, S_x), y ~ N(0, S_y) and the residual-maker M of
+ * X = [1, control], r = x'My / sqrt(x'Mx y'My) has var(r) ~ tr(M S_x M S_y) / (tr(M S_x) tr(M S_y))
+ * (Bartlett 1935's variance of a correlation between autocorrelated series, with the regression and
+ * any spacing in the matrices; Dutilleul 1993, Biometrics 49, eq. 2.5), and n_eff = 1 / var(r) + 2
+ * (n with white noise). The differences' covariance is D M S M D' (gap-scaled, centred). Because the
+ * model has a white part, a smooth drift under binomial noise is counted as the few independent
+ * observations it is, which a lag-1 autocorrelation cannot see.
+ *
+ * Levels or differences ('auto'). Each is scored by the information it keeps about a correlation
+ * between the series' own signal: (n_eff - k - 3) R_a R_b, where R is the share of a residual
+ * series' variance that is not its own sampling noise (1 when the OOD sets' sampling variance is
+ * not given). Differencing a smooth signal under white sampling noise keeps the noise and loses the
+ * signal (R falls), while differencing a random walk turns few effective observations into many.
+ * The choice looks only at each series' own model and noise, never at the pair's correlation.
+ * r / sqrt(R_a R_b) is reported beside r as the correlation disattenuated for the OOD sets' own
+ * sampling noise (Spearman 1904's correction for attenuation); it is not what is tested.
+ */
+import { countDistinctRows, denseIds } from './distinct-rows.ts';
+import { capAtLevelRows, type Representation } from './levels-or-differences.ts';
+import { controlResiduals, gapScales, type ControlCorrection } from './control-residuals.ts';
+import { fitNoiseModel, noiseCorrelation, type NoiseModel } from './noise-model.ts';
+import {
+  constantResidualsReason, constantSeriesReason, inferFromR, negligibleResiduals, nullResult, tooFew,
+  type PartialOptions, type PartialResult,
+} from './partial-correlation-shared.ts';
+import { rank } from './rank.ts';
+import { projectCovariance, projectedEffectiveN, scaledDifferenceCovariance, type Projected } from './uneven-spacing.ts';
+import { isConstant } from './validate.ts';
+
+export interface ModelledOptions extends Pick<PartialOptions, 'method' | 'residualiser' | 'splineBasis'> {
+  representation: 'auto' | Representation;
+  /** The control's sampling variance per checkpoint (corrects r for it). */
+  controlVariance?: Float64Array;
+  /** Each series' sampling variance per checkpoint, where known (reliability, disattenuated r). */
+  seriesVariance?: readonly (Float64Array | undefined)[];
+  seed?: number;
+}
+
+export interface ModelledPair {
+  result: PartialResult;
+  representation: Representation;
+  /** Share of each residual series' variance that is not its sampling noise, in the representation used. */
+  reliability?: [number, number];
+  /** r / sqrt(reliability_a reliability_b), clipped to [-1, 1]. */
+  disattenuated?: number;
+}
+
+export interface ModelledRun {
+  pairs: ModelledPair[];
+  /** The noise model fitted to each series' residuals (null: no residuals). */
+  models: (NoiseModel | null)[];
+  correction: ControlCorrection;
+  /** The control's reliability when its noise is known. */
+  controlReliability?: number;
+}
+
+export function modelledPairTests(
+  series: readonly Float64Array[], control: Float64Array, pairs: readonly (readonly [number, number])[],
+  opts: ModelledOptions, steps?: ArrayLike<number>, names?: readonly string[],
+): ModelledRun {
+  const n = control.length;
+  const nameOf = (i: number) => names?.[i] ?? `series[${i}]`;
+  const none = (reason: string): ModelledRun => ({
+    pairs: pairs.map(() => ({ result: nullResult(n, n - 3, reason), representation: 'levels' })), models: series.map(() => null),
+    correction: 'none',
+  });
+  const early = tooFew(n, 1);
+  if (early) return { ...none(early.reason!), pairs: pairs.map(() => ({ result: { ...early }, representation: 'levels' })) };
+  const times = steps ?? Float64Array.from({ length: n }, (_, i) => i);
+  const constant = Uint8Array.from(series, (s) => (isConstant(s) ? 1 : 0));
+  const cr = controlResiduals(series, control, pairs, times, opts, constant);
+  if (typeof cr === 'string') return none(cr);
+  const ranked = opts.method === 'spearman';
+  const cx = ranked ? rank(control) : control;
+  const ones = new Float64Array(n).fill(1);
+  const constantResid = series.map((s, i) => {
+    const e = cr.residuals[i];
+    return e !== null && negligibleResiduals(sumSq(ranked ? rank(s) : s), sumSq(e));
+  });
+  const models = series.map((_, i) => {
+    const e = cr.residuals[i];
+    return e && !constantResid[i] ? fitNoiseModel(e, [ones, cx], times) : null;
+  });
+  const u = unitTimes(times);
+  const levelsProjected = new Map<number, Projected>(), diffProjected = new Map<number, Projected>();
+  const projectLevels = (s: number) => {
+    let p = levelsProjected.get(s);
+    if (!p) levelsProjected.set(s, (p = projectCovariance(noiseCorrelation(models[s]!, times), [ones, cx])));
+    return p;
+  };
+  const dOnes = new Float64Array(n - 1).fill(1);
+  const projectDiff = (s: number) => {
+    let p = diffProjected.get(s);
+    if (!p) diffProjected.set(s, (p = projectCovariance(scaledDifferenceCovariance(projectLevels(s).a, u), [dOnes])));
+    return p;
+  };
+  const w = gapScales(times, n);
+  const noiseOf = (s: number) => sampling(opts.seriesVariance?.[s], w, n, ranked);
+  const covIds = denseIds(cx);
+  const ids = covIds.levels === n ? undefined : series.map((s) => denseIds(s));
+
+  const out = pairs.map(([a, b], p): ModelledPair => {
+    for (const s of [a, b]) if (constant[s]) return { result: nullResult(n, n - 3, constantSeriesReason(nameOf(s))), representation: 'levels' };
+    const k = Math.max(cr.dof[a], cr.dof[b]);
+    const late = tooFew(n, k);
+    if (late) return { result: late, representation: 'levels' };
+    for (const s of [a, b]) {
+      if (constantResid[s]) return { result: nullResult(n, n - 2 - k, constantResidualsReason(nameOf(s))), representation: 'levels' };
+    }
+    const phi: [number, number] = [models[a]!.phi, models[b]!.phi];
+    const distinct = ids ? countDistinctRows([covIds, ids[a], ids[b]], n) : n;
+    const lm = cr.levels[p], dm = cr.differences[p];
+    const levelsNEff = () => corrected(projectedEffectiveN(projectLevels(a), projectLevels(b), 2, n), lm, cr.rawLevels[p]);
+    const levels = momentsResult(lm, n, k, distinct, phi, levelsNEff, nameOf(a), nameOf(b));
+    const relLevels = reliabilities(noiseOf(a).levels, noiseOf(b).levels, lm, (n - 1 - k) / n);
+    if (opts.representation === 'levels' || n < 4) return withReliability({ result: levels, representation: 'levels' }, relLevels);
+    const diffNEff = () => corrected(projectedEffectiveN(projectDiff(a), projectDiff(b), 2, n - 1), dm, cr.rawDifferences[p]);
+    let diff = momentsResult(dm, n - 1, k, n - 1, phi, diffNEff, nameOf(a), nameOf(b));
+    diff = capAtLevelRows(diff, distinct);
+    const relDiff = reliabilities(noiseOf(a).differences, noiseOf(b).differences, dm, (n - 2) / (n - 1));
+    if (opts.representation === 'differences') return withReliability({ result: diff, representation: 'differences' }, relDiff);
+    const score = (r: PartialResult, rel: [number, number] | undefined) =>
+      r.r === null ? -1 : Math.max(0, r.nEff - k - 3) * (rel ? rel[0] * rel[1] : 1);
+    return score(diff, relDiff) > score(levels, relLevels)
+      ? withReliability({ result: diff, representation: 'differences' }, relDiff)
+      : withReliability({ result: levels, representation: 'levels' }, relLevels);
+  });
+  return {
+    pairs: out, models, correction: cr.correction, ...(cr.reliability !== undefined ? { controlReliability: cr.reliability } : {}),
+  };
+}
+
+function momentsResult(
+  m: { c: number; va: number; vb: number }, n: number, k: number, distinct: number, phi: [number, number],
+  nEff: () => number, a: string, b: string,
+): PartialResult {
+  if (!(m.va > 0) || !(m.vb > 0)) {
+    const which = m.va > 0 ? b : a;
+    return nullResult(n, n - 2 - k, `residual variance of '${which}' is not positive after the correction for the control's sampling noise`);
+  }
+  const r = Math.max(-1, Math.min(1, m.c / Math.sqrt(m.va * m.vb)));
+  return inferFromR(n, k, r, distinct, phi, nEff());
+}
+
+/**
+ * n_eff of a corrected r: the cross-product's sampling variance is the raw residuals', while the
+ * denominator is the corrected variances' product, so var(r) grows by raw / corrected.
+ */
+function corrected(nEff: number, m: { va: number; vb: number }, raw: { va: number; vb: number }): number {
+  if (m === raw || !(raw.va > 0) || !(raw.vb > 0)) return nEff;
+  const ratio = Math.min(1, Math.max(0, (m.va / raw.va) * (m.vb / raw.vb)));
+  return 2 + (nEff - 2) * ratio;
+}
+
+/** The sampling noise a series' residuals carry, per representation (sums of variances). */
+function sampling(v: Float64Array | undefined, w: Float64Array, n: number, ranked: boolean): { levels?: number; differences?: number } {
+  if (!v || ranked) return {};
+  let levels = 0, differences = 0;
+  for (let i = 0; i < n; i++) levels += v[i];
+  for (let i = 0; i < n - 1; i++) differences += w[i] * w[i] * (v[i] + v[i + 1]);
+  return { levels, differences };
+}
+
+function reliabilities(
+  noiseA: number | undefined, noiseB: number | undefined, m: { va: number; vb: number }, kept: number,
+): [number, number] | undefined {
+  if (noiseA === undefined || noiseB === undefined || !(m.va > 0) || !(m.vb > 0)) return undefined;
+  // `kept`: the share of each value's noise its residual keeps after the fit (about (n - 1 - k) / n)
+  const share = (noise: number, v: number) => Math.min(1, Math.max(0, 1 - (noise * kept) / v));
+  return [share(noiseA, m.va), share(noiseB, m.vb)];
+}
+
+function withReliability(pair: ModelledPair, rel: [number, number] | undefined): ModelledPair {
+  if (!rel || pair.result.r === null) return pair;
+  const product = rel[0] * rel[1];
+  return product > 0
+    ? { ...pair, reliability: rel, disattenuated: Math.max(-1, Math.min(1, pair.result.r / Math.sqrt(product))) }
+    : { ...pair, reliability: rel };
+}
+
+/** Steps in units of the median gap (the differences' scaling). */
+function unitTimes(steps: ArrayLike<number>): Float64Array {
+  const w = gapScales(steps, steps.length);
+  const u = new Float64Array(steps.length);
+  for (let i = 1; i < steps.length; i++) u[i] = u[i - 1] + 1 / (w[i - 1] * w[i - 1]);
+  return u;
+}
+
+function sumSq(v: Float64Array): number {
+  let m = 0;
+  for (let i = 0; i < v.length; i++) m += v[i];
+  m /= v.length;
+  let s = 0;
+  for (let i = 0; i < v.length; i++) s += (v[i] - m) ** 2;
+  return s;
+}
