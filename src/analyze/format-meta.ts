@@ -7,16 +7,16 @@ import { alignColumns } from '../text-table.ts';
 export const META_COLUMNS = [
   'a', 'b', 'runs', 'excluded', 'r', 'ci95_low', 'ci95_high', 'p', 'p_adjusted', 'z', 'se',
   'tau2', 'tau2_ci95_low', 'tau2_ci95_high', 'i2', 'i2_ci95_low', 'i2_ci95_high', 'q', 'q_df', 'q_p',
-  'prediction95_low', 'prediction95_high', 'verdict', 'notes', 'q_p_adjusted', 'why', 'unstable_runs',
+  'prediction95_low', 'prediction95_high', 'verdict', 'notes', 'q_p_adjusted', 'why', 'unstable_runs', 'holds', 'of', 'fragile',
 ] as const;
 
-/** One row per pair, in META_COLUMNS order (shared by the CSV and the report's table). */
-export function metaRow(p: PairMeta): (string | number | null)[] {
+/** One row per pair, in META_COLUMNS order (shared by the CSV and the report's table); holds / of / fragile empty without robustness. */
+export function metaRow(p: PairMeta): (string | number | boolean | null)[] {
   return [
     p.a, p.b, p.runs, p.excluded, p.r, p.ci95?.[0] ?? null, p.ci95?.[1] ?? null, p.p, p.p_adjusted, p.z, p.se,
     p.tau2, p.tau2_ci95?.[0] ?? null, p.tau2_ci95?.[1] ?? null, p.i2, p.i2_ci95?.[0] ?? null, p.i2_ci95?.[1] ?? null,
     p.q, p.q_df, p.q_p, p.prediction95?.[0] ?? null, p.prediction95?.[1] ?? null, p.verdict, p.notes.join('; ') || null,
-    p.q_p_adjusted, p.why, p.unstable.map((u) => u.run).join('; ') || null,
+    p.q_p_adjusted, p.why, p.unstable.map((u) => u.run).join('; ') || null, p.holds ?? null, p.of ?? null, p.fragile ?? null,
   ];
 }
 

@@ -5,6 +5,13 @@
 // depend on the model family?). Each pair's verdict is decided from these numbers by verdict.ts.
 // A run whose pair is unstable (stability.ts) is left out of that pair's pooling and listed,
 // unless keepUnstable.
+// A run with r = ±1 (Spearman on two series that rise in step, a set scored twice) has an infinite
+// Fisher z. Leaving it out dropped the strongest evidence, so a clear mirror pair came out
+// inconclusive; its z is clipped at ±atanh(0.999) instead (|r| >= 0.999 pooled as 0.999), with the
+// variance from its effective sample size as every run's. Why clip rather than give r = ±1 some other
+// variance: the run's weight should rest on how many observations it has, as for any run, and a
+// clipped z of 3.8 says "at least 0.999" without letting one run's z of 18 (r = 1 - 1e-16) dominate
+// the pooled mean or inflate tau^2. The note says how many runs were clipped.
 import {
   adjustPValues, isMetaRegression, metaRegression, randomEffectsMeta,
   type Correction, type Moderator, type Tau2Estimator,
@@ -26,6 +33,10 @@ export interface MetaAnalysisOptions {
   /** Pool runs whose pair is unstable instead of leaving them out. */
   keepUnstable: boolean;
 }
+
+/** The largest |r| pooled as it is: beyond it the run is pooled at this r (see the file's header). */
+export const MAX_POOLED_R = 0.999;
+const MAX_Z = Math.atanh(MAX_POOLED_R);
 
 /**
  * The variance of one run's Fisher z: 1 / (nEff - k - 3), with nEff the observations the run's
@@ -60,7 +71,7 @@ export interface ModeratorResult {
 export interface PairMeta {
   a: string;
   b: string;
-  /** Runs pooled (those where r is defined, |r| < 1 and, unless keepUnstable, the pair is stable) and runs left out. */
+  /** Runs pooled (those where r is defined and, unless keepUnstable, the pair is stable; |r| >= 0.999 clipped) and runs left out. */
   runs: number;
   excluded: number;
   /** Pooled r = tanh(pooled z), its 95% CI, p (z test, or t with Hartung-Knapp) and p adjusted over the pairs. */
@@ -92,6 +103,10 @@ export interface PairMeta {
   /** What could not be estimated, in words. */
   notes: string[];
   moderator?: ModeratorResult;
+  /** With robustness on: the analysis choices giving the same verdict, of those computed, and whether that is under half (robustness.ts). */
+  holds?: number;
+  of?: number;
+  fragile?: boolean;
 }
 
 export interface MetaAcrossRuns {
@@ -133,9 +148,8 @@ function metaOfPair(a: string, b: string, items: { run: string; pair: PairResult
   attributes: RunAttributes): PairMeta {
   const unstable = items.filter((x) => x.pair.unstable !== undefined).map((x) => ({ run: x.run, reason: x.pair.unstable! }));
   const candidates = opts.keepUnstable ? items : items.filter((x) => x.pair.unstable === undefined);
-  // r = +-1 (a degenerate fit: its Fisher z is infinite) cannot be weighed against the others
-  const used = candidates.filter((x) => x.pair.r !== null && Math.abs(x.pair.r) < 1);
-  const degenerate = candidates.filter((x) => x.pair.r !== null && Math.abs(x.pair.r) >= 1).length;
+  const used = candidates.filter((x) => x.pair.r !== null);
+  const clipped = used.filter((x) => Math.abs(x.pair.r!) >= MAX_POOLED_R).length;
   const out: PairMeta = {
     a, b, runs: used.length, excluded: items.length - used.length,
     r: null, ci95: null, p: null, p_adjusted: null, z: null, se: null,
@@ -147,11 +161,14 @@ function metaOfPair(a: string, b: string, items: { run: string; pair: PairResult
       `unstable${opts.keepUnstable ? ', pooled anyway (--keep-unstable)' : ', left out (--keep-unstable pools them)'}: ` +
       `${unstable.map((u) => `${u.run}: ${u.reason}`).join('; ')}`);
   }
-  const undefinedR = candidates.length - used.length - degenerate;
+  const undefinedR = candidates.length - used.length;
   if (undefinedR) out.notes.push(`${undefinedR} run${undefinedR === 1 ? '' : 's'} without a defined r left out`);
-  if (degenerate) out.notes.push(`${degenerate} run${degenerate === 1 ? '' : 's'} with r = ±1 (infinite Fisher z) left out`);
+  if (clipped) {
+    out.notes.push(`${clipped} run${clipped === 1 ? '' : 's'} with |r| >= ${MAX_POOLED_R} (r = ±1: infinite Fisher z) pooled at ` +
+      `|r| = ${MAX_POOLED_R} (Fisher z clipped at ±atanh(${MAX_POOLED_R}))`);
+  }
   if (used.length === 0) return out;
-  const y = used.map((x) => Math.atanh(x.pair.r!));
+  const y = used.map((x) => Math.max(-MAX_Z, Math.min(MAX_Z, Math.atanh(x.pair.r!))));
   const v = used.map((x) => fisherZVariance(x.pair));
   const m = randomEffectsMeta(y, v, { estimator: opts.metaEstimator, hartungKnapp: opts.hartungKnapp });
   Object.assign(out, {

@@ -1,6 +1,6 @@
 // The study-A part of the page that says how far to trust the verdicts: per run, the test's
 // calibration on simulated series like the run's (false-positive rate and power) with its distinct
-// checkpoints; per pair, under how many of the other analysis choices its verdict holds. Its tables
+// checkpoints; per pair, under how many of the analysis choices its verdict holds (fragile under half). Its tables
 // (calibration, robustness) are written as CSV and JSON like the others.
 import { spacingNote } from '../analyze/format.ts';
 import { esc, fixed, htmlTable } from './html.ts';
@@ -29,9 +29,10 @@ export function checkTables(a: StudyA): Table[] {
     tables.push({
       name: 'robustness', title: 'Robustness of each verdict',
       description: 'One row per pair of OOD sets: its verdict, and under how many of the analysis choices Pearson/Spearman x ' +
-        'linear/spline x levels/differences that could be computed it is the same; the others with their verdicts.',
-      columns: ['a', 'b', 'verdict', 'holds', 'of', 'otherwise'],
-      rows: rb.pairs.map((p) => [p.a, p.b, p.verdict, p.holds, p.of, p.otherwise.join('; ')]),
+        'linear/spline x levels/differences that could be computed (the main analysis\'s among them) it is the same; fragile when ' +
+        'under fewer than half; the others with their verdicts.',
+      columns: ['a', 'b', 'verdict', 'holds', 'of', 'otherwise', 'fragile'],
+      rows: rb.pairs.map((p) => [p.a, p.b, p.verdict, p.holds, p.of, p.otherwise.join('; '), p.fragile]),
     });
   }
   return tables;
@@ -61,14 +62,18 @@ export function checksSection(a: StudyA, tables: Map<string, Table>): string {
   }
   const robustness = tables.get('robustness');
   if (robustness) {
-    out.push('<h3 id="study-a-robustness">Does each verdict survive other analysis choices?</h3>');
+    out.push('<h3 id="study-a-robustness">Does each verdict hold across the analysis choices?</h3>');
+    out.push('<p class="note">Each verdict recomputed under Pearson or Spearman, a linear or spline residualiser, levels or first ' +
+      'differences (the main analysis\'s choice among them). A verdict that holds under fewer than half of them is <b>fragile</b>: ' +
+      'it says as much about the analysis as about the runs.</p>');
     out.push(htmlTable(robustness, {
       columns: ['a', 'b', 'verdict', 'holds', 'otherwise'],
       headers: { holds: 'holds under' }, names: ['a', 'b'], wrap: ['otherwise'],
       format: {
         // the verdict drawn as in the meta-analysis table and the figures (meta-verdict.ts)
         verdict: (v) => `<span class="verdict">${esc(`${verdictLook(String(v)).mark} ${String(v)}`)}</span>`,
-        holds: (v, row) => `${v} of ${row[4]}`,
+        holds: (v, row) => `${v} of ${row[robustness.columns.indexOf('of')]}` +
+          (row[robustness.columns.indexOf('fragile')] === true ? ' <b class="fragile">fragile</b>' : ''),
         // one choice per line part, so the list wraps between choices, not inside one
         otherwise: (v) => String(v ?? '').split('; ').filter(Boolean).map((x) => `<span class="item">${esc(x)}</span>`).join('; '),
       },

@@ -86,6 +86,8 @@ function metaTableHtml(table: Table): string {
       prediction95_low: (_, row) => interval(row, 'prediction95_low', 'prediction95_high'),
       // the verdict with its reason under it (the reason wraps; the verdict stays on one line)
       verdict: (v, row) => `<span class="verdict">${esc(`${verdictLook(String(v)).mark} ${String(v)}`)}</span>` +
+        (row[col('fragile')] === true ? `<span class="why"><b class="fragile">fragile</b>: holds under ${esc(String(row[col('holds')]))} ` +
+          `of ${esc(String(row[col('of')]))} analysis choices</span>` : '') +
         (row[col('why')] ? `<span class="why">${esc(String(row[col('why')]))}</span>` : ''),
     },
     rowClass: (row) => `meta-${verdictLook(String(row[col('verdict')])).tone}`,

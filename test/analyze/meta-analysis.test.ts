@@ -61,7 +61,10 @@ test('a relation present in every run generalises, one whose sign depends on the
     assert.match(p.why, /^pooled r -?0\.\d+ (not significant .*wider than ±0\.1|significant before, not after correcting for 6 pairs .*)$/);
   }
   assert.equal(result.headline.sentence, 'Across 8 runs, of 6 pairs of OOD test sets (partial correlations with "id" regressed out, pooled over runs): ' +
-    '1 generalises (a–b +), 2 depend on the model (a–d, b–d), 0 are negligible everywhere (|r| < 0.1) and 3 are inconclusive.');
+    '1 generalises (a–b + (holds under 8 of 8)), 2 depend on the model (a–d (holds under 8 of 8), b–d (holds under 8 of 8)), ' +
+    '0 are negligible everywhere (|r| < 0.1) and 3 are inconclusive. ' +
+    'None of the 3 pairs that generalise or depend on the model is fragile (each holds under at least half of the analysis choices).');
+  assert.equal(result.headline.fragile, 0);
   // b-d: b shares 0.6 of a's noise and d ±0.6, so its sign follows the family too
   assert.deepEqual(result.headline.counts, { 'generalises': 1, 'depends on the model': 2, 'negligible everywhere': 0, 'inconclusive': 3 });
 });
@@ -139,7 +142,7 @@ test('the CLI prints the meta-analysis table, puts it in the JSON and writes met
   assert.equal(out.meta.estimator, 'DL');
   assert.deepEqual(Object.keys(out.meta.pairs[0]), [
     'a', 'b', 'runs', 'excluded', 'r', 'ci95', 'p', 'p_adjusted', 'z', 'se', 'tau2', 'tau2_ci95', 'i2', 'i2_ci95',
-    'q', 'q_df', 'q_p', 'q_p_adjusted', 'prediction95', 'verdict', 'why', 'unstable', 'notes',
+    'q', 'q_df', 'q_p', 'q_p_adjusted', 'prediction95', 'verdict', 'why', 'unstable', 'notes', 'holds', 'of', 'fragile',
   ]);
   assert.deepEqual(Object.keys(out)[0], 'headline', 'the answer comes first');
   assert.ok(out.meta.pairs.every((p: { verdict: string }) => ['generalises', 'depends on the model', 'negligible everywhere', 'inconclusive'].includes(p.verdict)));
@@ -153,7 +156,7 @@ test('the CLI prints the meta-analysis table, puts it in the JSON and writes met
   const csv = await genstudy(['analyze', join(dir, 's.csv'), '--control', 'id', '--format', 'csv', '--out', join(dir, 'out.csv'), '--moderator', 'family']);
   assert.equal(csv.code, 0, csv.stderr);
   const meta = readFileSync(join(dir, 'out.meta.csv'), 'utf8').trim().split('\n');
-  assert.match(meta[0], /^a,b,runs,excluded,r,ci95_low,ci95_high,p,p_adjusted,z,se,tau2,.*,prediction95_low,prediction95_high,verdict,notes,q_p_adjusted,why,unstable_runs$/);
+  assert.match(meta[0], /^a,b,runs,excluded,r,ci95_low,ci95_high,p,p_adjusted,z,se,tau2,.*,prediction95_low,prediction95_high,verdict,notes,q_p_adjusted,why,unstable_runs,holds,of,fragile$/);
   assert.equal(meta.length, 1 + 6);
   const moderator = readFileSync(join(dir, 'out.moderator.csv'), 'utf8').trim().split('\n');
   assert.match(moderator[0], /^a,b,attribute,kind,runs,statistic,df1,df2,distribution,p,/);
@@ -164,7 +167,7 @@ test('the CLI prints the meta-analysis table, puts it in the JSON and writes met
   assert.match(bad.stderr, /--meta-estimator/);
 });
 
-test('a run with r undefined or r = ±1 is left out of that pair, with a note', () => {
+test('a run with r undefined is left out of that pair, one with r = ±1 pooled at 0.999, with a note', () => {
   const runs = families(4);
   // a: b's copy in run m0 (r = 1 after the control is regressed out); e: constant in run m1
   runs[0].values.set('b', Float64Array.from(runs[0].values.get('a')!, (x) => 2 * x + 1));
@@ -172,9 +175,10 @@ test('a run with r undefined or r = ±1 is left out of that pair, with a note', 
   const result = analyzeRuns(runs, opts());
   const ab = pairOf(result.meta, 'a', 'b');
   assert.equal(result.runs[0].pairs.find((p) => p.a === 'a' && p.b === 'b')!.r, 1);
-  assert.equal(ab.runs, 3);
-  assert.equal(ab.excluded, 1);
-  assert.ok(ab.notes.includes('1 run with r = ±1 (infinite Fisher z) left out'), ab.notes.join('; '));
+  assert.equal(ab.runs, 4);
+  assert.equal(ab.excluded, 0);
+  assert.ok(ab.notes.includes('1 run with |r| >= 0.999 (r = ±1: infinite Fisher z) pooled at |r| = 0.999 (Fisher z clipped at ±atanh(0.999))'),
+    ab.notes.join('; '));
   assert.ok(Number.isFinite(ab.r));
   // a constant series is caught as unstable first (left out, listed); pooled anyway, its undefined r is left out
   const ae = pairOf(result.meta, 'a', 'e');
@@ -221,5 +225,6 @@ test("each run's weight rests on its calibrated effective sample size, not its r
   // the pooled estimate is the meta-analysis of exactly those variances
   const ab = pairOf(calibrated.meta, 'a', 'b');
   const pairs = calibrated.runs.map((r) => r.pairs.find((p) => p.a === 'a' && p.b === 'b')!).filter((p) => p.r !== null);
-  assert.equal(ab.se, randomEffectsMeta(pairs.map((p) => Math.atanh(p.r!)), pairs.map(fisherZVariance), { hartungKnapp: true }).se);
+  const z = (r: number) => Math.max(-Math.atanh(0.999), Math.min(Math.atanh(0.999), Math.atanh(r)));
+  assert.equal(ab.se, randomEffectsMeta(pairs.map((p) => z(p.r!)), pairs.map(fisherZVariance), { hartungKnapp: true }).se);
 });

@@ -119,9 +119,8 @@ test('the 0.500-plateau series is reported unstable with the reason and left out
   const kept = analyzeRuns(runs, opts({ keepUnstable: true }));
   const keptPair = kept.meta.pairs.find((p) => p.a === 'overlap-broken' && p.b === 'overlap-consistent')!;
   assert.match(keptPair.notes.join('; '), /1 run unstable, pooled anyway \(--keep-unstable\): seed2/);
-  // seed2's pair is still pooled unless its r is undefined or ±1 (then a note says so)
-  const seed2r = seed2.r;
-  assert.equal(keptPair.runs, seed2r !== null && Math.abs(seed2r) < 1 ? 3 : 2);
+  // seed2's pair is still pooled unless its r is undefined (r = ±1 is pooled at 0.999, with a note)
+  assert.equal(keptPair.runs, seed2.r !== null ? 3 : 2);
   assert.equal(kept.headline.unstableLeftOut, 0);
   // the other pairs with a 3-valued series are unstable too, and only in seed2
   assert.ok(result.runs[2].pairs.filter((p) => p.a.startsWith('overlap') || p.b.startsWith('overlap')).every((p) => p.unstable !== undefined));

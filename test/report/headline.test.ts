@@ -12,7 +12,7 @@ import type { StudyA } from '../../src/report/study-a.ts';
 const options = { ...DEFAULT_OPTIONS, control: 'id' };
 function studyA(runs: RunAnalysis[]): StudyA {
   const meta = metaAcrossRuns(runs, options);
-  return { control: 'id', metric: 'accuracy', options, analysis: { headline: headlineOf({ runs, meta }, options), runs, agreement: agreementAcrossRuns(runs, 0.05), meta }, series: [], skipped: [] };
+  return { control: 'id', metric: 'accuracy', options, analysis: { headline: headlineOf({ runs, meta }, options), runs, leftOut: [], agreement: agreementAcrossRuns(runs, 0.05), meta }, series: [], skipped: [] };
 }
 const run = (name: string, xz: number): RunAnalysis => ({
   run: name, n: 10, control: 'id', distinct: 10,
