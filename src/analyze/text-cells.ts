@@ -1,6 +1,7 @@
 // How the analysis's numbers and cells are written as text, one rule for the terminal tables, the
 // verdicts' reasons, the CSV files (`analyze --format csv`, a study's analysis/*.csv) and the
 // report's tables and CSV exports, so that one number never reads two ways.
+import { neutraliseFormula } from '../csv-formula.ts';
 
 /** A p-value to 4 decimals, or in exponent form below 1e-4, where 4 decimals would read 0.0000. */
 export function pValueText(p: number): string {
@@ -15,12 +16,13 @@ export function intervalText(c: readonly [number, number]): string {
 /**
  * One CSV cell (RFC 4180 quoting): a missing value, or a number that is not finite (NaN reads back
  * as a number in no CSV reader), is an empty cell; a number is written in full precision (the
- * shortest text that reads back as the same double).
+ * shortest text that reads back as the same double); text a spreadsheet would run as a formula
+ * gets a leading ' (csv-formula.ts).
  */
 export function csvCell(v: unknown): string {
   if (v === undefined || v === null) return '';
   if (typeof v === 'number' && !Number.isFinite(v)) return '';
-  const s = String(v);
+  const s = typeof v === 'string' ? neutraliseFormula(v) : String(v);
   return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 

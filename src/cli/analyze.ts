@@ -13,6 +13,7 @@ import { addAnalysisOptions, analysisOptionsFromFlags, type AnalysisFlags } from
 import { formatAgreementCsv, formatJson, formatPairsCsv, formatTable, type OutputFormat } from '../analyze/format.ts';
 import { formatMetaCsv, formatModeratorCsv } from '../analyze/format-meta.ts';
 import type { ScoreRow } from '../analyze/score-row.ts';
+import { terminalSafe } from '../terminal-safe.ts';
 
 interface AnalyzeFlags extends AnalysisFlags, ScoreInputFlags {
   control: string;
@@ -42,13 +43,13 @@ export function registerAnalyze(program: Command): void {
       if (rows.length) checkNamedTestSets(rows, input, { control: flags.control, testSets: opts.testSets });
       const metric = chooseMetric(rows, flags.metric, input);
       const lacking = lackingMetricNote(rows, metric);
-      if (lacking !== undefined) process.stderr.write(`genstudy: note: ${lacking}\n`);
+      if (lacking !== undefined) process.stderr.write(`genstudy: note: ${terminalSafe(lacking)}\n`);
       const series = buildRunSeries(rows, metric, { sampleSize: sampleSizeFlag(flags) });
       for (const s of series) {
         if (s.incompleteSteps.length) {
           const first = s.incompleteSteps[0];
-          process.stderr.write(`genstudy: run "${s.run}": ${s.incompleteSteps.length} step(s) left out because some test set has no ` +
-            `score there (e.g. step ${first.step}: ${first.missing.join(', ')})\n`);
+          process.stderr.write(`genstudy: run "${terminalSafe(s.run)}": ${s.incompleteSteps.length} step(s) left out because some ` +
+            `test set has no score there (e.g. step ${first.step}: ${terminalSafe(first.missing.join(', '))})\n`);
         }
       }
       const result = analyzeRuns(series, opts);
@@ -71,7 +72,8 @@ export function registerAnalyze(program: Command): void {
         }
         process.stderr.write(`genstudy: wrote ${flags.out}\n`);
       } else {
-        process.stdout.write(text);
+        // The table quotes run and test-set names; JSON escapes control characters itself, CSV is data.
+        process.stdout.write(flags.format === 'table' ? terminalSafe(text, { lines: true }) : text);
       }
     });
 }

@@ -14,6 +14,7 @@ import { count } from './count.ts';
 import { addDataDirOption, addFormatOption, addPromptVariantOptions, addSyntheticOptions, addTestSetOption, baseModelOption, scoringOption,
   storeOption } from './shared-options.ts';
 import type { ScoringMode } from '../tasks/index.ts';
+import { terminalSafe } from '../terminal-safe.ts';
 
 interface EvaluateFlags extends RemoteFlags {
   model?: string; baseModel?: string; tokenizer?: string; testSet: string[]; task?: string; prompt?: string[]; shots?: string[];
@@ -96,7 +97,7 @@ export function registerEvaluate(program: Command): void {
           store.close();
         }
       }
-      for (const line of discovered.skipped) process.stderr.write(`genstudy: ${line}\n`);
+      for (const line of discovered.skipped) process.stderr.write(`genstudy: ${terminalSafe(line)}\n`);
       const testSets = await resolveTestSets(flags.testSet, {
         limit, dataDir: flags.dataDir, ...synthetic,
       });
@@ -108,11 +109,11 @@ export function registerEvaluate(program: Command): void {
         ...batching,
         loader, progress,
       });
-      process.stdout.write(flags.format === 'json' ? JSON.stringify(summary, null, 2) + '\n' : formatSummary(summary));
+      process.stdout.write(flags.format === 'json' ? JSON.stringify(summary, null, 2) + '\n' : terminalSafe(formatSummary(summary), { lines: true }));
       process.stderr.write(
         `genstudy: ${count(summary.examples, 'example answer')} over ${count(discovered.checkpoints.length, 'checkpoint')}: ` +
           `${summary.computed} from the model (${count(summary.modelsLoaded, 'model')} loaded, ${count(summary.engineCalls, 'engine call')}), ` +
-          `${summary.cached} from the cache, in ${summary.seconds.toFixed(1)} s; store: ${flags.store}, run "${run}"\n`,
+          `${summary.cached} from the cache, in ${summary.seconds.toFixed(1)} s; store: ${flags.store}, run "${terminalSafe(run)}"\n`,
       );
     });
 }

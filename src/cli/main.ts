@@ -4,6 +4,7 @@
 import { Command, CommanderError, type Option } from 'commander';
 import { EXIT, UserError } from '../errors.ts';
 import { environmentProblem } from './environment-errors.ts';
+import { terminalSafe } from '../terminal-safe.ts';
 
 type Register = (program: Command) => void;
 
@@ -89,7 +90,8 @@ export async function main(argv: string[]): Promise<number> {
 export function reportFailure(err: unknown): number {
   const line = err instanceof UserError ? err.message : environmentProblem(err);
   if (line !== undefined) {
-    process.stderr.write(`genstudy: ${line}\n`);
+    // A user error often quotes a name from an input file.
+    process.stderr.write(`genstudy: ${terminalSafe(line, { lines: true })}\n`);
     return EXIT.userError;
   }
   process.stderr.write(describeCrash(err));

@@ -4,6 +4,7 @@ import { UserError } from '../errors.ts';
 import { checkNamedTestSets } from '../analyze/input-checks.ts';
 import { addScoreInputOptions, readAndDescribe, sampleSizeFlag, SCORE_INPUT_HELP, type ScoreInputFlags } from './score-input-flags.ts';
 import { addAnalysisOptions, analysisOptionsFromFlags, type AnalysisFlags } from './analysis-flags.ts';
+import { terminalSafe } from '../terminal-safe.ts';
 
 interface ReportFlags extends AnalysisFlags, ScoreInputFlags {
   out: string;
@@ -52,8 +53,8 @@ export function registerReport(program: Command): void {
         pair: flags.pair as [string, string] | undefined,
         analysis,
       });
-      process.stdout.write(`${written.report.headline}\n`);
-      if (written.report.studyBHeadline) process.stdout.write(`Study B: ${written.report.studyBHeadline}\n`);
+      process.stdout.write(`${terminalSafe(written.report.headline)}\n`);
+      if (written.report.studyBHeadline) process.stdout.write(`Study B: ${terminalSafe(written.report.studyBHeadline)}\n`);
       process.stdout.write(`Report: ${written.html}\nTables: ` +
         `${Object.keys(written.report.tables).map((t) => `${t}.csv/.json`).join(', ')} in ${written.dir}\n`);
     });

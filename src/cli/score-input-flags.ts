@@ -6,6 +6,7 @@ import { readScoreInput } from '../analyze/read-scores.ts';
 import { samplingNote } from '../analyze/sampling-summary.ts';
 import { summarizeReading, type ScoreReading } from '../analyze/score-reading.ts';
 import { wholeNumber } from './flag-values.ts';
+import { terminalSafe } from '../terminal-safe.ts';
 
 export const SCORE_INPUT_HELP = 'a genstudy results store (.sqlite), ' +
   'a score table (CSV/TSV/JSONL: long with run, step, test_set, metric, value; ' +
@@ -33,10 +34,11 @@ export async function readAndDescribe(input: string, flags: ScoreInputFlags): Pr
   const sampleSize = sampleSizeFlag(flags);
   const reading = await readScoreInput(input, { promptVariant: flags.promptVariant, columns: flags.columns });
   const out = flags.dryRun ? process.stdout : process.stderr;
-  out.write(`${flags.dryRun ? '' : 'genstudy: '}${summarizeReading(input, reading, sampleSize)}\n`);
+  // Both name the input's runs and test sets.
+  out.write(`${flags.dryRun ? '' : 'genstudy: '}${terminalSafe(summarizeReading(input, reading, sampleSize))}\n`);
   const sampling = samplingNote(reading.rows, sampleSize);
   for (const note of sampling === undefined ? reading.notes : [...reading.notes, sampling]) {
-    out.write(`${flags.dryRun ? '' : 'genstudy: '}note: ${note}\n`);
+    out.write(`${flags.dryRun ? '' : 'genstudy: '}note: ${terminalSafe(note)}\n`);
   }
   return reading;
 }

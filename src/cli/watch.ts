@@ -13,6 +13,7 @@ import { addRemoteOptions, remoteLoaderOf, type RemoteFlags } from './remote-fla
 import { addDataDirOption, addPromptVariantOptions, addSyntheticOptions, addTestSetOption, baseModelOption, scoringOption,
   storeOption } from './shared-options.ts';
 import type { ScoringMode } from '../tasks/index.ts';
+import { terminalSafe } from '../terminal-safe.ts';
 
 interface WatchFlags extends RemoteFlags {
   testSet: string[]; store: string; run?: string; interval: string; once?: boolean; control?: string; metric?: string; out?: string;
@@ -77,7 +78,7 @@ export function registerWatch(program: Command): void {
           baseModel: flags.baseModel, tokenizerDir: flags.tokenizer, control: flags.control, metric: flags.metric, outDir: flags.out,
           intervalMs: seconds * 1000, once: flags.once === true, signal: controller.signal,
           progress: progressFor(process.stderr),
-          log: (line) => process.stderr.write(`genstudy watch: ${line}\n`),
+          log: (line) => process.stderr.write(`genstudy watch: ${terminalSafe(line)}\n`),
         });
         process.stderr.write(`genstudy watch: ${result.rounds} round(s); evaluated steps ${result.evaluatedSteps.join(', ') || 'none'}\n`);
       } finally {

@@ -47,7 +47,8 @@ export async function loadDataSet(specInput: unknown, opts: LoadOptions = {}): P
   const examples: Example[] = [];
   const ids = new Map<string, number | undefined>();
   let rowsRead = 0;
-  for await (const row of readRows(file, { format: spec.format, quote: spec.quote, delimiter: spec.delimiter })) {
+  // A data set's text is read as it is: a leading ' is only genstudy's own mark in the tables it writes.
+  for await (const row of readRows(file, { format: spec.format, quote: spec.quote, delimiter: spec.delimiter, verbatim: true })) {
     rowsRead++;
     const example = mapper.map(row);
     if (!example) continue;

@@ -9,7 +9,7 @@
 import * as vega from 'vega';
 import { parse, View } from 'vega';
 import { compile, type TopLevelSpec } from 'vega-lite';
-import { escapeHtml } from './escape.ts';
+import { escapeHtml, isolateBidi } from './escape.ts';
 
 const FONT = 'sans-serif';
 
@@ -296,6 +296,8 @@ export async function renderSvg(spec: TopLevelSpec, ariaLabel: string): Promise<
   svg = svg.replace(/\bid="([^"]+)"/g, `id="${prefix}$1"`)
     .replace(/url\(#([^)]+)\)/g, `url(#${prefix}$1)`)
     .replace(/href="#([^"]+)"/g, `href="#${prefix}$1"`);
+  // Vega writes names into text and descriptions as they are: each is isolated as escapeHtml isolates them.
+  svg = svg.replace(/>([^<]+)</g, (_m, text: string) => `>${isolateBidi(text)}<`).replace(/="([^"]*)"/g, (_m, v: string) => `="${isolateBidi(v)}"`);
   // Label the chart for screen readers; the caption outside says the same.
   return svg.replace(/^<svg /, `<svg role="img" aria-label="${escapeHtml(ariaLabel)}" `);
 }

@@ -127,7 +127,7 @@ export function htmlTable(
  * than the column.
  */
 export function pairCell(a: string, b: string): string {
-  return `<span class="nm">${esc(a)}</span> – <span class="nm">${esc(b)}</span>`;
+  return `<bdi class="nm">${esc(a)}</bdi> – <bdi class="nm">${esc(b)}</bdi>`;
 }
 
 export function figure(svg: string, caption: string, kind: string): string {

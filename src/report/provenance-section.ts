@@ -76,7 +76,7 @@ function versionsTable(data: ReportData): string {
   const rows = [...byPackage].map(([pkg, versions]) => {
     const cells = [...versions].map(([v, runs]) =>
       `${esc(v)}${versions.size > 1 || runs.length < data.runs.length
-        ? ` <span class="small">(${runs.length === data.runs.length ? 'all runs' : esc(runs.join(', '))})</span>` : ''}`);
+        ? ` <span class="small">(${runs.length === data.runs.length ? 'all runs' : runs.map(esc).join(', ')})</span>` : ''}`);
     return `<tr><td><code>${esc(pkg)}</code></td><td>${cells.join('<br>')}</td></tr>`;
   });
   return '<div class="table-wrap"><table class="kv"><thead><tr><th>package</th>' +

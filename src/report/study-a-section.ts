@@ -36,7 +36,7 @@ export async function agreementSection(a: StudyA, tables: Map<string, Table>): P
     const byReason = new Map<string, string[]>();
     for (const s of a.skipped) byReason.set(s.reason, [...(byReason.get(s.reason) ?? []), s.run]);
     out.push('<p class="note">Runs not in this analysis:</p><ul class="small">' +
-      [...byReason].map(([reason, runs]) => `<li>${esc(reason)}: ${esc(runs.join(', '))}</li>`).join('') + '</ul>');
+      [...byReason].map(([reason, runs]) => `<li>${esc(reason)}: ${runs.map(esc).join(', ')}</li>`).join('') + '</ul>');
   }
   if (a.analysis.agreement.length) {
     const sets = [...new Set(a.analysis.agreement.flatMap((g) => [g.a, g.b]))].sort();
@@ -132,7 +132,7 @@ export async function runSections(
     const incomplete = a.series.find((s) => s.run === run.id)?.incompleteSteps ?? [];
     if (incomplete.length) {
       out.push(`<p class="note">${incomplete.length} step(s) left out of the analysis because some test set has no score there (e.g. ` +
-        `step ${incomplete[0].step}: ${esc(incomplete[0].missing.join(', '))}).</p>`);
+        `step ${incomplete[0].step}: ${incomplete[0].missing.map(esc).join(', ')}).</p>`);
     }
     out.push('</article>');
   }

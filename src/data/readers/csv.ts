@@ -6,10 +6,13 @@ import { parse, CsvError } from 'csv-parse';
 import { UserError, where } from '../../errors.ts';
 import { fileError, isGzip, openStream } from './open.ts';
 import type { SourceRow } from './row.ts';
+import { restoreFormula } from '../../csv-formula.ts';
 
 export interface DelimitedOptions {
   delimiter: string;
   quote: boolean;
+  /** Keep a leading ' before a formula character (see ReadOptions.verbatim). */
+  verbatim?: boolean;
 }
 
 export async function* readDelimited(file: string, opts: DelimitedOptions): AsyncGenerator<SourceRow> {
@@ -35,6 +38,7 @@ export async function* readDelimited(file: string, opts: DelimitedOptions): Asyn
         newlines += occurrences(v, '\n');
         overcount += occurrences(v, '\r\n');
       }
+      if (!opts.verbatim) for (const [k, v] of Object.entries(record)) record[k] = restoreFormula(v);
       yield { index: index++, line: info.lines - overcount - newlines, values: record };
     }
   } catch (err) {

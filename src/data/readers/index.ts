@@ -42,10 +42,10 @@ export async function* readRows(file: string, opts: ReadOptions = {}): AsyncGene
       yield* readJsonLines(file);
       return;
     case 'csv':
-      yield* readDelimited(file, { delimiter: opts.delimiter ?? ',', quote: opts.quote ?? true });
+      yield* readDelimited(file, { delimiter: opts.delimiter ?? ',', quote: opts.quote ?? true, verbatim: opts.verbatim ?? false });
       return;
     case 'tsv':
-      yield* readDelimited(file, { delimiter: opts.delimiter ?? '\t', quote: opts.quote ?? false });
+      yield* readDelimited(file, { delimiter: opts.delimiter ?? '\t', quote: opts.quote ?? false, verbatim: opts.verbatim ?? false });
       return;
     case 'parquet':
       yield* readParquet(file);

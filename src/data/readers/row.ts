@@ -19,6 +19,11 @@ export interface ReadOptions {
   quote?: boolean;
   /** CSV/TSV: the field separator. Default: "," for csv, tab for tsv. */
   delimiter?: string;
+  /**
+   * CSV/TSV: keep a leading ' before a formula character as it is (a data set's text). Default: taken
+   * off, as genstudy writes it into its own tables (csv-formula.ts), so they read back unchanged.
+   */
+  verbatim?: boolean;
 }
 
 /** "file:line" for text files, "file (row N)" for parquet: how an error names a record. */
