@@ -13,8 +13,10 @@ test('analyze recovers the simulated structure and prints the documented JSON', 
   const r = await genstudy(['analyze', file, '--control', 'in-domain', '--format', 'json']);
   assert.equal(r.code, 0, r.stderr);
   const out = JSON.parse(r.stdout);
-  assert.deepEqual(Object.keys(out), ['headline', 'runs', 'agreement', 'meta', 'robustness']);
-  assert.deepEqual(Object.keys(out.headline), ['runs', 'pairs', 'counts', 'unstableLeftOut', 'sentence']);
+  assert.deepEqual(Object.keys(out), ['headline', 'runs', 'leftOut', 'agreement', 'meta', 'robustness']);
+  assert.deepEqual(Object.keys(out.headline), ['runs', 'pairs', 'counts', 'unstableLeftOut', 'runsLeftOut', 'fragile', 'sentence']);
+  assert.deepEqual(out.leftOut, []);
+  assert.ok(out.robustness.pairs.every((p: { holds: number; of: number; fragile: boolean }) => p.fragile === (2 * p.holds < p.of)));
   // 3 runs, 10 pairs corrected together, Hartung-Knapp on 2 df: even pairs significant in every run are not yet shown to generalise
   assert.equal(out.headline.counts.inconclusive + out.headline.counts.generalises + out.headline.counts['depends on the model'] + out.headline.counts['negligible everywhere'], 10);
   assert.equal(out.runs.length, 3);
