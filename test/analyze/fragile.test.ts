@@ -8,6 +8,8 @@ import { formatJson, formatTable } from '../../src/analyze/format.ts';
 import { formatMetaCsv } from '../../src/analyze/format-meta.ts';
 import { isFragile } from '../../src/analyze/robustness.ts';
 import type { RunSeries } from '../../src/analyze/run-series.ts';
+import { checksSection, checkTables } from '../../src/report/checks-section.ts';
+import type { StudyA } from '../../src/report/study-a.ts';
 import { createRandom } from '../../src/stats/index.ts';
 
 const opts = (extra: Partial<AnalyzeOptions> = {}): AnalyzeOptions => ({ ...DEFAULT_OPTIONS, control: 'id', calibration: 0, ...extra });
@@ -48,7 +50,7 @@ test('fewer than half of the available choices is fragile; half or more is not; 
 });
 
 test('a verdict that holds under 1 of 8 choices is fragile in the headline, the table, the JSON and the meta CSV', () => {
-  const result = analyzeRuns([1, 2, 3, 4, 5].map((i) => curvedRun(`r${i}`, i)), opts({ representation: 'levels' }));
+  const result = analyzeRuns([1, 2, 3, 4, 5].map((i) => curvedRun(`r${i}`, i)), opts({ residualiser: 'linear', representation: 'levels' }));
   const ab = result.robustness!.pairs.find((p) => p.a === 'a' && p.b === 'b')!;
   assert.equal(ab.verdict, 'generalises');
   assert.ok(ab.holds < ab.of / 2, `the premise: a-b holds under ${ab.holds} of ${ab.of}`);
@@ -65,6 +67,11 @@ test('a verdict that holds under 1 of 8 choices is fragile in the headline, the 
   assert.match(csv.split('\n')[0], /,holds,of,fragile\r?$/);
   assert.match(abRow(csv), new RegExp(`,${ab.holds},8,true\r?$`));
   assert.match(formatTable(result, opts()), new RegExp(`^ +a +b +generalises +${ab.holds} of 8: fragile `, 'm'));
+  // the report's robustness table: a fragile column, and the word beside "holds under"
+  const a = { analysis: result, options: opts(), control: 'id', metric: 'accuracy', series: [], skipped: [] } as StudyA;
+  const table = checkTables(a).find((t) => t.name === 'robustness')!;
+  assert.equal(table.rows.find((r) => r[0] === 'a' && r[1] === 'b')![table.columns.indexOf('fragile')], true);
+  assert.match(checksSection(a, new Map([['robustness', table]])), new RegExp(`>${ab.holds} of 8 <b class="fragile">fragile</b><`));
 });
 
 test('a relation every choice sees holds under most of them and is not called fragile', () => {
@@ -80,7 +87,8 @@ test('a relation every choice sees holds under most of them and is not called fr
 });
 
 test('with robustness off the headline says nothing about it', () => {
-  const result = analyzeRuns([1, 2, 3, 4, 5].map((i) => curvedRun(`r${i}`, i)), opts({ representation: 'levels', robustness: false }));
+  const runs = [1, 2, 3, 4, 5].map((i) => curvedRun(`r${i}`, i));
+  const result = analyzeRuns(runs, opts({ residualiser: 'linear', representation: 'levels', robustness: false }));
   assert.doesNotMatch(result.headline.sentence, /holds under|fragile/);
   assert.equal(result.headline.fragile, undefined);
   assert.equal(result.meta.pairs[0].fragile, undefined);
