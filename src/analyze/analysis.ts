@@ -205,10 +205,12 @@ export function tooFewCheckpoints(series: RunSeries, opts: AnalyzeOptions): stri
   const checkpoints = series.values.get(opts.control)?.length ?? 0;
   const differences = opts.representation === 'differences';
   const n = differences ? Math.max(0, checkpoints - 1) : checkpoints;
-  const minSteps = opts.residualiser === 'spline' ? MIN_STEPS.spline : MIN_STEPS.linear;
+  // auto fits the line where the spline cannot be fitted, so the line's minimum is its minimum
+  const residualiser = opts.residualiser === 'spline' ? 'spline' : 'linear';
+  const minSteps = MIN_STEPS[residualiser];
   if (n < minSteps) {
     return `${n} ${differences ? 'differences between checkpoints' : 'checkpoints with every test set scored'}; ` +
-      `a partial correlation with one covariate and the ${opts.residualiser} residualiser needs at least ${minSteps}`;
+      `a partial correlation with one covariate and the ${residualiser} residualiser needs at least ${minSteps}`;
   }
   if (opts.minCheckpoints !== undefined && checkpoints < opts.minCheckpoints) {
     return `${checkpoints} checkpoints with every test set scored, fewer than --min-checkpoints ${opts.minCheckpoints}`;
