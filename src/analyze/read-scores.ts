@@ -73,13 +73,18 @@ async function readFolder(folder: string): Promise<ScoreReading> {
   const listing = await listScoreFolder(folder);
   const lmEval = await readLmEvalFiles(folder, listing.jsonFiles);
   if (lmEval) {
+    lmEval.notes.push(...listing.notes);
     if (listing.trainerStates.length) lmEval.notes.push(`${folder}: ${listing.trainerStates.length} trainer_state.json file(s) not read ` +
       `(the folder holds lm-evaluation-harness output; give a Trainer run folder on its own)`);
     return lmEval;
   }
-  if (listing.trainerStates.length) return readTrainerStates(folder, listing.trainerStates);
+  if (listing.trainerStates.length) {
+    const states = await readTrainerStates(folder, listing.trainerStates);
+    states.notes.push(...listing.notes);
+    return states;
+  }
   throw new UserError(`${folder}: no lm-evaluation-harness output (results_*.json, or *.json with a "results" object) and no ` +
-    `trainer_state.json found in it or below`);
+    `trainer_state.json found in it or below${listing.notes.length ? ` (${listing.notes.join('; ')})` : ''}`);
 }
 
 async function readTable(file: string, opts: ReadScoreOptions): Promise<ScoreReading> {
