@@ -6,7 +6,7 @@
 // as the run's are tested) and the robustness table.
 import {
   capAtLevelRows, countDistinctRows, denseIds, distinctLevelRows, firstDifferences, modelledPairTests,
-  partialCorrelationPairs, spacingOf,
+  partialCorrelationPairs, spacingOf, splineResidualiser,
   type ControlCorrection, type ModelledOptions, type PartialOptions, type Residualiser, type PartialResult, type Representation,
 } from '../stats/index.ts';
 import type { AnalysisOptions } from './options.ts';
@@ -49,11 +49,11 @@ export function splineBasisFor(control: Float64Array): number {
 export function statOptions(
   control: Float64Array, opts: Pick<PairTestOptions, 'method' | 'residualiser' | 'splineBasis'> & Partial<PairTestOptions>,
 ): PartialOptions {
-  const residualiser = residualiserFor(opts.residualiser, control.length);
-  return {
-    method: opts.method, residualiser, inference: opts.inference,
-    splineBasis: residualiser === 'spline' ? opts.splineBasis ?? splineBasisFor(control) : undefined,
-  };
+  let residualiser = residualiserFor(opts.residualiser, control.length);
+  const splineBasis = opts.splineBasis ?? splineBasisFor(control);
+  // auto takes the line where the spline cannot be fitted (a control that saturates crowds its knots)
+  if (opts.residualiser === 'auto' && residualiser === 'spline' && typeof splineResidualiser(control, splineBasis) === 'string') residualiser = 'linear';
+  return { method: opts.method, residualiser, inference: opts.inference, splineBasis: residualiser === 'spline' ? splineBasis : undefined };
 }
 
 /**

@@ -19,7 +19,8 @@
  * corrected covariance matrix of (a, b, c) with U taken off c's variance, which is how the golden
  * values of test/stats/golden/make_control_error.py are computed. When the control's reliability
  * (S_cc - U) / S_cc falls below MIN_RELIABILITY the denominator is held at that share of S_cc: the
- * estimator's moments do not exist near zero (Fuller 1987, 2.5 modifies it for the same reason).
+ * estimator's moments do not exist near zero (Fuller 1987, 2.5 modifies it for the same reason); and
+ * the noise taken off a pair never leaves a residual variance below that share of its naive value.
  *
  * Any other residualiser (the spline): SIMEX (Cook and Stefanski 1994, JASA 89; Carroll, Ruppert,
  * Stefanski and Crainiceanu 2006, "Measurement Error in Nonlinear Models", ch. 5): the control is
@@ -182,8 +183,14 @@ function moments(
     return sc;
   });
   const raw = pairMoments(residuals, pairs, w);
-  const correct = (m: PairMoments, a: number, b: number, noise: number): PairMoments =>
-    ({ c: m.c - beta[a] * beta[b] * noise, va: m.va - beta[a] * beta[a] * noise, vb: m.vb - beta[b] * beta[b] * noise });
+  // the noise taken off is at most what leaves each residual variance MIN_RELIABILITY of itself:
+  // a residual smaller than the control's noise echo it should carry means that noise is overstated
+  // for this series (or the draw was unlucky), and an unbounded correction would divide by ~0
+  const correct = (m: PairMoments, a: number, b: number, noise: number): PairMoments => {
+    const na = beta[a] * beta[a] * noise, nb = beta[b] * beta[b] * noise;
+    const f = Math.min(1, na > 0 ? (1 - MIN_RELIABILITY) * m.va / na : 1, nb > 0 ? (1 - MIN_RELIABILITY) * m.vb / nb : 1);
+    return { c: m.c - f * beta[a] * beta[b] * noise, va: m.va - f * na, vb: m.vb - f * nb };
+  };
   return {
     n, correction: 'moments', reliability, residuals, dof: series.map(() => 1),
     levels: raw.levels.map((m, i) => correct(m, pairs[i][0], pairs[i][1], u)),
@@ -229,7 +236,15 @@ function simexMoments(
     va: quadraticAtMinusOne(lambdas, lambdas.map((_, li) => pick(means[li])[p].va)),
     vb: quadraticAtMinusOne(lambdas, lambdas.map((_, li) => pick(means[li])[p].vb)),
   }));
-  return { levels: extrapolate((l) => l!.levels), differences: extrapolate((l) => l!.differences) };
+  // the same floor as the method of moments': a residual variance keeps at least MIN_RELIABILITY of its naive value
+  const floored = (list: PairMoments[], raw: PairMoments[]) => list.map((m, i) => {
+    const va = Math.max(m.va, MIN_RELIABILITY * raw[i].va), vb = Math.max(m.vb, MIN_RELIABILITY * raw[i].vb);
+    const bound = Math.sqrt(va * vb);
+    return { c: Math.max(-bound, Math.min(bound, m.c)), va, vb };
+  });
+  return {
+    levels: floored(extrapolate((l) => l!.levels), naive.levels), differences: floored(extrapolate((l) => l!.differences), naive.differences),
+  };
 }
 
 function withRaw(m: { levels: PairMoments[]; differences: PairMoments[] }): Pick<ControlResiduals, 'levels' | 'differences' | 'rawLevels' | 'rawDifferences'> {

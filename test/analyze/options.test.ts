@@ -17,7 +17,8 @@ function parse(args: string[]) {
 
 test('the choices are what stats/ offers, and the defaults are the calibrated ones', () => {
   assert.deepEqual(ANALYSIS_OPTIONS.method.choices, CORRELATION_METHODS);
-  assert.deepEqual(ANALYSIS_OPTIONS.residualiser.choices, RESIDUALISERS);
+  assert.deepEqual(ANALYSIS_OPTIONS.residualiser.choices, ['auto', ...RESIDUALISERS]);
+  assert.equal(DEFAULT_OPTIONS.residualiser, 'auto');
   assert.deepEqual(ANALYSIS_OPTIONS.inference.choices, INFERENCES);
   assert.deepEqual(ANALYSIS_OPTIONS.correction.choices, CORRECTIONS);
   assert.equal(DEFAULT_OPTIONS.inference, 'effective-n');

@@ -31,8 +31,9 @@ export function writeStudyA(store: ResultStore, opts: Partial<typeof STUDY_A> = 
     for (let s = 0; s < o.steps; s++) store.upsertCheckpoint({ run, step: s * 100, contentHash: `sha256:${run}-${s}` });
     store.writeTrainingLog(Array.from({ length: o.steps }, (_, s) => ({ run, step: s * 100, loss: 0.7 * Math.exp(-s / 8) + 0.25 + 0.01 * Math.sin(s + i), learningRate: 1e-5 })));
   }
-  for (const id of new Set(rows.map((r) => r.test_set))) store.upsertTestSet({ id, contentHash: `sha256:${id}-content`, n: 800 });
-  store.writeScores(rows.map((r) => ({ run: r.run, step: r.step, testSet: r.test_set, metric: r.metric, value: r.value, n: 800 })));
+  // n consistent with the simulated noise (sd 0.005 is the binomial sd of an accuracy near 0.5 at n = 10000)
+  for (const id of new Set(rows.map((r) => r.test_set))) store.upsertTestSet({ id, contentHash: `sha256:${id}-content`, n: 10000 });
+  store.writeScores(rows.map((r) => ({ run: r.run, step: r.step, testSet: r.test_set, metric: r.metric, value: r.value, n: 10000 })));
 }
 
 /** A results store in a new temporary folder holding study A's simulated runs; returns its path. */

@@ -59,7 +59,8 @@ test('study A shows the meta-analysis table and one forest figure of every pair 
 
 test('without a moderator there is no meta-regression table; two runs have no prediction interval', async (t) => {
   const storePath = studyAStore(t, { runs: 2, steps: 15 });
-  const report = await renderReport({ storePath, analysis: { hartungKnapp: false } });
+  // the line: with 15 checkpoints the default spline leaves one pair's runs unpooled, and this test is about the diamonds
+  const report = await renderReport({ storePath, analysis: { hartungKnapp: false, residualiser: 'linear' } });
   assert.equal(report.tables.meta_regression, undefined);
   assert.ok(report.html.includes('two runs: tau^2 rests on one degree of freedom'));
   const forest = report.html.match(/data-chart="forest"[^>]*>(.*?)<\/figure>/s)![1];
