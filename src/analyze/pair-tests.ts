@@ -52,7 +52,9 @@ export function statOptions(
   let residualiser = residualiserFor(opts.residualiser, control.length);
   const splineBasis = opts.splineBasis ?? splineBasisFor(control);
   // auto takes the line where the spline cannot be fitted (a control that saturates crowds its knots)
-  if (opts.residualiser === 'auto' && residualiser === 'spline' && typeof splineResidualiser(control, splineBasis) === 'string') residualiser = 'linear';
+  if (opts.residualiser === 'auto' && residualiser === 'spline' && typeof splineResidualiser(control, splineBasis) === 'string') {
+    residualiser = 'linear';
+  }
   return { method: opts.method, residualiser, inference: opts.inference, splineBasis: residualiser === 'spline' ? splineBasis : undefined };
 }
 

@@ -123,7 +123,9 @@ export function controlResiduals(
   return typeof simex === 'string' ? simex : { ...out, ...simex, correction: 'simex', reliability };
 }
 
-function residualiseAll(series: readonly Float64Array[], controls: Controls, skip: Uint8Array): { residuals: (Float64Array | null)[]; dof: number[] } {
+function residualiseAll(
+  series: readonly Float64Array[], controls: Controls, skip: Uint8Array,
+): { residuals: (Float64Array | null)[]; dof: number[] } {
   const dof: number[] = [];
   const residuals = series.map((s, i) => {
     if (skip[i]) { dof.push(0); return null; }
@@ -247,7 +249,9 @@ function simexMoments(
   };
 }
 
-function withRaw(m: { levels: PairMoments[]; differences: PairMoments[] }): Pick<ControlResiduals, 'levels' | 'differences' | 'rawLevels' | 'rawDifferences'> {
+function withRaw(
+  m: { levels: PairMoments[]; differences: PairMoments[] },
+): Pick<ControlResiduals, 'levels' | 'differences' | 'rawLevels' | 'rawDifferences'> {
   return { ...m, rawLevels: m.levels, rawDifferences: m.differences };
 }
 

@@ -29,7 +29,7 @@ evaluation:
 
 test('a valid study gets its defaults and expands into models x training sets x methods x seeds', () => {
   const study = parseStudy(VALID, 'study.yaml');
-  assert.equal(study.analysis.residualiser, 'linear');
+  assert.equal(study.analysis.residualiser, 'auto');
   assert.equal(study.analysis.correction, 'holm');
   assert.deepEqual(study.checkpoints, { atStart: true, atEnd: true });
   assert.equal(study.methods[1].batchSize, 8);
