@@ -21,7 +21,7 @@ test('analyze recovers the simulated structure and prints the documented JSON', 
   assert.equal(out.headline.counts.inconclusive + out.headline.counts.generalises + out.headline.counts['depends on the model'] + out.headline.counts['negligible everywhere'], 10);
   assert.equal(out.runs.length, 3);
   const run = out.runs[0];
-  assert.deepEqual(Object.keys(run), ['run', 'n', 'control', 'distinct', 'calibration', 'pairs']);
+  assert.deepEqual(Object.keys(run), ['run', 'n', 'control', 'distinct', 'calibration', 'control_noise', 'pairs']);
   assert.deepEqual(Object.keys(run.calibration), ['phi', 'simulations', 'alpha', 'falsePositiveRate', 'effect', 'power', 'naiveFalsePositiveRate']);
   assert.equal(run.calibration.simulations, 200);
   assert.equal(out.robustness.pairs.length, 10);
