@@ -1,7 +1,8 @@
 // "Do my generalisation results generalise?": for each run, the partial correlation across
 // checkpoints between every pair of OOD test sets with the in-domain (control) score regressed
-// out, tested with the inference the options name (by default Bartlett's effective sample size,
-// on levels or differences per pair: stats/levels-or-differences.ts); p-values corrected for the
+// out, tested with the inference the options name (by default the effective sample size of each
+// residual series' drift-plus-white-noise model, on levels or differences per pair, with the
+// control's sampling noise corrected: stats/modelled-pair-tests.ts); p-values corrected for the
 // number of pairs within the run (each run is one family of tests), each flagged when it is
 // unstable (stability.ts); then, across runs, per pair the meta-analysis and its one verdict
 // (verdict.ts) counted by the headline, and the papers' sign counts; per run, the test's

@@ -32,7 +32,7 @@ export const ANALYSIS_OPTIONS = {
   splineBasis: { kind: 'integer', min: 3, metavar: 'k', flag: 'spline-basis',
     help: "the spline's basis dimension (default: 10, at most half the control's distinct values)" },
   inference: { kind: 'choice', choices: INFERENCES, default: 'effective-n', metavar: 'test', help: "how p-values count checkpoints: " +
-    "Bartlett's effective sample size from the residuals' autocorrelation, or naive (every checkpoint independent, as the papers)" },
+    "the effective sample size of a drift-plus-white-noise model fitted to the residuals, or naive (every checkpoint independent, as the papers)" },
   representation: { kind: 'choice', choices: REPRESENTATION_CHOICES, default: 'auto', metavar: 'series',
     help: 'correlate levels, first differences, or (auto) per pair whichever keeps more effective observations (levels with --inference naive)' },
   correction: { kind: 'choice', choices: CORRECTIONS, default: 'holm', metavar: 'method',

@@ -35,7 +35,9 @@
  * is removed in levels, where it is a curve, before differencing), scaled by the square root of
  * their gap; their noise term is sum w_i^2 (var u_i + var u_(i+1)).
  */
+import { dot } from './linalg.ts';
 import { createRandom } from './random.ts';
+import { spacingOf } from './uneven-spacing.ts';
 import { prepareControls, type Controls, type PartialOptions } from './partial-correlation-shared.ts';
 
 /** Reliability floor of the method of moments' denominator. */
@@ -76,15 +78,15 @@ export interface ControlResidualOptions extends Pick<PartialOptions, 'method' | 
   seed?: number;
 }
 
-/** `gapScale[i]` = 1 / sqrt(gap_i / median gap): the differences' scaling. */
+/** `gapScale[i]` = 1 / sqrt(gap_i / median gap): the differences' scaling (uneven-spacing.ts's, as weights). */
 export function gapScales(steps: ArrayLike<number> | undefined, n: number): Float64Array {
   const w = new Float64Array(Math.max(0, n - 1)).fill(1);
   if (!steps || n < 2) return w;
-  const gaps = Array.from({ length: n - 1 }, (_, i) => steps[i + 1] - steps[i]);
-  const sorted = [...gaps].sort((a, b) => a - b);
-  const h = Math.floor(sorted.length / 2);
-  const g0 = sorted.length % 2 ? sorted[h] : (sorted[h - 1] + sorted[h]) / 2;
-  for (let i = 0; i < n - 1; i++) w[i] = gaps[i] > 0 && g0 > 0 ? 1 / Math.sqrt(gaps[i] / g0) : 1;
+  const g0 = spacingOf(steps).referenceGap;
+  for (let i = 0; i < n - 1; i++) {
+    const gap = steps[i + 1] - steps[i];
+    w[i] = gap > 0 && g0 > 0 ? 1 / Math.sqrt(gap / g0) : 1;
+  }
   return w;
 }
 
@@ -297,10 +299,4 @@ function centre(v: Float64Array): Float64Array {
   for (let i = 0; i < v.length; i++) m += v[i];
   m /= v.length;
   return v.map((x) => x - m);
-}
-
-function dot(a: Float64Array, b: Float64Array): number {
-  let s = 0;
-  for (let i = 0; i < a.length; i++) s += a[i] * b[i];
-  return s;
 }

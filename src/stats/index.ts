@@ -2,7 +2,7 @@
  * genstudy's statistics core (no I/O): correlation, partial correlation with linear or spline
  * (GAM) residualisers, p-values and confidence intervals, multiple-testing corrections, and checks
  * that respect the order of checkpoints (first differences, block bootstrap, circular-shift
- * permutation test) and the default inference for autocorrelated checkpoints (Bartlett's effective
+ * permutation test) and the default inference for autocorrelated checkpoints (the effective
  * sample size). Each module's header gives its formula and source.
  */
 export { pearson, spearman } from './correlation.ts';

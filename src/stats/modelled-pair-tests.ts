@@ -27,10 +27,11 @@ import { capAtLevelRows, type Representation } from './levels-or-differences.ts'
 import { controlResiduals, gapScales, type ControlCorrection } from './control-residuals.ts';
 import { fitNoiseModel, noiseCorrelation, type NoiseModel } from './noise-model.ts';
 import {
-  constantResidualsReason, constantSeriesReason, inferFromR, negligibleResiduals, nullResult, tooFew,
+  constantResidualsReason, constantSeriesReason, inferFromR, nullResult, residualsConstant, tooFew,
   type PartialOptions, type PartialResult,
 } from './partial-correlation-shared.ts';
 import { rank } from './rank.ts';
+import { scaledTimes } from './uneven-pair-tests.ts';
 import { projectCovariance, projectedEffectiveN, scaledDifferenceCovariance, type Projected } from './uneven-spacing.ts';
 import { isConstant } from './validate.ts';
 
@@ -82,13 +83,13 @@ export function modelledPairTests(
   const ones = new Float64Array(n).fill(1);
   const constantResid = series.map((s, i) => {
     const e = cr.residuals[i];
-    return e !== null && negligibleResiduals(sumSq(ranked ? rank(s) : s), sumSq(e));
+    return e !== null && residualsConstant(ranked ? rank(s) : s, e);
   });
   const models = series.map((_, i) => {
     const e = cr.residuals[i];
     return e && !constantResid[i] ? fitNoiseModel(e, [ones, cx], times) : null;
   });
-  const u = unitTimes(times);
+  const u = scaledTimes(times);
   const levelsProjected = new Map<number, Projected>(), diffProjected = new Map<number, Projected>();
   const projectLevels = (s: number) => {
     let p = levelsProjected.get(s);
@@ -183,21 +184,4 @@ function withReliability(pair: ModelledPair, rel: [number, number] | undefined):
   return product > 0
     ? { ...pair, reliability: rel, disattenuated: Math.max(-1, Math.min(1, pair.result.r / Math.sqrt(product))) }
     : { ...pair, reliability: rel };
-}
-
-/** Steps in units of the median gap (the differences' scaling). */
-function unitTimes(steps: ArrayLike<number>): Float64Array {
-  const w = gapScales(steps, steps.length);
-  const u = new Float64Array(steps.length);
-  for (let i = 1; i < steps.length; i++) u[i] = u[i - 1] + 1 / (w[i - 1] * w[i - 1]);
-  return u;
-}
-
-function sumSq(v: Float64Array): number {
-  let m = 0;
-  for (let i = 0; i < v.length; i++) m += v[i];
-  m /= v.length;
-  let s = 0;
-  for (let i = 0; i < v.length; i++) s += (v[i] - m) ** 2;
-  return s;
 }

@@ -26,6 +26,7 @@
  * Maximised over a grid of (log theta, nugget), then coordinate-wise golden-section refinement.
  */
 import { MAX_PHI } from './effective-sample-size.ts';
+import { choleskyUpper, dot, solveUpperTransposed } from './linalg.ts';
 import { spacingOf } from './uneven-spacing.ts';
 
 export type TimeAxis = 'step' | 'log-step';
@@ -105,26 +106,23 @@ function makeObjective(e: Float64Array, x: readonly Float64Array[], u: Float64Ar
   const f: Filter = { a: new Float64Array(n), k: new Float64Array(n), sd: new Float64Array(n), logdet: 0 };
   const ze = new Float64Array(n);
   const zx = x.map(() => new Float64Array(n));
-  const g = new Float64Array(p * p), h = new Float64Array(p), w = new Float64Array(p), l = new Float64Array(p * p);
+  const g = new Float64Array(p * p), w = new Float64Array(p);
   return (theta, nugget) => {
     filterFor(u, theta, nugget, f);
     whiten(e, f, ze);
     for (let j = 0; j < p; j++) whiten(x[j], f, zx[j]);
     for (let j = 0; j < p; j++) {
-      h[j] = dot(zx[j], ze);
+      w[j] = dot(zx[j], ze);
       for (let m = 0; m <= j; m++) g[j * p + m] = g[m * p + j] = dot(zx[j], zx[m]);
     }
-    if (!cholesky(g, p, l)) return Infinity;
-    let q = dot(ze, ze);
-    for (let i = 0; i < p; i++) {
-      let v = h[i];
-      for (let m = 0; m < i; m++) v -= l[i * p + m] * w[m];
-      w[i] = v / l[i * p + i];
-      q -= w[i] * w[i];
-    }
+    // q = z_e'z_e - h'G^-1 h = z_e'z_e - |R'^-1 h|^2 with R'R = G (h = Z_x'z_e, solved in place in w)
+    const r = choleskyUpper(g, p);
+    if (!r) return Infinity;
+    solveUpperTransposed(r, p, w, 1);
+    const q = dot(ze, ze) - dot(w, w);
     if (!(q > 0)) return Infinity;
     let logdetG = 0;
-    for (let j = 0; j < p; j++) logdetG += 2 * Math.log(l[j * p + j]);
+    for (let j = 0; j < p; j++) logdetG += 2 * Math.log(r[j * p + j]);
     return f.logdet + logdetG + (n - p) * Math.log(q);
   };
 }
@@ -204,27 +202,4 @@ export function noiseCorrelation(model: NoiseModel, steps: ArrayLike<number>, dr
     for (let j = 0; j < i; j++) s[i * n + j] = s[j * n + i] = drift * Math.exp(-(u[i] - u[j]) / model.theta);
   }
   return s;
-}
-
-function dot(a: Float64Array, b: Float64Array): number {
-  let s = 0;
-  for (let i = 0; i < a.length; i++) s += a[i] * b[i];
-  return s;
-}
-
-/** Lower Cholesky factor of a small symmetric matrix into `l`; false when not positive definite. */
-function cholesky(g: Float64Array, p: number, l: Float64Array): boolean {
-  l.fill(0);
-  for (let j = 0; j < p; j++) {
-    let d = g[j * p + j];
-    for (let k = 0; k < j; k++) d -= l[j * p + k] ** 2;
-    if (!(d > 1e-300)) return false;
-    l[j * p + j] = Math.sqrt(d);
-    for (let i = j + 1; i < p; i++) {
-      let v = g[i * p + j];
-      for (let k = 0; k < j; k++) v -= l[i * p + k] * l[j * p + k];
-      l[i * p + j] = v / l[j * p + j];
-    }
-  }
-  return true;
 }

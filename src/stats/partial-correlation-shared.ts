@@ -18,7 +18,7 @@ export const RESIDUALISERS = ['linear', 'spline'] as const;
 export const INFERENCES = ['effective-n', 'naive'] as const;
 export type CorrelationMethod = typeof CORRELATION_METHODS[number];
 export type Residualiser = typeof RESIDUALISERS[number];
-/** How the p-value and CI count observations: Bartlett's effective n, or every checkpoint as independent. */
+/** How the p-value and CI count observations: an effective n (modelled-pair-tests.ts), or every checkpoint as independent. */
 export type Inference = typeof INFERENCES[number];
 
 export interface PartialResult {

@@ -34,7 +34,7 @@
  * even spacing (levels-or-differences.ts), and never counts more than its distinct checkpoints.
  */
 import { MAX_PHI } from './effective-sample-size.ts';
-import { orthonormalise } from './linalg.ts';
+import { choleskyUpper, dot, orthonormalise, solveUpperTransposed } from './linalg.ts';
 
 /** Gaps that differ by more than this relative amount make a schedule uneven. */
 const EVEN_TOLERANCE = 1e-9;
@@ -88,16 +88,15 @@ export function fitOuTheta(e: Float64Array, x: Float64Array[], u: Float64Array):
     whiten(e, ze);
     x.forEach((col, j) => whiten(col, zx[j]));
     // q = z_e'z_e - h' G^-1 h with G = Z_x'Z_x, h = Z_x'z_e (the GLS residual sum of squares)
-    const g = new Float64Array(p * p), h = new Float64Array(p);
+    const g = new Float64Array(p * p), w = new Float64Array(p);
     for (let j = 0; j < p; j++) {
-      h[j] = dot(zx[j], ze);
+      w[j] = dot(zx[j], ze);
       for (let l = 0; l <= j; l++) g[j * p + l] = g[l * p + j] = dot(zx[j], zx[l]);
     }
-    const chol = cholesky(g, p);
+    const chol = choleskyUpper(g, p);
     if (!chol) return -Infinity;
-    const w = forwardSolve(chol, p, h);
-    let q = dot(ze, ze);
-    for (let j = 0; j < p; j++) q -= w[j] * w[j];
+    solveUpperTransposed(chol, p, w, 1);
+    const q = dot(ze, ze) - dot(w, w);
     let logdetG = 0;
     for (let j = 0; j < p; j++) logdetG += 2 * Math.log(chol[j * p + j]);
     if (!(q > 0)) return -Infinity;
@@ -197,37 +196,4 @@ export function projectedEffectiveN(ax: Projected, ay: Projected, p: number, n: 
   for (let i = 0; i < ax.a.length; i++) cross += ax.a[i] * ay.a[i];
   if (!(cross > 0)) return n;
   return Math.min(n, ax.trace * ay.trace / cross + p);
-}
-
-function dot(a: Float64Array, b: Float64Array): number {
-  let s = 0;
-  for (let i = 0; i < a.length; i++) s += a[i] * b[i];
-  return s;
-}
-
-/** Lower Cholesky factor of a small symmetric matrix, or null when it is not positive definite. */
-function cholesky(g: Float64Array, p: number): Float64Array | null {
-  const l = new Float64Array(p * p);
-  for (let j = 0; j < p; j++) {
-    let d = g[j * p + j];
-    for (let k = 0; k < j; k++) d -= l[j * p + k] ** 2;
-    if (!(d > 0)) return null;
-    l[j * p + j] = Math.sqrt(d);
-    for (let i = j + 1; i < p; i++) {
-      let v = g[i * p + j];
-      for (let k = 0; k < j; k++) v -= l[i * p + k] * l[j * p + k];
-      l[i * p + j] = v / l[j * p + j];
-    }
-  }
-  return l;
-}
-
-function forwardSolve(l: Float64Array, p: number, b: Float64Array): Float64Array {
-  const w = new Float64Array(p);
-  for (let i = 0; i < p; i++) {
-    let v = b[i];
-    for (let k = 0; k < i; k++) v -= l[i * p + k] * w[k];
-    w[i] = v / l[i * p + i];
-  }
-  return w;
 }
