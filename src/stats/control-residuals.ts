@@ -31,7 +31,8 @@
  * up to the quadratic's curvature error, which test/stats/control-residuals.test.ts bounds.
  *
  * Spearman ranks the series first; ranks carry no known noise variance, so no correction is made
- * (the result says so). First differences are taken of the level residuals (the control's curve
+ * (the result says so), and its differences are ranked as differences (rankedDifferences). First
+ * differences are otherwise taken of the level residuals (the control's curve
  * is removed in levels, where it is a curve, before differencing), scaled by the square root of
  * their gap; their noise term is sum w_i^2 (var u_i + var u_(i+1)).
  */
@@ -119,10 +120,33 @@ export function controlResiduals(
   const out: ControlResiduals = {
     n, correction: 'none', residuals: naive.residuals, dof: naive.dof, ...withRaw(pairMoments(naive.residuals, pairs, w)),
   };
+  if (opts.method === 'spearman') return { ...out, ...rankedDifferences(series, control, pairs, w, opts, skip) };
   if (!variance) return out;
   const { reliability } = controlNoise(control, variance);
   const simex = simexMoments(series, control, pairs, w, variance, opts, skip, out);
   return typeof simex === 'string' ? simex : { ...out, ...simex, correction: 'simex', reliability };
+}
+
+/**
+ * Spearman's differences: the ranks of the (gap-scaled) differences residualised on the ranks of the
+ * control's. Differencing level ranks would not do: a series that rises with training has ranks
+ * 1..n, whose differences are nearly all 1 and carry nothing.
+ */
+function rankedDifferences(
+  series: readonly Float64Array[], control: Float64Array, pairs: readonly (readonly [number, number])[], w: Float64Array,
+  opts: ControlResidualOptions, skip: Uint8Array,
+): Pick<ControlResiduals, 'differences' | 'rawDifferences'> {
+  const scaled = (v: Float64Array) => Float64Array.from({ length: v.length - 1 }, (_, i) => (v[i + 1] - v[i]) * w[i]);
+  const controls = prepareControls([scaled(control)], control.length - 1, opts);
+  const none = pairs.map(() => ({ c: 0, va: 0, vb: 0 }));
+  if (typeof controls === 'string') return { differences: none, rawDifferences: none };
+  const { residuals } = residualiseAll(series.map(scaled), controls, skip);
+  const centred = residuals.map((e) => (e ? centre(e) : null));
+  const differences = pairs.map(([a, b]) => {
+    const x = centred[a], y = centred[b];
+    return x && y ? { c: dot(x, y), va: dot(x, x), vb: dot(y, y) } : { c: 0, va: 0, vb: 0 };
+  });
+  return { differences, rawDifferences: differences };
 }
 
 function residualiseAll(
