@@ -1,9 +1,9 @@
 // One run's pair tests as the analysis options ask for them: which series (levels, first
-// differences, or per pair the one with more effective observations), which residualiser and
-// which inference; on an unevenly spaced step schedule the effective-n test models the gaps
-// (stats/uneven-pair-tests.ts), since a lag-1 autocorrelation and plain differences assume equal
-// ones. Shared by the analysis itself, its calibration (which must test simulated series exactly
-// as the run's are tested) and the robustness table.
+// differences, or per pair the one that keeps more information), which residualiser (auto: the
+// spline where the run is long enough) and which inference. The effective-n test is the modelled
+// one (stats/modelled-pair-tests.ts: any step schedule, the control's sampling noise corrected when
+// known); the naive test is the papers'. Shared by the analysis itself, its calibration (which must
+// test simulated series exactly as the run's are tested) and the robustness table.
 import {
   capAtLevelRows, countDistinctRows, denseIds, distinctLevelRows, firstDifferences, modelledPairTests,
   partialCorrelationPairs, spacingOf, splineResidualiser,
