@@ -28,7 +28,7 @@ export function formatTable(result: AnalysisResult, opts: AnalyzeOptions): strin
   const out: string[] = [];
   const how = `${opts.method} partial correlation, ${opts.residualiser} residualiser on "${opts.control}"` +
     `${opts.representation === 'differences' ? ', first differences' : opts.representation === 'levels' ? ', levels' : ''}, ` +
-    `${opts.inference === 'naive' ? 'naive t-test (checkpoints as independent)' : 't-test on the effective sample size of each residual series\' drift-plus-white-noise model'}, ` +
+    `${opts.inference === 'naive' ? 'naive t-test (checkpoints as independent)' : 't-test on the effective sample size (drift plus white noise)'}, ` +
     `${opts.correction === 'none' ? 'no correction' : `${opts.correction} correction`}, alpha ${opts.alpha}`;
   out.push(`Partial correlations between OOD test sets across checkpoints (${how})`);
   for (const r of result.leftOut) out.push(`left out: run ${r.run}: ${r.reason}`);
