@@ -71,6 +71,11 @@ export interface RunControlNoise {
   correction: ControlCorrection;
   /** (S_cc - U) / S_cc: the share of the control's variation across checkpoints that is not sampling noise. */
   reliability?: number;
+  /**
+   * Pair representations (levels and differences counted apart) left uncorrected: the stated noise's echo would take
+   * more than 80% of their residual variance, more than the scores hold (a fixed test set with stable answers).
+   */
+  uncorrected?: number;
   warning?: string;
 }
 
@@ -282,7 +287,10 @@ function analyzeRunData(data: RunData, opts: AnalyzeOptions): RunAnalysis {
  */
 function controlNoiseOf(first: TestedPair | undefined, noise: SamplingNoise, control: Float64Array): RunControlNoise | undefined {
   if (noise.control) {
-    return { correction: first?.correction ?? 'none', ...(first?.controlReliability !== undefined ? { reliability: first.controlReliability } : {}) };
+    return {
+      correction: first?.correction ?? 'none', ...(first?.controlReliability !== undefined ? { reliability: first.controlReliability } : {}),
+      ...(first?.uncorrected ? { uncorrected: first.uncorrected } : {}),
+    };
   }
   if (control.every((v) => v >= 0 && v <= 1)) {
     return {

@@ -31,6 +31,8 @@ export interface TestedPair {
   /** How the control's sampling noise was corrected (the same for every pair of a run). */
   correction?: ControlCorrection;
   controlReliability?: number;
+  /** Pair representations of the run left uncorrected: the stated noise exceeds what their residuals hold. */
+  uncorrected?: number;
 }
 
 /** The spline's basis dimension when none is forced: mgcv's default. */
@@ -79,7 +81,10 @@ export function testPairs(
     const index = new Map(names.map((name, i) => [name, i]));
     const run = modelledPairTests(names.map((t) => ood[t]), control, pairs.map(([a, b]) => [index.get(a)!, index.get(b)!] as const),
       modelledOptions(control, opts, noise.control, names.map((t) => noise.series?.[t])), steps, names);
-    const extra = { correction: run.correction, ...(run.controlReliability !== undefined ? { controlReliability: run.controlReliability } : {}) };
+    const extra = {
+      correction: run.correction, ...(run.controlReliability !== undefined ? { controlReliability: run.controlReliability } : {}),
+      ...(run.uncorrected ? { uncorrected: run.uncorrected } : {}),
+    };
     return run.pairs.map((t, i) => ({ a: pairs[i][0], b: pairs[i][1], ...t, ...extra }));
   }
   return naivePairs(ood, control, opts, pairs);

@@ -20,7 +20,8 @@
  * values of test/stats/golden/make_control_error.py are computed. When the control's reliability
  * (S_cc - U) / S_cc falls below MIN_RELIABILITY the denominator is held at that share of S_cc: the
  * estimator's moments do not exist near zero (Fuller 1987, 2.5 modifies it for the same reason); and
- * the noise taken off a pair never leaves a residual variance below that share of its naive value.
+ * a pair whose residual variances the correction would take below that share of their naive values
+ * is left uncorrected (counted in `uncorrected`): the stated noise is more than its residuals hold.
  *
  * Any other residualiser (the spline): SIMEX (Cook and Stefanski 1994, JASA 89; Carroll, Ruppert,
  * Stefanski and Crainiceanu 2006, "Measurement Error in Nonlinear Models", ch. 5): the control is
@@ -70,6 +71,8 @@ export interface ControlResiduals {
    */
   rawLevels: PairMoments[];
   rawDifferences: PairMoments[];
+  /** Representations of pairs (levels and differences counted apart) left uncorrected: the stated noise exceeds what their residuals hold. */
+  uncorrected?: number;
 }
 
 export interface ControlResidualOptions extends Pick<PartialOptions, 'method' | 'residualiser' | 'splineBasis'> {
@@ -211,26 +214,28 @@ function moments(
     return sc;
   });
   const raw = pairMoments(residuals, pairs, w);
-  // the noise taken off is at most what leaves each residual variance MIN_RELIABILITY of itself:
-  // a residual smaller than the control's noise echo it should carry means that noise is overstated
-  // for this series (or the draw was unlucky), and an unbounded correction would divide by ~0
+  // a residual variance the control's noise echo would take more than 1 - MIN_RELIABILITY of says
+  // that noise is overstated for this series (a fixed test set whose answers barely change between
+  // checkpoints carries little of its binomial variance from one to the next): such a pair is left
+  // uncorrected rather than divided by what is left
+  let uncorrected = 0;
   const correct = (m: PairMoments, a: number, b: number, noise: number): PairMoments => {
     const na = beta[a] * beta[a] * noise, nb = beta[b] * beta[b] * noise;
-    const f = Math.min(1, na > 0 ? (1 - MIN_RELIABILITY) * m.va / na : 1, nb > 0 ? (1 - MIN_RELIABILITY) * m.vb / nb : 1);
-    return { c: m.c - f * beta[a] * beta[b] * noise, va: m.va - f * na, vb: m.vb - f * nb };
+    if (na > (1 - MIN_RELIABILITY) * m.va || nb > (1 - MIN_RELIABILITY) * m.vb) { uncorrected++; return m; }
+    return { c: m.c - beta[a] * beta[b] * noise, va: m.va - na, vb: m.vb - nb };
   };
   return {
     n, correction: 'moments', reliability, residuals, dof: series.map(() => 1),
     levels: raw.levels.map((m, i) => correct(m, pairs[i][0], pairs[i][1], u)),
     differences: raw.differences.map((m, i) => correct(m, pairs[i][0], pairs[i][1], ud)),
-    rawLevels: raw.levels, rawDifferences: raw.differences,
+    rawLevels: raw.levels, rawDifferences: raw.differences, uncorrected,
   };
 }
 
 function simexMoments(
   series: readonly Float64Array[], control: Float64Array, pairs: readonly (readonly [number, number])[], w: Float64Array,
   variance: Float64Array, opts: ControlResidualOptions, skip: Uint8Array, naive: ControlResiduals,
-): { levels: PairMoments[]; differences: PairMoments[] } | string {
+): { levels: PairMoments[]; differences: PairMoments[]; uncorrected: number } | string {
   const n = control.length;
   const random = createRandom(opts.seed ?? 0);
   const sd = Float64Array.from(variance, (v) => Math.sqrt(Math.max(0, v)));
@@ -264,14 +269,17 @@ function simexMoments(
     va: quadraticAtMinusOne(lambdas, lambdas.map((_, li) => pick(means[li])[p].va)),
     vb: quadraticAtMinusOne(lambdas, lambdas.map((_, li) => pick(means[li])[p].vb)),
   }));
-  // the same floor as the method of moments': a residual variance keeps at least MIN_RELIABILITY of its naive value
-  const floored = (list: PairMoments[], raw: PairMoments[]) => list.map((m, i) => {
-    const va = Math.max(m.va, MIN_RELIABILITY * raw[i].va), vb = Math.max(m.vb, MIN_RELIABILITY * raw[i].vb);
-    const bound = Math.sqrt(va * vb);
-    return { c: Math.max(-bound, Math.min(bound, m.c)), va, vb };
+  // the method of moments' rule: a pair whose variances the correction would take below
+  // MIN_RELIABILITY of their naive values is left uncorrected
+  let uncorrected = 0;
+  const credible = (list: PairMoments[], raw: PairMoments[]) => list.map((m, i) => {
+    if (m.va >= MIN_RELIABILITY * raw[i].va && m.vb >= MIN_RELIABILITY * raw[i].vb) return m;
+    uncorrected++;
+    return raw[i];
   });
   return {
-    levels: floored(extrapolate((l) => l!.levels), naive.levels), differences: floored(extrapolate((l) => l!.differences), naive.differences),
+    levels: credible(extrapolate((l) => l!.levels), naive.levels), differences: credible(extrapolate((l) => l!.differences), naive.differences),
+    uncorrected,
   };
 }
 

@@ -60,6 +60,8 @@ export interface ModelledRun {
   correction: ControlCorrection;
   /** The control's reliability when its noise is known. */
   controlReliability?: number;
+  /** Pair representations left uncorrected (control-residuals.ts). */
+  uncorrected?: number;
 }
 
 export function modelledPairTests(
@@ -135,6 +137,7 @@ export function modelledPairTests(
   });
   return {
     pairs: out, models, correction: cr.correction, ...(cr.reliability !== undefined ? { controlReliability: cr.reliability } : {}),
+    ...(cr.uncorrected ? { uncorrected: cr.uncorrected } : {}),
   };
 }
 
