@@ -49,7 +49,7 @@ export interface PairResult {
   representation: Representation;
   /** Why r is null, when it is. */
   reason?: string;
-  /** 'effective-n': bias-corrected AR(1) coefficients of the two residual series. */
+  /** 'effective-n': each residual series' fitted drift correlation at the median gap (stats/noise-model.ts). */
   phi?: [number, number];
   /** Distinct (control, a, b) score rows, when fewer than the observations (plateaus). */
   distinct?: number;
