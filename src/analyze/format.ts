@@ -93,7 +93,7 @@ export function calibrationLine(c: NonNullable<AnalysisResult['runs'][number]['c
 export function spacingNote(s: NonNullable<AnalysisResult['runs'][number]['spacing']>): string {
   const gaps = `uneven checkpoint spacing (gaps ${s.min_gap} to ${s.max_gap} steps, median ${s.reference_gap})`;
   return s.modelled
-    ? `${gaps}: the test models noise correlated exp(-gap / tau) (phi is the correlation at the median gap)`
+    ? `${gaps}: the test models a drift correlated exp(-gap / tau) plus white noise (phi is the drift's correlation at the median gap)`
     : `${gaps}: the naive test counts every checkpoint as independent whatever its gap`;
 }
 

@@ -188,7 +188,7 @@ test('an unevenly spaced run: the test models the gaps, the calibration simulate
   assert.notDeepEqual(result.pairs.map((p) => p.nEff), asEven.pairs.map((p) => p.nEff));
   for (const p of result.pairs) assert.ok(p.nEff <= (p.representation === 'differences' ? n - 1 : n));
   const table = formatTable(analyzeRuns([uneven], opts), opts);
-  assert.match(table, /note: uneven checkpoint spacing \(gaps 1 to 10000 steps, median 7000\): the test models noise correlated exp\(-gap \/ tau\)/);
+  assert.match(table, /note: uneven checkpoint spacing \(gaps 1 to 10000 steps, median 7000\): the test models a drift correlated exp\(-gap \/ tau\) plus white noise/);
   assert.match(table, /drift phi \d\.\d\d \+ \d+% white noise at the run's steps/);
   // the naive test ignores the gaps, and says so
   const naive = analyzeRun(uneven, { ...FAST, inference: 'naive' });
