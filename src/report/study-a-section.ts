@@ -166,14 +166,12 @@ async function runCorrelations(run: RunAnalysis, opts: Pick<AnalyzeOptions, 'alp
     // The checks that respect checkpoint order, when they were asked for (--bootstrap, --permutations).
     ...(table.columns.includes('bootstrap_ci95_low') ? ['bootstrap_ci95_low'] : []),
     ...(table.columns.includes('permutation_p') ? ['permutation_p'] : []),
-    ...(run.pairs.some((p) => p.reason) ? ['reason'] : []),
   ];
   const headers = Object.fromEntries(PAIR_COLUMNS.map((c) => [c.name, c.label]));
   const tableHtml = htmlTable({ columns: table.columns, rows }, {
     columns: shown,
     headers: { ...headers, a: 'pair', ci95_low: '95% CI', bootstrap_ci95_low: 'block bootstrap 95% CI' },
     names: ['a'],
-    wrap: ['reason'],
     format: {
       a: (v, row) => pairCell(String(v), String(row[col('b')])),
       n_eff: (v) => fixed(v as number, 1),
@@ -185,7 +183,11 @@ async function runCorrelations(run: RunAnalysis, opts: Pick<AnalyzeOptions, 'alp
       significant: (v) => (v ? '<span class="sig">yes</span>' : 'no'),
     },
   });
-  return `<h4>Partial correlations of OOD test sets</h4><div class="charts">${figure(svg, caption, 'heatmap')}${tableHtml}</div>`;
+  // Why a pair has no r, under the table: a column of sentences would widen it past a narrow page.
+  const untested = run.pairs.filter((p) => p.r === null && p.reason);
+  const reasons = untested.length === 0 ? '' : `<p class="note">No r for ${untested.length} pair${untested.length === 1 ? '' : 's'}:</p>` +
+    `<ul class="note">${untested.map((p) => `<li>${esc(p.a)} – ${esc(p.b)}: ${esc(p.reason!)}</li>`).join('')}</ul>`;
+  return `<h4>Partial correlations of OOD test sets</h4><div class="charts">${figure(svg, caption, 'heatmap')}${tableHtml}</div>${reasons}`;
 }
 
 /**

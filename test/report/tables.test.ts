@@ -10,6 +10,7 @@ import { formatPairsCsv } from '../../src/analyze/format.ts';
 import { UserError } from '../../src/errors.ts';
 import { renderReport } from '../../src/report/index.ts';
 import { tableToCsv, tableToJson, type Table } from '../../src/report/table.ts';
+import { esc } from '../../src/report/html.ts';
 import { STUDY_A, STUDY_B_TASKS, studyBScore, tempDir, writeStudyA, writeStudyB } from './helpers.ts';
 
 type Row = Record<string, unknown>;
@@ -209,5 +210,7 @@ test('a pair with no correlation (a constant series) is reported with its reason
   }
   assert.match(report.tables.partial_correlations.csv, /\nr,a,flat,10,,/);
   assert.ok(report.html.includes('>n/a<'), 'the heatmap cell says n/a');
+  assert.ok(report.html.includes('No r for 2 pairs'), 'the page says which pairs have no r');
+  for (const p of flat) assert.ok(report.html.includes(esc(`${p.a} – ${p.b}: ${p.reason}`)), `the page gives the reason for ${p.a} – ${p.b}`);
   assert.ok(!/NaN/.test(report.html));
 });
