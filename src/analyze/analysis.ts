@@ -20,7 +20,7 @@ import { DEFAULT_OPTIONS as DEFAULTS, type AnalysisOptions } from './options.ts'
 import { MIN_STEPS, modelsGaps, residualiserFor, testPairs, type SamplingNoise, type TestedPair } from './pair-tests.ts';
 import { metaAcrossRuns, type MetaAcrossRuns } from './pair-meta.ts';
 import { plateausOf } from './plateaus.ts';
-import { markFragile, robustnessOf, type Robustness, type RunData } from './robustness.ts';
+import { markFragile, ROBUSTNESS_CHOICES, robustnessOf, type Robustness, type RunData } from './robustness.ts';
 import type { RunSeries } from './run-series.ts';
 import { runStability } from './stability.ts';
 import { headlineOf, type Headline } from './verdict.ts';
@@ -151,7 +151,13 @@ export function analyzeOrSkip(series: readonly RunSeries[], opts: AnalyzeOptions
 const withDefaults = (opts: AnalyzeOptions): AnalyzeOptions =>
   ({ ...DEFAULTS, ...Object.fromEntries(Object.entries(opts).filter(([, v]) => v !== undefined)) } as AnalyzeOptions);
 
-export function analyzeRuns(series: readonly RunSeries[], options: AnalyzeOptions): AnalysisResult {
+/**
+ * Called after each run's analysis, the run's own and each robustness choice's: `done` of `total`
+ * (runs x (1 + robustness choices)), so a caller can show progress on a long analysis.
+ */
+export type AnalysisProgress = (done: number, total: number) => void;
+
+export function analyzeRuns(series: readonly RunSeries[], options: AnalyzeOptions, progress?: AnalysisProgress): AnalysisResult {
   const opts = withDefaults(options);
   const problem = analysisProblem(series, opts);
   if (problem !== undefined) throw new UserError(problem);
@@ -162,12 +168,15 @@ export function analyzeRuns(series: readonly RunSeries[], options: AnalyzeOption
     return reason === undefined;
   });
   const data = kept.map((s) => runData(s, opts));
-  const runs = data.map((d) => analyzeRunData(d, opts));
+  const total = data.length * (1 + (opts.robustness ? ROBUSTNESS_CHOICES : 0));
+  let done = 0;
+  const tick = () => progress?.(++done, total);
+  const runs = data.map((d) => { const r = analyzeRunData(d, opts); tick(); return r; });
   const agreement = agreementAcrossRuns(runs, opts.alpha);
   const attributes = new Map(kept.map((s) => [s.run, s.attributes]));
   const meta = metaAcrossRuns(runs, opts, attributes);
   // robustness before the headline: the headline says how robust the verdicts it names are
-  const robustness = opts.robustness ? robustnessOf(data, meta, opts) : undefined;
+  const robustness = opts.robustness ? robustnessOf(data, meta, opts, tick) : undefined;
   if (robustness) markFragile(meta, robustness);
   const result: AnalysisResult = { headline: headlineOf({ runs, meta, robustness, leftOut }, opts), runs, leftOut, agreement, meta };
   if (robustness) result.robustness = robustness;
@@ -203,6 +212,11 @@ function setsProblem(series: RunSeries, opts: AnalyzeOptions): string | undefine
   const missing = oodNames.find((t) => !series.values.has(t));
   if (missing !== undefined) return `no scores for test set "${missing}"`;
   if (oodNames.length < 2) return `needs at least two OOD test sets besides the control "${opts.control}", has ${oodNames.length}`;
+  const pairs = (oodNames.length * (oodNames.length - 1)) / 2;
+  if (pairs > opts.maxPairs) {
+    return `its ${oodNames.length} OOD test sets make ${pairs.toLocaleString('en')} pairs, more than --max-pairs ` +
+      `${opts.maxPairs.toLocaleString('en')}: name the sets to compare with --test-set, or raise --max-pairs`;
+  }
   return undefined;
 }
 

@@ -52,6 +52,8 @@ export const ANALYSIS_OPTIONS = {
     help: 'order-respecting (circular shift) permutation test with this many permutations (0: none)' },
   seed: { kind: 'integer', default: 0, min: 0, metavar: 'seed', help: 'seed for the bootstrap, the permutations and the calibration' },
   testSets: { kind: 'list', flag: 'test-set', metavar: 'set...', help: 'the OOD test sets to include (default: all but the control)' },
+  maxPairs: { kind: 'integer', default: 100_000, min: 1, metavar: 'count', help: 'refuse inputs whose OOD sets make more pairs than ' +
+    'this per run (n sets make n(n-1)/2 pairs, each tested, simulated and pooled): name the sets with --test-set, or raise it' },
   minCheckpoints: { kind: 'integer', min: 1, metavar: 'n', help: 'leave out (with a note) runs with fewer checkpoints; the others are ' +
     "analysed (default: the fewest the residualiser can use, 5 linear, 12 spline; runs below that are always left out)" },
   metaEstimator: { kind: 'choice', choices: TAU2_ESTIMATORS, default: 'REML', anyCase: true, metavar: 'estimator',

@@ -48,43 +48,48 @@ export interface RunData {
 }
 
 
-export function robustnessOf(runs: readonly RunData[], main: MetaAcrossRuns, opts: AnalyzeOptions): Robustness {
+/** The analysis choices robustnessOf recomputes every verdict under. */
+const CHOICES = (['pearson', 'spearman'] as const).flatMap((method) => (['linear', 'spline'] as const).flatMap((residualiser) =>
+  (['levels', 'differences'] as const).map((representation) => ({ method, residualiser, representation }))));
+export const ROBUSTNESS_CHOICES = CHOICES.length;
+
+/** `tick`: called after each run under each choice (progress). */
+export function robustnessOf(runs: readonly RunData[], main: MetaAcrossRuns, opts: AnalyzeOptions, tick?: () => void): Robustness {
   const choices: RobustnessChoice[] = [];
   const verdicts: Map<string, PairVerdict>[] = [];
-  for (const method of ['pearson', 'spearman'] as const) {
-    for (const residualiser of ['linear', 'spline'] as const) {
-      for (const representation of ['levels', 'differences'] as const) {
-        const choice: RobustnessChoice = { method, residualiser, representation, available: true };
-        choices.push(choice);
-        const short = runs.find((r) => r.control.length - (representation === 'differences' ? 1 : 0) < MIN_STEPS[residualiser]);
-        if (short) {
-          choice.available = false;
-          choice.reason = `run "${short.run}" has too few ${representation === 'differences' ? 'differences' : 'checkpoints'} ` +
-            `for the ${residualiser} residualiser (needs ${MIN_STEPS[residualiser]})`;
-          verdicts.push(new Map());
-          continue;
-        }
-        const testOpts: PairTestOptions = { method, residualiser, inference: opts.inference, representation };
-        const analysed = runs.map((r) => {
-          const pairs = testPairs(r.ood, r.control, testOpts, r.steps, r.noise);
-          const stability = runStability({ control: r.control, ood: r.ood, steps: r.steps, controlName: opts.control },
-            { ...opts, method, residualiser });
-          const adjusted = adjustPValues(pairs.map((p) => p.result.p), opts.correction);
-          return {
-            run: r.run,
-            pairs: pairs.map(({ a, b, result, representation }, i): PairResult => {
-              const pair: PairResult = { a, b, r: result.r, nEff: result.nEff, df: result.df, p: result.p, p_adjusted: adjusted[i],
-                ci95: result.ci95, representation };
-              const unstable = stability(a, b, { ...result, representation });
-              if (unstable !== undefined) pair.unstable = unstable;
-              return pair;
-            }),
-          };
-        });
-        const meta = metaAcrossRuns(analysed, { ...opts, moderator: undefined });
-        verdicts.push(new Map(meta.pairs.map((p) => [`${p.a}\u0000${p.b}`, p.verdict])));
-      }
+  for (const { method, residualiser, representation } of CHOICES) {
+    const choice: RobustnessChoice = { method, residualiser, representation, available: true };
+    choices.push(choice);
+    const short = runs.find((r) => r.control.length - (representation === 'differences' ? 1 : 0) < MIN_STEPS[residualiser]);
+    if (short) {
+      choice.available = false;
+      choice.reason = `run "${short.run}" has too few ${representation === 'differences' ? 'differences' : 'checkpoints'} ` +
+        `for the ${residualiser} residualiser (needs ${MIN_STEPS[residualiser]})`;
+      verdicts.push(new Map());
+      for (let i = 0; i < runs.length; i++) tick?.();
+      continue;
     }
+    const testOpts: PairTestOptions = { method, residualiser, inference: opts.inference, representation };
+    const analysed = runs.map((r) => {
+      const pairs = testPairs(r.ood, r.control, testOpts, r.steps, r.noise);
+      const stability = runStability({ control: r.control, ood: r.ood, steps: r.steps, controlName: opts.control },
+        { ...opts, method, residualiser });
+      const adjusted = adjustPValues(pairs.map((p) => p.result.p), opts.correction);
+      const result = {
+        run: r.run,
+        pairs: pairs.map(({ a, b, result, representation }, i): PairResult => {
+          const pair: PairResult = { a, b, r: result.r, nEff: result.nEff, df: result.df, p: result.p, p_adjusted: adjusted[i],
+            ci95: result.ci95, representation };
+          const unstable = stability(a, b, { ...result, representation });
+          if (unstable !== undefined) pair.unstable = unstable;
+          return pair;
+        }),
+      };
+      tick?.();
+      return result;
+    });
+    const meta = metaAcrossRuns(analysed, { ...opts, moderator: undefined });
+    verdicts.push(new Map(meta.pairs.map((p) => [`${p.a}\u0000${p.b}`, p.verdict])));
   }
   const pairs = main.pairs.map((g): PairRobustness => {
     const verdict = g.verdict;

@@ -14,6 +14,7 @@ import { formatAgreementCsv, formatJson, formatPairsCsv, formatTable, type Outpu
 import { formatMetaCsv, formatModeratorCsv } from '../analyze/format-meta.ts';
 import type { ScoreRow } from '../analyze/score-row.ts';
 import { terminalSafe } from '../terminal-safe.ts';
+import { analysisProgress } from './analysis-progress.ts';
 
 interface AnalyzeFlags extends AnalysisFlags, ScoreInputFlags {
   control: string;
@@ -52,7 +53,7 @@ export function registerAnalyze(program: Command): void {
             `test set has no score there (e.g. step ${first.step}: ${terminalSafe(first.missing.join(', '))})\n`);
         }
       }
-      const result = analyzeRuns(series, opts);
+      const result = analyzeRuns(series, opts, analysisProgress((line) => process.stderr.write(line)));
       const text = flags.format === 'json' ? formatJson(result)
         : flags.format === 'csv' ? formatPairsCsv(result, opts.alpha) : formatTable(result, opts);
       if (flags.out) {

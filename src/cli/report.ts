@@ -5,6 +5,7 @@ import { checkNamedTestSets } from '../analyze/input-checks.ts';
 import { addScoreInputOptions, readAndDescribe, sampleSizeFlag, SCORE_INPUT_HELP, type ScoreInputFlags } from './score-input-flags.ts';
 import { addAnalysisOptions, analysisOptionsFromFlags, type AnalysisFlags } from './analysis-flags.ts';
 import { terminalSafe } from '../terminal-safe.ts';
+import { analysisProgress } from './analysis-progress.ts';
 
 interface ReportFlags extends AnalysisFlags, ScoreInputFlags {
   out: string;
@@ -52,6 +53,7 @@ export function registerReport(program: Command): void {
         studyFile: flags.study,
         pair: flags.pair as [string, string] | undefined,
         analysis,
+        progress: analysisProgress((line) => process.stderr.write(line)),
       });
       process.stdout.write(`${terminalSafe(written.report.headline)}\n`);
       if (written.report.studyBHeadline) process.stdout.write(`Study B: ${terminalSafe(written.report.studyBHeadline)}\n`);

@@ -5,7 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { UserError } from '../errors.ts';
-import type { AnalysisResult, AnalyzeOptions } from '../analyze/analysis.ts';
+import type { AnalysisProgress, AnalysisResult, AnalyzeOptions } from '../analyze/analysis.ts';
 import { anchor, esc, page } from './html.ts';
 import { provenanceSection, sha256, type Provenance } from './provenance-section.ts';
 import { loadReportInput } from './report-data.ts';
@@ -31,6 +31,8 @@ export interface ReportInput {
   metric?: string;
   promptVariant?: string;
   analysis?: Partial<Omit<AnalyzeOptions, 'control'>>;
+  /** Told how far the study-A analysis is (the CLI prints it on long analyses). */
+  progress?: AnalysisProgress;
   /** The analysis already made from this input (a study's, pipeline/run-study.ts): drawn as it is, not computed again. */
   result?: AnalysisResult;
   title?: string;
@@ -59,7 +61,7 @@ export interface RenderedReport {
 
 export async function renderReport(input: ReportInput): Promise<RenderedReport> {
   const data = await loadReportInput(input.storePath, input.promptVariant ?? '', input.columns);
-  const a = studyA(data, { control: input.control, metric: input.metric, analysis: input.analysis, result: input.result,
+  const a = studyA(data, { control: input.control, metric: input.metric, analysis: input.analysis, result: input.result, progress: input.progress,
     sampleSize: input.sampleSize });
   const b = studyB(data, { metric: input.metric });
   const tableList = buildTables(data, a, b);

@@ -4,7 +4,7 @@
 // checkpoint, a run without the control set) is listed with the reason instead of stopping the
 // report, since one store often holds runs of both studies.
 import { UserError } from '../errors.ts';
-import { analyzeRuns, DEFAULT_OPTIONS, emptyAnalysis, runProblem, type AnalysisResult, type AnalyzeOptions } from '../analyze/analysis.ts';
+import { analyzeRuns, DEFAULT_OPTIONS, emptyAnalysis, runProblem, type AnalysisProgress, type AnalysisResult, type AnalyzeOptions } from '../analyze/analysis.ts';
 import { buildRunSeries, runAttributes, type RunSeries } from '../analyze/run-series.ts';
 import type { ScoreRow } from '../analyze/score-row.ts';
 import { metricForTestSet, metricsByTestSet, type ReportData } from './report-data.ts';
@@ -26,7 +26,7 @@ export interface StudyA {
 
 export function studyA(data: ReportData,
   opts: {
-    control?: string; metric?: string; analysis?: Partial<Omit<AnalyzeOptions, 'control'>>; result?: AnalysisResult;
+    control?: string; metric?: string; analysis?: Partial<Omit<AnalyzeOptions, 'control'>>; result?: AnalysisResult; progress?: AnalysisProgress;
     /** Examples behind every score that gives neither its own n nor a stderr. */
     sampleSize?: number;
   }): StudyA {
@@ -74,7 +74,7 @@ export function studyA(data: ReportData,
   }
   // the same analysis as `genstudy analyze` (calibration and robustness included) on the runs it can take
   const analysis: AnalysisResult = opts.result ?? (analysable.length
-    ? analyzeRuns(analysable, options)
+    ? analyzeRuns(analysable, options, opts.progress)
     : emptyAnalysis(options));
   const result: StudyA = { control, metric, options, series: analysable, skipped, analysis };
   if (analysable.length === 0) result.note = `No run could be analysed with control "${control}" and metric "${metric}".`;
