@@ -8,6 +8,7 @@ import { checkAgainstDesign } from '../pipeline/demo-check.ts';
 import { formatDesignCheck } from '../synth/index.ts';
 import { enginePath, initBackend } from '../engine/index.ts';
 import { runStudyCommand } from './run.ts';
+import { terminalSafe } from '../terminal-safe.ts';
 
 export const DEMO_STUDY = path.resolve(import.meta.dirname, '../../examples/demo.yaml');
 
@@ -21,7 +22,7 @@ export function registerDemo(program: Command): void {
       await initBackend();
       process.stdout.write(`Engine: ${enginePath()}\n`);
       const { result, written } = await runStudyCommand(loadStudyFile(DEMO_STUDY), DEMO_STUDY, { out: path.resolve(flags.out) });
-      if (result.analysis) process.stdout.write('\n' + formatDesignCheck(checkAgainstDesign(result.analysis, result.paths.synthetic)));
+      if (result.analysis) process.stdout.write('\n' + terminalSafe(formatDesignCheck(checkAgainstDesign(result.analysis, result.paths.synthetic)), { lines: true }));
       process.stdout.write(
         `\nDone in ${((performance.now() - started) / 1000).toFixed(0)} s. Open ${written.report ?? result.paths.out} in a browser.\n`);
     });

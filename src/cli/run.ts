@@ -6,6 +6,7 @@ import { runStudy, type RunStudyOptions, type StudyResult } from '../pipeline/ru
 import { writeStudyOutputs, printStudySummary, type StudyOutputs } from '../pipeline/outputs.ts';
 import { studyProgress } from '../pipeline/study-progress.ts';
 import { listValues } from './flag-values.ts';
+import { terminalSafe } from '../terminal-safe.ts';
 
 /** A study run from the command line (run, demo): its progress on stderr, then its outputs written and its summary printed. */
 export async function runStudyCommand(
@@ -19,7 +20,7 @@ export async function runStudyCommand(
     progress.finish();
   }
   const written = await writeStudyOutputs(study, result);
-  printStudySummary(result, written, (s) => process.stdout.write(s));
+  printStudySummary(result, written, (s) => process.stdout.write(terminalSafe(s, { lines: true })));
   return { result, written };
 }
 

@@ -3,6 +3,7 @@
 // On a terminal: cli-progress bars on stderr; otherwise plain log lines on stderr at most every few
 // seconds, so logs of long runs stay readable.
 import cliProgress from 'cli-progress';
+import { terminalSafe } from '../terminal-safe.ts';
 
 export interface ProgressPlan {
   /** Per test set: examples in all its cells over all checkpoints, and how many need the model. */
@@ -71,7 +72,7 @@ export class LogProgress implements ProgressSink {
   private lastPrint = 0;
 
   constructor(
-    private readonly write: (line: string) => void = (l) => process.stderr.write(l + '\n'),
+    private readonly write: (line: string) => void = (l) => process.stderr.write(terminalSafe(l) + '\n'),
     private readonly intervalMs = 5000,
     private readonly now: () => number = () => Date.now(),
   ) {}
@@ -125,7 +126,7 @@ export class BarProgress implements ProgressSink {
       stream: this.stream, hideCursor: true, clearOnComplete: false, etaBuffer: 50,
       format: `{name} {bar} {value}/{total} | {rate}/s | {left} left`,
     }, cliProgress.Presets.shades_classic);
-    for (const s of plan.sets) this.bars.set(s.id, this.multi.create(s.total, 0, { name: s.id.padEnd(width), rate: '-', left: '?' }));
+    for (const s of plan.sets) this.bars.set(s.id, this.multi.create(s.total, 0, { name: terminalSafe(s.id).padEnd(width), rate: '-', left: '?' }));
     this.overall = this.multi.create(this.tally.all.total, 0, { name: 'overall'.padEnd(width), rate: '-', left: '?' });
   }
 
@@ -138,9 +139,9 @@ export class BarProgress implements ProgressSink {
   }
 
   note(line: string): void {
-    if (!this.multi) { this.stream.write(line + '\n'); return; }
+    if (!this.multi) { this.stream.write(terminalSafe(line) + '\n'); return; }
     // cli-progress prints logged lines at its next redraw; redraw now so none is lost at stop.
-    this.multi.log(line + '\n');
+    this.multi.log(terminalSafe(line) + '\n');
     this.multi.update();
   }
 
@@ -154,7 +155,7 @@ export class BarProgress implements ProgressSink {
 
 /** Bars on a terminal, log lines otherwise. */
 export function progressFor(stream: NodeJS.WriteStream = process.stderr): ProgressSink {
-  return stream.isTTY ? new BarProgress(stream) : new LogProgress((l) => stream.write(l + '\n'));
+  return stream.isTTY ? new BarProgress(stream) : new LogProgress((l) => stream.write(terminalSafe(l) + '\n'));
 }
 
 /** Discards progress (library use and tests that do not look at it). */

@@ -23,6 +23,7 @@ import { executeRun } from './execute-run.ts';
 import type { StudyStages } from './study-progress.ts';
 
 import { reportedVariant } from './execute-run.ts';
+import { terminalSafe } from '../terminal-safe.ts';
 
 export { reportedVariant };
 
@@ -61,7 +62,7 @@ export function studyPaths(study: Study, studyFile: string, outOverride?: string
 }
 
 export async function runStudy(study: Study, studyFile: string, opts: RunStudyOptions = {}): Promise<StudyResult> {
-  const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const log = opts.log ?? ((line: string) => process.stderr.write(`${terminalSafe(line)}\n`));
   const paths = studyPaths(study, studyFile, opts.out);
   const studyDir = path.dirname(paths.studyFile);
   const dataDir = study.dataDir === undefined ? undefined : path.resolve(studyDir, study.dataDir);

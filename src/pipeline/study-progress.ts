@@ -11,6 +11,7 @@ import type { ProgressSink as TrainProgress } from '../train/index.ts';
 import type { LogEntry } from '../train/checkpoints.ts';
 import type { CheckpointPolicy } from '../train/index.ts';
 import { StudyEta } from './study-eta.ts';
+import { terminalSafe } from '../terminal-safe.ts';
 
 /** What run-study tells the progress view besides the training and evaluation sinks. */
 export interface StudyStages {
@@ -147,13 +148,13 @@ class LiveArea implements StudyProgress {
       out.push(`  evaluate  ${bar(s.evalDone / s.evalTotal)} ${steps}: ${s.evalDone}/${s.evalTotal} examples${rate}${cached}`);
     }
     this.clear();
-    this.stream.write(out.map(fit).join('\n') + '\n');
+    this.stream.write(out.map((l) => fit(terminalSafe(l))).join('\n') + '\n');
     this.lines = out.length;
   }
 
   log = (line: string): void => {
     this.clear();
-    this.stream.write(line + '\n');
+    this.stream.write(terminalSafe(line) + '\n');
     this.draw(true);
   };
 
@@ -272,7 +273,7 @@ class LogLines implements StudyProgress {
 
 /** The live area on a terminal, plain lines otherwise. */
 export function studyProgress(stream: NodeJS.WriteStream = process.stderr, tty = stream.isTTY === true): StudyProgress {
-  return tty ? new LiveArea(stream) : new LogLines((line) => stream.write(line + '\n'));
+  return tty ? new LiveArea(stream) : new LogLines((line) => stream.write(terminalSafe(line) + '\n'));
 }
 
 export { LiveArea, LogLines };

@@ -47,3 +47,21 @@ test('on a terminal: one bar per test set and one overall (cli-progress)', () =>
   assert.match(out, /hello/);
   assert.ok(!(progressFor(new PassThrough() as unknown as NodeJS.WriteStream) instanceof BarProgress), 'plain lines when not a terminal');
 });
+
+test('a test-set name carrying terminal escapes is printed escaped, in log lines and in bars', () => {
+  const hostile = 'ood\x1b[2J\x1b]0;owned\x07\u202e';
+  for (const tty of [false, true]) {
+    const stream = Object.assign(new PassThrough(), tty
+      ? { isTTY: true, columns: 120, cursorTo() { return true; }, moveCursor() { return true; }, clearLine() { return true; }, clearScreenDown() { return true; } }
+      : {});
+    let out = '';
+    stream.on('data', (d) => { out += String(d); });
+    const p = progressFor(stream as unknown as NodeJS.WriteStream);
+    p.start({ sets: [{ id: hostile, total: 10, toCompute: 10 }] });
+    p.advance(hostile, 10, true);
+    p.note(`note about ${hostile}`);
+    p.stop();
+    assert.ok(out.includes('ood\\x1b[2J\\x1b]0;owned\\x07\\u202e'), `${tty ? 'bars' : 'lines'}: the name shown escaped`);
+    assert.ok(!out.includes('\x1b[2J') && !out.includes('\u202e'), `${tty ? 'bars' : 'lines'}: no raw escape from the name`);
+  }
+});

@@ -4,7 +4,7 @@
 // study; on a terminal, one live area redrawn in place that leaves nothing behind per checkpoint.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { LiveArea, LogLines, formatDuration, type StudyProgress } from '../../src/pipeline/study-progress.ts';
+import { LiveArea, LogLines, formatDuration, studyProgress, type StudyProgress } from '../../src/pipeline/study-progress.ts';
 
 /** Two runs of 100 steps, a checkpoint every 50 steps evaluated on 2 sets of 10 examples; the second run all cached. */
 function drive(p: StudyProgress, clock: { t: number }): void {
@@ -104,4 +104,19 @@ test('the training bar advances with the checkpoints evaluated between logged st
   const last = (re: RegExp) => lines.filter((l) => re.test(l)).at(-1) ?? '';
   assert.match(last(/^  train/), /step 3\/400/, 'not "step 0/400" while checkpoints 1-3 are evaluated');
   assert.doesNotMatch(last(/^study:/), /left/, '3 steps are no basis for 397 more');
+});
+
+test('run ids and notes carrying terminal escapes are printed escaped, as lines and in the live area', () => {
+  for (const tty of [false, true]) {
+    const out: string[] = [];
+    const stream = { columns: 120, write(chunk: string) { out.push(chunk); return true; } } as unknown as NodeJS.WriteStream;
+    const p = studyProgress(stream, tty);
+    p.stages.run(0, 1, 'r\x1b[31m1');
+    p.log('note \x1b]0;title\x07');
+    const text = out.join('');
+    // the live area names the run at once; plain lines name it with its first training or evaluation line
+    if (tty) assert.ok(text.includes('r\\x1b[31m1'), text);
+    assert.ok(text.includes('note \\x1b]0;title\\x07'), text);
+    assert.ok(!text.includes('\x1b[31m') && !text.includes('\x07'), 'no raw escape from a name');
+  }
 });
