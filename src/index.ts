@@ -10,7 +10,7 @@ export { UserError } from './errors.ts';
 export * from './stats/index.ts';
 
 // Scores in, per-run partial correlations and the across-run agreement out.
-export { analyzeRuns, analyzeRun, type AnalyzeOptions, type AnalysisResult, type RunAnalysis, type PairResult } from './analyze/analysis.ts';
+export { analyzeRuns, analyzeRun, type AnalyzeInput, type AnalyzeOptions, type AnalysisResult, type RunAnalysis, type PairResult } from './analyze/analysis.ts';
 export { metaAcrossRuns, type MetaAcrossRuns, type PairMeta } from './analyze/pair-meta.ts';
 export { ANALYSIS_OPTIONS, AnalysisOptionsSchema, DEFAULT_OPTIONS, type AnalysisOptions } from './analyze/options.ts';
 export { PAIR_VERDICTS, pairVerdict, headlineOf, type PairVerdict, type Headline } from './analyze/verdict.ts';
@@ -20,7 +20,7 @@ export type { Robustness, PairRobustness } from './analyze/robustness.ts';
 export { readScores } from './analyze/read-scores.ts';
 export { readScoreInput } from './analyze/read-scores.ts';
 export type { ScoreReading } from './analyze/score-reading.ts';
-export { buildRunSeries, type RunSeries } from './analyze/run-series.ts';
+export { buildRunSeries, type RunSeries, type ScoreRowInput } from './analyze/run-series.ts';
 export type { ScoreRow } from './analyze/score-row.ts';
 
 // Models: the built-in engine and OpenAI-compatible servers.

@@ -32,6 +32,9 @@ export { splineBasisFor } from './pair-tests.ts';
 /** The options of analysis.ts: the declared analysis options (options.ts) and the control test set. */
 export type AnalyzeOptions = AnalysisOptions & { control: string };
 
+/** What a caller gives: the control, and any options (the others take their defaults). */
+export type AnalyzeInput = Partial<AnalysisOptions> & { control: string };
+
 export const DEFAULT_OPTIONS: AnalysisOptions = DEFAULTS;
 
 export interface PairResult {
@@ -142,13 +145,13 @@ export function analysisProblem(series: readonly RunSeries[], opts: AnalyzeOptio
 }
 
 /** The analysis, or why there is none yet (a value, not an error: see analysisProblem). */
-export function analyzeOrSkip(series: readonly RunSeries[], opts: AnalyzeOptions): { analysis: AnalysisResult } | { skipped: string } {
+export function analyzeOrSkip(series: readonly RunSeries[], opts: AnalyzeInput): { analysis: AnalysisResult } | { skipped: string } {
   const skipped = analysisProblem(series, withDefaults(opts));
   return skipped === undefined ? { analysis: analyzeRuns(series, opts) } : { skipped };
 }
 
 /** Options a caller left out (a library caller may pass only some) take their declared defaults. */
-const withDefaults = (opts: AnalyzeOptions): AnalyzeOptions =>
+const withDefaults = (opts: AnalyzeInput): AnalyzeOptions =>
   ({ ...DEFAULTS, ...Object.fromEntries(Object.entries(opts).filter(([, v]) => v !== undefined)) } as AnalyzeOptions);
 
 /**
@@ -157,7 +160,7 @@ const withDefaults = (opts: AnalyzeOptions): AnalyzeOptions =>
  */
 export type AnalysisProgress = (done: number, total: number) => void;
 
-export function analyzeRuns(series: readonly RunSeries[], options: AnalyzeOptions, progress?: AnalysisProgress): AnalysisResult {
+export function analyzeRuns(series: readonly RunSeries[], options: AnalyzeInput, progress?: AnalysisProgress): AnalysisResult {
   const opts = withDefaults(options);
   const problem = analysisProblem(series, opts);
   if (problem !== undefined) throw new UserError(problem);
@@ -184,13 +187,13 @@ export function analyzeRuns(series: readonly RunSeries[], options: AnalyzeOption
 }
 
 /** The result with no run analysed (a report whose store has none yet). */
-export function emptyAnalysis(options: AnalyzeOptions): AnalysisResult {
+export function emptyAnalysis(options: AnalyzeInput): AnalysisResult {
   const opts = withDefaults(options);
   const meta = metaAcrossRuns([], opts);
   return { headline: headlineOf({ runs: [], meta }, opts), runs: [], leftOut: [], agreement: agreementAcrossRuns([], opts.alpha), meta };
 }
 
-export function analyzeRun(series: RunSeries, options: AnalyzeOptions): RunAnalysis {
+export function analyzeRun(series: RunSeries, options: AnalyzeInput): RunAnalysis {
   const opts = withDefaults(options);
   return analyzeRunData(runData(series, opts), opts);
 }

@@ -2,7 +2,7 @@
 // The table ends with the headline (analysis.headline), so analyze's last line is the answer.
 import { signCountSentence, signVerdict } from './agreement.ts';
 import type { AnalysisResult, AnalyzeOptions, PairResult } from './analysis.ts';
-import { formatMetaTable } from './format-meta.ts';
+import { formatMetaTable, META_COLUMNS, metaRow, MODERATOR_COLUMNS, moderatorRows } from './format-meta.ts';
 import { pairTable } from './pair-columns.ts';
 import { csvText, intervalText, pValueText } from './text-cells.ts';
 import { alignColumns } from '../text-table.ts';
@@ -19,9 +19,37 @@ export function formatPairsCsv(result: AnalysisResult, alpha: number): string {
   return csvText(columns, rows);
 }
 
+const AGREEMENT_COLUMNS = ['a', 'b', 'positive', 'negative', 'null', 'runs', 'signs'] as const;
+
+function agreementRows(result: AnalysisResult): unknown[][] {
+  return result.agreement.map((g) => [g.a, g.b, g.positive, g.negative, g.null, g.runs, signVerdict(g)]);
+}
+
 export function formatAgreementCsv(result: AnalysisResult): string {
-  return csvText(['a', 'b', 'positive', 'negative', 'null', 'runs', 'signs'],
-    result.agreement.map((g) => [g.a, g.b, g.positive, g.negative, g.null, g.runs, signVerdict(g)]));
+  return csvText(AGREEMENT_COLUMNS, agreementRows(result));
+}
+
+/**
+ * Every table of the analysis as one CSV (standard output has room for one): a first column `table`
+ * says which each row belongs to: `verdicts` (the per-pair meta-analysis, the answer, first), then
+ * `agreement`, `pairs` (per run) and `moderator` when asked for; the columns are the union of theirs,
+ * a row's cells empty where its table has no such column. With --out they are separate files.
+ */
+export function formatAllCsv(result: AnalysisResult, alpha: number): string {
+  const pairs = pairTable(result, alpha);
+  const tables: [string, readonly string[], readonly (readonly unknown[])[]][] = [
+    ['verdicts', META_COLUMNS, result.meta.pairs.map(metaRow)],
+    ['agreement', AGREEMENT_COLUMNS, agreementRows(result)],
+    ['pairs', pairs.columns, pairs.rows],
+    ...(result.meta.moderator !== null ? [['moderator', MODERATOR_COLUMNS, moderatorRows(result.meta)] as [string, readonly string[], unknown[][]]] : []),
+  ];
+  const columns = [...new Set(tables.flatMap(([, c]) => c))];
+  const rows = tables.flatMap(([name, c, rs]) => rs.map((r) => {
+    const cells: unknown[] = [name, ...columns.map(() => null)];
+    c.forEach((col, i) => { cells[1 + columns.indexOf(col)] = r[i]; });
+    return cells;
+  }));
+  return csvText(['table', ...columns], rows);
 }
 
 export function formatTable(result: AnalysisResult, opts: AnalyzeOptions): string {

@@ -45,11 +45,16 @@ export function availableMetrics(rows: readonly ScoreRow[]): string[] {
   return [...new Set(rows.map((r) => r.metric))].sort();
 }
 
+/** A score row as a library caller may build it in memory: where it was read and the run's attributes are optional. */
+export type ScoreRowInput = Omit<ScoreRow, 'attributes' | 'origin'> & Partial<Pick<ScoreRow, 'attributes' | 'origin'>>;
+
 /** Builds per-run series for one metric; duplicate (run, step, test set) rows are an error. */
-export function buildRunSeries(rows: readonly ScoreRow[], metric: string, opts: RunSeriesOptions = {}): RunSeries[] {
-  const byRun = new Map<string, { cells: Map<string, Map<number, ScoreRow>>; attributes: Record<string, string> }>();
-  for (const row of rows) {
-    if (row.metric !== metric) continue;
+export function buildRunSeries(rows: readonly ScoreRowInput[], metric: string, opts: RunSeriesOptions = {}): RunSeries[] {
+  const byRun = new Map<string, { cells: Map<string, Map<number, ScoreRowInput>>; attributes: Record<string, string> }>();
+  const originOf = (row: ScoreRowInput, i: number) => row.origin ?? `rows[${i}]`;
+  rows.forEach((row, i) => {
+    if (row.metric !== metric) return;
+    checkShape(row, originOf(row, i));
     let run = byRun.get(row.run);
     if (!run) byRun.set(row.run, (run = { cells: new Map(), attributes: {} }));
     Object.assign(run.attributes, row.attributes);
@@ -57,11 +62,11 @@ export function buildRunSeries(rows: readonly ScoreRow[], metric: string, opts: 
     if (!bySet) run.cells.set(row.testSet, (bySet = new Map()));
     const earlier = bySet.get(row.step);
     if (earlier) {
-      throw new UserError(`${row.origin}: duplicate score for run "${row.run}", step ${row.step}, test set "${row.testSet}", metric ` +
-        `"${metric}" (first given at ${earlier.origin})`);
+      throw new UserError(`${originOf(row, i)}: duplicate score for run "${row.run}", step ${row.step}, test set "${row.testSet}", metric ` +
+        `"${metric}" (first given at ${originOf(earlier, rows.indexOf(earlier))})`);
     }
     bySet.set(row.step, row);
-  }
+  });
   const out: RunSeries[] = [];
   for (const [run, { cells, attributes }] of [...byRun].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     const testSets = [...cells.keys()].sort();
@@ -86,12 +91,21 @@ export function buildRunSeries(rows: readonly ScoreRow[], metric: string, opts: 
   return out;
 }
 
+/** Rows built in memory may carry a file's column names (test_set) instead of ScoreRow's: say so, not "undefined". */
+function checkShape(row: ScoreRowInput, origin: string): void {
+  const wrong = typeof row.run !== 'string' ? 'run' : typeof row.testSet !== 'string' ? 'testSet'
+    : !Number.isFinite(row.step) ? 'step' : typeof row.value !== 'number' ? 'value' : undefined;
+  if (wrong === undefined) return;
+  throw new UserError(`${origin}: a score row needs ${wrong} (rows are { run, step, testSet, metric, value }, as readScores returns ` +
+    `them); this one has ${Object.keys(row).join(', ')}`);
+}
+
 /**
  * One score's sampling variance: its stderr squared, else for a proportion over n examples
  * p(1 - p) / n. That is the binomial variance at the observed proportion, with n rather than n - 1:
  * the variance of the score itself, not an unbiased estimate of the per-example variance.
  */
-export function samplingVarianceOf(row: ScoreRow, sampleSize?: number): number | undefined {
+export function samplingVarianceOf(row: ScoreRowInput, sampleSize?: number): number | undefined {
   if (row.stderr !== undefined) return row.stderr * row.stderr;
   const n = row.n ?? sampleSize;
   if (n === undefined || !isFractionMetric(row.metric)) return undefined;

@@ -10,7 +10,7 @@ import { addScoreInputOptions, readAndDescribe, sampleSizeFlag, SCORE_INPUT_HELP
 import { availableMetrics, buildRunSeries } from '../analyze/run-series.ts';
 import { analyzeRuns, type AnalyzeOptions } from '../analyze/analysis.ts';
 import { addAnalysisOptions, analysisOptionsFromFlags, type AnalysisFlags } from './analysis-flags.ts';
-import { formatAgreementCsv, formatJson, formatPairsCsv, formatTable, type OutputFormat } from '../analyze/format.ts';
+import { formatAgreementCsv, formatAllCsv, formatJson, formatPairsCsv, formatTable, type OutputFormat } from '../analyze/format.ts';
 import { formatMetaCsv, formatModeratorCsv } from '../analyze/format-meta.ts';
 import type { ScoreRow } from '../analyze/score-row.ts';
 import { terminalSafe } from '../terminal-safe.ts';
@@ -31,8 +31,9 @@ export function registerAnalyze(program: Command): void {
     .argument('<input>', SCORE_INPUT_HELP)
     .requiredOption('--control <test-set>', 'the in-domain test set whose score is regressed out')
     .option('--metric <name>', 'the metric to correlate (default: the only one, or accuracy / acc when there are several)')
-    .option('--out <file>', 'write the output here instead of standard output (csv also writes <file>.agreement.csv, <file>.meta.csv ' +
-      'and, with --moderator, <file>.moderator.csv)');
+    .option('--out <file>', 'write the output here instead of standard output; with --format csv, <stem>.csv holds the per-run pairs and ' +
+      'beside it <stem>.meta.csv the verdicts, <stem>.agreement.csv the sign counts and, with --moderator, <stem>.moderator.csv ' +
+      '(on standard output, csv is one table whose first column says which of these each row belongs to)');
   addFormatOption(command, ['table', 'json', 'csv']);
   addScoreInputOptions(command);
   addAnalysisOptions(command)
@@ -55,7 +56,7 @@ export function registerAnalyze(program: Command): void {
       }
       const result = analyzeRuns(series, opts, analysisProgress((line) => process.stderr.write(line)));
       const text = flags.format === 'json' ? formatJson(result)
-        : flags.format === 'csv' ? formatPairsCsv(result, opts.alpha) : formatTable(result, opts);
+        : flags.format === 'csv' ? (flags.out ? formatPairsCsv(result, opts.alpha) : formatAllCsv(result, opts.alpha)) : formatTable(result, opts);
       if (flags.out) {
         if (flags.format === 'csv') {
           const stem = flags.out.replace(/\.csv$/, '');
@@ -68,10 +69,11 @@ export function registerAnalyze(program: Command): void {
           if (result.meta.moderator !== null) files.push({ file: moderator, data: formatModeratorCsv(result.meta) });
           // An earlier analysis's moderator table would otherwise be read as this one's.
           writeFilesTogether(files, result.meta.moderator === null ? [moderator] : []);
+          process.stderr.write(`genstudy: wrote ${files.map((f) => f.file).join(', ')}\n`);
         } else {
           writeFileAtomic(flags.out, text);
+          process.stderr.write(`genstudy: wrote ${flags.out}\n`);
         }
-        process.stderr.write(`genstudy: wrote ${flags.out}\n`);
       } else {
         // The table quotes run and test-set names; JSON escapes control characters itself, CSV is data.
         process.stdout.write(flags.format === 'table' ? terminalSafe(text, { lines: true }) : text);

@@ -1,4 +1,5 @@
 import { test } from 'node:test';
+import { parse } from 'csv-parse/sync';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -91,6 +92,23 @@ test('csv output with --out writes the pairs and the agreement tables', async (t
   const agreement = readFileSync(join(dir, 'out.agreement.csv'), 'utf8').trim().split('\n');
   assert.equal(agreement[0], 'a,b,positive,negative,null,runs,signs');
   assert.equal(agreement.length, 11);
+  const written = ['out.csv', 'out.agreement.csv', 'out.meta.csv'].map((f) => join(dir, f));
+  assert.match(r.stderr, new RegExp(`wrote ${written.map((f) => f.replace(/[.\\/]/g, '\\$&')).join(', ')}\n`), 'the "wrote" line names every file');
+  assert.match(r.stderr, /\n?genstudy: wrote [^\n]*\n?$/);
+});
+
+test('csv on standard output is one table carrying the verdicts first, then the sign counts and the per-run pairs', async (t) => {
+  const dir = tempDir(t);
+  writeCsv(join(dir, 's.csv'), simulateScores({ seed: 5, runs: 3, steps: 25 }));
+  const r = await genstudy(['analyze', join(dir, 's.csv'), '--control', 'in-domain', '--format', 'csv', '--calibration', '0']);
+  assert.equal(r.code, 0, r.stderr);
+  const rows = parse(r.stdout, { columns: true }) as Record<string, string>[];
+  const count = (t: string) => rows.filter((x) => x.table === t).length;
+  assert.deepEqual([count('verdicts'), count('agreement'), count('pairs')], [10, 10, 30]);
+  assert.equal(rows[0].table, 'verdicts', 'the answer comes first');
+  for (const v of rows.filter((x) => x.table === 'verdicts')) assert.match(v.verdict, /^(generalises|depends on the model|negligible everywhere|inconclusive)$/);
+  for (const p of rows.filter((x) => x.table === 'pairs')) assert.match(p.run, /^model-[abc]$/);
+  assert.equal(rows.filter((x) => x.table === 'verdicts' && x.run !== '').length, 0, "a verdict row has no run: that column is the pairs'");
 });
 
 test('lm-evaluation-harness result folders are read with the step from the path', async (t) => {
