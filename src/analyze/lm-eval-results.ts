@@ -5,7 +5,9 @@
 // The run is the path to the file with the step part left out.
 import { readFile } from 'node:fs/promises';
 import { basename, relative, resolve, sep } from 'node:path';
-import { UserError } from '../errors.ts';
+import { UserError, unreadable } from '../errors.ts';
+import { parsePythonJson, stripBom } from '../json-text.ts';
+import { listed, MISSING_SCORE_NOTE, NON_FINITE_NOTE, Tally } from './missing-values.ts';
 import { checkValueRange, parseSampleSize, parseStderr, type ScoreRow } from './score-row.ts';
 import { parseLmEval03 } from './lm-eval-v03.ts';
 import { decodeModelFolder, isLmEval04, parseLmEval04, type LmEvalFile } from './lm-eval-v04.ts';
@@ -15,20 +17,42 @@ const STEP_IN_NAME = /^(?:checkpoint|global_step|step|ckpt|iter)[-_]?(\d+)$/i;
 const STEP_IN_FILE_NAME = /(?:^|[_-])(?:step|checkpoint|global_step)[-_]?(\d+)(?=[_.-]|$)/i;
 const STEP_IN_MODEL_ARGS = /(?:revision|checkpoint|pretrained|peft)=[^,]*?(?:step|checkpoint)[-_]?(\d+)/i;
 
-/** Reads the candidate JSON files (score-folder.ts); undefined when none is lm-eval output. */
-export async function readLmEvalFiles(folder: string, files: readonly string[]): Promise<ScoreReading | undefined> {
+/** Files whose name says they are lm-eval output (0.4's results_<timestamp>.json): they must parse. */
+const RESULTS_NAME = /^results.*\.json$/;
+/** Both versions write "results" first (json.dump keeps the dict's order): a file that opens so is lm-eval output. */
+const OPENS_AS_RESULTS = /^\s*\{\s*"results"\s*:/;
+
+/**
+ * Reads the candidate JSON files (score-folder.ts): `reading` is undefined when none is lm-eval
+ * output, and `leftOut` names every candidate not read and why, for whichever reading or error the
+ * caller ends with. A file that is lm-eval output by its name or its first field and does not parse
+ * is an error: leaving it out would drop a checkpoint without a word.
+ */
+export async function readLmEvalFiles(folder: string, files: readonly string[]): Promise<{ reading?: ScoreReading; leftOut: string[] }> {
   const rows: ScoreRow[] = [];
   const versions = new Set<string>();
   const how = { run: new Set<string>(), step: new Set<string>() };
   const groups = new Map<string, string[]>();
+  const notJson: string[] = [];
+  const notResults: string[] = [];
+  const nonFinite = new Tally(), missingScores = new Tally(), missingStderrs = new Tally();
   let read = 0;
   for (const file of files) {
-    const named = /^results.*\.json$/.test(basename(file));
-    const doc = await readJson(file, named);
-    if (doc === undefined) continue;
+    const named = RESULTS_NAME.test(basename(file));
+    const text = await readFile(file, 'utf8').catch((err: unknown) => { throw unreadable(file, err); });
+    let json: ReturnType<typeof parsePythonJson>;
+    try {
+      json = parsePythonJson(text, file);
+    } catch (err) {
+      if (!(err instanceof UserError) || named || OPENS_AS_RESULTS.test(stripBom(text))) throw err;
+      notJson.push(err.message);
+      continue;
+    }
+    const doc = json.value;
     if (typeof doc !== 'object' || doc === null ||
       typeof (doc as { results?: unknown }).results !== 'object' || (doc as { results: unknown }).results === null) {
-      if (named) throw new UserError(`${file}: field "results": expected lm-evaluation-harness output with a "results" object`);
+      if (named) throw new UserError(`${file}: field "results": expected lm-evaluation-harness output with a "results" object`, { file, field: 'results' });
+      notResults.push(file);
       continue;
     }
     const d = doc as Record<string, unknown> & { results: Record<string, unknown> };
@@ -36,19 +60,30 @@ export async function readLmEvalFiles(folder: string, files: readonly string[]):
     versions.add(parsed.version);
     for (const [g, subtasks] of parsed.groups) groups.set(g, subtasks);
     const place = runAndStep(file, folder, parsed, how);
+    nonFinite.addNonFinite(file, json.nonFinite);
+    for (const key of parsed.missing) missingScores.add(`${file}, field "${key}"`);
     for (const s of parsed.scores) {
       const origin = `${file}, field "${s.key}"`;
       checkValueRange(s.metric, s.value, origin);
       const row: ScoreRow = { run: place.run, step: place.step, testSet: s.testSet, metric: s.metric, value: s.value,
         attributes: { source: 'lm-evaluation-harness' }, origin };
-      if (s.stderr) row.stderr = parseStderr(s.stderr.value, file, `field "${s.stderr.key}"`);
+      if (s.stderr?.value === null) missingStderrs.add(`${file}, field "${s.stderr.key}"`);
+      else if (s.stderr) row.stderr = parseStderr(s.stderr.value, file, `field "${s.stderr.key}"`);
       if (s.n) row.n = parseSampleSize(s.n.value, file, `field "${s.n.key}"`);
       rows.push(row);
     }
     read++;
   }
-  if (read === 0) return undefined;
+  const leftOut: string[] = [];
+  if (notJson.length) leftOut.push(`${notJson.length} JSON file(s) not read: not valid JSON, and not lm-evaluation-harness output by ` +
+    `name or first field: ${listed(notJson, '; ')}`);
+  if (notResults.length) leftOut.push(`${notResults.length} JSON file(s) not read: no "results" object, so not lm-evaluation-harness ` +
+    `output: ${listed(notResults)}`);
+  if (read === 0) return { leftOut };
   const notes: string[] = [];
+  nonFinite.noteInto(notes, NON_FINITE_NOTE);
+  missingScores.noteInto(notes, MISSING_SCORE_NOTE);
+  missingStderrs.noteInto(notes, 'standard error(s) missing (NaN, Infinity or null): no sampling variance for those scores');
   for (const [g, subtasks] of groups) {
     const alsoRead = subtasks.filter((t) => rows.some((r) => r.testSet === t));
     if (alsoRead.length && rows.some((r) => r.testSet === g)) {
@@ -58,26 +93,14 @@ export async function readLmEvalFiles(folder: string, files: readonly string[]):
     }
   }
   return {
-    rows,
-    description: `lm-evaluation-harness ${[...versions].sort().join(' and ')} output, ${read} file(s); run from ` +
-      `${[...how.run].join(' / ')}, step from ${[...how.step].join(' / ')}`,
-    notes,
+    reading: {
+      rows,
+      description: `lm-evaluation-harness ${[...versions].sort().join(' and ')} output, ${read} file(s); run from ` +
+        `${[...how.run].join(' / ')}, step from ${[...how.step].join(' / ')}`,
+      notes,
+    },
+    leftOut,
   };
-}
-
-async function readJson(file: string, mustParse: boolean): Promise<unknown> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (err) {
-    throw new UserError(`${file}: cannot read (${(err as Error).message})`);
-  }
-  try {
-    return JSON.parse(text);
-  } catch (err) {
-    if (mustParse) throw new UserError(`${file}: not valid JSON (${(err as Error).message})`);
-    return undefined;
-  }
 }
 
 function runAndStep(file: string, root: string, parsed: LmEvalFile, how: { run: Set<string>; step: Set<string> }): { run: string; step: number } {

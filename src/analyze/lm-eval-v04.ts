@@ -15,6 +15,8 @@ export interface LmEvalField { value: unknown; key: string }
 export interface LmEvalFile {
   version: '0.3' | '0.4';
   scores: { testSet: string; metric: string; value: number; key: string; stderr?: LmEvalField; n?: LmEvalField }[];
+  /** The fields of scores whose value is null (Python's NaN and infinities read as null: parsePythonJson). */
+  missing: string[];
   modelArgs?: string;
   /** 0.4: the model as named before its folder name was sanitised. */
   modelName?: string;
@@ -41,16 +43,19 @@ export function isLmEval04(doc: Record<string, unknown>): boolean {
 
 export function parseLmEval04(doc: Doc): LmEvalFile {
   const scores: LmEvalFile['scores'] = [];
+  const missing: string[] = [];
   const seen = new Set<string>();
   for (const [section, entries] of [['results', doc.results], ['groups', doc.groups ?? {}]] as const) {
     for (const [task, metrics] of Object.entries(entries)) {
       if (typeof metrics !== 'object' || metrics === null || seen.has(task)) continue;
       seen.add(task);
       for (const [key, value] of Object.entries(metrics as Record<string, unknown>)) {
-        // "N/A" (a metric without a value, e.g. a stderr that could not be computed) is not a score
-        if (key === 'alias' || typeof value !== 'number') continue;
+        if (key === 'alias') continue;
         const [metric, filter] = key.split(',');
         if (metric.endsWith('_stderr')) continue;
+        if (value === null) missing.push(`${section}.${task}["${key}"]`);
+        // "N/A" (a metric without a value, e.g. a stderr that could not be computed) is not a score
+        if (typeof value !== 'number') continue;
         const stderrKey = filter === undefined ? `${metric}_stderr` : `${metric}_stderr,${filter}`;
         const stderr = (metrics as Record<string, unknown>)[stderrKey];
         const n = sampleCount(doc['n-samples'], task);
@@ -67,6 +72,7 @@ export function parseLmEval04(doc: Doc): LmEvalFile {
   return {
     version: '0.4',
     scores,
+    missing,
     modelArgs: typeof doc.config?.model_args === 'string' ? doc.config.model_args : undefined,
     modelName: typeof doc.model_name === 'string' && doc.model_name !== '' ? doc.model_name : undefined,
     groups,

@@ -72,19 +72,22 @@ export async function readScoreInput(input: string, opts: ReadScoreOptions = {})
 async function readFolder(folder: string): Promise<ScoreReading> {
   const listing = await listScoreFolder(folder);
   const lmEval = await readLmEvalFiles(folder, listing.jsonFiles);
-  if (lmEval) {
-    lmEval.notes.push(...listing.notes);
-    if (listing.trainerStates.length) lmEval.notes.push(`${folder}: ${listing.trainerStates.length} trainer_state.json file(s) not read ` +
+  // every file left out is named, whichever reading (or error) this ends with
+  const leftOut = [...lmEval.leftOut, ...listing.notes];
+  if (lmEval.reading) {
+    const { reading } = lmEval;
+    reading.notes.push(...leftOut);
+    if (listing.trainerStates.length) reading.notes.push(`${folder}: ${listing.trainerStates.length} trainer_state.json file(s) not read ` +
       `(the folder holds lm-evaluation-harness output; give a Trainer run folder on its own)`);
-    return lmEval;
+    return reading;
   }
   if (listing.trainerStates.length) {
     const states = await readTrainerStates(folder, listing.trainerStates);
-    states.notes.push(...listing.notes);
+    states.notes.push(...leftOut);
     return states;
   }
   throw new UserError(`${folder}: no lm-evaluation-harness output (results_*.json, or *.json with a "results" object) and no ` +
-    `trainer_state.json found in it or below${listing.notes.length ? ` (${listing.notes.join('; ')})` : ''}`);
+    `trainer_state.json found in it or below${leftOut.length ? ` (${leftOut.join('; ')})` : ''}`);
 }
 
 async function readTable(file: string, opts: ReadScoreOptions): Promise<ScoreReading> {

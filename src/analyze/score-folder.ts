@@ -20,7 +20,8 @@ export interface FolderListing {
 /** JSON files Hugging Face and PEFT write beside weights: never score files. */
 const MODEL_FILES = new Set([
   'config.json', 'generation_config.json', 'tokenizer.json', 'tokenizer_config.json', 'special_tokens_map.json',
-  'vocab.json', 'added_tokens.json', 'adapter_config.json', 'preprocessor_config.json', 'trainer_state.json',
+  'vocab.json', 'added_tokens.json', 'adapter_config.json', 'preprocessor_config.json', 'processor_config.json',
+  'chat_template.json', 'trainer_state.json',
 ]);
 
 export async function listScoreFolder(folder: string): Promise<FolderListing> {

@@ -6,17 +6,23 @@
 // `<prefix>_runtime`, `_samples_per_second`, `_steps_per_second` to every evaluation: those name the
 // datasets and are not scores. A run folder's own trainer_state.json is written at the end of
 // training and each checkpoint-N/trainer_state.json holds the history up to N, so per run the file
-// with the largest global_step is read; the run is the run folder (a checkpoint's parent).
+// with the largest global_step is read; the run is the run folder (a checkpoint's parent). The file
+// is Python's json: an fp16 run logs NaN grad_norms, read as missing (parsePythonJson), and a null
+// log_history entry, which no Trainer writes but an edited file may hold, is skipped with a note.
 import { readFile } from 'node:fs/promises';
 import { basename, dirname, relative, resolve, sep } from 'node:path';
-import { UserError } from '../errors.ts';
+import { UserError, unreadable } from '../errors.ts';
+import { parsePythonJson, type NonFiniteValue } from '../json-text.ts';
+import { MISSING_SCORE_NOTE, NON_FINITE_NOTE, Tally } from './missing-values.ts';
 import { checkValueRange, type ScoreRow } from './score-row.ts';
 import type { ScoreReading } from './score-reading.ts';
 
 const CHECKPOINT_FOLDER = /^checkpoint-\d+$/;
 const SPEED_SUFFIXES = ['_runtime', '_samples_per_second', '_steps_per_second'];
 
-interface State { file: string; globalStep: number; history: Record<string, unknown>[] }
+interface State { file: string; globalStep: number; history: unknown[]; nonFinite: NonFiniteValue[] }
+/** What the chosen files hold that is read as missing or skipped, one note each. */
+interface Tallies { nonFinite: Tally; missingScores: Tally; nullEntries: Tally }
 
 export async function readTrainerStates(root: string, files: readonly string[]): Promise<ScoreReading> {
   const latest = new Map<string, State>();
@@ -29,13 +35,18 @@ export async function readTrainerStates(root: string, files: readonly string[]):
   }
   const rows: ScoreRow[] = [];
   const notes: string[] = [];
+  const tallies: Tallies = { nonFinite: new Tally(), missingScores: new Tally(), nullEntries: new Tally() };
   for (const [runFolder, state] of [...latest].sort(([a], [b]) => (a < b ? -1 : 1))) {
     const rel = relative(resolve(root), resolve(runFolder));
     const run = rel === '' ? basename(resolve(root)) : rel.split(sep).join('/');
     const before = rows.length;
-    rows.push(...evalRows(state, run));
+    tallies.nonFinite.addNonFinite(state.file, state.nonFinite);
+    rows.push(...evalRows(state, run, tallies));
     if (rows.length === before) notes.push(`${state.file}: no evaluation entries (eval_* keys) in log_history; run "${run}" has no scores`);
   }
+  tallies.nonFinite.noteInto(notes, NON_FINITE_NOTE);
+  tallies.missingScores.noteInto(notes, MISSING_SCORE_NOTE);
+  tallies.nullEntries.noteInto(notes, 'log_history entr(ies) null or not an object, skipped');
   if (rows.length === 0) {
     throw new UserError(`${root}: the trainer_state.json files log no evaluations (no eval_* keys in log_history): train with an ` +
       `eval_dataset and an eval strategy`);
@@ -49,22 +60,23 @@ export async function readTrainerStates(root: string, files: readonly string[]):
 }
 
 async function readState(file: string): Promise<State> {
-  let doc: unknown;
-  try {
-    doc = JSON.parse(await readFile(file, 'utf8'));
-  } catch (err) {
-    throw new UserError(`${file}: cannot read as JSON (${(err as Error).message})`);
-  }
-  const history = (doc as { log_history?: unknown })?.log_history;
-  if (!Array.isArray(history)) throw new UserError(`${file}: field "log_history": expected the list a Trainer writes`);
+  const text = await readFile(file, 'utf8').catch((err: unknown) => { throw unreadable(file, err); });
+  const { value: doc, nonFinite } = parsePythonJson(text, file);
+  const history = (doc as { log_history?: unknown } | null)?.log_history;
+  if (!Array.isArray(history)) throw new UserError(`${file}: field "log_history": expected the list a Trainer writes`, { file, field: 'log_history' });
   const globalStep = Number((doc as { global_step?: unknown }).global_step ?? 0);
-  return { file, globalStep: Number.isFinite(globalStep) ? globalStep : 0, history };
+  return { file, globalStep: Number.isFinite(globalStep) ? globalStep : 0, history, nonFinite };
 }
 
-function evalRows(state: State, run: string): ScoreRow[] {
+function evalRows(state: State, run: string, tallies: Tallies): ScoreRow[] {
   const rows: ScoreRow[] = [];
   const seen = new Map<string, number>();
-  state.history.forEach((entry, i) => {
+  state.history.forEach((item, i) => {
+    if (typeof item !== 'object' || item === null || Array.isArray(item)) {
+      tallies.nullEntries.add(`${state.file}, field "log_history[${i}]"`);
+      return;
+    }
+    const entry = item as Record<string, unknown>;
     const keys = Object.keys(entry).filter((k) => k.startsWith('eval_'));
     if (keys.length === 0) return;
     const step = entry.step;
@@ -77,12 +89,14 @@ function evalRows(state: State, run: string): ScoreRow[] {
       .sort((a, b) => b.length - a.length);
     for (const key of keys) {
       const value = entry[key];
-      if (typeof value !== 'number' || SPEED_SUFFIXES.some((s) => key.endsWith(s))) continue;
+      if (SPEED_SUFFIXES.some((s) => key.endsWith(s))) continue;
+      const origin = `${state.file}, field "log_history[${i}].${key}"`;
+      if (value === null) tallies.missingScores.add(origin);
+      if (typeof value !== 'number') continue;
       const rest = key.slice('eval_'.length);
       const name = names.find((n) => n !== '' && rest.startsWith(`${n}_`));
       const testSet = name ?? 'eval';
       const metric = name ? rest.slice(name.length + 1) : rest;
-      const origin = `${state.file}, field "log_history[${i}].${key}"`;
       checkValueRange(metric, value, origin);
       // trainer.evaluate() after training logs the last evaluation again at the same step
       const id = JSON.stringify([step, testSet, metric]);

@@ -152,7 +152,7 @@ test('lm-eval folders: a group read with its own subtasks gets a note; an unread
   writeFileSync(join(folder, '__ckpt__run-a__checkpoint-100', 'results_2026-01-02T00-00-00.json'), '{"results": ');
   let r = await genstudy(['analyze', folder, '--control', 'mmlu']);
   assert.equal(r.code, 2);
-  assert.match(r.stderr, /results_2026-01-02T00-00-00\.json: not valid JSON/);
+  assert.match(r.stderr, /results_2026-01-02T00-00-00\.json:1: invalid JSON: the file ends inside field "results" \(cut short\?\)/);
 
   const nostep = join(dir, 'nostep', 'my-model');
   mkdirSync(nostep, { recursive: true });

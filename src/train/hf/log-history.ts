@@ -3,9 +3,11 @@
 // checkpoint's while it trains), one entry per logged step with a loss.
 import fs from 'node:fs';
 import path from 'node:path';
+import { parsePythonJson } from '../../json-text.ts';
 import type { LogEntry } from '../checkpoints.ts';
 
-interface TrainerLogEntry { step?: number; loss?: number; learning_rate?: number; grad_norm?: number; epoch?: number }
+// null where Python wrote NaN or an infinity (an fp16 run's grad_norm), as parsePythonJson reads them
+interface TrainerLogEntry { step?: number; loss?: number | null; learning_rate?: number | null; grad_norm?: number | null; epoch?: number }
 
 /** Checkpoint folders the Trainer completed (checkpoint-N with trainer_state.json), by step. */
 export function trainerCheckpoints(outDir: string): { step: number; dir: string }[] {
@@ -17,11 +19,12 @@ export function trainerCheckpoints(outDir: string): { step: number; dir: string 
     .sort((a, b) => a.step - b.step);
 }
 
-function stateOf(file: string): { global_step: number; log_history: TrainerLogEntry[] } | undefined {
+/** A Trainer's state; undefined while the file is being written. */
+function stateOf(file: string): { global_step: number; log_history: (TrainerLogEntry | null)[] } | undefined {
   try {
-    const s = JSON.parse(fs.readFileSync(file, 'utf8')) as { global_step?: unknown; log_history?: unknown };
+    const s = parsePythonJson(fs.readFileSync(file, 'utf8'), file).value as { global_step?: unknown; log_history?: unknown };
     return typeof s.global_step === 'number' && Array.isArray(s.log_history)
-      ? { global_step: s.global_step, log_history: s.log_history as TrainerLogEntry[] }
+      ? { global_step: s.global_step, log_history: s.log_history as (TrainerLogEntry | null)[] }
       : undefined;
   } catch {
     return undefined;
@@ -48,13 +51,13 @@ function logPolicy(outDir: string): { every: number; total: number } | undefined
 export function readLogHistory(outDir: string): LogEntry[] {
   const policy = logPolicy(outDir);
   const files = [path.join(outDir, 'trainer_state.json'), ...trainerCheckpoints(outDir).map((c) => path.join(c.dir, 'trainer_state.json'))];
-  let best: { global_step: number; log_history: TrainerLogEntry[] } | undefined;
+  let best: { global_step: number; log_history: (TrainerLogEntry | null)[] } | undefined;
   for (const f of files) {
     const s = fs.existsSync(f) ? stateOf(f) : undefined;
     if (s && (!best || s.global_step > best.global_step)) best = s;
   }
   return (best?.log_history ?? [])
-    .filter((e) => typeof e.loss === 'number' && typeof e.step === 'number')
+    .filter((e): e is TrainerLogEntry => e !== null && typeof e.loss === 'number' && typeof e.step === 'number')
     .filter((e) => !policy || e.step! % policy.every === 0 || e.step === policy.total)
     .map((e) => ({ step: e.step!, loss: e.loss!, learningRate: e.learning_rate ?? NaN, gradNorm: e.grad_norm ?? NaN, tokensPerSecond: NaN,
       epoch: e.epoch ?? 0 }));
