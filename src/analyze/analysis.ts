@@ -24,6 +24,7 @@ import { markFragile, ROBUSTNESS_CHOICES, robustnessOf, type Robustness, type Ru
 import type { RunSeries } from './run-series.ts';
 import { runStability } from './stability.ts';
 import { headlineOf, type Headline } from './verdict.ts';
+import { knownNamesText } from '../closest-name.ts';
 
 export { agreementAcrossRuns, signVerdict, type SignVerdict } from './agreement.ts';
 export { PAIR_VERDICTS, type Headline, type PairVerdict } from './verdict.ts';
@@ -209,7 +210,7 @@ export function runProblem(series: RunSeries, opts: AnalyzeOptions): string | un
 /** Why the run's test sets do not fit the options (an error whatever the other runs), or undefined. */
 function setsProblem(series: RunSeries, opts: AnalyzeOptions): string | undefined {
   if (!series.values.has(opts.control)) {
-    return `no scores for the control test set "${opts.control}" (it has: ${[...series.values.keys()].join(', ')})`;
+    return `no scores for the control test set "${opts.control}" ${knownNamesText(opts.control, [...series.values.keys()])}`;
   }
   const oodNames = oodNamesOf(series, opts);
   const missing = oodNames.find((t) => !series.values.has(t));

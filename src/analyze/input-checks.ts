@@ -3,18 +3,19 @@
 // lack the chosen metric (left out, said so, never silently).
 import { UserError } from '../errors.ts';
 import type { ScoreRow } from './score-row.ts';
+import { knownNamesText } from '../closest-name.ts';
 
 /** Rejects a --control or --test-set name the input has no scores for, listing the ones it has. */
 export function checkNamedTestSets(rows: readonly ScoreRow[], input: string, named: { control?: string; testSets?: readonly string[] }): void {
   const known = [...new Set(rows.map((r) => r.testSet))].sort();
   const has = new Set(known);
   if (named.control !== undefined && !has.has(named.control)) {
-    throw new UserError(`${input}: no scores for the control test set "${named.control}" (it has: ${known.join(', ')})`);
+    throw new UserError(`${input}: no scores for the control test set "${named.control}" ${knownNamesText(named.control, known)}`);
   }
   const unknown = (named.testSets ?? []).filter((t) => !has.has(t));
   if (unknown.length) {
-    throw new UserError(`--test-set ${unknown.join(' ')}: ${input} has no scores for ${unknown.map((t) => `"${t}"`).join(', ')} (it ` +
-      `has: ${known.join(', ')})`);
+    throw new UserError(`--test-set ${unknown.join(' ')}: ${input} has no scores for ${unknown.map((t) => `"${t}"`).join(', ')} ` +
+      knownNamesText(unknown[0], known));
   }
 }
 

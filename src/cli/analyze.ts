@@ -15,6 +15,7 @@ import { formatMetaCsv, formatModeratorCsv } from '../analyze/format-meta.ts';
 import type { ScoreRow } from '../analyze/score-row.ts';
 import { terminalSafe } from '../terminal-safe.ts';
 import { analysisProgress } from './analysis-progress.ts';
+import { knownNamesText } from '../closest-name.ts';
 
 interface AnalyzeFlags extends AnalysisFlags, ScoreInputFlags {
   control: string;
@@ -87,7 +88,7 @@ function chooseMetric(rows: readonly ScoreRow[], wanted: string | undefined, inp
     throw new UserError(`${input}: no scores to analyse (a store keeps prompt variants apart: choose one with --prompt-variant)`);
   }
   if (wanted !== undefined) {
-    if (!metrics.includes(wanted)) throw new UserError(`${input}: no scores for metric "${wanted}" (it has: ${metrics.join(', ')})`);
+    if (!metrics.includes(wanted)) throw new UserError(`${input}: no scores for metric "${wanted}" ${knownNamesText(wanted, metrics)}`);
     return wanted;
   }
   if (metrics.length === 1) return metrics[0];

@@ -2,9 +2,11 @@
 // versions and attributes, checkpoints, test sets with their content hashes and specs, scores of
 // one prompt variant, and the training log.
 import { ResultStore, type RunRecord, type StoredScore, type TestSetRecord, type TrainingLogRecord } from '../store/result-store.ts';
+import type { SupersededGroup } from '../store/evaluation-tables.ts';
 import { UserError } from '../errors.ts';
 import { detectSource, readScoreInput } from '../analyze/read-scores.ts';
 import type { ScoreRow } from '../analyze/score-row.ts';
+import { knownNamesText } from '../closest-name.ts';
 
 export interface ReportRun extends RunRecord {
   checkpoints: { step: number; path: string | null; contentHash: string | null }[];
@@ -20,6 +22,8 @@ export interface ReportData {
   /** Every prompt variant's scores: study B reads each run's own variant (its run attribute "prompt_variant"). */
   allScores: StoredScore[];
   promptVariant: string;
+  /** Scores a re-evaluation replaced (a changed checkpoint or test set), kept in the store's superseded tables; none read from scores alone. */
+  superseded?: SupersededGroup[];
 }
 
 export function loadReportData(storePath: string, promptVariant = ''): ReportData {
@@ -32,11 +36,12 @@ export function loadReportData(storePath: string, promptVariant = ''): ReportDat
       const variants = [...new Set(any.map((s) => s.promptVariant ?? ''))].map((v) => (v === '' ? '(plain)' : v));
       throw new UserError(any.length === 0
         ? `${storePath}: the store has no scores yet`
-        : `${storePath}: no scores for prompt variant "${promptVariant}" (it has: ${variants.join(', ')})`);
+        : `${storePath}: no scores for prompt variant "${promptVariant}" ${knownNamesText(promptVariant, variants)}`);
     }
     const testSetIds = [...new Set(scores.map((s) => s.testSet))].sort();
     const testSets = testSetIds.map((id) => store.testSet(id) ?? { id });
-    return { storePath, schemaVersion: store.schemaVersion, runs, testSets, scores, allScores: any, promptVariant };
+    return { storePath, schemaVersion: store.schemaVersion, runs, testSets, scores, allScores: any, promptVariant,
+      superseded: store.evaluation.supersededGroups() };
   } finally {
     store.close();
   }

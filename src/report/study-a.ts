@@ -8,6 +8,7 @@ import { analyzeRuns, DEFAULT_OPTIONS, emptyAnalysis, runProblem, type AnalysisP
 import { buildRunSeries, runAttributes, type RunSeries } from '../analyze/run-series.ts';
 import type { ScoreRow } from '../analyze/score-row.ts';
 import { metricForTestSet, metricsByTestSet, type ReportData } from './report-data.ts';
+import { knownNamesText } from '../closest-name.ts';
 
 /** Run attribute naming the in-domain test set, used when no control is given. */
 export const CONTROL_ATTRIBUTE = 'control_test_set';
@@ -40,7 +41,7 @@ export function studyA(data: ReportData,
   const metrics = metricsByTestSet(data.scores);
   const controlMetrics = metrics.get(control);
   if (!controlMetrics) {
-    throw new UserError(`${data.storePath}: no scores for the control test set "${control}" (it has: ${[...metrics.keys()].sort().join(', ')})`);
+    throw new UserError(`${data.storePath}: no scores for the control test set "${control}" ${knownNamesText(control, [...metrics.keys()].sort())}`);
   }
   if (opts.metric !== undefined && !controlMetrics.includes(opts.metric)) {
     throw new UserError(`${data.storePath}: the control test set "${control}" has no scores for metric "${opts.metric}" (it has: ` +
