@@ -16,3 +16,24 @@ export function alignColumns(rows: readonly (readonly string[])[], opts: { inden
 export function formatTextTable(header: readonly string[], rows: readonly (readonly string[])[], rightAligned: readonly number[] = []): string {
   return alignColumns([header, ...rows], { rightAligned }).join('\n') + '\n';
 }
+
+/** A paragraph broken at spaces into lines of at most `width` columns (a word longer than a line is cut), each indented. */
+export function wrapText(text: string, width: number, indent = ''): string[] {
+  const lines: string[] = [];
+  let line = '';
+  const room = Math.max(1, width - indent.length);
+  const words = text.split(/\s+/).filter(Boolean).flatMap((w) => w.match(new RegExp(`.{1,${room}}`, 'gu')) ?? []);
+  for (const word of words) {
+    if (line && indent.length + line.length + 1 + word.length > width) { lines.push(indent + line); line = word; }
+    else line = line ? `${line} ${word}` : word;
+  }
+  if (line) lines.push(indent + line);
+  return lines;
+}
+
+/** `text` cut to `width` characters with an ellipsis in the middle, so both ends of a name stay readable. */
+export function middleTruncate(text: string, width: number): string {
+  if (text.length <= width) return text;
+  const keep = width - 1;
+  return `${text.slice(0, Math.ceil(keep / 2))}…${text.slice(text.length - Math.floor(keep / 2))}`;
+}

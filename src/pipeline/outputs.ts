@@ -4,7 +4,9 @@ import { mkdir } from 'node:fs/promises';
 import { writeFileAtomic } from '../atomic-write.ts';
 import path from 'node:path';
 import type { Study } from '../config/schema.ts';
-import { formatAgreementCsv, formatJson, formatPairsCsv, formatTable, headline } from '../analyze/format.ts';
+import { formatAgreementCsv, formatJson, formatPairsCsv, formatTable } from '../analyze/format.ts';
+import { formatSummary, SUMMARY_WIDTH } from '../analyze/format-summary.ts';
+import { wrapText } from '../text-table.ts';
 import { formatMetaCsv } from '../analyze/format-meta.ts';
 import { reportedVariant, type StudyResult } from './run-study.ts';
 import { studySettings } from '../config/settings.ts';
@@ -46,14 +48,13 @@ export async function writeStudyOutputs(study: Study, result: StudyResult): Prom
 
 export function printStudySummary(result: StudyResult, written: StudyOutputs, print: (s: string) => void): void {
   if (result.analysis) {
-    print(formatTable(result.analysis, result.analyzeOptions));
+    const full = written.analysis ? path.join(written.analysis, 'analysis.txt') : undefined;
+    print(formatSummary(result.analysis, full).join('\n') + '\n');
   } else {
-    print(`No analysis: ${result.analysisSkipped}\n`);
+    print(wrapText(`No analysis: ${result.analysisSkipped}`, SUMMARY_WIDTH).join('\n') + '\n');
   }
   print(`\nStore: ${result.paths.store}\n`);
-  if (written.analysis) print(`Analysis: ${written.analysis}\n`);
   if (written.report) print(`Report: ${written.report}\n`);
-  if (result.analysis) print(`Headline: ${headline(result.analysis)}\n`);
 }
 
 function usesSyntheticTestSets(study: Study): boolean {

@@ -4,7 +4,7 @@
 // the report alike. It takes the sign counts as plain data, so the suite does not depend on the
 // analysis code that produces them.
 import type { ExpectedCorrelation, ExpectedSign } from './describe.ts';
-import { alignColumns } from '../text-table.ts';
+import { alignColumns, wrapText } from '../text-table.ts';
 
 /**
  * Per OOD pair, how many runs gave a significant positive / negative correlation (analyze's
@@ -105,16 +105,23 @@ function verdictSentence(c: Omit<DesignCheck, 'verdict'>): string {
   return `Not recovered: ${designed}; ${spurious}${failures.length ? ` (${failures.join(', ')})` : ''}.`;
 }
 
-/** The comparison as text: a table of designed against found, then the verdict. */
-export function formatDesignCheck(c: DesignCheck): string {
+/**
+ * The comparison as text: a table of designed against found, then the verdict, in lines of at most
+ * `width` columns. `compact` (what the demo prints) lists only the pairs that are not quiet and counts the rest.
+ */
+export function formatDesignCheck(c: DesignCheck, opts: { compact?: boolean; width?: number } = {}): string {
+  const width = opts.width ?? 120;
   const byVerdict = c.rows.some((r) => r.verdict !== undefined);
   const header = ['a', 'b', 'designed', 'positive', 'negative', 'runs', ...(byVerdict ? ['verdict'] : []), 'outcome'];
-  const cells = c.rows.map((r) => [r.a, r.b, r.designed, String(r.positive), String(r.negative), String(r.runs),
+  const shown = opts.compact ? c.rows.filter((r) => r.outcome !== 'quiet') : c.rows;
+  const cells = shown.map((r) => [r.a, r.b, r.designed, String(r.positive), String(r.negative), String(r.runs),
     ...(byVerdict ? [r.verdict ?? ''] : []), r.outcome]);
+  const quiet = c.rows.length - shown.length;
   return [
-    'Designed against found: the synthetic suite fixes the sign of some OOD pairs by construction (mirrored items move apart, twin items ' +
-    'together); the rest have none.',
+    ...wrapText('Designed against found: the synthetic suite fixes the sign of some OOD pairs by construction (mirrored items move apart, ' +
+      'twin items together); the rest have none.', width),
     ...alignColumns([header, ...cells], { indent: 2 }),
-    `Verdict: ${c.verdict}`,
+    ...(quiet ? [`  and ${quiet} pair${quiet === 1 ? '' : 's'} with no designed relation and none found (quiet)`] : []),
+    ...wrapText(`Verdict: ${c.verdict}`, width),
   ].join('\n') + '\n';
 }
