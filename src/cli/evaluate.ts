@@ -4,8 +4,8 @@ import path from 'node:path';
 import { Command } from 'commander';
 import { UserError } from '../errors.ts';
 import { ResultStore } from '../store/result-store.ts';
-import { discoverCheckpoints, evaluateGrid, progressFor, promptVariants, resolveTestSets, storedCheckpoints, stepOfFolder, type Discovered,
-  type GridSummary } from '../evaluate/index.ts';
+import { defaultRunName, discoverCheckpoints, evaluateGrid, progressFor, promptVariants, resolveTestSets, runFolderOf, storedCheckpoints,
+  type Discovered, type GridSummary } from '../evaluate/index.ts';
 import { builtinLoader } from '../engine/index.ts';
 import { numberList, wholeNumber } from './flag-values.ts';
 import { addRemoteOptions, remoteLoaderOf, type RemoteFlags } from './remote-flags.ts';
@@ -20,12 +20,6 @@ interface EvaluateFlags extends RemoteFlags {
   model?: string; baseModel?: string; tokenizer?: string; testSet: string[]; task?: string; prompt?: string[]; shots?: string[];
   scoring?: ScoringMode; positiveLabel?: string; limit?: string; store: string; run?: string; dataDir?: string; rougeStemmer?: boolean;
   syntheticSeed: string; syntheticSize: string; demoSeed?: string; batchExamples: string; batchTokens?: string; format: 'table' | 'json';
-}
-
-/** The run a model folder belongs to: its own name, or its parent's when it is a step-N folder. */
-function defaultRunName(dir: string): string {
-  const abs = path.resolve(dir);
-  return stepOfFolder(path.basename(abs)) !== undefined ? path.basename(path.dirname(abs)) : path.basename(abs);
 }
 
 const HEADLINE = ['accuracy', 'f1', 'macro_f1', 'acc_norm', 'rouge1_f', 'rouge2_f', 'rougeL_f', 'rougeLsum_f', 'exact_match'];
@@ -63,7 +57,8 @@ export function registerEvaluate(program: Command): void {
     .option('--positive-label <label>', 'the label binary F1 is computed for (default: the first label of a binary task)')
     .option('--limit <n>', 'evaluate the first N examples of every test set (study B: 250)')
     .addOption(storeOption())
-    .option('--run <name>', 'run name in the store (default: the model folder name)');
+    .option('--run <name>', 'run name in the store (default: the run folder\'s name, parent/name when that is generic such as output; ' +
+      'checkpoints of another folder are refused under a run unless --run is given)');
   addDataDirOption(command)
     .option('--rouge-stemmer', 'Porter-stem tokens for ROUGE (study B used no stemmer)');
   addSyntheticOptions(command, 'testSize')
@@ -84,9 +79,11 @@ export function registerEvaluate(program: Command): void {
       const loader = remoteLoaderOf(flags) ?? builtinLoader(wholeNumber('--batch-tokens', flags.batchTokens));
       let discovered: Discovered;
       let run: string;
+      let runFolder: string | undefined;
       if (flags.model !== undefined) {
         discovered = discoverCheckpoints(flags.model, { baseModel: flags.baseModel, tokenizerDir: flags.tokenizer });
-        run = flags.run ?? defaultRunName(flags.model);
+        runFolder = runFolderOf(flags.model);
+        run = flags.run ?? defaultRunName(runFolder);
       } else {
         if (flags.run === undefined) throw new UserError('pass --model DIR, or --run NAME to evaluate the checkpoints of a run already in the store');
         run = flags.run;
@@ -102,7 +99,7 @@ export function registerEvaluate(program: Command): void {
         limit, dataDir: flags.dataDir, ...synthetic,
       });
       const summary = await evaluateGrid({
-        storePath: flags.store, run, runModel: flags.model ? path.resolve(flags.model) : undefined,
+        storePath: flags.store, run, runModel: flags.model ? path.resolve(flags.model) : undefined, runFolder, runNamed: flags.run !== undefined,
         checkpoints: discovered.checkpoints, testSets,
         variants,
         task: flags.task, scoring: flags.scoring, positiveLabel: flags.positiveLabel, rougeStemmer: flags.rougeStemmer === true,

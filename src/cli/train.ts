@@ -16,6 +16,7 @@ import { FINETUNE_METHODS, HF_LAUNCH_DEFAULTS, INIT_FAMILIES, INIT_SHAPE_DEFAULT
 import { addTrainingFlags, trainingSettingsFromFlags } from './training-flags.ts';
 import { LAUNCHERS, trainHf, type Launcher } from '../train/hf/index.ts';
 import { buildScratchModel } from '../pipeline/model-preparation.ts';
+import { defaultRunName, runFolderOf } from '../evaluate/run-folder.ts';
 import type { Example } from '../types.ts';
 import { count } from './count.ts';
 
@@ -93,7 +94,7 @@ export function registerTrain(program: Command): void {
     .option('--no-save-start', 'no checkpoint before training')
     .requiredOption('--out <dir>', 'output folder for checkpoint-N folders')
     .addOption(storeOption({ optional: 'the training log and checkpoints are recorded there' }))
-    .option('--run <name>', 'run name in the store (default: the --out folder name)')
+    .option('--run <name>', 'run name in the store (default: the --out folder\'s name, parent/name when that is generic such as output)')
     .addOption(new Option('--backend <name>', 'builtin: genstudy\'s own trainer (CPU); hf: transformers\' Trainer (PEFT for LoRA) on the ' +
       'same prepared examples (docs/scale.md)').choices(TRAINING_BACKENDS).default(TRAINING_BACKENDS[0]))
     .addOption(new Option('--launcher <name>', `hf: how to start the Trainer (default ${HF_LAUNCH_DEFAULTS.launcher}; slurm writes and ` +
@@ -163,7 +164,7 @@ export function registerTrain(program: Command): void {
         const options: TrainOptions = {
           model: model!, outDir: f.out, task, train: examples, dataName, objective: f.objective, demonstrations,
           ...settings, lora: settings.lora && { ...settings.lora, targetModules: settings.lora.targetModules ?? defaultLoraTargetsOf(model!) },
-          store, run: store ? (f.run ?? path.basename(path.resolve(f.out))) : undefined,
+          store, run: store ? (f.run ?? defaultRunName(runFolderOf(f.out))) : undefined,
           progress: progressSink(),
         };
         if (f.backend === 'hf') {

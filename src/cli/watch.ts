@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { Command } from 'commander';
 import { EXIT, UserError } from '../errors.ts';
-import { progressFor, promptVariants, resolveTestSets } from '../evaluate/index.ts';
+import { defaultRunName, progressFor, promptVariants, resolveTestSets, runFolderOf } from '../evaluate/index.ts';
 import { builtinLoader } from '../engine/index.ts';
 import { watchRun } from '../pipeline/watch.ts';
 import { numberIn, numberList, wholeNumber } from './flag-values.ts';
@@ -29,12 +29,13 @@ export function registerWatch(program: Command): void {
     .argument('<run>', 'the folder the trainer writes checkpoint-N folders into');
   addTestSetOption(command, { required: true })
     .addOption(storeOption())
-    .option('--run <name>', 'run name in the store (default: the run folder name)')
+    .option('--run <name>', 'run name in the store (default: the folder\'s name, parent/name when that is generic such as output; ' +
+      'checkpoints of another folder are refused under a run unless --run is given)')
     .option('--interval <seconds>', 'pause between looks at the folder (0.1 to 3600)', '30')
     .option('--once', 'look once, evaluate what is complete, refresh, and exit')
     .option('--control <set>', 'in-domain test set: refresh the analysis and report after each new checkpoint')
     .option('--metric <metric>', 'metric analysed (default: accuracy, or the only one)')
-    .option('--out <dir>', 'where analysis.json, analysis.txt and report/ go (default: <store folder>/<run>-watch)')
+    .option('--out <dir>', 'where analysis.json, analysis.txt and report/ go (default: <store folder>/<run>-watch, / in the run made -)')
     .addOption(baseModelOption())
     .option('--tokenizer <dir>', 'a folder with tokenizer.json for checkpoints saved without one (a Trainer given no tokenizer saves none)')
     .option('--task <task>', 'study-a, study-b/<task>, synthetic, or a task spec file')
@@ -69,9 +70,11 @@ export function registerWatch(program: Command): void {
       };
       process.on('SIGINT', onSignal);
       process.on('SIGTERM', onSignal);
+      const runFolder = runFolderOf(runDir);
       try {
         const result = await watchRun({
-          runDir, storePath: flags.store, run: flags.run ?? path.basename(path.resolve(runDir)), runModel: path.resolve(runDir),
+          runDir, storePath: flags.store, run: flags.run ?? defaultRunName(runFolder), runModel: path.resolve(runDir),
+          runFolder, runNamed: flags.run !== undefined,
           testSets, variants: promptVariants(numberList('--prompt', flags.prompt, 1), numberList('--shots', flags.shots)),
           task: flags.task, scoring: flags.scoring, batchExamples: wholeNumber('--batch-examples', flags.batchExamples),
           loader,

@@ -37,6 +37,22 @@ export function stepOfFolder(name: string): number | undefined {
   return m ? Number(m[1]) : undefined;
 }
 
+/**
+ * Refuses two complete folders for one step (checkpoint-100 beside step-100): whichever was read
+ * last would give the step's scores, and each later look would supersede them again. evaluate and
+ * watch both ask here, so they refuse alike.
+ */
+export function refuseTwoFoldersForOneStep(runDir: string, folders: readonly { step: number; name: string }[]): void {
+  const seen = new Map<number, string>();
+  for (const { step, name } of [...folders].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    const other = seen.get(step);
+    if (other !== undefined) {
+      throw new UserError(`${runDir}: two checkpoint folders for step ${step} (${other} and ${name}); move one of them out of the folder`);
+    }
+    seen.set(step, name);
+  }
+}
+
 /** The base model of an adapter folder: --base-model, else its base_model_name_or_path when that is a local folder. */
 function adapterBase(dir: string, opts: DiscoverOptions): string {
   const configFile = path.join(dir, 'adapter_config.json');
@@ -101,7 +117,7 @@ export function discoverCheckpoints(folder: string, opts: DiscoverOptions = {}):
   }
   for (const d of subdirs.filter((s) => WRITING_FOLDER.test(s))) skipped.push(`${path.join(dir, d)}: being written (temporary folder); skipped`);
   const checkpoints: CheckpointRef[] = [];
-  const seen = new Map<number, string>();
+  const names: { step: number; name: string }[] = [];
   for (const name of stepDirs) {
     const step = stepOfFolder(name)!;
     const full = path.join(dir, name);
@@ -110,10 +126,10 @@ export function discoverCheckpoints(folder: string, opts: DiscoverOptions = {}):
       skipped.push(`${full}: incomplete checkpoint (${found.why}); skipped, perhaps it is still being written`);
       continue;
     }
-    if (seen.has(step)) throw new UserError(`${dir}: two checkpoint folders for step ${step} (${seen.get(step)} and ${name})`);
-    seen.set(step, name);
+    names.push({ step, name });
     checkpoints.push({ step, ...found });
   }
+  refuseTwoFoldersForOneStep(dir, names);
   if (checkpoints.length === 0) {
     throw new UserError(`${dir}: none of its ${stepDirs.length} checkpoint folders is complete:\n  ${skipped.join('\n  ')}`);
   }

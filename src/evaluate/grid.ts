@@ -25,6 +25,7 @@ import { RougeScorer } from '../metrics/index.ts';
 import { cacheKey, type RequestPayload } from './cache-key.ts';
 import { cellOutcome, type MetricOptions } from './cell-metrics.ts';
 import type { CacheEntry } from '../store/evaluation-tables.ts';
+import { checkRunFolder } from './run-folder.ts';
 import { engineGroup, planCells, requestLength, type Cell, type PlanOptions } from './plan.ts';
 import { NO_PROGRESS, type ProgressSink } from './progress.ts';
 import type { EvalTestSet } from './test-sets.ts';
@@ -37,6 +38,14 @@ export interface GridOptions extends PlanOptions {
   run: string;
   /** Recorded as the run's model when the run is new. */
   runModel?: string;
+  /**
+   * The folder the checkpoints come from (runFolderOf: evaluate's --model, watch's folder),
+   * recorded with the run; under a run recorded from another folder they are refused, unless
+   * `runNamed`.
+   */
+  runFolder?: string;
+  /** The caller chose the run's name (--run): checkpoints from another folder may join the run, and the progress says so. */
+  runNamed?: boolean;
   checkpoints: CheckpointRef[];
   testSets: EvalTestSet[];
   /** The prompt variants of every test set, or a function giving each set its own (study B's every-k grid). */
@@ -167,7 +176,10 @@ export async function evaluateGrid(opts: GridOptions): Promise<GridSummary> {
     steps.add(cp.step);
   }
 
-  // 1. Plan and identify: all failures of the input happen here.
+  // 1. Plan and identify: all failures of the input happen here; checkpoints of another folder under
+  //    this run first of all, before any weights are hashed.
+  const joining = opts.runFolder === undefined ? undefined
+    : checkRunFolder(opts.store ?? opts.storePath, opts.run, opts.runFolder, opts.runNamed === true);
   const cells = await planCells(opts.testSets, opts.variants, opts);
   const identify = opts.identify ?? identifyCheckpoint;
   const identities = opts.checkpoints.map((cp) => identify(cp));
@@ -188,12 +200,13 @@ export async function evaluateGrid(opts: GridOptions): Promise<GridSummary> {
   try {
     // 2. Supersede what changed (each move one transaction of the evaluation tables), then record
     //    the run, the test sets and the checkpoints in one transaction.
+    if (joining !== undefined) progress.note(joining);
     const storedSets = new Map(opts.testSets.map((set) => [set.id, store.testSet(set.id)]));
     for (const set of opts.testSets) {
       const stored = storedSets.get(set.id);
       if (stored?.contentHash && stored.contentHash !== set.contentHash) {
         const counts = tables.supersedeTestSet(set.id, stored.contentHash, set.contentHash, set.examples.length,
-          `test set content changed: ${stored.contentHash} -> ${set.contentHash}`);
+          `test set "${set.id}" content changed: ${stored.contentHash} -> ${set.contentHash}`);
         progress.note(describeSuperseded(
           `test set "${set.id}" changed since it was stored (content hash ${stored.contentHash.slice(0, 12)}…, n=${stored.n} -> ` +
             `${set.contentHash.slice(0, 12)}…, n=${set.examples.length}); re-evaluating it`, counts));
@@ -204,7 +217,7 @@ export async function evaluateGrid(opts: GridOptions): Promise<GridSummary> {
       const before = storedCheckpoints.get(cp.step);
       if (before?.contentHash && before.contentHash !== identities[i].weights) {
         const counts = tables.supersedeCheckpoint(opts.run, cp.step, identities[i].weights,
-          `checkpoint weights changed: ${before.contentHash} -> ${identities[i].weights}`);
+          `checkpoint weights changed: ${before.contentHash} -> ${identities[i].weights} (${cp.dir})`);
         progress.note(describeSuperseded(
           `run "${opts.run}" step ${cp.step}: the weights in ${cp.dir} differ from the ones evaluated before; re-evaluating`, counts));
       }
@@ -213,6 +226,7 @@ export async function evaluateGrid(opts: GridOptions): Promise<GridSummary> {
       if (!store.runs().some((r) => r.id === opts.run)) {
         store.upsertRun({ id: opts.run, model: opts.runModel ?? null, attributes: { createdBy: 'genstudy evaluate' } });
       }
+      if (opts.runFolder !== undefined) store.recordCheckpointFolder(opts.run, opts.runFolder);
       for (const set of opts.testSets) {
         const stored = storedSets.get(set.id);
         const setCells = cells.filter((c) => c.set === set);

@@ -1,6 +1,8 @@
 // The evaluation grid (checkpoints x test sets x prompt variants), its cache and its inputs.
 export { evaluateGrid, type GridOptions, type GridSummary } from './grid.ts';
-export { discoverCheckpoints, checkpointIn, storedCheckpoints, stepOfFolder, type Discovered, type DiscoverOptions } from './checkpoints.ts';
+export { discoverCheckpoints, checkpointIn, storedCheckpoints, stepOfFolder, refuseTwoFoldersForOneStep, type Discovered,
+  type DiscoverOptions } from './checkpoints.ts';
+export { checkRunFolder, defaultRunName, runFolderOf, GENERIC_RUN_FOLDER_NAMES } from './run-folder.ts';
 export { resolveTestSets, resolveTestSetArg, syntheticArg, type EvalTestSet, type TestSetOptions, type DemonstrationPool } from './test-sets.ts';
 export { resolvePreset, resolveTask, type TaskChoice } from './task-option.ts';
 export { promptVariants, type PromptVariant } from './variants.ts';

@@ -2,7 +2,11 @@
 // each round lists the run folder's checkpoint-N / step-N folders, evaluates the complete ones not
 // evaluated yet by this watcher (evaluateGrid: a restarted watcher re-plans them, and the
 // evaluation cache answers what was already asked, so it picks up where it stopped for free), then
-// refreshes the analysis and the report when a control set is given. A folder still being written
+// refreshes the analysis and the report when a control set is given. A checkpoint is what its
+// content is, not its folder's name: one replaced after it was evaluated (a trainer restarted into
+// the same folder) is evaluated again, and evaluateGrid moves its earlier scores to the superseded
+// tables; to keep rounds cheap, a folder is hashed again only when its files' stat changed. Two
+// folders for one step are refused, as evaluate refuses them. A folder still being written
 // (the Trainer's tmp-checkpoint-N, .tmp files, short safetensors, a missing file) is left for a later
 // round; incompleteReason says why, and the reason is logged when it changes. A checkpoint whose
 // evaluation fails (removed or unreadable mid-round, a server error) is logged and tried again next
@@ -14,8 +18,9 @@ import { mkdir } from 'node:fs/promises';
 import { writeFileAtomic } from '../atomic-write.ts';
 import { UserError } from '../errors.ts';
 import { StoreProblem } from '../store/store-errors.ts';
-import { checkpointIn, evaluateGrid, stepOfFolder, type GridOptions, type GridSummary } from '../evaluate/index.ts';
-import { type CheckpointRef } from '../engine/index.ts';
+import { checkpointIn, checkRunFolder, evaluateGrid, refuseTwoFoldersForOneStep, stepOfFolder, type GridOptions,
+  type GridSummary } from '../evaluate/index.ts';
+import { identifyCheckpoint, type CheckpointRef } from '../engine/index.ts';
 import { readStoreScores } from '../analyze/read-scores.ts';
 import { availableMetrics, buildRunSeries } from '../analyze/run-series.ts';
 import { analyzeOrSkip, DEFAULT_OPTIONS, type AnalysisResult, type AnalyzeOptions } from '../analyze/analysis.ts';
@@ -39,7 +44,7 @@ export interface WatchOptions extends Omit<GridOptions, 'checkpoints' | 'identif
   /** Metric analysed (default: accuracy when present, else the only metric). */
   metric?: string;
   analysis?: Partial<Omit<AnalyzeOptions, 'control'>>;
-  /** Where analysis.json / analysis.txt and report/ go (default: <store folder>/<run>-watch). */
+  /** Where analysis.json / analysis.txt and report/ go (default: <store folder>/<run>-watch, a / in the run's name made -). */
   outDir?: string;
   /** Pause between rounds in ms (default 30 s), bounded to [MIN_INTERVAL_MS, MAX_INTERVAL_MS]. */
   intervalMs?: number;
@@ -82,7 +87,7 @@ export function scanRunFolder(runDir: string, baseModel?: string, tokenizerDir?:
   if (!fs.existsSync(runDir) || !fs.statSync(runDir).isDirectory()) {
     throw new UserError(`${runDir}: no such folder (genstudy watch expects the folder a trainer writes checkpoint-N folders into)`);
   }
-  const complete: CheckpointRef[] = [];
+  const complete: (CheckpointRef & { name: string })[] = [];
   const waiting: string[] = [];
   const names = fs.readdirSync(runDir, { withFileTypes: true })
     .filter((d) => d.isDirectory() && stepOfFolder(d.name) !== undefined).map((d) => d.name);
@@ -98,10 +103,33 @@ export function scanRunFolder(runDir: string, baseModel?: string, tokenizerDir?:
       found = { why: (err as Error).message };
     }
     if ('why' in found) waiting.push(`${full}: incomplete checkpoint (${found.why}); left for a later round`);
-    else complete.push({ step: stepOfFolder(name)!, ...found });
+    else complete.push({ step: stepOfFolder(name)!, ...found, name });
   }
+  refuseTwoFoldersForOneStep(runDir, complete);
   complete.sort((a, b) => a.step - b.step);
-  return { complete, waiting };
+  return { complete: complete.map(({ name: _name, ...cp }) => cp), waiting };
+}
+
+/** What a step was evaluated as: its folder's files as stat sees them, and its content identity (the cache's model key). */
+interface Evaluated { files: string; key: string; weights: string }
+
+/**
+ * A checkpoint folder's files as stat sees them (names, inodes, sizes, modification times): a
+ * folder replaced or rewritten changes this, and reading it hashes nothing.
+ */
+function folderFiles(dir: string): string {
+  return [dir, ...fs.readdirSync(dir).sort().map((name) => {
+    const st = fs.statSync(path.join(dir, name));
+    return `${name}\0${st.ino}\0${st.size}\0${st.mtimeMs}`;
+  })].join('\n');
+}
+
+/** Whether the watcher may add the folder's checkpoints to the run (checkRunFolder), said once before the first round. */
+function checkRunFolderOnce(opts: WatchOptions, log: (line: string) => void): { joining: boolean } {
+  if (opts.runFolder === undefined) return { joining: false };
+  const joining = checkRunFolder(opts.store ?? opts.storePath, opts.run, opts.runFolder, opts.runNamed === true);
+  if (joining !== undefined) log(joining);
+  return { joining: joining !== undefined };
 }
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
@@ -161,8 +189,12 @@ export async function watchRun(opts: WatchOptions): Promise<WatchResult> {
     throw new UserError(`interval ${interval / 1000} s: expected between ${MIN_INTERVAL_MS / 1000} s and ${MAX_INTERVAL_MS / 1000} s`);
   }
   const runDir = path.resolve(opts.runDir);
-  const outDir = path.resolve(opts.outDir ?? path.join(path.dirname(path.resolve(opts.storePath)), `${opts.run}-watch`));
-  const done = new Set<string>();
+  const outDir = path.resolve(opts.outDir ?? path.join(path.dirname(path.resolve(opts.storePath)), `${opts.run.replace(/[\\/]/g, '-')}-watch`));
+  // Refused before the first round: inside it, a refusal would be retried every round.
+  const { joining } = checkRunFolderOnce(opts, log);
+  // Said once above: each checkpoint's evaluation need not say it again.
+  const gridOptions = joining ? { ...gridOptionsOf(opts), runFolder: undefined } : gridOptionsOf(opts);
+  const evaluated = new Map<number, Evaluated>();
   const evaluatedSteps: number[] = [];
   let lastWaiting = '';
   const failing = new Map<string, { step: number; dir: string; reason: string }>();
@@ -172,26 +204,47 @@ export async function watchRun(opts: WatchOptions): Promise<WatchResult> {
     const waitingText = waiting.join('\n');
     if (waitingText !== lastWaiting && waiting.length > 0) for (const w of waiting) log(`waiting for ${w}`);
     lastWaiting = waitingText;
-    const fresh = complete.filter((cp) => !done.has(`${cp.step}\0${cp.dir}`));
     const round: WatchRound = { evaluated: [], waiting, failed: [] };
+    const failed = (cp: CheckpointRef, err: unknown): void => {
+      // A damaged or locked store fails every checkpoint alike: stop, saying so once.
+      if (err instanceof StoreProblem) throw err;
+      const reason = err instanceof UserError ? err.message : ((err as Error).stack ?? String(err));
+      round.failed.push({ step: cp.step, dir: cp.dir, reason });
+      failing.set(cp.dir, { step: cp.step, dir: cp.dir, reason });
+      log(`step ${cp.step} (${cp.dir}) failed, tried again next round: ${reason}`);
+    };
+    const fresh: { cp: CheckpointRef; now: Evaluated }[] = [];
+    for (const cp of complete) {
+      try {
+        const files = folderFiles(cp.dir);
+        const before = evaluated.get(cp.step);
+        if (before?.files === files) continue;
+        const identity = identifyCheckpoint(cp);
+        const now = { files, key: identity.key, weights: identity.weights };
+        if (before?.key === now.key) { evaluated.set(cp.step, now); continue; }
+        if (before !== undefined) {
+          log(`step ${cp.step}: ${cp.dir} changed since it was evaluated (${before.weights === now.weights
+            ? 'its config or tokenizer files; evaluating it again, its scores replaced'
+            : `weights ${before.weights} -> ${now.weights}; evaluating it again, its earlier scores moved to superseded_scores`})`);
+        }
+        fresh.push({ cp, now });
+      } catch (err) {
+        failed(cp, err);
+      }
+    }
     if (fresh.length > 0) {
-      log(`evaluating step${fresh.length > 1 ? 's' : ''} ${fresh.map((c) => c.step).join(', ')} of ${runDir}`);
+      log(`evaluating step${fresh.length > 1 ? 's' : ''} ${fresh.map((f) => f.cp.step).join(', ')} of ${runDir}`);
       // One checkpoint at a time, so one that fails (deleted mid-round, unreadable, a server's
       // error) is logged and retried next round while the others are evaluated.
-      for (const cp of fresh) {
+      for (const { cp, now } of fresh) {
         try {
-          const s = await evaluateGrid({ ...gridOptionsOf(opts), checkpoints: [cp] });
+          const s = await evaluateGrid({ ...gridOptions, checkpoints: [cp] });
           round.summary = round.summary ? addSummaries(round.summary, s) : s;
-          done.add(`${cp.step}\0${cp.dir}`);
+          evaluated.set(cp.step, now);
           round.evaluated.push(cp.step);
           failing.delete(cp.dir);
         } catch (err) {
-          // A damaged or locked store fails every checkpoint alike: stop, saying so once.
-          if (err instanceof StoreProblem) throw err;
-          const reason = err instanceof UserError ? err.message : ((err as Error).stack ?? String(err));
-          round.failed.push({ step: cp.step, dir: cp.dir, reason });
-          failing.set(cp.dir, { step: cp.step, dir: cp.dir, reason });
-          log(`step ${cp.step} (${cp.dir}) failed, tried again next round: ${reason}`);
+          failed(cp, err);
         }
       }
       evaluatedSteps.push(...round.evaluated);

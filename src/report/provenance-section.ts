@@ -41,11 +41,12 @@ export function provenanceSection(data: ReportData, prov: Provenance, tables: re
   out.push('<h3>Runs: seeds and settings</h3>');
   const runs = tables.find((t) => t.name === 'runs')!;
   out.push(htmlTable(runs, {
-    columns: ['run', 'model', 'method', 'training_set', 'seed', 'checkpoints', 'checkpoints_hashed', 'attributes'],
-    headers: { training_set: 'training set', checkpoints_hashed: 'with content hash', attributes: 'settings' },
+    columns: ['run', 'model', 'method', 'training_set', 'seed', 'checkpoint_folder', 'checkpoints', 'checkpoints_hashed', 'attributes'],
+    headers: { training_set: 'training set', checkpoint_folder: 'checkpoints from', checkpoints_hashed: 'with content hash', attributes: 'settings' },
     format: { attributes: (v) => settingsText(String(v ?? '{}')) },
-    wrap: ['attributes'], names: ['run', 'model', 'training_set'],
+    wrap: ['attributes'], code: ['checkpoint_folder'], names: ['run', 'model', 'training_set'],
   }));
+  out.push(...supersededList(data));
   out.push('<h3>Test sets: content hashes</h3>');
   out.push(htmlTable(tables.find((t) => t.name === 'test_sets')!,
     { columns: ['test_set', 'content_hash', 'n', 'task', 'domain'], code: ['content_hash'], names: ['test_set'] }));
@@ -57,6 +58,21 @@ export function provenanceSection(data: ReportData, prov: Provenance, tables: re
   }
   out.push('</ul>', '</section>');
   return out.join('\n');
+}
+
+/**
+ * The scores re-evaluations replaced, per run and cause (a checkpoint folder replaced by a restarted
+ * trainer, a test set whose content changed): the series shown mixes nothing unsaid.
+ */
+function supersededList(data: ReportData): string[] {
+  if (!data.superseded?.length) return [];
+  return ['<h3>Superseded scores</h3>',
+    '<p class="small">Scores replaced by a re-evaluation; the store keeps them in <code>superseded_scores</code>.</p>',
+    // Hashes and paths are long unbroken words: they wrap rather than widen the page.
+    '<ul class="small" style="overflow-wrap: anywhere">',
+    ...data.superseded.map((g) => `<li>run <code>${esc(g.run)}</code>, step${g.steps.length > 1 ? 's' : ''} ` +
+      `${esc(g.steps.join(', '))}: ${g.scores} scores, last ${esc(g.at)}: ${esc(g.reason)}</li>`),
+    '</ul>'];
 }
 
 /**

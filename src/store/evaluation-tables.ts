@@ -24,6 +24,9 @@ const likeEscape = (text: string): string => text.replace(/[\\%_]/g, (c) => `\\$
 
 export interface SupersededCounts { scores: number; predictions: number; runs: string[] }
 
+/** Scores one cause superseded in one run: the steps, how many scores, and when (the latest). */
+export interface SupersededGroup { run: string; reason: string; steps: number[]; scores: number; at: string }
+
 const KEYS_PER_QUERY = 500;
 
 // JSON has no NaN or infinities; a log-probability can be -Infinity, so they are written as tagged strings.
@@ -127,6 +130,15 @@ export class EvaluationTables {
       this.db.prepare(`UPDATE checkpoints SET content_hash = ? WHERE id = ?`).run(newHash, cp.id);
       return counts;
     }).immediate();
+  }
+
+  /** What re-evaluations superseded, per run and cause, for the report's provenance. */
+  supersededGroups(): SupersededGroup[] {
+    const rows = this.db.prepare(`
+      SELECT run_id AS run, reason, json_group_array(DISTINCT step) AS steps, COUNT(*) AS scores, MAX(superseded_at) AS at
+      FROM superseded_scores GROUP BY run_id, reason ORDER BY run_id, at`).all() as { run: string; reason: string; steps: string; scores: number;
+      at: string }[];
+    return rows.map((r) => ({ ...r, steps: (JSON.parse(r.steps) as number[]).sort((a, b) => a - b) }));
   }
 
   /** Copies the score and prediction rows matching `where` (alias s) into the superseded tables. */

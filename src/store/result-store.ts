@@ -18,6 +18,8 @@ export interface RunRecord {
   method?: string | null;
   seed?: number | null;
   studyFile?: string | null;
+  /** The folder the run's checkpoints come from (recorded once, by the first evaluation that names one). */
+  checkpointFolder?: string | null;
   versions?: Record<string, string>;
   attributes?: Record<string, unknown>;
 }
@@ -186,18 +188,20 @@ export class ResultStore {
 
   upsertRun(run: RunRecord): void {
     this.db.prepare(`
-      INSERT INTO runs (id, model, training_set, method, seed, study_file, versions, attributes)
-      VALUES (@id, @model, @trainingSet, @method, @seed, @studyFile, @versions, @attributes)
+      INSERT INTO runs (id, model, training_set, method, seed, study_file, checkpoint_folder, versions, attributes)
+      VALUES (@id, @model, @trainingSet, @method, @seed, @studyFile, @checkpointFolder, @versions, @attributes)
       ON CONFLICT (id) DO UPDATE SET
         model = excluded.model, training_set = excluded.training_set, method = excluded.method,
         seed = excluded.seed, study_file = excluded.study_file, versions = excluded.versions,
-        attributes = excluded.attributes`).run({
+        attributes = excluded.attributes,
+        checkpoint_folder = COALESCE(runs.checkpoint_folder, excluded.checkpoint_folder)`).run({
       id: run.id,
       model: run.model ?? null,
       trainingSet: run.trainingSet ?? null,
       method: run.method ?? null,
       seed: run.seed ?? null,
       studyFile: run.studyFile ?? null,
+      checkpointFolder: run.checkpointFolder ?? null,
       versions: JSON.stringify(run.versions ?? {}),
       attributes: JSON.stringify(run.attributes ?? {}),
     });
@@ -212,9 +216,18 @@ export class ResultStore {
       method: r.method as string | null,
       seed: r.seed as number | null,
       studyFile: r.study_file as string | null,
+      checkpointFolder: r.checkpoint_folder as string | null,
       versions: JSON.parse(r.versions as string),
       attributes: JSON.parse(r.attributes as string),
     }));
+  }
+
+  /**
+   * Records where run `run`'s checkpoints come from, unless a folder is recorded already: the first
+   * one stays the run's, so a run named explicitly (--run) over two folders keeps its origin.
+   */
+  recordCheckpointFolder(run: string, folder: string): void {
+    this.db.prepare(`UPDATE runs SET checkpoint_folder = ? WHERE id = ? AND checkpoint_folder IS NULL`).run(folder, run);
   }
 
   /** Returns the checkpoint's row id, creating the run row (bare) and checkpoint row if needed. */

@@ -113,6 +113,13 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE evaluation_cache ADD COLUMN source TEXT;
   CREATE INDEX evaluation_cache_source ON evaluation_cache (source);
   `,
+  // 5: the folder a run's checkpoints come from (evaluate's --model, watch's folder), so that two
+  // trainings whose folders share a name (exp1/output, exp2/output) cannot merge into one run.
+  // Runs stored before it have none; their checkpoints' recorded paths stand in for it
+  // (src/evaluate/run-folder.ts) until an evaluation records it.
+  `
+  ALTER TABLE runs ADD COLUMN checkpoint_folder TEXT;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -1,5 +1,7 @@
 // Content identity of a checkpoint: sha256 over its weight files (in a fixed order), cached in memory
-// per path + mtime + size so that reloading an unchanged folder does not hash it again.
+// per path + inode + mtime + size so that reloading an unchanged folder does not hash it again (the
+// inode: a file renamed into place, as a trainer replaces a checkpoint, is another file even when a
+// copy kept its size and time).
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 
@@ -7,7 +9,7 @@ const cache = new Map<string, string>();
 
 function fileDigest(file: string): string {
   const st = fs.statSync(file);
-  const key = `${file}\0${st.mtimeMs}\0${st.size}`;
+  const key = `${file}\0${st.ino}\0${st.mtimeMs}\0${st.size}`;
   let d = cache.get(key);
   if (!d) {
     const h = crypto.createHash('sha256');
