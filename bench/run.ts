@@ -16,6 +16,7 @@ const BENCHES: Record<string, { module: string; fn: string }> = {
   'train-hf': { module: './train-hf.ts', fn: 'benchTrainHf' },
   evaluate: { module: './evaluate.ts', fn: 'benchEvaluate' },
   remote: { module: './remote.ts', fn: 'benchRemote' },
+  'serve-churn': { module: './serve-churn.ts', fn: 'benchServeChurn' },
   'demo-eta': { module: './demo-eta.ts', fn: 'benchDemoEta' },
 };
 

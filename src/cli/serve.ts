@@ -2,6 +2,7 @@
 // loopback unless told otherwise; prints its URL, runs until SIGINT / SIGTERM.
 import { Command, Option } from 'commander';
 import { UserError } from '../errors.ts';
+import { terminalSafe } from '../terminal-safe.ts';
 import { SERVE_DEFAULTS, SERVE_PROFILES, startServer, type ServeProfile } from '../serve/index.ts';
 import { numberIn, wholeNumber } from './flag-values.ts';
 
@@ -24,7 +25,8 @@ export function registerServe(program: Command): void {
     .option('--batch-tokens <n>', "the engine's padded tokens per forward batch")
     .option('--lora-root <dir...>',
       'folders whose LoRA adapter folders clients may load at run time (POST /v1/load_lora_adapter); none: run-time loading is off')
-    .option('--max-loras <n>', 'LoRA adapters loaded at once (each is a merged copy of the model in memory)', String(SERVE_DEFAULTS.maxLoras))
+    .option('--max-loras <n>', 'merged copies of the model in memory at once: one per loaded LoRA adapter, and one per adapter unloaded ' +
+      '(or evicted) while its requests are answered; a load past it waits for a copy to be freed', String(SERVE_DEFAULTS.maxLoras))
     .option('--max-body-mb <n>', 'largest request body in MiB (larger: HTTP 413)', String(SERVE_DEFAULTS.maxBodyBytes / 2 ** 20))
     .option('--max-prompt-tokens <n>', 'prompt tokens per completions request (more: HTTP 413)', String(SERVE_DEFAULTS.maxPromptTokens))
     .option('--startup-delay <seconds>', 'wait this long before listening, as a large model loading would (for testing clients)')
@@ -42,18 +44,22 @@ export function registerServe(program: Command): void {
       const server = await startServer({
         modelDir: model, host: flags.host, port, modelName: flags.modelName, maxBatchTokens: batchTokens, ...limits, profile: flags.mimic,
         startupDelayMs: (numberIn('--startup-delay', flags.startupDelay, { min: 0 }) ?? 0) * 1000,
-        log: (line) => process.stderr.write(`genstudy serve: ${line}\n`),
+        // Problems name what clients sent (routes, adapter names and paths): shown, never obeyed by the
+        // terminal; a stack's lines are kept, indented, so no line a client wrote can pass for the server's.
+        log: (line) => process.stderr.write(`genstudy serve: ${terminalSafe(line, { lines: true }).replace(/\n/g, '\n  ')}\n`),
       }).catch((err: NodeJS.ErrnoException) => {
         if (err.code === 'EADDRINUSE') throw new UserError(`--port ${port}: already in use on ${flags.host}`);
         if (err.code === 'EADDRNOTAVAIL') throw new UserError(`--host ${flags.host}: not an address of this machine`);
         throw err;
       });
       if (!['127.0.0.1', 'localhost', '::1'].includes(flags.host)) {
-        process.stderr.write(`genstudy serve: listening on ${flags.host}, beyond this machine; the API has no authentication\n`);
+        process.stderr.write(`genstudy serve: listening on ${terminalSafe(flags.host)}, beyond this machine; the API has no authentication\n`);
       }
-      process.stdout.write(`genstudy serve: model "${server.modelName}" at ${server.url}/v1 (POST /v1/completions, GET /v1/models, GET /health)\n`);
+      // The model's name is the folder's (or --model-name): a file name, shown as it is, escapes escaped.
+      process.stdout.write(`genstudy serve: model "${terminalSafe(server.modelName)}" at ${server.url}/v1 (POST /v1/completions, GET /v1/models, GET /health)\n`);
       process.stderr.write(limits.loraRoots.length === 0 ? 'genstudy serve: run-time LoRA loading is off (--lora-root DIR turns it on)\n'
-        : `genstudy serve: LoRA adapters may be loaded from ${limits.loraRoots.join(', ')} (at most ${limits.maxLoras} at once)\n`);
+        : `genstudy serve: LoRA adapters may be loaded from ${terminalSafe(limits.loraRoots.join(', '))} (at most ${limits.maxLoras} ` +
+          'merged copies of the model at once, adapters unloaded but still answering included)\n');
       await new Promise<void>((resolve) => {
         const stop = (): void => { process.off('SIGINT', stop); process.off('SIGTERM', stop); void server.close().then(resolve); };
         process.on('SIGINT', stop);

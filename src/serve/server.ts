@@ -16,6 +16,7 @@ import type { AddressInfo } from 'node:net';
 import { UserError } from '../errors.ts';
 import { LoraAdapters, loadModel, type BuiltinModel } from '../engine/index.ts';
 import { CompletionEngine } from './completions.ts';
+import { MergedCopies, MergedCopy, type CopyCounts } from './merged-copies.ts';
 import { completionRequestSchema, describeZodError, HttpError, loadAdapterSchema, unloadAdapterSchema } from './protocol.ts';
 import { SERVE_PROFILES, type ServeProfile } from './sampling.ts';
 import { FASTAPI_NOT_FOUND, VLLM, vllmModelCard } from './vllm-profile.ts';
@@ -34,7 +35,12 @@ export interface ServeOptions {
    * route answers 404, as vLLM keeps it off unless asked.
    */
   loraRoots?: string[];
-  /** Adapters loaded at once (each is a merged copy of the base model); default 4. */
+  /**
+   * Merged copies of the base model in memory at once (one per loaded adapter, and one per unloaded
+   * or evicted adapter whose requests are still being answered); default 4. A load past it waits
+   * for a copy to be freed (merged-copies.ts); under the genstudy profile, a load while this many
+   * adapters are loaded is answered 429.
+   */
   maxLoras?: number;
   /** Largest request body in bytes (default 8 MiB); larger ones are answered 413. */
   maxBodyBytes?: number;
@@ -60,13 +66,21 @@ export interface RunningServer {
   url: string;
   port: number;
   modelName: string;
-  /** Requests answered and engine calls made so far (concurrent requests share engine calls). */
-  stats(): { requests: number; engineCalls: number };
+  /**
+   * Requests answered and engine calls made so far (concurrent requests share engine calls), and the
+   * adapters' merged copies of the model (the base model not counted).
+   */
+  stats(): { requests: number; engineCalls: number; loraCopies: CopyCounts };
   close(): Promise<void>;
 }
 
-/** A served model; an adapter evicted under the vLLM profile has no model until it is asked for again. */
-interface Served { model?: BuiltinModel; root: string; parent: string | null; weights: string; lastUsed: number }
+/**
+ * A served model: the base, or an adapter's merged copy. An adapter evicted under the vLLM profile
+ * has no copy until a request names it (`reloading` while it is merged again).
+ */
+interface Served {
+  copy?: MergedCopy<BuiltinModel>; reloading?: Promise<void>; root: string; parent: string | null; weights: string; lastUsed: number;
+}
 
 /** A body over the limit: answered 413 while the rest is read and dropped (up to this many times the limit, then the connection is cut). */
 const DRAIN_FACTOR = 64;
@@ -154,37 +168,77 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     if (refusal) { base.dispose(); throw new UserError(`--lora-root with --mimic vllm: ${refusal}`); }
   }
   const name = opts.modelName ?? path.basename(dir);
-  const served = new Map<string, Served>([[name, { model: base, root: dir, parent: null, weights: base.id, lastUsed: 0 }]]);
+  // The base model is never retired, so its copy is outside the adapters' count.
+  const served = new Map<string, Served>([[name, { copy: new MergedCopy(base), root: dir, parent: null, weights: base.id, lastUsed: 0 }]]);
   let clock = 0;
-  const resident = (): [string, Served][] => [...served].filter(([, x]) => x.parent !== null && x.model !== undefined);
-  /** An adapter's merged model; under the vLLM profile an evicted one is loaded again (vLLM reloads from its path). */
+  const adapters = (): Served[] => [...served.values()].filter((s) => s.parent !== null);
+  /** An adapter folder merged into a copy of the base model; a folder it cannot read is the client's error, as the profile words it. */
   const adapterModel = (root: string): BuiltinModel => {
-    const adapters = LoraAdapters.load(base, root);
-    const merged = adapters.merged();
-    adapters.dispose();
-    merged.maxBatchTokens = base.maxBatchTokens;
-    return merged;
+    let lora: LoraAdapters;
+    try {
+      lora = LoraAdapters.load(base, root);
+    } catch (err) {
+      // The reason names the file and the field; file contents are never quoted (readJsonFile does not).
+      if (err instanceof UserError) {
+        if (profile === 'vllm') throw new HttpError(500, `cannot load the LoRA adapter at ${root}: ${err.message}`, 'InternalServerError');
+        throw new HttpError(400, `cannot load the LoRA adapter at ${root}: ${err.message}`);
+      }
+      throw err;
+    }
+    try {
+      const merged = lora.merged();
+      merged.maxBatchTokens = base.maxBatchTokens;
+      return merged;
+    } finally {
+      lora.dispose();
+    }
   };
-  const evictLeastRecent = (): void => {
-    const [, lru] = resident().reduce((a, b) => (b[1].lastUsed < a[1].lastUsed ? b : a));
-    const m = lru.model!;
-    lru.model = undefined;
-    setTimeout(() => m.dispose(), 60_000).unref();
+  /**
+   * Under the vLLM profile, the adapter whose copy makes room for a waiting one: the least recently
+   * used (vLLM's LRUCacheWorkerLoRAManager), among those no request is using if any; else the least
+   * recently used busy one, which answers its requests and is then freed, while new requests for it
+   * wait their turn, so that a stream of requests for loaded adapters cannot starve a waiting one.
+   * The genstudy profile evicts nothing: only an unload frees a copy.
+   */
+  const evict = (): MergedCopy<BuiltinModel> | undefined => {
+    if (profile !== 'vllm') return undefined;
+    const holding = adapters().filter((s) => s.copy !== undefined);
+    const idle = holding.filter((s) => s.copy!.users === 0);
+    const pool = idle.length > 0 ? idle : holding;
+    if (pool.length === 0) return undefined;
+    const lru = pool.reduce((a, b) => (b.lastUsed < a.lastUsed ? b : a));
+    const copy = lru.copy!;
+    lru.copy = undefined;
+    return copy;
   };
+  const copies = new MergedCopies<BuiltinModel>(maxLoras, evict);
+  /** Adapters being merged for a load request, by name. */
+  const arriving = new Map<string, Promise<unknown>>();
   const engine = new CompletionEngine();
   const created = Math.floor(Date.now() / 1000);
   let counter = 0;
 
-  const modelNamed = (wanted: string | undefined): [string, BuiltinModel] => {
+  /**
+   * Runs `fn` on the model a request names, which is not freed before `fn` settles. Under the vLLM
+   * profile an evicted adapter is merged again first (vLLM reloads it from its path), once room is free.
+   */
+  const withModel = async <T>(wanted: string | undefined, fn: (key: string, model: BuiltinModel) => Promise<T>): Promise<T> => {
     const key = wanted ?? name;
-    const s = served.get(key);
-    if (!s) throw new HttpError(404, `The model \`${key}\` does not exist (served: ${[...served.keys()].join(', ')}).`);
-    s.lastUsed = ++clock;
-    if (!s.model) {
-      if (resident().length >= maxLoras) evictLeastRecent();
-      s.model = adapterModel(s.root);
+    for (;;) {
+      const s = served.get(key);
+      if (!s) throw new HttpError(404, `The model \`${key}\` does not exist (served: ${[...served.keys()].join(', ')}).`);
+      if (s.copy) {
+        s.lastUsed = ++clock;
+        // Taken in the same step as it is found: an eviction in between would free it under the request.
+        return copies.use(s.copy, (model) => fn(key, model));
+      }
+      s.reloading ??= copies.create(() => adapterModel(s.root)).then((copy) => {
+        // Unloaded while it waited for room: nothing will use it.
+        if (served.get(key) === s) s.copy = copy;
+        else copies.retire(copy);
+      }).finally(() => { s.reloading = undefined; });
+      await s.reloading;
     }
-    return [key, s.model];
   };
 
   const routes: Record<string, (body: unknown) => Promise<[number, unknown]>> = {
@@ -199,9 +253,10 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     'POST /v1/completions': async (body) => {
       const parsed = completionRequestSchema.safeParse(body);
       if (!parsed.success) throw new HttpError(400, describeZodError(parsed.error));
-      const [modelName, model] = modelNamed(parsed.data.model);
-      const { choices, usage } = await engine.complete(model, parsed.data, maxPromptTokens, profile);
-      return [200, { id: `cmpl-${++counter}`, object: 'text_completion', created: Math.floor(Date.now() / 1000), model: modelName, choices, usage }];
+      return withModel(parsed.data.model, async (modelName, model): Promise<[number, unknown]> => {
+        const { choices, usage } = await engine.complete(model, parsed.data, maxPromptTokens, profile);
+        return [200, { id: `cmpl-${++counter}`, object: 'text_completion', created: Math.floor(Date.now() / 1000), model: modelName, choices, usage }];
+      });
     },
     'POST /v1/load_lora_adapter': async (body) => {
       if (loraRoots.length === 0) {
@@ -213,31 +268,30 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       if (!parsed.success) throw new HttpError(400, describeZodError(parsed.error));
       const { lora_name: loraName, lora_path: loraPath } = parsed.data;
       const root = profile === 'vllm' ? VLLM.adapterFolder(loraName, loraPath, loraRoots, adapterFolder) : adapterFolder(loraPath, loraRoots);
+      // The same name being loaded now (waiting for room): answered as a load after it would be.
+      for (let under = arriving.get(loraName); under; under = arriving.get(loraName)) await under.catch(() => undefined);
       const have = served.get(loraName);
       if (have) {
         if (profile === 'vllm') throw new HttpError(400, VLLM.alreadyLoaded(loraName));
         if (have.root === root && have.parent === name) return [200, `Success: LoRA adapter '${loraName}' was already loaded.`];
         throw new HttpError(400, `The lora adapter '${loraName}' has already been loaded (from ${have.root}).`);
       }
-      const loaded = resident().length;
-      if (loaded >= maxLoras) {
-        // vLLM keeps every added adapter and evicts the least recently used from its cache.
-        if (profile === 'vllm') evictLeastRecent();
-        else throw new HttpError(429,
-          `${loaded} LoRA adapters are loaded, the most this server holds (genstudy serve --max-loras); unload one first`);
+      // vLLM keeps every added adapter and evicts the least recently used copy to make room (`evict`);
+      // genstudy refuses one more while the limit's worth are loaded, as only the client can free one.
+      const loaded = adapters().length + arriving.size;
+      if (profile !== 'vllm' && loaded >= maxLoras) {
+        throw new HttpError(429, `${loaded} LoRA adapters are loaded, the most this server holds (genstudy serve --max-loras); unload one first`);
       }
-      let merged: BuiltinModel;
+      // Past the limit only by copies still answering requests for unloaded adapters: wait for them.
+      const job = copies.create(() => adapterModel(root));
+      arriving.set(loraName, job);
+      let copy: MergedCopy<BuiltinModel>;
       try {
-        merged = adapterModel(root);
-      } catch (err) {
-        // The reason names the file and the field; file contents are never quoted (readJsonFile does not).
-        if (err instanceof UserError) {
-          if (profile === 'vllm') throw new HttpError(500, `cannot load the LoRA adapter at ${root}: ${err.message}`, 'InternalServerError');
-          throw new HttpError(400, `cannot load the LoRA adapter at ${root}: ${err.message}`);
-        }
-        throw err;
+        copy = await job;
+      } finally {
+        arriving.delete(loraName);
       }
-      served.set(loraName, { model: merged, root, parent: name, weights: `${base.id}+lora`, lastUsed: ++clock });
+      served.set(loraName, { copy, root, parent: name, weights: `${base.id}+lora`, lastUsed: ++clock });
       return [200, `Success: LoRA adapter '${loraName}' added successfully.`];
     },
     'POST /v1/unload_lora_adapter': async (body) => {
@@ -250,9 +304,8 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
           profile === 'vllm' ? VLLM.notLoaded(parsed.data.lora_name) : `The lora adapter '${parsed.data.lora_name}' is not loaded.`);
       }
       served.delete(parsed.data.lora_name);
-      // Requests already queued for it still hold the model; it goes when they are answered.
-      const gone = s.model;
-      if (gone) setTimeout(() => gone.dispose(), 60_000).unref();
+      // Freed now, or when the requests using it are answered.
+      if (s.copy) copies.retire(s.copy);
       return [200, `Success: LoRA adapter '${parsed.data.lora_name}' removed successfully.`];
     },
   };
@@ -293,11 +346,12 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     url: `http://${host}:${port}`,
     port,
     modelName: name,
-    stats: () => ({ requests: counter, engineCalls: engine.engineCalls }),
+    stats: () => ({ requests: counter, engineCalls: engine.engineCalls, loraCopies: copies.counts() }),
     close: () => new Promise<void>((resolve) => {
       server.close(() => resolve());
       server.closeAllConnections();
-      for (const s of served.values()) s.model?.dispose();
+      copies.close();
+      base.dispose();
       void engine.close();
     }),
   };

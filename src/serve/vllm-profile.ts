@@ -14,7 +14,8 @@
 //   InternalServerError; unloading an unknown name is a 404 ("cannot be found").
 // - Adapters beyond --max-loras: vLLM keeps every added adapter and its LRU cache
 //   (vllm/lora/worker_manager.py LRUCacheWorkerLoRAManager) evicts the least recently used one,
-//   loading it again from its path when a request names it; never a 429.
+//   loading it again from its path when a request names it; never a 429. A request whose adapter
+//   would pass --max-loras waits (merged-copies.ts cites the scheduler).
 // - The LoRA routes exist only with VLLM_ALLOW_RUNTIME_LORA_UPDATING=True (vllm/entrypoints/serve/lora):
 //   without them FastAPI's own 404, {"detail": "Not Found"}.
 // - Models without LoRA support (GPT-2's GPT2LMHeadModel does not implement SupportsLoRA) refuse
