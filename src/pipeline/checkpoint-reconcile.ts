@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { stepOfFolder } from '../evaluate/index.ts';
 import { readStoreScores } from '../analyze/read-scores.ts';
+import { parsePythonJson } from '../json-text.ts';
 
 /** Steps of the checkpoint folders in `runDir` now. */
 export function stepsOnDisk(runDir: string): number[] {
@@ -23,7 +24,8 @@ export function savedStepsFromTrainerState(runDir: string): number[] | undefined
     const file = path.join(runDir, `checkpoint-${step}`, 'trainer_state.json');
     let state: { save_steps?: unknown; global_step?: unknown };
     try {
-      state = JSON.parse(fs.readFileSync(file, 'utf8')) as typeof state;
+      // an fp16 run writes "grad_norm": NaN into the log; Python's JSON must not send us to an older checkpoint
+      state = parsePythonJson(fs.readFileSync(file, 'utf8'), file).value as typeof state;
     } catch {
       continue;
     }

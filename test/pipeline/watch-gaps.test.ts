@@ -5,11 +5,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { promptVariants, resolveTestSets } from '../../src/evaluate/index.ts';
 import { builtinLoader } from '../../src/engine/index.ts';
 import { remoteLoader } from '../../src/engine/remote/index.ts';
 import { scanRunFolder, watchRun } from '../../src/pipeline/watch.ts';
+import { savedStepsFromTrainerState } from '../../src/pipeline/checkpoint-reconcile.ts';
 import { startServer } from '../../src/serve/index.ts';
 import { suiteVocabulary } from '../../src/synth/index.ts';
 import { syntheticTask } from '../../src/tasks/index.ts';
@@ -81,4 +83,15 @@ test('a checkpoint whose tokenizer.json is still being copied waits', () => {
   assert.match(half.waiting[0], /tokenizer\.json is not complete JSON/);
   fs.writeFileSync(path.join(dir, 'tokenizer.json'), whole);
   assert.equal(scanRunFolder(runDir).complete.length, 1);
+});
+
+test('the saved-step schedule is read from a trainer_state.json holding Python\'s NaN (an fp16 run\'s grad_norm), not an older one', (t) => {
+  const runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'genstudy-nan-state-'));
+  t.after(() => fs.rmSync(runDir, { recursive: true, force: true }));
+  for (const [step, text] of [[10, '{"global_step": 10, "save_steps": 10, "log_history": []}'],
+    [20, '{"global_step": 20, "save_steps": 10, "log_history": [{"step": 20, "loss": 0.5, "grad_norm": NaN}]}']] as const) {
+    fs.mkdirSync(path.join(runDir, `checkpoint-${step}`));
+    fs.writeFileSync(path.join(runDir, `checkpoint-${step}`, 'trainer_state.json'), text);
+  }
+  assert.deepEqual(savedStepsFromTrainerState(runDir), [10, 20]);
 });
