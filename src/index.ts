@@ -18,7 +18,9 @@ export { signVerdict, signCountSentence, type SignVerdict } from './analyze/agre
 export type { RunCalibration } from './analyze/calibration.ts';
 export type { Robustness, PairRobustness } from './analyze/robustness.ts';
 export { readScores } from './analyze/read-scores.ts';
-export { readScoreInput } from './analyze/read-scores.ts';
+export { readScoreInput, type ReadScoreOptions } from './analyze/read-scores.ts';
+export type { RunNaming } from './analyze/run-names.ts';
+export { compareRunNames } from './analyze/run-order.ts';
 export type { ScoreReading } from './analyze/score-reading.ts';
 export { buildRunSeries, type RunSeries, type ScoreRowInput } from './analyze/run-series.ts';
 export type { ScoreRow } from './analyze/score-row.ts';

@@ -36,6 +36,7 @@ export async function readLmEvalFiles(folder: string, files: readonly string[]):
   const notJson: string[] = [];
   const notResults: string[] = [];
   const nonFinite = new Tally(), missingScores = new Tally(), missingStderrs = new Tally();
+  const notScores = new KeyTally();
   let read = 0;
   for (const file of files) {
     const named = RESULTS_NAME.test(basename(file));
@@ -51,7 +52,9 @@ export async function readLmEvalFiles(folder: string, files: readonly string[]):
     const doc = json.value;
     if (typeof doc !== 'object' || doc === null ||
       typeof (doc as { results?: unknown }).results !== 'object' || (doc as { results: unknown }).results === null) {
-      if (named) throw new UserError(`${file}: field "results": expected lm-evaluation-harness output with a "results" object`, { file, field: 'results' });
+      if (named) {
+        throw new UserError(`${file}: field "results": expected lm-evaluation-harness output with a "results" object`, { file, field: 'results' });
+      }
       notResults.push(file);
       continue;
     }
@@ -62,6 +65,7 @@ export async function readLmEvalFiles(folder: string, files: readonly string[]):
     const place = runAndStep(file, folder, parsed, how);
     nonFinite.addNonFinite(file, json.nonFinite);
     for (const key of parsed.missing) missingScores.add(`${file}, field "${key}"`);
+    for (const { key, field } of parsed.notScores) notScores.add(key, `${file}, field "${field}"`);
     for (const s of parsed.scores) {
       const origin = `${file}, field "${s.key}"`;
       checkValueRange(s.metric, s.value, origin);
@@ -84,6 +88,7 @@ export async function readLmEvalFiles(folder: string, files: readonly string[]):
   nonFinite.noteInto(notes, NON_FINITE_NOTE);
   missingScores.noteInto(notes, MISSING_SCORE_NOTE);
   missingStderrs.noteInto(notes, 'standard error(s) missing (NaN, Infinity or null): no sampling variance for those scores');
+  notScores.noteInto(notes);
   for (const [g, subtasks] of groups) {
     const alsoRead = subtasks.filter((t) => rows.some((r) => r.testSet === t));
     if (alsoRead.length && rows.some((r) => r.testSet === g)) {
@@ -135,4 +140,26 @@ function runAndStep(file: string, root: string, parsed: LmEvalFile, how: { run: 
   }
   throw new UserError(`${file}: cannot tell the training step: no folder named like checkpoint-N / step-N / global_stepN on its path, ` +
     `no _stepN in the file name, and config.model_args names no step`);
+}
+
+/**
+ * The fields of "results" that are not scores (0.4.12+ writes "sample_len" beside every task's
+ * scores), counted by key across all files: one note naming the first few keys and where the first was.
+ */
+class KeyTally {
+  private readonly counts = new Map<string, number>();
+  private first = '';
+
+  add(key: string, place: string): void {
+    if (this.counts.size === 0) this.first = place;
+    this.counts.set(key, (this.counts.get(key) ?? 0) + 1);
+  }
+
+  noteInto(notes: string[]): void {
+    if (this.counts.size === 0) return;
+    const total = [...this.counts.values()].reduce((a, b) => a + b, 0);
+    const keys = [...this.counts].map(([key, n]) => `${key} (${n})`);
+    notes.push(`${total} field(s) in "results" that are not scores left out: ${listed(keys, ', ', 5)} (lm-eval's own bookkeeping, such as ` +
+      `sample_len, the number of examples, or a score's key holding text; first at ${this.first})`);
+  }
 }

@@ -19,5 +19,5 @@ export function parseLmEval03(doc: { results: Record<string, unknown>; config?: 
     }
   }
   const modelArgs = typeof doc.config?.model_args === 'string' ? doc.config.model_args : undefined;
-  return { version: '0.3', scores, missing, modelArgs, groups: new Map() };
+  return { version: '0.3', scores, missing, notScores: [], modelArgs, groups: new Map() };
 }

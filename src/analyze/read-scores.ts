@@ -2,6 +2,7 @@
 // CSV / TSV / JSONL / JSON file, a wide CSV (wide-table.ts), or a folder of lm-evaluation-harness
 // results (lm-eval-results.ts) or Trainer run folders (trainer-state.ts). Every reading says how
 // it read the input (score-reading.ts), and any score given twice is an error whatever its metric.
+// Runs are renamed, when asked, as the reading is handed on (run-names.ts), whichever reader read them.
 import { open, stat } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { UserError } from '../errors.ts';
@@ -11,6 +12,8 @@ import { readLmEvalFiles } from './lm-eval-results.ts';
 import { listScoreFolder } from './score-folder.ts';
 import { isMissingValue, scoreRowFromRecord, type ScoreRow } from './score-row.ts';
 import { runAttributes } from './run-series.ts';
+import { renameRuns, type RunNaming } from './run-names.ts';
+import { checkDelimiter } from './table-delimiter.ts';
 import type { ScoreReading } from './score-reading.ts';
 import { readTrainerStates } from './trainer-state.ts';
 import { isWideHeader, parseColumnMap, readWideRows } from './wide-table.ts';
@@ -22,6 +25,8 @@ export interface ReadScoreOptions {
   promptVariant?: string;
   /** Wide tables: "column=test_set:metric" for columns whose names do not say it. */
   columns?: readonly string[];
+  /** Runs renamed: a prefix taken off, or names given (run-names.ts). */
+  runNames?: RunNaming;
 }
 
 const TABLE_EXTENSIONS = ['.csv', '.tsv', '.jsonl', '.ndjson', '.json'];
@@ -62,9 +67,10 @@ export async function readScores(input: string, opts: ReadScoreOptions = {}): Pr
 /** The score rows of any input, with how they were read and notes on what was left out. */
 export async function readScoreInput(input: string, opts: ReadScoreOptions = {}): Promise<ScoreReading> {
   const source = await detectSource(input);
-  const reading = source === 'folder' ? await readFolder(input)
+  const read = source === 'folder' ? await readFolder(input)
     : source === 'store' ? { rows: readStoreScores(input, opts.promptVariant ?? ''), description: 'genstudy results store', notes: [] }
     : await readTable(input, opts);
+  const reading = renameRuns(read, opts.runNames ?? {});
   checkNoDuplicates(reading.rows);
   return reading;
 }
@@ -91,6 +97,7 @@ async function readFolder(folder: string): Promise<ScoreReading> {
 }
 
 async function readTable(file: string, opts: ReadScoreOptions): Promise<ScoreReading> {
+  await checkDelimiter(file);
   const records: SourceRow[] = [];
   for await (const row of readRows(file)) records.push(row);
   if (records.length === 0) {

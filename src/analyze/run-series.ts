@@ -6,6 +6,7 @@
 import { UserError } from '../errors.ts';
 import type { RunRecord } from '../store/result-store.ts';
 import { isFractionMetric, type ScoreRow } from './score-row.ts';
+import { compareRunNames } from './run-order.ts';
 
 export interface RunSeries {
   run: string;
@@ -48,7 +49,7 @@ export function availableMetrics(rows: readonly ScoreRow[]): string[] {
 /** A score row as a library caller may build it in memory: where it was read and the run's attributes are optional. */
 export type ScoreRowInput = Omit<ScoreRow, 'attributes' | 'origin'> & Partial<Pick<ScoreRow, 'attributes' | 'origin'>>;
 
-/** Builds per-run series for one metric; duplicate (run, step, test set) rows are an error. */
+/** Builds per-run series for one metric, in run order (run-order.ts); duplicate (run, step, test set) rows are an error. */
 export function buildRunSeries(rows: readonly ScoreRowInput[], metric: string, opts: RunSeriesOptions = {}): RunSeries[] {
   const byRun = new Map<string, { cells: Map<string, Map<number, ScoreRowInput>>; attributes: Record<string, string> }>();
   const originOf = (row: ScoreRowInput, i: number) => row.origin ?? `rows[${i}]`;
@@ -68,7 +69,7 @@ export function buildRunSeries(rows: readonly ScoreRowInput[], metric: string, o
     bySet.set(row.step, row);
   });
   const out: RunSeries[] = [];
-  for (const [run, { cells, attributes }] of [...byRun].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+  for (const [run, { cells, attributes }] of [...byRun].sort(([a], [b]) => compareRunNames(a, b))) {
     const testSets = [...cells.keys()].sort();
     const allSteps = [...new Set(testSets.flatMap((t) => [...cells.get(t)!.keys()]))].sort((a, b) => a - b);
     const steps: number[] = [];

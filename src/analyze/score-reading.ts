@@ -1,14 +1,19 @@
 // What a reader hands `analyze` and `report`: the score rows, a sentence saying what it took as run,
 // step, test set and metric (so a user sees at once when a layout was read wrongly), and notes about
-// what it left out or what looks off.
+// what it left out or what looks off; a Trainer folder also hands on its training loss, which the
+// report draws as the store's training log.
+import type { TrainingLogRecord } from '../store/result-store.ts';
 import type { ScoreRow } from './score-row.ts';
 import { samplingSummary } from './sampling-summary.ts';
+import { sortedRunNames } from './run-order.ts';
 
 export interface ScoreReading {
   rows: ScoreRow[];
   /** How the input was read, e.g. "lm-evaluation-harness 0.3 output, 27 file(s); run from the folder path, step from the file name". */
   description: string;
   notes: string[];
+  /** The training log (loss, learning rate, gradient norm per logged step) where the input has one: a Trainer's log_history. */
+  trainingLog?: TrainingLogRecord[];
 }
 
 /**
@@ -18,7 +23,7 @@ export interface ScoreReading {
 export function summarizeReading(input: string, reading: ScoreReading, sampleSize?: number): string {
   const { rows } = reading;
   if (rows.length === 0) return `${input}: ${reading.description}: no scores`;
-  const runs = distinct(rows.map((r) => r.run));
+  const runs = sortedRunNames(rows.map((r) => r.run));
   const sets = distinct(rows.map((r) => r.testSet));
   const metrics = distinct(rows.map((r) => r.metric));
   const steps = [...new Set(rows.map((r) => r.step))].sort((a, b) => a - b);

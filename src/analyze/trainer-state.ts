@@ -9,9 +9,13 @@
 // with the largest global_step is read; the run is the run folder (a checkpoint's parent). The file
 // is Python's json: an fp16 run logs NaN grad_norms, read as missing (parsePythonJson), and a null
 // log_history entry, which no Trainer writes but an edited file may hold, is skipped with a note.
+// The entries with "loss" (the training loss, logged every logging_steps with "learning_rate" and
+// "grad_norm": trainer.py _maybe_log_save_evaluate) are the run's training log, which the report
+// draws as it draws a study's.
 import { readFile } from 'node:fs/promises';
 import { basename, dirname, relative, resolve, sep } from 'node:path';
 import { UserError, unreadable } from '../errors.ts';
+import type { TrainingLogRecord } from '../store/result-store.ts';
 import { parsePythonJson, type NonFiniteValue } from '../json-text.ts';
 import { MISSING_SCORE_NOTE, NON_FINITE_NOTE, Tally } from './missing-values.ts';
 import { checkValueRange, type ScoreRow } from './score-row.ts';
@@ -34,6 +38,7 @@ export async function readTrainerStates(root: string, files: readonly string[]):
     if (!held || state.globalStep > held.globalStep) latest.set(runFolder, state);
   }
   const rows: ScoreRow[] = [];
+  const trainingLog: TrainingLogRecord[] = [];
   const notes: string[] = [];
   const tallies: Tallies = { nonFinite: new Tally(), missingScores: new Tally(), nullEntries: new Tally() };
   for (const [runFolder, state] of [...latest].sort(([a], [b]) => (a < b ? -1 : 1))) {
@@ -42,6 +47,7 @@ export async function readTrainerStates(root: string, files: readonly string[]):
     const before = rows.length;
     tallies.nonFinite.addNonFinite(state.file, state.nonFinite);
     rows.push(...evalRows(state, run, tallies));
+    trainingLog.push(...trainingLogOf(state, run));
     if (rows.length === before) notes.push(`${state.file}: no evaluation entries (eval_* keys) in log_history; run "${run}" has no scores`);
   }
   tallies.nonFinite.noteInto(notes, NON_FINITE_NOTE);
@@ -54,8 +60,10 @@ export async function readTrainerStates(root: string, files: readonly string[]):
   return {
     rows,
     description: `Hugging Face Trainer state, ${latest.size} run folder(s); run from the run folder, step from log_history[].step, test ` +
-      `set and metric from eval_<set>_<metric>`,
+      `set and metric from eval_<set>_<metric>` +
+      (trainingLog.length ? `; training log from log_history's "loss" entries (${trainingLog.length})` : ''),
     notes,
+    trainingLog,
   };
 }
 
@@ -63,9 +71,32 @@ async function readState(file: string): Promise<State> {
   const text = await readFile(file, 'utf8').catch((err: unknown) => { throw unreadable(file, err); });
   const { value: doc, nonFinite } = parsePythonJson(text, file);
   const history = (doc as { log_history?: unknown } | null)?.log_history;
-  if (!Array.isArray(history)) throw new UserError(`${file}: field "log_history": expected the list a Trainer writes`, { file, field: 'log_history' });
+  if (!Array.isArray(history)) {
+    throw new UserError(`${file}: field "log_history": expected the list a Trainer writes`, { file, field: 'log_history' });
+  }
   const globalStep = Number((doc as { global_step?: unknown }).global_step ?? 0);
   return { file, globalStep: Number.isFinite(globalStep) ? globalStep : 0, history, nonFinite };
+}
+
+/** The entries logging the training loss, one per step (a later entry of a step replaces an earlier one, as in the store). */
+function trainingLogOf(state: State, run: string): TrainingLogRecord[] {
+  const bySteps = new Map<number, TrainingLogRecord>();
+  state.history.forEach((item, i) => {
+    if (typeof item !== 'object' || item === null || Array.isArray(item) || !('loss' in item)) return;
+    const entry = item as Record<string, unknown>;
+    const step = checkedStep(entry.step, state.file, i);
+    const number = (v: unknown) => (typeof v === 'number' ? v : null);
+    bySteps.set(step, { run, step, loss: number(entry.loss), learningRate: number(entry.learning_rate), gradNorm: number(entry.grad_norm),
+      tokensPerSecond: null });
+  });
+  return [...bySteps.values()].sort((a, b) => a.step - b.step);
+}
+
+function checkedStep(step: unknown, file: string, i: number): number {
+  if (typeof step !== 'number' || !Number.isInteger(step) || step < 0) {
+    throw new UserError(`${file}, log_history[${i}].step: expected a whole number >= 0, got ${JSON.stringify(step)}`);
+  }
+  return step;
 }
 
 function evalRows(state: State, run: string, tallies: Tallies): ScoreRow[] {
@@ -79,10 +110,7 @@ function evalRows(state: State, run: string, tallies: Tallies): ScoreRow[] {
     const entry = item as Record<string, unknown>;
     const keys = Object.keys(entry).filter((k) => k.startsWith('eval_'));
     if (keys.length === 0) return;
-    const step = entry.step;
-    if (typeof step !== 'number' || !Number.isInteger(step) || step < 0) {
-      throw new UserError(`${state.file}, log_history[${i}].step: expected a whole number >= 0, got ${JSON.stringify(step)}`);
-    }
+    const step = checkedStep(entry.step, state.file, i);
     // the datasets are what the speed metrics name: eval_<name>_runtime, or eval_runtime for one
     const names = keys.filter((k) => k.endsWith('_runtime'))
       .map((k) => k.slice('eval_'.length, -'_runtime'.length))

@@ -2,7 +2,8 @@
 import { Command } from 'commander';
 import { UserError } from '../errors.ts';
 import { checkNamedTestSets } from '../analyze/input-checks.ts';
-import { addScoreInputOptions, readAndDescribe, sampleSizeFlag, SCORE_INPUT_HELP, type ScoreInputFlags } from './score-input-flags.ts';
+import { addScoreInputOptions, readAndDescribe, runNamingFlags, sampleSizeFlag, SCORE_INPUT_HELP, type ScoreInputFlags,
+} from './score-input-flags.ts';
 import { addAnalysisOptions, analysisOptionsFromFlags, type AnalysisFlags } from './analysis-flags.ts';
 import { terminalSafe } from '../terminal-safe.ts';
 import { analysisProgress } from './analysis-progress.ts';
@@ -45,6 +46,7 @@ export function registerReport(program: Command): void {
       const written = await writeReport(flags.out, {
         storePath: store,
         columns: flags.columns,
+        runNames: await runNamingFlags(flags),
         sampleSize: sampleSizeFlag(flags),
         control: flags.control,
         metric: flags.metric,

@@ -1,11 +1,13 @@
 // The flags about reading scores that `analyze` and `report` share, declared once: the input
-// argument's help, a wide table's column mapping, the sample size of scores that do not give theirs,
-// and --dry-run (say how the input was read, then stop).
+// argument's help, a wide table's column mapping, the runs' names (a prefix taken off, names given),
+// the sample size of scores that do not give theirs, and --dry-run (say how the input was read, then stop).
 import { Command } from 'commander';
-import { readScoreInput } from '../analyze/read-scores.ts';
+import { readScoreInput, type ReadScoreOptions } from '../analyze/read-scores.ts';
+import { parseRunNamePairs, readRunNameFile, type RunNaming } from '../analyze/run-names.ts';
 import { samplingNote } from '../analyze/sampling-summary.ts';
 import { summarizeReading, type ScoreReading } from '../analyze/score-reading.ts';
 import { wholeNumber } from './flag-values.ts';
+import { UserError } from '../errors.ts';
 import { terminalSafe } from '../terminal-safe.ts';
 
 export const SCORE_INPUT_HELP = 'a genstudy results store (.sqlite), ' +
@@ -13,12 +15,20 @@ export const SCORE_INPUT_HELP = 'a genstudy results store (.sqlite), ' +
   'or wide with a step column and one column per test set and metric, as W&B and pandas export), ' +
   'or a folder of lm-evaluation-harness output (0.3 or 0.4) or Trainer run folders (trainer_state.json)';
 
-export interface ScoreInputFlags { columns?: string[]; dryRun?: boolean; promptVariant: string; sampleSize?: string }
+export interface ScoreInputFlags {
+  columns?: string[]; dryRun?: boolean; promptVariant: string; sampleSize?: string;
+  stripPrefix?: string; runName?: string[]; runNames?: string;
+}
 
 export function addScoreInputOptions(cmd: Command): Command {
   return cmd
     .option('--columns <column=set:metric...>',
       'wide tables: the test set and metric of columns whose names do not say them, e.g. "eval/mnli_acc=mnli:accuracy"')
+    .option('--strip-prefix <text>', 'take this text off the start of every run name that begins with it, e.g. /scratch/me/runs/ ' +
+      '(a renamed run keeps its name as read in attribute source_run)')
+    .option('--run-name <old=new>', 'give the run read as <old> the name <new> (repeat the flag for each run; wins over --strip-prefix)',
+      (value: string, earlier: string[] = []) => [...earlier, value])
+    .option('--run-names <file>', 'a CSV with columns old, new: each run\'s name as read and the name to give it')
     .option('--sample-size <n>', 'take every score that gives neither its own n nor a stderr to be a proportion over n examples ' +
       '(for the control\'s sampling noise)')
     .option('--dry-run', 'say how the input was read (runs, steps, test sets, metrics) and stop');
@@ -29,10 +39,29 @@ export function sampleSizeFlag(flags: ScoreInputFlags): number | undefined {
   return wholeNumber('--sample-size', flags.sampleSize, { min: 1 });
 }
 
+/** --strip-prefix, --run-name and --run-names as one naming (a name given by both flags must agree). */
+export async function runNamingFlags(flags: ScoreInputFlags): Promise<RunNaming> {
+  const pairs = parseRunNamePairs(flags.runName ?? []);
+  const fromFile = flags.runNames === undefined ? new Map<string, string>() : await readRunNameFile(flags.runNames);
+  for (const [from, to] of pairs) {
+    const other = fromFile.get(from);
+    if (other !== undefined && other !== to) {
+      throw new UserError(`--run-name ${from}=${to}: ${flags.runNames} names run "${from}" "${other}"`);
+    }
+  }
+  const names = new Map([...fromFile, ...pairs]);
+  return { ...(flags.stripPrefix === undefined ? {} : { stripPrefix: flags.stripPrefix }), ...(names.size ? { names } : {}) };
+}
+
+/** What the flags ask of the reading, for readScoreInput (and the report, which reads the input again). */
+export async function scoreReadOptions(flags: ScoreInputFlags): Promise<ReadScoreOptions> {
+  return { promptVariant: flags.promptVariant, columns: flags.columns, runNames: await runNamingFlags(flags) };
+}
+
 /** Reads the input and writes the summary line and any notes to stderr (stdout with --dry-run). */
 export async function readAndDescribe(input: string, flags: ScoreInputFlags): Promise<ScoreReading> {
   const sampleSize = sampleSizeFlag(flags);
-  const reading = await readScoreInput(input, { promptVariant: flags.promptVariant, columns: flags.columns });
+  const reading = await readScoreInput(input, await scoreReadOptions(flags));
   const out = flags.dryRun ? process.stdout : process.stderr;
   // Both name the input's runs and test sets.
   out.write(`${flags.dryRun ? '' : 'genstudy: '}${terminalSafe(summarizeReading(input, reading, sampleSize))}\n`);

@@ -8,6 +8,7 @@ import { UserError } from '../errors.ts';
 import type { AnalysisProgress, AnalysisResult, AnalyzeOptions } from '../analyze/analysis.ts';
 import { anchor, esc, page } from './html.ts';
 import { provenanceSection, sha256, type Provenance } from './provenance-section.ts';
+import type { RunNaming } from '../analyze/run-names.ts';
 import { loadReportInput } from './report-data.ts';
 import { agreementSection, runSections, studyAHeadline } from './study-a-section.ts';
 import { studyA } from './study-a.ts';
@@ -25,6 +26,8 @@ export interface ReportInput {
   columns?: readonly string[];
   /** Examples behind every score that gives neither its own n nor a stderr (--sample-size). */
   sampleSize?: number;
+  /** Runs renamed (a prefix taken off, names given: analyze/run-names.ts), for every input. */
+  runNames?: RunNaming;
   /** The in-domain test set regressed out (default: the runs' "control_test_set" attribute). */
   control?: string;
   /** The metric analysed and drawn (default: per test set, its only metric, else accuracy / acc). */
@@ -60,7 +63,7 @@ export interface RenderedReport {
 }
 
 export async function renderReport(input: ReportInput): Promise<RenderedReport> {
-  const data = await loadReportInput(input.storePath, input.promptVariant ?? '', input.columns);
+  const data = await loadReportInput(input.storePath, input.promptVariant ?? '', input.columns, input.runNames);
   const a = studyA(data, { control: input.control, metric: input.metric, analysis: input.analysis, result: input.result, progress: input.progress,
     sampleSize: input.sampleSize });
   const b = studyB(data, { metric: input.metric });

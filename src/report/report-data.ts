@@ -6,6 +6,8 @@ import type { SupersededGroup } from '../store/evaluation-tables.ts';
 import { UserError } from '../errors.ts';
 import { detectSource, readScoreInput } from '../analyze/read-scores.ts';
 import type { ScoreRow } from '../analyze/score-row.ts';
+import { compareRunNames } from '../analyze/run-order.ts';
+import { runNameMapping, SOURCE_RUN_ATTRIBUTE, type RunNaming } from '../analyze/run-names.ts';
 import { knownNamesText } from '../closest-name.ts';
 
 export interface ReportRun extends RunRecord {
@@ -29,7 +31,8 @@ export interface ReportData {
 export function loadReportData(storePath: string, promptVariant = ''): ReportData {
   const store = ResultStore.open(storePath, { readonly: true });
   try {
-    const runs = store.runs().map((r) => ({ ...r, checkpoints: store.checkpoints(r.id), trainingLog: store.trainingLog(r.id) }));
+    const runs = store.runs().sort((a, b) => compareRunNames(a.id, b.id))
+      .map((r) => ({ ...r, checkpoints: store.checkpoints(r.id), trainingLog: store.trainingLog(r.id) }));
     const any = store.scores();
     const scores = any.filter((s) => (s.promptVariant ?? '') === promptVariant);
     if (scores.length === 0) {
@@ -49,26 +52,47 @@ export function loadReportData(storePath: string, promptVariant = ''): ReportDat
 
 /**
  * The report's data from any input `analyze` takes: a store as it is, else the scores alone (runs
- * with the attributes their rows carry; no checkpoints, training log or test-set specs, which only
+ * with the attributes their rows carry; no checkpoints or test-set specs, which only
  * a study records).
+ * Runs are renamed as `runNames` says (run-names.ts), a store's as its scores are; a Trainer
+ * folder's runs carry the training log its log_history holds.
  */
-export async function loadReportInput(input: string, promptVariant = '', columns?: readonly string[]): Promise<ReportData> {
-  if ((await detectSource(input)) === 'store') return loadReportData(input, promptVariant);
-  return reportDataFromRows(input, (await readScoreInput(input, { columns })).rows);
+export async function loadReportInput(input: string, promptVariant = '', columns?: readonly string[], runNames: RunNaming = {},
+): Promise<ReportData> {
+  if ((await detectSource(input)) === 'store') return renameStoreRuns(loadReportData(input, promptVariant), runNames);
+  const reading = await readScoreInput(input, { columns, runNames });
+  return reportDataFromRows(input, reading.rows, reading.trainingLog);
 }
 
-export function reportDataFromRows(input: string, rows: readonly ScoreRow[]): ReportData {
+function renameStoreRuns(data: ReportData, naming: RunNaming): ReportData {
+  if (naming.stripPrefix === undefined && naming.names === undefined) return data;
+  const { map } = runNameMapping(data.runs.map((r) => r.id), naming);
+  const to = (run: string) => map.get(run) ?? run;
+  const runs = data.runs.map((r) => (to(r.id) === r.id ? r : {
+    ...r, id: to(r.id), attributes: { [SOURCE_RUN_ATTRIBUTE]: r.id, ...r.attributes },
+    trainingLog: r.trainingLog.map((l) => ({ ...l, run: to(l.run) })),
+  }));
+  return {
+    ...data, runs: runs.sort((a, b) => compareRunNames(a.id, b.id)),
+    scores: data.scores.map((s) => ({ ...s, run: to(s.run) })), allScores: data.allScores.map((s) => ({ ...s, run: to(s.run) })),
+    ...(data.superseded ? { superseded: data.superseded.map((g) => ({ ...g, run: to(g.run) })) } : {}),
+  };
+}
+
+export function reportDataFromRows(input: string, rows: readonly ScoreRow[], trainingLog: readonly TrainingLogRecord[] = []): ReportData {
   const runs = new Map<string, ReportRun>();
   for (const r of rows) {
     let run = runs.get(r.run);
     if (!run) runs.set(r.run, (run = { id: r.run, attributes: {}, checkpoints: [], trainingLog: [] }));
     Object.assign(run.attributes!, r.attributes);
   }
+  // a run with a training log and no scores is not shown: the reading's note names it
+  for (const l of trainingLog) runs.get(l.run)?.trainingLog.push(l);
   // n 0: the input did not say it (a store's scores always have one)
   const scores: StoredScore[] = rows.map((r) => ({ run: r.run, step: r.step, testSet: r.testSet, metric: r.metric, value: r.value, n: r.n ?? 0,
     ...(r.stderr !== undefined ? { stderr: r.stderr } : {}) }));
   const testSets = [...new Set(rows.map((r) => r.testSet))].sort().map((id) => ({ id }));
-  return { storePath: input, schemaVersion: 0, runs: [...runs.values()].sort((a, b) => (a.id < b.id ? -1 : 1)), testSets, scores,
+  return { storePath: input, schemaVersion: 0, runs: [...runs.values()].sort((a, b) => compareRunNames(a.id, b.id)), testSets, scores,
     allScores: scores, promptVariant: '' };
 }
 
