@@ -10,7 +10,9 @@ export { UserError } from './errors.ts';
 export * from './stats/index.ts';
 
 // Scores in, per-run partial correlations and the across-run agreement out.
-export { analyzeRuns, analyzeRun, type AnalyzeInput, type AnalyzeOptions, type AnalysisResult, type RunAnalysis, type PairResult } from './analyze/analysis.ts';
+export {
+  analyzeRuns, analyzeRun, type AnalyzeInput, type AnalyzeOptions, type AnalysisResult, type RunAnalysis, type PairResult,
+} from './analyze/analysis.ts';
 export { metaAcrossRuns, type MetaAcrossRuns, type PairMeta } from './analyze/pair-meta.ts';
 export { ANALYSIS_OPTIONS, AnalysisOptionsSchema, DEFAULT_OPTIONS, type AnalysisOptions } from './analyze/options.ts';
 export { PAIR_VERDICTS, pairVerdict, headlineOf, type PairVerdict, type Headline } from './analyze/verdict.ts';

@@ -130,7 +130,9 @@ function pythonJsonError(err: unknown, text: string, parsable: string, file: str
   const { path, line } = scanJson(text, at);
   const field = path.length ? fieldPath(path) : undefined;
   const place = { file, line, ...(field ? { field } : {}) };
-  if (at >= end) return new UserError(`${where(file, line)}: invalid JSON: the file ends${field ? ` inside field "${field}"` : ''} (cut short?)`, place);
+  if (at >= end) {
+    return new UserError(`${where(file, line)}: invalid JSON: the file ends${field ? ` inside field "${field}"` : ''} (cut short?)`, place);
+  }
   const column = at - text.lastIndexOf('\n', at - 1);
   return new UserError(`${where(file, line, column)}: invalid JSON${field ? ` in field "${field}"` : ''}: ${detail}`, place);
 }

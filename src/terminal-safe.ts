@@ -7,7 +7,8 @@
 // eslint-disable-next-line no-control-regex -- control characters are what it finds
 const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 
-function escaped(c: string): string {
+/** A character as its escape: \x1b below U+0100, \u202e above (also how the paper files show characters XML forbids). */
+export function escaped(c: string): string {
   const code = c.charCodeAt(0);
   return code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
 }

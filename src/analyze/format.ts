@@ -41,7 +41,9 @@ export function formatAllCsv(result: AnalysisResult, alpha: number): string {
     ['verdicts', META_COLUMNS, result.meta.pairs.map(metaRow)],
     ['agreement', AGREEMENT_COLUMNS, agreementRows(result)],
     ['pairs', pairs.columns, pairs.rows],
-    ...(result.meta.moderator !== null ? [['moderator', MODERATOR_COLUMNS, moderatorRows(result.meta)] as [string, readonly string[], unknown[][]]] : []),
+    ...(result.meta.moderator !== null
+      ? [['moderator', MODERATOR_COLUMNS, moderatorRows(result.meta)] as [string, readonly string[], unknown[][]]]
+      : []),
   ];
   const columns = [...new Set(tables.flatMap(([, c]) => c))];
   const rows = tables.flatMap(([name, c, rs]) => rs.map((r) => {

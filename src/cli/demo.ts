@@ -21,7 +21,10 @@ export function registerDemo(program: Command): void {
       await initBackend();
       process.stdout.write(`Engine: ${enginePath()}\n`);
       const { result, written } = await runStudyCommand(loadStudyFile(DEMO_STUDY), DEMO_STUDY, { out: path.resolve(flags.out) });
-      if (result.analysis) process.stdout.write('\n' + terminalSafe(formatDesignCheck(checkAgainstDesign(result.analysis, result.paths.synthetic), { compact: true }), { lines: true }));
+      if (result.analysis) {
+        const check = formatDesignCheck(checkAgainstDesign(result.analysis, result.paths.synthetic), { compact: true });
+        process.stdout.write('\n' + terminalSafe(check, { lines: true }));
+      }
       process.stdout.write(
         // performance.now() counts from the process's start, so start-up and loading the engine are in it
         `\nDone in ${(performance.now() / 1000).toFixed(0)} s. Open ${written.report ?? result.paths.out} in a browser.\n`);

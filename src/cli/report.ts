@@ -15,6 +15,7 @@ interface ReportFlags extends AnalysisFlags, ScoreInputFlags {
   title?: string;
   study?: string;
   pair?: string[];
+  figures?: string;
 }
 
 export function registerReport(program: Command): void {
@@ -30,7 +31,9 @@ export function registerReport(program: Command): void {
     .option('--title <text>', 'the page title')
     .option('--study <file>', 'the study file to embed in the provenance section')
     .option('--pair <set...>',
-      'the two OOD test sets whose residual scatter is drawn per run (default: a pair whose sign differs between runs, else the strongest)');
+      'the two OOD test sets whose residual scatter is drawn per run (default: a pair whose sign differs between runs, else the strongest)')
+    .option('--figures <dir>', 'also write what goes into a paper into this folder (replaced whole, beside --out, not inside it): every ' +
+      'figure as SVG and PDF, and the verdict, meta-analysis and study B tables as LaTeX (booktabs) and Markdown');
   addScoreInputOptions(command);
   addAnalysisOptions(command)
     .action(async (store: string, flags: ReportFlags) => {
@@ -56,10 +59,15 @@ export function registerReport(program: Command): void {
         pair: flags.pair as [string, string] | undefined,
         analysis,
         progress: analysisProgress((line) => process.stderr.write(line)),
-      });
+      }, { figures: flags.figures });
       process.stdout.write(`${terminalSafe(written.report.headline)}\n`);
       if (written.report.studyBHeadline) process.stdout.write(`Study B: ${terminalSafe(written.report.studyBHeadline)}\n`);
       process.stdout.write(`Report: ${written.html}\nTables: ` +
         `${Object.keys(written.report.tables).map((t) => `${t}.csv/.json`).join(', ')} in ${written.dir}\n`);
+      if (written.figures) {
+        for (const note of written.figures.notes) process.stderr.write(`genstudy: note: ${terminalSafe(note)}\n`);
+        process.stdout.write(`Figures and tables for a paper: ${written.figures.files.length} files (SVG, PDF, LaTeX, Markdown; ` +
+          `README.md says what each is) in ${written.figures.dir}\n`);
+      }
     });
 }

@@ -56,7 +56,8 @@ export function registerServe(program: Command): void {
         process.stderr.write(`genstudy serve: listening on ${terminalSafe(flags.host)}, beyond this machine; the API has no authentication\n`);
       }
       // The model's name is the folder's (or --model-name): a file name, shown as it is, escapes escaped.
-      process.stdout.write(`genstudy serve: model "${terminalSafe(server.modelName)}" at ${server.url}/v1 (POST /v1/completions, GET /v1/models, GET /health)\n`);
+      process.stdout.write(`genstudy serve: model "${terminalSafe(server.modelName)}" at ${server.url}/v1 ` +
+        '(POST /v1/completions, GET /v1/models, GET /health)\n');
       process.stderr.write(limits.loraRoots.length === 0 ? 'genstudy serve: run-time LoRA loading is off (--lora-root DIR turns it on)\n'
         : `genstudy serve: LoRA adapters may be loaded from ${terminalSafe(limits.loraRoots.join(', '))} (at most ${limits.maxLoras} ` +
           'merged copies of the model at once, adapters unloaded but still answering included)\n');

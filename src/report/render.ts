@@ -1,6 +1,8 @@
 // renderReport: a results store -> one self-contained HTML page (inline SVG charts, inline styles,
 // no scripts, nothing fetched) plus every table as CSV and JSON. writeReport puts them in a folder
-// that appears whole (report-folder.ts), so a reader never sees half a report or a stale table.
+// that appears whole (report-folder.ts), so a reader never sees half a report or a stale table;
+// asked for, the paper files (each figure as SVG and PDF, the paper tables as LaTeX and Markdown:
+// paper-files.ts) go into a second folder written with it (paper-folder.ts).
 import { readFile } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import { readFileSync } from 'node:fs';
@@ -17,7 +19,10 @@ import { studyB } from './study-b.ts';
 import { tableToCsv, tableToJson } from './table.ts';
 import { buildTables } from './tables.ts';
 import { designComparisonTable, designSection, type DesignComparison } from './design-section.ts';
-import { writeReportFolder } from './report-folder.ts';
+import { checkReportFolder, writeReportFolder } from './report-folder.ts';
+import type { PaperTable } from './paper-table.ts';
+import { paperTables } from './paper-tables.ts';
+import { checkPaperFolder, writePaperFolder } from './paper-folder.ts';
 
 export interface ReportInput {
   /** A results store, or any other input `analyze` takes (score table, lm-eval or Trainer folder). */
@@ -60,6 +65,8 @@ export interface RenderedReport {
   studyBHeadline?: string;
   /** The designed-against-found verdict, when the input named a design. */
   designVerdict?: string;
+  /** The tables a paper prints (study A's verdicts and meta-analysis, study B's grid), as LaTeX and Markdown render them. */
+  paperTables: PaperTable[];
 }
 
 export async function renderReport(input: ReportInput): Promise<RenderedReport> {
@@ -94,27 +101,50 @@ export async function renderReport(input: ReportInput): Promise<RenderedReport> 
     html: page(title, sections.join('\n')),
     tables: Object.fromEntries(tableList.map((t) => [t.name, { csv: tableToCsv(t), json: tableToJson(t) }])),
     headline: studyAHeadline(a),
+    paperTables: paperTables(a, b),
   };
   if (b.present) out.studyBHeadline = studyBHeadline(b);
   if (check) out.designVerdict = check.verdict;
   return out;
 }
 
-export interface WrittenReport { dir: string; html: string; files: string[]; report: RenderedReport }
+export interface WrittenReport {
+  dir: string; html: string; files: string[]; report: RenderedReport;
+  /** The paper files, when asked for: their folder, paths, and what a file cannot show. */
+  figures?: { dir: string; files: string[]; notes: string[] };
+}
+
+export interface WriteReportOptions {
+  /** A folder for the paper files (every figure as SVG and PDF, the paper tables as LaTeX and Markdown), replaced whole. */
+  figures?: string;
+}
 
 /**
  * Renders the report and replaces the folder `outDir` by one holding report.html, <table>.csv and
- * <table>.json (a UserError when `outDir` holds anything but an earlier report).
+ * <table>.json (a UserError when `outDir` holds anything but an earlier report); with `figures`,
+ * replaces that folder by the paper files, made before either folder is touched.
  */
-export async function writeReport(outDir: string, input: ReportInput): Promise<WrittenReport> {
-  const report = await renderReport(input);
+export async function writeReport(outDir: string, input: ReportInput, options: WriteReportOptions = {}): Promise<WrittenReport> {
   const dir = resolve(outDir);
+  // A folder that would be refused is said before the report is made, not after
+  checkReportFolder(dir);
+  if (options.figures !== undefined) checkPaperFolder(options.figures, dir);
+  const generatedAt = input.generatedAt ?? new Date();
+  const report = await renderReport({ ...input, generatedAt });
   const contents: [string, string][] = Object.entries(report.tables).flatMap(([name, t]): [string, string][] => [
     [`${name}.csv`, t.csv], [`${name}.json`, JSON.stringify(t.json, null, 2) + '\n'],
   ]);
   contents.push(['report.html', report.html]);
-  const files = writeReportFolder(dir, contents);
-  return { dir, html: files[files.length - 1], files, report };
+  if (options.figures === undefined) {
+    const files = writeReportFolder(dir, contents);
+    return { dir, html: files[files.length - 1], files, report };
+  }
+  // Loaded here so that a report without paper files does not pay for loading PDFKit and its fonts.
+  const { paperFiles } = await import('./paper-files.ts');
+  const paper = await paperFiles(report, { createdAt: generatedAt });
+  let files: string[] = [];
+  const figures = writePaperFolder(options.figures, dir, paper.files, () => { files = writeReportFolder(dir, contents); });
+  return { dir, html: files[files.length - 1], files, report, figures: { dir: resolve(options.figures), files: figures, notes: paper.notes } };
 }
 
 async function readStudyFile(path: string): Promise<NonNullable<Provenance['studyFile']>> {

@@ -4,7 +4,9 @@
 // checkpoint, a run without the control set) is listed with the reason instead of stopping the
 // report, since one store often holds runs of both studies.
 import { UserError } from '../errors.ts';
-import { analyzeRuns, DEFAULT_OPTIONS, emptyAnalysis, runProblem, type AnalysisProgress, type AnalysisResult, type AnalyzeOptions } from '../analyze/analysis.ts';
+import {
+  analyzeRuns, DEFAULT_OPTIONS, emptyAnalysis, runProblem, type AnalysisProgress, type AnalysisResult, type AnalyzeOptions,
+} from '../analyze/analysis.ts';
 import { buildRunSeries, runAttributes, type RunSeries } from '../analyze/run-series.ts';
 import type { ScoreRow } from '../analyze/score-row.ts';
 import { metricForTestSet, metricsByTestSet, type ReportData } from './report-data.ts';

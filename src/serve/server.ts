@@ -255,7 +255,8 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       if (!parsed.success) throw new HttpError(400, describeZodError(parsed.error));
       return withModel(parsed.data.model, async (modelName, model): Promise<[number, unknown]> => {
         const { choices, usage } = await engine.complete(model, parsed.data, maxPromptTokens, profile);
-        return [200, { id: `cmpl-${++counter}`, object: 'text_completion', created: Math.floor(Date.now() / 1000), model: modelName, choices, usage }];
+        const created = Math.floor(Date.now() / 1000);
+        return [200, { id: `cmpl-${++counter}`, object: 'text_completion', created, model: modelName, choices, usage }];
       });
     },
     'POST /v1/load_lora_adapter': async (body) => {
