@@ -157,6 +157,8 @@ export function seriesLegend(series: readonly string[], width: number): Record<s
   const widest = Math.max(0, ...series.map((n) => estimateTextWidth(n, 14)));
   return {
     orient: 'bottom', direction: 'horizontal', columns: Math.max(1, Math.min(series.length, Math.floor(width / (widest + 60)))),
+    // every series named: Vega's default (30) would end the legend in "...58 entries"
+    symbolLimit: 0,
     symbolType: 'stroke', symbolSize: 700, symbolStrokeWidth: 2.5,
     encode: { symbols: { update: { strokeDash: { scale: 'strokeDash', field: 'value' } } } },
   };
@@ -168,11 +170,13 @@ export function seriesLegend(series: readonly string[], width: number): Record<s
  * (seriesSizes: equal series stay visible);
  * a marker on every checkpoint; the legend under the chart, so the plot keeps its width on a narrow page.
  */
-export function curvesSpec(points: readonly CurvePoint[], yTitle: string): TopLevelSpec {
+export function curvesSpec(points: readonly CurvePoint[], yTitle: string,
+  axisSteps: readonly number[] = points.map((p) => p.step)): TopLevelSpec {
   const control = points.find((p) => p.isControl)?.series;
   const style = seriesStyles([...new Set(points.map((p) => p.series))], control);
   const sizes = seriesSizes(style.domain, points, control);
-  const axis = stepAxis(points.map((p) => p.step));
+  // a run's panels (one per metric) share one step axis, so they read against each other
+  const axis = stepAxis(axisSteps);
   const series = { field: 'series', type: 'nominal' as const, title: null, sort: style.domain };
   const x = { field: 'step', type: 'quantitative' as const, title: axis.title, scale: axis.scale, axis: axis.axis };
   const y = { field: 'value', type: 'quantitative' as const, title: yTitle, scale: { zero: false } };

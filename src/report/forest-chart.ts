@@ -1,21 +1,28 @@
 // One forest figure for every OOD pair's meta-analysis across runs, as a Vega-Lite spec (rendered
 // by charts.ts like the others): one row per pair, sorted by pooled effect; each run's partial
 // correlation as a coloured point (the runs of a row spread a little vertically, so equal values
-// stay visible); under them the pooled effect as a diamond spanning its 95% CI on a line that is
-// the 95% prediction interval for a new run; the pair's name left of the row, its verdict right.
+// stay visible), hollow when the run was left out of that pair's pooling (unstable), so a reader
+// does not take it for evidence the diamond rests on; under them the pooled effect as a diamond
+// spanning its 95% CI on a line that is the 95% prediction interval for a new run; the pair's name
+// left of the row, its verdict right, and under the verdict why a row has no diamond when it has
+// none. The figure is as wide as the page's box, most of it the plot.
 // The axis is Fisher's z = atanh(r), the scale the meta-analysis pools on, labelled in r: on the r
-// scale runs near +-1 pile up on the edge and a pooled CI near 1 becomes a sliver. Values beyond
-// the axis (r = +-1 has an infinite z) sit on its edge as triangles. Rows sit at numeric positions
-// (y quantitative) so the diamond can be an area between two lines.
+// scale runs near +-1 pile up on the edge and a pooled CI near 1 becomes a sliver. The axis reaches
+// r = +-0.995 for the runs, further (up to +-0.9999) for a pooled CI, so a pair whose runs sit at
+// r = +-1 (pooled at 0.999, pair-meta.ts) keeps its diamond; values beyond the axis (r = +-1 has an
+// infinite z) sit on its edge as triangles. Rows sit at numeric positions (y quantitative) so the
+// diamond can be an area between two lines.
 import type { TopLevelSpec } from 'vega-lite';
 import { CHART_CONFIG, estimateTextWidth, PALETTE } from './charts.ts';
 
 export interface ForestRow {
   a: string;
   b: string;
-  /** Each run's partial correlation (r = +-1 allowed: drawn on the edge). */
-  runs: { run: string; r: number }[];
+  /** Each run's partial correlation (r = +-1 allowed: drawn on the edge); pooled false: left out of the pair's pooling. */
+  runs: { run: string; r: number; pooled: boolean }[];
   pooled: { r: number; ci95: [number, number]; prediction95: [number, number] | null } | null;
+  /** Why the row has no diamond, shown under its verdict (only for rows without `pooled`). */
+  noDiamond?: string;
   verdict: string;
   /** The verdict's mark and colour (meta-verdict.ts). */
   mark: string;
@@ -23,23 +30,35 @@ export interface ForestRow {
   strong: boolean;
 }
 
-/** Plot-area sizes (px): the row height fits a two-line pair name. */
-const PLOT_WIDTH = 330;
+/**
+ * Plot-area sizes (px): names, plot and verdicts together fill the page's 1124 px box at a wide
+ * window (the page scales the figure down on a narrow one); the row height fits a two-line pair name.
+ */
+const PLOT_WIDTH = 660;
 const ROW_HEIGHT = 38;
-/** The room left of the plot for the pair names and right of it for the verdicts (px). */
+/** The room left of the plot for the pair names and right of it for the verdicts and why a row has no diamond (px). */
 const LEFT = 190;
-const RIGHT = 175;
-/** The widest axis: r = +-0.995. */
+const RIGHT = 240;
+/** The widest axis for the runs and prediction intervals: r = +-0.995. */
 const Z_LIMIT = Math.atanh(0.995);
+/** The widest axis for a pooled CI: r = +-0.9999 (runs at r = +-1 are pooled at 0.999). */
+const POOLED_Z_LIMIT = Math.atanh(0.9999);
 /** The narrowest axis: r = +-0.8, so a set of small effects is not blown up. */
 const Z_MIN_EXTENT = Math.atanh(0.8);
 /** r values labelled on the axis (those inside it). */
-const R_TICKS = [0, 0.5, 0.8, 0.95, 0.99];
+const R_TICKS = [0, 0.5, 0.8, 0.95, 0.99, 0.999];
+/** A tick's r, as a Vega expression of its z (datum.value). */
+const R_OF_Z = '(exp(2 * datum.value) - 1) / (exp(2 * datum.value) + 1)';
+/** The legend's words for a run point in and out of the pair's pooling. */
+const POOLED = 'run pooled';
+const LEFT_OUT = 'run left out of the pooling (unstable)';
 /** Where in a row (0 = its centre, rows 1 apart) the run points spread and the diamond sits. */
 const RUNS_FROM = -0.34;
 const RUNS_TO = -0.1;
 const DIAMOND_AT = 0.16;
 const DIAMOND_HALF = 0.14;
+/** How far above and below a row's centre its verdict and the note under it sit, when it has a note. */
+const NOTE_SHIFT = 0.2;
 
 /** Rows sorted by pooled r, largest first; rows without a pooled estimate last, by name. */
 export function sortForestRows<T extends { a: string; b: string; pooled: { r: number } | null }>(rows: readonly T[]): T[] {
@@ -50,14 +69,15 @@ export function sortForestRows<T extends { a: string; b: string; pooled: { r: nu
   });
 }
 
-/** The axis's half-width on the z scale: everything finite fits, within [atanh 0.8, atanh 0.995]. */
-export function zExtent(rows: readonly ForestRow[]): number {
-  let m = 0;
-  for (const row of rows) {
-    const rs = [...row.runs.map((x) => x.r), ...(row.pooled ? [...row.pooled.ci95, ...(row.pooled.prediction95 ?? [])] : [])];
-    for (const r of rs) if (Math.abs(r) < 1) m = Math.max(m, Math.abs(Math.atanh(r)));
-  }
-  return Math.min(Z_LIMIT, Math.max(Z_MIN_EXTENT, m * 1.05));
+/**
+ * The axis's half-width on the z scale: everything finite fits, within [atanh 0.8, atanh 0.995],
+ * and every pooled CI within atanh 0.9999 (a diamond squeezed onto the edge would vanish).
+ */
+export function zExtent(rows: readonly Pick<ForestRow, 'runs' | 'pooled'>[]): number {
+  const widest = (rs: readonly number[]) => Math.max(0, ...rs.filter((r) => Math.abs(r) < 1).map((r) => Math.abs(Math.atanh(r))));
+  const spread = widest(rows.flatMap((row) => [...row.runs.map((x) => x.r), ...(row.pooled?.prediction95 ?? [])]));
+  const pooled = widest(rows.flatMap((row) => row.pooled?.ci95 ?? []));
+  return Math.max(Z_MIN_EXTENT, Math.min(Z_LIMIT, spread * 1.05), Math.min(POOLED_Z_LIMIT, pooled * 1.05));
 }
 
 export function forestSpec(rowsIn: readonly ForestRow[]): TopLevelSpec {
@@ -69,7 +89,8 @@ export function forestSpec(rowsIn: readonly ForestRow[]): TopLevelSpec {
   const points = rows.flatMap((row, i) => row.runs.map((x) => {
     const z = Math.abs(x.r) >= 1 ? Math.sign(x.r) * Infinity : Math.atanh(x.r);
     return {
-      run: x.run, r: x.r, z: toZ(x.r),
+      run: x.run, r: x.r, z: toZ(x.r), pooled: x.pooled,
+      label: `${row.a} – ${row.b}, ${x.run}: r ${x.r.toFixed(3)}${x.pooled ? '' : `, ${LEFT_OUT.replace(/^run /, '')}`}`,
       pos: i + (runNames.length > 1 ? RUNS_FROM + spread * runNames.indexOf(x.run) : (RUNS_FROM + RUNS_TO) / 2),
       shape: Math.abs(z) <= extent ? 'circle' : z > 0 ? 'triangle-right' : 'triangle-left',
     };
@@ -84,14 +105,19 @@ export function forestSpec(rowsIn: readonly ForestRow[]): TopLevelSpec {
   const labels = rows.map((row, i) => ({
     pos: i, name: [row.a, `– ${row.b}`], verdict: `${row.mark} ${row.verdict}`, colour: row.colour, strong: row.strong,
     pairText: `row ${i + 1}: ${row.a} – ${row.b}`, verdictText: `row ${i + 1} verdict: ${row.mark} ${row.verdict}`,
+    // the verdict moves up to make room for the note under it
+    note: row.pooled ? '' : row.noDiamond ?? '', verdictAt: !row.pooled && row.noDiamond ? i - NOTE_SHIFT : i,
+    noteAt: i + NOTE_SHIFT, noteText: `row ${i + 1} has no diamond: ${row.noDiamond ?? ''}`,
   }));
+  const leftOut = points.some((p) => !p.pooled);
   const bands = rows.map((_, i) => ({ from: i - 0.5, to: i + 0.5 })).filter((_, i) => i % 2 === 0);
 
   const ticks = R_TICKS.flatMap((r) => (r === 0 ? [0] : [-r, r])).map(Math.atanh).filter((z) => Math.abs(z) <= extent + 1e-9).sort((p, q) => p - q);
   const x = {
     type: 'quantitative' as const, scale: { domain: [-extent, extent], nice: false, zero: false },
     title: 'partial correlation r (on Fisher\'s z scale)',
-    axis: { values: ticks, labelExpr: "format((exp(2 * datum.value) - 1) / (exp(2 * datum.value) + 1), '.2~f')", grid: true, gridColor: '#eee' },
+    // r from z; three decimals near ±1, where two would print 0.999 as 1
+    axis: { values: ticks, labelExpr: `format(${R_OF_Z}, abs(datum.value) > ${Math.atanh(0.995)} ? '.3~f' : '.2~f')`, grid: true, gridColor: '#eee' },
   };
   const y = { type: 'quantitative' as const, scale: { domain: [-0.6, rows.length - 0.4], reverse: true, nice: false, zero: false }, axis: null };
   const runColour = { field: 'run', type: 'nominal' as const, title: 'run',
@@ -113,13 +139,26 @@ export function forestSpec(rowsIn: readonly ForestRow[]): TopLevelSpec {
       encoding: { x: { field: 'z', ...x }, y: { field: 'y', ...y }, y2: { field: 'y2' }, detail: { field: 'pair', type: 'nominal' } },
     },
     {
-      data: { values: points },
+      name: 'pooled_runs',
+      data: { values: points.filter((p) => p.pooled) },
       mark: { type: 'point', filled: true, size: 46, opacity: 0.9, stroke: 'white', strokeWidth: 0.6 },
       encoding: {
         x: { field: 'z', ...x }, y: { field: 'pos', ...y }, color: runColour,
-        shape: { field: 'shape', type: 'nominal', scale: null, legend: null },
+        shape: { field: 'shape', type: 'nominal', scale: null, legend: null }, description: { field: 'label' },
       },
     },
+    // runs left out of the pair's pooling: hollow, in the run's colour, with a legend of their own above the plot
+    ...(leftOut ? [{
+      name: 'left_out_runs',
+      data: { values: points.filter((p) => !p.pooled).map((p) => ({ ...p, status: LEFT_OUT })) },
+      mark: { type: 'point', filled: false, size: 46, opacity: 1, strokeWidth: 1.6 },
+      encoding: {
+        x: { field: 'z', ...x }, y: { field: 'pos', ...y }, color: runColour,
+        shape: { field: 'shape', type: 'nominal', scale: null, legend: null }, description: { field: 'label' },
+        fill: { field: 'status', type: 'nominal', title: null, scale: { domain: [POOLED, LEFT_OUT], range: ['#777777', 'white'] },
+          legend: { orient: 'top', direction: 'horizontal', symbolStrokeColor: '#555', symbolStrokeWidth: 1.4, labelLimit: 400 } },
+      },
+    }] : []),
     {
       data: { values: labels },
       mark: { type: 'text', align: 'right', baseline: 'middle', fontSize: 12.5, lineHeight: 14 },
@@ -129,9 +168,15 @@ export function forestSpec(rowsIn: readonly ForestRow[]): TopLevelSpec {
     ...[true, false].map((strong) => ({
       data: { values: labels.filter((l) => l.strong === strong) },
       mark: { type: 'text', align: 'left', baseline: 'middle', fontSize: 13, fontWeight: strong ? 'bold' : 'normal' },
-      encoding: { x: { value: PLOT_WIDTH + 12 }, y: { field: 'pos', ...y }, text: { field: 'verdict' },
+      encoding: { x: { value: PLOT_WIDTH + 12 }, y: { field: 'verdictAt', ...y }, text: { field: 'verdict' },
         description: { field: 'verdictText' }, fill: { field: 'colour', type: 'nominal', scale: null, legend: null } },
     })),
+    // why a row has no diamond, under its verdict: a row of points alone must not read as a pooled result
+    {
+      data: { values: labels.filter((l) => l.note) },
+      mark: { type: 'text', align: 'left', baseline: 'middle', fontSize: 11.5, color: '#555', limit: RIGHT - 16 },
+      encoding: { x: { value: PLOT_WIDTH + 12 }, y: { field: 'noteAt', ...y }, text: { field: 'note' }, description: { field: 'noteText' } },
+    },
     {
       data: { values: [{ pos: -0.6 }] },
       mark: { type: 'text', align: 'left', baseline: 'bottom', fontSize: 12, color: '#555', dy: -4 },
@@ -143,6 +188,8 @@ export function forestSpec(rowsIn: readonly ForestRow[]): TopLevelSpec {
     // the pair names and the verdicts are text marks outside the plot; 'pad' sizes the view to them
     padding: 5,
     autosize: { type: 'pad' },
+    // the verdicts' text colours and the left-out runs' hollow fill are separate uses of fill
+    resolve: { scale: { fill: 'independent' }, legend: { fill: 'independent' } },
     layer,
   } as unknown as TopLevelSpec;
 }

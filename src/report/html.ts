@@ -35,7 +35,13 @@ figure svg { max-width: 100%; height: auto; display: block; }
 td.wrap { min-width: 22em; }
 td.name { min-width: 6em; }
 td.name .nm { display: inline-block; }
+/* names (test sets, runs: "crows_pairs_english_disability" has no hyphen to break at) and a grid's
+   headers break anywhere rather than widen a table past the page; where there is room they stay whole */
+td.name, table.grid th { overflow-wrap: anywhere; }
+table.grid caption { text-align: left; }
 td.wrap .item { white-space: nowrap; }
+.interval { white-space: normal; }
+.interval > span { white-space: nowrap; }
 /* a narrow page: smaller table text, and long lists and names wrap rather than widen the table */
 @media (max-width: 900px) { td.wrap { min-width: 10em; } td.wrap .item { white-space: normal; overflow-wrap: anywhere; }
   table { font-size: 0.8rem; } th, td { padding: 3px 5px; } }
@@ -130,11 +136,13 @@ export function pairCell(a: string, b: string): string {
   return `<bdi class="nm">${esc(a)}</bdi> – <bdi class="nm">${esc(b)}</bdi>`;
 }
 
-export function figure(svg: string, caption: string, kind: string): string {
+/** A chart with its caption; `data` adds data-* attributes (what a reader's tools or the tests look the figure up by). */
+export function figure(svg: string, caption: string, kind: string, data: Record<string, string> = {}): string {
   // As wide as its chart (captions wrap under it, charts sit side by side), never wider than the page.
   const width = /^<svg[^>]*\swidth="(\d+(?:\.\d+)?)"/.exec(svg)?.[1];
   const style = width ? ` style="width: ${width}px"` : '';
-  return `<figure class="chart" data-chart="${esc(kind)}"${style}>${svg}<figcaption>${esc(caption)}</figcaption></figure>`;
+  const attrs = Object.entries(data).map(([k, v]) => ` data-${k}="${esc(v)}"`).join('');
+  return `<figure class="chart" data-chart="${esc(kind)}"${attrs}${style}>${svg}<figcaption>${esc(caption)}</figcaption></figure>`;
 }
 
 export function cellText(v: Cell | undefined): string {
@@ -151,6 +159,15 @@ export function signed(x: number | null | undefined, digits: number): string {
   if (x === null || x === undefined || !Number.isFinite(x)) return '–';
   const t = x.toFixed(digits);
   return Number(t) > 0 ? `+${t}` : Number(t) === 0 ? t.replace(/^-/, '') : t.replace(/^-/, '−');
+}
+
+/**
+ * An interval as one cell, "[−0.97, +0.23]": on a narrow page it may break after the comma (each
+ * bound stays whole), so two interval columns do not push a table past the page.
+ */
+export function intervalCell(lo: number | null | undefined, hi: number | null | undefined, digits = 2): string {
+  if (lo === null || lo === undefined) return '–';
+  return `<span class="interval"><span>[${signed(lo, digits)},</span> <span>${signed(hi, digits)}]</span></span>`;
 }
 
 export function pValue(p: number | null | undefined): string {

@@ -8,7 +8,7 @@ import { META_COLUMNS, metaRow, MODERATOR_COLUMNS, moderatorRows } from '../anal
 import { heatmapSpec, renderSvg, type HeatCell } from './charts.ts';
 import { forestSpec, sortForestRows, type ForestRow } from './forest-chart.ts';
 import { metaVerdict, verdictLegend, verdictLook } from './meta-verdict.ts';
-import { esc, figure, fixed, htmlTable, pairCell, pValue, signed } from './html.ts';
+import { esc, figure, fixed, htmlTable, intervalCell, pairCell, pValue, signed } from './html.ts';
 import type { StudyA } from './study-a.ts';
 import type { Cell, Table } from './table.ts';
 
@@ -65,8 +65,7 @@ export async function metaSection(a: StudyA, tables: Map<string, Table>): Promis
 function metaTableHtml(table: Table): string {
   const col = (name: string) => table.columns.indexOf(name);
   const num = (row: Cell[], name: string) => row[col(name)] as number | null;
-  const interval = (row: Cell[], lo: string, hi: string) =>
-    (num(row, lo) === null ? '–' : `[${signed(num(row, lo), 2)}, ${signed(num(row, hi), 2)}]`);
+  const interval = (row: Cell[], lo: string, hi: string) => intervalCell(num(row, lo), num(row, hi));
   const byPooled = sortForestRows(table.rows.map((row) => ({ row, a: String(row[col('a')]), b: String(row[col('b')]),
     pooled: num(row, 'r') === null ? null : { r: num(row, 'r')! } })))
     .map((x) => x.row);
@@ -100,17 +99,22 @@ async function forestFigure(a: StudyA): Promise<string> {
   const rows: ForestRow[] = meta.pairs.map((p) => {
     const verdict = metaVerdict(p);
     const look = verdictLook(verdict);
+    const pooled = p.r !== null && p.ci95 !== null && p.runs > 1 ? { r: p.r, ci95: p.ci95, prediction95: p.prediction95 } : null;
     return {
       a: p.a, b: p.b, runs: runsOfPair(a, p), verdict, mark: look.mark, colour: look.colour, strong: look.tone === 'holds' || look.tone === 'varies',
-      pooled: p.r !== null && p.ci95 !== null && p.runs > 1 ? { r: p.r, ci95: p.ci95, prediction95: p.prediction95 } : null,
+      pooled, ...(pooled ? {} : { noDiamond: noDiamondReason(p, a.options?.keepUnstable ?? false) }),
     };
   }).filter((r) => r.runs.length > 0);
   if (rows.length === 0) return '';
   const svg = await renderSvg(forestSpec(rows), 'Forest plot: each pair of OOD sets, its runs\' partial correlations and the pooled effect');
   const how = `${meta.estimator}${meta.hartung_knapp ? ' with Hartung-Knapp' : ''}`;
-  const caption = `Every pair of OOD sets, sorted by pooled partial correlation: each run's r (points, one colour per run), ` +
+  const leftOut = rows.some((r) => r.runs.some((x) => !x.pooled));
+  const bare = rows.filter((r) => !r.pooled).length;
+  const caption = `Every pair of OOD sets, sorted by pooled partial correlation: each run's r (points, one colour per run` +
+    `${leftOut ? '; hollow: left out of that pair\'s pooling as unstable, listed under the table' : ''}), ` +
     `the pooled r with its 95% CI (diamond, ${how}) on its 95% prediction interval for a new run (line; three runs or more), ` +
-    `and the verdict. The axis is Fisher's z, the scale the runs are pooled on, labelled in r; a triangle on its edge is a run beyond it ` +
+    `and the verdict${bare ? `; a row without a diamond (${bare}) says why under its verdict (a diamond needs two pooled runs)` : ''}. ` +
+    `The axis is Fisher's z, the scale the runs are pooled on, labelled in r; a triangle on its edge is a run beyond it ` +
     `(r = ±1 has an infinite z).`;
   return `<div class="charts">${figure(svg, caption, 'forest')}</div>`;
 }
@@ -141,14 +145,27 @@ export async function pooledHeatmap(a: StudyA, cellSize: number): Promise<string
   return figure(svg, caption, 'pooled');
 }
 
-/** Each run's partial correlation for one pair (r = +-1 included: the figure puts it on the edge). */
+/**
+ * Each run's partial correlation for one pair (r = +-1 included: the figure puts it on the edge),
+ * and whether the meta-analysis pooled it: a run listed unstable was left out unless --keep-unstable.
+ */
 function runsOfPair(a: StudyA, p: PairMeta): ForestRow['runs'] {
+  const keep = a.options?.keepUnstable ?? false;
+  const unstable = new Set(p.unstable.map((u) => u.run));
   const runs: ForestRow['runs'] = [];
   for (const run of a.analysis.runs) {
     const pair = run.pairs.find((x) => x.a === p.a && x.b === p.b);
-    if (pair && pair.r !== null) runs.push({ run: run.run, r: pair.r });
+    if (pair && pair.r !== null) runs.push({ run: run.run, r: pair.r, pooled: keep || !unstable.has(run.run) });
   }
   return runs;
+}
+
+/** Why a pair has no diamond, in a few words: how many runs were pooled, and what kept the others out. */
+function noDiamondReason(p: PairMeta, keepUnstable: boolean): string {
+  const unstable = keepUnstable ? 0 : p.unstable.length;
+  const out = [unstable ? `${unstable} unstable` : '', p.excluded > unstable ? `${p.excluded - unstable} without r` : ''].filter(Boolean).join(', ');
+  const pooled = p.runs === 0 ? 'no run pooled' : p.runs === 1 ? 'one run pooled' : 'no pooled r';
+  return `no diamond: ${pooled}${out ? ` (${out})` : ''}`;
 }
 
 function moderatorHtml(pairs: readonly PairMeta[], attribute: string): string {

@@ -40,9 +40,12 @@ export function provenanceSection(data: ReportData, prov: Provenance, tables: re
   out.push(versionsTable(data));
   out.push('<h3>Runs: seeds and settings</h3>');
   const runs = tables.find((t) => t.name === 'runs')!;
+  // The folder only when a run records one, headed by short words: an empty column, or a header
+  // word as wide as "checkpoints", pushed this table past an 800 px page.
+  const folders = data.runs.some((r) => r.checkpointFolder) ? ['checkpoint_folder'] : [];
   out.push(htmlTable(runs, {
-    columns: ['run', 'model', 'method', 'training_set', 'seed', 'checkpoint_folder', 'checkpoints', 'checkpoints_hashed', 'attributes'],
-    headers: { training_set: 'training set', checkpoint_folder: 'checkpoints from', checkpoints_hashed: 'with content hash', attributes: 'settings' },
+    columns: ['run', 'model', 'method', 'training_set', 'seed', 'checkpoints', 'checkpoints_hashed', ...folders, 'attributes'],
+    headers: { training_set: 'training set', checkpoint_folder: 'from folder', checkpoints_hashed: 'with content hash', attributes: 'settings' },
     format: { attributes: (v) => settingsText(String(v ?? '{}')) },
     wrap: ['attributes'], code: ['checkpoint_folder'], names: ['run', 'model', 'training_set'],
   }));

@@ -11,11 +11,11 @@ import type { AnalysisProgress, AnalysisResult, AnalyzeOptions } from '../analyz
 import { anchor, esc, page } from './html.ts';
 import { provenanceSection, sha256, type Provenance } from './provenance-section.ts';
 import type { RunNaming } from '../analyze/run-names.ts';
-import { loadReportInput } from './report-data.ts';
+import { loadReportInput, type ReportData } from './report-data.ts';
 import { agreementSection, runSections, studyAHeadline } from './study-a-section.ts';
-import { studyA } from './study-a.ts';
+import { studyA, type StudyA } from './study-a.ts';
 import { studyBHeadline, studyBSection } from './study-b-section.ts';
-import { studyB } from './study-b.ts';
+import { methodOf, studyB, type StudyB } from './study-b.ts';
 import { tableToCsv, tableToJson } from './table.ts';
 import { buildTables } from './tables.ts';
 import { designComparisonTable, designSection, type DesignComparison } from './design-section.ts';
@@ -87,12 +87,13 @@ export async function renderReport(input: ReportInput): Promise<RenderedReport> 
 
   const title = input.title ?? `genstudy report: ${basename(input.storePath)}`;
   const runs = await runSections(data, a, tables, { metric: input.metric, pair: input.pair });
+  const withStudyA = studyAShown(data, a, b);
   const sections = [
     `<header><h1>${esc(title)}</h1><p class="meta">${data.runs.length} runs · ${data.testSets.length} test sets · ${data.scores.length} ` +
     `scores · ${data.schemaVersion ? "store" : "read from"} ${esc(data.storePath)}</p></header>`,
-    nav(runs.toc, b.present, check !== null),
-    await agreementSection(a, tables),
+    nav(runs.toc, withStudyA, b.present, check !== null),
   ];
+  if (withStudyA) sections.push(await agreementSection(a, tables));
   if (check && checkTable) sections.push(designSection(check, checkTable));
   if (b.present) sections.push(await studyBSection(b));
   sections.push(runs.html, provenanceSection(data, prov, tableList));
@@ -169,9 +170,18 @@ function toolVersions(): Pick<Provenance, 'genstudyVersion' | 'libraries' | 'nod
   return { genstudyVersion: pkg.version, libraries, node: process.versions.node };
 }
 
-function nav(toc: { id: string; label: string }[], studyB: boolean, design: boolean): string {
+/**
+ * Whether the page has a study-A section: when a control was given or recorded, or some run is not
+ * a study-B run (then "no control" tells its reader what to pass), or there is no study B either.
+ * A study-B store without a control gets no empty study-A section.
+ */
+function studyAShown(data: ReportData, a: StudyA, b: StudyB): boolean {
+  return a.options !== null || !b.present || data.runs.some((r) => methodOf(r) === null);
+}
+
+function nav(toc: { id: string; label: string }[], studyA: boolean, studyB: boolean, design: boolean): string {
   const items = [
-    '<li><a href="#study-a">Do generalisation results generalise?</a></li>',
+    studyA ? '<li><a href="#study-a">Do generalisation results generalise?</a></li>' : '',
     design ? '<li><a href="#designed-vs-found">Designed against found</a></li>' : '',
     studyB ? '<li><a href="#study-b">Study B matrices</a></li>' : '',
     '<li><a href="#runs">Runs</a></li>',

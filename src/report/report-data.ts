@@ -11,6 +11,10 @@ import { runNameMapping, SOURCE_RUN_ATTRIBUTE, type RunNaming } from '../analyze
 import { knownNamesText } from '../closest-name.ts';
 
 export interface ReportRun extends RunRecord {
+  /**
+   * The store's checkpoint rows; for a run with none (scores read from a table or folder, a store
+   * that recorded no checkpoints) the steps it has scores at, with neither path nor hash.
+   */
   checkpoints: { step: number; path: string | null; contentHash: string | null }[];
   trainingLog: TrainingLogRecord[];
 }
@@ -43,7 +47,7 @@ export function loadReportData(storePath: string, promptVariant = ''): ReportDat
     }
     const testSetIds = [...new Set(scores.map((s) => s.testSet))].sort();
     const testSets = testSetIds.map((id) => store.testSet(id) ?? { id });
-    return { storePath, schemaVersion: store.schemaVersion, runs, testSets, scores, allScores: any, promptVariant,
+    return { storePath, schemaVersion: store.schemaVersion, runs: withScoredSteps(runs, any), testSets, scores, allScores: any, promptVariant,
       superseded: store.evaluation.supersededGroups() };
   } finally {
     store.close();
@@ -52,8 +56,9 @@ export function loadReportData(storePath: string, promptVariant = ''): ReportDat
 
 /**
  * The report's data from any input `analyze` takes: a store as it is, else the scores alone (runs
- * with the attributes their rows carry; no checkpoints or test-set specs, which only
- * a study records).
+ * with the attributes their rows carry, the model, training set, method and seed among them filling
+ * the run's fields, and the steps they have scores at as checkpoints; no checkpoint paths or hashes or
+ * test-set specs, which only a study records).
  * Runs are renamed as `runNames` says (run-names.ts), a store's as its scores are; a Trainer
  * folder's runs carry the training log its log_history holds.
  */
@@ -88,12 +93,42 @@ export function reportDataFromRows(input: string, rows: readonly ScoreRow[], tra
   }
   // a run with a training log and no scores is not shown: the reading's note names it
   for (const l of trainingLog) runs.get(l.run)?.trainingLog.push(l);
+  for (const run of runs.values()) Object.assign(run, recordFields(run.attributes!));
   // n 0: the input did not say it (a store's scores always have one)
   const scores: StoredScore[] = rows.map((r) => ({ run: r.run, step: r.step, testSet: r.testSet, metric: r.metric, value: r.value, n: r.n ?? 0,
     ...(r.stderr !== undefined ? { stderr: r.stderr } : {}) }));
   const testSets = [...new Set(rows.map((r) => r.testSet))].sort().map((id) => ({ id }));
-  return { storePath: input, schemaVersion: 0, runs: [...runs.values()].sort((a, b) => compareRunNames(a.id, b.id)), testSets, scores,
-    allScores: scores, promptVariant: '' };
+  return { storePath: input, schemaVersion: 0, runs: withScoredSteps([...runs.values()].sort((a, b) => compareRunNames(a.id, b.id)), scores),
+    testSets, scores, allScores: scores, promptVariant: '' };
+}
+
+/**
+ * The run-record fields a score table's columns give (model, training_set, method, seed: the names
+ * a store's runs have), so a table's runs fill the same columns a study's do; the attributes keep
+ * them too, as the analysis reads them there. A seed that is not a whole number stays an attribute only.
+ */
+function recordFields(attributes: Record<string, unknown>): Partial<RunRecord> {
+  const text = (k: string) => (typeof attributes[k] === 'string' && attributes[k] !== '' ? attributes[k] as string : undefined);
+  const out: Partial<RunRecord> = {};
+  if (text('model') !== undefined) out.model = text('model');
+  if (text('training_set') !== undefined) out.trainingSet = text('training_set');
+  if (text('method') !== undefined) out.method = text('method');
+  const seed = text('seed');
+  if (seed !== undefined && /^-?\d+$/.test(seed.trim())) out.seed = Number(seed);
+  return out;
+}
+
+/** Runs without checkpoint rows get the steps they have scores at (any prompt variant), so none reads "0 checkpoints" beside its curves. */
+function withScoredSteps(runs: ReportRun[], scores: readonly StoredScore[]): ReportRun[] {
+  const steps = new Map<string, Set<number>>();
+  for (const s of scores) {
+    let set = steps.get(s.run);
+    if (!set) steps.set(s.run, (set = new Set()));
+    set.add(s.step);
+  }
+  return runs.map((r) => (r.checkpoints.length ? r : {
+    ...r, checkpoints: [...(steps.get(r.id) ?? [])].sort((x, y) => x - y).map((step) => ({ step, path: null, contentHash: null })),
+  }));
 }
 
 /** The metrics each test set was scored with, sorted. */

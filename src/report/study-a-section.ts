@@ -2,11 +2,11 @@
 // sign-count matrix), then per run its training curves, training loss, and the partial-correlation
 // heatmap of its OOD sets with the table behind it.
 import { signVerdict, type Agreement, type AnalyzeOptions, type RunAnalysis } from '../analyze/analysis.ts';
-import { curvesSpec, heatmapSpec, lossSpec, renderSvg, type CurvePoint, type HeatCell } from './charts.ts';
-import { anchor, esc, figure, fixed, htmlTable, pairCell, pValue, signed } from './html.ts';
+import { heatmapSpec, lossSpec, renderSvg, type HeatCell } from './charts.ts';
+import { anchor, esc, figure, fixed, htmlTable, intervalCell, pairCell, pValue, signed } from './html.ts';
 import { checksSection } from './checks-section.ts';
 import { metaSection, pooledHeatmap } from './meta-section.ts';
-import { metricForTestSet, metricsByTestSet, type ReportData } from './report-data.ts';
+import type { ReportData } from './report-data.ts';
 import type { StudyA } from './study-a.ts';
 import { methodOf } from './study-b.ts';
 import { isSignificant } from './tables.ts';
@@ -14,6 +14,7 @@ import type { Cell, Table } from './table.ts';
 import { PAIR_COLUMNS } from '../analyze/pair-columns.ts';
 import { chosenPair, idVsOodFigure, residualSection } from './run-figures.ts';
 import { runSummary } from './run-summary.ts';
+import { noCurveNote, planRunCurves, planSteps, runCurveFigures } from './run-curves.ts';
 
 /** Study A's question answered in one sentence (analysis.headline, analyze/verdict.ts: what the CLI prints last). */
 export function studyAHeadline(a: StudyA): string {
@@ -75,50 +76,25 @@ function agreementCells(agreement: readonly Agreement[]): HeatCell[] {
 export async function runSections(
   data: ReportData, a: StudyA, tables: Map<string, Table>, opts: { metric?: string; pair?: readonly [string, string] },
 ): Promise<{ html: string; toc: { id: string; label: string }[] }> {
-  const metrics = metricsByTestSet(data.scores);
-  const specs = new Map(data.testSets.map((t) => [t.id, t.spec]));
-  const chosenMetric = (testSet: string) => metricForTestSet(metrics.get(testSet) ?? [], specs.get(testSet), opts.metric ?? a.metric ?? undefined);
-  const byRun = new Map<string, typeof data.scores>();
-  for (const s of data.scores) {
-    if (s.metric !== chosenMetric(s.testSet)) continue;
-    let list = byRun.get(s.run);
-    if (!list) byRun.set(s.run, (list = []));
-    list.push(s);
-  }
   const out: string[] = ['<section id="runs">', '<h2>Runs</h2>'];
   const pair = chosenPair(a, opts.pair);
   if (pair) out.push(await residualSection(a, pair));
   const toc: { id: string; label: string }[] = [];
   let index = 0;
   for (const run of data.runs) {
-    const scores = byRun.get(run.id) ?? [];
     const id = anchor('run', run.id, index++);
     toc.push({ id, label: run.id });
     out.push(`<article class="run" id="${id}" data-run="${esc(run.id)}">`, `<h3>${esc(run.id)}</h3>`, runSummary(run));
-    const steps = new Set(scores.map((s) => s.step));
+    const plan = planRunCurves(data, a, run, opts.metric);
+    const steps = planSteps(plan);
     const charts: string[] = [];
-    if (steps.size >= 2) {
-      const runMetrics = new Set(scores.map((s) => s.metric));
-      const points: CurvePoint[] = scores.map((s) => {
-        let series = s.testSet === a.control ? `${s.testSet} (ID)` : s.testSet;
-        if (runMetrics.size > 1) series += ` [${s.metric}]`;
-        return { step: s.step, series, value: s.value, isControl: s.testSet === a.control };
-      });
-      const yTitle = runMetrics.size === 1 ? [...runMetrics][0] : 'score';
-      const svg = await renderSvg(curvesSpec(points, yTitle), `${run.id}: scores against training step`);
-      const hasControl = points.some((p) => p.isControl);
-      charts.push(figure(svg, `${run.id}: ${yTitle} of every test set against training ` +
-        `step${hasControl ? `; the in-domain (ID) set "${a.control}" in black` : ''}.`, 'curves'));
-    } else if (scores.length) {
-      out.push(`<p class="note">${steps.size} checkpoint scored (step ${esc([...steps].join(', '))}): no curve to draw; its scores are ` +
-        `in scores.csv${methodOf(run) ? ' and in the study B matrices above' : ''}.</p>`);
-    } else {
-      out.push('<p class="note">No scores for this run.</p>');
-    }
+    if (steps.length >= 2) charts.push(...await runCurveFigures(run, plan, a.control));
+    else if (plan.panels.length || plan.leftOut.length) out.push(noCurveNote(plan, steps, methodOf(run) !== null));
+    else out.push('<p class="note">No scores for this run.</p>');
     const loss = run.trainingLog.filter((l) => l.loss !== null && l.loss !== undefined && Number.isFinite(l.loss))
       .map((l) => ({ step: l.step, loss: l.loss! }));
     if (loss.length >= 2) {
-      const svg = await renderSvg(lossSpec(loss, scores.length ? scores.map((s) => s.step) : undefined), `${run.id}: training loss`);
+      const svg = await renderSvg(lossSpec(loss, steps.length ? steps : undefined), `${run.id}: training loss`);
       charts.push(figure(svg, `${run.id}: training loss (${loss.length} logged steps).`, 'loss'));
     }
     const series = a.series.find((s) => s.run === run.id);
@@ -128,7 +104,7 @@ export async function runSections(
     if (analysis && a.options) out.push(await runCorrelations(analysis, a.options, tables.get('partial_correlations')!));
     const skipped = a.skipped.find((s) => s.run === run.id);
     // Study-B runs are not expected to have the study-A control; say nothing for them.
-    if (skipped && steps.size >= 2 && methodOf(run) === null) out.push(`<p class="note">Not analysed: ${esc(skipped.reason)}.</p>`);
+    if (skipped && steps.length >= 2 && methodOf(run) === null) out.push(`<p class="note">Not analysed: ${esc(skipped.reason)}.</p>`);
     const incomplete = a.series.find((s) => s.run === run.id)?.incompleteSteps ?? [];
     if (incomplete.length) {
       out.push(`<p class="note">${incomplete.length} step(s) left out of the analysis because some test set has no score there (e.g. ` +
@@ -155,10 +131,7 @@ async function runCorrelations(run: RunAnalysis, opts: Pick<AnalyzeOptions, 'alp
     `${observationsText(run, representation)}; * and outline: adjusted p < ${alpha}.`;
   const col = (name: string) => table.columns.indexOf(name);
   const rows = table.rows.filter((r) => r[col('run')] === run.run);
-  const interval = (row: Cell[], lo: string) => {
-    const [l, h] = [row[col(lo)], row[col(lo.replace('_low', '_high'))]] as (number | null)[];
-    return l === null ? '–' : `[${signed(l, 2)}, ${signed(h, 2)}]`;
-  };
+  const interval = (row: Cell[], lo: string) => intervalCell(row[col(lo)] as number | null, row[col(lo.replace('_low', '_high'))] as number | null);
   // The page shows what a reader weighs (what was correlated, its effective n, r, its interval, the
   // adjusted p); n, df and the unadjusted p are in partial_correlations.csv. The pair is one cell.
   const shown = [

@@ -1,9 +1,11 @@
 // The page's study-B part: per model, for FT and FTICL, the training task x test set matrix of
 // differences from the base model as a heatmap (in-domain cells outlined), then the full matrix as
-// a table (base scores, then each method's score and delta, cells tinted by role).
+// a table (base scores, then each method's score and delta, cells tinted by role; test sets down the
+// page when there are more of them than settings).
 import { heatmapSpec, renderSvg, type HeatCell } from './charts.ts';
 import { esc, figure, fixed, signed } from './html.ts';
 import { rowLabel, TEST_SET_ROLES, type StudyB, type StudyBCell } from './study-b.ts';
+import { gridOrientation, gridTables, type Grid } from './grid-table.ts';
 
 const METHOD_NAMES: Record<string, string> = { base: 'base model (k-shot ICL)', ft: 'FT', fticl: 'FTICL' };
 
@@ -66,31 +68,44 @@ export async function studyBSection(b: StudyB): Promise<string> {
   return out.join('\n');
 }
 
+/**
+ * The model's full matrix: each (method, training setting) against each test set, a cell its score
+ * and, for FT and FTICL, its difference from base, tinted by role. The longer of the two lists runs
+ * down the page and no table has more columns than an 800 px page holds (grid-table.ts), so 18
+ * test sets are 18 rows, not a table three pages wide.
+ */
 function matrixTable(cells: readonly StudyBCell[], cols: string[]): string {
-  // the test set over its task (not "xsum (summarisation)" on one line), so seven sets fit a narrow page
-  const task = (t: string) => cells.find((c) => c.testSet === t)?.testSetTask;
-  const head = '<tr><th>method</th><th>trained on</th>' +
-    `${cols.map((t) => `<th>${esc(t)}${task(t) ? `<br><span class="small">${esc(task(t)!)}</span>` : ''}</th>`).join('')}</tr>`;
-  const metricRow = '<tr><th></th><th class="small">metric</th>' +
-    `${cols.map((t) => `<th class="small">${esc(cells.find((c) => c.testSet === t)?.metric ?? '')}</th>`).join('')}</tr>`;
-  const rows: string[] = [];
-  for (const method of ['base', 'ft', 'fticl'] as const) {
-    const mcells = cells.filter((c) => c.method === method);
-    for (const label of [...new Set(mcells.map(rowLabel))]) {
-      const tds = cols.map((t) => {
-        const c = mcells.find((x) => rowLabel(x) === label && x.testSet === t);
-        if (!c) return '<td></td>';
-        // the difference under the score, so seven test sets fit a narrow page
-        const text = method === 'base' ? esc(fixed(c.score, 3)) : `${esc(fixed(c.score, 3))}<br>(${esc(signed(c.delta, 3))})`;
-        const title = [c.role ?? '', c.deltaNote ?? '', `runs: ${c.runs.join(' ')}`].filter(Boolean).join(' · ');
-        return `<td class="num${c.role ? ` role-${c.role}` : ''}" title="${esc(title)}">${text}</td>`;
-      });
-      rows.push(`<tr><td class="name">${esc(METHOD_NAMES[method])}</td><td ` +
-        `class="name">${esc(method === 'base' ? label.replace(/^base ?/, '') : label)}</td>${tds.join('')}</tr>`);
+  const settings = (['base', 'ft', 'fticl'] as const).flatMap((method) =>
+    [...new Set(cells.filter((c) => c.method === method).map(rowLabel))].map((label) => ({
+      method, label,
+      // a base run's label is only its shots ("k=5"), if any
+      setting: method === 'base' ? label.replace(/^base ?/, '') : label,
+    })));
+  const first = (t: string) => cells.find((c) => c.testSet === t);
+  const setName = (t: string) => `<bdi class="nm">${esc(t)}</bdi>`;
+  const setAbout = (t: string) => esc([first(t)?.testSetTask, first(t)?.metric].filter(Boolean).join(' · '));
+  const cell = (s: (typeof settings)[number], t: string) => {
+    const c = cells.find((x) => x.method === s.method && rowLabel(x) === s.label && x.testSet === t);
+    if (!c) return '<td></td>';
+    // the difference under the score, so a cell stays narrow
+    const text = s.method === 'base' ? esc(fixed(c.score, 3)) : `${esc(fixed(c.score, 3))}<br>(${esc(signed(c.delta, 3))})`;
+    const title = [c.role ?? '', c.deltaNote ?? '', `runs: ${c.runs.join(' ')}`].filter(Boolean).join(' · ');
+    return `<td class="num${c.role ? ` role-${c.role}` : ''}" title="${esc(title)}">${text}</td>`;
+  };
+  const grid: Grid = gridOrientation(settings.length, cols.length) === 'transposed'
+    ? {
+      rowTitles: ['test set', 'task · metric'],
+      rows: cols.map((t) => [setName(t), `<span class="small">${setAbout(t)}</span>`]),
+      columns: settings.map((s) => `${esc(METHOD_NAMES[s.method])}${s.setting ? `<br><span class="small">${esc(s.setting)}</span>` : ''}`),
+      cell: (r, c) => cell(settings[c], cols[r]),
     }
-  }
-  return `<div class="table-wrap"><table class="study-b">\n<thead>${head}${metricRow}</thead>\n` +
-    `<tbody>\n${rows.join('\n')}\n</tbody>\n</table></div>` +
+    : {
+      rowTitles: ['method', 'trained on'],
+      rows: settings.map((s) => [esc(METHOD_NAMES[s.method]), esc(s.setting)]),
+      columns: cols.map((t) => `${setName(t)}<br><span class="small">${setAbout(t)}</span>`),
+      cell: (r, c) => cell(settings[r], cols[c]),
+    };
+  return gridTables(grid, { className: 'study-b' }) +
     '<p class="small">Cells: score (difference from base). Tint: <span class="role-in-domain">in-domain</span> · <span ' +
     'class="role-cross-domain">cross-domain</span> · <span class="role-cross-task">cross-task</span>.</p>';
 }

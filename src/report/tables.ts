@@ -10,7 +10,7 @@ import type { StudyB } from './study-b.ts';
 import type { Cell, Table } from './table.ts';
 
 export function buildTables(data: ReportData, a: StudyA, b: StudyB): Table[] {
-  const tables = [runsTable(data), testSetsTable(data), scoresTable(data), trainingLogTable(data)];
+  const tables = [withAttributeColumns(runsTable(data), data), testSetsTable(data), scoresTable(data), trainingLogTable(data)];
   if (a.options) tables.push(partialCorrelationsTable(a), agreementTable(a), ...metaTables(a), ...checkTables(a));
   if (b.present) tables.push(studyBTable(b), studyBByRoleTable(b));
   return tables;
@@ -28,6 +28,26 @@ function runsTable(data: ReportData): Table {
     columns: ['run', 'model', 'training_set', 'method', 'seed', 'study_file', 'checkpoint_folder', 'checkpoints', 'checkpoints_hashed', 'versions',
       'attributes'],
     rows,
+  };
+}
+
+/**
+ * The runs table with a column per run attribute (a score table's `shots` column, a study's `lr`),
+ * after the fixed columns, so a spreadsheet can sort and filter on them; an attribute named like a
+ * fixed column (a table's `model`, `seed`: already in it) and one holding a list or object (LoRA's
+ * settings) stay in the attributes JSON only.
+ */
+function withAttributeColumns(table: Table, data: ReportData): Table {
+  const scalar = (v: unknown) => v === null || v === undefined || ['string', 'number', 'boolean'].includes(typeof v);
+  const keys = [...new Set(data.runs.flatMap((r) => Object.keys(r.attributes ?? {})))].sort()
+    .filter((k) => !table.columns.includes(k) && data.runs.every((r) => scalar(r.attributes?.[k])));
+  const cell = (v: unknown): Cell => (v === undefined || v === null ? null : v as Cell);
+  return {
+    ...table,
+    columns: [...table.columns, ...keys],
+    rows: table.rows.map((row, i) => [...row, ...keys.map((k) => cell(data.runs[i].attributes?.[k]))]),
+    description: `${table.description}${keys.length
+      ? ` Each run attribute holding one value (not a list or object) is also a column of its own (${keys.join(', ')}).` : ''}`,
   };
 }
 

@@ -4,42 +4,116 @@
 // wide: every figure is there, drawn at a readable size, inside the page (nothing wider than the
 // page, no box whose text overflows it, no table wider than the page or cell whose text spills, every
 // verdict cell in view, every chart inside its figure). A full-page screenshot is written for a person to look at
-// (its path is printed). Skips with a message where Chromium is not installed (install it with:
-// apt-get install -y chromium).
-import { test } from 'node:test';
+// (its path is printed). A second report, of a study B with 18 test sets and of a score table
+// analysed with --test-set, checks the same fit at both widths, that each run's score curves draw
+// exactly the analysed sets and put a second metric in its own panel. Skips with a message where
+// Chromium is not installed (install it with: apt-get install -y chromium).
+import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, copyFileSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdirSync, copyFileSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ResultStore } from '../../src/store/result-store.ts';
 import { writeReport } from '../../src/report/index.ts';
-import { repoRoot, STUDY_A, tempDir, writeStudyA, writeStudyB } from './helpers.ts';
+import type { Page } from 'playwright-core';
+import { simulateScores } from '../support/simulated-scores.ts';
+import { repoRoot, STUDY_A, tempDir, WIDE_STUDY_B_TASKS, writeStudyA, writeStudyB } from './helpers.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const SCREENSHOT_COPY = join(tmpdir(), 'genstudy-report-browser-test', 'report.png');
 
 interface ChartMarks {
-  kind: string; run: string | null; width: number; height: number; right: number; lines: number; rects: number; texts: number; symbols: number;
-  legendFont: number;
+  kind: string; run: string | null; metric: string | null; width: number; height: number; right: number; lines: number; rects: number;
+  texts: number; symbols: number; hollow: number; legend: string[]; legendFont: number; yTitle: string; plotWidth: number;
+}
+
+type Chromium = typeof import('playwright-core').chromium;
+
+/** playwright-core's Chromium, or undefined when the test cannot run here (it says why). */
+async function chromiumOrSkip(t: TestContext): Promise<Chromium | undefined> {
+  if (!existsSync(CHROMIUM)) {
+    t.skip(`${CHROMIUM} not found: install Chromium (apt-get install -y chromium) to run the browser test`);
+    return undefined;
+  }
+  try {
+    return (await import('playwright-core')).chromium;
+  } catch {
+    t.skip('playwright-core is not installed (it is a dev dependency: npm ci installs it)');
+    return undefined;
+  }
+}
+
+/** Every chart of the page with its marks, as drawn at the current width. */
+function chartMarks(page: Page): Promise<ChartMarks[]> {
+  return page.$$eval('figure.chart', (figures) => figures.map((f) => {
+    const svg = f.querySelector('svg')!;
+    const box = svg.getBoundingClientRect();
+    const legend = svg.querySelector('g.role-legend-label text');
+    return {
+      kind: f.getAttribute('data-chart')!,
+      run: f.closest('article')?.getAttribute('data-run') ?? null,
+      metric: f.getAttribute('data-metric'),
+      width: box.width, height: box.height, right: f.getBoundingClientRect().right,
+      lines: svg.querySelectorAll('g.mark-line.role-mark > path').length,
+      rects: svg.querySelectorAll('g.mark-rect.role-mark > path').length,
+      texts: svg.querySelectorAll('g.mark-text.role-mark > text').length,
+      symbols: svg.querySelectorAll('g.mark-symbol.role-mark > path').length,
+      hollow: svg.querySelectorAll('g.mark-symbol.role-mark.left_out_runs_marks > path').length,
+      legend: [...svg.querySelectorAll('g.role-legend-label text')].map((x) => x.textContent!),
+      legendFont: legend ? parseFloat(getComputedStyle(legend).fontSize) * (box.width / svg.viewBox.baseVal.width || 1) : 0,
+      yTitle: [...svg.querySelectorAll('g.role-axis-title text')].map((x) => x.textContent!).at(-1) ?? '',
+      plotWidth: Math.max(0, ...[...svg.querySelectorAll('g.role-axis-domain line')].map((x) => x.getBoundingClientRect().width)),
+    };
+  }));
+}
+
+/** What sticks out at the current width: the page, a box's text, a table past its box, a cell's text, a chart past its figure. */
+function overflowing(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    // (no named functions in here: tsx would wrap them in a helper the page does not have)
+    const out: string[] = [];
+    const doc = document.documentElement;
+    if (doc.scrollWidth > doc.clientWidth + 1) out.push(`page ${doc.scrollWidth} > ${doc.clientWidth}`);
+    for (const el of document.querySelectorAll('pre, dl.run-summary, p, figcaption, h1, h2, h3, h4')) {
+      if (el.scrollWidth > el.clientWidth + 1) out.push(`${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''} ${el.scrollWidth} > ${el.clientWidth}: ${el.textContent!.slice(0, 60)}`);
+    }
+    for (const w of document.querySelectorAll('.table-wrap')) {
+      if (w.scrollWidth > w.clientWidth + 1) out.push(`table in #${w.closest('article, section')?.id}: ${w.scrollWidth} > ${w.clientWidth} (${[...w.querySelectorAll('th')].map((t) => t.textContent).join('|').slice(0, 80)})`);
+    }
+    for (const cell of document.querySelectorAll('td, th')) {
+      if (cell.scrollWidth > cell.clientWidth + 1) out.push(`cell in #${cell.closest('article, section')?.id}: "${cell.textContent!.slice(0, 40)}" ${cell.scrollWidth} > ${cell.clientWidth}`);
+    }
+    for (const f of document.querySelectorAll('figure')) {
+      const box = f.getBoundingClientRect();
+      const svg = f.querySelector('svg')?.getBoundingClientRect();
+      const parent = f.parentElement!.getBoundingClientRect();
+      if (svg && (svg.right > box.right + 1 || svg.left < box.left - 1)) out.push(`figure ${f.getAttribute('data-chart')} in #${f.closest('article, section')?.id}: chart ${svg.left}..${svg.right} outside its figure ${box.left}..${box.right}`);
+      if (box.right > parent.right + 1) out.push(`figure ${f.getAttribute('data-chart')} in #${f.closest('article, section')?.id}: right edge ${box.right} > its container's ${parent.right}`);
+    }
+    return out;
+  });
+}
+
+/** A fresh profile (removed by tempDir only after the browser has closed), every request but the page's own blocked. */
+function launch(chromium: Chromium, dir: string) {
+  return chromium.launchPersistentContext(mkdtempSync(join(dir, 'chromium-profile-')), {
+    executablePath: CHROMIUM,
+    headless: true,
+    viewport: { width: 1280, height: 900 },
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync'],
+  });
 }
 
 test('the report opens offline in headless Chromium with no console errors, and every chart has its marks', { timeout: 120_000 }, async (t) => {
-  if (!existsSync(CHROMIUM)) {
-    t.skip(`${CHROMIUM} not found: install Chromium (apt-get install -y chromium) to run the browser test`);
-    return;
-  }
-  let chromium: typeof import('playwright-core').chromium;
-  try {
-    ({ chromium } = await import('playwright-core'));
-  } catch {
-    t.skip('playwright-core is not installed (it is a dev dependency: npm ci installs it)');
-    return;
-  }
+  const chromium = await chromiumOrSkip(t);
+  if (!chromium) return;
   const dir = tempDir(t);
   const storePath = join(dir, 'results.sqlite');
   const store = ResultStore.open(storePath);
-  writeStudyA(store);
+  // one OOD set of one run stuck at a value: its pairs in that run are unstable, left out of the pooling
+  writeStudyA(store, { stuck: 'vocabulary-shift' });
   writeStudyB(store, { seeds: [0, 1] });
   store.close();
   const { html, report } = await writeReport(join(dir, 'report'), {
@@ -48,17 +122,16 @@ test('the report opens offline in headless Chromium with no console errors, and 
   const url = pathToFileURL(html).href;
   // The forest draws a point for each run whose pair has an r; the default test leaves a pair's r
   // empty where its effective sample size is too small for the spline's degrees of freedom.
-  const runPoints = (report.tables.partial_correlations.json as { r: number | null }[]).filter((row) => row.r !== null).length;
+  const pairRows = report.tables.partial_correlations.json as { a: string; b: string; r: number | null; unstable: string | null }[];
+  const runPoints = pairRows.filter((row) => row.r !== null).length;
   assert.ok(runPoints >= 10, `most runs of most pairs have an r (${runPoints} of 30)`);
+  const leftOut = pairRows.filter((row) => row.r !== null && row.unstable).length;
+  assert.ok(leftOut >= 1, `the stuck set makes some run's pairs unstable (${leftOut})`);
+  // a pair pooled from fewer than two runs has no diamond, and its row says why
+  const pooledRuns = report.tables.meta_analysis.json as { a: string; b: string; runs: number }[];
+  const bare = pooledRuns.filter((m) => m.runs < 2 && pairRows.some((p) => p.a === m.a && p.b === m.b && p.r !== null)).length;
 
-  // A fresh profile, removed (by tempDir) only after the browser has closed.
-  const context = await chromium.launchPersistentContext(mkdtempSync(join(dir, 'chromium-profile-')), {
-    executablePath: CHROMIUM,
-    headless: true,
-    viewport: { width: 1280, height: 900 },
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync'],
-  });
+  const context = await launch(chromium, dir);
   try {
     const requests: string[] = [];
     await context.route('**/*', (route) => {
@@ -82,23 +155,10 @@ test('the report opens offline in headless Chromium with no console errors, and 
     for (const width of [1400, 800]) {
       await page.setViewportSize({ width, height: 900 });
       const at = `at ${width} px`;
-      const charts: ChartMarks[] = await page.$$eval('figure.chart', (figures) => figures.map((f) => {
-        const svg = f.querySelector('svg')!;
-        const box = svg.getBoundingClientRect();
-        const legend = svg.querySelector('g.role-legend-label text');
-        return {
-          kind: f.getAttribute('data-chart')!,
-          run: f.closest('article')?.getAttribute('data-run') ?? null,
-          width: box.width, height: box.height, right: f.getBoundingClientRect().right,
-          lines: svg.querySelectorAll('g.mark-line.role-mark > path').length,
-          rects: svg.querySelectorAll('g.mark-rect.role-mark > path').length,
-          texts: svg.querySelectorAll('g.mark-text.role-mark > text').length,
-          symbols: svg.querySelectorAll('g.mark-symbol.role-mark > path').length,
-          legendFont: legend ? parseFloat(getComputedStyle(legend).fontSize) * (box.width / svg.viewBox.baseVal.width || 1) : 0,
-        };
-      }));
+      const charts = await chartMarks(page);
       const ofKind = (k: string) => charts.filter((c) => c.kind === k);
-      assert.equal(ofKind('curves').length, STUDY_A.runs + 12, 'study-A runs and the 12 fine-tuned study-B runs (two checkpoints each)');
+      assert.equal(ofKind('curves').length, STUDY_A.runs + 12 * 2, 'study-A runs and the 12 fine-tuned study-B runs (two checkpoints each), ' +
+        'these with a panel for accuracy and one for rougeL');
       assert.equal(ofKind('loss').length, STUDY_A.runs);
       assert.equal(ofKind('heatmap').length, STUDY_A.runs);
       assert.equal(ofKind('id-vs-ood').length, STUDY_A.runs, 'ID against each OOD score, per analysed run');
@@ -113,17 +173,22 @@ test('the report opens offline in headless Chromium with no console errors, and 
         assert.ok(c.width > 100 && c.height > 80, `${c.kind} ${c.run}: drawn at ${c.width}x${c.height} ${at}`);
         assert.ok(c.right <= main + 1, `${c.kind} ${c.run}: inside the page ${at} (right edge ${c.right}, page content ends at ${main})`);
         if (c.kind === 'curves') {
-          // Study A runs: the in-domain set and five OOD sets; study-B runs: seven test sets.
-          const expected = c.run?.startsWith('model-') ? 6 : 7;
-          assert.equal(c.lines, expected, `${c.run}: one line per test set`);
+          // Study A runs: the in-domain set and five OOD sets; study-B runs: five accuracy sets, then two rougeL sets in a panel of their own.
+          const expected = c.run?.startsWith('model-') ? 6 : c.metric === 'rougeL' ? 2 : 5;
+          assert.equal(c.lines, expected, `${c.run} ${c.metric}: one line per test set`);
+          assert.equal(c.yTitle, c.metric, `${c.run}: the panel's axis is its one metric`);
           const steps = c.run?.startsWith('model-') ? STUDY_A.steps : 2;
           assert.equal(c.symbols, expected * steps, `${c.run}: a marker on every checkpoint of every curve`);
         }
         if (c.kind === 'loss') assert.equal(c.lines, 1);
         if (c.kind === 'forest') {
-          // 10 pairs: a name and a verdict per row, the verdict column's header; a point per run with an r
-          assert.equal(c.texts, 10 + 10 + 1);
+          // 10 pairs: a name and a verdict per row, the verdict column's header, why a row has no diamond; a point per run with an r
+          assert.equal(c.texts, 10 + 10 + 1 + bare);
           assert.equal(c.symbols, runPoints);
+          assert.equal(c.hollow, leftOut, 'the runs left out of a pair\'s pooling drawn hollow');
+          assert.ok(c.legend.includes('run left out of the pooling (unstable)'), 'a legend says what a hollow point is');
+          // the plot uses the page: at 1400 px over half of its 1124 px box (it was 330 px)
+          if (width === 1400) assert.ok(c.plotWidth >= 600, `forest plot ${c.plotWidth} px wide ${at}`);
         }
         if (c.kind === 'heatmap' || c.kind === 'agreement' || c.kind === 'pooled') {
           // 5 OOD sets: 20 coloured cells + 5 grey diagonal cells (+ outlines), a label in each.
@@ -145,38 +210,10 @@ test('the report opens offline in headless Chromium with no console errors, and 
           assert.ok(c.legendFont >= 13, `${c.kind} ${c.run}: legend text ${c.legendFont} px ${at}`);
         }
       }
-      // Nothing widens the page or spills out of its box.
-      const overflow = await page.evaluate(() => {
-        const out: string[] = [];
-        const doc = document.documentElement;
-        if (doc.scrollWidth > doc.clientWidth + 1) out.push(`page ${doc.scrollWidth} > ${doc.clientWidth}`);
-        for (const el of document.querySelectorAll('pre, dl.run-summary, p, figcaption, h1, h2, h3, h4')) {
-          if (el.scrollWidth > el.clientWidth + 1) out.push(`${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''} ${el.scrollWidth} > ${el.clientWidth}: ${el.textContent!.slice(0, 60)}`);
-        }
-        return out;
-      });
-      assert.deepEqual(overflow, [], `no overflow ${at}`);
-      // Every table fits the page (no sideways scrolling, no cell whose text spills or is cut) and
-      // every figure its box: the verdict columns above all must be readable without scrolling.
-      const spills = await page.evaluate(() => {
-        // (no named functions in here: tsx would wrap them in a helper the page does not have)
-        const out: string[] = [];
-        for (const w of document.querySelectorAll('.table-wrap')) {
-          if (w.scrollWidth > w.clientWidth + 1) out.push(`table in #${w.closest('article, section')?.id}: ${w.scrollWidth} > ${w.clientWidth} (${[...w.querySelectorAll('th')].map((t) => t.textContent).join('|').slice(0, 80)})`);
-        }
-        for (const cell of document.querySelectorAll('td, th')) {
-          if (cell.scrollWidth > cell.clientWidth + 1) out.push(`cell in #${cell.closest('article, section')?.id}: "${cell.textContent!.slice(0, 40)}" ${cell.scrollWidth} > ${cell.clientWidth}`);
-        }
-        for (const f of document.querySelectorAll('figure')) {
-          const box = f.getBoundingClientRect();
-          const svg = f.querySelector('svg')?.getBoundingClientRect();
-          const parent = f.parentElement!.getBoundingClientRect();
-          if (svg && (svg.right > box.right + 1 || svg.left < box.left - 1)) out.push(`figure ${f.getAttribute('data-chart')} in #${f.closest('article, section')?.id}: chart ${svg.left}..${svg.right} outside its figure ${box.left}..${box.right}`);
-          if (box.right > parent.right + 1) out.push(`figure ${f.getAttribute('data-chart')} in #${f.closest('article, section')?.id}: right edge ${box.right} > its container's ${parent.right}`);
-        }
-        return out;
-      });
-      assert.deepEqual(spills, [], `tables and figures fit ${at}`);
+      // Nothing widens the page or spills out of its box; every table fits the page (no sideways
+      // scrolling, no cell whose text spills or is cut) and every figure its box: the verdict
+      // columns above all must be readable without scrolling.
+      assert.deepEqual(await overflowing(page), [], `nothing overflows ${at}`);
       const forestText = await page.$eval('figure[data-chart="forest"]', (f) => {
         const box = f.getBoundingClientRect();
         return [...f.querySelectorAll('svg text')].filter((t) => {
@@ -215,3 +252,63 @@ test('the report opens offline in headless Chromium with no console errors, and 
     await context.close();
   }
 });
+
+test('at 1400 and 800 px a study-B grid of 18 test sets fits; each run\'s curves draw exactly the analysed sets, a second metric in its own panel',
+  { timeout: 120_000 }, async (t) => {
+    const chromium = await chromiumOrSkip(t);
+    if (!chromium) return;
+    const dir = tempDir(t);
+    // study B alone, 18 test sets with names that break nowhere: 2 accuracy tasks and 1 rougeL task of 6 sets each
+    const storePath = join(dir, 'results.sqlite');
+    const store = ResultStore.open(storePath);
+    writeStudyB(store, { seeds: [0], tasks: WIDE_STUDY_B_TASKS });
+    store.close();
+    const wide = await writeReport(join(dir, 'study-b'), { storePath });
+    // a hand-made score table with more sets than --test-set names, and a second metric
+    const rows = simulateScores({ seed: 5, runs: 2, steps: 12 });
+    const csvPath = join(dir, 'scores.csv');
+    writeFileSync(csvPath, 'run,step,test_set,metric,value\n' + rows.flatMap((r) => [
+      `${r.run},${r.step},${r.test_set},accuracy,${r.value}`, `${r.run},${r.step},${r.test_set},f1,${r.value / 2}`,
+    ]).join('\n') + '\n');
+    const named = ['overlap-broken', 'negation-broken'];
+    const table = await writeReport(join(dir, 'table'), { storePath: csvPath, control: 'in-domain', analysis: { testSets: named } });
+
+    const context = await launch(chromium, dir);
+    try {
+      await context.route('**/*', (route) => (route.request().url().startsWith('file:') ? route.continue() : route.abort()));
+      const page = await context.newPage();
+      for (const width of [1400, 800]) {
+        await page.setViewportSize({ width, height: 900 });
+        const at = `at ${width} px`;
+
+        await page.goto(pathToFileURL(wide.html).href);
+        assert.deepEqual(await overflowing(page), [], `the study-B report: nothing overflows ${at}`);
+        assert.equal(await page.$('#study-a'), null, 'no study-A section in a study-B report without a control');
+        const grid = await page.$$eval('table.study-b', (ts) => ts.map((x) => x.querySelectorAll('tbody tr').length));
+        assert.deepEqual(grid, [WIDE_STUDY_B_TASKS.flatMap((x) => x.sets).length], 'the 18 test sets down the page, one table');
+        const charts = await chartMarks(page);
+        const fineTuned = 2 * WIDE_STUDY_B_TASKS.length;
+        for (const metric of ['accuracy', 'rougeL']) {
+          const panels = charts.filter((c) => c.kind === 'curves' && c.metric === metric);
+          const sets = WIDE_STUDY_B_TASKS.filter((x) => x.metric === metric).flatMap((x) => x.sets.map((s) => s.id)).sort();
+          assert.equal(panels.length, fineTuned, `a ${metric} panel per fine-tuned run`);
+          for (const c of panels) {
+            assert.deepEqual([...c.legend].sort(), sets, `${c.run}: the ${metric} panel draws the ${metric} sets, no other`);
+            assert.equal(c.yTitle, metric);
+          }
+        }
+
+        await page.goto(pathToFileURL(table.html).href);
+        assert.deepEqual(await overflowing(page), [], `the score-table report: nothing overflows ${at}`);
+        const curves = (await chartMarks(page)).filter((c) => c.kind === 'curves');
+        assert.equal(curves.length, 2, 'one panel per run: the metric analysed');
+        for (const c of curves) {
+          assert.deepEqual(c.legend, ['in-domain (ID)', ...[...named].sort()], `${c.run}: exactly the control and --test-set`);
+          assert.equal(c.lines, 1 + named.length);
+          assert.equal(c.yTitle, 'accuracy');
+        }
+      }
+    } finally {
+      await context.close();
+    }
+  });

@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { ResultStore } from '../../src/store/result-store.ts';
 import { escapeHtml, renderReport, writeReport } from '../../src/report/index.ts';
-import { studyAStore, tempDir, writeStudyA, writeStudyB } from './helpers.ts';
+import { STUDY_B_TASKS, studyAStore, tempDir, writeStudyA, writeStudyB } from './helpers.ts';
 import { loadReportData } from '../../src/report/report-data.ts';
 import { studyA } from '../../src/report/study-a.ts';
 
@@ -85,7 +85,11 @@ test('the answer comes first, then study B, runs and provenance with versions, s
   assert.equal(count('agreement'), 1);
   assert.equal(count('study-b-ft'), 1);
   assert.equal(count('study-b-fticl'), 1);
-  assert.equal(count('curves'), 2 + 6, 'study-A runs and the fine-tuned study-B runs (two checkpoints each)');
+  // study-B runs: one panel per metric (accuracy, rougeL), each on its own axis
+  const metrics = new Set(STUDY_B_TASKS.map((x) => x.metric)).size;
+  assert.equal(count('curves'), 2 + 6 * metrics, 'study-A runs and the fine-tuned study-B runs (two checkpoints each), a panel per metric');
+  const panels = [...html.matchAll(/data-chart="curves" data-metric="([^"]+)"/g)].map((m) => m[1]);
+  assert.deepEqual(new Set(panels), new Set(['accuracy', 'rougeL']));
 });
 
 test('writeReport writes report.html and a CSV and JSON per table, with no temporary files left', async (t) => {

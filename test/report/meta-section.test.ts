@@ -11,6 +11,7 @@ import { verdictLegend, verdictLook } from '../../src/report/meta-verdict.ts';
 import { PAIR_VERDICTS } from '../../src/analyze/verdict.ts';
 import { pairCell } from '../../src/report/html.ts';
 import { forestSpec, sortForestRows, zExtent, type ForestRow } from '../../src/report/forest-chart.ts';
+import { renderSvg } from '../../src/report/charts.ts';
 import { studyAStore } from './helpers.ts';
 
 test('study A shows the meta-analysis table and one forest figure of every pair after the sign counts', async (t) => {
@@ -70,7 +71,7 @@ test('without a moderator there is no meta-regression table; two runs have no pr
 
 test('the forest figure: rows by pooled r (unpooled last), an axis on Fisher z that fits the data, a run at r = ±1 a triangle on its edge', () => {
   const row = (a: string, r: number | null, runs: number[]): ForestRow => ({
-    a, b: 'x', runs: runs.map((v, i) => ({ run: `run${i}`, r: v })), verdict: 'inconclusive', mark: '?', colour: '#555', strong: false,
+    a, b: 'x', runs: runs.map((v, i) => ({ run: `run${i}`, r: v, pooled: true })), verdict: 'inconclusive', mark: '?', colour: '#555', strong: false,
     pooled: r === null ? null : { r, ci95: [r - 0.1, r + 0.1], prediction95: null },
   });
   const rows = [row('low', -0.3, [-0.3, -0.2]), row('none', null, [0.1]), row('high', 0.85, [0.4, 1])];
@@ -84,6 +85,28 @@ test('the forest figure: rows by pooled r (unpooled last), an axis on Fisher z t
   assert.equal(edge.shape, 'triangle-right');
   assert.ok(Math.abs((edge.z as number) - zExtent(rows)) < 1e-12, 'on the right edge');
   assert.equal(points.filter((p) => p.shape === 'circle').length, 4);
+});
+
+test('the forest figure: runs left out of the pooling hollow with a legend, why a row has no diamond, a diamond kept for runs at r = ±1', async () => {
+  const runs = (rs: number[], pooled: boolean[]) => rs.map((r, i) => ({ run: `run${i}`, r, pooled: pooled[i] }));
+  const rows: ForestRow[] = [
+    // every run at r = 1 or nearly: pooled at 0.999 (pair-meta.ts), its CI beyond r = 0.995
+    { a: 'mirror', b: 'x', runs: runs([1, 1, 0.9995], [true, true, true]), pooled: { r: 0.999, ci95: [0.9962, 0.99973], prediction95: null },
+      verdict: 'generalises', mark: '✓', colour: '#1f5fa8', strong: true },
+    { a: 'shaky', b: 'x', runs: runs([0.62, 0.2, 0.7], [true, false, false]), pooled: null, noDiamond: 'no diamond: one run pooled (2 unstable)',
+      verdict: 'inconclusive', mark: '?', colour: '#555', strong: false },
+  ];
+  assert.ok(zExtent(rows) >= Math.atanh(0.99973), 'the axis reaches the pooled CI, so the diamond is not squeezed onto the edge');
+  const svg = await renderSvg(forestSpec(rows), 'forest');
+  const group = (name: string) => svg.match(new RegExp(`<g class="mark-symbol role-mark ${name}_marks".*?</g>`, 's'))?.[0] ?? '';
+  const hollow = [...group('left_out_runs').matchAll(/aria-label="([^"]+)"/g)].map((m) => m[1]);
+  assert.deepEqual(hollow, ['shaky – x, run1: r 0.200, left out of the pooling (unstable)', 'shaky – x, run2: r 0.700, left out of the pooling (unstable)']);
+  assert.equal([...group('pooled_runs').matchAll(/aria-roledescription="point"/g)].length, 4, 'the pooled runs drawn filled');
+  assert.match(svg, /Symbol legend for fill color with 2 values: run pooled, run left out of the pooling \(unstable\)/, 'a legend says what hollow means');
+  assert.match(svg, />no diamond: one run pooled \(2 unstable\)</, 'why the row has no diamond, under its verdict');
+  assert.match(svg, />0\.999</, 'ticks near 1 keep three decimals');
+  const plain = await renderSvg(forestSpec([rows[0]]), 'forest');
+  assert.doesNotMatch(plain, /left out of the pooling/, 'no legend for hollow points where there are none');
 });
 
 test('each of the four verdicts has its own mark, colour and tone; the legend lists them in the headline\'s order', () => {

@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { ResultStore } from '../../src/store/result-store.ts';
@@ -11,6 +12,7 @@ import { UserError } from '../../src/errors.ts';
 import { renderReport } from '../../src/report/index.ts';
 import { tableToCsv, tableToJson, type Table } from '../../src/report/table.ts';
 import { esc } from '../../src/report/html.ts';
+import { simulateScores } from '../support/simulated-scores.ts';
 import { STUDY_A, STUDY_B_TASKS, studyBScore, tempDir, writeStudyA, writeStudyB } from './helpers.ts';
 
 type Row = Record<string, unknown>;
@@ -105,13 +107,57 @@ test('the control comes from --control, else the runs\' control_test_set attribu
   assert.ok((chosen.tables.partial_correlations.json as Row[]).every((p) => p.a !== 'vocabulary-shift' && p.b !== 'vocabulary-shift'));
 });
 
-test('without a control there is no study-A analysis, and the page says how to ask for one', async (t) => {
+test('without a control there is no study-A analysis: a study-B store gets no empty study-A section, other runs are told how to ask for one', async (t) => {
   const dir = tempDir(t);
   const storePath = makeStore(dir, (s) => writeStudyB(s));
   const report = await renderReport({ storePath });
   assert.equal(report.tables.partial_correlations, undefined);
-  assert.match(report.headline, /No control \(in-domain\) test set: pass --control SET/);
-  assert.ok(report.html.includes('pass --control SET'));
+  assert.match(report.headline, /No control \(in-domain\) test set: pass --control SET/, 'the library still says why there is no study-A answer');
+  assert.ok(report.html.includes('id="study-b"'));
+  assert.ok(!report.html.includes('id="study-a"') && !report.html.includes('href="#study-a"'), 'no study-A section or link in a study-B report');
+  assert.ok(!report.html.includes('pass --control SET'));
+
+  const store = ResultStore.open(storePath);
+  store.upsertRun({ id: 'plain-run', model: 'm' });
+  store.writeScores([0, 1, 2].map((step) => ({ run: 'plain-run', step, testSet: 'amazon', metric: 'accuracy', value: 0.5 + step / 10, n: 250 })));
+  store.close();
+  const mixed = await renderReport({ storePath });
+  assert.ok(mixed.html.includes('id="study-a"') && mixed.html.includes('pass --control SET'), 'a run outside study B: the page says how to analyse it');
+});
+
+test('runs read from a score table: checkpoints are the steps scored, model and seed fill their columns, other columns are columns too', async (t) => {
+  const dir = tempDir(t);
+  const rows = simulateScores({ seed: 3, runs: 2, steps: 12 });
+  const runs = [...new Set(rows.map((r) => r.run))];
+  const seedOf = (run: string) => 7 + runs.indexOf(run);
+  const csvPath = join(dir, 'scores.csv');
+  writeFileSync(csvPath, 'run,step,test_set,metric,value,model,seed,family\n' +
+    rows.map((r) => `${r.run},${r.step},${r.test_set},${r.metric},${r.value},${r.model},${seedOf(r.run)},pythia`).join('\n') + '\n');
+  const report = await renderReport({ storePath: csvPath, control: 'in-domain', analysis: { testSets: ['overlap-broken', 'negation-broken'] } });
+  const table = report.tables.runs.json as Row[];
+  assert.deepEqual(table.map((r) => r.run), runs);
+  for (const row of table) {
+    const steps = new Set(rows.filter((r) => r.run === row.run).map((r) => r.step));
+    assert.equal(row.checkpoints, steps.size, `${row.run}: the steps it has scores at`);
+    assert.equal(row.checkpoints_hashed, 0);
+    assert.equal(row.model, rows.find((r) => r.run === row.run)!.model, 'the CSV\'s model column');
+    assert.equal(row.seed, seedOf(row.run as string), 'the CSV\'s seed column, a number');
+    assert.equal(row.family, 'pythia', 'another column of the input, a column of its own');
+    assert.equal(JSON.parse(row.attributes as string).family, 'pythia');
+  }
+  const csvHeader = report.tables.runs.csv.split('\n')[0].split(',');
+  assert.deepEqual(csvHeader.filter((c) => c === 'model' || c === 'seed'), ['model', 'seed'], 'model and seed once each');
+  const last = Math.max(...rows.map((r) => r.step));
+  assert.ok(report.html.includes(`<dt>checkpoints</dt><dd>12 (steps 0 to ${last})</dd>`), 'the run summary counts them too');
+  assert.ok(report.html.includes(`<dt>seed</dt><dd>${seedOf(runs[0])}</dd>`));
+  // the curves draw the analysed sets only, and say what they leave out
+  const curves = [...report.html.matchAll(/<figure class="chart" data-chart="curves"[^>]*>(.*?)<\/figure>/gs)].map((m) => m[1]);
+  assert.equal(curves.length, runs.length);
+  for (const c of curves) {
+    assert.match(c, /accuracy of 3 test sets against training step/);
+    assert.doesNotMatch(c.slice(0, c.indexOf('<figcaption>')), /vocabulary-shift|overlap-consistent|negation-consistent/, 'no set outside --test-set drawn');
+    assert.match(c, /not drawn: 3 test sets not among the analysed sets \(the control and --test-set\) \(negation-consistent, overlap-consistent, vocabulary-shift\)/);
+  }
 });
 
 test('study B: last checkpoint, mean over seeds, roles from test-set tags, deltas against the same model\'s base', async (t) => {
