@@ -8,7 +8,7 @@ import { escapeMarkdown, tableToMarkdown } from './markdown-table.ts';
 import { pageFigures, pageText, type PageFigure } from './page-figures.ts';
 import { INDEX, INDEX_MARK } from './paper-folder.ts';
 import { titleSentence, type PaperTable } from './paper-table.ts';
-import { svgToPdf } from './svg-pdf.ts';
+import { PDF_FONT, svgToPdf } from './svg-pdf.ts';
 
 const FLOATS = 'figures.tex';
 
@@ -29,14 +29,14 @@ export async function paperFiles(report: { html: string; paperTables: readonly P
     const { pdf, missing } = await svgToPdf(f.svg, { title: `${title}: ${f.name}`, createdAt: opts.createdAt });
     files.push([`${f.name}.svg`, f.svg], [`${f.name}.pdf`, pdf]);
     if (missing.length) {
-      figureNotes.set(f.name, `${f.name}.pdf draws ${quoted(missing)} as empty boxes: its font (DejaVu Sans) has no glyph for them; ` +
+      figureNotes.set(f.name, `${f.name}.pdf draws ${quoted(missing)} as empty boxes: its font (${PDF_FONT}) has no glyph for them; ` +
         `${f.name}.svg shows them in the fonts of whatever opens it`);
       for (const c of missing) missingAll.add(c);
     }
   }
   // one sentence for all the figures (a name without glyphs is in most of them)
   const notes = figureNotes.size === 0 ? [] : [`${figureNotes.size} of the ${figures.length} figures' PDFs draw ${quoted([...missingAll])} ` +
-    `as empty boxes (DejaVu Sans, the font they embed, has no glyph for them): ${[...figureNotes.keys()].join(', ')}; the SVGs show them`];
+    `as empty boxes (${PDF_FONT}, the font they embed, has no glyph for them): ${[...figureNotes.keys()].join(', ')}; the SVGs show them`];
   for (const t of report.paperTables) files.push([`${t.name}.tex`, tableToLatex(t)], [`${t.name}.md`, tableToMarkdown(t)]);
   if (figures.length) files.push([FLOATS, figureFloats(figures)]);
   files.push([INDEX, index(title, opts.createdAt, figures, report.paperTables, figureNotes)]);
@@ -74,7 +74,7 @@ function index(title: string, createdAt: Date, figures: readonly PageFigure[], t
     `# Figures and tables: ${escapeMarkdown(title)}`,
     '',
     `Written by \`genstudy report --figures\` with the report of ${createdAt.toISOString()}. Each figure of the report as SVG and as ` +
-    'PDF (vector, DejaVu Sans embedded; for LaTeX), their captions as LaTeX floats in `figures.tex` (`\\usepackage{graphicx}`), and ' +
+    `PDF (vector, ${PDF_FONT} embedded; for LaTeX), ` + 'their captions as LaTeX floats in `figures.tex` (`\\usepackage{graphicx}`), and ' +
     'each table a paper prints as LaTeX (a table float with booktabs rules: `\\usepackage{booktabs}`) and as Markdown. The numbers ' +
     'are rounded for reading; the report\'s CSV and JSON tables hold them in full.',
     '',

@@ -1,9 +1,11 @@
 // A report chart (SVG) as a one-page vector PDF, the form LaTeX includes: PDFKit draws it through
 // svg-to-pdfkit, in pure JavaScript (no browser, no system tool). The charts ask for "sans-serif";
-// the PDF embeds DejaVu Sans, shipped as an npm package, so the output is the same on every machine
-// and the report's own marks (− ✓ ≠ ○ ² τ) have glyphs. A character DejaVu Sans lacks (a name in a
-// script it does not cover) would be drawn as an empty box: each is reported with the PDF, not
-// dropped quietly. PDFKit lays text out left to right without the bidi algorithm, so bidi controls
+// the PDF embeds DejaVu Sans Condensed, shipped as an npm package, so the output is the same on every
+// machine and the report's own marks (− ✓ ≠ ○ ² τ) have glyphs. Condensed, because the charts are laid
+// out with charts.ts's per-character estimate of a label's width, which DejaVu Sans Condensed stays
+// within; DejaVu Sans is ~10% wider and made a legend's entries run into each other. A character the
+// font lacks (a name in a script it does not cover) would be drawn as an empty box: each is reported
+// with the PDF, not dropped quietly. PDFKit lays text out left to right without the bidi algorithm, so bidi controls
 // (which the page uses to isolate names) are taken out of the PDF's text; they have no glyph.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -25,7 +27,12 @@ const PDFDocument = require('pdfkit') as PdfDocumentClass;
 const svgToPdfKit = require('svg-to-pdfkit') as SvgToPdf;
 const fontkit = require('fontkit') as { create(data: Buffer): Font };
 
-const FACES = { regular: 'DejaVuSans', bold: 'DejaVuSans-Bold', italic: 'DejaVuSans-Oblique', boldItalic: 'DejaVuSans-BoldOblique' } as const;
+/** The font the PDFs embed, in messages. */
+export const PDF_FONT = 'DejaVu Sans Condensed';
+const FACES = {
+  regular: 'DejaVuSansCondensed', bold: 'DejaVuSansCondensed-Bold',
+  italic: 'DejaVuSansCondensed-Oblique', boldItalic: 'DejaVuSansCondensed-BoldOblique',
+} as const;
 
 let fonts: { data: Record<keyof typeof FACES, Buffer>; glyphs: Font } | undefined;
 

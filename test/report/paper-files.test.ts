@@ -29,7 +29,7 @@ const HOSTILE_LATEX = 'o\\&v\\_e\\%r\\#l\\$a\\{p\\}\\textbar{}\\textless{}script
 const HOSTILE_MARKDOWN = 'o\\&v\\_e%r#l\\$a{p}\\|\\<script\\>\\~^\\\\x';
 /** Another, with a control character (ESC), which XML does not allow and a terminal would obey. */
 const ESCAPE_SET = 'neg\u001bbroken';
-/** A name in a script DejaVu Sans (the PDFs' font) has no glyphs for. */
+/** A name in a script DejaVu Sans Condensed (the PDFs' font) has no glyphs for. */
 const CJK_SET = 'vocab-漢字';
 /** Study B: a test set and a second model named as badly. */
 const HOSTILE_B = 'y&e_l%p|<b>';
@@ -145,7 +145,7 @@ test('every figure is a one-page PDF that poppler opens, draws, and reads the na
   assert.ok(forest.includes('neg\\x1bbroken'), 'the control character written visibly');
   // The one thing a PDF cannot show is said, once, naming the figures: here the CJK name.
   assert.equal(written.figures!.notes.length, 1);
-  assert.match(written.figures!.notes[0], /^\d+ of the \d+ figures' PDFs draw "漢", "字" as empty boxes \(DejaVu Sans, .*\): .*study-a-forest/);
+  assert.match(written.figures!.notes[0], /^\d+ of the \d+ figures' PDFs draw "漢", "字" as empty boxes \(DejaVu Sans Condensed, .*\): .*study-a-forest/);
   assert.doesNotMatch(written.figures!.notes[0], /"[a-z<&]"/, 'every other character of the names has its glyph');
   assert.match(read('README.md'), /study-a-forest\.pdf draws "漢", "字" as empty boxes/);
 });
