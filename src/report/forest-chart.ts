@@ -31,7 +31,7 @@ export interface ForestRow {
 }
 
 /**
- * Plot-area sizes (px): names, plot and verdicts together fill the page's 1124 px box at a wide
+ * Plot-area sizes (px): names, plot and verdicts together fill most of the page's 1180 px box at a wide
  * window (the page scales the figure down on a narrow one); the row height fits a two-line pair name.
  */
 const PLOT_WIDTH = 660;

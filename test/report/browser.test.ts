@@ -187,7 +187,7 @@ test('the report opens offline in headless Chromium with no console errors, and 
           assert.equal(c.symbols, runPoints);
           assert.equal(c.hollow, leftOut, 'the runs left out of a pair\'s pooling drawn hollow');
           assert.ok(c.legend.includes('run left out of the pooling (unstable)'), 'a legend says what a hollow point is');
-          // the plot uses the page: at 1400 px over half of its 1124 px box (it was 330 px)
+          // the plot uses the page: at 1400 px over half of its 1180 px box (it was 330 px)
           if (width === 1400) assert.ok(c.plotWidth >= 600, `forest plot ${c.plotWidth} px wide ${at}`);
         }
         if (c.kind === 'heatmap' || c.kind === 'agreement' || c.kind === 'pooled') {
