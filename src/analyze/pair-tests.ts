@@ -5,7 +5,7 @@
 // known); the naive test is the papers'. Shared by the analysis itself, its calibration (which must
 // test simulated series exactly as the run's are tested) and the robustness table.
 import {
-  capAtLevelRows, countDistinctRows, denseIds, distinctLevelRows, firstDifferences, modelledPairTests,
+  capAtLevelRows, countDistinctRows, denseIds, firstDifferences, modelledPairTests,
   partialCorrelationPairs, spacingOf, splineResidualiser,
   type ControlCorrection, type ModelledOptions, type PartialOptions, type Residualiser, type PartialResult, type Representation,
 } from '../stats/index.ts';
@@ -71,15 +71,42 @@ export function modelsGaps(steps: readonly number[] | undefined, opts: PairTestO
 /** The sampling variance of the control and of each named series at each checkpoint, where known. */
 export interface SamplingNoise { control?: Float64Array; series?: Record<string, Float64Array | undefined> }
 
-/** `steps`: the run's checkpoints, aligned with the series (absent: evenly spaced). */
+/** `steps`: the run's checkpoints, aligned with the series (absent: evenly spaced). Every pair of the named series, a < b. */
 export function testPairs(
   ood: Record<string, Float64Array>, control: Float64Array, opts: PairTestOptions, steps?: readonly number[], noise: SamplingNoise = {},
 ): TestedPair[] {
   const names = Object.keys(ood).sort();
   const pairs = names.flatMap((a, i) => names.slice(i + 1).map((b) => [a, b] as const));
+  return testNamedPairs(ood, pairs, control, opts, steps, noise);
+}
+
+/** The same test on matched pairs (xs[i], ys[i]) against one control (the calibration's simulated pairs). */
+export function testMatched(
+  xs: Float64Array[], ys: Float64Array[], control: Float64Array, opts: PairTestOptions, steps?: readonly number[],
+  noise: { control?: Float64Array; xs?: (Float64Array | undefined)[]; ys?: (Float64Array | undefined)[] } = {},
+): { result: PartialResult; representation: Representation }[] {
+  if (xs.length !== ys.length) throw new Error(`matched pairs need as many x series as y series, got ${xs.length} and ${ys.length}`);
+  const series: Record<string, Float64Array> = {};
+  const variances: Record<string, Float64Array | undefined> = {};
+  const pairs = xs.map((x, i) => {
+    series[`x${i}`] = x;
+    series[`y${i}`] = ys[i];
+    variances[`x${i}`] = noise.xs?.[i];
+    variances[`y${i}`] = noise.ys?.[i];
+    return [`x${i}`, `y${i}`] as const;
+  });
+  return testNamedPairs(series, pairs, control, opts, steps, { control: noise.control, series: variances });
+}
+
+/** The one dispatch: the modelled effective-n test, or the papers' naive one on levels or first differences. */
+function testNamedPairs(
+  series: Record<string, Float64Array>, pairs: readonly (readonly [string, string])[], control: Float64Array, opts: PairTestOptions,
+  steps: readonly number[] | undefined, noise: SamplingNoise,
+): TestedPair[] {
   if (opts.inference === 'effective-n') {
+    const names = Object.keys(series);
     const index = new Map(names.map((name, i) => [name, i]));
-    const run = modelledPairTests(names.map((t) => ood[t]), control, pairs.map(([a, b]) => [index.get(a)!, index.get(b)!] as const),
+    const run = modelledPairTests(names.map((t) => series[t]), control, pairs.map(([a, b]) => [index.get(a)!, index.get(b)!] as const),
       modelledOptions(control, opts, noise.control, names.map((t) => noise.series?.[t])), steps, names);
     const extra = {
       correction: run.correction, ...(run.controlReliability !== undefined ? { controlReliability: run.controlReliability } : {}),
@@ -87,7 +114,7 @@ export function testPairs(
     };
     return run.pairs.map((t, i) => ({ a: pairs[i][0], b: pairs[i][1], ...t, ...extra }));
   }
-  return naivePairs(ood, control, opts, pairs);
+  return naivePairs(series, control, opts, pairs);
 }
 
 function modelledOptions(
@@ -100,58 +127,21 @@ function modelledOptions(
 
 /** The papers' test: every checkpoint an independent observation, on levels or first differences. */
 function naivePairs(
-  ood: Record<string, Float64Array>, control: Float64Array, opts: PairTestOptions, pairs: (readonly [string, string])[],
+  series: Record<string, Float64Array>, control: Float64Array, opts: PairTestOptions, pairs: readonly (readonly [string, string])[],
 ): TestedPair[] {
-  const statOpts = statOptions(control, opts);
   if (opts.representation === 'differences') {
     const diff: Record<string, Float64Array> = {};
-    for (const [k, v] of Object.entries(ood)) diff[k] = firstDifferences(v);
-    const diffControl = firstDifferences(control);
-    const diffOpts = statOptions(diffControl, opts);
-    const levelRows = distinctLevelRows(ood, [control]);
-    return partialCorrelationPairs(diff, [diffControl], diffOpts, pairs)
-      .map((p) => ({ ...p, result: capAtLevelRows(p.result, levelRows.get(`${p.a}\u0000${p.b}`)!), representation: 'differences' as const }));
-  }
-  // 'levels', and 'auto' (which has no effective n to choose by)
-  return partialCorrelationPairs(ood, [control], statOpts, pairs).map((p) => ({ ...p, representation: 'levels' as const }));
-}
-
-/** The same test on matched pairs (xs[i], ys[i]) against one control (the calibration's simulated pairs). */
-export function testMatched(
-  xs: Float64Array[], ys: Float64Array[], control: Float64Array, opts: PairTestOptions, steps?: readonly number[],
-  noise: { control?: Float64Array; xs?: (Float64Array | undefined)[]; ys?: (Float64Array | undefined)[] } = {},
-): { result: PartialResult; representation: Representation }[] {
-  if (xs.length !== ys.length) throw new Error(`matched pairs need as many x series as y series, got ${xs.length} and ${ys.length}`);
-  if (opts.inference === 'effective-n') {
-    const series = [...xs, ...ys];
-    const pairs = xs.map((_, i) => [i, xs.length + i] as const);
-    const variances = [...(noise.xs ?? xs.map(() => undefined)), ...(noise.ys ?? ys.map(() => undefined))];
-    return modelledPairTests(series, control, pairs, modelledOptions(control, opts, noise.control, variances), steps).pairs;
-  }
-  const { series, pairs } = matchedSeries(xs, ys);
-  if (opts.representation === 'differences') {
+    for (const [k, v] of Object.entries(series)) diff[k] = firstDifferences(v);
     const diffControl = firstDifferences(control);
     const controlIds = denseIds(control);
-    const diff = Object.fromEntries(Object.entries(series).map(([name, v]) => [name, firstDifferences(v)]));
-    return partialCorrelationPairs(diff, [diffControl], statOptions(diffControl, opts), pairs).map(({ result }, i) => {
-      const levelRows = countDistinctRows([controlIds, denseIds(xs[i]), denseIds(ys[i])], control.length);
-      return { result: capAtLevelRows(result, levelRows), representation: 'differences' as const };
-    });
+    const ids = new Map<string, ReturnType<typeof denseIds>>();
+    const idsOf = (name: string) => { let d = ids.get(name); if (!d) ids.set(name, (d = denseIds(series[name]))); return d; };
+    // D distinct level rows hold at most D - 1 changes: the differences' observations are capped by the pair's level rows
+    return partialCorrelationPairs(diff, [diffControl], statOptions(diffControl, opts), pairs).map((p) => ({
+      ...p, result: capAtLevelRows(p.result, countDistinctRows([controlIds, idsOf(p.a), idsOf(p.b)], control.length)),
+      representation: 'differences' as const,
+    }));
   }
-  return partialCorrelationPairs(series, [control], statOptions(control, opts), pairs)
-    .map(({ result }) => ({ result, representation: 'levels' as const }));
-}
-
-/** Matched pairs as named series and the pairs of names the batch path takes. */
-function matchedSeries(xs: Float64Array[], ys: Float64Array[]): {
-  series: Record<string, Float64Array>; pairs: (readonly [string, string])[];
-} {
-  if (xs.length !== ys.length) throw new Error(`matched pairs need as many x series as y series, got ${xs.length} and ${ys.length}`);
-  const series: Record<string, Float64Array> = {};
-  const pairs = xs.map((x, i) => {
-    series[`x${i}`] = x;
-    series[`y${i}`] = ys[i];
-    return [`x${i}`, `y${i}`] as const;
-  });
-  return { series, pairs };
+  // 'levels', and 'auto' (which has no effective n to choose by)
+  return partialCorrelationPairs(series, [control], statOptions(control, opts), pairs).map((p) => ({ ...p, representation: 'levels' as const }));
 }
