@@ -12,7 +12,8 @@ import { pathToFileURL } from 'node:url';
 
 const CHROMIUM = '/usr/bin/chromium';
 
-export async function screenshotReport(html: string, out: string, width: number): Promise<{ out: string; height: number }> {
+/** `firstScreen`: only the window's first 900 px (what a reader sees on opening it), else the whole page. */
+export async function screenshotReport(html: string, out: string, width: number, firstScreen = false): Promise<{ out: string; height: number }> {
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} not found: apt-get install -y chromium`);
   const { chromium } = await import('playwright-core');
   const profile = mkdtempSync(join(tmpdir(), 'genstudy-screenshot-'));
@@ -23,7 +24,7 @@ export async function screenshotReport(html: string, out: string, width: number)
   try {
     const page = await context.newPage();
     await page.goto(pathToFileURL(resolve(html)).href, { waitUntil: 'load' });
-    await page.screenshot({ path: out, fullPage: true });
+    await page.screenshot({ path: out, fullPage: !firstScreen });
     const height = await page.evaluate(() => document.documentElement.scrollHeight);
     return { out, height };
   } finally {
