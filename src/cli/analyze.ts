@@ -1,7 +1,7 @@
 // genstudy analyze: partial correlations between OOD test sets across checkpoints, per run, and
 // their agreement across runs.
 import { writeFileAtomic, writeFilesTogether } from '../atomic-write.ts';
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import { addFormatOption } from './shared-options.ts';
 import { outputFile } from './flag-values.ts';
 import { UserError } from '../errors.ts';
@@ -22,6 +22,7 @@ interface AnalyzeFlags extends AnalysisFlags, ScoreInputFlags {
   metric?: string;
   format: OutputFormat;
   out?: string;
+  outFile?: string;
 }
 
 export function registerAnalyze(program: Command): void {
@@ -32,14 +33,18 @@ export function registerAnalyze(program: Command): void {
     .argument('<input>', SCORE_INPUT_HELP)
     .requiredOption('--control <test-set>', 'the in-domain test set whose score is regressed out')
     .option('--metric <name>', 'the metric to correlate (default: the only one, or accuracy / acc when there are several)')
-    .option('--out <file>', 'write the output here instead of standard output; with --format csv, <stem>.csv holds the per-run pairs and ' +
-      'beside it <stem>.meta.csv the verdicts, <stem>.agreement.csv the sign counts and, with --moderator, <stem>.moderator.csv ' +
-      '(on standard output, csv is one table whose first column says which of these each row belongs to)');
+    .option('--out-file <file>', 'write the output here instead of standard output; with --format csv, <stem>.csv holds the per-run ' +
+      'pairs and beside it <stem>.meta.csv the verdicts, <stem>.agreement.csv the sign counts and, with --moderator, ' +
+      '<stem>.moderator.csv (on standard output, csv is one table whose first column says which of these each row belongs to)')
+    // --out names a folder in every other command; analyze's file took the same name until --out-file
+    .addOption(new Option('--out <file>', 'the former name of --out-file').hideHelp());
   addFormatOption(command, ['table', 'json', 'csv']);
   addScoreInputOptions(command);
   addAnalysisOptions(command)
     .action(async (input: string, flags: AnalyzeFlags) => {
-      outputFile('--out', flags.out);
+      if (flags.out !== undefined && flags.outFile !== undefined) throw new UserError('--out and --out-file name the same file: give --out-file');
+      const outFile = flags.outFile ?? flags.out;
+      outputFile(flags.outFile !== undefined ? '--out-file' : '--out', outFile);
       const opts: AnalyzeOptions = { ...analysisOptionsFromFlags(flags), control: flags.control };
       const { rows } = await readAndDescribe(input, flags);
       if (flags.dryRun) return;
@@ -57,12 +62,15 @@ export function registerAnalyze(program: Command): void {
       }
       const result = analyzeRuns(series, opts, analysisProgress((line) => process.stderr.write(line)));
       const text = flags.format === 'json' ? formatJson(result)
-        : flags.format === 'csv' ? (flags.out ? formatPairsCsv(result, opts.alpha) : formatAllCsv(result, opts.alpha)) : formatTable(result, opts);
-      if (flags.out) {
+        : flags.format === 'csv' ? (outFile ? formatPairsCsv(result, opts.alpha) : formatAllCsv(result, opts.alpha)) : formatTable(result, opts);
+      if (flags.out !== undefined) {
+        process.stderr.write("genstudy: note: analyze's --out is now --out-file (--out names a folder in the other commands); it still works\n");
+      }
+      if (outFile) {
         if (flags.format === 'csv') {
-          const stem = flags.out.replace(/\.csv$/, '');
+          const stem = outFile.replace(/\.csv$/, '');
           const files = [
-            { file: flags.out, data: text },
+            { file: outFile, data: text },
             { file: `${stem}.agreement.csv`, data: formatAgreementCsv(result) },
             { file: `${stem}.meta.csv`, data: formatMetaCsv(result.meta) },
           ];
@@ -72,8 +80,8 @@ export function registerAnalyze(program: Command): void {
           writeFilesTogether(files, result.meta.moderator === null ? [moderator] : []);
           process.stderr.write(`genstudy: wrote ${files.map((f) => f.file).join(', ')}\n`);
         } else {
-          writeFileAtomic(flags.out, text);
-          process.stderr.write(`genstudy: wrote ${flags.out}\n`);
+          writeFileAtomic(outFile, text);
+          process.stderr.write(`genstudy: wrote ${outFile}\n`);
         }
       } else {
         // The table quotes run and test-set names; JSON escapes control characters itself, CSV is data.

@@ -84,7 +84,7 @@ test('CSV, JSONL and the store give the same analysis; the table names runs and 
 test('csv output with --out writes the pairs and the agreement tables', async (t) => {
   const dir = tempDir(t);
   writeCsv(join(dir, 's.csv'), simulateScores({ seed: 5, runs: 2, steps: 25 }));
-  const r = await genstudy(['analyze', join(dir, 's.csv'), '--control', 'in-domain', '--format', 'csv', '--out', join(dir, 'out.csv'), '--bootstrap', '50']);
+  const r = await genstudy(['analyze', join(dir, 's.csv'), '--control', 'in-domain', '--format', 'csv', '--out-file', join(dir, 'out.csv'), '--bootstrap', '50']);
   assert.equal(r.code, 0, r.stderr);
   const pairs = readFileSync(join(dir, 'out.csv'), 'utf8').trim().split('\n');
   assert.equal(pairs[0], 'run,a,b,n,r,n_eff,df,p,p_adjusted,ci95_low,ci95_high,significant,representation,reason,unstable,bootstrap_ci95_low,bootstrap_ci95_high');

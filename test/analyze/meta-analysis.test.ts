@@ -153,7 +153,7 @@ test('the CLI prints the meta-analysis table, puts it in the JSON and writes met
   assert.match(table.stdout, /95% prediction\s+verdict\s+why/);
   // analyze's last line is the headline, the same sentence as the JSON's
   assert.equal(table.stdout.trimEnd().split('\n').at(-1), out.headline.sentence.replace('Across 6 runs', 'Across 6 runs'));
-  const csv = await genstudy(['analyze', join(dir, 's.csv'), '--control', 'id', '--format', 'csv', '--out', join(dir, 'out.csv'), '--moderator', 'family']);
+  const csv = await genstudy(['analyze', join(dir, 's.csv'), '--control', 'id', '--format', 'csv', '--out-file', join(dir, 'out.csv'), '--moderator', 'family']);
   assert.equal(csv.code, 0, csv.stderr);
   const meta = readFileSync(join(dir, 'out.meta.csv'), 'utf8').trim().split('\n');
   assert.match(meta[0], /^a,b,runs,excluded,r,ci95_low,ci95_high,p,p_adjusted,z,se,tau2,.*,prediction95_low,prediction95_high,verdict,notes,q_p_adjusted,why,unstable_runs,holds,of,fragile$/);

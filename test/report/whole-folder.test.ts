@@ -73,7 +73,7 @@ test('analyze --format csv killed before its files are renamed leaves the old CS
   const rows = simulateScores({ seed: 5, runs: 2, steps: 25 });
   writeFileSync(input, [Object.keys(rows[0]).join(','), ...rows.map((r) => Object.values(r).join(','))].join('\n') + '\n');
   const out = join(dir, 'out.csv');
-  const args = ['analyze', input, '--control', 'in-domain', '--format', 'csv', '--out', out, '--bootstrap', '0'];
+  const args = ['analyze', input, '--control', 'in-domain', '--format', 'csv', '--out-file', out, '--bootstrap', '0'];
   const names = ['out.csv', 'out.agreement.csv', 'out.meta.csv', 'out.moderator.csv'];
   for (const n of names) writeFileSync(join(dir, n), `old ${n}\n`);
   const k = await genstudyKilledAt(args, 'out.csv:files-written');

@@ -18,15 +18,23 @@ function assertOneLine(r: { code: number; stderr: string }, expected: RegExp, wh
   assert.match(lines.at(-1) ?? '', expected, what);
 }
 
-test('analyze --out into a missing folder or onto a folder: exit 2, one line, before any analysis', async (t) => {
+test('analyze --out-file into a missing folder or onto a folder: exit 2, one line, before any analysis', async (t) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'genstudy-out-'));
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
   const scores = path.join(dir, 'scores.csv');
   writeCsv(scores, simulateScores({ seed: 7, runs: 2, steps: 20 }));
-  const missing = await genstudy(['analyze', scores, '--control', 'in-domain', '--out', path.join(dir, 'no-such-folder', 'a.txt')]);
-  assertOneLine({ code: missing.code, stderr: missing.stderr }, /^genstudy: --out .*no-such-folder\/a\.txt: the folder .*no-such-folder does not exist; create it or write elsewhere$/, 'missing folder');
-  const ontoFolder = await genstudy(['analyze', scores, '--control', 'in-domain', '--out', dir]);
-  assertOneLine({ code: ontoFolder.code, stderr: ontoFolder.stderr }, /^genstudy: --out .*: is a folder; give a file name/, 'onto a folder');
+  const missing = await genstudy(['analyze', scores, '--control', 'in-domain', '--out-file', path.join(dir, 'no-such-folder', 'a.txt')]);
+  assertOneLine({ code: missing.code, stderr: missing.stderr }, /^genstudy: --out-file .*no-such-folder\/a\.txt: the folder .*no-such-folder does not exist; create it or write elsewhere$/, 'missing folder');
+  const ontoFolder = await genstudy(['analyze', scores, '--control', 'in-domain', '--out-file', dir]);
+  assertOneLine({ code: ontoFolder.code, stderr: ontoFolder.stderr }, /^genstudy: --out-file .*: is a folder; give a file name/, 'onto a folder');
+  // the former spelling, --out, still names the file, with a note
+  const former = await genstudy(['analyze', scores, '--control', 'in-domain', '--out', path.join(dir, 'a.json'), '--format', 'json',
+    '--calibration', '0', '--no-robustness']);
+  assert.equal(former.code, 0, former.stderr);
+  assert.match(former.stderr, /note: analyze's --out is now --out-file \(--out names a folder in the other commands\); it still works/);
+  assert.ok(fs.existsSync(path.join(dir, 'a.json')));
+  const both = await genstudy(['analyze', scores, '--control', 'in-domain', '--out', 'a.json', '--out-file', 'b.json']);
+  assertOneLine({ code: both.code, stderr: both.stderr }, /--out and --out-file name the same file: give --out-file/, 'both');
 });
 
 test('train --out naming a file (or a path through one): exit 2, one line', async (t) => {
