@@ -1,0 +1,39 @@
+// run --dry-run's plan: read from the study file alone, the runs expandStudy makes with their
+// optimiser steps and the checkpoints their policy saves; unknown where the data's size decides.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { loadStudyFile } from '../../src/config/load.ts';
+import { checkpointSteps } from '../../src/train/policy.ts';
+import { formatStudyPlan, planStudy } from '../../src/pipeline/study-plan.ts';
+
+const examples = path.resolve(import.meta.dirname, '../../examples');
+
+test('the demo: 3 runs of 400 steps, each checkpoint the policy saves, 1200 steps and 63 evaluations per set in all', () => {
+  const study = loadStudyFile(path.join(examples, 'demo.yaml'));
+  const plan = planStudy(study);
+  const saved = checkpointSteps(study.checkpoints, 400).length;
+  assert.deepEqual(plan.map((r) => [r.seed, r.steps, r.checkpoints, r.cells]), [[1, 400, saved, 1], [2, 400, saved, 1], [3, 400, saved, 1]]);
+  const text = formatStudyPlan(study, plan);
+  assert.match(text.at(-1)!, new RegExp(`^in all: 1200 optimiser steps; ${3 * saved} evaluations of each test set`));
+  for (const l of text) assert.ok(l.length <= 120, l);
+});
+
+test('study A trains for epochs over data of unstated size: steps and checkpoints unknown, and the totals say "at least"', () => {
+  const study = loadStudyFile(path.join(examples, 'study-a.yaml'));
+  const plan = planStudy(study);
+  assert.ok(plan.length >= 3 && plan.every((r) => r.steps === undefined && r.checkpoints === undefined));
+  const text = formatStudyPlan(study, plan).join('\n');
+  assert.match(text, /in all: at least 0 optimiser steps/);
+  assert.match(text, /"\?": the steps follow from the training data's size/);
+});
+
+test('study B: base runs are one evaluation with no steps; trained runs their stated steps; two prompts per cell', () => {
+  const study = loadStudyFile(path.join(examples, 'study-b.yaml'));
+  const plan = planStudy(study);
+  const base = plan.filter((r) => r.method.startsWith('base'));
+  assert.ok(base.length > 0 && base.every((r) => r.steps === 0 && r.checkpoints === 1));
+  assert.ok(plan.filter((r) => !r.method.startsWith('base')).every((r) => r.steps !== undefined && r.steps > 0));
+  assert.ok(plan.every((r) => r.cells === 2), 'Prompt-1 and Prompt-2');
+  assert.doesNotMatch(formatStudyPlan(study, plan).join('\n'), /control undefined/);
+});
