@@ -6,7 +6,7 @@ import { Command } from 'commander';
 import { loadStudyFile } from '../config/load.ts';
 import { checkAgainstDesign } from '../pipeline/demo-check.ts';
 import { formatDesignCheck } from '../synth/index.ts';
-import { enginePath, initBackend } from '../engine/index.ts';
+import { enginePath, engineStarted } from '../engine/index.ts';
 import { runStudyCommand } from './run.ts';
 import { terminalSafe } from '../terminal-safe.ts';
 
@@ -18,9 +18,10 @@ export function registerDemo(program: Command): void {
     .description('Run the embedded default study end to end (examples/demo.yaml: no downloads) and print the headline answer')
     .option('--out <dir>', 'where to write the store, checkpoints, analysis and report', 'genstudy-demo')
     .action(async (flags: { out: string }) => {
-      await initBackend();
-      process.stdout.write(`Engine: ${enginePath()}\n`);
-      const { result, written } = await runStudyCommand(loadStudyFile(DEMO_STUDY), DEMO_STUDY, { out: path.resolve(flags.out) });
+      // The engine starts on the study's first model work (stderr says when), not here: a rerun
+      // that finds everything done never starts it (issue 38).
+      const { result, written } = await runStudyCommand(loadStudyFile(DEMO_STUDY), DEMO_STUDY, { out: path.resolve(flags.out) },
+        () => process.stdout.write(`Engine: ${engineStarted() ? enginePath() : 'not needed (everything cached)'}\n`));
       if (result.analysis) {
         const check = formatDesignCheck(checkAgainstDesign(result.analysis, result.paths.synthetic), { compact: true });
         process.stdout.write('\n' + terminalSafe(check, { lines: true }));

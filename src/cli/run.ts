@@ -8,9 +8,12 @@ import { studyProgress } from '../pipeline/study-progress.ts';
 import { listValues } from './flag-values.ts';
 import { terminalSafe } from '../terminal-safe.ts';
 
-/** A study run from the command line (run, demo): its progress on stderr, then its outputs written and its summary printed. */
+/**
+ * A study run from the command line (run, demo): its progress on stderr, then its outputs written and
+ * its summary printed (after the lines `beforeSummary` prints, if given).
+ */
 export async function runStudyCommand(
-  study: Study, file: string, opts: Pick<RunStudyOptions, 'out' | 'only'>,
+  study: Study, file: string, opts: Pick<RunStudyOptions, 'out' | 'only'>, beforeSummary?: (result: StudyResult) => void,
 ): Promise<{ result: StudyResult; written: StudyOutputs }> {
   const progress = studyProgress(process.stderr);
   let result;
@@ -20,6 +23,7 @@ export async function runStudyCommand(
     progress.finish();
   }
   const written = await writeStudyOutputs(study, result);
+  beforeSummary?.(result);
   printStudySummary(result, written, (s) => process.stdout.write(terminalSafe(s, { lines: true })));
   return { result, written };
 }

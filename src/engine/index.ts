@@ -12,14 +12,14 @@ export { incompleteReason, incompleteAdapterReason } from './hf/folder-check.ts'
 export { identifyCheckpoint, identifyModelFolder, type ModelIdentity } from './model-identity.ts';
 
 // The built-in engine (builtin/)
-export { loadModel } from './builtin/load.ts';
+export { describeModelFolder, loadModel, modelLoads } from './builtin/load.ts';
 export { BuiltinModel, type EngineOptions } from './builtin/model.ts';
 export { builtinLoader } from './builtin/loader.ts';
 export { saveModel } from './builtin/save.ts';
 export { scoreTokens, type TokenScores } from './builtin/scoring.ts';
 export { knownModelTypes, familyFor } from './builtin/registry.ts';
 export { modelSizeProblem } from './builtin/model-size.ts';
-export { enginePath, initBackend } from './builtin/backend.ts';
+export { enginePath, engineStarted, initBackend, onEngineStart } from './builtin/backend.ts';
 export { lengthSortedBatches, pad, positionsFromMask } from './builtin/batching.ts';
 export { cutAtStop, generateBatch } from './builtin/generation.ts';
 export { logprobsAtPositions } from './builtin/position-logprobs.ts';

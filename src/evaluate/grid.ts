@@ -8,13 +8,17 @@
 //    store last saw it (same id, other hash), or a checkpoint whose weights changed (same run and
 //    step), has its old scores and predictions moved to the superseded tables first: re-evaluated,
 //    said so, nothing dropped.
-// 3. Per checkpoint (step order): a model is loaded only when some answer is missing. The missing
-//    requests of all cells that can share an engine call (same mode; same candidates for
-//    first-token) go to the engine together, longest first, in chunks fixed by the full request
-//    list; each chunk's answers are stored in one transaction. Because chunks are fixed by the plan,
-//    a run killed half-way and run again sends the engine the same batches as an uninterrupted run,
-//    so the final store is the same. A cell's predictions and scores are written in one
-//    transaction as soon as all its answers are in.
+// 3. Per checkpoint (step order): a cell whose stored rows carry its fingerprint (the model key,
+//    every request's digest, the task, the golds and the metric options: plan.ts cellFingerprint) is
+//    neither looked up nor written again, and a checkpoint made only of such cells is skipped whole,
+//    so a resumed study costs no per-example work; any other cell is computed or rewritten from the
+//    cache, and its fingerprint recorded with its rows. A model is loaded only when some answer is
+//    missing. The missing requests of all cells that can share an engine call (same mode; same
+//    candidates for first-token) go to the engine together, longest first, in chunks fixed by the
+//    full request list (stored cells' requests included); each chunk's answers are stored in one
+//    transaction. Because chunks are fixed by the plan, a run killed half-way and run again sends
+//    the engine the same batches as an uninterrupted run, so the final store is the same. A cell's
+//    predictions and scores are written in one transaction as soon as all its answers are in.
 // Different checkpoints are different models, so their requests cannot share a forward pass; the
 // engine is kept busy by passing each checkpoint's whole workload in large calls.
 import { ResultStore, type PredictionRecord, type StoredScore } from '../store/result-store.ts';
@@ -26,7 +30,7 @@ import { cacheKey, type RequestPayload } from './cache-key.ts';
 import { cellOutcome, type MetricOptions } from './cell-metrics.ts';
 import type { CacheEntry } from '../store/evaluation-tables.ts';
 import { checkRunFolder } from './run-folder.ts';
-import { engineGroup, planCells, requestLength, type Cell, type PlanOptions } from './plan.ts';
+import { cellFingerprint, engineGroup, planCells, requestLength, type Cell, type PlanOptions } from './plan.ts';
 import { NO_PROGRESS, type ProgressSink } from './progress.ts';
 import type { EvalTestSet } from './test-sets.ts';
 import type { PromptVariant } from './variants.ts';
@@ -245,6 +249,17 @@ export async function evaluateGrid(opts: GridOptions): Promise<GridSummary> {
       opts.checkpoints.forEach((cp, i) => store.upsertCheckpoint({ run: opts.run, step: cp.step, path: cp.dir, contentHash: identities[i].weights }));
     });
 
+    // Cells already stored from the same inputs (the same fingerprint: model key, requests, task,
+    // golds, metric options) are not computed or written again; a checkpoint whose every cell is
+    // stored so is skipped without building one cache key (one query for the whole run).
+    const metricKey = { positiveLabel: opts.positiveLabel ?? null, rougeStemmer: opts.rougeStemmer === true, bootstrapSeed: 0 };
+    const storedSources = tables.cellSources(opts.run);
+    const storedCells = identities.map((identity, i): Set<Cell> => {
+      const stored = storedSources.get(opts.checkpoints[i].step);
+      if (!stored) return new Set();
+      return new Set(cells.filter((c) => stored.get(`${c.set.id}\u0000${c.variant.name}`) === cellFingerprint(c, identity.key, metricKey)));
+    });
+
     // Which answers the cache already holds, for every checkpoint, so progress knows the model
     // work left. Only counts are kept; a checkpoint's items and answers are built when its turn comes.
     const itemsOf = (identity: ModelIdentity): Item[] => {
@@ -258,7 +273,12 @@ export async function evaluateGrid(opts: GridOptions): Promise<GridSummary> {
     };
     const totals = new Map(opts.testSets.map((set) => [set.id, { id: set.id, total: 0, toCompute: 0 }]));
     let examples = 0;
-    for (const identity of identities) {
+    for (const [i, identity] of identities.entries()) {
+      if (storedCells[i].size === cells.length) {
+        for (const cell of cells) totals.get(cell.set.id)!.total += cell.examples.length;
+        examples += cells.reduce((n, c) => n + c.examples.length, 0);
+        continue;
+      }
       const items = itemsOf(identity);
       const have = tables.existing(items.map((it) => it.key));
       for (const it of items) {
@@ -273,6 +293,12 @@ export async function evaluateGrid(opts: GridOptions): Promise<GridSummary> {
     // 3. Per checkpoint: answers from the cache, the rest from the engine; cells written when complete.
     for (const [i, cp] of opts.checkpoints.entries()) {
       const identity = identities[i];
+      const stored = storedCells[i];
+      if (stored.size === cells.length) {
+        for (const cell of cells) progress.advance(cell.set.id, cell.examples.length, false);
+        cachedCount += cells.reduce((n, c) => n + c.examples.length, 0);
+        continue;
+      }
       const items = itemsOf(identity);
       const answers = tables.lookup(items.map((it) => it.key));
       const missingPerCell = new Map<Cell, number>(cells.map((c) => [c, 0]));
@@ -291,13 +317,16 @@ export async function evaluateGrid(opts: GridOptions): Promise<GridSummary> {
         store.transaction(() => {
           store.writePredictions(predictions);
           store.writeScores(scores);
+          tables.recordCellSource({ ...base, promptVariant: cell.variant.name, modelId: identity.key,
+            fingerprint: cellFingerprint(cell, identity.key, metricKey) });
         });
       };
       for (const cell of cells) {
         if (missingPerCell.get(cell) === 0) {
           progress.advance(cell.set.id, cell.examples.length, false);
           cachedCount += cell.examples.length;
-          writeCell(cell);
+          // A cell stored from the same inputs stays as it is; one stored from others is rewritten from the cache.
+          if (!stored.has(cell)) writeCell(cell);
         }
       }
       if ([...missingPerCell.values()].every((n) => n === 0)) continue;

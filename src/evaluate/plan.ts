@@ -2,6 +2,7 @@
 // gold answers and one request per example, each with its digest for the cache key. Everything a
 // user can get wrong (an unknown label, a missing field, too few demonstrations) fails here, before
 // any model is loaded or anything is written.
+import { createHash } from 'node:crypto';
 import { UserError } from '../errors.ts';
 import { DEFAULT_LABEL_TOKEN_RULE, type Example } from '../types.ts';
 import {
@@ -24,9 +25,23 @@ export interface Cell {
   golds: string[];
   payloads: RequestPayload[];
   digests: string[];
+  /**
+   * Everything the cell's predictions and scores depend on besides the model and the metric
+   * options: the set and variant, the task, the golds, the examples as the records see them and
+   * every request's digest (which holds the test set's content hash and the rendered request).
+   * With the model's cache key and the metric options it is the cell's fingerprint in the store
+   * (cellFingerprint), which lets an evaluation skip a cell already stored from the same inputs.
+   */
+  digest: string;
   /** Where the demonstrations came from, for the record; undefined at 0 shots. */
   demonstrations?: string;
 }
+
+/**
+ * Bump when the predictions or metrics computed from the same answers change (cell-metrics.ts, the
+ * task records), so that cells stored by an earlier version are written again from the cache.
+ */
+export const CELL_FORMAT = 'genstudy-evaluate-cell/1';
 
 export interface PlanOptions extends Omit<TaskChoice, 'prompt'> {
   /** Seed for demonstrations sampled from the test set itself (when it has no demonstration pool). */
@@ -120,7 +135,18 @@ async function buildCell(index: number, set: EvalTestSet, variant: PromptVariant
   const digests = payloads!.map((p, i) => requestDigest(set.contentHash, set.examples[i].id, p));
   // The records see unlabeled rows without a label; their gold ("-") stays in `golds` and counts wrong.
   const examples = set.unlabeled ? set.examples.map((ex) => (isUnlabeled(task, set, ex) ? { ...ex, label: undefined } : ex)) : set.examples;
-  return { index, set, variant, task, mode: mode!, examples, golds, payloads: payloads!, digests, demonstrations: from };
+  const digest = createHash('sha256').update(JSON.stringify([CELL_FORMAT, set.id, set.contentHash, variant, task, golds,
+    examples.map((ex) => [ex.id, ex.label ?? null]), digests])).digest('hex');
+  return { index, set, variant, task, mode: mode!, examples, golds, payloads: payloads!, digests, digest, demonstrations: from };
+}
+
+/**
+ * A cell's fingerprint on one model: the cell's digest, the model's cache key (weights, config and
+ * tokenizer) and the options the metrics are computed with. Stored rows with an equal fingerprint
+ * were computed from the same answers in the same way.
+ */
+export function cellFingerprint(cell: Cell, modelKey: string, metricOptions: Record<string, unknown>): string {
+  return createHash('sha256').update(JSON.stringify([cell.digest, modelKey, metricOptions])).digest('hex');
 }
 
 /** Study B's hard-coded Llama-2 label ids of the cell's preset (study B's classify tasks), in label order. */

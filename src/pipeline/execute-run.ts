@@ -29,7 +29,7 @@ export interface RunContext {
   studyDir: string; dataDir?: string; suiteDir?: string; testSets: EvalTestSet[]; settings: StudySettings;
   log: (line: string) => void;
   trainProgress?: TrainProgress; evalProgress?: EvalProgress; stages?: StudyStages;
-  /** Model work done so far: answers computed and taken from the cache, optimiser steps taken. */
+  /** Model work done so far: answers computed and taken from the cache, optimiser steps taken (runStudy counts the models loaded). */
   work: { answersComputed: number; answersCached: number; trainingSteps: number };
   /** evaluation.remote's servers, or the ones evaluation.serve starts; else the built-in engine (undefined). */
   loader?: ModelLoader;
@@ -119,7 +119,8 @@ export async function executeRun(study: Study, run: RunPlan, ctx: RunContext): P
   // The trainer records its own settings on the run; the study's description of it wins.
   recordRun(ctx.store, runRecord);
   // Checkpoints written by an earlier, interrupted invocation (or before a resume) are evaluated
-  // here; the cache makes this free for those already done.
+  // here; those already stored from the same inputs are skipped without per-example work (the
+  // cells' fingerprints, evaluate/grid.ts), and no model is loaded unless an answer is missing.
   await evaluate(discoverCheckpoints(runDir, { baseModel: modelDir, tokenizerDir: modelDir }).checkpoints);
 }
 

@@ -13,7 +13,7 @@ import { DEFAULT_STORE_FILE, ResultStore } from '../store/result-store.ts';
 import type { EvalTestSet, ProgressSink as EvalProgress } from '../evaluate/index.ts';
 import type { ModelLoader } from '../types.ts';
 import type { ProgressSink as TrainProgress } from '../train/index.ts';
-import { remoteLoader, servedLoader } from '../engine/index.ts';
+import { modelLoads, onEngineStart, remoteLoader, servedLoader } from '../engine/index.ts';
 import { readStoreScores } from '../analyze/read-scores.ts';
 import { buildRunSeries } from '../analyze/run-series.ts';
 import { analyzeOrSkip, type AnalysisResult, type AnalyzeOptions } from '../analyze/analysis.ts';
@@ -48,8 +48,12 @@ export interface StudyResult {
   /** Why there is no analysis (e.g. too few checkpoints), when there is none. */
   analysisSkipped?: string;
   analyzeOptions: AnalyzeOptions;
-  /** Model work done by this invocation: example answers computed (not from the cache) and optimiser steps taken. */
-  work: { answersComputed: number; answersCached: number; trainingSteps: number };
+  /**
+   * Model work done by this invocation: example answers computed (not from the cache), optimiser
+   * steps taken, and models the built-in engine loaded (training and evaluation; 0 when everything
+   * was resumed or answered from the store, and then the engine is not started either).
+   */
+  work: { answersComputed: number; answersCached: number; trainingSteps: number; modelsLoaded: number };
 }
 
 export function studyPaths(study: Study, studyFile: string, outOverride?: string): StudyPaths {
@@ -106,7 +110,8 @@ export async function runStudy(study: Study, studyFile: string, opts: RunStudyOp
   log(`genstudy: study "${study.name}": ${runs.length} run(s), ${testSets.length} test sets; results in ${paths.out}`);
   for (const note of rowNotes(testSets)) log(`genstudy: ${note}`);
 
-  const work = { answersComputed: 0, answersCached: 0, trainingSteps: 0 };
+  const work = { answersComputed: 0, answersCached: 0, trainingSteps: 0, modelsLoaded: 0 };
+  const loadsBefore = modelLoads();
   const e = study.evaluation;
   const served = e.serve
     ? servedLoader({ command: e.serve.command, startupMs: e.serve.startupSeconds * 1000, log: (line) => log(`genstudy: serve: ${line}`) })
@@ -124,6 +129,9 @@ export async function runStudy(study: Study, studyFile: string, opts: RunStudyOp
   // One handle on the results store for the whole study: training logs, evaluation, run records
   // and the analysis all go through it.
   const store = ResultStore.open(paths.store);
+  // The engine starts on the first model work (a model loaded to train or to answer what the store
+  // lacks), not before: a study that finds everything done never starts it.
+  const stopEngineNote = onEngineStart((enginePath) => log(`genstudy: engine: ${enginePath}`));
   try {
     try {
       for (const [i, run] of runs.entries()) {
@@ -137,6 +145,8 @@ export async function runStudy(study: Study, studyFile: string, opts: RunStudyOp
       }
     } finally {
       await served?.close();
+      stopEngineNote();
+      work.modelsLoaded = modelLoads() - loadsBefore;
     }
     return analyseStudy(study, { paths, runs, work, store });
   } finally {

@@ -97,7 +97,40 @@ export class EvaluationTables {
     if (filter.since !== undefined) { where.push('created_at >= ?'); params.push(filter.since); }
     if (filter.until !== undefined) { where.push('created_at <= ?'); params.push(filter.until); }
     if (where.length === 0) throw new UserError('dropping cached answers needs a filter (source, model or time); refusing to drop the whole cache');
-    return this.db.transaction(() => this.db.prepare(`DELETE FROM evaluation_cache WHERE ${where.join(' AND ')}`).run(...params).changes).immediate();
+    return this.db.transaction(() => {
+      // Cells evaluated on this model's answers are evaluated again (their fingerprints go), so the
+      // next evaluation asks for the dropped answers and rewrites the scores.
+      this.db.prepare(`DELETE FROM cell_sources WHERE model_id IN (SELECT DISTINCT model_id FROM evaluation_cache WHERE ${where.join(' AND ')})`)
+        .run(...params);
+      return this.db.prepare(`DELETE FROM evaluation_cache WHERE ${where.join(' AND ')}`).run(...params).changes;
+    }).immediate();
+  }
+
+  /**
+   * The fingerprints of the cells stored for a run's checkpoints, by step, then `test set\u0000variant`:
+   * one query for the whole run.
+   */
+  cellSources(run: string): Map<number, Map<string, string>> {
+    const rows = this.db.prepare(`
+      SELECT c.step AS step, s.test_set_id AS testSet, s.prompt_variant AS variant, s.fingerprint AS fingerprint
+      FROM cell_sources s JOIN checkpoints c ON c.id = s.checkpoint_id WHERE c.run_id = ?`)
+      .all(run) as { step: number; testSet: string; variant: string; fingerprint: string }[];
+    const out = new Map<number, Map<string, string>>();
+    for (const r of rows) {
+      let cells = out.get(r.step);
+      if (!cells) out.set(r.step, cells = new Map());
+      cells.set(`${r.testSet}\u0000${r.variant}`, r.fingerprint);
+    }
+    return out;
+  }
+
+  /** Records where a cell's predictions and scores come from; call in the transaction that writes them, after them. */
+  recordCellSource(c: { run: string; step: number; testSet: string; promptVariant: string; modelId: string; fingerprint: string }): void {
+    this.db.prepare(`
+      INSERT INTO cell_sources (checkpoint_id, test_set_id, prompt_variant, model_id, fingerprint)
+      SELECT id, ?, ?, ?, ? FROM checkpoints WHERE run_id = ? AND step = ?
+      ON CONFLICT (checkpoint_id, test_set_id, prompt_variant) DO UPDATE SET model_id = excluded.model_id, fingerprint = excluded.fingerprint`)
+      .run(c.testSet, c.promptVariant, c.modelId, c.fingerprint, c.run, c.step);
   }
 
   cacheSize(): number {
@@ -114,6 +147,7 @@ export class EvaluationTables {
       const counts = this.archive(where, [id], oldHash, reason);
       this.db.prepare(`DELETE FROM scores WHERE test_set_id = ?`).run(id);
       this.db.prepare(`DELETE FROM predictions WHERE test_set_id = ?`).run(id);
+      this.db.prepare(`DELETE FROM cell_sources WHERE test_set_id = ?`).run(id);
       this.db.prepare(`UPDATE test_sets SET content_hash = ?, n = ? WHERE id = ?`).run(newHash, n, id);
       return counts;
     }).immediate();
@@ -127,6 +161,7 @@ export class EvaluationTables {
       const counts = this.archive(`s.checkpoint_id = ?`, [cp.id], undefined, reason);
       this.db.prepare(`DELETE FROM scores WHERE checkpoint_id = ?`).run(cp.id);
       this.db.prepare(`DELETE FROM predictions WHERE checkpoint_id = ?`).run(cp.id);
+      this.db.prepare(`DELETE FROM cell_sources WHERE checkpoint_id = ?`).run(cp.id);
       this.db.prepare(`UPDATE checkpoints SET content_hash = ? WHERE id = ?`).run(newHash, cp.id);
       return counts;
     }).immediate();

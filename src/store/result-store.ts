@@ -269,6 +269,7 @@ export class ResultStore {
       INSERT INTO scores (checkpoint_id, test_set_id, prompt_variant, metric, value, n) VALUES (?, ?, ?, ?, ?, ?)
       ON CONFLICT (checkpoint_id, test_set_id, prompt_variant, metric) DO UPDATE SET value = excluded.value, n = excluded.n`);
     const checkpointIds = new Map<string, number>();
+    const forgetSource = this.cellSourceForgetter();
     this.transaction(() => {
       for (const s of scores) {
         if (!Number.isFinite(s.value)) {
@@ -281,9 +282,25 @@ export class ResultStore {
           checkpointIds.set(key, cp);
         }
         insertTestSet.run(s.testSet);
+        forgetSource(cp, s.testSet, s.promptVariant ?? '');
         insertScore.run(cp, s.testSet, s.promptVariant ?? '', s.metric, s.value, s.n);
       }
     });
+  }
+
+  /**
+   * Rows written to a cell no longer prove where the cell comes from (cell_sources, migration 6):
+   * its fingerprint is removed, once per cell of a batch; the evaluation records it again after.
+   */
+  private cellSourceForgetter(): (checkpointId: number, testSet: string, promptVariant: string) => void {
+    const remove = this.db.prepare(`DELETE FROM cell_sources WHERE checkpoint_id = ? AND test_set_id = ? AND prompt_variant = ?`);
+    const done = new Set<string>();
+    return (checkpointId, testSet, promptVariant) => {
+      const key = `${checkpointId}\u0000${testSet}\u0000${promptVariant}`;
+      if (done.has(key)) return;
+      done.add(key);
+      remove.run(checkpointId, testSet, promptVariant);
+    };
   }
 
   scores(filter: ScoreFilter = {}): StoredScore[] {
@@ -309,10 +326,18 @@ export class ResultStore {
       VALUES (?, ?, ?, ?, ?, ?, ?)
       ON CONFLICT (checkpoint_id, test_set_id, prompt_variant, example_id) DO UPDATE SET
         prediction = excluded.prediction, gold = excluded.gold, detail = excluded.detail`);
+    const forgetSource = this.cellSourceForgetter();
+    const checkpointIds = new Map<string, number>();
     this.transaction(() => {
       for (const p of preds) {
-        const cp = this.upsertCheckpoint({ run: p.run, step: p.step });
+        const key = `${p.run}\u0000${p.step}`;
+        let cp = checkpointIds.get(key);
+        if (cp === undefined) {
+          cp = this.upsertCheckpoint({ run: p.run, step: p.step });
+          checkpointIds.set(key, cp);
+        }
         insertTestSet.run(p.testSet);
+        forgetSource(cp, p.testSet, p.promptVariant ?? '');
         insert.run(cp, p.testSet, p.promptVariant ?? '', p.exampleId, p.prediction, p.gold, JSON.stringify(p.detail ?? {}));
       }
     });

@@ -120,6 +120,23 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE runs ADD COLUMN checkpoint_folder TEXT;
   `,
+  // 6: where each evaluated cell's stored predictions and scores come from: a hash of everything
+  // they depend on (the model key, every example's cache key digest, the task, the golds, the metric
+  // options; src/evaluate/plan.ts cellDigest). An evaluation whose cell has the same fingerprint skips
+  // it, so a resumed study does no per-example work on what is done. Written in the transaction that
+  // writes the cell; removed with its scores (superseded, rewritten by another writer) and when
+  // cached answers of its model are dropped.
+  `
+  CREATE TABLE cell_sources (
+    checkpoint_id INTEGER NOT NULL REFERENCES checkpoints(id) ON DELETE CASCADE,
+    test_set_id TEXT NOT NULL,
+    prompt_variant TEXT NOT NULL DEFAULT '',
+    model_id TEXT NOT NULL,                   -- the cache's model key the answers were asked of
+    fingerprint TEXT NOT NULL,
+    PRIMARY KEY (checkpoint_id, test_set_id, prompt_variant)
+  );
+  CREATE INDEX cell_sources_model ON cell_sources (model_id);
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

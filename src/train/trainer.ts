@@ -11,7 +11,7 @@ import path from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
 import { UserError } from '../errors.ts';
 import { pausePoint } from '../pause-point.ts';
-import { enableTrainingGradients, loadModel, LoraAdapters, BuiltinModel, Params } from '../engine/index.ts';
+import { describeModelFolder, enableTrainingGradients, loadModel, LoraAdapters, BuiltinModel, Params } from '../engine/index.ts';
 import { demonstrationsFor } from '../tasks/demonstrations.ts';
 import { trainingPieces } from '../tasks/demonstrations.ts';
 import { seededRandom } from '../seeded-random.ts';
@@ -84,6 +84,10 @@ function fingerprint(o: ResolvedOptions, baseId: string, seqs: readonly TrainSeq
   return createHash('sha256').update(JSON.stringify(settings)).digest('hex').slice(0, 32);
 }
 
+function orderOf(o: ResolvedOptions, examples: number): OrderOptions {
+  return { examples, batchSize: o.batchSize, gradAccum: o.gradAccum, epochs: o.epochs, maxSteps: o.maxSteps, shuffle: o.shuffle, seed: o.seed };
+}
+
 /** Trainable model: full fine-tuning replaces every parameter by a variable. */
 function withVariables(base: BuiltinModel): { model: BuiltinModel; params: Map<string, tf.Variable> } {
   const params = new Map<string, tf.Variable>();
@@ -106,13 +110,37 @@ export async function train(options: TrainOptions): Promise<TrainResult> {
   const mismatch = (detail: string) => new UserError(`${path.join(resumeFrom!.dir, 'trainer_state.json')}: this checkpoint belongs to a run with ` +
     `other settings or data (${detail}); use another --out folder, or turn resuming off`);
   if (resumeState && resumeState.method !== o.method) throw mismatch(`method ${resumeState.method}, now ${o.method}`);
-  const base = await loadModel(resumeFrom && o.method === 'full' ? resumeFrom.dir : o.model);
+  const modelDir = resumeFrom && o.method === 'full' ? resumeFrom.dir : o.model;
+  const recordRun = (total: number, sequences: number, fp: string, kept: { step: number; dir: string }[]) => {
+    if (!o.store || !o.run) return;
+    const store = o.store;
+    store.upsertRun(trainingRunRecord(o, { steps: total, sequences, fingerprint: fp, backend: 'builtin', processes: 1 }));
+    // A checkpoint folder is renamed into place before its store row is written, so a process that
+    // died in between (a kill, a full disk, a store locked by another process) left a folder the store
+    // lacks: every kept folder is recorded again (an upsert, so rows already there stay as they are).
+    store.transaction(() => { for (const c of kept) store.upsertCheckpoint({ run: o.run!, step: c.step, path: path.resolve(c.dir) }); });
+  };
+  // A run whose last checkpoint is its last step has nothing left to train: it is proved the same
+  // run (fingerprint) from the config, tokenizer and weight files alone, without loading the model
+  // or starting the engine, so a finished study resumes in seconds (issue 38).
+  if (resumeFrom && resumeState && resumeState.global_step >= resumeState.total_steps) {
+    const described = describeModelFolder(modelDir);
+    const seqs = encodeRun(o, described.tokenizer, Math.min(o.maxLength ?? described.maxLength, described.maxLength));
+    const total = totalSteps(orderOf(o, seqs.length));
+    if (resumeState.global_step === total) {
+      const fp = fingerprint(o, o.method === 'full' ? resumeState.base_model : described.id, seqs);
+      if (resumeState.fingerprint !== fp) throw mismatch(`fingerprint ${resumeState.fingerprint}, now ${fp}`);
+      recordRun(total, seqs.length, fp, existing);
+      progress.start(total, total);
+      progress.stop();
+      return { steps: total, checkpoints: existing, log: resumeState.log_history.filter((e) => e.step <= total), resumedFrom: resumeFrom.step };
+    }
+  }
+  const base = await loadModel(modelDir);
   enableTrainingGradients();
   const maxLength = Math.min(o.maxLength ?? base.maxLength, base.maxLength);
   const seqs = encodeRun(o, base.tokenizer, maxLength);
-  const order: OrderOptions = {
-    examples: seqs.length, batchSize: o.batchSize, gradAccum: o.gradAccum, epochs: o.epochs, maxSteps: o.maxSteps, shuffle: o.shuffle, seed: o.seed,
-  };
+  const order = orderOf(o, seqs.length);
   const total = totalSteps(order);
   const warmup = warmupStepsOf(total, o.warmupSteps, o.warmupRatio);
   const saveAt = new Set(checkpointSteps(o.checkpoints ?? {}, total));
@@ -153,18 +181,8 @@ export async function train(options: TrainOptions): Promise<TrainResult> {
     log = resumeState.log_history.filter((e) => e.step <= start);
   }
 
-  if (o.store && o.run) {
-    o.store.upsertRun(trainingRunRecord(o, { steps: total, sequences: seqs.length, fingerprint: fp, backend: 'builtin', processes: 1 }));
-  }
-
   const checkpoints: { step: number; dir: string }[] = existing.filter((c) => c.step <= start);
-  // A checkpoint folder is renamed into place before its store row is written, so a process that
-  // died in between (a kill, a full disk, a store locked by another process) left a folder the store
-  // lacks: every kept folder is recorded again (an upsert, so rows already there stay as they are).
-  if (o.store && o.run) {
-    const store = o.store;
-    store.transaction(() => { for (const c of checkpoints) store.upsertCheckpoint({ run: o.run!, step: c.step, path: path.resolve(c.dir) }); });
-  }
+  recordRun(total, seqs.length, fp, checkpoints);
   const save = async (step: number, epoch: number) => {
     const dir = await writeCheckpoint(o.outDir, step, async (tmp) => {
       if (adapters) {

@@ -91,7 +91,7 @@ test('empty generations are scored (ROUGE 0), counted, and reported', () => {
   ];
   const cell = {
     index: 0, set: { id: 's', examples, contentHash: 'h', source: 'test', spec: {} }, variant: promptVariants()[0], task, mode: 'generate' as const,
-    examples, golds: examples.map((e) => e.target), payloads: [], digests: [],
+    examples, golds: examples.map((e) => e.target), payloads: [], digests: [], digest: '',
   };
   const out = cellOutcome(cell, ['  \n', '', ' the cat sat\n\nmore'], { rouge: new RougeScorer(), rougeStemmer: false });
   assert.deepEqual(out.predictions.map((p) => p.prediction), ['', '', 'the cat sat']);

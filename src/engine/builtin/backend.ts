@@ -11,7 +11,9 @@ import { nativeMatMulActive, registerNativeMatMul } from './native/matmul-kernel
 import { registerFusedOps } from './native/fused-ops.ts';
 
 let ready: Promise<string> | undefined;
+let started = false;
 let nativeUnavailable = '';
+const readyListeners = new Set<(path: string) => void>();
 
 const PATHS = ['node', 'native', 'wasm', 'cpu'] as const;
 type PathName = (typeof PATHS)[number];
@@ -36,8 +38,27 @@ export function engineThreads(): number {
 
 /** Sets up the tfjs backend once per process and returns its tfjs name ('tensorflow', 'wasm', 'cpu'). */
 export function initBackend(): Promise<string> {
-  ready ??= choose();
+  ready ??= choose().then((name) => {
+    started = true;
+    for (const listener of readyListeners) listener(enginePath());
+    return name;
+  });
   return ready;
+}
+
+/**
+ * Whether the engine has started in this process. Nothing starts it but its first use (loading a
+ * model, training, serving), so a command that finds every answer in its store never does: a
+ * resumed study reports "not needed" instead of spending seconds loading kernels it would not run.
+ */
+export function engineStarted(): boolean {
+  return started;
+}
+
+/** Calls `listener` with enginePath() when the engine starts (not when it had already); returns the unsubscribe. */
+export function onEngineStart(listener: (path: string) => void): () => void {
+  readyListeners.add(listener);
+  return () => readyListeners.delete(listener);
 }
 
 /**

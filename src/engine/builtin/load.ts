@@ -77,7 +77,26 @@ export function checkModelFolder(dir: string, opts: { tokenizerDir?: string } = 
   for (const r of planLoad(dir, opts.tokenizerDir, undefined).readers) r.close();
 }
 
+/**
+ * What a model folder is without its weights' values and without starting the engine: the id the
+ * loaded model would report, its longest sequence and its tokenizer (what a finished training run
+ * needs to prove it is finished with the same settings).
+ */
+export function describeModelFolder(dir: string, opts: { tokenizerDir?: string } = {}): { id: string; maxLength: number; tokenizer: HfTokenizer } {
+  const plan = planLoad(dir, opts.tokenizerDir, undefined);
+  for (const r of plan.readers) r.close();
+  return { id: weightsIdentity(plan.files), maxLength: plan.arch.maxPositions, tokenizer: plan.tokenizer };
+}
+
+let loads = 0;
+
+/** How many models loadModel has loaded in this process (the tests' proof that a resumed study loaded none). */
+export function modelLoads(): number {
+  return loads;
+}
+
 export async function loadModel(dir: string, opts: EngineOptions = {}): Promise<BuiltinModel> {
+  loads++;
   const backend = await initBackend();
   const { config, family, arch, tokenizer, files, readers, found } = planLoad(dir, opts.tokenizerDir, backend);
   const tensors = new Map<string, tf.Tensor>();
