@@ -7,6 +7,8 @@ import { writeStudyOutputs, printStudySummary, type StudyOutputs } from '../pipe
 import { studyProgress } from '../pipeline/study-progress.ts';
 import { listValues } from './flag-values.ts';
 import { terminalSafe } from '../terminal-safe.ts';
+import { UserError } from '../errors.ts';
+import { formatStudyPlan, planStudy } from '../pipeline/study-plan.ts';
 
 /**
  * A study run from the command line (run, demo): its progress on stderr, then its outputs written and
@@ -39,8 +41,18 @@ export function registerRun(program: Command): void {
     .option('--set <field=value>',
       'override a field of the study file, e.g. models.0.path=/models/opt-125m or seeds=[1] (repeatable; the value is YAML)',
       (value: string, previous: string[] = []) => [...previous, value])
-    .action(async (file: string, flags: { out?: string; only?: string[]; set?: string[] }) => {
+    .option('--dry-run', 'print the runs the study file makes and the work each asks for (steps, checkpoints, prompt cells), and stop')
+    .action(async (file: string, flags: { out?: string; only?: string[]; set?: string[]; dryRun?: boolean }) => {
       const only = listValues(flags.only)?.flatMap((s) => s.split(',')).filter(Boolean);
-      await runStudyCommand(loadStudyFile(file, flags.set ?? []), file, { out: flags.out, only });
+      const study = loadStudyFile(file, flags.set ?? []);
+      if (flags.dryRun) {
+        const all = planStudy(study);
+        const unknown = (only ?? []).filter((id) => !all.some((r) => r.id === id));
+        if (unknown.length) throw new UserError(`--only: no run ${unknown.join(', ')} in the study; it has ${all.map((r) => r.id).join(', ')}`);
+        const plan = all.filter((r) => only === undefined || only.includes(r.id));
+        process.stdout.write(terminalSafe(formatStudyPlan(study, plan).join('\n') + '\n', { lines: true }));
+        return;
+      }
+      await runStudyCommand(study, file, { out: flags.out, only });
     });
 }

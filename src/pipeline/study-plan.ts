@@ -41,10 +41,9 @@ export function planStudy(study: Study): PlannedRun[] {
     const checkpoints = base ? 1 : steps === undefined ? undefined : checkpointSteps(study.checkpoints, steps).length;
     // cells for a set with no task preset: the study's prompts at the run's shots (the every-k grid adds per-task k when the data is read)
     const cells = evaluationCellsFor(study, settings, run.shots, undefined);
+    const named = run.method.name === run.method.kind ? '' : `${run.method.name}: `;
     return {
-      id: run.id, method: `${run.method.name === run.method.kind ? '' : `${run.method.name}: `}${run.method.kind}${base ? '' : ` ${run.method.finetune}`}`,
-      seed: run.seed,
-      shots: run.shots, ...(steps !== undefined ? { steps } : {}), ...(checkpoints !== undefined ? { checkpoints } : {}),
+      id: run.id, method: `${named}${run.method.kind}${base ? '' : ` ${run.method.finetune}`}`, seed: run.seed, shots: run.shots, ...(steps !== undefined ? { steps } : {}), ...(checkpoints !== undefined ? { checkpoints } : {}),
       cells: promptVariants(cells.prompts, cells.shots).length,
     };
   });

@@ -2,7 +2,10 @@
 // optimiser steps and the checkpoints their policy saves; unknown where the data's size decides.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import { genstudy } from '../support/genstudy-process.ts';
 import { loadStudyFile } from '../../src/config/load.ts';
 import { checkpointSteps } from '../../src/train/policy.ts';
 import { formatStudyPlan, planStudy } from '../../src/pipeline/study-plan.ts';
@@ -36,4 +39,18 @@ test('study B: base runs are one evaluation with no steps; trained runs their st
   assert.ok(plan.filter((r) => !r.method.startsWith('base')).every((r) => r.steps !== undefined && r.steps > 0));
   assert.ok(plan.every((r) => r.cells === 2), 'Prompt-1 and Prompt-2');
   assert.doesNotMatch(formatStudyPlan(study, plan).join('\n'), /control undefined/);
+});
+
+test('genstudy run --dry-run prints the plan and stops; --only narrows it, an unknown run is exit 2 naming the runs', async (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'genstudy-dry-run-'));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const r = await genstudy(['run', path.join(examples, 'demo.yaml'), '--dry-run', '--out', path.join(dir, 'out')]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /^study "demo": 3 run\(s\)/);
+  assert.ok(!fs.existsSync(path.join(dir, 'out')), 'nothing written');
+  const one = await genstudy(['run', path.join(examples, 'demo.yaml'), '--dry-run', '--only', 'tiny-gpt2--synthetic--ft--seed2']);
+  assert.equal(one.stdout.split('\n').filter((l) => /^ {2}tiny-gpt2/.test(l)).length, 1);
+  const bad = await genstudy(['run', path.join(examples, 'demo.yaml'), '--dry-run', '--only', 'nope']);
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /--only: no run nope in the study; it has tiny-gpt2--synthetic--ft--seed1/);
 });
