@@ -1,9 +1,10 @@
 // The analysis options, declared once: each option's kind, choices (from what stats/ offers),
-// default and help. From this one table come the zod schema that validates a study file's
-// `analysis:` section (config/schema.ts) and a library caller's options, the defaults
-// (DEFAULT_OPTIONS), and the command-line flags of `analyze` and `report` (cli/analysis-flags.ts),
-// so the three cannot drift apart. docs/analyze.md documents them.
+// default and help, as an option table (src/option-table.ts). From this one table come the zod
+// schema that validates a study file's `analysis:` section (config/schema.ts) and a library
+// caller's options, the defaults (DEFAULT_OPTIONS), and the command-line flags of `analyze` and
+// `report` (cli/analysis-flags.ts), so the three cannot drift apart. docs/analyze.md documents them.
 import { z } from 'zod';
+import { shapeOf, type OptionTable, type Values } from '../option-table.ts';
 import { CORRECTIONS, CORRELATION_METHODS, INFERENCES, RESIDUALISERS, TAU2_ESTIMATORS } from '../stats/index.ts';
 
 /** How the control is regressed out: stats/'s residualisers, or auto (the spline where the run is long enough). */
@@ -12,16 +13,8 @@ export const RESIDUALISER_CHOICES = ['auto', ...RESIDUALISERS] as const;
 /** What each run's pairs are computed on: levels, first differences, or (auto) per pair the one with more effective observations. */
 export const REPRESENTATION_CHOICES = ['auto', 'levels', 'differences'] as const;
 
-type Kind =
-  | { kind: 'choice'; choices: readonly [string, ...string[]]; default: string; /** the CLI takes any case (shows lower case) */ anyCase?: boolean }
-  | { kind: 'number'; default: number; gt?: number; lt?: number }
-  | { kind: 'integer'; default?: number; min: number }
-  | { kind: 'boolean'; default: boolean }
-  | { kind: 'string' }
-  | { kind: 'list' };
-
-/** `flag`: the command-line name when it is not the option's name in kebab-case. */
-export type AnalysisOptionSpec = Kind & { help: string; metavar?: string; flag?: string };
+/** Strictly between 0 and 1 (a level, a correlation). */
+const OPEN_UNIT = { min: 0, max: 1, minOpen: true, maxOpen: true } as const;
 
 export const ANALYSIS_OPTIONS = {
   method: { kind: 'choice', choices: CORRELATION_METHODS, default: 'pearson', metavar: 'method',
@@ -37,11 +30,11 @@ export const ANALYSIS_OPTIONS = {
     help: 'correlate levels, first differences, or (auto) per pair whichever keeps more effective observations (levels with --inference naive)' },
   correction: { kind: 'choice', choices: CORRECTIONS, default: 'holm', metavar: 'method',
     help: 'multiple-testing correction over the pairs of each run' },
-  alpha: { kind: 'number', default: 0.05, gt: 0, lt: 1, metavar: 'level',
+  alpha: { kind: 'number', default: 0.05, ...OPEN_UNIT, metavar: 'level',
     help: 'significance level (after correction) for the agreement across runs' },
   calibration: { kind: 'integer', default: 200, min: 0, metavar: 'simulations', help: "per run, simulate this many null and alternative " +
     "pairs like the run's residuals and report the test's false-positive rate and power (0: none)" },
-  effect: { kind: 'number', default: 0.5, gt: 0, lt: 1, metavar: 'r', help: 'the true partial correlation the calibration reports power for' },
+  effect: { kind: 'number', default: 0.5, ...OPEN_UNIT, metavar: 'r', help: 'the true partial correlation the calibration reports power for' },
   robustness: { kind: 'boolean', default: true,
     help: 'recompute every verdict under each of the 8 analysis choices pearson/spearman x linear/spline x levels/differences ' +
       '("holds under k of m"; under half: fragile)' },
@@ -60,13 +53,13 @@ export const ANALYSIS_OPTIONS = {
     help: 'across runs: between-run variance estimator of the per-pair random-effects meta-analysis' },
   hartungKnapp: { kind: 'boolean', default: true, help: 'across runs: use the Hartung-Knapp adjustment of the pooled effect, a t test on ' +
     'runs - 1 df (without it, the plain z test, too many false positives with few heterogeneous runs)' },
-  equivalenceMargin: { kind: 'number', default: 0.1, gt: 0, lt: 1, metavar: 'r',
+  equivalenceMargin: { kind: 'number', default: 0.1, ...OPEN_UNIT, metavar: 'r',
     help: "across runs: a pair is negligible everywhere when its 95% prediction interval lies inside +/- this partial correlation" },
   keepUnstable: { kind: 'boolean', default: false, help: 'across runs: pool runs whose pair is unstable (a series with too few distinct ' +
     'values, or one or two checkpoints carrying a significant correlation); by default they are listed and left out' },
   moderator: { kind: 'string', metavar: 'attribute',
     help: 'across runs: meta-regress each pair on this run attribute (e.g. model, training_set, method; numeric values give a slope)' },
-} as const satisfies Record<string, AnalysisOptionSpec>;
+} as const satisfies OptionTable;
 
 export type AnalysisOptionName = keyof typeof ANALYSIS_OPTIONS;
 
@@ -76,46 +69,11 @@ export const ANALYSIS_SHORTHANDS = {
     help: 'correlate first differences between checkpoints (same as --representation differences)' },
 } as const;
 
-function zodOf(spec: AnalysisOptionSpec): z.ZodType {
-  switch (spec.kind) {
-    case 'choice': return z.enum(spec.choices).default(spec.default);
-    case 'number': {
-      let s = z.number();
-      if (spec.gt !== undefined) s = s.gt(spec.gt);
-      if (spec.lt !== undefined) s = s.lt(spec.lt);
-      return s.default(spec.default);
-    }
-    case 'integer': {
-      const s = z.number().int().min(spec.min);
-      return spec.default === undefined ? s.optional() : s.default(spec.default);
-    }
-    case 'boolean': return z.boolean().default(spec.default);
-    case 'string': return z.string().optional();
-    case 'list': return z.array(z.string()).optional();
-  }
-}
-
-const shape = Object.fromEntries(Object.entries(ANALYSIS_OPTIONS).map(([k, spec]) => [k, zodOf(spec)]));
-
 /** The analysis options as a study file and a library caller give them (every field optional). */
-export const AnalysisOptionsSchema = z.strictObject(shape) as unknown as z.ZodObject<Shape, z.core.$strict>;
-
-/** The schema's static shape, as zodOf builds it from the table (zod cannot infer through Object.fromEntries). */
-type Shape =
-  { [K in WithDefault]: z.ZodDefault<z.ZodType<ValueOf<Options[K]>>> } &
-  { [K in Exclude<keyof Options, WithDefault>]: z.ZodOptional<z.ZodType<ValueOf<Options[K]>>> };
-
-type Options = typeof ANALYSIS_OPTIONS;
-type ValueOf<S> = S extends { kind: 'choice'; choices: readonly (infer C)[] } ? C
-  : S extends { kind: 'number' | 'integer' } ? number
-  : S extends { kind: 'boolean' } ? boolean
-  : S extends { kind: 'string' } ? string
-  : S extends { kind: 'list' } ? string[] : never;
-type WithDefault = { [K in keyof Options]: Options[K] extends { default: unknown } ? K : never }[keyof Options];
+export const AnalysisOptionsSchema = z.strictObject(shapeOf(ANALYSIS_OPTIONS));
 
 /** The analysis options after defaults: the type follows the table above. */
-export type AnalysisOptions =
-  { [K in WithDefault]: ValueOf<Options[K]> } & { [K in Exclude<keyof Options, WithDefault>]?: ValueOf<Options[K]> };
+export type AnalysisOptions = Values<typeof ANALYSIS_OPTIONS>;
 
 /** Every option at its default. */
 export const DEFAULT_OPTIONS: AnalysisOptions = AnalysisOptionsSchema.parse({});

@@ -31,8 +31,11 @@ export interface ReadScoreOptions {
 
 const TABLE_EXTENSIONS = ['.csv', '.tsv', '.jsonl', '.ndjson', '.json'];
 const STORE_EXTENSIONS = ['.sqlite', '.sqlite3', '.db'];
-const INPUTS = 'a genstudy results store (.sqlite), a score table (.csv, .tsv, .jsonl, .json; long or wide), ' +
-  'or a folder of lm-evaluation-harness output or Trainer run folders';
+/** What `analyze` and `report` read, declared once: their input's help and the error for an input that is none of these. */
+export const SCORE_INPUTS = 'a genstudy results store (.sqlite), ' +
+  'a score table (CSV/TSV/JSONL: long with run, step, test_set, metric, value; ' +
+  'or wide with a step column and one column per test set and metric, as W&B and pandas export), ' +
+  'or a folder of lm-evaluation-harness output (0.3 or 0.4) or Trainer run folders (trainer_state.json)';
 
 export async function detectSource(input: string): Promise<ScoreSource> {
   let info;
@@ -55,7 +58,9 @@ export async function detectSource(input: string): Promise<ScoreSource> {
   const ext = extname(input.replace(/\.gz$/i, '')).toLowerCase();
   if (STORE_EXTENSIONS.includes(ext)) throw new UserError(
     `${input}: not an SQLite database (it does not start with "SQLite format 3"); expected a results store as \`genstudy run\` writes it`);
-  if (!TABLE_EXTENSIONS.includes(ext)) throw new UserError(`${input}: cannot tell what this is from "${ext || 'no extension'}"; expected ${INPUTS}`);
+  if (!TABLE_EXTENSIONS.includes(ext)) {
+    throw new UserError(`${input}: cannot tell what this is from "${ext || 'no extension'}"; expected ${SCORE_INPUTS}`);
+  }
   return 'table';
 }
 

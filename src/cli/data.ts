@@ -5,6 +5,8 @@ import { extname, resolve, dirname } from 'node:path';
 import { Command, Option } from 'commander';
 import { UserError } from '../errors.ts';
 import { wholeNumber } from './flag-values.ts';
+import { addOptionFlags, optionFlagValues } from './option-flags.ts';
+import type { OptionTable } from '../option-table.ts';
 import { addDataDirOption, addFormatOption } from './shared-options.ts';
 import type { Example, TaskKind } from '../types.ts';
 import {
@@ -25,9 +27,18 @@ import {
 } from '../data/index.ts';
 import { parseTemplate, renderTemplate, taskPreset } from '../tasks/index.ts';
 
-interface HubFlags { endpoint?: string; cacheDir?: string; offline?: boolean }
+/** The hub flags of `pull` and `inspect`, declared once: the hub's address, the cache folder, cache only. */
+const HUB_FLAGS = {
+  endpoint: { kind: 'string', metavar: 'url', help: 'hub address (default: HF_ENDPOINT or https://huggingface.co)' },
+  cacheDir: { kind: 'string', metavar: 'dir', help: 'cache folder (default: HF_HUB_CACHE, HF_HOME/hub or ~/.cache/huggingface/hub)' },
+  offline: { kind: 'boolean', default: false, help: 'use only the cache (as HF_HUB_OFFLINE=1)' },
+} as const satisfies OptionTable;
 
-function hubOptions(flags: HubFlags, log: (m: string) => void): HubOptions {
+/** What commander hands over (HUB_FLAGS' values among them). */
+type HubFlags = Record<string, unknown>;
+
+function hubOptions(given: HubFlags, log: (m: string) => void): HubOptions {
+  const flags = optionFlagValues(given, HUB_FLAGS);
   return {
     ...(flags.endpoint ? { endpoint: flags.endpoint } : {}),
     ...(flags.cacheDir ? { cacheDir: resolve(flags.cacheDir) } : {}),
@@ -50,17 +61,15 @@ export function registerData(program: Command, io: DataCliIO = { out: process.st
   const note = (m: string): void => void io.err.write(`genstudy: ${m}\n`);
   const data = program.command('data').description('Data sets: download from the Hugging Face hub, inspect, list the registry');
 
-  data
+  const pull = data
     .command('pull')
     .description('Download a Hugging Face repo (or the files matching --include) into the Hugging Face cache')
     .argument('<repo>', 'owner/name on the hub')
     .option('--revision <rev>', 'branch, tag or commit', 'main')
     .option('--include <glob...>', 'only files matching these patterns ("*" also matches "/", as in huggingface-cli)')
     .option('--exclude <glob...>', 'leave out files matching these patterns')
-    .addOption(new Option('--repo-type <type>', 'kind of repo').choices(REPO_TYPES).default(REPO_TYPES[0]))
-    .option('--endpoint <url>', 'hub address (default: HF_ENDPOINT or https://huggingface.co)')
-    .option('--cache-dir <dir>', 'cache folder (default: HF_HUB_CACHE, HF_HOME/hub or ~/.cache/huggingface/hub)')
-    .option('--offline', 'use only the cache (as HF_HUB_OFFLINE=1)')
+    .addOption(new Option('--repo-type <type>', 'kind of repo').choices(REPO_TYPES).default(REPO_TYPES[0]));
+  addOptionFlags(pull, HUB_FLAGS)
     .action(async (repo: string, flags: HubFlags & { revision: string; include?: string[]; exclude?: string[]; repoType: RepoType }) => {
       const progress = progressPrinter(io.err);
       const result = await pullRepo(
@@ -85,10 +94,8 @@ export function registerData(program: Command, io: DataCliIO = { out: process.st
     .option('--limit <n>', 'read only until this many examples are kept')
     .option('--label <column>', 'for a bare data file: the label column')
     .option('--template <text>', 'render the prompt with this {field} template instead of the study preset')
-    .option('--example <k>', 'which example to render (0-based)', '0')
-    .option('--endpoint <url>', 'hub address for hub sources')
-    .option('--cache-dir <dir>', 'Hugging Face cache folder')
-    .option('--offline', 'use only the cache');
+    .option('--example <k>', 'which example to render (0-based)', '0');
+  addOptionFlags(inspect, HUB_FLAGS);
   addFormatOption(inspect)
     .action(async (target: string, flags: InspectFlags) => {
       const limit = wholeNumber('--limit', flags.limit);

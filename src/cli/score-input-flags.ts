@@ -2,7 +2,7 @@
 // argument's help, a wide table's column mapping, the runs' names (a prefix taken off, names given),
 // the sample size of scores that do not give theirs, and --dry-run (say how the input was read, then stop).
 import { Command } from 'commander';
-import { readScoreInput, type ReadScoreOptions } from '../analyze/read-scores.ts';
+import { readScoreInput, SCORE_INPUTS, type ReadScoreOptions } from '../analyze/read-scores.ts';
 import { parseRunNamePairs, readRunNameFile, type RunNaming } from '../analyze/run-names.ts';
 import { samplingNote } from '../analyze/sampling-summary.ts';
 import { summarizeReading, type ScoreReading } from '../analyze/score-reading.ts';
@@ -10,10 +10,8 @@ import { wholeNumber } from './flag-values.ts';
 import { UserError } from '../errors.ts';
 import { terminalSafe } from '../terminal-safe.ts';
 
-export const SCORE_INPUT_HELP = 'a genstudy results store (.sqlite), ' +
-  'a score table (CSV/TSV/JSONL: long with run, step, test_set, metric, value; ' +
-  'or wide with a step column and one column per test set and metric, as W&B and pandas export), ' +
-  'or a folder of lm-evaluation-harness output (0.3 or 0.4) or Trainer run folders (trainer_state.json)';
+/** The input argument's help: the inputs read-scores.ts reads. */
+export const SCORE_INPUT_HELP = SCORE_INPUTS;
 
 export interface ScoreInputFlags {
   columns?: string[]; dryRun?: boolean; promptVariant: string; sampleSize?: string;

@@ -12,9 +12,10 @@ import { defaultLoraTargetsOf } from '../engine/index.ts';
 import { ResultStore } from '../store/result-store.ts';
 import { generateSuite, writeSuite, SUITE_DEFAULTS } from '../synth/index.ts';
 import { FINETUNE_METHODS, HF_LAUNCH_DEFAULTS, INIT_FAMILIES, INIT_SHAPE_DEFAULTS, OBJECTIVES, TRAINING_BACKENDS, LORA_OPTIONS,
-  progressSink, train, TRAINING_OPTIONS, type TrainOptions } from '../train/index.ts';
+  HF_LAUNCH_OPTIONS, progressSink, train, TRAINING_OPTIONS, type TrainOptions } from '../train/index.ts';
 import { addTrainingFlags, trainingSettingsFromFlags } from './training-flags.ts';
-import { LAUNCHERS, trainHf, type Launcher } from '../train/hf/index.ts';
+import { flagsGiven } from './option-flags.ts';
+import { trainHf, type Launcher } from '../train/hf/index.ts';
 import { buildScratchModel } from '../pipeline/model-preparation.ts';
 import { defaultRunName, runFolderOf } from '../evaluate/run-folder.ts';
 import type { Example } from '../types.ts';
@@ -31,13 +32,6 @@ interface TrainFlags {
   backend: (typeof TRAINING_BACKENDS)[number]; launcher?: Launcher; python?: string; processes?: string; accelerateConfig?: string;
   launcherArg?: string[]; sbatch?: string[]; submit?: boolean; bf16?: boolean; trainingArgs?: string; acceptCheckpointGaps?: boolean;
 }
-
-/** The flags only the hf backend reads, refused with the built-in trainer. */
-const HF_ONLY: [keyof TrainFlags, string][] = [
-  ['launcher', '--launcher'], ['python', '--python'], ['processes', '--processes'], ['accelerateConfig', '--accelerate-config'],
-  ['launcherArg', '--launcher-arg'], ['sbatch', '--sbatch'], ['bf16', '--bf16'], ['trainingArgs', '--training-args'],
-  ['acceptCheckpointGaps', '--accept-checkpoint-gaps'],
-];
 
 function trainingArgsOf(f: TrainFlags): Record<string, unknown> | undefined {
   let extra: Record<string, unknown> = {};
@@ -96,25 +90,13 @@ export function registerTrain(program: Command): void {
     .addOption(storeOption({ optional: 'the training log and checkpoints are recorded there' }))
     .option('--run <name>', 'run name in the store (default: the --out folder\'s name, parent/name when that is generic such as output)')
     .addOption(new Option('--backend <name>', 'builtin: genstudy\'s own trainer (CPU); hf: transformers\' Trainer (PEFT for LoRA) on the ' +
-      'same prepared examples (docs/scale.md)').choices(TRAINING_BACKENDS).default(TRAINING_BACKENDS[0]))
-    .addOption(new Option('--launcher <name>', `hf: how to start the Trainer (default ${HF_LAUNCH_DEFAULTS.launcher}; slurm writes and ` +
-      `submits a batch script)`).choices([...LAUNCHERS]))
-    .option('--python <exe>', 'hf: the Python with torch, transformers, peft, accelerate (default: $GENSTUDY_PYTHON, else python3)')
-    .option('--processes <n>',
-      `hf: processes (GPUs; default ${HF_LAUNCH_DEFAULTS.processes}); global batch = --batch-size x --grad-accum, spread over them`)
-    .option('--accelerate-config <file>', 'hf: accelerate\'s config file (multi-GPU, DeepSpeed ZeRO, FSDP)')
-    .option('--launcher-arg <arg...>', 'hf: more arguments for accelerate launch / torchrun')
-    .option('--sbatch <directive...>', 'hf, slurm: more #SBATCH directives, e.g. partition=gpu time=24:00:00')
-    .option('--no-submit', 'hf, slurm: write the batch script without submitting it')
-    .option('--bf16', 'hf: bf16 mixed precision (TrainingArguments bf16)')
-    .option('--training-args <json>',
-      'hf: more TrainingArguments as JSON (e.g. {"gradient_checkpointing": true}); genstudy\'s own settings are refused here')
-    .option('--accept-checkpoint-gaps',
-      'hf: allow save_total_limit in --training-args (the Trainer deletes older checkpoints, which may go unevaluated)');
+      'same prepared examples (docs/scale.md)').choices(TRAINING_BACKENDS).default(TRAINING_BACKENDS[0]));
+  // --launcher, --python, --processes, ...: the hf launch flags' one table (train/option-table.ts).
+  addTrainingFlags(command, HF_LAUNCH_OPTIONS);
   addFormatOption(command)
     .action(async (f: TrainFlags & Record<string, unknown>) => {
       if (f.backend === 'builtin') {
-        const stray = HF_ONLY.filter(([k]) => f[k] !== undefined).map(([, flag]) => flag);
+        const stray = flagsGiven(f, HF_LAUNCH_OPTIONS); // the flags only the hf backend reads
         if (stray.length) throw new UserError(`${stray.join(', ')}: only with --backend hf`);
       }
       const synthetic = f.data === 'synthetic';

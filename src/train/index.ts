@@ -8,7 +8,7 @@ export { lrMultiplier, warmupStepsOf, SCHEDULES, type ScheduleName } from './sch
 export {
   FINETUNE_METHODS, HF_LAUNCH_DEFAULTS, INIT_FAMILIES, INIT_SHAPE_DEFAULTS, LORA_DEFAULTS, LORA_OPTIONS, OBJECTIVES, STUDY_OBJECTIVES,
   TRAINER_OBJECTIVE, TRAINING_BACKENDS, TRAINING_DEFAULTS, TRAINING_OPTIONS,
-  flagOf, type TrainingOptionSpec,
+  HF_LAUNCH_OPTIONS, type TrainingOptionSpec,
 } from './option-table.ts';
 export { checkpointSteps, type CheckpointPolicy } from './policy.ts';
 export { encodeForTraining, type Objective, type TrainSequence } from './sequences.ts';

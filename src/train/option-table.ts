@@ -1,9 +1,11 @@
-// The training options, declared once: each option's kind, bounds, default and help. From this one
-// table come the command-line flags of `train` (cli/training-flags.ts), the fields a study file's
-// method takes (config/schema.ts) and the trainer's defaults (options.ts, resolveOptions), so the
-// three cannot drift apart; LoRA's r / alpha / dropout likewise (LORA_OPTIONS). docs/train.md
-// documents them. No tensors here: config/ imports this file.
+// The training options, declared once: each option's kind, bounds, default and help, as an option
+// table (src/option-table.ts). From this one table come the command-line flags of `train`
+// (cli/training-flags.ts), the fields a study file's method takes (config/schema.ts) and the
+// trainer's defaults (options.ts, resolveOptions), so the three cannot drift apart; LoRA's r /
+// alpha / dropout likewise (LORA_OPTIONS). docs/train.md documents them. `train`'s hf backend
+// launch flags are a table here too (HF_LAUNCH_OPTIONS). No tensors here: config/ imports this file.
 import { z } from 'zod';
+import { defaultsOf, zodOf, type Defaults, type OptionSpec, type OptionTable, type ValueOf, type ZodOf } from '../option-table.ts';
 import { SCHEDULES } from './schedule.ts';
 
 /** Full fine-tuning or LoRA; the first is the default. */
@@ -29,21 +31,12 @@ export const HF_LAUNCH_DEFAULTS = { launcher: 'accelerate', processes: 1 } as co
   launcher: (typeof STUDY_LAUNCHERS)[number]; processes: number;
 };
 
-type Bounds = { min?: number; max?: number; /** strictly above min */ minOpen?: boolean };
-type Kind =
-  | ({ kind: 'number'; default?: number } & Bounds)
-  | ({ kind: 'integer'; default?: number } & Bounds)
-  | { kind: 'choice'; choices: readonly [string, ...string[]]; default: string }
-  | { kind: 'boolean'; default: boolean };
-
 /**
- * `flag`: the command-line name when it is not the option's name in kebab-case (a boolean's flag is
- * the switch that turns its default around, e.g. --no-shuffle). `study`: the study file's field
- * name (`true`: the option's own), with its default (`'optional'`: without one, because the study's
- * protocol or the trainer decides); absent: not a study-file field.
+ * An option table's spec (src/option-table.ts), and `study`: the study file's field name (`true`:
+ * the option's own), with its default (`'optional'`: without one, because the study's protocol or
+ * the trainer decides); absent: not a study-file field.
  */
-export type TrainingOptionSpec = Kind & { help: string; metavar?: string; flag?: string; required?: boolean;
-  study?: true | 'optional' | { name: string } };
+export type TrainingOptionSpec = OptionSpec & { study?: true | 'optional' | { name: string } };
 
 export const TRAINING_OPTIONS = {
   lr: { kind: 'number', min: 0, minOpen: true, required: true, metavar: 'lr', study: 'optional', help: 'peak learning rate' },
@@ -59,15 +52,15 @@ export const TRAINING_OPTIONS = {
   epochs: { kind: 'integer', default: 1, min: 1, metavar: 'n', study: 'optional', help: 'passes over the training data' },
   maxSteps: { kind: 'integer', min: 1, flag: 'steps', metavar: 'n', study: { name: 'steps' }, help: 'optimiser steps (overrides --epochs)' },
   seed: { kind: 'integer', default: 42, min: 0, metavar: 'n', help: 'seed of data order, LoRA init and dropout' },
-  shuffle: { kind: 'boolean', default: true, flag: 'no-shuffle', help: 'keep the file order' },
-  modelDropout: { kind: 'boolean', default: true, flag: 'no-model-dropout',
-    help: "turn off the model's own dropout (config.json rates), which training applies by default as transformers does" },
+  shuffle: { kind: 'boolean', default: true, help: 'shuffle the training examples (seeded by --seed)', off: 'keep the file order' },
+  modelDropout: { kind: 'boolean', default: true, help: "apply the model's own dropout (config.json rates) in training, as transformers does",
+    off: "turn off the model's own dropout (config.json rates), which training applies by default as transformers does" },
   trainSize: { kind: 'integer', min: 1, metavar: 'n', help: 'train on N examples (the first N, or sampled with --subset-seed)' },
   subsetSeed: { kind: 'integer', min: 0, metavar: 'n', help: 'sample the --train-size examples with this seed' },
   maxLength: { kind: 'integer', min: 2, metavar: 'n', help: "longest training sequence in tokens (default: the model's)" },
   logEvery: { kind: 'integer', default: 1, min: 1, metavar: 'n', help: 'log every N steps' },
-  resume: { kind: 'boolean', default: true, flag: 'no-resume',
-    help: 'start afresh even when --out has checkpoints (they are replaced as the run reaches them)' },
+  resume: { kind: 'boolean', default: true, help: 'resume from the last checkpoint in --out',
+    off: 'start afresh even when --out has checkpoints (they are replaced as the run reaches them)' },
   mergeLora: { kind: 'boolean', default: false, flag: 'merge', help: 'LoRA: also write the merged model into each checkpoint (checkpoint-N/merged)' },
 } as const satisfies Record<string, TrainingOptionSpec>;
 
@@ -78,49 +71,43 @@ export const LORA_OPTIONS = {
   dropout: { kind: 'number', default: 0.1, min: 0, max: 1, metavar: 'p', flag: 'lora-dropout', study: true, help: 'LoRA dropout' },
 } as const satisfies Record<string, TrainingOptionSpec>;
 
-type Options = typeof TRAINING_OPTIONS;
-type Lora = typeof LORA_OPTIONS;
-
-type ValueOf<S> = S extends { kind: 'choice'; choices: readonly (infer C)[] } ? C
-  : S extends { kind: 'number' | 'integer' } ? number
-  : S extends { kind: 'boolean' } ? boolean : never;
-type WithDefault<T> = { [K in keyof T]: T[K] extends { default: unknown } ? K : never }[keyof T];
+/**
+ * `train`'s flags that only the hf backend reads (refused with the built-in trainer); command-line
+ * only: a study's `hf:` section is config/schema.ts's HfLaunchSchema.
+ */
+export const HF_LAUNCH_OPTIONS = {
+  launcher: { kind: 'choice', choices: LAUNCHERS, metavar: 'name',
+    help: `hf: how to start the Trainer (default ${HF_LAUNCH_DEFAULTS.launcher}; slurm writes and submits a batch script)` },
+  python: { kind: 'string', metavar: 'exe',
+    help: 'hf: the Python with torch, transformers, peft, accelerate (default: $GENSTUDY_PYTHON, else python3)' },
+  processes: { kind: 'integer', min: 1, metavar: 'n',
+    help: `hf: processes (GPUs; default ${HF_LAUNCH_DEFAULTS.processes}); global batch = --batch-size x --grad-accum, spread over them` },
+  accelerateConfig: { kind: 'string', metavar: 'file', help: 'hf: accelerate\'s config file (multi-GPU, DeepSpeed ZeRO, FSDP)' },
+  launcherArg: { kind: 'list', metavar: 'arg...', help: 'hf: more arguments for accelerate launch / torchrun' },
+  sbatch: { kind: 'list', metavar: 'directive...', help: 'hf, slurm: more #SBATCH directives, e.g. partition=gpu time=24:00:00' },
+  submit: { kind: 'boolean', default: true, help: 'hf, slurm: submit the batch script it writes',
+    off: 'hf, slurm: write the batch script without submitting it' },
+  bf16: { kind: 'boolean', default: false, help: 'hf: bf16 mixed precision (TrainingArguments bf16)' },
+  trainingArgs: { kind: 'string', metavar: 'json',
+    help: 'hf: more TrainingArguments as JSON (e.g. {"gradient_checkpointing": true}); genstudy\'s own settings are refused here' },
+  acceptCheckpointGaps: { kind: 'boolean', default: false,
+    help: 'hf: allow save_total_limit in --training-args (the Trainer deletes older checkpoints, which may go unevaluated)' },
+} as const satisfies OptionTable;
 
 /** Every training option that has a default, at it. */
-export type TrainingDefaults = { [K in WithDefault<Options>]: ValueOf<Options[K]> };
+export type TrainingDefaults = Defaults<typeof TRAINING_OPTIONS>;
 
-const kebab = (name: string): string => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
-/** The command-line flag of an option, without the dashes. */
-export const flagOf = (name: string, spec: TrainingOptionSpec): string => spec.flag ?? kebab(name);
-
-function defaultsOf<T extends Record<string, TrainingOptionSpec>>(table: T): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(table).filter(([, s]) => 'default' in s && s.default !== undefined).map(([k, s]) => [k, s.default]));
-}
-export const TRAINING_DEFAULTS = defaultsOf(TRAINING_OPTIONS) as TrainingDefaults;
-export const LORA_DEFAULTS = defaultsOf(LORA_OPTIONS) as { [K in keyof Lora]: ValueOf<Lora[K]> };
-
-function zodOf(spec: TrainingOptionSpec): z.ZodType {
-  let s: z.ZodType;
-  if (spec.kind === 'choice') s = z.enum(spec.choices);
-  else if (spec.kind === 'boolean') s = z.boolean();
-  else {
-    let n = spec.kind === 'integer' ? z.number().int() : z.number();
-    if (spec.min !== undefined) n = spec.minOpen ? n.gt(spec.min) : n.min(spec.min);
-    if (spec.max !== undefined) n = n.max(spec.max);
-    s = n;
-  }
-  return spec.study !== 'optional' && 'default' in spec && spec.default !== undefined ? s.default(spec.default as never) : s.optional();
-}
+export const TRAINING_DEFAULTS: TrainingDefaults = defaultsOf(TRAINING_OPTIONS);
+export const LORA_DEFAULTS: Defaults<typeof LORA_OPTIONS> = defaultsOf(LORA_OPTIONS);
 
 type StudyName<K, S> = S extends { study: { name: infer N extends string } } ? N : K;
 type InStudy<T> = { [K in keyof T]: T[K] extends { study: unknown } ? K : never }[keyof T];
-type StudyZod<S> = S extends { study: 'optional' } ? z.ZodOptional<z.ZodType<ValueOf<S>>>
-  : S extends { default: unknown } ? z.ZodDefault<z.ZodType<ValueOf<S>>> : z.ZodOptional<z.ZodType<ValueOf<S>>>;
+type StudyZod<S> = S extends { study: 'optional' } ? z.ZodOptional<z.ZodType<ValueOf<S>>> : ZodOf<S>;
 type StudyShape<T> = { [K in InStudy<T> as StudyName<K, T[K]>]: StudyZod<T[K]> };
 
 function studyShapeOf<T extends Record<string, TrainingOptionSpec>>(table: T): StudyShape<T> {
   return Object.fromEntries(Object.entries(table).filter(([, s]) => s.study !== undefined)
-    .map(([k, s]) => [typeof s.study === 'object' ? s.study.name : k, zodOf(s)])) as StudyShape<T>;
+    .map(([k, s]) => [typeof s.study === 'object' ? s.study.name : k, zodOf(s, { withDefault: s.study !== 'optional' })])) as StudyShape<T>;
 }
 
 /** The zod fields a study file's method takes from the table (config/schema.ts adds the study's own). */

@@ -10,22 +10,23 @@ import { Command } from 'commander';
 import { registerTrain } from '../../src/cli/train.ts';
 import { LoraSchema, MethodSchema } from '../../src/config/schema.ts';
 import { resolveOptions } from '../../src/train/options.ts';
-import { LORA_OPTIONS, TRAINING_OPTIONS, flagOf, type TrainingOptionSpec } from '../../src/train/option-table.ts';
+import { HF_LAUNCH_OPTIONS, LORA_OPTIONS, TRAINING_OPTIONS, type TrainingOptionSpec } from '../../src/train/option-table.ts';
+import { switchOf } from '../../src/option-table.ts';
 import { taskByName } from '../../src/tasks/index.ts';
 import { repoRoot } from './helpers.ts';
 
-const tables = { TRAINING_OPTIONS, LORA_OPTIONS } as Record<string, Record<string, TrainingOptionSpec>>;
+const tables = { TRAINING_OPTIONS, LORA_OPTIONS, HF_LAUNCH_OPTIONS } as Record<string, Record<string, TrainingOptionSpec>>;
 const every = Object.entries(tables).flatMap(([table, options]) => Object.entries(options).map(([name, spec]) => ({ table, name, spec })));
 const studyName = (name: string, spec: TrainingOptionSpec) => (typeof spec.study === 'object' ? spec.study.name : name);
 
-test('every training and LoRA option is a flag of genstudy train --help, with the table\'s default', () => {
+test('every training, LoRA and hf launch option is a flag of genstudy train --help, with the table\'s default', () => {
   const help = spawnSync(process.execPath, [path.join(repoRoot, 'bin/genstudy.js'), 'train', '--help'], { cwd: repoRoot, encoding: 'utf8' });
   assert.equal(help.status, 0, help.stderr);
   const program = new Command();
   registerTrain(program);
   const train = program.commands.find((c) => c.name() === 'train')!;
   for (const { name, spec } of every) {
-    const flag = `--${flagOf(name, spec)}`;
+    const flag = switchOf(name, spec);
     assert.ok(help.stdout.split('\n').some((line) => line.trimStart().startsWith(`${flag} `) || line.trim() === flag), `${name}: ${flag} not in genstudy train --help`);
     const option = train.options.find((o) => o.long === flag);
     assert.ok(option, `${name}: no ${flag} option`);
