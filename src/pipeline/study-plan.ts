@@ -43,7 +43,8 @@ export function planStudy(study: Study): PlannedRun[] {
     const cells = evaluationCellsFor(study, settings, run.shots, undefined);
     const named = run.method.name === run.method.kind ? '' : `${run.method.name}: `;
     return {
-      id: run.id, method: `${named}${run.method.kind}${base ? '' : ` ${run.method.finetune}`}`, seed: run.seed, shots: run.shots, ...(steps !== undefined ? { steps } : {}), ...(checkpoints !== undefined ? { checkpoints } : {}),
+      id: run.id, method: `${named}${run.method.kind}${base ? '' : ` ${run.method.finetune}`}`, seed: run.seed, shots: run.shots,
+      ...(steps !== undefined ? { steps } : {}), ...(checkpoints !== undefined ? { checkpoints } : {}),
       cells: promptVariants(cells.prompts, cells.shots).length,
     };
   });
