@@ -32,7 +32,7 @@ export { loadModel, builtinLoader, saveModel, loadTokenizer, identifyCheckpoint 
 export { remoteLoader, RemoteModel, RemoteError, type RemoteLoaderOptions } from './engine/index.ts';
 
 // Training, evaluation, the store and the report.
-export { train, initModel, tinyGpt2Config, tinyLlamaConfig, type TrainOptions, type TrainResult } from './train/index.ts';
+export { train, initModel, tinyConfig, tinyGpt2Config, tinyLlamaConfig, type TinyShape, type TrainOptions, type TrainResult } from './train/index.ts';
 export { evaluateGrid, discoverCheckpoints, resolveTestSets, promptVariants, type GridOptions, type GridSummary } from './evaluate/index.ts';
 export { ResultStore } from './store/result-store.ts';
 export { renderReport, writeReport, type ReportInput, type RenderedReport } from './report/index.ts';

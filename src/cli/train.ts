@@ -8,7 +8,7 @@ import { addDataDirOption, addFormatOption, addSyntheticOptions, storeOption } f
 import { formatTextTable } from '../text-table.ts';
 import { loadExamples } from '../data/index.ts';
 import { taskByName, TASK_PRESET_NAMES } from '../tasks/index.ts';
-import { defaultLoraTargetsOf } from '../engine/index.ts';
+import { defaultLoraTargetsInWords, defaultLoraTargetsOf } from '../engine/index.ts';
 import { ResultStore } from '../store/result-store.ts';
 import { generateSuite, writeSuite, SUITE_DEFAULTS } from '../synth/index.ts';
 import { FINETUNE_METHODS, HF_LAUNCH_DEFAULTS, INIT_FAMILIES, INIT_SHAPE_DEFAULTS, OBJECTIVES, TRAINING_BACKENDS, LORA_OPTIONS,
@@ -79,8 +79,7 @@ export function registerTrain(program: Command): void {
     .option('--fticl-seed <n>', 'FTICL: sample the demonstrations per example with this seed (default: the same first k for all, as study B)')
     .addOption(new Option('--method <method>', 'full fine-tuning or LoRA').choices([...FINETUNE_METHODS]).default(FINETUNE_METHODS[0]));
   addTrainingFlags(command, LORA_OPTIONS)
-    .option('--lora-targets <names>', 'LoRA target modules, comma-separated (default: q_proj,k_proj,v_proj,o_proj; GPT-2: c_attn,c_proj; ' +
-      'OPT: q_proj,k_proj,v_proj,out_proj)')
+    .option('--lora-targets <names>', `LoRA target modules, comma-separated (default: ${defaultLoraTargetsInWords()})`)
   // lr, schedule, batches, epochs, seed, ...: the training options' one table (train/option-table.ts).
   addTrainingFlags(command, TRAINING_OPTIONS)
     .option('--save-every <n>', 'checkpoint every N steps')
@@ -100,7 +99,7 @@ export function registerTrain(program: Command): void {
         if (stray.length) throw new UserError(`${stray.join(', ')}: only with --backend hf`);
       }
       const synthetic = f.data === 'synthetic';
-      if (!f.model && !f.init) throw new UserError('give the base model: --model <dir>, or --init gpt2|llama to start from scratch');
+      if (!f.model && !f.init) throw new UserError(`give the base model: --model <dir>, or --init ${INIT_FAMILIES.join('|')} to start from scratch`);
       if (f.model && f.init) throw new UserError('--model and --init exclude each other');
       // Every flag value is checked before anything is written, so a bad value leaves no folder behind.
       const lora = trainingSettingsFromFlags(f, LORA_OPTIONS) as Pick<NonNullable<TrainOptions['lora']>, 'r' | 'alpha' | 'dropout'>;

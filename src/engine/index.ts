@@ -17,7 +17,10 @@ export { BuiltinModel, type EngineOptions } from './builtin/model.ts';
 export { builtinLoader } from './builtin/loader.ts';
 export { saveModel } from './builtin/save.ts';
 export { scoreTokens, type TokenScores } from './builtin/scoring.ts';
-export { knownModelTypes, familyFor } from './builtin/registry.ts';
+export {
+  knownModelTypes, familyFor, FAMILY_NAMES, INIT_FAMILIES, scratchFamily, type FamilyName, type InitFamily,
+} from './builtin/registry.ts';
+export type { ScratchShape } from './builtin/families/family.ts';
 export { modelSizeProblem } from './builtin/model-size.ts';
 export { enginePath, engineStarted, initBackend, onEngineStart } from './builtin/backend.ts';
 export { lengthSortedBatches, pad, positionsFromMask } from './builtin/batching.ts';
@@ -26,7 +29,7 @@ export { logprobsAtPositions } from './builtin/position-logprobs.ts';
 
 // What train/ builds on: parameters, LoRA, gradients and the native training kernels
 export { Params } from './builtin/params.ts';
-export { LoraAdapters, loraTargets, defaultLoraTargetsOf, type LoraConfig } from './builtin/lora.ts';
+export { LoraAdapters, loraTargets, defaultLoraTargetsOf, defaultLoraTargetsInWords, type LoraConfig } from './builtin/lora.ts';
 export { enableTrainingGradients } from './builtin/autograd/enable.ts';
 export { crossEntropySum } from './builtin/autograd/cross-entropy.ts';
 export { adamwKernelAvailable, adamwUpdate, adamwUpdateInPlace } from './builtin/simd/adamw-kernel.ts';

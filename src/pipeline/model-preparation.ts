@@ -5,13 +5,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { UserError } from '../errors.ts';
 import type { StudyModel } from '../config/schema.ts';
-import { familyFor, modelSizeProblem } from '../engine/index.ts';
-import { initModel, tinyGpt2Config, tinyLlamaConfig } from '../train/index.ts';
+import { familyFor, modelSizeProblem, type InitFamily } from '../engine/index.ts';
+import { initModel, tinyConfig } from '../train/index.ts';
 
 /** Every from-scratch model of a study starts from the same weights, whatever the run's seed (which orders the data). */
 const STUDY_INIT_SEED = 0;
 
-export interface ScratchModel { family: 'gpt2' | 'llama'; layers?: number; hidden?: number; heads?: number }
+/** A from-scratch model: one of the families that offer it (INIT_FAMILIES, the engine registry's) and its shape. */
+export interface ScratchModel { family: InitFamily; layers?: number; hidden?: number; heads?: number }
 
 /** A from-scratch model's config.json, its vocabulary that of the tokenizer in `tokenizerDir`. */
 function scratchConfig(m: ScratchModel, tokenizerDir: string): Record<string, unknown> {
@@ -19,7 +20,7 @@ function scratchConfig(m: ScratchModel, tokenizerDir: string): Record<string, un
     model: { vocab: Record<string, number> }; added_tokens?: { id: number }[] };
   const vocabSize = Math.max(...Object.values(vocab.model.vocab), ...(vocab.added_tokens ?? []).map((t) => t.id)) + 1;
   const shape = { layers: m.layers, hidden: m.hidden, heads: m.heads };
-  return m.family === 'gpt2' ? tinyGpt2Config(vocabSize, shape) : tinyLlamaConfig(vocabSize, shape);
+  return tinyConfig(m.family, vocabSize, shape);
 }
 
 /** Refuses a from-scratch config too large to allocate (or malformed), each message starting with `field`. */

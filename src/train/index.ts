@@ -2,7 +2,7 @@
 // FTICL, AdamW with schedules, checkpoints with resume; plus initModel for training from scratch.
 export { train, trainingSubset, runPieces, type TrainResult } from './trainer.ts';
 export type { TrainOptions } from './options.ts';
-export { initModel, tinyGpt2Config, tinyLlamaConfig } from './init.ts';
+export { initModel, tinyConfig, tinyGpt2Config, tinyLlamaConfig, type TinyShape } from './init.ts';
 export { AdamW, type AdamWOptions } from './adamw.ts';
 export { lrMultiplier, warmupStepsOf, SCHEDULES, type ScheduleName } from './schedule.ts';
 export {

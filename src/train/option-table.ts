@@ -18,8 +18,11 @@ export const TRAINER_OBJECTIVE = { supervised: 'generate', 'label-token': 'class
   Record<(typeof STUDY_OBJECTIVES)[number], (typeof OBJECTIVES)[number]>;
 /** builtin: genstudy's own trainer (the default, first); hf: transformers' Trainer on the same prepared examples. */
 export const TRAINING_BACKENDS = ['builtin', 'hf'] as const;
-/** The families a tiny model can be initialised from scratch in (`--init`, a study model's `init`). */
-export const INIT_FAMILIES = ['gpt2', 'llama'] as const;
+/**
+ * The families a tiny model can be initialised from scratch in (`--init`, a study model's `init`):
+ * the engine registry's list (engine/builtin/registry.ts), which runs nothing when imported.
+ */
+export { INIT_FAMILIES } from '../engine/index.ts';
 /** A model initialised from scratch: its shape unless one is given (`--init-*`, a study model's `init`, init.ts). */
 export const INIT_SHAPE_DEFAULTS = { layers: 2, hidden: 64, heads: 4 } as const;
 /** How the hf backend's Trainer is started from a study (SLURM: genstudy itself runs inside the allocation). */

@@ -4,11 +4,11 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { loadModel } from '../../src/engine/index.ts';
 import { scoreTokens } from '../../src/engine/builtin/scoring.ts';
-import { goldenDir, NO_SHARED, readJsonl } from './helpers.ts';
+import { GOLDEN_FAMILIES, goldenDir, NO_SHARED, readJsonl } from './helpers.ts';
 
 interface Expected { id: string; logprob: number; tokens: number; is_greedy: boolean; token_ids: number[]; context_ids: number[] }
 
-for (const family of ['gpt2', 'llama'] as const) {
+for (const family of GOLDEN_FAMILIES) {
   test(`${family}: score equals the golden log-likelihoods`, async (t) => {
     const dir = goldenDir(family);
     if (!dir) return t.skip(NO_SHARED);

@@ -3,14 +3,17 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { BuiltinModel } from '../../src/engine/index.ts';
+import type { BuiltinModel, FamilyName } from '../../src/engine/index.ts';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const sharedDir = path.resolve(repoRoot, '../shared');
 export const fixturesDir = path.join(repoRoot, 'test/engine/fixtures');
 
+/** The families ../shared/golden/engine holds golden models of (its README), each in a folder of its name. */
+export const GOLDEN_FAMILIES = ['gpt2', 'llama'] as const satisfies readonly FamilyName[];
+
 /** The golden model folder of a family, or undefined when ../shared is absent. */
-export function goldenDir(family: 'gpt2' | 'llama'): string | undefined {
+export function goldenDir(family: (typeof GOLDEN_FAMILIES)[number]): string | undefined {
   const d = path.join(sharedDir, 'golden/engine', family);
   return fs.existsSync(path.join(d, 'config.json')) ? d : undefined;
 }

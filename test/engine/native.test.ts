@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
-import { initBackend, loadModel } from '../../src/engine/index.ts';
+import { INIT_FAMILIES, initBackend, loadModel } from '../../src/engine/index.ts';
 import { enginePath } from '../../src/engine/builtin/backend.ts';
 import { nativeMatMulActive, nativeMatMulStats, setNativeMatMul } from '../../src/engine/builtin/native/matmul-kernel.ts';
 import { nativeLoadError } from '../../src/engine/builtin/native/ort.ts';
@@ -18,7 +18,7 @@ import {
   nativeCausalAttention, nativeFusedStats, nativeGroupQueryAttention, nativeLogprobsAt, nativeRopeAttention,
 } from '../../src/engine/builtin/native/fused-ops.ts';
 import { rotaryCache, rotaryTables } from '../../src/engine/builtin/rotary.ts';
-import { fixturesDir, goldenDir, maxAbsDiff, NO_SHARED, readJsonl } from './helpers.ts';
+import { fixturesDir, GOLDEN_FAMILIES, goldenDir, maxAbsDiff, NO_SHARED, readJsonl } from './helpers.ts';
 import { enableTrainingGradients } from '../../src/engine/builtin/autograd/enable.ts';
 import { BuiltinModel } from '../../src/engine/builtin/model.ts';
 import { Params } from '../../src/engine/builtin/params.ts';
@@ -346,7 +346,7 @@ for (const name of FAMILIES) {
   });
 }
 
-for (const family of ['gpt2', 'llama'] as const) {
+for (const family of GOLDEN_FAMILIES) {
   test(`${family} golden model: native logits equal the wasm path's to 1e-4; scores equal the golden values on both paths`, async (t) => {
     if (!(await nativeOrSkip(t))) return;
     const dir = goldenDir(family);
@@ -372,7 +372,7 @@ for (const family of ['gpt2', 'llama'] as const) {
 test('training gradients (GPT-2 and Llama, full model) on the native path equal the wasm path\'s', async (t) => {
   if (!(await nativeOrSkip(t))) return;
   enableTrainingGradients();
-  for (const kind of ['gpt2', 'llama'] as const) {
+  for (const kind of INIT_FAMILIES) {
     const base = await loaded(await tinyModelDir(kind, { hidden: 64, layers: 2 }));
     const vars = new Map<string, tf.Variable>();
     for (const [n, w] of base.params.tensors) vars.set(n, tf.variable(w, true));

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as tf from '@tensorflow/tfjs-core';
-import { enginePath, initBackend, loadModel, onTrainingPool } from '../../src/engine/index.ts';
+import { enginePath, INIT_FAMILIES, initBackend, loadModel, onTrainingPool, type InitFamily } from '../../src/engine/index.ts';
 import { nativeMatMulActive } from '../../src/engine/builtin/native/matmul-kernel.ts';
 import { packedWeightsHeld, packedWeightStats, setWeightPacking } from '../../src/engine/builtin/native/packed-weights.ts';
 import { scoreTokens } from '../../src/engine/builtin/scoring.ts';
@@ -19,7 +19,7 @@ const PAIRS = [
   { context: 'one two three four five six seven', continuation: ' eight' }, { context: 'x', continuation: ' y z' },
 ];
 
-async function nativeModel(t: { skip(msg: string): void }, kind: 'gpt2' | 'llama'): Promise<BuiltinModel | undefined> {
+async function nativeModel(t: { skip(msg: string): void }, kind: InitFamily): Promise<BuiltinModel | undefined> {
   await initBackend();
   if (!nativeMatMulActive()) {
     t.skip(`the native path is not in use here (${enginePath()})`);
@@ -40,7 +40,7 @@ async function unpacked<T>(fn: () => Promise<T>): Promise<T> {
 
 const logprobs = async (m: BuiltinModel) => (await scoreTokens(m, PAIRS)).flatMap((r) => r.tokenLogprobs);
 
-for (const kind of ['gpt2', 'llama'] as const) {
+for (const kind of INIT_FAMILIES) {
   test(`${kind}: packed weights score as the products with weights as inputs do, and only weights are packed`, async (t) => {
     const model = await nativeModel(t, kind);
     if (!model) return;

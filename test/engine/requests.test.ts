@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
 import { loadModel } from '../../src/engine/index.ts';
-import { argmaxDecode, copyToTemp, fixturesDir, goldenDir, NO_SHARED } from './helpers.ts';
+import { argmaxDecode, copyToTemp, fixturesDir, GOLDEN_FAMILIES, goldenDir, NO_SHARED } from './helpers.ts';
 
 const prompts = ['The cat sat on the', 'Once upon a time, there was a', 'Hi', 'Le café est fermé. Müller und Söhne', ' leading space', 'x'];
 
@@ -19,7 +19,7 @@ function logSoftmax(row: Float32Array): number[] {
   return Array.from(row, (x) => x - lse);
 }
 
-for (const family of ['gpt2', 'llama'] as const) {
+for (const family of GOLDEN_FAMILIES) {
   test(`${family}: firstTokenLogprobs is the last position's log-softmax at each candidate's first token`, async (t) => {
     const dir = goldenDir(family);
     if (!dir) return t.skip(NO_SHARED);

@@ -9,6 +9,7 @@ import { enableTrainingGradients } from '../../src/engine/builtin/autograd/enabl
 import { BuiltinModel } from '../../src/engine/builtin/model.ts';
 import { Params } from '../../src/engine/builtin/params.ts';
 import { LoraAdapters } from '../../src/engine/builtin/lora.ts';
+import { INIT_FAMILIES } from '../../src/engine/index.ts';
 import { microBatchLoss } from '../../src/train/loss.ts';
 import type { TrainSequence } from '../../src/train/index.ts';
 import { seededRandom } from '../../src/seeded-random.ts';
@@ -48,7 +49,7 @@ async function check(model: BuiltinModel, vars: Map<string, tf.Variable>, eps = 
   assert.ok(Math.abs(numeric - analytic) <= 5e-3 * Math.abs(numeric) + 1e-3, `finite differences ${numeric} vs gradient ${analytic}`);
 }
 
-for (const kind of ['gpt2', 'llama'] as const) {
+for (const kind of INIT_FAMILIES) {
   test(`${kind}: full-model gradients match finite differences`, async () => {
     const base = await loaded(await tinyModelDir(kind, { hidden: 16, layers: 2 }));
     // Larger weights than the 0.02 initialisation, so attention and norms are far from linear.

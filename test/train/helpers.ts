@@ -4,9 +4,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadModel } from '../../src/engine/index.ts';
-import type { BuiltinModel } from '../../src/engine/index.ts';
+import type { BuiltinModel, InitFamily } from '../../src/engine/index.ts';
 import { generateSuite, writeSuite, type Suite } from '../../src/synth/index.ts';
-import { initModel, tinyGpt2Config, tinyLlamaConfig } from '../../src/train/index.ts';
+import { initModel, tinyConfig } from '../../src/train/index.ts';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -35,13 +35,10 @@ export async function smallSuite(): Promise<{ suite: Suite; dir: string }> {
   return cached;
 }
 
-export async function tinyModelDir(kind: 'gpt2' | 'llama', o: { hidden?: number; layers?: number; seed?: number; dropout?: number } = {}): Promise<string> {
+/** A tiny model of a family that offers one (INIT_FAMILIES): 4 heads, 2 key-value heads where the family has them. */
+export async function tinyModelDir(kind: InitFamily, o: { hidden?: number; layers?: number; seed?: number; dropout?: number } = {}): Promise<string> {
   const { suite, dir } = await smallSuite();
-  const v = suite.vocabulary.length;
-  const cfg = kind === 'gpt2'
-    ? tinyGpt2Config(v, { hidden: o.hidden ?? 32, layers: o.layers ?? 2, heads: 4 })
-    : tinyLlamaConfig(v, { hidden: o.hidden ?? 32, layers: o.layers ?? 2, heads: 4, kvHeads: 2 });
-  if (o.dropout !== undefined) Object.assign(cfg, kind === 'gpt2' ? { resid_pdrop: o.dropout, embd_pdrop: o.dropout, attn_pdrop: o.dropout } : { attention_dropout: o.dropout });
+  const cfg = tinyConfig(kind, suite.vocabulary.length, { hidden: o.hidden ?? 32, layers: o.layers ?? 2, heads: 4, kvHeads: 2, dropout: o.dropout });
   return initModel(cfg, dir, o.seed ?? 1, tempDir(`genstudy-${kind}-`));
 }
 

@@ -9,8 +9,10 @@ import * as tf from '@tensorflow/tfjs-core';
 import { nativeMatMulActive } from './native/matmul-kernel.ts';
 import type { Params } from './params.ts';
 import {
-  fusedOpsApply, fusedOpsAvailable, nativeAttention, nativeGelu, nativeLayerNorm, nativeLinear, nativeLinearResidual, nativeRmsNorm, nativeSwiGlu,
+  attentionByLengthsApplies, fusedOpsApply, fusedOpsAvailable, nativeAttention, nativeCausalAttention, nativeGelu, nativeLayerNorm, nativeLinear,
+  nativeLinearResidual, nativeRmsNorm, nativeSwiGlu,
 } from './native/fused-ops.ts';
+import type { StepInputs } from './families/family.ts';
 import { nativeGeluTrainable, nativeLayerNormTrainable, nativeRmsNormTrainable, nativeSwiGluTrainable } from './native/training-ops.ts';
 import type { TrainingContext } from './training-context.ts';
 import { withSlicedGrad } from './autograd/sliced-bmm.ts';
@@ -192,6 +194,30 @@ export function attention(q: tf.Tensor4D, k: tf.Tensor4D, v: tf.Tensor4D, mask: 
   const scores = tf.add(nativeMatMulActive() ? tf.matMul(qs, kk, false, true) : bmm(qs, tf.transpose(kk, [0, 1, 3, 2])), mask);
   const probs = dropout(tf.softmax(scores), dropoutRate, training);
   return { out: ungroup(mergeHeads(bmm(probs as tf.Tensor4D, vv))), cache };
+}
+
+/** What a layer's attention reads of a forward pass's inputs. */
+type AttentionInputs = Pick<StepInputs, 'mask' | 'past' | 'lengths' | 'training'>;
+
+/**
+ * Whether a forward pass attends by row lengths with onnxruntime's kernels: right-padded rows from
+ * position 0 without a cache, in inference or without attention dropout (scoring; fused-ops.ts
+ * attentionByLengthsApplies). Every family asks this once per pass, with its attention dropout rate.
+ */
+export function attendsByLengths(x: AttentionInputs, headDim: number, dropoutRate: number | undefined): boolean {
+  return attentionByLengthsApplies(x, headDim, !!x.training?.drops(dropoutRate));
+}
+
+/**
+ * Causal self-attention without rotary (GPT-2, OPT) for layer `layer`, on projected q, k and v
+ * [B, T, heads * headDim]: onnxruntime's causal kernel by row lengths where `byLengths`
+ * (attendsByLengths), else `attention` on the split heads with the pass's mask and the layer's cache.
+ */
+export function causalSelfAttention(x: AttentionInputs, layer: number, byLengths: boolean, q: tf.Tensor, k: tf.Tensor, v: tf.Tensor,
+  heads: number, headDim: number, scale: number, dropoutRate: number | undefined): { out: tf.Tensor3D; cache: LayerCache } {
+  if (byLengths) return nativeCausalAttention(q, k, v, x.lengths!, heads, headDim, scale);
+  return attention(splitHeads(q, heads, headDim), splitHeads(k, heads, headDim), splitHeads(v, heads, headDim), x.mask, scale, x.past?.[layer],
+    dropoutRate, x.training);
 }
 
 /** transformers' repeat_kv: [B, kvH, S, D] -> [B, kvH * n, S, D], each kv head used by n query heads. */

@@ -17,7 +17,7 @@ import { seededRandom } from '../../seeded-random.ts';
 import { readConfig, readJsonFile } from '../hf/checkpoint.ts';
 import { BuiltinModel } from './model.ts';
 import { Params, type ParamSpec } from './params.ts';
-import { familyFor, knownModelTypes } from './registry.ts';
+import { allFamilies, familyFor, knownModelTypes } from './registry.ts';
 import { readSafetensors, writeSafetensors } from '../hf/safetensors.ts';
 import { writeFileAtomic } from '../../atomic-write.ts';
 
@@ -50,6 +50,16 @@ function adaptable(spec: ParamSpec): boolean {
 
 /** For model types the built-in engine does not implement (trained by transformers): the names most decoders use. */
 const FALLBACK_TARGETS = ['q_proj', 'k_proj', 'v_proj', 'o_proj'];
+
+/**
+ * The default target modules in words, for help text: the usual names, then each family's own where
+ * they differ ("q_proj,k_proj,v_proj,o_proj; GPT-2: c_attn,c_proj; ...").
+ */
+export function defaultLoraTargetsInWords(): string {
+  const usual = FALLBACK_TARGETS.join(',');
+  const own = allFamilies().filter((f) => f.loraTargets.join(',') !== usual).map((f) => `${f.label}: ${f.loraTargets.join(',')}`);
+  return [usual, ...own].join('; ');
+}
 
 /** The target modules LoRA adapts when none are named: the model family's (Family.loraTargets). */
 export function defaultLoraTargetsOf(modelDir: string): string[] {

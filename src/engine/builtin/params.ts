@@ -18,6 +18,13 @@ export interface ParamSpec {
   conv1d?: boolean;
   /** May be absent from the file (e.g. a tied lm_head). */
   optional?: boolean;
+  /** A norm's scale (LayerNorm, RMSNorm): initialised to 1 from scratch, as transformers' _init_weights does. */
+  norm?: boolean;
+  /**
+   * A projection into the residual stream whose initial standard deviation transformers divides by
+   * sqrt(2 x layers) (GPT-2's _init_weights: attn.c_proj and mlp.c_proj).
+   */
+  residual?: boolean;
 }
 
 export class Params {

@@ -1,5 +1,7 @@
-// What a model family provides: how to read its config.json, which tensors it expects, and its
-// forward pass. One file per family (gpt2.ts, llama.ts, ...); registry.ts maps model_type to them.
+// What a model family provides: how to read its config.json, which tensors it expects (and how each
+// is initialised from scratch), its forward pass, its LoRA defaults and, where it can be trained from
+// scratch, its tiny config. One file per family (gpt2.ts, llama.ts, ...); registry.ts lists them once
+// and everything outside engine/ that names a family reads that list (test/design/families.test.ts).
 import type * as tf from '@tensorflow/tfjs-core';
 import { UserError } from '../../../errors.ts';
 import type { LayerCache } from '../blocks.ts';
@@ -51,14 +53,38 @@ export interface StepOutputs {
   cache: LayerCache[];
 }
 
+/**
+ * The shape of a model trained from scratch (`genstudy train --init`, a study model's `init`), every
+ * field given (train/init.ts fills in the defaults); a family without key-value heads or dropout of
+ * its own ignores those fields.
+ */
+export interface ScratchShape {
+  layers: number; hidden: number; heads: number; kvHeads: number; positions: number;
+  /** The model's dropout rates in training (config.json's), or none when undefined. */
+  dropout?: number;
+}
+
 export interface Family<A extends Arch = Arch> {
   /** config.json `model_type` values this file implements. */
   modelTypes: string[];
+  /** The family's name in help text (e.g. "GPT-2"). */
+  label: string;
   /**
    * The modules LoRA adapts when no target modules are named (PEFT's target_modules): the attention
    * projections, as study A adapted q/k/v/o.
    */
   loraTargets: readonly string[];
+  /**
+   * The config.json fields that set the model's size, in the order a message names them (after
+   * model_type and vocab_size) when a model to initialise is too large to allocate.
+   */
+  sizeFields: readonly string[];
+  /**
+   * A tiny config.json to train from scratch (fields as transformers writes them), with the
+   * vocabulary of the tokenizer it is trained with; absent where the family is not offered for it.
+   * Its weights follow the ParamSpecs' `norm` and `residual` (train/init.ts).
+   */
+  scratchConfig?(vocabSize: number, shape: ScratchShape): Record<string, unknown>;
   parseConfig(cfg: Record<string, unknown>, file: string): A;
   params(arch: A): ParamSpec[];
   /** Other names under which a checkpoint may store a parameter (e.g. without a "transformer." prefix). */
@@ -73,6 +99,9 @@ export interface Family<A extends Arch = Arch> {
    */
   padPosition?(index: number): number;
 }
+
+/** A family that can be initialised from scratch (it has a scratchConfig). */
+export type ScratchFamily<A extends Arch = Arch> = Family<A> & Required<Pick<Family<A>, 'scratchConfig'>>;
 
 /** Reads a numeric field of config.json; `fallback` is the transformers config class default. */
 export function num(cfg: Record<string, unknown>, key: string, file: string, fallback?: number): number {

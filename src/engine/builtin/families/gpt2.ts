@@ -1,14 +1,14 @@
 // GPT-2 (transformers' modeling_gpt2.py): learned positions, pre-LayerNorm blocks, fused qkv, GELU
 // MLP, lm_head tied to the token embedding. Its projections are Conv1D modules (weights already
-// [in, out]; `conv1d` on their ParamSpecs).
+// [in, out]; `conv1d` on their ParamSpecs), and the two that write into the residual stream start
+// from a smaller spread when initialised from scratch (`residual`).
 import * as tf from '@tensorflow/tfjs-core';
 import { UserError } from '../../../errors.ts';
 import {
-  activation, lmHead, attention, dropout, afterAttention, layerNorm, linear, layerScope, residualLinear, splitHeads, type LayerCache,
+  activation, lmHead, attendsByLengths, causalSelfAttention, dropout, afterAttention, layerNorm, linear, layerScope, residualLinear, type LayerCache,
 } from '../blocks.ts';
-import { attentionByLengthsApplies, nativeCausalAttention } from '../native/fused-ops.ts';
 import type { ParamSpec } from '../params.ts';
-import { bool, num, str, type Arch, type Family, type StepInputs, type StepOutputs } from './family.ts';
+import { bool, num, str, type Arch, type ScratchFamily, type StepInputs, type StepOutputs } from './family.ts';
 
 export interface Gpt2Arch extends Arch {
   hidden: number; heads: number; inner: number; eps: number; act: string;
@@ -17,10 +17,19 @@ export interface Gpt2Arch extends Arch {
 
 const P = 'transformer.';
 
-export const gpt2: Family<Gpt2Arch> = {
+export const gpt2: ScratchFamily<Gpt2Arch> = {
   modelTypes: ['gpt2'],
+  label: 'GPT-2',
   // The fused q/k/v projection and the attention output.
   loraTargets: ['c_attn', 'c_proj'],
+  sizeFields: ['n_embd', 'n_layer', 'n_head'],
+
+  scratchConfig: (vocabSize, s) => ({
+    architectures: ['GPT2LMHeadModel'], model_type: 'gpt2', vocab_size: vocabSize, n_positions: s.positions,
+    n_embd: s.hidden, n_layer: s.layers, n_head: s.heads, n_inner: null,
+    activation_function: 'gelu_new', layer_norm_epsilon: 1e-5, initializer_range: 0.02, tie_word_embeddings: true, scale_attn_weights: true,
+    bos_token_id: 1, eos_token_id: 2, resid_pdrop: s.dropout ?? 0, embd_pdrop: s.dropout ?? 0, attn_pdrop: s.dropout ?? 0,
+  }),
 
   parseConfig(cfg, file) {
     const hidden = num(cfg, 'n_embd', file, 768);
@@ -43,18 +52,18 @@ export const gpt2: Family<Gpt2Arch> = {
     const specs: ParamSpec[] = [
       { name: `${P}wte.weight`, shape: [a.vocabSize, h] },
       { name: `${P}wpe.weight`, shape: [a.maxPositions, h] },
-      { name: `${P}ln_f.weight`, shape: [h] }, { name: `${P}ln_f.bias`, shape: [h] },
+      { name: `${P}ln_f.weight`, shape: [h], norm: true }, { name: `${P}ln_f.bias`, shape: [h] },
     ];
     if (!a.tie) specs.push({ name: 'lm_head.weight', shape: [a.vocabSize, h], linear: true });
     for (let i = 0; i < a.layers; i++) {
       const l = `${P}h.${i}.`;
       specs.push(
-        { name: `${l}ln_1.weight`, shape: [h] }, { name: `${l}ln_1.bias`, shape: [h] },
+        { name: `${l}ln_1.weight`, shape: [h], norm: true }, { name: `${l}ln_1.bias`, shape: [h] },
         { name: `${l}attn.c_attn.weight`, shape: [h, 3 * h], conv1d: true }, { name: `${l}attn.c_attn.bias`, shape: [3 * h] },
-        { name: `${l}attn.c_proj.weight`, shape: [h, h], conv1d: true }, { name: `${l}attn.c_proj.bias`, shape: [h] },
-        { name: `${l}ln_2.weight`, shape: [h] }, { name: `${l}ln_2.bias`, shape: [h] },
+        { name: `${l}attn.c_proj.weight`, shape: [h, h], conv1d: true, residual: true }, { name: `${l}attn.c_proj.bias`, shape: [h] },
+        { name: `${l}ln_2.weight`, shape: [h], norm: true }, { name: `${l}ln_2.bias`, shape: [h] },
         { name: `${l}mlp.c_fc.weight`, shape: [h, a.inner], conv1d: true }, { name: `${l}mlp.c_fc.bias`, shape: [a.inner] },
-        { name: `${l}mlp.c_proj.weight`, shape: [a.inner, h], conv1d: true }, { name: `${l}mlp.c_proj.bias`, shape: [h] },
+        { name: `${l}mlp.c_proj.weight`, shape: [a.inner, h], conv1d: true, residual: true }, { name: `${l}mlp.c_proj.bias`, shape: [h] },
       );
     }
     return specs;
@@ -72,7 +81,7 @@ export const gpt2: Family<Gpt2Arch> = {
     let h = dropout(embedded, a.dropout?.embd, t) as tf.Tensor3D;
     const cache: LayerCache[] = [];
     // Right-padded rows from position 0 in inference (scoring): onnxruntime's causal attention kernel.
-    const byLength = attentionByLengthsApplies(x, headDim, !!t?.drops(a.dropout?.attn));
+    const byLength = attendsByLengths(x, headDim, a.dropout?.attn);
     for (let i = 0; i < a.layers; i++) {
       const r = layerScope(h, (h) => {
         const l = `${P}h.${i}.`;
@@ -81,9 +90,7 @@ export const gpt2: Family<Gpt2Arch> = {
         const [q, k, v] = tf.split(qkv, 3, 2);
         let scale = a.scaleAttn ? 1 / Math.sqrt(headDim) : 1;
         if (a.scaleByLayer) scale /= i + 1;
-        const att = byLength ? nativeCausalAttention(q, k, v, x.lengths!, a.heads, headDim, scale)
-          : attention(splitHeads(q, a.heads, headDim), splitHeads(k, a.heads, headDim), splitHeads(v, a.heads, headDim), x.mask, scale,
-            x.past?.[i], a.dropout?.attn, t);
+        const att = causalSelfAttention(x, i, byLength, q, k, v, a.heads, headDim, scale, a.dropout?.attn);
         // From here on row by row: where only some final rows are read, only those.
         const after = afterAttention(x.at, i, a.layers, h, att.out);
         h = after.h;

@@ -4,17 +4,19 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { UserError } from '../../../errors.ts';
 import {
-  activation, lmHead, applyRotary, attention, gated, afterAttention, linear, residualLinear, rmsNorm, layerScope, splitHeads,
+  activation, lmHead, applyRotary, attendsByLengths, attention, gated, afterAttention, linear, residualLinear, rmsNorm, layerScope, splitHeads,
   type LayerCache,
 } from '../blocks.ts';
-import { attentionByLengthsApplies, fusedOpsApply, fusedOpsAvailable, nativeGroupQueryAttention, nativeRopeAttention } from '../native/fused-ops.ts';
+import { fusedOpsApply, fusedOpsAvailable, nativeGroupQueryAttention, nativeRopeAttention } from '../native/fused-ops.ts';
 import { nativeRopeAttentionTrainable } from '../native/training-ops.ts';
 import type { ParamSpec } from '../params.ts';
 import { parseRope, rotaryCache, rotaryTables, type RopeConfig } from '../rotary.ts';
-import { bool, num, str, type Arch, type Family, type StepInputs, type StepOutputs } from './family.ts';
+import { bool, num, str, type Arch, type Family, type ScratchFamily, type StepInputs, type StepOutputs } from './family.ts';
 
 export interface LlamaLikeOptions {
   modelTypes: string[];
+  /** The family's name in help text. */
+  label: string;
   /** transformers config class defaults that differ between the families. */
   defaults: { eps: number; maxPositions: number; qkvBias: boolean };
   /** OLMo2: RMSNorm on the attention and MLP outputs instead of on their inputs, and on q/k. */
@@ -29,7 +31,9 @@ export interface LlamaArch extends Arch {
 export function llamaLike(o: LlamaLikeOptions): Family<LlamaArch> {
   return {
     modelTypes: o.modelTypes,
+    label: o.label,
     loraTargets: ['q_proj', 'k_proj', 'v_proj', 'o_proj'],
+    sizeFields: ['hidden_size', 'num_hidden_layers', 'num_attention_heads', 'intermediate_size'],
 
     parseConfig(cfg, file) {
       const hidden = num(cfg, 'hidden_size', file);
@@ -60,7 +64,7 @@ export function llamaLike(o: LlamaLikeOptions): Family<LlamaArch> {
       const h = a.hidden, qw = a.heads * a.headDim, kw = a.kvHeads * a.headDim;
       const specs: ParamSpec[] = [
         { name: 'model.embed_tokens.weight', shape: [a.vocabSize, h] },
-        { name: 'model.norm.weight', shape: [h] },
+        { name: 'model.norm.weight', shape: [h], norm: true },
       ];
       if (!a.tie) specs.push({ name: 'lm_head.weight', shape: [a.vocabSize, h], linear: true });
       for (let i = 0; i < a.layers; i++) {
@@ -76,12 +80,12 @@ export function llamaLike(o: LlamaLikeOptions): Family<LlamaArch> {
         lin('mlp.gate_proj', a.inner, h, a.mlpBias);
         lin('mlp.up_proj', a.inner, h, a.mlpBias);
         lin('mlp.down_proj', h, a.inner, a.mlpBias);
-        specs.push({ name: `${l}post_attention_layernorm.weight`, shape: [h] });
+        specs.push({ name: `${l}post_attention_layernorm.weight`, shape: [h], norm: true });
         if (a.olmo2) {
-          specs.push({ name: `${l}post_feedforward_layernorm.weight`, shape: [h] },
-            { name: `${l}self_attn.q_norm.weight`, shape: [qw] }, { name: `${l}self_attn.k_norm.weight`, shape: [kw] });
+          specs.push({ name: `${l}post_feedforward_layernorm.weight`, shape: [h], norm: true },
+            { name: `${l}self_attn.q_norm.weight`, shape: [qw], norm: true }, { name: `${l}self_attn.k_norm.weight`, shape: [kw], norm: true });
         } else {
-          specs.push({ name: `${l}input_layernorm.weight`, shape: [h] });
+          specs.push({ name: `${l}input_layernorm.weight`, shape: [h], norm: true });
         }
       }
       return specs;
@@ -95,7 +99,7 @@ export function llamaLike(o: LlamaLikeOptions): Family<LlamaArch> {
       const training = fused && !fusedOpsApply();
       // Right-padded rows from position 0 (scoring): onnxruntime's grouped-query attention kernel,
       // which rotates whole heads.
-      const byLength = attentionByLengthsApplies(x, a.headDim, !!t?.drops(a.dropout?.attn)) && a.rope.dim === a.headDim;
+      const byLength = attendsByLengths(x, a.headDim, a.dropout?.attn) && a.rope.dim === a.headDim;
       const { cos, sin } = byLength ? rotaryCache(a.rope, x.ids.shape[1]) : rotaryTables(a.rope, x.positions);
       let h = tf.gather(p.get('model.embed_tokens.weight'), x.ids) as tf.Tensor3D;
       const cache: LayerCache[] = [];
@@ -146,4 +150,15 @@ export function llamaLike(o: LlamaLikeOptions): Family<LlamaArch> {
   };
 }
 
-export const llama = llamaLike({ modelTypes: ['llama'], defaults: { eps: 1e-6, maxPositions: 2048, qkvBias: false } });
+export const llama: ScratchFamily<LlamaArch> = {
+  ...llamaLike({ modelTypes: ['llama'], label: 'Llama', defaults: { eps: 1e-6, maxPositions: 2048, qkvBias: false } }),
+
+  scratchConfig: (vocabSize, s) => ({
+    architectures: ['LlamaForCausalLM'], model_type: 'llama', vocab_size: vocabSize, hidden_size: s.hidden,
+    intermediate_size: s.hidden * 2, num_hidden_layers: s.layers, num_attention_heads: s.heads,
+    num_key_value_heads: s.kvHeads, max_position_embeddings: s.positions, rms_norm_eps: 1e-6,
+    rope_theta: 10000, hidden_act: 'silu', tie_word_embeddings: false, initializer_range: 0.02,
+    bos_token_id: 1, eos_token_id: 2,
+    ...(s.dropout !== undefined ? { attention_dropout: s.dropout } : {}),
+  }),
+};

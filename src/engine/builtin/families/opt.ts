@@ -5,9 +5,8 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { UserError } from '../../../errors.ts';
 import {
-  activation, lmHead, attention, dropout, afterAttention, layerNorm, linear, layerScope, splitHeads, type LayerCache,
+  activation, lmHead, attendsByLengths, causalSelfAttention, dropout, afterAttention, layerNorm, linear, layerScope, type LayerCache,
 } from '../blocks.ts';
-import { attentionByLengthsApplies, nativeCausalAttention } from '../native/fused-ops.ts';
 import type { ParamSpec } from '../params.ts';
 import { bool, num, str, type Arch, type Family, type StepInputs, type StepOutputs } from './family.ts';
 
@@ -22,8 +21,10 @@ const EPS = 1e-5;
 
 export const opt: Family<OptArch> = {
   modelTypes: ['opt'],
+  label: 'OPT',
   // The attention projections; OPT names its output projection out_proj.
   loraTargets: ['q_proj', 'k_proj', 'v_proj', 'out_proj'],
+  sizeFields: ['hidden_size', 'num_hidden_layers', 'num_attention_heads'],
   // modeling_opt.py: position ids = cumsum(attention_mask) * attention_mask - 1, so padding gets -1
   // (embedding row 1 once the offset of 2 is added).
   padPosition: () => -1,
@@ -54,7 +55,7 @@ export const opt: Family<OptArch> = {
       { name: `${P}embed_positions.weight`, shape: [a.maxPositions + OFFSET, h] },
     ];
     const norm = (name: string) => {
-      if (a.affine) specs.push({ name: `${name}.weight`, shape: [h] }, { name: `${name}.bias`, shape: [h] });
+      if (a.affine) specs.push({ name: `${name}.weight`, shape: [h], norm: true }, { name: `${name}.bias`, shape: [h] });
     };
     const lin = (name: string, out: number, inp: number, bias: boolean) => {
       specs.push({ name: `${name}.weight`, shape: [out, inp], linear: true });
@@ -89,16 +90,14 @@ export const opt: Family<OptArch> = {
     let h = dropout(tf.add(emb, tf.gather(p.get(`${P}embed_positions.weight`), pos)), a.dropout?.embd, t) as tf.Tensor3D;
     const cache: LayerCache[] = [];
     // Right-padded rows from position 0 in inference (scoring): onnxruntime's causal attention kernel.
-    const byLength = attentionByLengthsApplies(x, headDim, !!t?.drops(a.dropout?.attn));
+    const byLength = attendsByLengths(x, headDim, a.dropout?.attn);
     for (let i = 0; i < a.layers; i++) {
       const r = layerScope(h, (h) => {
         const l = `${P}layers.${i}.`;
         const attnIn = a.normBefore ? norm(`${l}self_attn_layer_norm`, h) : h;
         const q = tf.mul(lin(`${l}self_attn.q_proj`, attnIn), 1 / Math.sqrt(headDim));
         const k = lin(`${l}self_attn.k_proj`, attnIn), v = lin(`${l}self_attn.v_proj`, attnIn);
-        const att = byLength ? nativeCausalAttention(q, k, v, x.lengths!, a.heads, headDim, 1)
-          : attention(splitHeads(q, a.heads, headDim), splitHeads(k, a.heads, headDim), splitHeads(v, a.heads, headDim), x.mask, 1, x.past?.[i],
-            a.dropout?.attn, t);
+        const att = causalSelfAttention(x, i, byLength, q, k, v, a.heads, headDim, 1, a.dropout?.attn);
         // From here on row by row: where only some final rows are read, only those.
         const after = afterAttention(x.at, i, a.layers, h, att.out);
         h = after.h;
