@@ -7,6 +7,7 @@ import { UserError } from '../errors.ts';
 import type { StudyModel } from '../config/schema.ts';
 import { familyFor, modelSizeProblem, type InitFamily } from '../engine/index.ts';
 import { initModel, tinyConfig } from '../train/index.ts';
+import { repoFolderName } from '../data/hub.ts';
 
 /** Every from-scratch model of a study starts from the same weights, whatever the run's seed (which orders the data). */
 const STUDY_INIT_SEED = 0;
@@ -61,6 +62,39 @@ export function checkModelsPresent(models: readonly StudyModel[], studyDir: stri
     `(a Hugging Face model folder is needed for each):\n${lines.join('\n')}\n` +
     'Then point each models[].path at the snapshot folder the pull prints (or pass --set models.N.path=DIR). ' +
     'Gated models (Llama, some OLMo and Gemma releases) need the licence accepted on the hub and a token: export HF_TOKEN=hf_... before the pull.');
+}
+
+/**
+ * A model named both by path and by hub id whose folder says it is another model: the hub cache's
+ * folder name (models--org--name, as `genstudy data pull` and huggingface_hub lay snapshots out) or
+ * config.json's `_name_or_path` naming a different hub id. A study that reports one model's scores
+ * under another's name is wrong without a word, so each is said (the run goes on: a folder may be a
+ * re-upload or a fine-tune of the named model).
+ */
+export function modelIdentityWarnings(models: readonly StudyModel[], studyDir: string): string[] {
+  const out: string[] = [];
+  for (const m of models) {
+    if (m.path === undefined || m.hub === undefined) continue;
+    const dir = path.resolve(studyDir, m.path);
+    const expected = repoFolderName(m.hub, 'model');
+    const cached = dir.split(path.sep).find((segment) => segment.startsWith('models--'));
+    if (cached !== undefined && cached.toLowerCase() !== expected.toLowerCase()) {
+      out.push(`model "${m.id}": ${dir} is the hub snapshot of ${cached.slice('models--'.length).split('--').join('/')}, ` +
+        `but the study names models[].hub ${m.hub}`);
+      continue;
+    }
+    let named: unknown;
+    try {
+      named = (JSON.parse(fs.readFileSync(path.join(dir, 'config.json'), 'utf8')) as { _name_or_path?: unknown })._name_or_path;
+    } catch {
+      continue; // a config.json that does not parse is the loader's error to give, with its line
+    }
+    // a hub id (org/name), not a local path the config was saved from
+    if (typeof named === 'string' && /^[\w.-]+\/[\w.-]+$/.test(named) && named.toLowerCase() !== m.hub.toLowerCase()) {
+      out.push(`model "${m.id}": ${path.join(dir, 'config.json')} says it is ${named} (_name_or_path), but the study names models[].hub ${m.hub}`);
+    }
+  }
+  return out;
 }
 
 export interface StudyModelDirs { studyDir: string; suiteDir?: string; modelsDir: string }

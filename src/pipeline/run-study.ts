@@ -17,7 +17,7 @@ import { modelLoads, onEngineStart, remoteLoader, servedLoader } from '../engine
 import { readStoreScores } from '../analyze/read-scores.ts';
 import { buildRunSeries } from '../analyze/run-series.ts';
 import { analyzeOrSkip, type AnalysisResult, type AnalyzeOptions } from '../analyze/analysis.ts';
-import { checkModelsPresent, checkStudyInitSizes } from './model-preparation.ts';
+import { checkModelsPresent, checkStudyInitSizes, modelIdentityWarnings } from './model-preparation.ts';
 import { prepareSynthetic, rowNotes, studyTestSets, tagTestSets } from './study-test-sets.ts';
 import { executeRun } from './execute-run.ts';
 import type { StudyStages } from './study-progress.ts';
@@ -72,6 +72,7 @@ export async function runStudy(study: Study, studyFile: string, opts: RunStudyOp
   const dataDir = study.dataDir === undefined ? undefined : path.resolve(studyDir, study.dataDir);
 
   checkModelsPresent(study.models, studyDir, paths.studyFile);
+  for (const warning of modelIdentityWarnings(study.models, studyDir)) log(`genstudy: warning: ${warning}`);
   const settings = studySettings(study);
   if (study.evaluation.remote && !study.evaluation.serve) {
     const full = study.methods.filter((m) => m.kind !== 'base' && m.finetune === 'full').map((m) => m.name);
