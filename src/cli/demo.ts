@@ -23,7 +23,8 @@ export function registerDemo(program: Command): void {
       const { result, written } = await runStudyCommand(loadStudyFile(DEMO_STUDY), DEMO_STUDY, { out: path.resolve(flags.out) },
         () => process.stdout.write(`Engine: ${engineStarted() ? enginePath() : 'not needed (everything cached)'}\n`));
       if (result.analysis) {
-        const check = formatDesignCheck(checkAgainstDesign(result.analysis, result.paths.synthetic), { compact: true });
+        const check = formatDesignCheck(checkAgainstDesign(result.analysis, result.paths.synthetic,
+          { runs: result.runs, alpha: result.analyzeOptions.alpha }), { compact: true });
         process.stdout.write('\n' + terminalSafe(check, { lines: true }));
       }
       process.stdout.write(

@@ -7,7 +7,7 @@ import {
   STUDY_A_MNLI_NEUTRAL_RULES, TRAINING_TRUNCATIONS, UNLABELED_ROWS, ZERO_SHOT_PREFIXES,
 } from '../tasks/protocol.ts';
 import { DEFAULT_SCORING, SCORING_MODES } from '../tasks/task.ts';
-import { SUITE_DEFAULTS } from '../synth/design.ts';
+import { SUITE_DEFAULTS, SUITE_DESIGNS } from '../synth/design.ts';
 import { IDENTITY_CHECKS, METHOD_KINDS } from '../types.ts';
 import { FINETUNE_METHODS, HF_LAUNCH_DEFAULTS, INIT_FAMILIES, INIT_SHAPE_DEFAULTS, LORA_STUDY_FIELDS, STUDY_LAUNCHERS, STUDY_OBJECTIVES,
   TRAINING_BACKENDS, TRAINING_DEFAULTS, TRAINING_STUDY_FIELDS } from '../train/option-table.ts';
@@ -36,6 +36,11 @@ export const SyntheticSchema = z.strictObject({
   seed: z.number().int().default(SUITE_DEFAULTS.seed),
   trainSize: positiveInt.default(SUITE_DEFAULTS.trainSize),
   testSize: positiveInt.default(SUITE_DEFAULTS.testSize),
+  /**
+   * classic (left out): the overlap and negation families; artifacts: the negation and place-word families with training
+   * variants a and b (the demo's).
+   */
+  design: z.enum(SUITE_DESIGNS).optional(),
 });
 
 /** A training set: a registry id, a spec file, or "synthetic" (the suite's ID training set). */

@@ -36,7 +36,7 @@ export async function writeStudyOutputs(study: Study, result: StudyResult): Prom
     studyFile: result.paths.studyFile,
     // A study on the synthetic suite has a known correlation structure: the report shows it against the analysis.
     ...(result.analysis && study.synthetic && usesSyntheticTestSets(study)
-      ? { designCheck: checkAgainstDesign(result.analysis, result.paths.synthetic) }
+      ? { designCheck: checkAgainstDesign(result.analysis, result.paths.synthetic, { runs: result.runs, alpha: result.analyzeOptions.alpha }) }
       : {}),
     analysis: result.analyzeOptions,
     // The report draws the study's analysis, not a second one of its own.

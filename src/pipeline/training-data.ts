@@ -6,7 +6,7 @@ import { isRegistryId, keepingBugRows, loadDataSet, loadExamples, loadRegistered
 import { demonstrationSource } from '../config/settings.ts';
 import type { RunPlan } from '../config/expand.ts';
 import type { DemonstrationSelection } from '../tasks/index.ts';
-import { readSuite } from '../synth/index.ts';
+import { readSuite, trainingVariant } from '../synth/index.ts';
 import type { Study, StudyTrainingSet } from '../config/schema.ts';
 import type { Example } from '../types.ts';
 
@@ -20,9 +20,16 @@ export interface TrainingData {
 export async function loadTrainingExamples(
   set: StudyTrainingSet, o: { studyDir: string; dataDir?: string; suiteDir?: string; replayBugs?: boolean },
 ): Promise<TrainingData> {
-  if (set.data === 'synthetic') {
-    if (!o.suiteDir) throw new UserError(`training set "${set.id}": data "synthetic" needs a "synthetic:" section in the study`);
-    return { examples: (await readSuite(o.suiteDir)).train, taskPreset: 'synthetic' };
+  // "synthetic": the suite's training set; "synthetic:<variant>": one of its training variants (design: artifacts).
+  if (set.data === 'synthetic' || set.data.startsWith('synthetic:')) {
+    if (!o.suiteDir) throw new UserError(`training set "${set.id}": data "${set.data}" needs a "synthetic:" section in the study`);
+    const variant = set.data === 'synthetic' ? undefined : set.data.slice('synthetic:'.length);
+    try {
+      return { examples: trainingVariant(await readSuite(o.suiteDir), variant), taskPreset: 'synthetic' };
+    } catch (err) {
+      if (err instanceof UserError) throw new UserError(`training set "${set.id}": ${err.message}`);
+      throw err;
+    }
   }
   const bug = o.replayBugs && isRegistryId(set.data) ? replayedBugOf(set.data) : undefined;
   try {

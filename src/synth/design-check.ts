@@ -1,8 +1,9 @@
-// Designed against found: the suite says which sign each OOD pair's partial correlation should have
-// (describe.ts), an analysis says in how many runs each pair came out significantly positive or
-// negative. This module compares the two and words the verdict once, for the demo's printout and
-// the report alike. It takes the sign counts as plain data, so the suite does not depend on the
-// analysis code that produces them.
+// Designed against found: the suite says what each OOD pair's construction fixes (describe.ts: a
+// sign in every run, a sign that follows the run's training variant, or nothing), an analysis says
+// each pair's one verdict across runs (generalises, depends on the model, negligible everywhere,
+// inconclusive) and in how many runs it came out significantly positive or negative. This module
+// compares the two and words the verdict once, for the demo's printout and the report alike. It
+// takes the analysis's findings as plain data, so the suite does not depend on the analysis code.
 import type { ExpectedCorrelation, ExpectedSign } from './describe.ts';
 import { alignColumns, wrapText } from '../text-table.ts';
 
@@ -11,28 +12,48 @@ import { alignColumns, wrapText } from '../text-table.ts';
  * agreement rows) and, when the caller has it, the pair's verdict across runs with the sign it
  * establishes (`found`: the pooled sign when the verdict is "generalises", else 'none'); with
  * `found` the outcome follows the verdict, so the check and the analysis's headline agree.
+ * `byRun`: each run's significant sign (null: not significant), for pairs designed to depend on
+ * the training variant.
  */
-export interface FoundSigns { a: string; b: string; positive: number; negative: number; runs: number; verdict?: string; found?: ExpectedSign }
+export interface FoundSigns {
+  a: string; b: string; positive: number; negative: number; runs: number; verdict?: string; found?: ExpectedSign;
+  byRun?: Record<string, 'positive' | 'negative' | null>;
+}
+
+/** The verdict each designed sign expects (analyze/verdict.ts's words); 'none' expects nothing. */
+export const DESIGNED_VERDICT: Record<Exclude<ExpectedSign, 'none'>, string> = {
+  positive: 'generalises', negative: 'generalises', depends: 'depends on the model', negligible: 'negligible everywhere',
+};
 
 export type PairOutcome =
-  /** designed sign in most runs, the other sign in none */
+  /** the designed verdict (with its sign; a pair designed to depend on the variant: no run with the other variant's sign) */
   | 'recovered'
-  /** designed sign in half the runs or fewer, the other sign in none */
+  /** another verdict, with no sign against the design */
   | 'missed'
-  /** significant with the sign opposite to the design in at least one run */
+  /** the opposite sign, or a run with the sign designed for the other training variant */
   | 'wrong sign'
-  /** no designed relation, significant in half the runs or fewer */
+  /** no designed relation, and none claimed (any verdict but "generalises") */
   | 'quiet'
-  /** no designed relation, yet significant in most runs */
+  /** no designed relation, yet it generalises (without verdicts: significant in most runs) */
   | 'spurious';
 
-export interface DesignCheckRow extends FoundSigns { designed: ExpectedSign; why: string; outcome: PairOutcome }
+export interface DesignCheckRow extends FoundSigns {
+  designed: ExpectedSign;
+  why: string;
+  outcome: PairOutcome;
+  /** With designed 'depends': the sign designed for runs of each training variant. */
+  byVariant?: Record<string, 'positive' | 'negative'>;
+  /** With designed 'depends' and runs whose variant is known: the runs whose significant sign is the other one. */
+  against?: string[];
+}
 
 export interface DesignCheck {
   rows: DesignCheckRow[];
   runs: number;
   designed: number;
   recovered: number;
+  /** Designed and recovered pairs by designed verdict ('generalises' for a sign in every run). */
+  byVerdict: Record<string, { designed: number; recovered: number }>;
   undesigned: number;
   spurious: number;
   /**
@@ -55,37 +76,59 @@ export function inMostRuns(count: number, runs: number): boolean {
   return runs > 0 && count > runs / 2;
 }
 
-function outcome(designed: ExpectedSign, f: FoundSigns): PairOutcome {
+function outcome(designed: ExpectedSign, f: FoundSigns, against: string[]): PairOutcome {
   if (f.found !== undefined) {
     if (designed === 'none') return f.found === 'none' ? 'quiet' : 'spurious';
+    if (designed === 'depends') return f.verdict !== DESIGNED_VERDICT.depends ? 'missed' : against.length > 0 ? 'wrong sign' : 'recovered';
+    if (designed === 'negligible') return f.verdict === DESIGNED_VERDICT.negligible ? 'recovered' : f.found !== 'none' ? 'wrong sign' : 'missed';
     return f.found === designed ? 'recovered' : f.found === 'none' ? 'missed' : 'wrong sign';
   }
   if (designed === 'none') return inMostRuns(f.positive + f.negative, f.runs) ? 'spurious' : 'quiet';
-  const [agree, against] = designed === 'positive' ? [f.positive, f.negative] : [f.negative, f.positive];
-  if (against > 0) return 'wrong sign';
+  if (designed === 'depends') return against.length > 0 ? 'wrong sign' : f.positive > 0 && f.negative > 0 ? 'recovered' : 'missed';
+  if (designed === 'negligible') return f.positive + f.negative === 0 ? 'recovered' : 'missed';
+  const [agree, contra] = designed === 'positive' ? [f.positive, f.negative] : [f.negative, f.positive];
+  if (contra > 0) return 'wrong sign';
   return inMostRuns(agree, f.runs) ? 'recovered' : 'missed';
 }
 
-/** Compares the pairs the analysis has (`found`; pairs of sets it did not analyse are left out) with the design. */
-export function checkDesign(expected: readonly ExpectedCorrelation[], found: readonly FoundSigns[], maxSpurious = MAX_SPURIOUS_PAIRS): DesignCheck {
+const verdictOf = (d: ExpectedSign) => (d === 'none' ? 'none' : DESIGNED_VERDICT[d]);
+
+/**
+ * Compares the pairs the analysis has (`found`; pairs of sets it did not analyse are left out) with
+ * the design. `variantOfRun` names each run's training variant, so that a pair designed to depend
+ * on it is also checked run by run: a run significant with the sign designed for the other variant
+ * fails it.
+ */
+export function checkDesign(expected: readonly ExpectedCorrelation[], found: readonly FoundSigns[], maxSpurious = MAX_SPURIOUS_PAIRS,
+  variantOfRun: Readonly<Record<string, string>> = {}): DesignCheck {
   const design = new Map(expected.map((e) => [key(e.a, e.b), e]));
   const rows = found.map((f): DesignCheckRow => {
     const e = design.get(key(f.a, f.b));
     const designed = e?.sign ?? 'none';
-    return { ...f, designed, why: e?.why ?? 'not in the suite\'s design', outcome: outcome(designed, f) };
+    const byVariant = designed === 'depends' ? e?.byVariant : undefined;
+    const against = byVariant ? Object.entries(f.byRun ?? {})
+      .filter(([run, sign]) => sign !== null && variantOfRun[run] !== undefined && byVariant[variantOfRun[run]] !== undefined &&
+        byVariant[variantOfRun[run]] !== sign)
+      .map(([run]) => run) : [];
+    return { ...f, designed, why: e?.why ?? 'not in the suite\'s design', outcome: outcome(designed, f, against),
+      ...(byVariant ? { byVariant, against } : {}) };
   });
   // Designed pairs first (as the suite lists them), then the rest.
   rows.sort((x, y) => Number(x.designed === 'none') - Number(y.designed === 'none'));
   const runs = Math.max(0, ...found.map((f) => f.runs));
   const designedRows = rows.filter((r) => r.designed !== 'none');
   const recovered = designedRows.filter((r) => r.outcome === 'recovered').length;
+  const byVerdict: DesignCheck['byVerdict'] = {};
+  for (const r of designedRows) {
+    const v = (byVerdict[verdictOf(r.designed)] ??= { designed: 0, recovered: 0 });
+    v.designed++;
+    if (r.outcome === 'recovered') v.recovered++;
+  }
   const spurious = rows.filter((r) => r.outcome === 'spurious').length;
   const undesigned = rows.length - designedRows.length;
   const passed = runs > 0 && designedRows.length > 0 && recovered === designedRows.length && spurious <= maxSpurious;
-  return {
-    rows, runs, designed: designedRows.length, recovered, undesigned, spurious, maxSpurious, passed,
-    verdict: verdictSentence({ rows, runs, designed: designedRows.length, recovered, undesigned, spurious, maxSpurious, passed }),
-  };
+  const c = { rows, runs, designed: designedRows.length, recovered, byVerdict, undesigned, spurious, maxSpurious, passed };
+  return { ...c, verdict: verdictSentence(c) };
 }
 
 function verdictSentence(c: Omit<DesignCheck, 'verdict'>): string {
@@ -93,15 +136,30 @@ function verdictSentence(c: Omit<DesignCheck, 'verdict'>): string {
   if (c.designed === 0) return 'Not checked: the analysed test sets hold no pair with a designed relation.';
   const byVerdict = c.rows.some((r) => r.found !== undefined);
   const most = c.runs === 1 ? 'the run' : `most of the ${c.runs} runs`;
-  const designed = byVerdict
-    ? `${c.recovered} of ${c.designed} designed pairs generalise with their designed sign across the ${c.runs} runs`
-    : `${c.recovered} of ${c.designed} designed pairs significant with their designed sign in ${most} and never with the other`;
+  const g = c.byVerdict.generalises;
+  const parts: string[] = [];
+  if (g) {
+    parts.push(byVerdict
+      ? `${g.recovered} of ${g.designed} designed pairs generalise with their designed sign across the ${c.runs} runs`
+      : `${g.recovered} of ${g.designed} designed pairs significant with their designed sign in ${most} and never with the other`);
+  }
+  const d = c.byVerdict[DESIGNED_VERDICT.depends];
+  if (d) {
+    parts.push(`${d.recovered} of ${d.designed} pairs designed to depend on the training variant ` +
+      `${byVerdict ? 'depend on the model' : 'have both signs'}` +
+      ' with no run against its variant\'s sign');
+  }
+  const n = c.byVerdict[DESIGNED_VERDICT.negligible];
+  if (n) parts.push(`${n.recovered} of ${n.designed} pairs designed negligible ${byVerdict ? 'are negligible everywhere' : 'significant in no run'}`);
+  const designed = parts.join(', ');
   const spurious = byVerdict
     ? `${c.spurious} of ${c.undesigned} pairs with no designed relation generalise (at most ${c.maxSpurious} allowed)`
     : `${c.spurious} of ${c.undesigned} pairs with no designed relation significant in ${most} (at most ${c.maxSpurious} allowed)`;
   if (c.passed) return `Recovered: ${designed}; ${spurious}.`;
-  const failures = c.rows.filter((r) => r.outcome === 'wrong sign' || r.outcome === 'missed')
-    .map((r) => `${r.a} / ${r.b} ${r.outcome === 'wrong sign' ? 'has the wrong sign' : r.verdict !== undefined ? `is ${r.verdict}` : 'is missed'}`);
+  const failures = c.rows.filter((r) => r.outcome === 'wrong sign' || r.outcome === 'missed').map((r) => `${r.a} / ${r.b} ${
+    r.outcome === 'wrong sign'
+      ? r.against?.length ? `has the other variant's sign in ${r.against.join(', ')}` : 'has the wrong sign'
+      : r.verdict !== undefined ? `is ${r.verdict}` : 'is missed'}`);
   return `Not recovered: ${designed}; ${spurious}${failures.length ? ` (${failures.join(', ')})` : ''}.`;
 }
 
@@ -118,10 +176,12 @@ export function formatDesignCheck(c: DesignCheck, opts: { compact?: boolean; wid
     ...(byVerdict ? [r.verdict ?? ''] : []), r.outcome]);
   const quiet = c.rows.length - shown.length;
   return [
-    ...wrapText('Designed against found: the synthetic suite fixes the sign of some OOD pairs by construction (mirrored items move apart, ' +
-      'twin items together); the rest have none.', width),
+    ...wrapText('Designed against found: the synthetic suite fixes what some OOD pairs must do by construction (mirrored items move ' +
+      `apart, twin items together${c.rows.some((r) => r.designed === 'depends')
+        ? ', recast items one way or the other with the run\'s training variant' : ''}); ` +
+      'the rest have none.', width),
     ...alignColumns([header, ...cells], { indent: 2 }),
-    ...(quiet ? [`  and ${quiet} pair${quiet === 1 ? '' : 's'} with no designed relation and none found (quiet)`] : []),
+    ...(quiet ? [`  and ${quiet} pair${quiet === 1 ? '' : 's'} with no designed relation, none found to generalise (quiet)`] : []),
     ...wrapText(`Verdict: ${c.verdict}`, width),
   ].join('\n') + '\n';
 }

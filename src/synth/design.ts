@@ -8,8 +8,17 @@
 import { UserError } from '../errors.ts';
 import type { Vocabulary } from './lexicon.ts';
 
-export type CueName = 'overlap' | 'negation' | 'none';
-export type CueRelation = 'consistent' | 'broken' | 'none';
+export type CueName = 'overlap' | 'negation' | 'place' | 'none';
+/** 'variant': the cue agrees with the label under some training variants and disagrees under the others (artifacts.ts). */
+export type CueRelation = 'consistent' | 'broken' | 'variant' | 'none';
+
+/**
+ * Which suite: 'classic', the overlap and negation families (this file's defaultOodDesigns; the
+ * default), or 'artifacts', the negation and place-word families with two training variants
+ * (artifacts.ts; the demo's). The first is the default.
+ */
+export const SUITE_DESIGNS = ['classic', 'artifacts'] as const;
+export type SuiteDesign = (typeof SUITE_DESIGNS)[number];
 export type Substitution = 'mixed' | 'hypernym' | 'synonym';
 
 /**
@@ -24,7 +33,18 @@ export type Substitution = 'mixed' | 'hypernym' | 'synonym';
  *   that does not depend on which animal, person or food is named is right on both or on neither,
  *   so the two move together.
  */
-export interface SetSource { set: string; how: 'mirror' | 'twin' }
+export interface SetSource {
+  set: string;
+  how: 'mirror' | 'twin' | 'recast';
+  /**
+   * recast (artifacts.ts): item i is the source's item i with its place word exchanged for its
+   * counterpart in another group of place words, which the training data of the variants listed
+   * here tie to the label as the source's words, and the other variants' training data the other
+   * way round. A prediction that weighs each word as its training data tied it to the label then
+   * moves the two together under these variants and against each other under the others.
+   */
+  agreesIn?: string[];
+}
 
 export interface SetDesign {
   id: string;
@@ -64,8 +84,10 @@ export interface SuiteOptions {
   idNegationGivenYes?: number;
   /** OOD cue sets: how strongly the cue agrees (consistent) or disagrees (broken) with the label. Default 1. */
   oodCueRate?: number;
-  /** Replaces the default OOD sets. */
+  /** Replaces the default OOD sets (classic design only). */
   oodSets?: SetDesign[];
+  /** Which suite (SUITE_DESIGNS); default 'classic'. */
+  design?: SuiteDesign;
 }
 
 /**
@@ -148,6 +170,16 @@ const SET_ID = /^[a-z0-9][a-z0-9-]*$/;
 
 export function validateOptions(o: SuiteOptions): void {
   if (!Number.isInteger(o.seed)) throw new UserError(`synthetic suite: seed must be an integer, got ${o.seed}`);
+  if (o.design !== undefined && !SUITE_DESIGNS.includes(o.design)) {
+    throw new UserError(`synthetic suite: design must be one of ${SUITE_DESIGNS.join(', ')}, got ${String(o.design)}`);
+  }
+  if (o.design === 'artifacts') {
+    const classicOnly = (['idOverlapRate', 'idNegationGivenNo', 'idNegationGivenYes', 'oodCueRate', 'oodSets'] as const)
+      .filter((k) => o[k] !== undefined);
+    if (classicOnly.length > 0) {
+      throw new UserError(`synthetic suite: ${classicOnly.join(', ')} apply to the classic design only, not to "artifacts"`);
+    }
+  }
   for (const k of ['trainSize', 'testSize'] as const) {
     if (!Number.isInteger(o[k]) || o[k] < 2) throw new UserError(`synthetic suite: ${k} must be an integer >= 2, got ${o[k]}`);
   }
@@ -167,6 +199,7 @@ export function validateDesign(d: SetDesign, earlier: readonly SetDesign[] = [])
   }
   const src = d.source;
   if (src === undefined) return;
+  if (src.how === 'recast') throw new UserError(`synthetic suite: set "${d.id}": "recast" belongs to the artifacts design (design: artifacts)`);
   const from = earlier.find((e) => e.id === src.set);
   if (!from) throw new UserError(`synthetic suite: set "${d.id}" is built from "${src.set}", which is not a test set listed before it`);
   const what = `synthetic suite: set "${d.id}" is the ${src.how} of "${from.id}"`;

@@ -8,3 +8,5 @@ export * from './vocabulary.ts';
 export * from './tokenizer.ts';
 export * from './write.ts';
 export * from './design-check.ts';
+export * from './artifacts.ts';
+export * from './builder.ts';

@@ -29,6 +29,12 @@ export const VERB_SYNSETS: readonly (readonly string[])[] = [
 
 export const PLACES: readonly string[] = ['park', 'garden', 'kitchen', 'street', 'field', 'house', 'school', 'market'];
 
+/**
+ * Places only the artifact design uses (artifacts.ts), after PLACES in its vocabulary; the classic
+ * suite never draws them, so its sentences and tokenizer are as they were.
+ */
+export const ARTIFACT_PLACES: readonly string[] = ['beach', 'forest', 'office', 'library', 'station', 'garage', 'farm', 'shop', 'yard', 'barn'];
+
 export const DETERMINER = 'the';
 export const NEGATION = 'never';
 export const PREPOSITION = 'in';
@@ -58,7 +64,7 @@ export function isVerb(word: string): boolean {
 }
 
 export function isPlace(word: string): boolean {
-  return PLACES.includes(word);
+  return PLACES.includes(word) || ARTIFACT_PLACES.includes(word);
 }
 
 export function sameSynset(a: string, b: string): boolean {

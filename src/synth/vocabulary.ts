@@ -14,11 +14,14 @@ export function whitespacePreTokenize(text: string): string[] {
   return text.match(/\w+|[^\w\s]+/g) ?? [];
 }
 
-/** Special tokens first (ids 0-3: pad, bos, eos, unk), then sentence words, then prompt words not already present. */
-export function suiteVocabulary(task: ClassifyTaskSpec): string[] {
+/**
+ * Special tokens first (ids 0-3: pad, bos, eos, unk), then sentence words, then `extraWords` (the
+ * artifact design's places), then prompt words not already present.
+ */
+export function suiteVocabulary(task: ClassifyTaskSpec, extraWords: readonly string[] = []): string[] {
   const words: string[] = [SPECIAL_TOKENS.pad, SPECIAL_TOKENS.bos, SPECIAL_TOKENS.eos, SPECIAL_TOKENS.unk];
   const add = (w: string) => { if (!words.includes(w)) words.push(w); };
-  for (const w of sentenceWords()) for (const piece of whitespacePreTokenize(w)) add(piece);
+  for (const w of [...sentenceWords(), ...extraWords]) for (const piece of whitespacePreTokenize(w)) add(piece);
   const literal = task.template.replace(/\{[^{}]*\}/g, ' ');
   for (const piece of whitespacePreTokenize(literal)) add(piece);
   for (const label of task.labels) for (const piece of whitespacePreTokenize((task.targetDelimiter ?? '') + task.verbalizer[label])) add(piece);

@@ -1,4 +1,5 @@
-// Writes a suite to a folder and reads it back: train.jsonl and one <set>.jsonl per test set (rows
+// Writes a suite to a folder and reads it back: train.jsonl (and train-<variant>.jsonl for each
+// further training variant of the artifact design) and one <set>.jsonl per test set (rows
 // {"id","premise","hypothesis","label"}), suite.json (describeSuite plus the generator options),
 // tokenizer.json and tokenizer_config.json. Each file is written under a temporary name and then
 // renamed, so a reader never sees half a file. The bytes depend only on the options.
@@ -7,7 +8,7 @@ import path from 'node:path';
 import { UserError, where } from '../errors.ts';
 import { parseJsonLines } from '../json-text.ts';
 import type { Example } from '../types.ts';
-import { describeSuite, type SuiteDescription } from './describe.ts';
+import { describeSuite, trainVariantFile, type SuiteDescription } from './describe.ts';
 import type { Suite } from './generate.ts';
 import { suiteTokenizerConfig, suiteTokenizerJson } from './tokenizer.ts';
 import { writeFileAtomic } from '../atomic-write.ts';
@@ -34,6 +35,7 @@ export async function writeSuite(dir: string, suite: Suite): Promise<string[]> {
   await mkdir(dir, { recursive: true });
   const files: [string, string][] = [
     ['train.jsonl', toJsonl(suite.train)],
+    ...(suite.trainVariants ?? []).slice(1).map((v, i): [string, string] => [trainVariantFile(v.id, i + 1), toJsonl(v.examples)]),
     ...suite.testSets.map((s): [string, string] => [`${s.id}.jsonl`, toJsonl(s.examples)]),
     ['tokenizer.json', JSON.stringify(suiteTokenizerJson(suite), null, 2) + '\n'],
     ['tokenizer_config.json', JSON.stringify(suiteTokenizerConfig(suite), null, 2) + '\n'],
@@ -58,8 +60,10 @@ function parseJsonl(file: string, text: string): Example[] {
   });
 }
 
-/** Reads a folder written by writeSuite. */
-export async function readSuite(dir: string): Promise<{ manifest: SuiteManifest; train: Example[]; testSets: Record<string, Example[]> }> {
+/** Reads a folder written by writeSuite; `trainVariants` only when the suite has several training sets. */
+export async function readSuite(dir: string): Promise<{
+  manifest: SuiteManifest; train: Example[]; trainVariants?: { id: string; note: string; examples: Example[] }[]; testSets: Record<string, Example[]>;
+}> {
   const manifestFile = path.join(dir, 'suite.json');
   let manifest: SuiteManifest;
   try {
@@ -71,5 +75,11 @@ export async function readSuite(dir: string): Promise<{ manifest: SuiteManifest;
   const read = async (name: string) => parseJsonl(path.join(dir, name), await readFile(path.join(dir, name), 'utf8'));
   const testSets: Record<string, Example[]> = {};
   for (const s of manifest.sets) testSets[s.id] = await read(s.file);
-  return { manifest, train: await read(manifest.train.file), testSets };
+  const train = await read(manifest.train.file);
+  if (!manifest.trainVariants) return { manifest, train, testSets };
+  const trainVariants = [];
+  for (const v of manifest.trainVariants) {
+    trainVariants.push({ id: v.id, note: v.note, examples: v.file === manifest.train.file ? train : await read(v.file) });
+  }
+  return { manifest, train, trainVariants, testSets };
 }
