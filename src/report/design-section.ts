@@ -26,10 +26,13 @@ export function designSection(c: DesignComparison, table: Table): string {
     '<section id="designed-vs-found">',
     '<h2>Designed against found</h2>',
     `<p class="headline" id="design-verdict">${esc(c.verdict)}</p>`,
-    '<p class="note">The test sets were built so that some pairs must move together (one is the other\'s twin: the same items with ' +
-      'other nouns) or against each other (one is the other\'s mirror: the same items, each with an edit that flips the label and no ' +
-      'cue sees); the other pairs have no designed relation. A designed pair is recovered when most runs find its sign and none finds ' +
-      'the other.</p>',
+    '<p class="note">The test sets were built so that some pairs must move together or against each other in every run (a twin: ' +
+      'the same items with other words; a mirror: the same items, each with an edit that flips the label and no cue sees), or, in ' +
+      'the artifact design, with a sign that follows the run\'s training variant (a recast: the same items with each cue word ' +
+      'swapped for one whose lean differs between the variants); the other pairs have no designed relation. A pair designed to ' +
+      'keep its sign is recovered when its verdict across runs is "generalises" with that sign; one designed to follow the variant ' +
+      'when its verdict is "depends on the model" and no run is significant with the other variant\'s sign; a pair with no ' +
+      'designed relation is spurious when it generalises (docs/synthetic.md).</p>',
     htmlTable(table, {
       columns: ['a', 'b', 'designed', 'positive', 'negative', 'runs', 'outcome'], names: ['a', 'b'],
       rowClass: (row) => `outcome-${String(row[6]).replace(/ /g, '-')}`,
