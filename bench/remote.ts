@@ -8,12 +8,12 @@
 // bodies are then posted straight to the same servers by a bare client (the same concurrency per
 // server, no tokenising, caching, store or parsing), and raw / genstudy is the overhead ratio
 // (1 = none).
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startServe } from './serve-process.ts';
 import { remoteLoader } from '../src/engine/remote/index.ts';
 import { discoverCheckpoints, evaluateGrid, promptVariants, resolveTestSets } from '../src/evaluate/index.ts';
 import { builtinLoader, type ModelLoader } from '../src/engine/index.ts';
@@ -21,22 +21,6 @@ import { suiteVocabulary } from '../src/synth/index.ts';
 import { syntheticTask } from '../src/tasks/index.ts';
 import { writeTinyRun } from '../test/evaluate/tiny-model.ts';
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-
-function startServe(modelDir: string): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [path.join(repoRoot, 'bin/genstudy.js'), 'serve', modelDir, '--port', '0'], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.once('exit', (code) => reject(new Error(`genstudy serve exited (${code}): ${out}`)));
-    child.stdout!.on('data', (c: Buffer) => {
-      out += c.toString();
-      const m = /(http:\/\/127\.0\.0\.1:\d+)\/v1/.exec(out);
-      if (m) resolve({ url: m[1], child });
-    });
-  });
-}
 
 /** A loopback proxy to `upstream` that records the bodies of POST /v1/completions. */
 function recordingProxy(upstream: string): Promise<{ url: string; bodies: string[]; close: () => void }> {

@@ -12,15 +12,13 @@
 // RSS growth from one copy is not measured instead: freed memory stays with the process (the wasm
 // heap never shrinks) and is reused, so the first copy's growth depends on what loading left free.
 // Linux only (/proc/<pid>/status).
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { startServe, type Serve } from './serve-process.ts';
 import { enginePath, initBackend, loadModel, LoraAdapters } from '../src/engine/index.ts';
 import { writeBenchModel, type BenchShape } from './model-shapes.ts';
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const CYCLES = 200;
 const MiB = 2 ** 20;
 
@@ -34,23 +32,6 @@ const SHAPE: BenchShape = { family: 'llama', layers: 8, width: 512, heads: 8, kv
  * 118 MB (the tied embedding stays shared).
  */
 const ADAPTED = ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj'];
-
-interface Serve { url: string; child: ChildProcess }
-
-function startServe(modelDir: string, args: string[]): Promise<Serve> {
-  const child = spawn(process.execPath, [path.join(repoRoot, 'bin/genstudy.js'), 'serve', modelDir, '--port', '0', ...args], {
-    cwd: repoRoot, stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.once('exit', (code) => reject(new Error(`genstudy serve exited (${code}): ${out}`)));
-    child.stdout!.on('data', (c: Buffer) => {
-      out += c.toString();
-      const m = /(http:\/\/127\.0\.0\.1:\d+)\/v1/.exec(out);
-      if (m) resolve({ url: m[1], child });
-    });
-  });
-}
 
 async function stop(s: Serve): Promise<void> {
   const exited = new Promise((r) => s.child.once('exit', r));
