@@ -7,8 +7,8 @@ import { writeStudyOutputs, printStudySummary, type StudyOutputs } from '../pipe
 import { studyProgress } from '../pipeline/study-progress.ts';
 import { listValues } from './flag-values.ts';
 import { terminalSafe } from '../terminal-safe.ts';
-import { UserError } from '../errors.ts';
 import { formatStudyPlan, planStudy } from '../pipeline/study-plan.ts';
+import { selectRuns } from '../config/expand.ts';
 
 /**
  * A study run from the command line (run, demo): its progress on stderr, then its outputs written and
@@ -46,10 +46,7 @@ export function registerRun(program: Command): void {
       const only = listValues(flags.only)?.flatMap((s) => s.split(',')).filter(Boolean);
       const study = loadStudyFile(file, flags.set ?? []);
       if (flags.dryRun) {
-        const all = planStudy(study);
-        const unknown = (only ?? []).filter((id) => !all.some((r) => r.id === id));
-        if (unknown.length) throw new UserError(`--only: no run ${unknown.join(', ')} in the study; it has ${all.map((r) => r.id).join(', ')}`);
-        const plan = all.filter((r) => only === undefined || only.includes(r.id));
+        const plan = selectRuns(planStudy(study), only);
         process.stdout.write(terminalSafe(formatStudyPlan(study, plan).join('\n') + '\n', { lines: true }));
         return;
       }

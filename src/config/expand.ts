@@ -61,3 +61,11 @@ function baseShots(method: StudyMethod, set: StudyTrainingSet): number[] {
 function safe(id: string): string {
   return id.replace(/[/:]/g, '_');
 }
+
+/** The runs `--only` names (all without it); a name the study does not make is a user error listing those it does. */
+export function selectRuns<T extends { id: string }>(runs: readonly T[], only: readonly string[] | undefined): T[] {
+  if (!only?.length) return [...runs];
+  const unknown = only.filter((id) => !runs.some((r) => r.id === id));
+  if (unknown.length) throw new UserError(`--only: no run ${unknown.join(', ')} in the study; it has ${runs.map((r) => r.id).join(', ')}`);
+  return runs.filter((r) => only.includes(r.id));
+}

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { UserError } from '../errors.ts';
-import { expandStudy, type RunPlan } from '../config/expand.ts';
+import { expandStudy, selectRuns, type RunPlan } from '../config/expand.ts';
 import type { Study } from '../config/schema.ts';
 import { studySettings } from '../config/settings.ts';
 import { DEFAULT_STORE_FILE, ResultStore } from '../store/result-store.ts';
@@ -85,12 +85,7 @@ export async function runStudy(study: Study, studyFile: string, opts: RunStudyOp
         '"vllm serve {model} --port {port}") instead of evaluation.remote (docs/scale.md)');
     }
   }
-  let runs = expandStudy(study);
-  if (opts.only?.length) {
-    const unknown = opts.only.filter((id) => !runs.some((r) => r.id === id));
-    if (unknown.length) throw new UserError(`--only: no run ${unknown.join(', ')} in the study; it has ${runs.map((r) => r.id).join(', ')}`);
-    runs = runs.filter((r) => opts.only!.includes(r.id));
-  }
+  const runs = selectRuns(expandStudy(study), opts.only);
   // A start that fails (a missing data set, a bad control, a model too large) leaves no folder behind that it made.
   // (mkdirSync returns the first folder it had to make, or undefined when there was none.)
   const created = fs.mkdirSync(paths.out, { recursive: true });
