@@ -4,18 +4,17 @@
 // 150 lines, most wider than the screen, with the headline twice.
 import type { AnalysisResult } from './analysis.ts';
 import { alignColumns, middleTruncate, wrapText } from '../text-table.ts';
+import { intervalText } from './text-cells.ts';
 
 export const SUMMARY_WIDTH = 120;
-
-const fixed2 = (x: number) => (x >= 0 ? ' ' : '') + x.toFixed(2);
 
 export function formatSummary(result: AnalysisResult, fullTables: string | undefined, width = SUMMARY_WIDTH): string[] {
   const out = wrapText(result.headline.sentence, width);
   const k = Math.max(0, ...result.meta.pairs.map((p) => p.runs));
   out.push('', `Per pair, pooled over the runs (${k} at most)${fullTables ? `; every table in ${fullTables}` : ''}:`);
   const rows = result.meta.pairs.map((p) => [
-    p.r === null ? '-' : fixed2(p.r),
-    p.prediction95 ? `[${fixed2(p.prediction95[0]).trim()}, ${fixed2(p.prediction95[1]).trim()}]` : '-',
+    p.r === null ? '-' : p.r.toFixed(3),
+    p.prediction95 ? intervalText(p.prediction95) : '-',
     p.verdict,
     p.holds !== undefined && p.of !== undefined ? `${p.holds}/${p.of}${p.fragile ? ' fragile' : ''}` : '',
   ]);
