@@ -34,7 +34,7 @@ import { ARTIFACT_PLACES } from './lexicon.ts';
 import type { Label, Sentence } from './rule.ts';
 import { mirroredRates, type SetDesign, type SuiteOptions } from './design.ts';
 import { Builder, exactFlags, flip, toText, type Item } from './builder.ts';
-import type { Suite, SuiteTestSet, TrainVariant } from './generate.ts';
+import type { Suite, SuiteTestSet, TrainVariant } from './suite.ts';
 import { suiteVocabulary } from './vocabulary.ts';
 
 /** The training variants; the first is the suite's `train` (train.jsonl), the others train-<id>.jsonl. */

@@ -3,7 +3,7 @@
 // signs that design implies between OOD sets once ID accuracy is regressed out. Reports and tests
 // check an analysis against this truth.
 import type { CueName, CueRelation, SetDesign } from './design.ts';
-import type { Suite } from './generate.ts';
+import type { Suite } from './suite.ts';
 
 /**
  * What a pair's construction fixes: a sign in every run ('positive', 'negative'), a sign that

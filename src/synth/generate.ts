@@ -29,41 +29,12 @@
 import { UserError } from '../errors.ts';
 import type { Example } from '../types.ts';
 import { seededRandom, type Random } from '../seeded-random.ts';
-import { syntheticTask, type ClassifyTaskSpec } from '../tasks/index.ts';
-import { DEFAULTS, defaultOodDesigns, idDesign, validateDesign, validateOptions, type CueName, type CueRelation, type SetDesign,
-  type SuiteDesign, type SuiteOptions } from './design.ts';
+import { syntheticTask } from '../tasks/index.ts';
+import { DEFAULTS, defaultOodDesigns, idDesign, validateDesign, validateOptions, type SetDesign, type SuiteOptions } from './design.ts';
 import { suiteVocabulary } from './vocabulary.ts';
 import { Builder, exactFlags, flip, toText, type Item, type Spec } from './builder.ts';
 import { generateArtifactSuite } from './artifacts.ts';
-
-export interface SuiteTestSet {
-  id: string;
-  role: SetDesign['role'];
-  cue: CueName;
-  relation: CueRelation;
-  design: SetDesign;
-  examples: Example[];
-}
-
-/** A training set of the suite other than `train` (the artifact design's variants: artifacts.ts). */
-export interface TrainVariant {
-  id: string;
-  /** What differs from the other variants, in words. */
-  note: string;
-  examples: Example[];
-}
-
-export interface Suite {
-  /** The options the suite was built from; `design` only when it is not the classic one (so the classic suite's manifest is unchanged). */
-  options: Required<Omit<SuiteOptions, 'oodSets' | 'design'>> & { oodSets: SetDesign[]; design?: Exclude<SuiteDesign, 'classic'> };
-  /** The training set (the first variant when the design has several). */
-  train: Example[];
-  /** Every training variant, `train` first; absent when the design has one training set. */
-  trainVariants?: TrainVariant[];
-  testSets: SuiteTestSet[];
-  task: ClassifyTaskSpec;
-  vocabulary: string[];
-}
+import type { Suite, SuiteTestSet } from './suite.ts';
 
 function specsFor(design: SetDesign, n: number, rng: Random): Spec[] {
   const nYes = Math.ceil(n / 2);

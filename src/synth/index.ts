@@ -2,6 +2,7 @@
 export * from './lexicon.ts';
 export * from './rule.ts';
 export * from './design.ts';
+export * from './suite.ts';
 export * from './generate.ts';
 export * from './describe.ts';
 export * from './vocabulary.ts';

@@ -4,7 +4,7 @@
 // model can be built from scratch for the suite. tokenizers.js 0.2.0 loads a WordLevel model
 // through its fallback path, which reads unk/bos/eos/pad from tokenizer_config.json, so those are
 // given in both files.
-import type { Suite } from './generate.ts';
+import type { Suite } from './suite.ts';
 import { SPECIAL_TOKENS } from './vocabulary.ts';
 
 export function suiteTokenizerJson(suite: Pick<Suite, 'vocabulary'>): Record<string, unknown> {

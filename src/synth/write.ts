@@ -9,7 +9,7 @@ import { UserError, where } from '../errors.ts';
 import { parseJsonLines } from '../json-text.ts';
 import type { Example } from '../types.ts';
 import { describeSuite, trainVariantFile, type SuiteDescription } from './describe.ts';
-import type { Suite } from './generate.ts';
+import type { Suite } from './suite.ts';
 import { suiteTokenizerConfig, suiteTokenizerJson } from './tokenizer.ts';
 import { writeFileAtomic } from '../atomic-write.ts';
 

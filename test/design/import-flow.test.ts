@@ -1,6 +1,7 @@
 // The flow of docs/design.md runs one way: a folder imports only from the folders listed for it
 // below (and from the shared top-level modules src/*.ts), and the pure folders do no I/O. The
-// table is the one in docs/design.md; change both together.
+// table is the one in docs/design.md; change both together. Within a folder too, no file imports
+// itself back through others (type-only imports included), but for the cycles in KNOWN_CYCLES.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -72,6 +73,63 @@ const folderOf = (file: string): string | undefined => {
   return rel.length > 1 ? rel[0] : undefined;
 };
 
+/**
+ * Import cycles that exist and are not yet broken, each as its files (sorted, relative to src/). The
+ * list is exact: a new cycle, a file joining one of these, or one of these gone fails the test.
+ */
+const KNOWN_CYCLES: string[][] = [
+  // To be removed: analyze/'s type-only circle, to be broken by moving the shared types out.
+  ['analyze/agreement.ts', 'analyze/analysis.ts', 'analyze/pair-meta.ts', 'analyze/robustness.ts', 'analyze/verdict.ts'],
+];
+
+/**
+ * The import cycles of a graph (file -> the files it imports): its strongly connected components of
+ * more than one file, or of one file that imports itself (Tarjan's algorithm). Each is sorted, and
+ * the list is sorted by first file.
+ */
+function importCycles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const cycles: string[][] = [];
+  const visit = (v: string): void => {
+    index.set(v, index.size);
+    low.set(v, index.get(v)!);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!graph.has(w)) continue;
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const component: string[] = [];
+    let w: string;
+    do {
+      w = stack.pop()!;
+      onStack.delete(w);
+      component.push(w);
+    } while (w !== v);
+    if (component.length > 1 || graph.get(v)!.includes(v)) cycles.push(component.sort());
+  };
+  for (const v of graph.keys()) if (!index.has(v)) visit(v);
+  return cycles.sort((a, b) => a[0].localeCompare(b[0]));
+}
+
+/** Each source file under src/ (relative, with /) -> the source files it imports, type-only imports included. */
+function importGraph(files: string[]): Map<string, string[]> {
+  const rel = (file: string): string => path.relative(src, file).split(path.sep).join('/');
+  const graph = new Map<string, string[]>();
+  for (const file of files) {
+    const targets = specifiers(fs.readFileSync(file, 'utf8')).filter((spec) => spec.startsWith('.'));
+    graph.set(rel(file), targets.map((spec) => rel(path.resolve(path.dirname(file), spec))));
+  }
+  return graph;
+}
+
 test('every folder imports only from the folders the flow allows, and pure folders do no I/O', () => {
   const files = sourceFiles(src);
   assert.ok(files.length > 100, `only ${files.length} source files found under ${src}`);
@@ -114,4 +172,24 @@ test('the checker sees an import past engine/index.ts, and lets engine/ import i
   assert.match(pastFrontDoor(path.join(src, 'index.ts'), './engine/remote/index.ts') ?? '', /engine\/index\.ts/);
   assert.equal(pastFrontDoor(path.join(src, 'train/trainer.ts'), '../engine/index.ts'), undefined);
   assert.equal(pastFrontDoor(path.join(src, 'engine/remote/loader.ts'), '../hf/checkpoint.ts'), undefined);
+});
+
+test('no file imports itself back through others, but for the known cycles', () => {
+  const graph = importGraph(sourceFiles(src));
+  const edges = [...graph.values()].reduce((n, targets) => n + targets.length, 0);
+  assert.ok(edges > 300, `only ${edges} relative imports seen: the import pattern no longer matches the code`);
+  const cycles = importCycles(graph);
+  const known = KNOWN_CYCLES.map((c) => [...c].sort()).sort((a, b) => a[0].localeCompare(b[0]));
+  assert.deepEqual(cycles, known, 'import cycles other than KNOWN_CYCLES (break a new one by moving what both sides need into '
+    + 'a module of its own; remove a known one from KNOWN_CYCLES once it is broken)');
+});
+
+test('the cycle finder sees a cycle through type-only imports and a file importing itself', () => {
+  const graph = new Map<string, string[]>([
+    ['a.ts', ['b.ts']], ['b.ts', ['c.ts', 'd.ts']], ['c.ts', ['a.ts']], ['d.ts', ['d.ts', 'node-module']], ['e.ts', ['a.ts']],
+  ]);
+  assert.deepEqual(importCycles(graph), [['a.ts', 'b.ts', 'c.ts'], ['d.ts']]);
+  assert.deepEqual(importCycles(new Map([['a.ts', ['b.ts']], ['b.ts', []]])), []);
+  const text = "import type { M } from './model.ts';\nexport type { N } from './n.ts';\n";
+  assert.deepEqual(specifiers(text), ['./model.ts', './n.ts']);
 });

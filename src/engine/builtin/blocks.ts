@@ -12,7 +12,7 @@ import {
   attentionByLengthsApplies, fusedOpsApply, fusedOpsAvailable, nativeAttention, nativeCausalAttention, nativeGelu, nativeLayerNorm, nativeLinear,
   nativeLinearResidual, nativeRmsNorm, nativeSwiGlu,
 } from './native/fused-ops.ts';
-import type { StepInputs } from './families/family.ts';
+import type { LayerCache, StepInputs } from './families/family.ts';
 import { nativeGeluTrainable, nativeLayerNormTrainable, nativeRmsNormTrainable, nativeSwiGluTrainable } from './native/training-ops.ts';
 import type { TrainingContext } from './training-context.ts';
 import { withSlicedGrad } from './autograd/sliced-bmm.ts';
@@ -126,9 +126,6 @@ export function activation(name: string): ((x: tf.Tensor) => tf.Tensor) | undefi
     default: return undefined;
   }
 }
-
-/** Key/value tensors of one layer for the positions seen so far: [batch, kvHeads, seen, headDim]. */
-export interface LayerCache { k: tf.Tensor4D; v: tf.Tensor4D }
 
 /** [B, T, heads * headDim] -> [B, heads, T, headDim] */
 export function splitHeads(x: tf.Tensor, heads: number, headDim: number): tf.Tensor4D {

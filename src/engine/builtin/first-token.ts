@@ -5,17 +5,17 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { UserError } from '../../errors.ts';
 import { lengthSortedBatches, pad } from './batching.ts';
-import type { BuiltinModel } from './model.ts';
+import type { ForwardModel } from './forward-model.ts';
 import { encodeFirstTokens } from '../hf/requests.ts';
 import type { FirstTokenOptions } from '../../types.ts';
 
 export function firstTokenLogprobs(
-  model: BuiltinModel, contexts: string[], candidates: string[], opts: FirstTokenOptions = {},
+  model: ForwardModel, contexts: string[], candidates: string[], opts: FirstTokenOptions = {},
 ): Promise<number[][]> {
   return model.inference(() => readFirstTokens(model, contexts, candidates, opts));
 }
 
-async function readFirstTokens(model: BuiltinModel, contexts: string[], candidates: string[], opts: FirstTokenOptions): Promise<number[][]> {
+async function readFirstTokens(model: ForwardModel, contexts: string[], candidates: string[], opts: FirstTokenOptions): Promise<number[][]> {
   const enc = encodeFirstTokens(model.tokenizer, contexts, candidates, opts, model.maxLength);
   const nCand = candidates.length;
   if (opts.padTo !== undefined) return paddedReading(model, contexts, enc.map((e) => e.candidates), opts);
@@ -45,7 +45,7 @@ async function readFirstTokens(model: BuiltinModel, contexts: string[], candidat
  * gives them (Family.padPosition); the log-softmax is read at position padTo - 1, a padding token
  * for every shorter context.
  */
-async function paddedReading(model: BuiltinModel, contexts: string[], cands: number[][], opts: FirstTokenOptions): Promise<number[][]> {
+async function paddedReading(model: ForwardModel, contexts: string[], cands: number[][], opts: FirstTokenOptions): Promise<number[][]> {
   const padTo = opts.padTo!;
   if (!Number.isInteger(padTo) || padTo < 1 || padTo > model.maxLength) {
     throw new UserError(`padTo ${padTo}: expected a whole number from 1 to the model's length ${model.maxLength}`);

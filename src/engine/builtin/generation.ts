@@ -5,14 +5,14 @@
 import * as tf from '@tensorflow/tfjs-core';
 import type { GenerateRequest } from '../../types.ts';
 import { lengthSortedBatches, pad } from './batching.ts';
-import type { LayerCache } from './blocks.ts';
-import type { BuiltinModel } from './model.ts';
+import type { LayerCache } from './families/family.ts';
+import type { ForwardModel } from './forward-model.ts';
 
-export function generate(model: BuiltinModel, reqs: GenerateRequest[]): Promise<string[]> {
+export function generate(model: ForwardModel, reqs: GenerateRequest[]): Promise<string[]> {
   return model.inference(() => generateInBatches(model, reqs));
 }
 
-async function generateInBatches(model: BuiltinModel, reqs: GenerateRequest[]): Promise<string[]> {
+async function generateInBatches(model: ForwardModel, reqs: GenerateRequest[]): Promise<string[]> {
   const prompts = reqs.map((r) => {
     const room = Math.max(1, model.maxLength - r.maxNewTokens);
     return model.tokenizer.encode(r.prompt, { addSpecialTokens: r.addSpecialTokens ?? true }).slice(-room);
@@ -37,11 +37,11 @@ export function cutAtStop(text: string, stops: string[] | undefined): string | u
 }
 
 /** One left-padded batch of tokenised prompts (generate() sorts them into batches); exported for src/serve. */
-export function generateBatch(model: BuiltinModel, prompts: number[][], reqs: GenerateRequest[]): Promise<string[]> {
+export function generateBatch(model: ForwardModel, prompts: number[][], reqs: GenerateRequest[]): Promise<string[]> {
   return model.inference(() => decodeBatch(model, prompts, reqs));
 }
 
-async function decodeBatch(model: BuiltinModel, prompts: number[][], reqs: GenerateRequest[]): Promise<string[]> {
+async function decodeBatch(model: ForwardModel, prompts: number[][], reqs: GenerateRequest[]): Promise<string[]> {
   const tok = model.tokenizer;
   const eos = tok.eosTokenId;
   const stopIds = model.stopTokenIds;

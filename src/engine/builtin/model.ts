@@ -3,10 +3,10 @@
 import * as tf from '@tensorflow/tfjs-core';
 import type { FirstTokenOptions, GenerateRequest, LanguageModel, ScoreRequest, ScoreResult } from '../../types.ts';
 import { causalMask, pad, positionsFromMask } from './batching.ts';
-import type { LayerCache } from './blocks.ts';
-import type { Arch, Family, StepInputs, StepOutputs } from './families/family.ts';
+import type { Arch, Family, LayerCache, StepInputs, StepOutputs } from './families/family.ts';
 import { firstTokenLogprobs } from './first-token.ts';
 import { generate } from './generation.ts';
+import type { ForwardModel } from './forward-model.ts';
 import type { Params } from './params.ts';
 import { saveModel } from './save.ts';
 import { score } from './scoring.ts';
@@ -23,7 +23,7 @@ export interface EngineOptions {
   tokenizerDir?: string;
 }
 
-export class BuiltinModel implements LanguageModel {
+export class BuiltinModel implements LanguageModel, ForwardModel {
   maxBatchTokens: number;
   logitsPerChunk: number;
   /** This model's adapters and dropout: its own, so that another model in the process cannot change its forward pass. */

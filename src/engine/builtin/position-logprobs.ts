@@ -4,7 +4,7 @@
 // large vocabulary (150k for Qwen2) does not need rows x vocab floats several times over. Used by
 // score() and by `genstudy serve`'s prompt log-probs, so both give the same numbers.
 import * as tf from '@tensorflow/tfjs-core';
-import type { BuiltinModel } from './model.ts';
+import type { ForwardModel } from './forward-model.ts';
 import { fusedOpsApply, nativeLogprobsAt } from './native/fused-ops.ts';
 
 export interface PositionResults {
@@ -22,7 +22,7 @@ export interface PositionResults {
  * whose log-probability is read at each. `topK` > 0 also returns the top-k tokens there.
  */
 export async function logprobsAtPositions(
-  model: BuiltinModel, ids: number[][], keyMask: number[][], at: readonly number[], target: readonly number[], topK = 0,
+  model: ForwardModel, ids: number[][], keyMask: number[][], at: readonly number[], target: readonly number[], topK = 0,
 ): Promise<PositionResults> {
   const vocab = model.arch.vocabSize;
   const k = Math.max(0, Math.min(topK, vocab));

@@ -4,14 +4,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
-import type { BuiltinModel } from './model.ts';
+import type { ForwardModel } from './forward-model.ts';
 import { writeSafetensors } from '../hf/safetensors.ts';
 import { writeFileAtomic } from '../../atomic-write.ts';
 
 /** Files of the source folder that are copied along unchanged when present. */
 const COPIED = ['special_tokens_map.json', 'generation_config.json'];
 
-export async function saveModel(model: BuiltinModel, dir: string): Promise<void> {
+export async function saveModel(model: ForwardModel, dir: string): Promise<void> {
   fs.mkdirSync(dir, { recursive: true });
   const linear = new Set(model.family.params(model.arch).filter((s) => s.linear).map((s) => s.name));
   const tensors = new Map<string, { shape: number[]; data: Float32Array }>();

@@ -3,7 +3,7 @@
 // through the lm head and the log-softmax.
 import type { ScoreRequest, ScoreResult } from '../../types.ts';
 import { lengthSortedBatches, pad } from './batching.ts';
-import type { BuiltinModel } from './model.ts';
+import type { ForwardModel } from './forward-model.ts';
 import { encodePair, type EncodedPair } from '../hf/requests.ts';
 import { logprobsAtPositions } from './position-logprobs.ts';
 
@@ -13,20 +13,20 @@ export interface TokenScores extends ScoreResult {
   tokenLogprobs: number[];
 }
 
-export async function score(model: BuiltinModel, reqs: ScoreRequest[]): Promise<ScoreResult[]> {
+export async function score(model: ForwardModel, reqs: ScoreRequest[]): Promise<ScoreResult[]> {
   return (await scoreTokens(model, reqs)).map(({ logprob, tokens, isGreedy }) => ({ logprob, tokens, isGreedy }));
 }
 
-export async function scoreTokens(model: BuiltinModel, reqs: ScoreRequest[]): Promise<TokenScores[]> {
+export async function scoreTokens(model: ForwardModel, reqs: ScoreRequest[]): Promise<TokenScores[]> {
   return scoreEncoded(model, reqs.map((r) => encodePair(model.tokenizer, r, model.maxLength)));
 }
 
 /** Scores already tokenised pairs (see requests.ts), in length-sorted batches. */
-export function scoreEncoded(model: BuiltinModel, pairs: EncodedPair[]): Promise<TokenScores[]> {
+export function scoreEncoded(model: ForwardModel, pairs: EncodedPair[]): Promise<TokenScores[]> {
   return model.inference(() => scoreInBatches(model, pairs));
 }
 
-async function scoreInBatches(model: BuiltinModel, pairs: EncodedPair[]): Promise<TokenScores[]> {
+async function scoreInBatches(model: ForwardModel, pairs: EncodedPair[]): Promise<TokenScores[]> {
   const results: TokenScores[] = new Array(pairs.length);
   for (const batch of lengthSortedBatches(pairs.map((p) => p.input.length), model.maxBatchTokens)) {
     const scored = await scoreBatch(model, batch.map((i) => pairs[i]));
@@ -35,7 +35,7 @@ async function scoreInBatches(model: BuiltinModel, pairs: EncodedPair[]): Promis
   return results;
 }
 
-async function scoreBatch(model: BuiltinModel, pairs: EncodedPair[]): Promise<TokenScores[]> {
+async function scoreBatch(model: ForwardModel, pairs: EncodedPair[]): Promise<TokenScores[]> {
   const rows = pairs.map((p) => (p.input.length > 0 ? p.input : [0]));
   const { ids, keyMask, width } = pad(rows, 'right');
   // Flat indices (row * width + position) of the positions predicting each continuation token.

@@ -4,7 +4,6 @@
 // and everything outside engine/ that names a family reads that list (test/design/families.test.ts).
 import type * as tf from '@tensorflow/tfjs-core';
 import { UserError } from '../../../errors.ts';
-import type { LayerCache } from '../blocks.ts';
 import type { Params, ParamSpec } from '../params.ts';
 import type { TrainingContext } from '../training-context.ts';
 
@@ -20,6 +19,9 @@ export interface Arch {
   /** Dropout rates the model applies in training (config.json), used only while the trainer has started dropout (training-context.ts). */
   dropout?: { embd?: number; attn?: number; resid?: number };
 }
+
+/** Key/value tensors of one layer for the positions seen so far: [batch, kvHeads, seen, headDim]. */
+export interface LayerCache { k: tf.Tensor4D; v: tf.Tensor4D }
 
 export interface StepInputs {
   /** Token ids [B, T] (int32). */

@@ -5,10 +5,10 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { UserError } from '../../../errors.ts';
 import {
-  activation, lmHead, attendsByLengths, causalSelfAttention, dropout, afterAttention, layerNorm, linear, layerScope, residualLinear, type LayerCache,
+  activation, lmHead, attendsByLengths, causalSelfAttention, dropout, afterAttention, layerNorm, linear, layerScope, residualLinear,
 } from '../blocks.ts';
 import type { ParamSpec } from '../params.ts';
-import { bool, num, str, type Arch, type ScratchFamily, type StepInputs, type StepOutputs } from './family.ts';
+import { bool, num, str, type Arch, type LayerCache, type ScratchFamily, type StepInputs, type StepOutputs } from './family.ts';
 
 export interface Gpt2Arch extends Arch {
   hidden: number; heads: number; inner: number; eps: number; act: string;

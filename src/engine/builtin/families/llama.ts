@@ -5,13 +5,12 @@ import * as tf from '@tensorflow/tfjs-core';
 import { UserError } from '../../../errors.ts';
 import {
   activation, lmHead, applyRotary, attendsByLengths, attention, gated, afterAttention, linear, residualLinear, rmsNorm, layerScope, splitHeads,
-  type LayerCache,
 } from '../blocks.ts';
 import { fusedOpsApply, fusedOpsAvailable, nativeGroupQueryAttention, nativeRopeAttention } from '../native/fused-ops.ts';
 import { nativeRopeAttentionTrainable } from '../native/training-ops.ts';
 import type { ParamSpec } from '../params.ts';
 import { parseRope, rotaryCache, rotaryTables, type RopeConfig } from '../rotary.ts';
-import { bool, num, str, type Arch, type Family, type ScratchFamily, type StepInputs, type StepOutputs } from './family.ts';
+import { bool, num, str, type Arch, type LayerCache, type Family, type ScratchFamily, type StepInputs, type StepOutputs } from './family.ts';
 
 export interface LlamaLikeOptions {
   modelTypes: string[];

@@ -5,10 +5,10 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { UserError } from '../../../errors.ts';
 import {
-  activation, lmHead, attendsByLengths, causalSelfAttention, dropout, afterAttention, layerNorm, linear, layerScope, type LayerCache,
+  activation, lmHead, attendsByLengths, causalSelfAttention, dropout, afterAttention, layerNorm, linear, layerScope,
 } from '../blocks.ts';
 import type { ParamSpec } from '../params.ts';
-import { bool, num, str, type Arch, type Family, type StepInputs, type StepOutputs } from './family.ts';
+import { bool, num, str, type Arch, type LayerCache, type Family, type StepInputs, type StepOutputs } from './family.ts';
 
 export interface OptArch extends Arch {
   hidden: number; heads: number; ffn: number; proj: number; act: string; bias: boolean; affine: boolean;
