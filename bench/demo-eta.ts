@@ -3,7 +3,7 @@
 // evaluated checkpoint), stamps every line with the time since start, and compares each estimate
 // with the truth measured afterwards: the time until the demo exited (analysis and report
 // included, which the estimate leaves out) and until its last run's final pass. Reports the first
-// estimate after 10 s (issue 26's bar: within 2x of the truth), the worst ratio after that while
+// estimate after 10 s (the bar: within 2x of the truth), the worst ratio after that while
 // more than 5 s were left (where, and its numbers), and the largest rise of the estimate between lines.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';

@@ -19,7 +19,7 @@ export function registerDemo(program: Command): void {
     .option('--out <dir>', 'where to write the store, checkpoints, analysis and report', 'genstudy-demo')
     .action(async (flags: { out: string }) => {
       // The engine starts on the study's first model work (stderr says when), not here: a rerun
-      // that finds everything done never starts it (issue 38).
+      // that finds everything done never starts it.
       const { result, written } = await runStudyCommand(loadStudyFile(DEMO_STUDY), DEMO_STUDY, { out: path.resolve(flags.out) },
         () => process.stdout.write(`Engine: ${engineStarted() ? enginePath() : 'not needed (everything cached)'}\n`));
       if (result.analysis) {

@@ -66,7 +66,7 @@ export interface DesignCheck {
   verdict: string;
 }
 
-/** The recovery rule (issue 11): every designed pair in most runs with its sign and never the other, at most two spurious pairs. */
+/** The recovery rule: every designed pair in most runs with its sign and never the other, at most two spurious pairs. */
 export const MAX_SPURIOUS_PAIRS = 2;
 
 const key = (a: string, b: string) => [a, b].sort().join('\u0000');

@@ -77,7 +77,7 @@ export type GridRunShots = (typeof GRID_RUN_SHOTS)[number];
  * Study B's 0-shot prefix "<s> " under its BOS rule: 'as-tokenized' encodes the text as the model's
  * tokenizer.json does (Llama-2's today: [1, 29871, ...], BOS then a lone "▁"); 'bos-only' writes it
  * as BOS alone ([1, ...]), what a tokenizer whose "<s>" is `normalized` may have given in 2023
- * (transformers issue 23833). The release's tokenizer file is not known, so both protocols encode as tokenized.
+ * (github.com/huggingface/transformers/issues/23833). The release's tokenizer file is not known, so both protocols encode as tokenized.
  */
 export const ZERO_SHOT_PREFIXES = ['as-tokenized', 'bos-only'] as const;
 export type ZeroShotPrefix = (typeof ZERO_SHOT_PREFIXES)[number];

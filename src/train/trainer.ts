@@ -122,7 +122,7 @@ export async function train(options: TrainOptions): Promise<TrainResult> {
   };
   // A run whose last checkpoint is its last step has nothing left to train: it is proved the same
   // run (fingerprint) from the config, tokenizer and weight files alone, without loading the model
-  // or starting the engine, so a finished study resumes in seconds (issue 38).
+  // or starting the engine, so a finished study resumes in seconds.
   if (resumeFrom && resumeState && resumeState.global_step >= resumeState.total_steps) {
     const described = describeModelFolder(modelDir);
     const seqs = encodeRun(o, described.tokenizer, Math.min(o.maxLength ?? described.maxLength, described.maxLength));

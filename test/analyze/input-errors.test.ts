@@ -1,4 +1,4 @@
-// What analyze says about inputs that are wrong or odd (issue 24's and 26's list): each a user error
+// What analyze says about inputs that are wrong or odd: each a user error
 // (exit 2) naming what to change, or a note where the input is fine but something was left out.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

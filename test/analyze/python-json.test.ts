@@ -1,4 +1,4 @@
-// Score files as Python writes them (issue 37): every file a folder reader is pointed at is read or
+// Score files as Python writes them: every file a folder reader is pointed at is read or
 // named. A results file cut short is an error at its line; NaN, Infinity and 1e999 (json.dump's
 // defaults) are missing values with a note saying where; a null log_history entry is skipped with a
 // note. Real files (Pythia's published 0.3 output, the 0.4 and Trainer fixtures) edited as a crash or

@@ -96,7 +96,8 @@ evaluation: { control: "study-a/mnli:validation_matched", testSets: ["study-a/mn
     const key = k as keyof typeof PROTOCOL_SETTINGS.official;
     return PROTOCOL_SETTINGS.official[key] !== PROTOCOL_SETTINGS.corrected[key];
   });
-  // The table itself: every item of issue 27 (1-6) differs; the 0-shot prefix (7) is a choice, the same in both.
+  // The table itself: each of the six settings where the release departs from the corrected protocol differs;
+  // the 0-shot prefix is a choice, the same in both.
   for (const k of ['studyBLabelTokens', 'maxGradNorm', 'lossWeighting', 'trainingTruncation', 'studyAMnliNeutral', 'gridRunShots']) assert.ok(tableDiff.includes(k), k);
   assert.ok(!tableDiff.includes('zeroShotPrefix'));
   for (const text of [studyA, (p: string) => base(p)]) {

@@ -1,4 +1,4 @@
-// Study A's replayed MNLI bug (issue 27, item 5) as data: the registry names it on study A's MNLI
+// Study A's replayed MNLI bug as data: the registry names it on study A's MNLI
 // set only, and the spec that keeps the rows labels them with the release's gold (evaluation) or
 // their own label (training). The rows are a copy in GLUE MNLI's columns (premise, hypothesis,
 // label 0/1/2, idx): the parquet itself comes from the hub, which this machine cannot reach.

@@ -1,4 +1,4 @@
-// No line of code over 150 characters (issue 28): long lines are wrapped by hand, not by a formatter.
+// No line of code over 150 characters: long lines are wrapped by hand, not by a formatter.
 // Counts characters (code points), not bytes, over the .ts, .js and .py files under CHECKED_ROOTS.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';

@@ -1,4 +1,4 @@
-// One option-table framework (issue 39): an option set is a table of specs read by src/option-table.ts
+// One option-table framework: an option set is a table of specs read by src/option-table.ts
 // (the Kind union, zodOf, defaults, value types, flag names) and cli/option-flags.ts (the commander
 // flags and reading them back). The analysis options and the training options each had their own
 // Kind union, zodOf, kebab-case helper and boolean convention; this test fails when one appears

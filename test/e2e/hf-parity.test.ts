@@ -1,4 +1,4 @@
-// The hf backend against the built-in trainer (issue 14's parity): the same tiny model, data and
+// The hf backend against the built-in trainer: the same tiny model, data and
 // settings (no shuffling, no dropout, float32) give the same loss at every step and the same
 // weights at the end, for OPT (byte-level BPE) and a Llama-like model, both objectives, FTICL, full
 // fine-tuning and LoRA; a killed launch resumes from its last checkpoint; the SLURM script runs.

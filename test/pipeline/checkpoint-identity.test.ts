@@ -1,4 +1,4 @@
-// A checkpoint is its content and a run is where its checkpoints come from (issue 37): a folder
+// A checkpoint is its content and a run is where its checkpoints come from: a folder
 // replaced while watch runs is evaluated again, its earlier scores kept as superseded and named;
 // trainings whose folders share a base name (exp1/output, exp2/output) stay separate runs, and a
 // run is not fed from a second folder unless --run says so; two folders for one step are refused

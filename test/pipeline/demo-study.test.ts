@@ -1,4 +1,4 @@
-// The demo's study file (examples/demo.yaml) against the trap issue 26 found in it: under warm-up,
+// The demo's study file (examples/demo.yaml) against a trap it once fell into: under warm-up,
 // Hugging Face's schedule (src/train/schedule.ts) gives the first optimiser step learning rate 0, so
 // a checkpoint after step 1 holds the same weights as step 0 and repeats its scores.
 import { test } from 'node:test';

@@ -1,7 +1,7 @@
 // A study run again after it finished does no model work and does not start the engine: training
 // is proved finished from the checkpoint's state and the model's files, and every cell stored from
 // the same inputs (its fingerprint: model key, requests, task, golds, metric options) is skipped
-// without per-example work (issue 38). A changed evaluation setting is not skipped.
+// without per-example work. A changed evaluation setting is not skipped.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';

@@ -40,7 +40,7 @@ test('genstudy report: clear errors for a file that is not a store, a control th
   writeFileSync(notStore, 'run,step,test_set,metric,value\n');
   let r = genstudy(['report', notStore, '--out', join(dir, 'o')]);
   assert.equal(r.code, 2);
-  // report reads any input analyze takes (issue 25): an empty table is the table's error, not "not a store"
+  // report reads any input analyze takes: an empty table is the table's error, not "not a store"
   assert.match(r.stderr, /scores\.csv: no score rows/);
 
   const storePath = join(dir, 'results.sqlite');

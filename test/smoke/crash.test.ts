@@ -1,7 +1,7 @@
 // A bug in a genstudy process (an error no code path catches, thrown from inside tfjs with the
 // wasm backend's emscripten handler installed) is reported as one message and its stack frames,
 // exit code 1: never Node's dump of the throwing line, which for the minified wasm glue was 39 KB
-// of library source (issue 13).
+// of library source.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';

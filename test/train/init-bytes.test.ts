@@ -1,6 +1,6 @@
 // A model initialised from scratch is a function of its config and seed, byte for byte: the same
 // (config, seed) writes the same config.json and model.safetensors, here and in every later version.
-// The hashes were taken before the families' init rules moved into their files (issue 39), so they
+// The hashes were taken before the families' init rules moved into their files, so they
 // pin the rules themselves: which tensors are norms (1), which are residual projections (std / sqrt(2
 // n_layer)), and each family's tiny config, field by field.
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// Study A's replayed MNLI neutral rows (issue 27, item 5) in training: a label given a fixed token id
+// Study A's replayed MNLI neutral rows in training: a label given a fixed token id
 // trains toward that id (the predecessor's label 1, OPT's pad) from the same context as any other
 // row, with the padded reading too; every other row is untouched; the supervised objective refuses it.
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// How an optimiser step weighs its micro-batches (issue 27, item 3). step-tokens: the step's summed
+// How an optimiser step weighs its micro-batches. step-tokens: the step's summed
 // token loss over all its target tokens (transformers >= 4.46). micro-batch-mean: each micro-batch's
 // own token mean, averaged over the accumulation steps, as the releases' transformers did. The
 // reference here is computed the old way, independently of loss.ts: each sequence's full-vocabulary

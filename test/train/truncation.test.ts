@@ -70,7 +70,7 @@ test('study B FTICL summary (xsum 2000, first k few-shot rows) with Llama-2: wha
     const note = truncationNote(seqs, STUDY_B_MAX_LENGTH)!;
     assert.ok(note.includes(`${measured[k].lost} of 2000 examples keep no target token`), note);
   }
-  // The numbers issue 27 reported from the release's strings (k = 2: 866 lost, 119 cut, 51.7%).
+  // The numbers counted independently on the release's strings (k = 2: 866 lost, 119 cut, 51.7%).
   assert.deepEqual([measured[2].lost, measured[2].cut], [866, 119]);
   assert.equal((100 * measured[2].kept / measured[2].all).toFixed(1), '51.7');
 });
