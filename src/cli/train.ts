@@ -1,24 +1,21 @@
 // genstudy train: fine-tune a Hugging Face model (full or LoRA) on a data set or on the synthetic
-// suite, writing checkpoint-N folders along the way; --init trains a tiny model from scratch.
-import path from 'node:path';
+// suite, writing checkpoint-N folders along the way; --init trains a tiny model from scratch. This
+// file parses the flags into a TrainRequest and prints the result; pipeline/train-request.ts trains
+// it, through the trainRun a study's runs go through.
 import { Command, Option } from 'commander';
 import { UserError } from '../errors.ts';
 import { numberIn, wholeNumber } from './flag-values.ts';
 import { addDataDirOption, addFormatOption, addSyntheticOptions, storeOption } from './shared-options.ts';
 import { formatTextTable } from '../text-table.ts';
-import { loadExamples } from '../data/index.ts';
-import { taskByName, TASK_PRESET_NAMES } from '../tasks/index.ts';
-import { defaultLoraTargetsInWords, defaultLoraTargetsOf } from '../engine/index.ts';
-import { ResultStore } from '../store/result-store.ts';
-import { generateSuite, writeSuite, SUITE_DEFAULTS } from '../synth/index.ts';
+import { TASK_PRESET_NAMES } from '../tasks/index.ts';
+import { defaultLoraTargetsInWords } from '../engine/index.ts';
 import { FINETUNE_METHODS, HF_LAUNCH_DEFAULTS, INIT_FAMILIES, INIT_SHAPE_DEFAULTS, OBJECTIVES, TRAINING_BACKENDS, LORA_OPTIONS,
-  HF_LAUNCH_OPTIONS, progressSink, train, TRAINING_OPTIONS, type TrainOptions } from '../train/index.ts';
+  HF_LAUNCH_OPTIONS, progressSink, TRAINING_OPTIONS } from '../train/index.ts';
 import { addTrainingFlags, trainingSettingsFromFlags } from './training-flags.ts';
 import { flagsGiven } from './option-flags.ts';
-import { trainHf, type Launcher } from '../train/hf/index.ts';
-import { buildScratchModel } from '../pipeline/model-preparation.ts';
-import { defaultRunName, runFolderOf } from '../evaluate/run-folder.ts';
-import type { Example } from '../types.ts';
+import type { Launcher } from '../train/hf/index.ts';
+import { trainRequested, type TrainRequest, type TrainRequestSettings } from '../pipeline/train-request.ts';
+import type { TrainRunResult } from '../pipeline/train-run.ts';
 import { count } from './count.ts';
 
 interface TrainFlags {
@@ -94,99 +91,87 @@ export function registerTrain(program: Command): void {
   addTrainingFlags(command, HF_LAUNCH_OPTIONS);
   addFormatOption(command)
     .action(async (f: TrainFlags & Record<string, unknown>) => {
-      if (f.backend === 'builtin') {
-        const stray = flagsGiven(f, HF_LAUNCH_OPTIONS); // the flags only the hf backend reads
-        if (stray.length) throw new UserError(`${stray.join(', ')}: only with --backend hf`);
-      }
-      const synthetic = f.data === 'synthetic';
-      if (!f.model && !f.init) throw new UserError(`give the base model: --model <dir>, or --init ${INIT_FAMILIES.join('|')} to start from scratch`);
-      if (f.model && f.init) throw new UserError('--model and --init exclude each other');
-      // Every flag value is checked before anything is written, so a bad value leaves no folder behind.
-      const lora = trainingSettingsFromFlags(f, LORA_OPTIONS) as Pick<NonNullable<TrainOptions['lora']>, 'r' | 'alpha' | 'dropout'>;
-      const settings = {
-        ...(trainingSettingsFromFlags(f, TRAINING_OPTIONS) as
-          Omit<TrainOptions, 'model' | 'outDir' | 'task' | 'train'> & { lr: number; seed: number }),
-        method: f.method,
-        lora: f.method === 'lora' ? {
-          ...lora, targetModules: f.loraTargets ? f.loraTargets.split(',').map((s) => s.trim()).filter(Boolean) : undefined,
-        } : undefined,
-        checkpoints: { atStart: f.saveStart, every: num('--save-every', f.saveEvery, { int: true, min: 1 }),
-          logSpaced: num('--save-log-spaced', f.saveLogSpaced, { int: true, min: 1 }) },
-      };
-      const syntheticSettings = { seed: num('--synthetic-seed', f.syntheticSeed, { int: true, min: 0 })!,
-        trainSize: num('--synthetic-size', f.syntheticSize, { int: true, min: 1 })! };
-      const shape = { hidden: num('--init-hidden', f.initHidden, { int: true, min: 1 }),
-        layers: num('--init-layers', f.initLayers, { int: true, min: 1 }) };
-      const k = num('--fticl-k', f.fticlK, { int: true, min: 1 });
-      const fticlSeed = num('--fticl-seed', f.fticlSeed, { int: true, min: 0 });
-      let examples: Example[];
-      let dataName: string;
-      let model = f.model;
-      const task = taskByName(f.task ?? (synthetic ? 'synthetic' : 'study-a'), { prompt: Number(f.prompt) as 1 | 2 });
-      if (synthetic) {
-        const suite = generateSuite({ ...syntheticSettings, testSize: SUITE_DEFAULTS.testSize });
-        examples = suite.train;
-        dataName = `synthetic:seed=${f.syntheticSeed}`;
-        if (f.init) {
-          const suiteDir = path.join(f.out, 'suite');
-          await writeSuite(suiteDir, suite);
-          model = await buildScratchModel({ family: f.init, ...shape }, suiteDir, settings.seed!, path.join(f.out, 'init-model'));
-        }
-      } else {
-        if (f.init) throw new UserError('--init builds a model for the synthetic suite\'s vocabulary; use it with --data synthetic');
-        ({ examples, name: dataName } = await loadExamples(f.data!, { dataDir: f.dataDir }));
-      }
-      const demonstrations = k === undefined ? undefined : {
-        pool: f.fticlPool ? (await loadExamples(f.fticlPool, { dataDir: f.dataDir })).examples : examples,
-        selection: fticlSeed === undefined ? { kind: 'first-k' as const, k } : { kind: 'sampled' as const, k, seed: fticlSeed },
-      };
-      const store = f.store ? ResultStore.open(f.store) : undefined;
-      try {
-        const options: TrainOptions = {
-          model: model!, outDir: f.out, task, train: examples, dataName, objective: f.objective, demonstrations,
-          ...settings, lora: settings.lora && { ...settings.lora, targetModules: settings.lora.targetModules ?? defaultLoraTargetsOf(model!) },
-          store, run: store ? (f.run ?? defaultRunName(runFolderOf(f.out))) : undefined,
-          progress: progressSink(),
-        };
-        if (f.backend === 'hf') {
-          const { progress: _progress, ...hfOptions } = options;
-          const processes = num('--processes', f.processes, { int: true, min: 1 });
-          const r = await trainHf({ ...hfOptions, trainingArguments: trainingArgsOf(f), acceptCheckpointGaps: f.acceptCheckpointGaps === true }, {
-            launcher: f.launcher ?? HF_LAUNCH_DEFAULTS.launcher, python: f.python, processes, accelerateConfig: f.accelerateConfig,
-            launcherArgs: f.launcherArg, sbatch: f.sbatch, noSubmit: f.submit === false,
-          });
-          const summary = {
-            out: f.out, backend: 'hf', steps: r.prepared.totalSteps, finished: r.finished, finalLoss: r.log.at(-1)?.loss ?? null,
-            checkpoints: r.checkpoints.map((c) => c.dir), command: r.launch.command, script: r.launch.script ?? null, jobId: r.launch.jobId ?? null,
-          };
-          if (f.format === 'json') process.stdout.write(JSON.stringify(summary, null, 2) + '\n');
-          else {
-            process.stdout.write(formatTextTable(['step', 'checkpoint'], r.checkpoints.map((c) => [String(c.step), c.dir]), [0]));
-            process.stderr.write(r.finished
-              ? `genstudy: ${r.prepared.totalSteps} steps on the Trainer; final loss ${summary.finalLoss?.toFixed(4) ?? '-'}; ` +
-                `${count(r.checkpoints.length, 'checkpoint')} in ${f.out}\n`
-              : `genstudy: batch script ${r.launch.script}${r.launch.jobId ? ` submitted as job ${r.launch.jobId}` : ' written (not submitted)'}\n`);
-          }
-          return;
-        }
-        const result = await train(options);
-        const last = result.log.at(-1);
-        if (f.format === 'json') {
-          process.stdout.write(JSON.stringify({
-            out: f.out, steps: result.steps, resumedFrom: result.resumedFrom ?? null, finalLoss: last?.loss ?? null,
-            checkpoints: result.checkpoints.map((c) => c.dir),
-          }, null, 2) + '\n');
-        } else {
-          const lossAt = new Map(result.log.map((e) => [e.step, e.loss]));
-          process.stdout.write(formatTextTable(['step', 'loss', 'checkpoint'], result.checkpoints.map((c) => [
-            String(c.step), lossAt.has(c.step) ? lossAt.get(c.step)!.toFixed(4) : '-', c.dir,
-          ]), [0, 1]));
-        }
-        process.stderr.write(`genstudy: ${result.steps} steps` +
-          `${result.resumedFrom !== undefined ? ` (resumed after step ${result.resumedFrom})` : ''}; ` +
-          `final loss ${last ? last.loss.toFixed(4) : '-'}; ${count(result.checkpoints.length, 'checkpoint')} in ${f.out}\n`);
-      } finally {
-        store?.close();
-      }
+      const result = await trainRequested(requestOf(f));
+      printResult(result, f.out, f.format);
     });
+}
+
+/**
+ * The request the flags make, every value checked before anything is written (a bad value leaves no
+ * folder behind); the hf launch flags are refused without --backend hf.
+ */
+function requestOf(f: TrainFlags & Record<string, unknown>): TrainRequest {
+  if (f.backend === 'builtin') {
+    const stray = flagsGiven(f, HF_LAUNCH_OPTIONS); // the flags only the hf backend reads
+    if (stray.length) throw new UserError(`${stray.join(', ')}: only with --backend hf`);
+  }
+  if (!f.model && !f.init) throw new UserError(`give the base model: --model <dir>, or --init ${INIT_FAMILIES.join('|')} to start from scratch`);
+  if (f.model && f.init) throw new UserError('--model and --init exclude each other');
+  const lora = trainingSettingsFromFlags(f, LORA_OPTIONS) as Pick<NonNullable<TrainRequestSettings['lora']>, 'r' | 'alpha' | 'dropout'>;
+  const settings: TrainRequestSettings = {
+    ...(trainingSettingsFromFlags(f, TRAINING_OPTIONS) as Omit<TrainRequestSettings, 'method'> & { lr: number; seed: number }),
+    objective: f.objective,
+    method: f.method,
+    lora: f.method === 'lora' ? {
+      ...lora, targetModules: f.loraTargets ? f.loraTargets.split(',').map((s) => s.trim()).filter(Boolean) : undefined,
+    } : undefined,
+    checkpoints: { atStart: f.saveStart, every: num('--save-every', f.saveEvery, { int: true, min: 1 }),
+      logSpaced: num('--save-log-spaced', f.saveLogSpaced, { int: true, min: 1 }) },
+  };
+  const synthetic = { seed: num('--synthetic-seed', f.syntheticSeed, { int: true, min: 0 })!,
+    trainSize: num('--synthetic-size', f.syntheticSize, { int: true, min: 1 })! };
+  const shape = { hidden: num('--init-hidden', f.initHidden, { int: true, min: 1 }),
+    layers: num('--init-layers', f.initLayers, { int: true, min: 1 }) };
+  const k = num('--fticl-k', f.fticlK, { int: true, min: 1 });
+  const fticlSeed = num('--fticl-seed', f.fticlSeed, { int: true, min: 0 });
+  return {
+    base: f.model ? { model: f.model } : { init: { family: f.init!, ...shape } },
+    data: f.data, synthetic, dataDir: f.dataDir, task: f.task, prompt: Number(f.prompt) as 1 | 2,
+    fticl: k === undefined ? undefined : { k, pool: f.fticlPool, seed: fticlSeed },
+    settings, out: f.out, store: f.store, run: f.run,
+    backend: f.backend === 'builtin' ? { kind: 'builtin' } : {
+      kind: 'hf', trainingArguments: trainingArgsOf(f), acceptCheckpointGaps: f.acceptCheckpointGaps === true,
+      launch: {
+        launcher: f.launcher ?? HF_LAUNCH_DEFAULTS.launcher, python: f.python, processes: num('--processes', f.processes, { int: true, min: 1 }),
+        accelerateConfig: f.accelerateConfig, launcherArgs: f.launcherArg, sbatch: f.sbatch, noSubmit: f.submit === false,
+      },
+    },
+    progress: progressSink(),
+  };
+}
+
+/** The checkpoints as a table on stdout (or the summary as JSON) and a line on stderr. */
+function printResult(result: TrainRunResult, out: string, format: TrainFlags['format']): void {
+  if (result.backend === 'hf') {
+    const r = result.trained;
+    const summary = {
+      out, backend: 'hf', steps: r.prepared.totalSteps, finished: r.finished, finalLoss: r.log.at(-1)?.loss ?? null,
+      checkpoints: r.checkpoints.map((c) => c.dir), command: r.launch.command, script: r.launch.script ?? null, jobId: r.launch.jobId ?? null,
+    };
+    if (format === 'json') process.stdout.write(JSON.stringify(summary, null, 2) + '\n');
+    else {
+      process.stdout.write(formatTextTable(['step', 'checkpoint'], r.checkpoints.map((c) => [String(c.step), c.dir]), [0]));
+      process.stderr.write(r.finished
+        ? `genstudy: ${r.prepared.totalSteps} steps on the Trainer; final loss ${summary.finalLoss?.toFixed(4) ?? '-'}; ` +
+          `${count(r.checkpoints.length, 'checkpoint')} in ${out}\n`
+        : `genstudy: batch script ${r.launch.script}${r.launch.jobId ? ` submitted as job ${r.launch.jobId}` : ' written (not submitted)'}\n`);
+    }
+    return;
+  }
+  const r = result.trained;
+  const last = r.log.at(-1);
+  if (format === 'json') {
+    process.stdout.write(JSON.stringify({
+      out, steps: r.steps, resumedFrom: r.resumedFrom ?? null, finalLoss: last?.loss ?? null,
+      checkpoints: r.checkpoints.map((c) => c.dir),
+    }, null, 2) + '\n');
+  } else {
+    const lossAt = new Map(r.log.map((e) => [e.step, e.loss]));
+    process.stdout.write(formatTextTable(['step', 'loss', 'checkpoint'], r.checkpoints.map((c) => [
+      String(c.step), lossAt.has(c.step) ? lossAt.get(c.step)!.toFixed(4) : '-', c.dir,
+    ]), [0, 1]));
+  }
+  process.stderr.write(`genstudy: ${r.steps} steps` +
+    `${r.resumedFrom !== undefined ? ` (resumed after step ${r.resumedFrom})` : ''}; ` +
+    `final loss ${last ? last.loss.toFixed(4) : '-'}; ${count(r.checkpoints.length, 'checkpoint')} in ${out}\n`);
 }

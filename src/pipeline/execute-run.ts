@@ -17,7 +17,7 @@ import { LORA_DEFAULTS, type ProgressSink as TrainProgress, type TrainOptions } 
 import type { ModelLoader } from '../types.ts';
 import { studyModelDir } from './model-preparation.ts';
 import type { StudyStages } from './study-progress.ts';
-import { trainRun } from './train-run.ts';
+import { trainRun, type TrainBackend } from './train-run.ts';
 import { fticlDemonstrations, loadTrainingExamples } from './training-data.ts';
 import { studyVersions } from './versions.ts';
 
@@ -112,16 +112,32 @@ export async function executeRun(study: Study, run: RunPlan, ctx: RunContext): P
     epochs: method.epochs, maxSteps: method.steps, seed: run.seed, trainSize: run.trainingSet.size,
     checkpoints: study.checkpoints, store: ctx.store, run: run.id, progress: ctx.trainProgress, logEvery: LOG_EVERY,
   };
-  ctx.work.trainingSteps += await trainRun(study, method.backend, options, {
-    studyDir: ctx.studyDir, runDir, modelDir, gridOptions, evaluate, log: ctx.log,
+  const trained = await trainRun(options, studyBackend(study, method.backend, ctx), {
+    gridOptions, evaluate, log: ctx.log,
     countAnswers: (computed, cached) => { ctx.work.answersComputed += computed; ctx.work.answersCached += cached; },
   });
+  ctx.work.trainingSteps += trained.stepsTaken;
   // The trainer records its own settings on the run; the study's description of it wins.
   recordRun(ctx.store, runRecord);
   // Checkpoints written by an earlier, interrupted invocation (or before a resume) are evaluated
   // here; those already stored from the same inputs are skipped without per-example work (the
   // cells' fingerprints, evaluate/grid.ts), and no model is loaded unless an answer is missing.
   await evaluate(discoverCheckpoints(runDir, { baseModel: modelDir, tokenizerDir: modelDir }).checkpoints);
+}
+
+/** The backend a study method trains on; the hf backend launched as the study's `hf:` section says, its output in the study's log. */
+function studyBackend(study: Study, backend: Study['methods'][number]['backend'], ctx: RunContext): TrainBackend {
+  if (backend === 'builtin') return { kind: 'builtin' };
+  const hf = study.hf;
+  return {
+    kind: 'hf',
+    launch: {
+      launcher: hf.launcher, python: hf.python, processes: hf.processes,
+      accelerateConfig: hf.accelerateConfig === undefined ? undefined : path.resolve(ctx.studyDir, hf.accelerateConfig),
+    },
+    trainingArguments: hf.trainingArguments, acceptCheckpointGaps: hf.acceptCheckpointGaps,
+    onOutput: (chunk) => { for (const line of chunk.split('\n')) if (line.trim()) ctx.log(`genstudy: hf: ${line}`); },
+  };
 }
 
 /** Upserts the run, keeping attributes others (the trainer) recorded that this record does not name. */
