@@ -1,25 +1,20 @@
 // genstudy data: pull (Hugging Face hub -> the shared cache), inspect (what a data set spec or a
 // registry id loads to), list (the registry's ids).
-import { existsSync, readFileSync } from 'node:fs';
-import { extname, resolve, dirname } from 'node:path';
+import { resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import { UserError } from '../errors.ts';
 import { wholeNumber } from './flag-values.ts';
 import { addOptionFlags, optionFlagValues } from './option-flags.ts';
 import type { OptionTable } from '../option-table.ts';
 import { addDataDirOption, addFormatOption } from './shared-options.ts';
-import type { Example, TaskKind } from '../types.ts';
+import type { Example } from '../types.ts';
 import {
   DATA_SOURCES,
   REPO_TYPES,
-  isRegistryId,
-  loadDataSet,
-  loadRegistered,
+  loadNamedDataSet,
   pullRepo,
   readRegistry,
-  readSpecFile,
   registeredIds,
-  parseDataSetSpec,
   type DataSource,
   type HubOptions,
   type RepoType,
@@ -100,23 +95,10 @@ export function registerData(program: Command, io: DataCliIO = { out: process.st
     .action(async (target: string, flags: InspectFlags) => {
       const limit = wholeNumber('--limit', flags.limit);
       const index = wholeNumber('--example', flags.example, { min: 0 })!;
-      const hub = hubOptions(flags, note);
-      let loaded: LoadedDataSet;
-      let name: string;
-      let task: TaskKind | undefined;
-      let preset: string | undefined;
-      if (isRegistryId(target)) {
-        const r = await loadRegistered(target, { dataDir: flags.dataDir ? resolve(flags.dataDir) : undefined, source: flags.source, hub, limit });
-        loaded = r;
-        name = r.id;
-        task = r.task;
-        preset = r.preset;
-      } else {
-        const { spec, baseDir } = await specFromPath(target, flags.label);
-        loaded = await loadDataSet(spec, { baseDir, hub, limit });
-        name = spec.name ?? target;
-        task = spec.target !== undefined ? 'generate' : spec.label !== undefined ? 'classify' : undefined;
-      }
+      const loaded = await loadNamedDataSet(target, {
+        dataDir: flags.dataDir ? resolve(flags.dataDir) : undefined, source: flags.source, hub: hubOptions(flags, note), limit, label: flags.label,
+      });
+      const { name, task, preset } = loaded;
       const example = loaded.examples[index];
       if (!example) throw new UserError(`--example ${index}: the data set has ${loaded.examples.length} examples`);
       const prompt = renderPrompt(preset, example, flags.template);
@@ -149,29 +131,6 @@ export function registerData(program: Command, io: DataCliIO = { out: process.st
       }
       io.out.write(lines.join(''));
     });
-}
-
-/** A spec file (YAML, or JSON with "path"/"hub"), or a bare data file read with the default mapping. */
-async function specFromPath(target: string, label?: string) {
-  if (!existsSync(target)) {
-    throw new UserError(`"${target}" is neither a registry id (see genstudy data list) nor an existing file`);
-  }
-  const ext = extname(target).toLowerCase();
-  if (ext === '.yaml' || ext === '.yml') return readSpecFile(target);
-  if (ext === '.json' && looksLikeSpec(target)) return readSpecFile(target);
-  const spec = parseDataSetSpec({ path: resolve(target), ...(label ? { label } : {}) }, target);
-  return { spec, baseDir: dirname(resolve(target)) };
-}
-
-function looksLikeSpec(file: string): boolean {
-  const head = readFileSync(file, 'utf8').slice(0, 1 << 16).trimStart();
-  if (!head.startsWith('{')) return false;
-  try {
-    const v = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
-    return typeof v === 'object' && v !== null && ('path' in v || 'hub' in v);
-  } catch {
-    return false; // a JSON Lines data file also starts with "{"
-  }
 }
 
 /** The Prompt-1 template of a registered set's preset (none for other data). */

@@ -1,9 +1,9 @@
 // The data module: readers, data set specs and loading, the registry of known sets, hub downloads.
 export { readRows, formatOf, rowWhere, type Format, type ReadOptions, type SourceRow } from './readers/index.ts';
-export { DataSetSpecSchema, parseDataSetSpec, type DataSetSpec, type DataSetSpecInput, type HubFile, type Sample } from './spec.ts';
-export { loadDataSet, readSpecFile, type LoadOptions, type LoadedDataSet } from './load.ts';
+export { DataSetSpecSchema, parseDataSetSpec, taskKindOf, type DataSetSpec, type DataSetSpecInput, type HubFile, type Sample } from './spec.ts';
+export { loadDataSet, readSpecFile, readSpecOrDataFile, type LoadOptions, type LoadedDataSet } from './load.ts';
 export { contentHash } from './hash.ts';
-export { loadExamples } from './load-examples.ts';
+export { loadExamples, loadNamedDataSet, type NamedDataSet, type NamedDataSetOptions } from './load-examples.ts';
 export {
   readRegistry,
   registeredIds,

@@ -88,11 +88,16 @@ async function locate(spec: DataSetSpec, opts: LoadOptions): Promise<{ file: str
   return { file: got.path, source: `hf://${kind}/${hub.repo}@${got.commit}/${hub.file}` };
 }
 
-/** Reads a spec file (YAML or JSON); relative paths inside it resolve against its folder. */
-export async function readSpecFile(file: string): Promise<{ spec: DataSetSpec; baseDir: string }> {
-  const text = await readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
+/** A file's text; a file that cannot be read is a UserError naming it. */
+async function readText(file: string): Promise<string> {
+  return readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
     throw new UserError(err.code === 'ENOENT' ? `${file}: file not found` : `${file}: ${err.message}`);
   });
+}
+
+/** Reads a spec file (YAML or JSON); relative paths inside it resolve against its folder. */
+export async function readSpecFile(file: string): Promise<{ spec: DataSetSpec; baseDir: string }> {
+  const text = await readText(file);
   let value: unknown;
   try {
     value = extname(file).toLowerCase() === '.json' ? JSON.parse(text) : parseYaml(text);
@@ -100,4 +105,32 @@ export async function readSpecFile(file: string): Promise<{ spec: DataSetSpec; b
     throw new UserError(`${file}: not valid ${extname(file).toLowerCase() === '.json' ? 'JSON' : 'YAML'}: ${(err as Error).message.split('\n')[0]}`);
   }
   return { spec: parseDataSetSpec(value, file), baseDir: dirname(resolve(file)) };
+}
+
+/**
+ * A file named as a data set: a spec file (YAML, or a JSON object holding "path" or "hub"), else a
+ * data file read with the default mapping (`label`: its label column). A JSON file is read and
+ * parsed once: what is not a spec (an array, JSON Lines, which also start with "{") is data.
+ */
+export async function readSpecOrDataFile(file: string, label?: string): Promise<{ spec: DataSetSpec; baseDir: string }> {
+  const ext = extname(file).toLowerCase();
+  if (ext === '.yaml' || ext === '.yml') return readSpecFile(file);
+  const baseDir = dirname(resolve(file));
+  if (ext === '.json') {
+    const value = specObject(await readText(file));
+    if (value !== undefined) return { spec: parseDataSetSpec(value, file), baseDir };
+  }
+  return { spec: parseDataSetSpec({ path: resolve(file), ...(label ? { label } : {}) }, file), baseDir };
+}
+
+/** A JSON text's value when it is one object naming where rows come from ("path" or "hub"), else undefined. */
+function specObject(text: string): Record<string, unknown> | undefined {
+  if (!text.trimStart().startsWith('{')) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined; // a JSON Lines data file also starts with "{"
+  }
+  return typeof value === 'object' && value !== null && ('path' in value || 'hub' in value) ? value as Record<string, unknown> : undefined;
 }

@@ -1,6 +1,7 @@
 // The data set spec: where rows come from and how they become Examples (see README in this folder).
 import { z } from 'zod';
 import { UserError } from '../errors.ts';
+import type { TaskKind } from '../types.ts';
 import { FORMATS } from './readers/row.ts';
 import { REPO_TYPES } from './hub/cache.ts';
 
@@ -86,6 +87,11 @@ export type DataSetSpecInput = z.input<typeof DataSetSpecSchema>;
 export type DataSetSpec = z.output<typeof DataSetSpecSchema>;
 export type HubFile = z.output<typeof HubFileSchema>;
 export type Sample = z.output<typeof SampleSchema>;
+
+/** The task kind a spec's columns make: a target column, generation; a label column, classification; neither, not known. */
+export function taskKindOf(spec: DataSetSpec): TaskKind | undefined {
+  return spec.target !== undefined ? 'generate' : spec.label !== undefined ? 'classify' : undefined;
+}
 
 /** Validates a spec; `origin` (a file name, or "spec") starts every error message. */
 export function parseDataSetSpec(value: unknown, origin = 'data set spec'): DataSetSpec {
