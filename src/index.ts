@@ -41,3 +41,6 @@ export { renderReport, writeReport, type ReportInput, type RenderedReport } from
 export { loadStudyFile, parseStudy } from './config/load.ts';
 export type { Study } from './config/schema.ts';
 export { runStudy, type RunStudyOptions, type StudyResult } from './pipeline/run-study.ts';
+// One training outside a study, as `genstudy train` runs it (through the trainRun a study's runs use).
+export { trainRequested, type TrainRequest, type TrainRequestSettings } from './pipeline/train-request.ts';
+export type { TrainBackend, TrainRunResult } from './pipeline/train-run.ts';
