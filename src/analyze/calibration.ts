@@ -23,6 +23,7 @@ import {
   axisTimes, createRandom, MAX_PHI, modelledPairTests, ouInto, splineResidualiser, type NoiseModel, type Random,
 } from '../stats/index.ts';
 import type { AnalysisOptions } from './options.ts';
+import { clippedFisherZ } from './fisher-z.ts';
 import { statOptions, testMatched, type PairTestOptions, type SamplingNoise } from './pair-tests.ts';
 
 export interface RunCalibration {
@@ -43,6 +44,15 @@ export interface RunCalibration {
   power: number;
   /** The naive test's false-positive rate on the same null pairs. */
   naiveFalsePositiveRate: number;
+  /**
+   * The mean over the null pairs of z^2 / v, z = atanh(r) (clipped as the pooling clips it) and v the variance
+   * the test states for it (1 / (df - 1), what its CI and the pooling use): 1 when the stated variance is right,
+   * above 1 when the run's r scatter more than its test says. The pooling across runs scales the run's
+   * variance by it when above 1 (pair-meta.ts, runVarianceFactor).
+   */
+  varianceRatio: number;
+  /** Null pairs with a defined r that the ratio is the mean over. */
+  varianceRatioPairs: number;
 }
 
 /** Groups of simulated pairs, each with its own draw of the control's sampling noise. */
@@ -65,7 +75,7 @@ export function calibrateRun(
   const random = createRandom(opts.seed);
   const m = opts.calibration;
   const perDraw = Math.ceil(m / CONTROL_DRAWS);
-  let falsePositives = 0, hits = 0, naiveFalsePositives = 0, done = 0;
+  let falsePositives = 0, hits = 0, naiveFalsePositives = 0, done = 0, squaredZ = 0, defined = 0;
   const naive: PairTestOptions = { ...opts, inference: 'naive', representation: opts.representation === 'differences' ? 'differences' : 'levels' };
   for (let g = 0; g < CONTROL_DRAWS && done < m; g++) {
     const size = Math.min(perDraw, m - done);
@@ -84,18 +94,24 @@ export function calibrateRun(
       altX.push(add(curves[a], za, scales[a]));
       altY.push(add(curves[bb], mixed, scales[bb]));
     }
-    const count = (xs: Float64Array[], ys: Float64Array[], o: PairTestOptions) =>
-      testMatched(xs, ys, c, o, steps, { control: cVar }).filter(({ result }) => result.p !== null && result.p < opts.alpha).length;
-    falsePositives += count(nullX, nullY, opts);
-    hits += count(altX, altY, opts);
-    naiveFalsePositives += count(nullX, nullY, naive);
+    const test = (xs: Float64Array[], ys: Float64Array[], o: PairTestOptions) => testMatched(xs, ys, c, o, steps, { control: cVar });
+    const count = (results: ReturnType<typeof test>) => results.filter(({ result }) => result.p !== null && result.p < opts.alpha).length;
+    const nulls = test(nullX, nullY, opts);
+    falsePositives += count(nulls);
+    for (const { result } of nulls) {
+      if (result.r === null || result.df <= 1) continue;
+      squaredZ += clippedFisherZ(result.r) ** 2 * (result.df - 1);
+      defined++;
+    }
+    hits += count(test(altX, altY, opts));
+    naiveFalsePositives += count(test(nullX, nullY, naive));
     done += size;
   }
   const models = usable.map((i) => fitted[i]!);
   return {
     phi: Math.min(MAX_PHI, median(models.map((f) => f.phi))), nugget: median(models.map((f) => f.nugget)), controlNoise: controlSd !== undefined,
     simulations: m, alpha: opts.alpha, falsePositiveRate: falsePositives / m, effect: opts.effect, power: hits / m,
-    naiveFalsePositiveRate: naiveFalsePositives / m,
+    naiveFalsePositiveRate: naiveFalsePositives / m, varianceRatio: defined ? squaredZ / defined : 1, varianceRatioPairs: defined,
   };
 }
 

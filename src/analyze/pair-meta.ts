@@ -5,18 +5,14 @@
 // depend on the model family?). Each pair's verdict is decided from these numbers by verdict.ts.
 // A run whose pair is unstable (stability.ts) is left out of that pair's pooling and listed,
 // unless keepUnstable.
-// A run with r = ±1 (Spearman on two series that rise in step, a set scored twice) has an infinite
-// Fisher z. Leaving it out dropped the strongest evidence, so a clear mirror pair came out
-// inconclusive; its z is clipped at ±atanh(0.999) instead (|r| >= 0.999 pooled as 0.999), with the
-// variance from its effective sample size as every run's. Why clip rather than give r = ±1 some other
-// variance: the run's weight should rest on how many observations it has, as for any run, and a
-// clipped z of 3.8 says "at least 0.999" without letting one run's z of 18 (r = 1 - 1e-16) dominate
-// the pooled mean or inflate tau^2. The note says how many runs were clipped.
+// Each run's z and variance come from fisher-z.ts (clipping r = ±1, the calibrated variance); the
+// notes say how many runs were clipped and how the variances were scaled.
 import {
   adjustPValues, isMetaRegression, metaRegression, randomEffectsMeta,
   type Correction, type Moderator, type Tau2Estimator,
 } from '../stats/index.ts';
 import type { PairResult, RunAnalysis } from './analysis.ts';
+import { clippedFisherZ, fisherZVariance, MAX_POOLED_R, runVarianceFactor } from './fisher-z.ts';
 import { pairVerdict, type PairVerdict } from './verdict.ts';
 
 export interface MetaAnalysisOptions {
@@ -32,22 +28,6 @@ export interface MetaAnalysisOptions {
   equivalenceMargin: number;
   /** Pool runs whose pair is unstable instead of leaving them out. */
   keepUnstable: boolean;
-}
-
-/** The largest |r| pooled as it is: beyond it the run is pooled at this r (see the file's header). */
-export const MAX_POOLED_R = 0.999;
-const MAX_Z = Math.atanh(MAX_POOLED_R);
-
-/**
- * The variance of one run's Fisher z: 1 / (nEff - k - 3), with nEff the observations the run's
- * test counted (the calibrated effective sample size of the default 'effective-n' inference, n with
- * --inference naive) and k the covariate degrees of freedom (1, or the spline's edf), exactly the
- * variance of the run's own 95% CI. k is recovered from df = nEff - 2 - k.
- * THE ONE PLACE that decides what a run's weight in the pooled estimate rests on.
- */
-export function fisherZVariance(pair: PairResult): number {
-  const k = pair.nEff - 2 - pair.df;
-  return 1 / (pair.nEff - k - 3);
 }
 
 export interface ModeratorResult {
@@ -119,15 +99,16 @@ export interface MetaAcrossRuns {
 /** Run attributes by run name, for the moderator. */
 export type RunAttributes = ReadonlyMap<string, Readonly<Record<string, string>>>;
 
-export function metaAcrossRuns(runs: readonly Pick<RunAnalysis, 'run' | 'pairs'>[], opts: MetaAnalysisOptions,
+export function metaAcrossRuns(runs: readonly Pick<RunAnalysis, 'run' | 'pairs' | 'calibration'>[], opts: MetaAnalysisOptions,
   attributes: RunAttributes = new Map()): MetaAcrossRuns {
-  const byPair = new Map<string, { a: string; b: string; items: { run: string; pair: PairResult }[] }>();
+  const byPair = new Map<string, { a: string; b: string; items: PooledItem[] }>();
   for (const run of runs) {
+    const factor = runVarianceFactor(run);
     for (const pair of run.pairs) {
       const key = `${pair.a}\u0000${pair.b}`;
       let entry = byPair.get(key);
       if (!entry) byPair.set(key, (entry = { a: pair.a, b: pair.b, items: [] }));
-      entry.items.push({ run: run.run, pair });
+      entry.items.push({ run: run.run, pair, factor });
     }
   }
   const pairs = [...byPair.values()]
@@ -144,7 +125,10 @@ export function metaAcrossRuns(runs: readonly Pick<RunAnalysis, 'run' | 'pairs'>
   return { estimator: opts.metaEstimator, hartung_knapp: opts.hartungKnapp, moderator: opts.moderator ?? null, pairs };
 }
 
-function metaOfPair(a: string, b: string, items: { run: string; pair: PairResult }[], opts: MetaAnalysisOptions,
+/** One run's result for a pair, with the factor its stated variance is scaled by (fisher-z.ts). */
+interface PooledItem { run: string; pair: PairResult; factor: number }
+
+function metaOfPair(a: string, b: string, items: PooledItem[], opts: MetaAnalysisOptions,
   attributes: RunAttributes): PairMeta {
   const unstable = items.filter((x) => x.pair.unstable !== undefined).map((x) => ({ run: x.run, reason: x.pair.unstable! }));
   const candidates = opts.keepUnstable ? items : items.filter((x) => x.pair.unstable === undefined);
@@ -168,8 +152,14 @@ function metaOfPair(a: string, b: string, items: { run: string; pair: PairResult
       `|r| = ${MAX_POOLED_R} (Fisher z clipped at ±atanh(${MAX_POOLED_R}))`);
   }
   if (used.length === 0) return out;
-  const y = used.map((x) => Math.max(-MAX_Z, Math.min(MAX_Z, Math.atanh(x.pair.r!))));
-  const v = used.map((x) => fisherZVariance(x.pair));
+  const scaled = used.filter((x) => x.factor > 1);
+  if (scaled.length) {
+    const factors = scaled.map((x) => x.factor);
+    out.notes.push(`${scaled.length} run${scaled.length === 1 ? '' : 's'} pooled with the variance ${scaled.length === 1 ? 'its' : 'their'} ` +
+      `calibration measured, ${fmtRange(Math.min(...factors), Math.max(...factors))} times the stated one`);
+  }
+  const y = used.map((x) => clippedFisherZ(x.pair.r!));
+  const v = used.map((x) => fisherZVariance(x.pair) * x.factor);
   const m = randomEffectsMeta(y, v, { estimator: opts.metaEstimator, hartungKnapp: opts.hartungKnapp });
   Object.assign(out, {
     r: Math.tanh(m.estimate), ci95: tanhPair(m.ci), p: m.p, z: m.estimate, se: m.se,
@@ -182,7 +172,7 @@ function metaOfPair(a: string, b: string, items: { run: string; pair: PairResult
 }
 
 function moderate(
-  attribute: string, used: { run: string; pair: PairResult }[], y: number[], v: number[], opts: MetaAnalysisOptions, attributes: RunAttributes,
+  attribute: string, used: PooledItem[], y: number[], v: number[], opts: MetaAnalysisOptions, attributes: RunAttributes,
 ): ModeratorResult {
   const values = used.map((x) => attributes.get(x.run)?.[attribute]);
   const keep = values.map((x, i) => (x === undefined || x === '' ? -1 : i)).filter((i) => i >= 0);
@@ -217,6 +207,8 @@ function moderate(
   }
   return result;
 }
+
+const fmtRange = (lo: number, hi: number) => (lo.toFixed(2) === hi.toFixed(2) ? lo.toFixed(2) : `${lo.toFixed(2)}-${hi.toFixed(2)}`);
 
 function tanhPair(x: [number, number]): [number, number] {
   return [Math.tanh(x[0]), Math.tanh(x[1])];

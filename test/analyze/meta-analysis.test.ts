@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { analyzeRuns, DEFAULT_OPTIONS, type AnalyzeOptions } from '../../src/analyze/analysis.ts';
-import { fisherZVariance } from '../../src/analyze/pair-meta.ts';
+import { fisherZVariance, runVarianceFactor } from '../../src/analyze/fisher-z.ts';
 import type { RunSeries } from '../../src/analyze/run-series.ts';
 import { createRandom, randomEffectsMeta } from '../../src/stats/index.ts';
 import { genstudy, tempDir, writeCsv } from './helpers.ts';
@@ -79,7 +79,9 @@ test('each run enters with its Fisher z and the variance of its own CI; the pool
     const half = (Math.atanh(p.ci95![1]) - Math.atanh(p.ci95![0])) / 2;
     assert.ok(Math.abs(half - 1.959963984540054 * Math.sqrt(fisherZVariance(p))) < 1e-12);
   }
-  const direct = randomEffectsMeta(pairs.map((p) => Math.atanh(p.r!)), pairs.map(fisherZVariance), { estimator: 'PM', hartungKnapp: true });
+  // pooled with the stated variance times the run's calibrated ratio where above 1 (calibrated-pooling.test.ts)
+  const v = pairs.map((p, i) => fisherZVariance(p) * runVarianceFactor(result.runs[i]));
+  const direct = randomEffectsMeta(pairs.map((p) => Math.atanh(p.r!)), v, { estimator: 'PM', hartungKnapp: true });
   assert.equal(ab.z, direct.estimate);
   assert.equal(ab.r, Math.tanh(direct.estimate));
   assert.deepEqual(ab.ci95, [Math.tanh(direct.ci[0]), Math.tanh(direct.ci[1])]);
