@@ -24,7 +24,7 @@ import {
 } from '../stats/index.ts';
 import type { AnalysisOptions } from './options.ts';
 import { clippedFisherZ } from './fisher-z.ts';
-import { statOptions, testMatched, type PairTestOptions, type SamplingNoise } from './pair-tests.ts';
+import { statOptions, testIndexed, type PairTestOptions, type SamplingNoise } from './pair-tests.ts';
 
 export interface RunCalibration {
   /** The median over the OOD sets of the fitted drift's correlation at the median gap. */
@@ -81,30 +81,31 @@ export function calibrateRun(
     const size = Math.min(perDraw, m - done);
     const c = controlSd ? Float64Array.from(trueControl, (v, i) => v + controlSd[i] * random.normal()) : trueControl;
     const cVar = controlSd ? noise.control : undefined;
-    const nullX: Float64Array[] = [], nullY: Float64Array[] = [], altX: Float64Array[] = [], altY: Float64Array[] = [];
+    // series 3i, 3i + 1, 3i + 2: x, its null partner, its alternative partner (x is shared, so fitted once)
+    const series: Float64Array[] = [];
+    const nulls: [number, number][] = [], alternatives: [number, number][] = [];
     for (let i = 0; i < size; i++) {
       const k = done + i;
       const a = usable[k % usable.length], b = usable[(k + 1 + Math.floor(k / usable.length)) % usable.length];
       const bb = b === a ? usable[(usable.indexOf(a) + 1) % usable.length] : b;
       const za = draw(fitted[a]!, times, random), zb = draw(fitted[bb]!, times, random);
-      nullX.push(add(curves[a], za, scales[a]));
-      nullY.push(add(curves[bb], zb, scales[bb]));
       const zc = draw(fitted[a]!, times, random);
       const mixed = Float64Array.from(za, (v, t) => opts.effect * v + Math.sqrt(1 - opts.effect ** 2) * zc[t]);
-      altX.push(add(curves[a], za, scales[a]));
-      altY.push(add(curves[bb], mixed, scales[bb]));
+      series.push(add(curves[a], za, scales[a]), add(curves[bb], zb, scales[bb]), add(curves[bb], mixed, scales[bb]));
+      nulls.push([3 * i, 3 * i + 1]);
+      alternatives.push([3 * i, 3 * i + 2]);
     }
-    const test = (xs: Float64Array[], ys: Float64Array[], o: PairTestOptions) => testMatched(xs, ys, c, o, steps, { control: cVar });
-    const count = (results: ReturnType<typeof test>) => results.filter(({ result }) => result.p !== null && result.p < opts.alpha).length;
-    const nulls = test(nullX, nullY, opts);
-    falsePositives += count(nulls);
-    for (const { result } of nulls) {
+    const tested = testIndexed(series, [...nulls, ...alternatives], c, opts, steps, cVar);
+    const significant = (results: typeof tested) => results.filter(({ result }) => result.p !== null && result.p < opts.alpha).length;
+    const nullResults = tested.slice(0, size);
+    falsePositives += significant(nullResults);
+    hits += significant(tested.slice(size));
+    naiveFalsePositives += significant(testIndexed(series, nulls, c, naive, steps, cVar));
+    for (const { result } of nullResults) {
       if (result.r === null || result.df <= 1) continue;
       squaredZ += clippedFisherZ(result.r) ** 2 * (result.df - 1);
       defined++;
     }
-    hits += count(test(altX, altY, opts));
-    naiveFalsePositives += count(test(nullX, nullY, naive));
     done += size;
   }
   const models = usable.map((i) => fitted[i]!);

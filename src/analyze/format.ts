@@ -3,6 +3,7 @@
 import { signCountSentence, signVerdict } from './agreement.ts';
 import type { AnalysisResult, AnalyzeOptions, PairResult } from './analysis.ts';
 import { formatMetaTable, META_COLUMNS, metaRow, MODERATOR_COLUMNS, moderatorRows } from './format-meta.ts';
+import { runVarianceFactor } from './fisher-z.ts';
 import { pairTable } from './pair-columns.ts';
 import { csvText, intervalText, pValueText } from './text-cells.ts';
 import { alignColumns } from '../text-table.ts';
@@ -116,7 +117,9 @@ export function calibrationLine(c: NonNullable<AnalysisResult['runs'][number]['c
   const noise = `drift phi ${c.phi.toFixed(2)} + ${Math.round(c.nugget * 100)}% white noise at the run's steps` +
     (c.controlNoise ? ", the control's sampling noise redrawn" : '');
   return `calibration (${c.simulations} simulated pairs, ${noise}): false positives ${pct(c.falsePositiveRate)} at alpha ${c.alpha} ` +
-    `(naive test: ${pct(c.naiveFalsePositiveRate)}), power ${pct(c.power)} for a true partial correlation of ${c.effect}`;
+    `(naive test: ${pct(c.naiveFalsePositiveRate)}), power ${pct(c.power)} for a true partial correlation of ${c.effect}; ` +
+    `null r scatter ${c.varianceRatio.toFixed(2)} times the stated variance` +
+    (runVarianceFactor({ calibration: c }) > 1 ? ' (the pooling across runs uses the measured one)' : '');
 }
 
 /** An unevenly spaced run in words: its gaps and whether the test models them. */

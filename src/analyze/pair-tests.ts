@@ -80,22 +80,18 @@ export function testPairs(
   return testNamedPairs(ood, pairs, control, opts, steps, noise);
 }
 
-/** The same test on matched pairs (xs[i], ys[i]) against one control (the calibration's simulated pairs). */
-export function testMatched(
-  xs: Float64Array[], ys: Float64Array[], control: Float64Array, opts: PairTestOptions, steps?: readonly number[],
-  noise: { control?: Float64Array; xs?: (Float64Array | undefined)[]; ys?: (Float64Array | undefined)[] } = {},
+/**
+ * The same test on pairs of indexed series against one control (the calibration's simulated pairs,
+ * where the null and the alternative share their first series: each series is residualised and
+ * fitted once however many pairs it is in).
+ */
+export function testIndexed(
+  series: readonly Float64Array[], pairs: readonly (readonly [number, number])[], control: Float64Array, opts: PairTestOptions,
+  steps?: readonly number[], controlVariance?: Float64Array,
 ): { result: PartialResult; representation: Representation }[] {
-  if (xs.length !== ys.length) throw new Error(`matched pairs need as many x series as y series, got ${xs.length} and ${ys.length}`);
-  const series: Record<string, Float64Array> = {};
-  const variances: Record<string, Float64Array | undefined> = {};
-  const pairs = xs.map((x, i) => {
-    series[`x${i}`] = x;
-    series[`y${i}`] = ys[i];
-    variances[`x${i}`] = noise.xs?.[i];
-    variances[`y${i}`] = noise.ys?.[i];
-    return [`x${i}`, `y${i}`] as const;
-  });
-  return testNamedPairs(series, pairs, control, opts, steps, { control: noise.control, series: variances });
+  const named: Record<string, Float64Array> = {};
+  series.forEach((s, i) => { named[`s${i}`] = s; });
+  return testNamedPairs(named, pairs.map(([a, b]) => [`s${a}`, `s${b}`] as const), control, opts, steps, { control: controlVariance });
 }
 
 /** The one dispatch: the modelled effective-n test, or the papers' naive one on levels or first differences. */
