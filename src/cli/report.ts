@@ -7,6 +7,7 @@ import { addScoreInputOptions, readAndDescribe, runNamingFlags, sampleSizeFlag, 
 import { addAnalysisOptions, analysisOptionsFromFlags, type AnalysisFlags } from './analysis-flags.ts';
 import { terminalSafe } from '../terminal-safe.ts';
 import { analysisProgress } from './analysis-progress.ts';
+import { wholeNumber } from './flag-values.ts';
 
 interface ReportFlags extends AnalysisFlags, ScoreInputFlags {
   out: string;
@@ -16,6 +17,7 @@ interface ReportFlags extends AnalysisFlags, ScoreInputFlags {
   study?: string;
   pair?: string[];
   figures?: string;
+  runFigures?: string;
 }
 
 export function registerReport(program: Command): void {
@@ -32,6 +34,8 @@ export function registerReport(program: Command): void {
     .option('--study <file>', 'the study file to embed in the provenance section')
     .option('--pair <set...>',
       'the two OOD test sets whose residual scatter is drawn per run (default: a pair whose sign differs between runs, else the strongest)')
+    .option('--run-figures <n|all>', 'whose figures the page draws: all runs, or the first n (default: the first runs, in run order, ' +
+      'until their figures take 8 MB of the page; the page lists the runs it does not draw and says where their numbers are)')
     .option('--figures <dir>', 'also write what goes into a paper into this folder (replaced whole, beside --out, not inside it): every ' +
       'figure as SVG and PDF, and the verdict, meta-analysis and study B tables as LaTeX (booktabs) and Markdown');
   addScoreInputOptions(command);
@@ -39,6 +43,11 @@ export function registerReport(program: Command): void {
     .action(async (store: string, flags: ReportFlags) => {
       const analysis = analysisOptionsFromFlags(flags);
       if (flags.pair && flags.pair.length !== 2) throw new UserError(`--pair ${flags.pair.join(' ')}: expected two test sets, e.g. --pair hans rte`);
+      const runFigures = flags.runFigures === undefined || flags.runFigures === 'all' ? flags.runFigures
+        : /^\s*\d+\s*$/.test(flags.runFigures) ? wholeNumber('--run-figures', flags.runFigures, { min: 0 }) : undefined;
+      if (flags.runFigures !== undefined && runFigures === undefined) {
+        throw new UserError(`--run-figures ${flags.runFigures}: expected all or a whole number of runs (0 or more)`);
+      }
       // said once here; the report reads the input again itself
       const { rows } = await readAndDescribe(store, flags);
       if (flags.dryRun) return;
@@ -57,6 +66,7 @@ export function registerReport(program: Command): void {
         title: flags.title,
         studyFile: flags.study,
         pair: flags.pair as [string, string] | undefined,
+        runFigures,
         analysis,
         progress: analysisProgress((line) => process.stderr.write(line)),
       }, { figures: flags.figures });

@@ -165,13 +165,27 @@ export function seriesLegend(series: readonly string[], width: number): Record<s
 }
 
 /**
+ * The most scores a trajectory chart marks one by one (a marker per checkpoint per series; the ID
+ * against OOD figure's points): above it each series is its line alone, one path, so a run of 200
+ * checkpoints on 20 sets is 21 paths rather than 4,200 markers (the page's size and the browser's
+ * time to open it grow with the marks, not with the lines' points).
+ */
+export const MARKED_SCORES = 1200;
+
+/** Whether a chart of `scores` scores marks each one (MARKED_SCORES). */
+export function marksEachScore(scores: number): boolean {
+  return scores <= MARKED_SCORES;
+}
+
+/**
  * Scores against training step, one line per test set: the control (ID) set thicker in black,
  * every other set its own colour, dash and hollow marker, wider where it hides under a later one
  * (seriesSizes: equal series stay visible);
- * a marker on every checkpoint; the legend under the chart, so the plot keeps its width on a narrow page.
+ * a marker on every checkpoint while the chart has at most MARKED_SCORES scores (else the lines
+ * alone, one path per set: the caption says so); the legend under the chart, so the plot keeps its width on a narrow page.
  */
 export function curvesSpec(points: readonly CurvePoint[], yTitle: string,
-  axisSteps: readonly number[] = points.map((p) => p.step)): TopLevelSpec {
+  axisSteps: readonly number[] = points.map((p) => p.step), markers = marksEachScore(points.length)): TopLevelSpec {
   const control = points.find((p) => p.isControl)?.series;
   const style = seriesStyles([...new Set(points.map((p) => p.series))], control);
   const sizes = seriesSizes(style.domain, points, control);
@@ -193,8 +207,8 @@ export function curvesSpec(points: readonly CurvePoint[], yTitle: string,
           strokeWidth: { field: 'lineWidth', type: 'quantitative', scale: null, legend: null },
         },
       },
-      // Every checkpoint is marked on its curve: the scores exist only there.
-      {
+      // Every checkpoint is marked on its curve: the scores exist only there (unless there are too many to mark).
+      ...(markers ? [{
         // the shape keyed by a copy of the series field, so the legend (colour and dash, merged) does not take it up
         transform: [{ calculate: 'datum.series', as: 'marker' }],
         mark: { type: 'point', filled: false, strokeWidth: 1.5, opacity: 1 },
@@ -205,9 +219,9 @@ export function curvesSpec(points: readonly CurvePoint[], yTitle: string,
           shape: { field: 'marker', type: 'nominal', scale: { domain: style.domain, range: style.shape }, legend: null },
           fill: { condition: { test: 'datum.isControl', value: '#111111' }, value: 'white' },
         },
-      },
+      }] : []),
     ],
-  };
+  } as TopLevelSpec;
 }
 
 /** Training loss against step. */
@@ -236,15 +250,33 @@ export interface HeatCell {
 }
 
 /**
+ * The most test sets a matrix of them writes each cell's label in (its r, its verdict mark, its sign
+ * counts): past it a cell is too small to read a label in once the page scales the matrix down, and
+ * the labels would be most of the page's marks (50 sets: 2,450 of them per matrix). Unlabelled, the
+ * cells shrink so the matrix fits the page; the caption says where the numbers are.
+ */
+export const HEATMAP_LABELLED = 24;
+
+/** Whether a matrix of `sets` test sets writes its cells' labels (HEATMAP_LABELLED). */
+export function heatmapLabelled(sets: number): boolean {
+  return sets <= HEATMAP_LABELLED;
+}
+
+/**
  * A matrix as coloured cells on a diverging red-white-blue scale over [-extent, extent]; cells
  * without a value are grey; outlined cells get a black border (dashed ones a dashed border); each
- * cell shows its label. `cellSize` fixes the cells' side (else it shrinks as columns are added);
+ * cell shows its label, unless `labels` is false. `cellSize` fixes the cells' side (else it shrinks as columns are added,
+ * further without labels, so that a matrix of 50 sets is about 900 px wide);
  * the colour legend sits right of the matrix, or below it with `legendBelow` (two matrices side by side).
  */
 export function heatmapSpec(cells: readonly HeatCell[], opts: {
   rows: string[]; cols: string[]; extent: number; legendTitle: string; rowTitle?: string; colTitle?: string; cellSize?: number; legendBelow?: boolean;
+  labels?: boolean;
 }): TopLevelSpec {
-  const cellSize = opts.cellSize ?? Math.max(40, Math.min(64, Math.floor(520 / Math.max(opts.cols.length, 1))));
+  const labels = opts.labels ?? true;
+  const columns = Math.max(opts.cols.length, 1);
+  const cellSize = opts.cellSize
+    ?? (labels ? Math.max(40, Math.min(64, Math.floor(520 / columns))) : Math.max(10, Math.min(40, Math.floor(900 / columns))));
   const values = cells.map((c) => ({ ...c, dashed: c.dashed ?? false, strong: c.value !== null && Math.abs(c.value) > 0.6 * opts.extent }));
   const x = { field: 'col', type: 'nominal' as const, sort: opts.cols, title: opts.colTitle ?? null, axis: { labelAngle: -40, labelLimit: 0 } };
   const y = { field: 'row', type: 'nominal' as const, sort: opts.rows, title: opts.rowTitle ?? null, axis: { labelLimit: 0 } };
@@ -268,21 +300,21 @@ export function heatmapSpec(cells: readonly HeatCell[], opts: {
       { transform: [{ filter: 'datum.value === null' }], mark: { type: 'rect', color: '#e4e4e4' } },
       {
         transform: [{ filter: 'datum.outlined && !datum.dashed' }],
-        mark: { type: 'rect', fillOpacity: 0, stroke: '#000', strokeWidth: 2.5 },
+        mark: { type: 'rect', fillOpacity: 0, stroke: '#000', strokeWidth: cellSize >= 30 ? 2.5 : 1.5 },
       },
       {
         transform: [{ filter: 'datum.outlined && datum.dashed' }],
-        mark: { type: 'rect', fillOpacity: 0, stroke: '#000', strokeWidth: 2, strokeDash: [5, 3] },
+        mark: { type: 'rect', fillOpacity: 0, stroke: '#000', strokeWidth: cellSize >= 30 ? 2 : 1.3, strokeDash: cellSize >= 30 ? [5, 3] : [3, 2] },
       },
-      {
+      ...(labels ? [{
         mark: { type: 'text', fontSize: 12, lineHeight: 14 },
         encoding: {
           text: { field: 'label', type: 'nominal' },
           color: { condition: { test: 'datum.strong', value: 'white' }, value: 'black' },
         },
-      },
+      }] : []),
     ],
-  };
+  } as TopLevelSpec;
 }
 
 let chartCounter = 0;

@@ -5,7 +5,9 @@
 // does not take it for evidence the diamond rests on; under them the pooled effect as a diamond
 // spanning its 95% CI on a line that is the 95% prediction interval for a new run; the pair's name
 // left of the row, its verdict right, and under the verdict why a row has no diamond when it has
-// none. The figure is as wide as the page's box, most of it the plot.
+// none. The figure is as wide as the page's box, most of it the plot. With more run points than
+// FOREST_POINTS (pairs x runs: a sweep of hundreds of runs) a row shows its pooled runs' spread
+// instead of a point per run: their range, middle half and median, three marks per row.
 // The axis is Fisher's z = atanh(r), the scale the meta-analysis pools on, labelled in r: on the r
 // scale runs near +-1 pile up on the edge and a pooled CI near 1 becomes a sliver. The axis reaches
 // r = +-0.995 for the runs, further (up to +-0.9999) for a pooled CI, so a pair whose runs sit at
@@ -80,13 +82,32 @@ export function zExtent(rows: readonly Pick<ForestRow, 'runs' | 'pooled'>[]): nu
   return Math.max(Z_MIN_EXTENT, Math.min(Z_LIMIT, spread * 1.05), Math.min(POOLED_Z_LIMIT, pooled * 1.05));
 }
 
-export function forestSpec(rowsIn: readonly ForestRow[]): TopLevelSpec {
+/**
+ * The most run points the figure draws one by one (pairs x runs): above it each row shows its
+ * pooled runs' spread instead (forestShowsSpread), so 300 runs x 190 pairs is 190 rows of three
+ * marks, not 57,000 points with a legend of 300 runs.
+ */
+export const FOREST_POINTS = 3000;
+
+/** Whether the forest of these rows draws each row's spread of runs rather than a point per run. */
+export function forestShowsSpread(rows: readonly Pick<ForestRow, 'runs'>[]): boolean {
+  return rows.reduce((n, row) => n + row.runs.length, 0) > FOREST_POINTS;
+}
+
+/** The q-quantile of sorted values, interpolated between neighbours. */
+function quantile(sorted: readonly number[], q: number): number {
+  const at = (sorted.length - 1) * q;
+  const lo = Math.floor(at);
+  return lo + 1 < sorted.length ? sorted[lo] + (at - lo) * (sorted[lo + 1] - sorted[lo]) : sorted[lo];
+}
+
+export function forestSpec(rowsIn: readonly ForestRow[], spreadOnly = forestShowsSpread(rowsIn)): TopLevelSpec {
   const rows = sortForestRows(rowsIn);
   const extent = zExtent(rows);
   const toZ = (r: number) => Math.max(-extent, Math.min(extent, Math.abs(r) >= 1 ? Math.sign(r) * Infinity : Math.atanh(r)));
   const runNames = [...new Set(rows.flatMap((r) => r.runs.map((x) => x.run)))];
   const spread = runNames.length > 1 ? (RUNS_TO - RUNS_FROM) / (runNames.length - 1) : 0;
-  const points = rows.flatMap((row, i) => row.runs.map((x) => {
+  const points = spreadOnly ? [] : rows.flatMap((row, i) => row.runs.map((x) => {
     const z = Math.abs(x.r) >= 1 ? Math.sign(x.r) * Infinity : Math.atanh(x.r);
     return {
       run: x.run, r: x.r, z: toZ(x.r), pooled: x.pooled,
@@ -109,7 +130,17 @@ export function forestSpec(rowsIn: readonly ForestRow[]): TopLevelSpec {
     note: row.pooled ? '' : row.noDiamond ?? '', verdictAt: !row.pooled && row.noDiamond ? i - NOTE_SHIFT : i,
     noteAt: i + NOTE_SHIFT, noteText: `row ${i + 1} has no diamond: ${row.noDiamond ?? ''}`,
   }));
-  const leftOut = points.some((p) => !p.pooled);
+  const leftOut = !spreadOnly && points.some((p) => !p.pooled);
+  // with many runs: per row, its pooled runs' range (thin), middle half (thick) and median (tick), on the z scale
+  const spreads = rows.flatMap((row, i) => {
+    const rs = row.runs.filter((x) => x.pooled).map((x) => x.r).sort((p, q) => p - q);
+    if (rs.length === 0) return [];
+    const pos = i + (RUNS_FROM + RUNS_TO) / 2;
+    const [lo, q1, median, q3, hi] = [0, 0.25, 0.5, 0.75, 1].map((q) => quantile(rs, q));
+    return [{ pos, lo: toZ(lo), q1: toZ(q1), median: toZ(median), q3: toZ(q3), hi: toZ(hi), top: pos - 0.09, bottom: pos + 0.09,
+      label: `${row.a} – ${row.b}: ${rs.length} pooled run${rs.length === 1 ? '' : 's'}, r from ${lo.toFixed(3)} to ${hi.toFixed(3)}, ` +
+        `middle half ${q1.toFixed(3)} to ${q3.toFixed(3)}, median ${median.toFixed(3)}` }];
+  });
   const bands = rows.map((_, i) => ({ from: i - 0.5, to: i + 0.5 })).filter((_, i) => i % 2 === 0);
 
   const ticks = R_TICKS.flatMap((r) => (r === 0 ? [0] : [-r, r])).map(Math.atanh).filter((z) => Math.abs(z) <= extent + 1e-9).sort((p, q) => p - q);
@@ -138,7 +169,14 @@ export function forestSpec(rowsIn: readonly ForestRow[]): TopLevelSpec {
       mark: { type: 'area', color: '#4c78a8', stroke: '#1f3f66', strokeWidth: 1, opacity: 1 },
       encoding: { x: { field: 'z', ...x }, y: { field: 'y', ...y }, y2: { field: 'y2' }, detail: { field: 'pair', type: 'nominal' } },
     },
-    {
+    ...(spreadOnly ? [
+      { data: { values: spreads }, mark: { type: 'rule', color: '#9a9a9a', strokeWidth: 1.5 },
+        encoding: { x: { field: 'lo', ...x }, x2: { field: 'hi' }, y: { field: 'pos', ...y }, description: { field: 'label' } } },
+      { data: { values: spreads }, mark: { type: 'rule', color: '#6b6b6b', strokeWidth: 7 },
+        encoding: { x: { field: 'q1', ...x }, x2: { field: 'q3' }, y: { field: 'pos', ...y } } },
+      { data: { values: spreads }, mark: { type: 'rule', color: '#111111', strokeWidth: 2 },
+        encoding: { x: { field: 'median', ...x }, y: { field: 'top', ...y }, y2: { field: 'bottom' } } },
+    ] : [{
       name: 'pooled_runs',
       data: { values: points.filter((p) => p.pooled) },
       mark: { type: 'point', filled: true, size: 46, opacity: 0.9, stroke: 'white', strokeWidth: 0.6 },
@@ -146,7 +184,7 @@ export function forestSpec(rowsIn: readonly ForestRow[]): TopLevelSpec {
         x: { field: 'z', ...x }, y: { field: 'pos', ...y }, color: runColour,
         shape: { field: 'shape', type: 'nominal', scale: null, legend: null }, description: { field: 'label' },
       },
-    },
+    }]),
     // runs left out of the pair's pooling: hollow, in the run's colour, with a legend of their own above the plot
     ...(leftOut ? [{
       name: 'left_out_runs',

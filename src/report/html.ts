@@ -66,9 +66,15 @@ td .why { display: block; white-space: normal; color: #555; font-size: 0.85em; }
 .role-cross-task { background: #f3eef6; }
 .sig { font-weight: 600; }
 article.run { border-top: 1px solid #eee; }
+details.pairs > summary { cursor: pointer; color: #3c6fb0; font-size: 0.9rem; margin: 4px 0 10px; }
 `;
 
 export function page(title: string, body: string): string {
+  return pageStart(title) + body + PAGE_END;
+}
+
+/** The page up to its body: what `page` puts before the body (a report written in parts writes it first). */
+export function pageStart(title: string): string {
   return `<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -80,12 +86,15 @@ export function page(title: string, body: string): string {
 </head>
 <body>
 <main>
-${body}
+`;
+}
+
+/** The page after its body. */
+export const PAGE_END = `
 </main>
 </body>
 </html>
 `;
-}
 
 export function esc(text: string): string {
   return escapeHtml(text);

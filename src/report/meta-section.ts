@@ -5,8 +5,8 @@
 // (meta_analysis, meta_regression) are written as CSV and JSON like the others.
 import type { PairMeta } from '../analyze/pair-meta.ts';
 import { META_COLUMNS, metaRow, MODERATOR_COLUMNS, moderatorRows } from '../analyze/format-meta.ts';
-import { heatmapSpec, renderSvg, type HeatCell } from './charts.ts';
-import { forestSpec, sortForestRows, type ForestRow } from './forest-chart.ts';
+import { HEATMAP_LABELLED, heatmapLabelled, heatmapSpec, renderSvg, type HeatCell } from './charts.ts';
+import { FOREST_POINTS, forestShowsSpread, forestSpec, sortForestRows, type ForestRow } from './forest-chart.ts';
 import { metaVerdict, verdictLegend, verdictLook } from './meta-verdict.ts';
 import { esc, figure, fixed, htmlTable, intervalCell, pairCell, pValue, signed } from './html.ts';
 import type { StudyA } from './study-a.ts';
@@ -106,21 +106,28 @@ async function forestFigure(a: StudyA): Promise<string> {
     };
   }).filter((r) => r.runs.length > 0);
   if (rows.length === 0) return '';
-  const svg = await renderSvg(forestSpec(rows), 'Forest plot: each pair of OOD sets, its runs\' partial correlations and the pooled effect');
+  const spread = forestShowsSpread(rows);
+  const svg = await renderSvg(forestSpec(rows, spread), 'Forest plot: each pair of OOD sets, its runs\' partial correlations and the pooled effect');
   const how = `${meta.estimator}${meta.hartung_knapp ? ' with Hartung-Knapp' : ''}`;
   const leftOut = rows.some((r) => r.runs.some((x) => !x.pooled));
   const bare = rows.filter((r) => !r.pooled).length;
-  const caption = `Every pair of OOD sets, sorted by pooled partial correlation: each run's r (points, one colour per run` +
-    `${leftOut ? '; hollow: left out of that pair\'s pooling as unstable, listed under the table' : ''}), ` +
+  const points = rows.reduce((n, r) => n + r.runs.length, 0);
+  const runs = spread
+    ? `the spread of the runs pooled (not a point per run: ${points} run results, drawn one by one up to ${FOREST_POINTS}; ` +
+      `each run's r is in partial_correlations.csv): their range (thin grey line), middle half (thick bar) and median (black tick)` +
+      `${leftOut ? '; runs left out of a pair\'s pooling as unstable are not in its spread and are listed under the table' : ''}`
+    : `each run's r (points, one colour per run${leftOut ? '; hollow: left out of that pair\'s pooling as unstable, listed under the table' : ''})`;
+  const caption = `Every pair of OOD sets, sorted by pooled partial correlation: ${runs}, ` +
     `the pooled r with its 95% CI (diamond, ${how}) on its 95% prediction interval for a new run (line; three runs or more), ` +
     `and the verdict${bare ? `; a row without a diamond (${bare}) says why under its verdict (a diamond needs two pooled runs)` : ''}. ` +
-    `The axis is Fisher's z, the scale the runs are pooled on, labelled in r; a triangle on its edge is a run beyond it ` +
-    `(r = ±1 has an infinite z).`;
+    'The axis is Fisher\'s z, the scale the runs are pooled on, labelled in r; ' +
+    `${spread ? 'a spread that reaches its edge has' : 'a triangle on its edge is'} ` +
+    `a run beyond it (r = ±1 has an infinite z).`;
   return `<div class="charts">${figure(svg, caption, 'forest')}</div>`;
 }
 
 /** The pooled r of every pair as a matrix, each cell marked with its verdict; '' when nothing was pooled. */
-export async function pooledHeatmap(a: StudyA, cellSize: number): Promise<string> {
+export async function pooledHeatmap(a: StudyA, cellSize: number | undefined): Promise<string> {
   const meta = a.analysis.meta;
   const pooled = meta.pairs.filter((p) => p.r !== null && p.runs > 1);
   if (pooled.length === 0) return '';
@@ -135,13 +142,17 @@ export async function pooledHeatmap(a: StudyA, cellSize: number): Promise<string
     };
     cells.push({ row: p.a, col: p.b, ...cell }, { row: p.b, col: p.a, ...cell });
   }
+  const labels = heatmapLabelled(sets.length);
   const svg = await renderSvg(
-    heatmapSpec(cells, { rows: sets, cols: sets, extent: 1, legendTitle: 'pooled r', cellSize, legendBelow: true }),
+    heatmapSpec(cells, { rows: sets, cols: sets, extent: 1, legendTitle: 'pooled r', cellSize, legendBelow: true, labels }),
     'Pooled partial correlation per pair of OOD sets, with its verdict');
   const marks = verdictLegend(meta.pairs.map(metaVerdict)).map(({ verdict, look }) =>
     `${look.mark} ${verdict}${look.tone === 'holds' ? ' (solid outline)' : look.tone === 'varies' ? ' (dashed outline)' : ''}`);
   const caption = 'Pooled partial correlation of each pair across runs (random-effects meta-analysis, ' +
-    `${meta.estimator}${meta.hartung_knapp ? ' with Hartung-Knapp' : ''}), and its verdict: ${marks.join('; ')}.`;
+    `${meta.estimator}${meta.hartung_knapp ? ' with Hartung-Knapp' : ''}), and its verdict: ${labels ? marks.join('; ')
+      : 'solid outline: generalises; dashed: depends on the model. ' +
+      `Cells carry no numbers or marks (${sets.length} sets; they are written in a matrix of up to ${HEATMAP_LABELLED}): the table below ` +
+      'has each pair\'s pooled r and verdict'}.`;
   return figure(svg, caption, 'pooled');
 }
 

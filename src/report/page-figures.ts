@@ -29,17 +29,24 @@ export function pageText(html: string): string {
   return text.startsWith(FSI) && text.endsWith(PDI) ? text.slice(FSI.length, -PDI.length) : text;
 }
 
-export function pageFigures(html: string): PageFigure[] {
+/**
+ * The figures of a page, given whole or in its parts (RenderedReport.parts: each part whole
+ * elements, so no figure or landmark is split between two; a page too large for one string is read part by part).
+ */
+export function pageFigures(page: string | readonly string[]): PageFigure[] {
   const found: { section: string; kind: string; run: string | null; svg: string; caption: string }[] = [];
   let section = '';
   let run: string | null = null;
-  for (const m of html.matchAll(LANDMARK)) {
-    if (m[1] !== undefined) section = m[1];
-    else if (m[2] !== undefined) run = pageText(m[2]);
-    else if (m[0] === '</article>') run = null;
-    else found.push({ section, kind: m[3], run, svg: m[4], caption: pageText(m[5]) });
+  let inPage = 0;
+  for (const html of typeof page === 'string' ? [page] : page) {
+    for (const m of html.matchAll(LANDMARK)) {
+      if (m[1] !== undefined) section = m[1];
+      else if (m[2] !== undefined) run = pageText(m[2]);
+      else if (m[0] === '</article>') run = null;
+      else found.push({ section, kind: m[3], run, svg: m[4], caption: pageText(m[5]) });
+    }
+    inPage += html.match(/<figure[\s>]/g)?.length ?? 0;
   }
-  const inPage = html.match(/<figure[\s>]/g)?.length ?? 0;
   if (found.length !== inPage) throw new Error(`the report page has ${inPage} figures and ${found.length} of them could be read as charts`);
 
   const kinds = new Map<string, number>();

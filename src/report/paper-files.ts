@@ -19,9 +19,18 @@ export interface PaperFiles {
   notes: string[];
 }
 
-export async function paperFiles(report: { html: string; paperTables: readonly PaperTable[] }, opts: { createdAt: Date }): Promise<PaperFiles> {
-  const title = pageText(/<title>([\s\S]*?)<\/title>/.exec(report.html)?.[1] ?? 'genstudy report');
-  const figures = pageFigures(report.html);
+export async function paperFiles(report: { parts: readonly string[]; paperTables: readonly PaperTable[] },
+  opts: { createdAt: Date }): Promise<PaperFiles> {
+  // the page's parts as they are (render.ts): the title is in its head
+  let title = 'genstudy report';
+  for (const part of report.parts) {
+    const found = /<title>([\s\S]*?)<\/title>/.exec(part);
+    if (found) {
+      title = pageText(found[1]);
+      break;
+    }
+  }
+  const figures = pageFigures(report.parts);
   const files: [string, string | Buffer][] = [];
   const figureNotes = new Map<string, string>();
   const missingAll = new Set<string>();

@@ -8,18 +8,19 @@ import { basename, resolve } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { UserError } from '../errors.ts';
 import type { AnalysisProgress, AnalysisResult, AnalyzeOptions } from '../analyze/analysis.ts';
-import { anchor, esc, page } from './html.ts';
+import { anchor, esc, PAGE_END, pageStart } from './html.ts';
 import { provenanceSection, sha256, type Provenance } from './provenance-section.ts';
 import type { RunNaming } from '../analyze/run-names.ts';
 import { loadReportInput, type ReportData } from './report-data.ts';
-import { agreementSection, runSections, studyAHeadline } from './study-a-section.ts';
+import { agreementSection, studyAHeadline } from './study-a-section.ts';
+import { runSections, type RunFigures } from './runs-section.ts';
 import { studyA, type StudyA } from './study-a.ts';
 import { studyBHeadline, studyBSection } from './study-b-section.ts';
 import { methodOf, studyB, type StudyB } from './study-b.ts';
 import { tableToCsv, tableToJson } from './table.ts';
 import { buildTables } from './tables.ts';
 import { designComparisonTable, designSection, type DesignComparison } from './design-section.ts';
-import { checkReportFolder, writeReportFolder } from './report-folder.ts';
+import { checkReportFolder, writeReportFolder, type FileContents } from './report-folder.ts';
 import type { PaperTable } from './paper-table.ts';
 import { paperTables } from './paper-tables.ts';
 import { checkPaperFolder, writePaperFolder } from './paper-folder.ts';
@@ -46,6 +47,13 @@ export interface ReportInput {
   title?: string;
   /** The pair of OOD test sets whose residuals are drawn per run (default: chosen by run-figures.ts). */
   pair?: readonly [string, string];
+  /**
+   * Whose figures the page draws: 'all' runs, the first n, or by default the first runs in run order
+   * until their figures take RUN_FIGURES_BUDGET of the page (runs-section.ts); the page says which it does not draw.
+   */
+  runFigures?: RunFigures;
+  /** How many characters of the page the runs' figures may take when `runFigures` is not given (default RUN_FIGURES_BUDGET, 8 MB). */
+  runFiguresBudget?: number;
   /** A study file to embed (its text and sha256) in the provenance section. */
   studyFile?: string;
   /** When the report says it was made (default: now). */
@@ -57,7 +65,13 @@ export interface ReportInput {
 export interface ReportTableOutput { csv: string; json: unknown }
 
 export interface RenderedReport {
-  html: string;
+  /**
+   * The page as one string, joined from `parts` when first read. writeReport writes the parts one
+   * after the other and never joins them, so a page larger than a string can be is still written.
+   */
+  readonly html: string;
+  /** The page in parts, in order (the page's head, each section, each run's article, the end): together they are `html`. */
+  parts: readonly string[];
   tables: Record<string, ReportTableOutput>;
   /** Study A's answer in one sentence (or why there is none). */
   headline: string;
@@ -86,9 +100,10 @@ export async function renderReport(input: ReportInput): Promise<RenderedReport> 
   };
 
   const title = input.title ?? `genstudy report: ${basename(input.storePath)}`;
-  const runs = await runSections(data, a, tables, { metric: input.metric, pair: input.pair });
+  const runs = await runSections(data, a, tables, { metric: input.metric, pair: input.pair, runFigures: input.runFigures,
+    budget: input.runFiguresBudget });
   const withStudyA = studyAShown(data, a, b);
-  const sections = [
+  const sections: (string | readonly string[])[] = [
     `<header><h1>${esc(title)}</h1><p class="meta">${data.runs.length} runs · ${data.testSets.length} test sets · ${data.scores.length} ` +
     `scores · ${data.schemaVersion ? "store" : "read from"} ${esc(data.storePath)}</p></header>`,
     nav(runs.toc, withStudyA, b.present, check !== null),
@@ -96,10 +111,17 @@ export async function renderReport(input: ReportInput): Promise<RenderedReport> 
   if (withStudyA) sections.push(await agreementSection(a, tables));
   if (check && checkTable) sections.push(designSection(check, checkTable));
   if (b.present) sections.push(await studyBSection(b));
-  sections.push(runs.html, provenanceSection(data, prov, tableList));
+  sections.push(runs.parts, provenanceSection(data, prov, tableList));
 
+  // the body's pieces one line apart, as one string joined with '\n' would have them
+  const body = sections.flat();
+  const parts = [pageStart(title), ...body.map((p, i) => (i < body.length - 1 ? `${p}\n` : p)), PAGE_END];
+  let joined: string | undefined;
   const out: RenderedReport = {
-    html: page(title, sections.join('\n')),
+    parts,
+    get html() {
+      return (joined ??= parts.join(''));
+    },
     tables: Object.fromEntries(tableList.map((t) => [t.name, { csv: tableToCsv(t), json: tableToJson(t) }])),
     headline: studyAHeadline(a),
     paperTables: paperTables(a, b),
@@ -132,10 +154,11 @@ export async function writeReport(outDir: string, input: ReportInput, options: W
   if (options.figures !== undefined) checkPaperFolder(options.figures, dir);
   const generatedAt = input.generatedAt ?? new Date();
   const report = await renderReport({ ...input, generatedAt });
-  const contents: [string, string][] = Object.entries(report.tables).flatMap(([name, t]): [string, string][] => [
-    [`${name}.csv`, t.csv], [`${name}.json`, JSON.stringify(t.json, null, 2) + '\n'],
+  const contents: [string, FileContents][] = Object.entries(report.tables).flatMap(([name, t]): [string, FileContents][] => [
+    [`${name}.csv`, t.csv], [`${name}.json`, jsonText(t.json)],
   ]);
-  contents.push(['report.html', report.html]);
+  // the page in its parts, written one after the other: never one string (a sweep's page may be longer than a string can be)
+  contents.push(['report.html', report.parts]);
   if (options.figures === undefined) {
     const files = writeReportFolder(dir, contents);
     return { dir, html: files[files.length - 1], files, report };
@@ -146,6 +169,24 @@ export async function writeReport(outDir: string, input: ReportInput, options: W
   let files: string[] = [];
   const figures = writePaperFolder(options.figures, dir, paper.files, () => { files = writeReportFolder(dir, contents); });
   return { dir, html: files[files.length - 1], files, report, figures: { dir: resolve(options.figures), files: figures, notes: paper.notes } };
+}
+
+/**
+ * JSON.stringify(value, null, 2) and a newline, an array's rows made a thousand at a time, so a
+ * table of millions of rows (scores.json) is written without being one string.
+ */
+export function jsonText(value: unknown): FileContents {
+  if (!Array.isArray(value) || value.length === 0) return JSON.stringify(value, null, 2) + '\n';
+  const rows = value;
+  return (function* chunks(): Generator<string> {
+    const BATCH = 1000;
+    for (let i = 0; i < rows.length; i += BATCH) {
+      // a slice's text is "[\n" + its rows, indented as in the whole array and one ",\n" apart + "\n]"
+      const text = JSON.stringify(rows.slice(i, i + BATCH), null, 2);
+      const inner = text.slice(2, -2);
+      yield `${i === 0 ? '[\n' : ',\n'}${inner}${i + BATCH >= rows.length ? '\n]\n' : ''}`;
+    }
+  })();
 }
 
 async function readStudyFile(path: string): Promise<NonNullable<Provenance['studyFile']>> {

@@ -30,9 +30,32 @@ export function checkReportFolder(dir: string): void {
   checkReplaceable(dir, REPORT);
 }
 
-/** Replaces the folder `dir` by one holding exactly `files` (name -> text), the page written last; returns their paths. */
-export function writeReportFolder(dir: string, files: readonly (readonly [string, string])[]): string[] {
+/**
+ * What a file of such a folder holds: a text, bytes, or a text in parts (chunks written one after
+ * the other, in order, never joined: a report's page, a table of millions of rows).
+ */
+export type FileContents = string | Uint8Array | Iterable<string>;
+
+/** Replaces the folder `dir` by one holding exactly `files` (name -> contents), the page written last; returns their paths. */
+export function writeReportFolder(dir: string, files: readonly (readonly [string, FileContents])[]): string[] {
   return writeWholeFolder(dir, files, REPORT);
+}
+
+/** Writes `data` to the new file `file`; a text in parts chunk by chunk. */
+function writeContents(file: string, data: FileContents): void {
+  if (typeof data === 'string' || data instanceof Uint8Array) {
+    fs.writeFileSync(file, data);
+    return;
+  }
+  const fd = fs.openSync(file, 'w');
+  try {
+    for (const chunk of data) {
+      const bytes = Buffer.from(chunk, 'utf8');
+      for (let at = 0; at < bytes.length;) at += fs.writeSync(fd, bytes, at, bytes.length - at);
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
 }
 
 /**
@@ -40,7 +63,7 @@ export function writeReportFolder(dir: string, files: readonly (readonly [string
  * paths. `within` runs once every file is written under the temporary name and before the rename,
  * so that a second folder written there is renamed into place right before this one.
  */
-export function writeWholeFolder(dir: string, files: readonly (readonly [string, string | Uint8Array])[], kind: FolderKind,
+export function writeWholeFolder(dir: string, files: readonly (readonly [string, FileContents])[], kind: FolderKind,
   within?: () => void): string[] {
   fs.mkdirSync(path.dirname(dir), { recursive: true });
   removeAbandonedTemporaries(dir);
@@ -49,11 +72,11 @@ export function writeWholeFolder(dir: string, files: readonly (readonly [string,
     fs.mkdirSync(tmp);
     for (const [name, data] of files) {
       if (name === kind.last) continue;
-      fs.writeFileSync(path.join(tmp, name), data);
+      writeContents(path.join(tmp, name), data);
     }
     pausePoint(`${path.basename(dir)}:tables-written`);
     const last = files.find(([name]) => name === kind.last);
-    if (last) fs.writeFileSync(path.join(tmp, kind.last), last[1]);
+    if (last) writeContents(path.join(tmp, kind.last), last[1]);
     within?.();
   });
   return files.map(([name]) => path.join(dir, name));

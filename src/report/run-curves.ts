@@ -5,7 +5,7 @@
 // in the metric the set is shown with elsewhere. One metric per axis: scores on different scales
 // (an accuracy and a likelihood difference) on one axis flatten each other, so each metric gets
 // its own panel on the same step axis.
-import { curvesSpec, renderSvg, type CurvePoint } from './charts.ts';
+import { curvesSpec, MARKED_SCORES, marksEachScore, renderSvg, type CurvePoint } from './charts.ts';
 import { esc, figure } from './html.ts';
 import { metricForTestSet, metricsByTestSet, type ReportData, type ReportRun } from './report-data.ts';
 import type { StudyA } from './study-a.ts';
@@ -28,9 +28,10 @@ const NAMES_LISTED = 6;
  * The panels of one run: for a run in study A's scope, the control and the analysed OOD sets (the
  * --test-set list, else every set with the analysis's metric) in that metric; otherwise every set
  * of the run in its shown metric (metricForTestSet), one panel per metric, panels in metric order.
+ * `own`: the run's scores, when the caller has them grouped already.
  */
-export function planRunCurves(data: ReportData, a: StudyA, run: ReportRun, requestedMetric?: string): RunCurvePlan {
-  const own = data.scores.filter((s) => s.run === run.id);
+export function planRunCurves(data: ReportData, a: StudyA, run: ReportRun, requestedMetric?: string,
+  own: readonly StoredScore[] = data.scores.filter((s) => s.run === run.id)): RunCurvePlan {
   const sets = [...new Set(own.map((s) => s.testSet))].sort();
   const inStudyA = a.options !== null && a.control !== null && a.metric !== null && methodOf(run) === null;
   if (inStudyA) {
@@ -69,11 +70,14 @@ export async function runCurveFigures(run: ReportRun, plan: RunCurvePlan, contro
     const points: CurvePoint[] = panel.scores.map((s) => ({
       step: s.step, series: s.testSet === control ? `${s.testSet} (ID)` : s.testSet, value: s.value, isControl: s.testSet === control,
     }));
-    const svg = await renderSvg(curvesSpec(points, panel.metric, steps), `${run.id}: ${panel.metric} against training step`);
+    const markers = marksEachScore(points.length);
+    const svg = await renderSvg(curvesSpec(points, panel.metric, steps, markers), `${run.id}: ${panel.metric} against training step`);
     const count = new Set(panel.scores.map((s) => s.testSet)).size;
     const hasControl = points.some((p) => p.isControl);
     const parts = [`${run.id}: ${panel.metric} of ${count} test set${count === 1 ? '' : 's'} against training step`];
     if (hasControl) parts.push(`the in-domain (ID) set "${control}" in black`);
+    // the line passes through every score; only the marker on each is left off, and the caption says so
+    if (!markers) parts.push(`lines without a marker per checkpoint (${points.length} scores; markers are drawn up to ${MARKED_SCORES})`);
     if (plan.panels.length > 1) parts.push(`panel ${i + 1} of ${plan.panels.length}, one per metric`);
     if (i === plan.panels.length - 1 && plan.leftOut.length) parts.push(`not drawn: ${leftOutText(plan)}`);
     figures.push(figure(svg, `${parts.join('; ')}.`, 'curves', { metric: panel.metric }));

@@ -7,14 +7,18 @@ import { UserError } from '../errors.ts';
 import { signVerdict } from '../analyze/analysis.ts';
 import { pairResiduals } from '../analyze/pair-residuals.ts';
 import type { RunSeries } from '../analyze/run-series.ts';
-import { CONFIG, SIZE, renderSvg, seriesLegend, seriesStyles } from './charts.ts';
+import { CONFIG, MARKED_SCORES, marksEachScore, SIZE, renderSvg, seriesLegend, seriesStyles } from './charts.ts';
 import { esc, figure, signed } from './html.ts';
 import type { StudyA } from './study-a.ts';
 
 export interface IdOodPoint { step: number; id: number; value: number; series: string }
 
-/** Every OOD score against the in-domain score across checkpoints, one coloured trajectory per OOD set. */
-export function idVsOodSpec(points: readonly IdOodPoint[], idName: string, metric: string): TopLevelSpec {
+/**
+ * Every OOD score against the in-domain score across checkpoints, one coloured trajectory per OOD
+ * set: a point per checkpoint while there are at most MARKED_SCORES (charts.ts), else each set's
+ * scores joined in step order, one path per set.
+ */
+export function idVsOodSpec(points: readonly IdOodPoint[], idName: string, metric: string, markers = marksEachScore(points.length)): TopLevelSpec {
   // each OOD set in the colour, dash and marker it has in the run's score curves (charts.ts)
   const style = seriesStyles([...new Set(points.map((p) => p.series))]);
   const series = { field: 'series', type: 'nominal' as const, title: null, sort: style.domain };
@@ -25,9 +29,13 @@ export function idVsOodSpec(points: readonly IdOodPoint[], idName: string, metri
     ...SIZE.curves, config: CONFIG,
     data: { values: points.map((p) => ({ ...p, marker: p.series })) },
     layer: [
-      {
+      markers ? {
         mark: { type: 'point', filled: false, size: 45, strokeWidth: 1.5, opacity: 0.9 },
         encoding: { x, y, color, shape: { field: 'marker', type: 'nominal', scale: { domain: style.domain, range: style.shape }, legend: null } },
+      } : {
+        // too many points to mark one by one: each set's path through its checkpoints, thin and solid under its dashed fitted line
+        mark: { type: 'line', strokeWidth: 1, opacity: 0.6 },
+        encoding: { x, y, color, order: { field: 'step', type: 'quantitative' } },
       },
       // Each set's least-squares line on the ID score: its slope is how closely it tracks ID progress.
       {
@@ -107,8 +115,11 @@ export async function idVsOodFigure(series: RunSeries, a: StudyA): Promise<strin
   }
   if (points.length === 0) return '';
   const metric = a.metric ?? 'score';
-  const svg = await renderSvg(idVsOodSpec(points, control, metric), `${series.run}: each OOD score against the in-domain score`);
-  return figure(svg, `${series.run}: ${metric} of each OOD set against ${control} (ID), one point per checkpoint, with each set's ` +
+  const markers = marksEachScore(points.length);
+  const svg = await renderSvg(idVsOodSpec(points, control, metric, markers), `${series.run}: each OOD score against the in-domain score`);
+  const per = markers ? 'one point per checkpoint'
+    : `each set's checkpoints joined in step order (${points.length} points; drawn one by one up to ${MARKED_SCORES})`;
+  return figure(svg, `${series.run}: ${metric} of each OOD set against ${control} (ID), ${per}, with each set's ` +
     'least-squares line. A set that only tracks ID progress lies close to its line; the partial correlations are about what is left off it.',
     'id-vs-ood');
 }
@@ -127,14 +138,21 @@ export async function residualFigure(series: RunSeries, a: StudyA, pair: { a: st
   return figure(svg, `${series.run}: ${r}; one point per ${per} (colour: step; dashed: least squares).`, 'residuals');
 }
 
-/** The residual scatter of the chosen pair in every analysed run, side by side, with which pair and why. */
-export async function residualSection(a: StudyA, pair: { a: string; b: string; why: string }): Promise<string> {
-  const figures: string[] = [];
-  for (const series of a.series) figures.push(await residualFigure(series, a, pair));
-  if (!figures.some(Boolean)) return '';
-  return `<h3 id="residuals">Residuals of ${esc(pair.a)} and ${esc(pair.b)} in each run</h3>` +
+/**
+ * The residual scatter of the chosen pair side by side, one per run drawn (residualFigure of each;
+ * runs-section.ts says which runs are drawn), with which pair and why; `notDrawn` runs' scatters are
+ * counted, not drawn.
+ */
+export function residualSection(a: StudyA, pair: { a: string; b: string; why: string }, figures: readonly string[], notDrawn = 0): string {
+  const drawn = figures.filter(Boolean);
+  if (drawn.length === 0) return '';
+  const heading = notDrawn ? `Residuals of ${esc(pair.a)} and ${esc(pair.b)} in ${drawn.length} runs`
+    : `Residuals of ${esc(pair.a)} and ${esc(pair.b)} in each run`;
+  return `<h3 id="residuals">${heading}</h3>` +
     `<p class="note">The points whose correlation each run's partial r is: ${esc(pair.a)} and ${esc(pair.b)} with ` +
     `${esc(a.control ?? '')} regressed out; ` +
-    `${esc(pair.why)}. Another pair: <code>genstudy report --pair A B</code>.</p>` +
-    `<div class="charts">${figures.filter(Boolean).join('\n')}</div>`;
+    `${esc(pair.why)}. Another pair: <code>genstudy report --pair A B</code>.` +
+    `${notDrawn ? ` Drawn for the runs whose figures this page draws; not for the other ${notDrawn} (see <a href="#runs-not-drawn">` +
+      'the note on the runs not drawn</a>).' : ''}</p>` +
+    `<div class="charts">${drawn.join('\n')}</div>`;
 }

@@ -1,20 +1,15 @@
 // The page's study-A parts: the one-sentence answer with the agreement across runs (table and
-// sign-count matrix), then per run its training curves, training loss, and the partial-correlation
-// heatmap of its OOD sets with the table behind it.
+// sign-count matrix), and per run the partial-correlation heatmap of its OOD sets with the table
+// behind it (runs-section.ts places it in the run's article).
 import { signVerdict, type Agreement, type AnalyzeOptions, type RunAnalysis } from '../analyze/analysis.ts';
-import { heatmapSpec, lossSpec, renderSvg, type HeatCell } from './charts.ts';
-import { anchor, esc, figure, fixed, htmlTable, intervalCell, pairCell, pValue, signed } from './html.ts';
+import { HEATMAP_LABELLED, heatmapLabelled, heatmapSpec, renderSvg, type HeatCell } from './charts.ts';
+import { esc, figure, fixed, htmlTable, intervalCell, pairCell, pValue, signed } from './html.ts';
 import { checksSection } from './checks-section.ts';
 import { metaSection, pooledHeatmap } from './meta-section.ts';
-import type { ReportData } from './report-data.ts';
 import type { StudyA } from './study-a.ts';
-import { methodOf } from './study-b.ts';
 import { isSignificant } from './tables.ts';
 import type { Cell, Table } from './table.ts';
 import { PAIR_COLUMNS } from '../analyze/pair-columns.ts';
-import { chosenPair, idVsOodFigure, residualSection } from './run-figures.ts';
-import { runSummary } from './run-summary.ts';
-import { noCurveNote, planRunCurves, planSteps, runCurveFigures } from './run-curves.ts';
 
 /** Study A's question answered in one sentence (analysis.headline, analyze/verdict.ts: what the CLI prints last). */
 export function studyAHeadline(a: StudyA): string {
@@ -42,12 +37,19 @@ export async function agreementSection(a: StudyA, tables: Map<string, Table>): P
   if (a.analysis.agreement.length) {
     const sets = [...new Set(a.analysis.agreement.flatMap((g) => [g.a, g.b]))].sort();
     // Two matrices side by side: the pooled effect with its verdict, and the papers' sign counts.
-    const cellSize = sets.length <= 8 ? 50 : 40;
+    const labels = heatmapLabelled(sets.length);
+    // unlabelled cells shrink with the number of sets (heatmapSpec)
+    const cellSize = !labels ? undefined : sets.length <= 8 ? 50 : 40;
     const svg = await renderSvg(heatmapSpec(agreementCells(a.analysis.agreement), {
-      rows: sets, cols: sets, extent: 1, legendTitle: '(pos − neg) / runs', cellSize, legendBelow: true,
+      rows: sets, cols: sets, extent: 1, legendTitle: '(pos − neg) / runs', cellSize, legendBelow: true, labels,
     }), 'Sign agreement across runs');
-    const signs = figure(svg, `The papers' view: per pair, the runs with a significant positive (+) and negative (−) partial ` +
-      `correlation; colour = (positive − negative) / runs; outlined: the sign differs between runs.`, 'agreement');
+    const signs = figure(svg, labels
+      ? `The papers' view: per pair, the runs with a significant positive (+) and negative (−) partial ` +
+        `correlation; colour = (positive − negative) / runs; outlined: the sign differs between runs.`
+      : `The papers' view: per pair, colour = (positive − negative) / runs, counting the runs with a significant positive and ` +
+        'negative partial correlation; outlined: the sign differs between runs. ' +
+        `${unlabelledText(sets.length, 'the table below has each pair\'s counts')}.`,
+    'agreement');
     out.push(`<div class="charts">${await pooledHeatmap(a, cellSize)}${signs}</div>`);
     out.push(htmlTable(tables.get('agreement')!, {
       headers: { none: 'none' }, names: ['a', 'b'],
@@ -58,6 +60,11 @@ export async function agreementSection(a: StudyA, tables: Map<string, Table>): P
   out.push(checksSection(a, tables));
   out.push('</section>');
   return out.join('\n');
+}
+
+/** What a caption says of a matrix too large to write its cells' values in, and where they are. */
+export function unlabelledText(sets: number, where: string): string {
+  return `Cells carry no numbers (${sets} sets; they are written in a matrix of up to ${HEATMAP_LABELLED}): ${where}`;
 }
 
 function agreementCells(agreement: readonly Agreement[]): HeatCell[] {
@@ -73,50 +80,14 @@ function agreementCells(agreement: readonly Agreement[]): HeatCell[] {
   return cells;
 }
 
-export async function runSections(
-  data: ReportData, a: StudyA, tables: Map<string, Table>, opts: { metric?: string; pair?: readonly [string, string] },
-): Promise<{ html: string; toc: { id: string; label: string }[] }> {
-  const out: string[] = ['<section id="runs">', '<h2>Runs</h2>'];
-  const pair = chosenPair(a, opts.pair);
-  if (pair) out.push(await residualSection(a, pair));
-  const toc: { id: string; label: string }[] = [];
-  let index = 0;
-  for (const run of data.runs) {
-    const id = anchor('run', run.id, index++);
-    toc.push({ id, label: run.id });
-    out.push(`<article class="run" id="${id}" data-run="${esc(run.id)}">`, `<h3>${esc(run.id)}</h3>`, runSummary(run));
-    const plan = planRunCurves(data, a, run, opts.metric);
-    const steps = planSteps(plan);
-    const charts: string[] = [];
-    if (steps.length >= 2) charts.push(...await runCurveFigures(run, plan, a.control));
-    else if (plan.panels.length || plan.leftOut.length) out.push(noCurveNote(plan, steps, methodOf(run) !== null));
-    else out.push('<p class="note">No scores for this run.</p>');
-    const loss = run.trainingLog.filter((l) => l.loss !== null && l.loss !== undefined && Number.isFinite(l.loss))
-      .map((l) => ({ step: l.step, loss: l.loss! }));
-    if (loss.length >= 2) {
-      const svg = await renderSvg(lossSpec(loss, steps.length ? steps : undefined), `${run.id}: training loss`);
-      charts.push(figure(svg, `${run.id}: training loss (${loss.length} logged steps).`, 'loss'));
-    }
-    const series = a.series.find((s) => s.run === run.id);
-    if (series) charts.push(await idVsOodFigure(series, a));
-    if (charts.length) out.push(`<div class="charts">${charts.filter(Boolean).join('\n')}</div>`);
-    const analysis = a.analysis.runs.find((r) => r.run === run.id);
-    if (analysis && a.options) out.push(await runCorrelations(analysis, a.options, tables.get('partial_correlations')!));
-    const skipped = a.skipped.find((s) => s.run === run.id);
-    // Study-B runs are not expected to have the study-A control; say nothing for them.
-    if (skipped && steps.length >= 2 && methodOf(run) === null) out.push(`<p class="note">Not analysed: ${esc(skipped.reason)}.</p>`);
-    const incomplete = a.series.find((s) => s.run === run.id)?.incompleteSteps ?? [];
-    if (incomplete.length) {
-      out.push(`<p class="note">${incomplete.length} step(s) left out of the analysis because some test set has no score there (e.g. ` +
-        `step ${incomplete[0].step}: ${incomplete[0].missing.map(esc).join(', ')}).</p>`);
-    }
-    out.push('</article>');
-  }
-  out.push('</section>');
-  return { html: out.join('\n'), toc };
-}
+/**
+ * The most pairs a run's table shows open beside its heatmap (10 OOD sets); a longer one is folded
+ * under it (a <details> a reader opens), so a page of runs with 190 pairs each is not laid out row by row on opening.
+ */
+export const PAIRS_TABLE_OPEN = 45;
 
-async function runCorrelations(run: RunAnalysis, opts: Pick<AnalyzeOptions, 'alpha' | 'representation'>, table: Table): Promise<string> {
+/** A run's partial-correlation heatmap of its OOD sets, with its table and why a pair has no r. */
+export async function runCorrelations(run: RunAnalysis, opts: Pick<AnalyzeOptions, 'alpha' | 'representation'>, table: Table): Promise<string> {
   const { alpha, representation } = opts;
   const sets = [...new Set(run.pairs.flatMap((p) => [p.a, p.b]))].sort();
   const cells: HeatCell[] = sets.map((s) => ({ row: s, col: s, value: null, label: '', outlined: false }));
@@ -125,10 +96,12 @@ async function runCorrelations(run: RunAnalysis, opts: Pick<AnalyzeOptions, 'alp
     const label = p.r === null ? 'n/a' : `${signed(p.r, 2)}${sig ? '*' : ''}`;
     cells.push({ row: p.a, col: p.b, value: p.r, label, outlined: sig }, { row: p.b, col: p.a, value: p.r, label, outlined: sig });
   }
-  const svg = await renderSvg(heatmapSpec(cells, { rows: sets, cols: sets, extent: 1, legendTitle: 'partial r' }),
+  const labels = heatmapLabelled(sets.length);
+  const svg = await renderSvg(heatmapSpec(cells, { rows: sets, cols: sets, extent: 1, legendTitle: 'partial r', labels }),
     `${run.run}: partial correlations between OOD test sets`);
   const caption = `${run.run}: partial correlation between OOD test sets, ${run.control} regressed out, ` +
-    `${observationsText(run, representation)}; * and outline: adjusted p < ${alpha}.`;
+    `${observationsText(run, representation)}; ${labels ? '* and outline' : 'outline'}: adjusted p < ${alpha}` +
+    `${labels ? '' : `. ${unlabelledText(sets.length, 'the table below and partial_correlations.csv have each pair\'s r')}`}.`;
   const col = (name: string) => table.columns.indexOf(name);
   const rows = table.rows.filter((r) => r[col('run')] === run.run);
   const interval = (row: Cell[], lo: string) => intervalCell(row[col(lo)] as number | null, row[col(lo.replace('_low', '_high'))] as number | null);
@@ -160,7 +133,11 @@ async function runCorrelations(run: RunAnalysis, opts: Pick<AnalyzeOptions, 'alp
   const untested = run.pairs.filter((p) => p.r === null && p.reason);
   const reasons = untested.length === 0 ? '' : `<p class="note">No r for ${untested.length} pair${untested.length === 1 ? '' : 's'}:</p>` +
     `<ul class="note">${untested.map((p) => `<li>${esc(p.a)} – ${esc(p.b)}: ${esc(p.reason!)}</li>`).join('')}</ul>`;
-  return `<h4>Partial correlations of OOD test sets</h4><div class="charts">${figure(svg, caption, 'heatmap')}${tableHtml}</div>${reasons}`;
+  const heading = '<h4>Partial correlations of OOD test sets</h4>';
+  if (run.pairs.length <= PAIRS_TABLE_OPEN) return `${heading}<div class="charts">${figure(svg, caption, 'heatmap')}${tableHtml}</div>${reasons}`;
+  // a long table under its heatmap, folded: the browser lays it out only when a reader opens it
+  return `${heading}<div class="charts">${figure(svg, caption, 'heatmap')}</div><details class="pairs"><summary>The table of its ` +
+    `${run.pairs.length} pairs (n_eff, r, 95% CI, adjusted p)</summary>${tableHtml}</details>${reasons}`;
 }
 
 /**
