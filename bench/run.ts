@@ -18,6 +18,7 @@ const BENCHES: Record<string, { module: string; fn: string }> = {
   remote: { module: './remote.ts', fn: 'benchRemote' },
   'serve-churn': { module: './serve-churn.ts', fn: 'benchServeChurn' },
   'demo-eta': { module: './demo-eta.ts', fn: 'benchDemoEta' },
+  'report-scale': { module: './report-scale.ts', fn: 'benchReportScale' },
 };
 
 const wanted = process.argv.slice(2);
