@@ -148,6 +148,7 @@ export async function benchReportScale(): Promise<Record<string, number | string
     const page = readFileSync(written.html, 'utf8');
     out.html_elements = (page.match(/<[a-zA-Z]/g) ?? []).length;
     for (const [k, v] of Object.entries(sectionBytes(page))) out[k] = k === 'charts' ? v : v / 1e6;
+    out.runs_drawn = (page.match(/<article class="run"/g) ?? []).length;
     out.not_drawn_note = /id="runs-not-drawn"/.test(page) ? 'present' : 'absent';
     Object.assign(out, await openInChromium(written.html));
     if (process.env.REPORT_SCALE_KEEP) out.kept = written.dir;
