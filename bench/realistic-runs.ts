@@ -49,7 +49,7 @@ export const COMMON_R = 0.5;
 export const BY_MODEL_R = 0.6;
 const START = 0.5;
 const SPAN = 0.4;
-const DRIFT_TAU = 3;
+export const DRIFT_TAU = 3;
 const SIGMOID_WIDTH = 0.02;
 
 export const oodName = (j: number): string => `ood-${String.fromCharCode(97 + j)}`;

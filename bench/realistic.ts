@@ -10,23 +10,28 @@
 // the pooling scales each run's variance by what it measures; '{"calibration":0}' is the
 // uncalibrated pooling, 40 times faster. Per cell: the % of studies whose tested pair (ood-a, ood-b) is declared
 // *generalises* / *depends on the model*; with 8 OOD sets (28 pairs) the % with ANY pair so
-// declared (family-wise, as a reader of the study would meet it); the mean of the runs' r and the
+// declared (family-wise, as a reader of the study would meet it); the oracle's verdict on the tested
+// pair from the true deviations (bench/realistic-oracle.ts: the ceiling on power); the mean of the runs' r and the
 // share of run-level p < 0.05 (unadjusted) over the same pairs; wall and CPU seconds.
 import { analyzeRuns, DEFAULT_OPTIONS, type AnalysisResult, type AnalyzeOptions } from '../src/analyze/analysis.ts';
 import { hashString } from '../src/seeded-random.ts';
 import { cellKey, selectCells } from './realistic-cells.ts';
-import { CONTROL, simulateStudy, TESTED_PAIR, type StudySpec } from './realistic-runs.ts';
+import { oracleVerdict } from './realistic-oracle.ts';
+import { CONTROL, simulateStudy, TESTED_PAIR, type SimulatedRun, type StudySpec } from './realistic-runs.ts';
 
 const ALPHA = 0.05;
 
-interface Tally { studies: number; generalises: number; depends: number; rSum: number; rCount: number; rejected: number; tested: number }
+interface Tally { studies: number; generalises: number; depends: number; oracleGeneralises: number; oracleDepends: number; rSum: number; rCount: number; rejected: number; tested: number }
 
 const isCounted = (spec: StudySpec, a: string, b: string): boolean =>
   spec.oodSets > 2 || (a === TESTED_PAIR[0] && b === TESTED_PAIR[1]) || (a === TESTED_PAIR[1] && b === TESTED_PAIR[0]);
 
-function tallyStudy(t: Tally, spec: StudySpec, result: AnalysisResult): void {
+function tallyStudy(t: Tally, spec: StudySpec, result: AnalysisResult, runs: readonly SimulatedRun[]): void {
   const pairs = result.meta.pairs.filter((p) => isCounted(spec, p.a, p.b));
   t.studies++;
+  const oracle = oracleVerdict(runs);
+  if (oracle === 'generalises') t.oracleGeneralises++;
+  if (oracle === 'depends on the model') t.oracleDepends++;
   if (pairs.some((p) => p.verdict === 'generalises')) t.generalises++;
   if (pairs.some((p) => p.verdict === 'depends on the model')) t.depends++;
   for (const run of result.runs) {
@@ -61,28 +66,31 @@ export async function benchRealistic(): Promise<Record<string, number | string>>
     `Realistic runs: ${studies} studies per cell, seed ${seed}, options ${JSON.stringify(extra)}; ` +
       `per-run p < ${ALPHA} unadjusted; 28 pairs: any pair (family-wise).`,
     '',
-    '| schedule | ID -> OOD | n | ID | models | pairs | truth | generalises | depends on the model | mean r | runs p < 0.05 | wall s | CPU s |',
-    '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+    '| schedule | ID -> OOD | n | ID | models | pairs | truth | generalises | depends on the model | oracle: generalises | oracle: depends ' +
+      '| mean r | runs p < 0.05 | wall s | CPU s |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
   ];
   const out: Record<string, number | string> = { studies_per_cell: studies, cells: cells.length };
   const wall0 = performance.now(), cpu0 = process.cpuUsage();
   for (const spec of cells) {
     const key = cellKey(spec);
-    const t: Tally = { studies: 0, generalises: 0, depends: 0, rSum: 0, rCount: 0, rejected: 0, tested: 0 };
+    const t: Tally = { studies: 0, generalises: 0, depends: 0, oracleGeneralises: 0, oracleDepends: 0, rSum: 0, rCount: 0, rejected: 0, tested: 0 };
     const wall = performance.now(), cpu = process.cpuUsage();
     for (let i = 0; i < studies; i++) {
       const runs = simulateStudy(spec, hashString(`${seed}/${key}/${i}`));
-      tallyStudy(t, spec, analyzeRuns(runs.map((r) => r.series), opts));
+      tallyStudy(t, spec, analyzeRuns(runs.map((r) => r.series), opts), runs);
     }
     const used = process.cpuUsage(cpu);
     const wallS = (performance.now() - wall) / 1000, cpuS = (used.user + used.system) / 1e6;
     const pairs = (spec.oodSets * (spec.oodSets - 1)) / 2;
     const meanR = t.rCount ? (t.rSum / t.rCount).toFixed(3) : '-';
     lines.push(`| ${spec.schedule} | ${spec.shape} | ${spec.n} | ${spec.idNoisy ? 'noisy' : 'exact'} | ${spec.models} | ${pairs} ` +
-      `| ${truthLabel(spec)} | ${pct(t.generalises, t.studies)} | ${pct(t.depends, t.studies)} | ${meanR} ` +
+      `| ${truthLabel(spec)} | ${pct(t.generalises, t.studies)} | ${pct(t.depends, t.studies)} ` +
+      `| ${pct(t.oracleGeneralises, t.studies)} | ${pct(t.oracleDepends, t.studies)} | ${meanR} ` +
       `| ${pct(t.rejected, t.tested)} | ${wallS.toFixed(1)} | ${cpuS.toFixed(1)} |`);
     out[`${key}_generalises`] = t.generalises / t.studies;
     out[`${key}_depends`] = t.depends / t.studies;
+    out[`${key}_oracle_generalises`] = t.oracleGeneralises / t.studies;
     out[`${key}_run_rejections`] = t.tested ? t.rejected / t.tested : NaN;
   }
   const used = process.cpuUsage(cpu0);

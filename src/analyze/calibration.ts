@@ -5,14 +5,20 @@
 // would be liberal on this run says so:
 // - the true in-domain curve: the control smoothed over the checkpoints (a GCV spline in
 //   log-step) when its sampling variance is known, else the control as observed (taken as exact);
-// - each OOD set's true curve: its fitted values on the control by the residualiser in use (the
-//   spline keeps its non-linearity), at the run's own checkpoints (its schedule and gaps);
+// - each OOD set's true curve: its fitted values on the true control by the residualiser in use
+//   (the spline keeps its non-linearity), at the run's own checkpoints (its schedule and gaps);
 // - its deviations: draws of the drift-plus-white-noise model fitted to its residuals
 //   (stats/noise-model.ts, on the axis the fit chose), scaled to the residuals' variance;
 // - the measurement: the simulated control is the true curve plus normal noise of the run's own
 //   sampling variance (binomial at its n), in fresh draws, and the test is given that variance as
 //   the analysis is; so the control's sampling noise, and the correction for it, are in the
-//   simulation.
+//   simulation. The drawn variance is capped at the control's own jitter around its smoothed curve:
+//   a fixed test set whose answers barely change between checkpoints moves less from one checkpoint
+//   to the next than p(1 - p)/n says, and the simulation should not hold more control noise than
+//   the run does. The OOD curves are functions of that smoothed (true) control, not of the observed
+//   one: fitted values on the observed control carry the run's own control noise into both series of
+//   every simulated pair, a shared component the freshly drawn control does not carry (on the demo's
+//   runs that alone made the simulated false-positive rate 28-52% and the variance ratio 3-15).
 // Null pairs pair two of the run's OOD sets' fitted curves with independent deviations; the
 // alternative correlates the two deviations `effect`. Each is tested exactly as the run's pairs
 // are (pair-tests.ts), at the unadjusted level alpha, in CONTROL_DRAWS groups each with its own
@@ -68,10 +74,15 @@ export function calibrateRun(
   const fitted = modelledPairTests(ood, control, [], { ...statOptions(control, opts), representation: 'levels' }, times).models;
   const usable = ood.map((_, i) => i).filter((i) => fitted[i] !== null);
   if (usable.length < 2) return null;
-  const curves = ood.map((s) => fittedOnControl(s, control, statOptions(control, opts)));
+  const smooth = noise.control ? smoothOverSteps(control, times) : undefined;
+  const trueControl = smooth?.curve ?? control;
+  // each OOD curve a function of the TRUE control: fitted on the observed control, its fitted values
+  // would carry the run's own control noise into both series of every simulated pair, which the
+  // freshly drawn control does not carry: a shared component no residualiser removes
+  const curves = ood.map((s) => fittedOnControl(s, trueControl, statOptions(trueControl, opts)));
   const scales = ood.map((s, i) => Math.sqrt(Math.max(0, variance(sub(s, curves[i])))));
-  const trueControl = noise.control ? smoothOverSteps(control, times) : control;
-  const controlSd = noise.control ? Float64Array.from(noise.control, (v) => Math.sqrt(Math.max(0, v))) : undefined;
+  const noiseScale = smooth && noise.control ? Math.min(1, smooth.jitter / Math.max(1e-300, mean(noise.control))) : 1;
+  const controlSd = noise.control ? Float64Array.from(noise.control, (v) => Math.sqrt(Math.max(0, v * noiseScale))) : undefined;
   const random = createRandom(opts.seed);
   const m = opts.calibration;
   const perDraw = Math.ceil(m / CONTROL_DRAWS);
@@ -125,14 +136,19 @@ function fittedOnControl(s: Float64Array, control: Float64Array, opts: PartialOp
   return sub(s, e);
 }
 
-/** The control smoothed over the checkpoints (a GCV spline in log-step): the true curve it measures. */
-function smoothOverSteps(control: Float64Array, steps: ArrayLike<number>): Float64Array {
+/**
+ * The control smoothed over the checkpoints (a GCV spline in log-step): the true curve it measures,
+ * and the control's jitter around it (residual variance on the spline's residual degrees of freedom).
+ */
+function smoothOverSteps(control: Float64Array, steps: ArrayLike<number>): { curve: Float64Array; jitter: number } {
   const t = axisTimes(steps, 'log-step');
-  const spline = splineResidualiser(t, Math.max(3, Math.min(10, Math.floor(control.length / 3))));
-  if (typeof spline === 'string') return control;
-  const e = new Float64Array(control.length);
-  spline.residualise(control, e);
-  return sub(control, e);
+  const n = control.length;
+  const spline = splineResidualiser(t, Math.max(3, Math.min(10, Math.floor(n / 3))));
+  if (typeof spline === 'string') return { curve: control, jitter: Infinity };
+  const e = new Float64Array(n);
+  const edf = spline.residualise(control, e);
+  const jitter = e.reduce((acc, x) => acc + x * x, 0) / Math.max(1, n - 1 - edf);
+  return { curve: sub(control, e), jitter };
 }
 
 /** One draw of a fitted noise model at the run's checkpoints, variance 1. */
