@@ -25,7 +25,8 @@ function noisyRun(name: string, n: number, phi: number, seed: number): RunSeries
   noise.forEach((e) => ar1Into(e, phi, random));
   for (let t = 0; t < n; t++) id.push(0.4 + 0.5 * (1 - Math.exp(-4 * t / n)) + 0.01 * random.normal());
   return run(name, {
-    id, a: id.map((v, t) => 0.7 * v + 0.03 * noise[0][t]), b: id.map((v, t) => 0.2 + 0.3 * v + 0.03 * noise[1][t]), c: id.map((v, t) => 0.5 * v + 0.03 * noise[2][t]),
+    id, a: id.map((v, t) => 0.7 * v + 0.03 * noise[0][t]), b: id.map((v, t) => 0.2 + 0.3 * v + 0.03 * noise[1][t]),
+    c: id.map((v, t) => 0.5 * v + 0.03 * noise[2][t]),
   });
 }
 
@@ -46,7 +47,9 @@ test('a plateau-heavy run: distinct checkpoints counted, a warning, and no test 
     for (const residualiser of ['linear', 'spline'] as const) {
       const result = analyzeRun(series, { ...FAST, inference, residualiser, representation: 'levels' });
       assert.equal(result.distinct, 8);
-      assert.match(result.warning ?? '', /13 of 21 checkpoints repeat an earlier checkpoint's scores on every test set \(8 distinct\): each pair's test counts at most that pair's own distinct checkpoints/);
+      assert.match(result.warning ?? '', new RegExp(
+        /13 of 21 checkpoints repeat an earlier checkpoint's scores on every test set \(8 distinct\): /.source +
+        /each pair's test counts at most that pair's own distinct checkpoints/.source));
       for (const p of result.pairs) {
         assert.equal(p.distinct, 8, `${inference}/${residualiser} ${p.a}-${p.b}`);
         if (p.r === null) { assert.ok(p.reason, 'a null result says why'); continue; }
@@ -153,7 +156,8 @@ test('the headline is one field of the result: the CLI headline and the report s
   const opts: AnalyzeOptions = { ...FAST, robustness: false };
   const result = analyzeRuns([noisyRun('r1', 25, 0.5, 41), noisyRun('r2', 25, 0.5, 42)], opts);
   const sentence = result.headline.sentence;
-  assert.equal(sentence, 'Across 2 runs, of 3 pairs of OOD test sets (partial correlations with "id" regressed out, pooled over runs): 0 generalise, 0 depend on the model, ' +
+  assert.equal(sentence, 'Across 2 runs, of 3 pairs of OOD test sets (partial correlations with "id" regressed out, pooled over runs): 0 ' +
+    'generalise, 0 depend on the model, ' +
     '0 are negligible everywhere (|r| < 0.1) and 3 are inconclusive (a prediction interval needs at least 3 runs).');
   assert.equal(headline(result), sentence);
   assert.equal(studyAHeadline({ control: 'id', metric: 'accuracy', options: opts, analysis: result, series: [], skipped: [] }), sentence);
@@ -175,7 +179,8 @@ test('an unevenly spaced run: the test models the gaps, the calibration simulate
   const n = steps.length;
   const noise = [0, 1, 2].map(() => ouInto(new Float64Array(n), steps, 20000, random));
   const id = steps.map((t) => 0.3 + 0.5 * (1 - Math.exp(-4 * t / 143000)) + 0.02 * random.normal());
-  const values = { id, a: id.map((v, t) => 0.5 * v + 0.05 * noise[0][t]), b: id.map((v, t) => 0.6 * v + 0.05 * noise[1][t]), c: id.map((v, t) => 0.4 * v + 0.05 * noise[2][t]) };
+  const values = { id, a: id.map((v, t) => 0.5 * v + 0.05 * noise[0][t]), b: id.map((v, t) => 0.6 * v + 0.05 * noise[1][t]),
+    c: id.map((v, t) => 0.4 * v + 0.05 * noise[2][t]) };
   const uneven: RunSeries = { ...run('pythia-like', values), steps };
   const opts: AnalyzeOptions = { ...FAST, calibration: 100 };
   const result = analyzeRun(uneven, opts);
@@ -188,7 +193,8 @@ test('an unevenly spaced run: the test models the gaps, the calibration simulate
   assert.notDeepEqual(result.pairs.map((p) => p.nEff), asEven.pairs.map((p) => p.nEff));
   for (const p of result.pairs) assert.ok(p.nEff <= (p.representation === 'differences' ? n - 1 : n));
   const table = formatTable(analyzeRuns([uneven], opts), opts);
-  assert.match(table, /note: uneven checkpoint spacing \(gaps 1 to 10000 steps, median 7000\): the test models a drift correlated exp\(-gap \/ tau\) plus white noise/);
+  assert.match(table,
+    /note: uneven checkpoint spacing \(gaps 1 to 10000 steps, median 7000\): the test models a drift correlated exp\(-gap \/ tau\) plus white noise/);
   assert.match(table, /drift phi \d\.\d\d \+ \d+% white noise at the run's steps/);
   // the naive test ignores the gaps, and says so
   const naive = analyzeRun(uneven, { ...FAST, inference: 'naive' });

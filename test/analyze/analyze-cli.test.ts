@@ -20,7 +20,8 @@ test('analyze recovers the simulated structure and prints the documented JSON', 
   assert.deepEqual(out.leftOut, []);
   assert.ok(out.robustness.pairs.every((p: { holds: number; of: number; fragile: boolean }) => p.fragile === (2 * p.holds < p.of)));
   // 3 runs, 10 pairs corrected together, Hartung-Knapp on 2 df: even pairs significant in every run are not yet shown to generalise
-  assert.equal(out.headline.counts.inconclusive + out.headline.counts.generalises + out.headline.counts['depends on the model'] + out.headline.counts['negligible everywhere'], 10);
+  assert.equal(out.headline.counts.inconclusive + out.headline.counts.generalises + out.headline.counts['depends on the model'] +
+    out.headline.counts['negligible everywhere'], 10);
   assert.equal(out.runs.length, 3);
   const run = out.runs[0];
   assert.deepEqual(Object.keys(run), ['run', 'n', 'control', 'distinct', 'calibration', 'control_noise', 'pairs']);
@@ -74,7 +75,8 @@ test('CSV, JSONL and the store give the same analysis; the table names runs and 
   assert.equal(table.code, 0, table.stderr);
   assert.match(table.stdout, /run model-a: 30 checkpoints/);
   assert.match(table.stdout, /verdict/);
-  assert.match(table.stdout, /The papers' view \(significant signs counted per run, adjusted p < 0.05\): across 2 runs, \d+ of 10 pairs keep the same significant sign in every run/);
+  assert.match(table.stdout, new RegExp(/The papers' view \(significant signs counted per run, adjusted p < 0.05\): /.source +
+    /across 2 runs, \d+ of 10 pairs keep the same significant sign in every run/.source));
   // the last line is the headline, as in the JSON
   assert.equal(table.stdout.trimEnd().split('\n').at(-1), outputs[0].headline.sentence);
   assert.match(table.stdout, /calibration \(200 simulated pairs, drift phi [-0-9.]+ \+ \d+% white noise at the run's steps[^)]*\): false positives/);
@@ -84,10 +86,12 @@ test('CSV, JSONL and the store give the same analysis; the table names runs and 
 test('csv output with --out writes the pairs and the agreement tables', async (t) => {
   const dir = tempDir(t);
   writeCsv(join(dir, 's.csv'), simulateScores({ seed: 5, runs: 2, steps: 25 }));
-  const r = await genstudy(['analyze', join(dir, 's.csv'), '--control', 'in-domain', '--format', 'csv', '--out-file', join(dir, 'out.csv'), '--bootstrap', '50']);
+  const r = await genstudy(
+    ['analyze', join(dir, 's.csv'), '--control', 'in-domain', '--format', 'csv', '--out-file', join(dir, 'out.csv'), '--bootstrap', '50']);
   assert.equal(r.code, 0, r.stderr);
   const pairs = readFileSync(join(dir, 'out.csv'), 'utf8').trim().split('\n');
-  assert.equal(pairs[0], 'run,a,b,n,r,n_eff,df,p,p_adjusted,ci95_low,ci95_high,significant,representation,reason,unstable,bootstrap_ci95_low,bootstrap_ci95_high');
+  assert.equal(pairs[0],
+    'run,a,b,n,r,n_eff,df,p,p_adjusted,ci95_low,ci95_high,significant,representation,reason,unstable,bootstrap_ci95_low,bootstrap_ci95_high');
   assert.equal(pairs.length, 1 + 2 * 10);
   const agreement = readFileSync(join(dir, 'out.agreement.csv'), 'utf8').trim().split('\n');
   assert.equal(agreement[0], 'a,b,positive,negative,null,runs,signs');
@@ -106,7 +110,8 @@ test('csv on standard output is one table carrying the verdicts first, then the 
   const count = (t: string) => rows.filter((x) => x.table === t).length;
   assert.deepEqual([count('verdicts'), count('agreement'), count('pairs')], [10, 10, 30]);
   assert.equal(rows[0].table, 'verdicts', 'the answer comes first');
-  for (const v of rows.filter((x) => x.table === 'verdicts')) assert.match(v.verdict, /^(generalises|depends on the model|negligible everywhere|inconclusive)$/);
+  for (const v of rows.filter((x) => x.table === 'verdicts'))
+    assert.match(v.verdict, /^(generalises|depends on the model|negligible everywhere|inconclusive)$/);
   for (const p of rows.filter((x) => x.table === 'pairs')) assert.match(p.run, /^model-[abc]$/);
   assert.equal(rows.filter((x) => x.table === 'verdicts' && x.run !== '').length, 0, "a verdict row has no run: that column is the pairs'");
 });
@@ -157,9 +162,11 @@ test('bad input gets one clear line naming the file, line and column', async (t)
   const dir = tempDir(t);
   const cases: [string, string, RegExp][] = [
     ['missing.csv', 'run,step,test_set,metric\na,1,x,accuracy\n', /missing\.csv:2: column "value" is missing/],
-    ['nan.csv', 'run,step,test_set,metric,value\na,1,x,accuracy,0.5\na,2,x,accuracy,high\n', /nan\.csv:3: column "value": expected a finite number, got "high"/],
+    ['nan.csv', 'run,step,test_set,metric,value\na,1,x,accuracy,0.5\na,2,x,accuracy,high\n',
+      /nan\.csv:3: column "value": expected a finite number, got "high"/],
     ['step.csv', 'run,step,test_set,metric,value\na,1.5,x,accuracy,0.5\n', /step\.csv:2: column "step": expected a whole number/],
-    ['dup.csv', 'run,step,test_set,metric,value\na,1,x,accuracy,0.5\na,1,x,accuracy,0.6\n', /dup\.csv:3: duplicate score for run "a", step 1, test set "x".*first given at .*dup\.csv:2/],
+    ['dup.csv', 'run,step,test_set,metric,value\na,1,x,accuracy,0.5\na,1,x,accuracy,0.6\n',
+      /dup\.csv:3: duplicate score for run "a", step 1, test set "x".*first given at .*dup\.csv:2/],
   ];
   for (const [name, text, expected] of cases) {
     writeFileSync(join(dir, name), text);

@@ -23,7 +23,8 @@ test('analyze: a mistyped --control, --test-set and --metric say "did you mean"'
   writeCsv(file, simulateScores({ seed: 1, runs: 1, steps: 12 }));
   const cases: [string[], RegExp][] = [
     [['--control', 'In-domain'], /no scores for the control test set "In-domain" \(did you mean "in-domain"\? it has: /],
-    [['--control', 'in-domain', '--test-set', 'negation-brokn', 'overlap-broken'], /has no scores for "negation-brokn" \(did you mean "negation-broken"\? it has: /],
+    [['--control', 'in-domain', '--test-set', 'negation-brokn', 'overlap-broken'],
+      /has no scores for "negation-brokn" \(did you mean "negation-broken"\? it has: /],
     [['--control', 'in-domain', '--metric', 'acuracy'], /no scores for metric "acuracy" \(did you mean "accuracy"\? it has: accuracy\)/],
   ];
   for (const [args, expected] of cases) {

@@ -15,7 +15,8 @@ test('the Pythia files are read as published: run from the folder, step from the
   const { rows, description } = await readScoreInput(folder);
   assert.match(description, /^lm-evaluation-harness 0\.3 output, 135 file\(s\); run from the folder path, step from the file name$/);
   const runs = [...new Set(rows.map((r) => r.run))].sort();
-  assert.deepEqual(runs, ['pythia-1.4b/zero-shot', 'pythia-160m/zero-shot', 'pythia-2.8b/zero-shot', 'pythia-410m/zero-shot', 'pythia-70m/zero-shot']);
+  assert.deepEqual(runs,
+    ['pythia-1.4b/zero-shot', 'pythia-160m/zero-shot', 'pythia-2.8b/zero-shot', 'pythia-410m/zero-shot', 'pythia-70m/zero-shot']);
   for (const run of runs) {
     assert.deepEqual([...new Set(rows.filter((r) => r.run === run).map((r) => r.step))].sort((a, b) => a - b), PYTHIA_STEPS, run);
   }

@@ -15,7 +15,9 @@ test('rows without origin or attributes analyse; a row shaped like a CSV line is
   assert.equal(result.runs[0].pairs.length, 10);
   const csvShaped = sim.map((r) => ({ ...r })) as unknown as Parameters<typeof buildRunSeries>[0];
   assert.throws(() => buildRunSeries(csvShaped, 'accuracy'), (e: Error) => e instanceof UserError &&
-    /^rows\[0\]: a score row needs testSet \(rows are \{ run, step, testSet, metric, value \}, as readScores returns them\); this one has run, step, test_set, metric, value/.test(e.message));
+    new RegExp(/^rows\[0\]: a score row needs testSet \(rows are \{ run, step, testSet, metric, value \}, as readScores returns them\); /.source +
+      /this one has run, step, test_set, metric, value/.source).test(e.message));
   const twice = [rows[0], rows[0]];
-  assert.throws(() => buildRunSeries(twice, 'accuracy'), /: rows\[1\]: duplicate score for run "model-a", step 0, test set "in-domain", metric "accuracy" \(first given at rows\[0\]\)/);
+  assert.throws(() => buildRunSeries(twice, 'accuracy'),
+    /: rows\[1\]: duplicate score for run "model-a", step 0, test set "in-domain", metric "accuracy" \(first given at rows\[0\]\)/);
 });

@@ -49,7 +49,8 @@ test('lm-eval 0.4.12\'s sample_len and sample_count are not scores: left out, co
   const notes = reading.notes.filter((n) => /not scores/.test(n));
   assert.equal(notes.length, 1, reading.notes.join('\n'));
   // 4 tasks' sample_len per file, and the group's sample_count; the labels (name, alias) are not named
-  assert.match(notes[0], new RegExp(`^${STEPS.length * 5} field\\(s\\) in "results" that are not scores left out: sample_len \\(${STEPS.length * 4}\\), ` +
+  assert.match(notes[0],
+    new RegExp(`^${STEPS.length * 5} field\\(s\\) in "results" that are not scores left out: sample_len \\(${STEPS.length * 4}\\), ` +
     `sample_count \\(${STEPS.length}\\) .*first at .*checkpoint-0/results_2026-12-01T00-00-00\\.json, field "results\\.mmlu\\["sample_len"\\]"\\)$`));
   assert.doesNotMatch(notes[0], /alias|name \(/);
 

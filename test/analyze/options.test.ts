@@ -48,7 +48,8 @@ test('flags are parsed and validated by the one schema', () => {
   assert.equal(parse(['--meta-estimator', 'dl']).metaEstimator, 'DL', 'estimators are taken in any case');
   assert.equal(parse(['--no-hartung-knapp']).hartungKnapp, false);
   assert.throws(() => parse(['--alpha', '2']), (e: unknown) => e instanceof UserError && /--alpha 2: expected a number in \(0, 1\)/.test(e.message));
-  assert.throws(() => parse(['--calibration', '1.5']), (e: unknown) => e instanceof UserError && /--calibration 1.5: expected a whole number/.test(e.message));
+  assert.throws(() => parse(['--calibration', '1.5']),
+    (e: unknown) => e instanceof UserError && /--calibration 1.5: expected a whole number/.test(e.message));
   assert.throws(() => parse(['--inference', 'bayes']), /Allowed choices are effective-n, naive/);
 });
 

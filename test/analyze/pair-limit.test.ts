@@ -14,7 +14,8 @@ function manySets(sets: number, steps: number) {
   const rows = [];
   for (let step = 0; step < steps; step++) {
     rows.push({ run: 'a', step, test_set: 'id', metric: 'accuracy', value: 0.5 + step / 100 });
-    for (let s = 0; s < sets; s++) rows.push({ run: 'a', step, test_set: `set${s}`, metric: 'accuracy', value: (0.3 + ((s * 7 + step * 13) % 17) / 100).toFixed(3) });
+    for (let s = 0; s < sets; s++)
+      rows.push({ run: 'a', step, test_set: `set${s}`, metric: 'accuracy', value: (0.3 + ((s * 7 + step * 13) % 17) / 100).toFixed(3) });
   }
   return rows;
 }
@@ -26,7 +27,8 @@ test('460 OOD sets (105,570 pairs) are refused past the default --max-pairs, nam
   const refused = await genstudy(['analyze', file, '--control', 'id']);
   assert.equal(refused.code, 2, refused.stderr);
   const last = refused.stderr.trim().split('\n').at(-1)!;
-  assert.match(last, /460 OOD test sets make 105,570 pairs, more than --max-pairs 100,000: name the sets to compare with --test-set, or raise --max-pairs/);
+  assert.match(last,
+    /460 OOD test sets make 105,570 pairs, more than --max-pairs 100,000: name the sets to compare with --test-set, or raise --max-pairs/);
   const named = await genstudy(['analyze', file, '--control', 'id', '--test-set', 'set0', 'set1', 'set2', '--residualiser', 'linear',
     '--calibration', '0', '--no-robustness', '--format', 'json']);
   assert.equal(named.code, 0, named.stderr);
@@ -43,10 +45,12 @@ test('--max-pairs lowers the limit: 6 OOD sets (15 pairs) are refused under --ma
 });
 
 test('progress: analyzeRuns counts each run once and again under each robustness choice; the CLI prints after 5 quiet s, then every 10 s', () => {
-  const rows = simulateScores({ runs: 2, steps: 14 }).map((r) => ({ run: r.run, step: r.step, testSet: r.test_set, metric: r.metric, value: r.value, attributes: {}, origin: 'simulated' }));
+  const rows = simulateScores({ runs: 2, steps: 14 }).map((r) =>
+    ({ run: r.run, step: r.step, testSet: r.test_set, metric: r.metric, value: r.value, attributes: {}, origin: 'simulated' }));
   const series = buildRunSeries(rows, 'accuracy');
   const calls: [number, number][] = [];
-  analyzeRuns(series, { ...DEFAULT_OPTIONS, control: 'in-domain', residualiser: 'linear', calibration: 0 }, (done, total) => calls.push([done, total]));
+  analyzeRuns(series, { ...DEFAULT_OPTIONS, control: 'in-domain', residualiser: 'linear', calibration: 0 },
+    (done, total) => calls.push([done, total]));
   assert.deepEqual(calls, Array.from({ length: 18 }, (_, i) => [i + 1, 18]), '2 runs x (the run itself + 8 choices)');
 
   let clock = 0;

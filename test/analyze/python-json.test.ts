@@ -146,7 +146,8 @@ test('a trainer_state.json that does not parse is one line naming its line and f
   const r = await genstudy(['analyze', folder, '--control', 'in_domain']);
   assert.equal(r.code, 2, r.stderr);
   assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
-  assert.match(r.stderr, new RegExp(`${escape(file)}:17:7: invalid JSON in field "log_history\\[0\\]\\.loss": Expected ',' or '}' after property value`));
+  assert.match(r.stderr,
+    new RegExp(`${escape(file)}:17:7: invalid JSON in field "log_history\\[0\\]\\.loss": Expected ',' or '}' after property value`));
 });
 
 test('the Trainer training log keeps the entries of a run whose grad_norm went NaN', (t) => {
@@ -173,7 +174,8 @@ test('parsePythonJson: the tokens Python writes are null with their fields; stri
   // an error after a NaN still points at the file's own line and column
   assert.throws(() => parsePythonJson('{"a": NaN,\n "b": tru}', 'y.json'),
     (e: Error) => e instanceof UserError && e.message === 'y.json:2:10: invalid JSON in field "b": Unexpected token \'}\'' && e.line === 2);
-  assert.throws(() => parsePythonJson('{"a": NaN, "b": Nope}', 'n.json'), /^UserError: n\.json:1:17: invalid JSON in field "b": Unexpected token 'N'$/);
+  assert.throws(() => parsePythonJson('{"a": NaN, "b": Nope}', 'n.json'),
+    /^UserError: n\.json:1:17: invalid JSON in field "b": Unexpected token 'N'$/);
   assert.throws(() => parsePythonJson('\n', 'z.json'), /^UserError: z\.json:1: invalid JSON: the file is empty$/);
 });
 

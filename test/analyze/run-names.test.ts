@@ -18,7 +18,8 @@ const FAST = ['--format', 'json', '--calibration', '0', '--no-robustness'];
 test('--strip-prefix shortens lm-eval 0.4\'s absolute run names; without it a note says which prefix would', async () => {
   const plain = await genstudy(['analyze', lmEval04, '--control', 'mnli', '--dry-run']);
   assert.equal(plain.code, 0, plain.stderr);
-  assert.match(plain.stdout, /^note: run names are absolute paths \(as lm-eval records the model\): --strip-prefix \/scratch\/me\/runs\/ would shorten them/m);
+  assert.match(plain.stdout,
+    /^note: run names are absolute paths \(as lm-eval records the model\): --strip-prefix \/scratch\/me\/runs\/ would shorten them/m);
 
   const r = await genstudy(['analyze', lmEval04, '--control', 'mnli', '--strip-prefix', '/scratch/me/runs/', ...FAST]);
   assert.equal(r.code, 0, r.stderr);
@@ -53,7 +54,8 @@ test('a mapping that merges two runs is exit 2, one line naming both; so is a na
   const merged = await genstudy(['analyze', lmEval04, '--control', 'mnli', '--run-name', `${LONG[0]}=x`, '--run-name', `${LONG[1]}=x`]);
   assert.equal(merged.code, 2, merged.stderr);
   assert.equal(merged.stderr.trim().split('\n').length, 1, merged.stderr);
-  assert.match(merged.stderr, /--run-name: runs "\/scratch\/me\/runs\/llama-7b-mnli" and "\/scratch\/me\/runs\/llama-7b-mnli-seed2" would both be named "x"/);
+  assert.match(merged.stderr,
+    /--run-name: runs "\/scratch\/me\/runs\/llama-7b-mnli" and "\/scratch\/me\/runs\/llama-7b-mnli-seed2" would both be named "x"/);
 
   // stripping can merge too: "exp/seed-1" stripped of "exp/" meets the run "seed-1"
   const csv = join(dir, 's.csv');
@@ -64,7 +66,8 @@ test('a mapping that merges two runs is exit 2, one line naming both; so is a na
 
   const unknown = await genstudy(['analyze', lmEval04, '--control', 'mnli', '--run-name', '/scratch/me/runs/llama-7b-mnlii=x']);
   assert.equal(unknown.code, 2, unknown.stderr);
-  assert.match(unknown.stderr, /--run-name \/scratch\/me\/runs\/llama-7b-mnlii: the input has no run of that name \(did you mean "\/scratch\/me\/runs\/llama-7b-mnli"\?/);
+  assert.match(unknown.stderr,
+    /--run-name \/scratch\/me\/runs\/llama-7b-mnlii: the input has no run of that name \(did you mean "\/scratch\/me\/runs\/llama-7b-mnli"\?/);
 
   const nowhere = await genstudy(['analyze', lmEval04, '--control', 'mnli', '--strip-prefix', '/data/']);
   assert.equal(nowhere.code, 2, nowhere.stderr);

@@ -33,7 +33,8 @@ test('lm-eval 0.4 output for local checkpoints: "__" folders decode to the run a
   assert.deepEqual([...new Set(reading.rows.map((r) => r.step))].sort((a, b) => a - b), [0, 250, 500, 750, 1000, 1250, 1500, 1750]);
   // filters kept apart, "none" dropped
   assert.deepEqual([...new Set(reading.rows.map((r) => r.metric))].sort(), ['acc', 'exact_match,flexible-extract', 'exact_match,strict-match']);
-  assert.match(reading.description, /lm-evaluation-harness 0\.4 output, 16 file\(s\); run from the model path in the folder name, step from the checkpoint in the folder name/);
+  assert.match(reading.description,
+    /lm-evaluation-harness 0\.4 output, 16 file\(s\); run from the model path in the folder name, step from the checkpoint in the folder name/);
 
   const fromFolder = await analyzeJson(folder, 'mnli');
   const fromLong = await analyzeJson(join(fixtures, 'lm-eval-04.long.csv'), 'mnli');
@@ -45,7 +46,8 @@ test('lm-eval 0.4 output for local checkpoints: "__" folders decode to the run a
   assert.match(dry.stdout, /2 run\(s\) \(\/scratch\/me\/runs\/llama-7b-mnli, \/scratch\/me\/runs\/llama-7b-mnli-seed2\); steps 0-1750 \(8 per run\)/);
   // gsm8k has no acc: said, not silently dropped
   const r = await genstudy(['analyze', folder, '--control', 'mnli', ...FAST]);
-  assert.match(r.stderr, /1 test set\(s\) have no "acc" scores and are left out: gsm8k \(has exact_match,flexible-extract, exact_match,strict-match\)/);
+  assert.match(r.stderr,
+    /1 test set\(s\) have no "acc" scores and are left out: gsm8k \(has exact_match,flexible-extract, exact_match,strict-match\)/);
 });
 
 test('Trainer run folders (final trainer_state.json or only checkpoints) give the long CSV\'s analysis', async () => {
@@ -81,7 +83,8 @@ test('a W&B chart export and a pandas wide CSV give the long CSV\'s analysis', a
   const long = readLong(join(fixtures, 'trainer-runs.long.csv'));
   writeFileSync(join(dir, 'wandb.csv'), wandbExport(long));
   const accLong = join(dir, 'long.csv');
-  writeFileSync(accLong, ['run,step,test_set,metric,value', ...long.filter((r) => r.metric === 'accuracy').map((r) => [r.run, r.step, r.test_set, r.metric, r.value].join(','))].join('\n') + '\n');
+  writeFileSync(accLong, ['run,step,test_set,metric,value',
+    ...long.filter((r) => r.metric === 'accuracy').map((r) => [r.run, r.step, r.test_set, r.metric, r.value].join(','))].join('\n') + '\n');
   assert.deepEqual(await analyzeJson(join(dir, 'wandb.csv'), 'in_domain'), await analyzeJson(accLong, 'in_domain'));
 
   // pandas: an unnamed index column, _step, training rows with NaN / empty eval cells, one run per file
@@ -96,7 +99,8 @@ test('a W&B chart export and a pandas wide CSV give the long CSV\'s analysis', a
   }
   writeFileSync(join(dir, 'seed-1.csv'), lines.join('\n') + '\n');
   const seed1Long = join(dir, 'seed-1.long.csv');
-  writeFileSync(seed1Long, ['run,step,test_set,metric,value', ...seed1.map((r) => [r.run, r.step, r.test_set, r.metric, r.value].join(','))].join('\n') + '\n');
+  writeFileSync(seed1Long,
+    ['run,step,test_set,metric,value', ...seed1.map((r) => [r.run, r.step, r.test_set, r.metric, r.value].join(','))].join('\n') + '\n');
   const r = await genstudy(['analyze', join(dir, 'seed-1.csv'), '--control', 'in_domain', ...FAST]);
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stderr, /columns naming no test set and metric left out: index, train\/loss/);
@@ -115,7 +119,8 @@ test('a W&B chart export and a pandas wide CSV give the long CSV\'s analysis', a
 test('genstudy report draws the report from an lm-eval folder, a Trainer folder and a wide CSV', async (t) => {
   const dir = tempDir(t);
   writeFileSync(join(dir, 'wandb.csv'), wandbExport(readLong(join(fixtures, 'trainer-runs.long.csv'))));
-  const inputs: [string, string][] = [[join(fixtures, 'lm-eval-04'), 'mnli'], [join(fixtures, 'trainer-runs'), 'in_domain'], [join(dir, 'wandb.csv'), 'in_domain']];
+  const inputs: [string, string][] = [[join(fixtures, 'lm-eval-04'), 'mnli'], [join(fixtures, 'trainer-runs'), 'in_domain'],
+    [join(dir, 'wandb.csv'), 'in_domain']];
   for (const [k, [input, control]] of inputs.entries()) {
     const out = join(dir, `report-${k}`);
     const r = await genstudy(['report', input, '--control', control, '--out', out, '--calibration', '0', '--no-robustness']);
@@ -156,7 +161,8 @@ test('lm-eval folders: a group read with its own subtasks gets a note; an unread
 
   const nostep = join(dir, 'nostep', 'my-model');
   mkdirSync(nostep, { recursive: true });
-  writeFileSync(join(nostep, 'results_x.json'), JSON.stringify({ results: { a: { 'acc,none': 0.5 } }, config: { model_args: 'pretrained=my-model' } }));
+  writeFileSync(join(nostep, 'results_x.json'),
+    JSON.stringify({ results: { a: { 'acc,none': 0.5 } }, config: { model_args: 'pretrained=my-model' } }));
   r = await genstudy(['analyze', join(dir, 'nostep'), '--control', 'a']);
   assert.equal(r.code, 2);
   assert.match(r.stderr, /results_x\.json: cannot tell the training step: no folder named like checkpoint-N/);
@@ -164,5 +170,6 @@ test('lm-eval folders: a group read with its own subtasks gets a note; an unread
   mkdirSync(join(dir, 'empty'));
   r = await genstudy(['analyze', join(dir, 'empty'), '--control', 'a']);
   assert.equal(r.code, 2);
-  assert.match(r.stderr, /empty: no lm-evaluation-harness output \(results_\*\.json, or \*\.json with a "results" object\) and no trainer_state\.json found/);
+  assert.match(r.stderr,
+    /empty: no lm-evaluation-harness output \(results_\*\.json, or \*\.json with a "results" object\) and no trainer_state\.json found/);
 });

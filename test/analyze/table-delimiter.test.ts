@@ -13,13 +13,16 @@ const ROWS = [['run', 'step', 'test_set', 'metric', 'value'], ['a', '1', 'x', 'a
 test('a .csv whose header is one field holding ";", a tab or "|" is exit 2 naming that separator', async (t) => {
   const dir = tempDir(t);
   const cases: [string, string, RegExp][] = [
-    ['semicolon.csv', ROWS.map((r) => r.join(';')).join('\n'), /semicolon\.csv:1: the header row is one field holding ";": the file looks ";"-separated, and genstudy reads comma-separated \.csv files; write it with commas/],
+    ['semicolon.csv', ROWS.map((r) => r.join(';')).join('\n'), new RegExp(
+      /semicolon\.csv:1: the header row is one field holding ";": the file looks ";"-separated, /.source +
+      /and genstudy reads comma-separated \.csv files; write it with commas/.source)],
     // decimal commas make the rows ragged under ",": the separator is still what is named
     ['excel.csv', ROWS.map((r) => r.map((c) => c.replace('.', ',')).join(';')).join('\r\n'), /excel\.csv:1: the header row is one field holding ";"/],
     ['quoted.csv', ROWS.map((r) => r.map((c) => `"${c}"`).join(';')).join('\n'), /quoted\.csv:1: the header row is one field holding ";"/],
     ['tabs.csv', ROWS.map((r) => r.join('\t')).join('\n'), /tabs\.csv:1: the header row is one field holding a tab: .* name it \.tsv/],
     ['pipes.csv', `\uFEFF${ROWS.map((r) => r.join('|')).join('\n')}`, /pipes\.csv:1: the header row is one field holding "\|"/],
-    ['commas.tsv', ROWS.map((r) => r.join(',')).join('\n'), /commas\.tsv:1: the header row is one field holding ",": .* genstudy reads tab-separated \.tsv files; name it \.csv/],
+    ['commas.tsv', ROWS.map((r) => r.join(',')).join('\n'),
+      /commas\.tsv:1: the header row is one field holding ",": .* genstudy reads tab-separated \.tsv files; name it \.csv/],
   ];
   for (const [name, text, expected] of cases) {
     writeFileSync(join(dir, name), `${text}\n`);

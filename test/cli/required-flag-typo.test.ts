@@ -27,7 +27,8 @@ test('every required flag, misspelt, is reported as unknown with the flag sugges
       const flag = option.long!;
       const wrong = typo(flag);
       err = '';
-      await assert.rejects(program.parseAsync([...words, wrong, 'x'], { from: 'user' }), (e: unknown) => e instanceof CommanderError && e.code === 'commander.unknownOption', `${words.join(' ')} ${wrong}`);
+      await assert.rejects(program.parseAsync([...words, wrong, 'x'], { from: 'user' }),
+        (e: unknown) => e instanceof CommanderError && e.code === 'commander.unknownOption', `${words.join(' ')} ${wrong}`);
       assert.match(err, new RegExp(`unknown option '${wrong}'\\n\\(Did you mean ${flag}\\?\\)`), `${words.join(' ')} ${wrong}: ${err}`);
       checked++;
     }

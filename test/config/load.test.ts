@@ -51,7 +51,8 @@ test('errors name the file, the line and the field', () => {
     ['missing test sets', VALID.replace('  testSets: [synthetic]\n', ''), /^study\.yaml:21: evaluation\.testSets: missing \(expected array\)/],
     ['yaml syntax', VALID.replace('seeds: [1, 2]', 'seeds: [1, 2'), /^study\.yaml:\d+:\d+: /],
     ['duplicate key', VALID.replace('name: s\n', 'name: s\nname: t\n'), /^study\.yaml:2:1: Map keys must be unique/],
-    ['path and init', VALID.replace('    path: models/opt-125m', '    path: x\n    init: { family: gpt2 }'), /models\.1: give exactly one of path or init/],
+    ['path and init', VALID.replace('    path: models/opt-125m', '    path: x\n    init: { family: gpt2 }'),
+      /models\.1: give exactly one of path or init/],
   ];
   for (const [what, text, expected] of cases) {
     assert.throws(() => parseStudy(text, 'study.yaml'), (err: Error) => {
@@ -64,14 +65,16 @@ test('errors name the file, the line and the field', () => {
 test('the example study files (demo, study A, study B) are valid and expand', async () => {
   const { loadStudyFile } = await import('../../src/config/load.ts');
   const root = new URL('../../examples/', import.meta.url).pathname;
-  const counts = Object.fromEntries(['demo', 'study-a', 'study-a-snli', 'study-b'].map((n) => [n, expandStudy(loadStudyFile(`${root}${n}.yaml`)).length]));
+  const counts = Object.fromEntries(
+    ['demo', 'study-a', 'study-a-snli', 'study-b'].map((n) => [n, expandStudy(loadStudyFile(`${root}${n}.yaml`)).length]));
   // study B: 5 tasks x 3 training sizes x (4 base shot counts + FT + FTICL at two k).
   // demo: 2 training variants x 2 seeds.
   assert.deepEqual(counts, { demo: 4, 'study-a': 3, 'study-a-snli': 3, 'study-b': 105 });
 });
 
 test('--set overrides fields of the study file without editing it; errors in an override name it', () => {
-  const study = parseStudy(VALID, 'study.yaml', ['seeds=[7]', 'models.1.path=rel/opt', 'methods.1.lr=1e-4', 'analysis.bootstrap=200', 'models.1.hub=facebook/opt-125m']);
+  const study = parseStudy(VALID, 'study.yaml',
+    ['seeds=[7]', 'models.1.path=rel/opt', 'methods.1.lr=1e-4', 'analysis.bootstrap=200', 'models.1.hub=facebook/opt-125m']);
   assert.deepEqual(study.seeds, [7]);
   assert.equal(study.models[1].path, `${process.cwd()}/rel/opt`, 'a path given on the command line is relative to the current folder');
   assert.equal(study.models[1].hub, 'facebook/opt-125m');
@@ -80,7 +83,8 @@ test('--set overrides fields of the study file without editing it; errors in an 
   assert.deepEqual(expandStudy(study).filter((r) => r.method.kind === 'ft').map((r) => r.seed), [7, 7]);
   assert.throws(() => parseStudy(VALID, 'study.yaml', ['seeds']), /--set seeds: expected FIELD=VALUE, e\.g\. models\.0\.path=/);
   assert.throws(() => parseStudy(VALID, 'study.yaml', ['seeds=[x]']), /^UserError: --set seeds=\[x\]: seeds\.0: /);
-  assert.throws(() => parseStudy(VALID, 'study.yaml', ['models.5.path=x']), /--set models\.5\.path=x: "models" is a list of 2; use an index from 0 to 2/);
+  assert.throws(() => parseStudy(VALID, 'study.yaml', ['models.5.path=x']),
+    /--set models\.5\.path=x: "models" is a list of 2; use an index from 0 to 2/);
   assert.throws(() => parseStudy(VALID, 'study.yaml', ['nmae=x']), /--set nmae=x: .*[Uu]nrecognized key.*nmae/);
 });
 
@@ -91,9 +95,11 @@ test('two models, training sets or methods sharing a name are a user error at th
     assert.match(err.message, /^study\.yaml:6: models\.1\.id: "tiny" is also models\[0\]'s id; give each a distinct id$/);
     return true;
   });
-  assert.throws(() => parseStudy(VALID.replace('  - name: ft\n', '  - name: base\n'), 'study.yaml'), /^UserError: study\.yaml:15: methods\.1\.name: "base" is also methods\[0\]'s name/);
+  assert.throws(() => parseStudy(VALID.replace('  - name: ft\n', '  - name: base\n'), 'study.yaml'),
+    /^UserError: study\.yaml:15: methods\.1\.name: "base" is also methods\[0\]'s name/);
   // Distinct names that make one run id ("a/b" becomes "a_b" in a run id): caught when the runs are made.
-  const clash = parseStudy(VALID.replace('  - id: synthetic\n    data: synthetic\n', '  - id: a/b\n    data: synthetic\n  - id: a_b\n    data: synthetic\n'), 'study.yaml');
+  const clash = parseStudy(
+    VALID.replace('  - id: synthetic\n    data: synthetic\n', '  - id: a/b\n    data: synthetic\n  - id: a_b\n    data: synthetic\n'), 'study.yaml');
   assert.throws(() => expandStudy(clash), (err: Error) => err.name === 'UserError' && /two runs with the id tiny--a_b--base/.test(err.message));
 });
 

@@ -4,7 +4,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseStudy } from '../../src/config/load.ts';
 import { expandStudy } from '../../src/config/expand.ts';
-import { demonstrationSource, gradAccumOf, gridShotsFor, objectiveOf, studySettings, trainerSettingsOf, trainingSettingsOf } from '../../src/config/settings.ts';
+import { demonstrationSource, gradAccumOf, gridShotsFor, objectiveOf, studySettings, trainerSettingsOf,
+  trainingSettingsOf } from '../../src/config/settings.ts';
 import { PROTOCOL_SETTINGS, STUDY_B_ICL_SHOTS } from '../../src/tasks/index.ts';
 import { studyBYaml } from '../support/study-b-yaml.ts';
 
@@ -17,14 +18,16 @@ test('protocol: official selects every replay setting at once; corrected is the 
   const official = studySettings(parseStudy(base('official'), 's.yaml'));
   assert.equal(official.protocol, 'official');
   assert.deepEqual(
-    { labelTokens: official.labelTokens, bos: official.bos, unlabeledRows: official.unlabeledRows, rouge: official.rouge, grid: official.grid, studyA: official.studyAPositiveLabel },
+    { labelTokens: official.labelTokens, bos: official.bos, unlabeledRows: official.unlabeledRows, rouge: official.rouge, grid: official.grid,
+      studyA: official.studyAPositiveLabel },
     { labelTokens: 'in-context', bos: 'study-b', unlabeledRows: 'wrong', rouge: 'bootstrap-mid', grid: 'every-k-and-prompt', studyA: 'No' },
   );
   assert.equal(official.readingPosition, 'padded-128');
   assert.equal(studySettings(parseStudy(base('official', '  readingPosition: last-token'), 's.yaml')).readingPosition, 'last-token');
   const corrected = studySettings(parseStudy(base('corrected'), 's.yaml'));
   assert.deepEqual(
-    { bos: corrected.bos, unlabeledRows: corrected.unlabeledRows, rouge: corrected.rouge, grid: corrected.grid, studyA: corrected.studyAPositiveLabel, at: corrected.readingPosition },
+    { bos: corrected.bos, unlabeledRows: corrected.unlabeledRows, rouge: corrected.rouge, grid: corrected.grid, studyA: corrected.studyAPositiveLabel,
+      at: corrected.readingPosition },
     { bos: 'tokenizer', unlabeledRows: 'drop', rouge: 'mean', grid: 'reported', studyA: undefined, at: 'last-token' },
   );
   const omitted = parseStudy(base('corrected').replace('protocol: corrected\n', ''), 's.yaml');
@@ -33,7 +36,8 @@ test('protocol: official selects every replay setting at once; corrected is the 
 });
 
 test('single settings override the protocol', () => {
-  const s = studySettings(parseStudy(base('official', '  unlabeledRows: drop\n  rouge: mean\n  labelTokens: standalone\n  positiveLabel: negative'), 's.yaml'));
+  const s = studySettings(
+    parseStudy(base('official', '  unlabeledRows: drop\n  rouge: mean\n  labelTokens: standalone\n  positiveLabel: negative'), 's.yaml'));
   assert.deepEqual([s.unlabeledRows, s.rouge, s.labelTokens, s.bos, s.positiveLabel], ['drop', 'mean', 'standalone', 'study-b', 'negative']);
   const study = parseStudy(base('official', '', ', demonstrationPool: training'), 's.yaml');
   assert.deepEqual(demonstrationSource(study, study.methods[1]), { pool: 'training', selection: 'first' });
@@ -43,7 +47,8 @@ test('single settings override the protocol', () => {
 test('FTICL: one run per k of the task, demonstrations from the few-shot file (official) or sampled from training (corrected)', () => {
   const official = parseStudy(base('official'), 's.yaml');
   const runs = expandStudy(official).filter((r) => r.method.kind === 'fticl').map((r) => `${r.id} k=${r.shots}`);
-  assert.deepEqual(runs, ['m--sentiment-2000--fticl-k2 k=2', 'm--sentiment-2000--fticl-k4 k=4', 'm--summary-2000--fticl-k1 k=1', 'm--summary-2000--fticl-k2 k=2']);
+  assert.deepEqual(runs,
+    ['m--sentiment-2000--fticl-k2 k=2', 'm--sentiment-2000--fticl-k4 k=4', 'm--summary-2000--fticl-k1 k=1', 'm--summary-2000--fticl-k2 k=2']);
   assert.deepEqual(demonstrationSource(official, official.methods[1]), { pool: 'few-shot', selection: 'first' });
   const corrected = parseStudy(base('corrected'), 's.yaml');
   assert.deepEqual(demonstrationSource(corrected, corrected.methods[1]), { pool: 'training', selection: 'sampled' });
@@ -58,7 +63,8 @@ test('global batch, objective and the every-k grid', () => {
   const study = parseStudy(base('official'), 's.yaml');
   assert.equal(gradAccumOf(study.methods[0]), 8);
   assert.equal(gradAccumOf(study.methods[1]), 1);
-  assert.throws(() => parseStudy(base('official').replace('globalBatch: 16', 'globalBatch: 15'), 's.yaml'), /globalBatch must be a multiple of batchSize/);
+  assert.throws(() => parseStudy(base('official').replace('globalBatch: 16', 'globalBatch: 15'), 's.yaml'),
+    /globalBatch must be a multiple of batchSize/);
   assert.equal(objectiveOf(study.methods[0], study.training[0]), 'supervised');
   assert.equal(objectiveOf(study.methods[0], { id: 'mnli', data: 'study-a/mnli:train', task: 'study-a' }), 'label-token');
   const s = studySettings(study);
@@ -98,7 +104,8 @@ evaluation: { control: "study-a/mnli:validation_matched", testSets: ["study-a/mn
   });
   // The table itself: each of the six settings where the release departs from the corrected protocol differs;
   // the 0-shot prefix is a choice, the same in both.
-  for (const k of ['studyBLabelTokens', 'maxGradNorm', 'lossWeighting', 'trainingTruncation', 'studyAMnliNeutral', 'gridRunShots']) assert.ok(tableDiff.includes(k), k);
+  for (const k of ['studyBLabelTokens', 'maxGradNorm', 'lossWeighting', 'trainingTruncation', 'studyAMnliNeutral', 'gridRunShots'])
+    assert.ok(tableDiff.includes(k), k);
   assert.ok(!tableDiff.includes('zeroShotPrefix'));
   for (const text of [studyA, (p: string) => base(p)]) {
     const official = resolved(text('official'));
@@ -118,16 +125,22 @@ test('a method\'s own clipping, loss weighting and truncation win over the proto
   const s = studySettings(study);
   assert.deepEqual(trainingSettingsOf(s, study.methods[1]), { maxGradNorm: 1, lossWeighting: 'step-tokens', trainingTruncation: 'keep-target' });
   assert.deepEqual(trainingSettingsOf(s, study.methods[0]), { maxGradNorm: 0, lossWeighting: 'micro-batch-mean', trainingTruncation: 'first-1024' });
-  const own = studySettings(parseStudy(base('official', '  gridRunShots: add-run-k\n  zeroShotPrefix: bos-only\n  studyAMnliNeutral: drop\n  labelTokens: in-context'), 's.yaml'));
-  assert.deepEqual([own.gridRunShots, own.zeroShotPrefix, own.studyAMnliNeutral, own.labelTokens, own.studyBLabelTokens], ['add-run-k', 'bos-only', 'drop', 'in-context', 'in-context']);
+  const own = studySettings(parseStudy(
+    base('official', '  gridRunShots: add-run-k\n  zeroShotPrefix: bos-only\n  studyAMnliNeutral: drop\n  labelTokens: in-context'), 's.yaml'));
+  assert.deepEqual([own.gridRunShots, own.zeroShotPrefix, own.studyAMnliNeutral, own.labelTokens, own.studyBLabelTokens],
+    ['add-run-k', 'bos-only', 'drop', 'in-context', 'in-context']);
 });
 
-test('the trainer\'s options under each protocol: no clipping, micro-batch means and the first 1024 tokens (official, supervised objective only)', () => {
+test('the trainer\'s options under each protocol: no clipping, micro-batch means and the first 1024 tokens (official, supervised ' +
+  'objective only)', () => {
   const official = parseStudy(base('official'), 's.yaml');
   const so = studySettings(official);
-  assert.deepEqual(trainerSettingsOf(so, official.methods[0], official.training[1]), { maxGradNorm: 0, lossWeighting: 'micro-batch-mean', truncation: 'keep-first', maxLength: 1024 });
+  assert.deepEqual(trainerSettingsOf(so, official.methods[0], official.training[1]),
+    { maxGradNorm: 0, lossWeighting: 'micro-batch-mean', truncation: 'keep-first', maxLength: 1024 });
   // Study A's label-token objective has no target at the end to cut: no truncation setting reaches its trainer.
-  assert.deepEqual(trainerSettingsOf(so, official.methods[0], { id: 'mnli', data: 'study-a/mnli:train', task: 'study-a' }), { maxGradNorm: 0, lossWeighting: 'micro-batch-mean' });
+  assert.deepEqual(trainerSettingsOf(so, official.methods[0], { id: 'mnli', data: 'study-a/mnli:train', task: 'study-a' }),
+    { maxGradNorm: 0, lossWeighting: 'micro-batch-mean' });
   const corrected = parseStudy(base('corrected'), 's.yaml');
-  assert.deepEqual(trainerSettingsOf(studySettings(corrected), corrected.methods[0], corrected.training[1]), { maxGradNorm: 1, lossWeighting: 'step-tokens' });
+  assert.deepEqual(trainerSettingsOf(studySettings(corrected), corrected.methods[0], corrected.training[1]),
+    { maxGradNorm: 1, lossWeighting: 'step-tokens' });
 });

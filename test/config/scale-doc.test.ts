@@ -20,8 +20,10 @@ test('docs/scale.md: the study-B GPU example has the presets\' batch and FTICL k
     const mine = example.methods.find((m) => m.kind === kind)!;
     const preset = presets.methods.find((m) => m.kind === kind)!;
     assert.equal(mine.batchSize, preset.batchSize, kind);
-    assert.equal((mine.globalBatch as number | undefined) ?? (mine.batchSize as number) * (mine.gradAccum as number), (preset.batchSize * gradAccumOf(preset)), kind);
-    assert.equal(((mine.globalBatch as number) / (mine.batchSize as number)) % example.hf.processes, 0, `${kind}: accumulation spreads over the processes`);
+    assert.equal((mine.globalBatch as number | undefined) ?? (mine.batchSize as number) * (mine.gradAccum as number),
+      (preset.batchSize * gradAccumOf(preset)), kind);
+    assert.equal(((mine.globalBatch as number) / (mine.batchSize as number)) % example.hf.processes, 0,
+      `${kind}: accumulation spreads over the processes`);
     if (kind === 'fticl') assert.deepEqual(mine.demonstrations, preset.demonstrations);
   }
 });

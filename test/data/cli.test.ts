@@ -12,7 +12,8 @@ import { hasSharedData, NO_SHARED, repoRoot, sharedData, tempDir, write } from '
 
 function genstudy(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((ok) => {
-    execFile(process.execPath, [join(repoRoot, 'bin/genstudy.js'), ...args], { cwd: repoRoot, env: { ...process.env, ...env } }, (err, stdout, stderr) => {
+    execFile(process.execPath, [join(repoRoot, 'bin/genstudy.js'), ...args],
+      { cwd: repoRoot, env: { ...process.env, ...env } }, (err, stdout, stderr) => {
       ok({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr });
     });
   });
@@ -61,10 +62,12 @@ test('data inspect: a registry id prints counts, labels, drops and the study pro
   const text = await genstudy(['data', 'inspect', 'study-a/wnli:train', '--data-dir', sharedData]);
   assert.equal(text.code, 0, text.stderr);
   assert.ok(
-    text.stdout.includes(['rows read  635', 'examples   635', 'labels', '  No                   323   50.9%', '  Yes                  312   49.1%', 'dropped    none', ''].join('\n')),
+    text.stdout.includes(['rows read  635', 'examples   635', 'labels', '  No                   323   50.9%', '  Yes                  312   49.1%',
+      'dropped    none', ''].join('\n')),
     text.stdout,
   );
-  assert.match(text.stdout, /--- prompt \(study-a\/pattern\) ---\nI stuck a pin through a carrot\. When I pulled the pin out, it had a hole\.Question: The carrot had a hole\. Yes or No\?\n--- end of prompt ---\nlabel: "Yes"/);
+  assert.match(text.stdout, new RegExp(/--- prompt \(study-a\/pattern\) ---\nI stuck a pin through a carrot\. When I pulled the pin out, /.source +
+    /it had a hole\.Question: The carrot had a hole\. Yes or No\?\n--- end of prompt ---\nlabel: "Yes"/.source));
 });
 
 test('data inspect: a spec file, a bare data file, and clear errors', async (t) => {
@@ -85,7 +88,8 @@ test('data inspect: a spec file, a bare data file, and clear errors', async (t) 
   const bad = write(dir, 'bad.yaml', 'path: rows.csv\nlabel: y\nlabels: {pos: positive}\n');
   const e1 = await inProcess(['data', 'inspect', bad]);
   assert.equal(e1.code, 2);
-  assert.equal(e1.stderr, `genstudy: ${join(dir, 'rows.csv')}:3, field "y": unknown label "neg"; expected one of "pos" (add it to "labels" or "dropLabels", or set unknownLabels: drop)\n`);
+  assert.equal(e1.stderr, `genstudy: ${join(dir, 'rows.csv')}:3, field "y": unknown label "neg"; ` +
+    'expected one of "pos" (add it to "labels" or "dropLabels", or set unknownLabels: drop)\n');
   const e2 = await inProcess(['data', 'inspect', 'no-such-thing']);
   assert.equal(e2.code, 2);
   assert.match(e2.stderr, /"no-such-thing" is neither a registry id \(see genstudy data list\) nor an existing file/);

@@ -90,7 +90,8 @@ export class FakeHub extends EventEmitter {
       const repo = this.repo(m[1], m[2], m[3]);
       const commit = repo && this.commitOf(repo, m[4]);
       if (!repo || !commit) return this.notFound(res, 'RepoNotFound');
-      return this.json(res, { _id: 'x', id: repo.name, sha: commit, private: false, gated: false, downloads: 0, likes: 0, lastModified: '2026-01-01T00:00:00.000Z' });
+      return this.json(res,
+        { _id: 'x', id: repo.name, sha: commit, private: false, gated: false, downloads: 0, likes: 0, lastModified: '2026-01-01T00:00:00.000Z' });
     }
     if ((m = /^\/api\/(datasets|models)\/([^/]+)\/([^/]+)\/tree\/([^/]+)(\/.*)?$/.exec(path))) {
       const repo = this.repo(m[1], m[2], m[3]);

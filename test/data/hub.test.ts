@@ -12,7 +12,8 @@ import { FakeHub, gitSha1, sha256, type FakeRepo } from './fake-hub.ts';
 import { repoRoot, tempDir, userErrorOf } from './helpers.ts';
 
 const COMMIT = 'c0ffee'.padEnd(40, '0');
-const train = Buffer.from(Array.from({ length: 4000 }, (_, k) => JSON.stringify({ text: `row ${k} ${'x'.repeat(k % 50)}`, label: k % 2 ? 'pos' : 'neg' })).join('\n') + '\n');
+const train = Buffer.from(
+  Array.from({ length: 4000 }, (_, k) => JSON.stringify({ text: `row ${k} ${'x'.repeat(k % 50)}`, label: k % 2 ? 'pos' : 'neg' })).join('\n') + '\n');
 const readme = Buffer.from('# toy dataset\n');
 const big = randomBytes(300_000);
 const parquet = Buffer.from(
@@ -39,7 +40,8 @@ function repos(): FakeRepo[] {
         { path: 'extra/big.bin', content: big, lfs: true },
       ],
     },
-    { type: 'model', name: 'toy/lm', commit: 'b'.repeat(40), refs: { main: 'b'.repeat(40) }, files: [{ path: 'config.json', content: Buffer.from('{"model_type":"gpt2"}'), lfs: false }] },
+    { type: 'model', name: 'toy/lm', commit: 'b'.repeat(40), refs: { main: 'b'.repeat(40) },
+      files: [{ path: 'config.json', content: Buffer.from('{"model_type":"gpt2"}'), lfs: false }] },
   ];
 }
 
@@ -57,7 +59,8 @@ test('pull lays files out like huggingface_hub: blobs by etag, snapshot symlinks
   const cache = tempDir(t);
   const result = await pullRepo({ repo: 'toy/nli', exclude: ['extra/*'] }, { endpoint: server.url, cacheDir: cache, offline: false });
   assert.equal(result.commit, COMMIT);
-  assert.deepEqual(result.files.map((f) => [f.path, f.status]), [['README.md', 'downloaded'], ['data/train.jsonl', 'downloaded'], ['data/test.parquet', 'downloaded']]);
+  assert.deepEqual(result.files.map((f) => [f.path, f.status]),
+    [['README.md', 'downloaded'], ['data/train.jsonl', 'downloaded'], ['data/test.parquet', 'downloaded']]);
   assert.equal(readFileSync(join(repoDir(cache), 'refs', 'main'), 'utf8'), COMMIT);
   assert.deepEqual(readdirSync(join(repoDir(cache), 'blobs')).sort(), [gitSha1(readme), sha256(train), sha256(parquet)].sort());
   const link = snapshot(cache, 'data/train.jsonl');
@@ -79,7 +82,8 @@ test('--include takes fnmatch patterns ("*" crosses folders, as in huggingface-c
   const cache = tempDir(t);
   const result = await pullRepo({ repo: 'toy/nli', include: ['*.parquet'] }, { endpoint: server.url, cacheDir: cache, offline: false });
   assert.deepEqual(result.files.map((f) => f.path), ['data/test.parquet']);
-  assert.match(await userErrorOf(pullRepo({ repo: 'toy/nli', include: ['*.csv'] }, { endpoint: server.url, cacheDir: cache, offline: false })), /dataset toy\/nli@main: no files matching "\*\.csv" in the repo/);
+  assert.match(await userErrorOf(pullRepo({ repo: 'toy/nli', include: ['*.csv'] }, { endpoint: server.url, cacheDir: cache, offline: false })),
+    /dataset toy\/nli@main: no files matching "\*\.csv" in the repo/);
 });
 
 test('a connection broken mid-file is resumed with a Range request', async (t) => {
@@ -100,7 +104,8 @@ test('with no retries left, a broken download is a clear error and leaves nothin
   const server = await hub(t);
   const cache = tempDir(t);
   server.breakOnce.set('extra/big.bin', 50_000);
-  const msg = await userErrorOf(pullRepo({ repo: 'toy/nli', include: ['extra/*'] }, { endpoint: server.url, cacheDir: cache, offline: false, retries: 0 }));
+  const msg = await userErrorOf(
+    pullRepo({ repo: 'toy/nli', include: ['extra/*'] }, { endpoint: server.url, cacheDir: cache, offline: false, retries: 0 }));
   assert.match(msg, /toy\/nli:extra\/big\.bin: download broke after \d+ of 300000 bytes .* run the same command again to resume/);
   assert.ok(!existsSync(snapshot(cache, 'extra/big.bin')));
   const incomplete = join(repoDir(cache), 'blobs', `${sha256(big)}.incomplete`);
@@ -115,7 +120,8 @@ test('a download killed mid-file leaves no half file in snapshots/, and the next
   const server = await hub(t);
   const cache = tempDir(t);
   server.stall.set('extra/big.bin', 120_000);
-  const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'test/data/pull-child.ts'), server.url, cache, 'toy/nli'], { cwd: repoRoot, stdio: 'pipe' });
+  const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'test/data/pull-child.ts'), server.url, cache, 'toy/nli'],
+    { cwd: repoRoot, stdio: 'pipe' });
   let stderr = '';
   child.stderr.on('data', (d) => (stderr += d));
   const exited = new Promise<number | null>((ok) => child.on('exit', (code, signal) => ok(signal ? null : code)));
@@ -150,13 +156,16 @@ test('wrong bytes from the server: a hash mismatch error, and nothing kept', asy
   const server = await hub(t);
   const cache = tempDir(t);
   server.corrupt.add('data/train.jsonl');
-  const msg = await userErrorOf(pullRepo({ repo: 'toy/nli', include: ['data/train.jsonl'] }, { endpoint: server.url, cacheDir: cache, offline: false }));
-  assert.match(msg, new RegExp(`toy/nli:data/train\\.jsonl: sha256 mismatch: expected ${sha256(train)}, got [0-9a-f]{64}; the downloaded file was deleted`));
+  const msg = await userErrorOf(
+    pullRepo({ repo: 'toy/nli', include: ['data/train.jsonl'] }, { endpoint: server.url, cacheDir: cache, offline: false }));
+  assert.match(msg,
+    new RegExp(`toy/nli:data/train\\.jsonl: sha256 mismatch: expected ${sha256(train)}, got [0-9a-f]{64}; the downloaded file was deleted`));
   assert.ok(!existsSync(snapshot(cache, 'data/train.jsonl')));
   assert.deepEqual(readdirSync(join(repoDir(cache), 'blobs')), []);
   // Regular (non-LFS) files are checked against their git blob id.
   server.corrupt.add('README.md');
-  assert.match(await userErrorOf(pullRepo({ repo: 'toy/nli', include: ['README.md'] }, { endpoint: server.url, cacheDir: cache, offline: false })), /README\.md: git blob id mismatch: expected [0-9a-f]{40}/);
+  assert.match(await userErrorOf(pullRepo({ repo: 'toy/nli', include: ['README.md'] }, { endpoint: server.url, cacheDir: cache, offline: false })),
+    /README\.md: git blob id mismatch: expected [0-9a-f]{40}/);
   assert.deepEqual(readdirSync(join(repoDir(cache), 'blobs')), []);
 });
 
@@ -212,20 +221,25 @@ test('a data set spec can name a hub file: downloaded once, then loaded from the
   };
   const got = await loadDataSet(spec, { hub: { endpoint: server.url, cacheDir: cache, offline: false } });
   assert.equal(got.source, `hf://datasets/toy/nli@${COMMIT}/data/test.parquet`);
-  assert.deepEqual(got.examples.map((e) => [e.id, e.fields.premise, e.label]), [['0', 'a cat sat', 'Yes'], ['1', 'the sky', 'No'], ['2', 'water is wet', 'No']]);
+  assert.deepEqual(got.examples.map((e) => [e.id, e.fields.premise, e.label]),
+    [['0', 'a cat sat', 'Yes'], ['1', 'the sky', 'No'], ['2', 'water is wet', 'No']]);
   assert.deepEqual(server.contentRequests('data/test.parquet').length, 1);
   assert.deepEqual(server.contentRequests('data/train.jsonl').length, 0);
 
   // Pinned to the commit, the cached file is used without asking the server.
   const before = server.requests.length;
-  const pinned = await loadDataSet({ ...spec, hub: { ...spec.hub, revision: COMMIT } }, { hub: { endpoint: server.url, cacheDir: cache, offline: false } });
+  const pinned = await loadDataSet({ ...spec, hub: { ...spec.hub, revision: COMMIT } },
+    { hub: { endpoint: server.url, cacheDir: cache, offline: false } });
   assert.equal(pinned.contentHash, got.contentHash);
   assert.equal(server.requests.length, before);
 
   const wrong = { ...spec, hub: { ...spec.hub, sha256: '0'.repeat(64) } };
-  assert.match(await userErrorOf(loadDataSet(wrong, { hub: { endpoint: server.url, cacheDir: cache, offline: false } })), /"data\/test\.parquet" has sha256 [0-9a-f]{64}, the spec expects 0{64}/);
-  assert.match(await userErrorOf(resolveHubFile({ repo: 'toy/nli', file: 'nope.csv' }, { endpoint: server.url, cacheDir: cache, offline: false })), /no files matching "nope\.csv"/);
-  assert.match(await userErrorOf(resolveHubFile({ repo: 'toy/missing', file: 'a.csv' }, { endpoint: server.url, cacheDir: cache, offline: false })), /dataset toy\/missing@main: not found at http/);
+  assert.match(await userErrorOf(loadDataSet(wrong, { hub: { endpoint: server.url, cacheDir: cache, offline: false } })),
+    /"data\/test\.parquet" has sha256 [0-9a-f]{64}, the spec expects 0{64}/);
+  assert.match(await userErrorOf(resolveHubFile({ repo: 'toy/nli', file: 'nope.csv' }, { endpoint: server.url, cacheDir: cache, offline: false })),
+    /no files matching "nope\.csv"/);
+  assert.match(await userErrorOf(resolveHubFile({ repo: 'toy/missing', file: 'a.csv' }, { endpoint: server.url, cacheDir: cache, offline: false })),
+    /dataset toy\/missing@main: not found at http/);
 });
 
 test('registry hub sources: ClassLabel codes named, the pinned hash checked', async (t) => {
@@ -241,9 +255,11 @@ test('registry hub sources: ClassLabel codes named, the pinned hash checked', as
   const hansCommit = '1'.repeat(40);
   const glueCommit = 'bcdcba79d07bc864c1c254ccfcedcce55bcc9a8c';
   const server = await new FakeHub([
-    { type: 'dataset', name: 'jhu-cogsci/hans', commit: hansCommit, refs: { 'refs/convert/parquet': hansCommit }, files: [{ path: 'plain_text/validation/0000.parquet', content: hansParquet, lfs: true }] },
+    { type: 'dataset', name: 'jhu-cogsci/hans', commit: hansCommit, refs: { 'refs/convert/parquet': hansCommit },
+      files: [{ path: 'plain_text/validation/0000.parquet', content: hansParquet, lfs: true }] },
     // Not the real WNLI parquet: the registry's pinned sha256 must reject it.
-    { type: 'dataset', name: 'nyu-mll/glue', commit: glueCommit, refs: {}, files: [{ path: 'wnli/train-00000-of-00001.parquet', content: hansParquet, lfs: true }] },
+    { type: 'dataset', name: 'nyu-mll/glue', commit: glueCommit, refs: {},
+      files: [{ path: 'wnli/train-00000-of-00001.parquet', content: hansParquet, lfs: true }] },
   ]).start();
   t.after(() => server.close());
   const cache = tempDir(t);

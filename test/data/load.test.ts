@@ -143,9 +143,11 @@ test('spec errors name the field and what was expected', async (t) => {
   assert.throws(() => parseDataSetSpec({ path: 'x.json', sample: { mode: 'some', n: 3 } }), /field "sample\.mode"/);
   assert.throws(() => parseDataSetSpec({ path: 'x.json', lables: {} }), /unknown key "lables"/);
   assert.throws(() => parseDataSetSpec({ path: 'x.json', labels: { a: 'b' } }), /"labels", "labelNames" and "dropLabels" need a "label" column/);
-  assert.throws(() => parseDataSetSpec({ hub: { repo: 'a/b', file: 'f.parquet', sha256: 'xyz' } }), /field "hub\.sha256": expected 64 lowercase hex digits/);
+  assert.throws(() => parseDataSetSpec({ hub: { repo: 'a/b', file: 'f.parquet', sha256: 'xyz' } }),
+    /field "hub\.sha256": expected 64 lowercase hex digits/);
   const dir = tempDir(t);
-  const spec = write(dir, 'spec.yaml', 'path: data/x.jsonl\nlabel: gold\nlabels:\n  entailment: Yes\n  contradiction: No\ndropLabels: [neutral, "-"]\nid: id\nfields:\n  premise: s1\n  hypothesis: s2\n');
+  const spec = write(dir, 'spec.yaml', 'path: data/x.jsonl\nlabel: gold\nlabels:\n  entailment: Yes\n  contradiction: No\ndropLabels: [neutral, ' +
+    '"-"]\nid: id\nfields:\n  premise: s1\n  hypothesis: s2\n');
   write(dir, 'data/x.jsonl', jsonl(NLI));
   const { spec: parsed, baseDir } = await readSpecFile(spec);
   const got = await loadDataSet(parsed, { baseDir });

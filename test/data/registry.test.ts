@@ -67,7 +67,8 @@ test("study A's RTE and WNLI (GLUE TSV) load with the binary maps", async (t) =>
   assert.deepEqual(rte.examples[1], {
     id: '1',
     fields: {
-      premise: 'A place of sorrow, after Pope John Paul II died, became a place of celebration, as Roman Catholic faithful gathered in downtown Chicago to mark the installation of new Pope Benedict XVI.',
+      premise: 'A place of sorrow, after Pope John Paul II died, became a place of celebration, as Roman Catholic faithful gathered in downtown ' +
+        'Chicago to mark the installation of new Pope Benedict XVI.',
       hypothesis: 'Pope Benedict XVI is the new leader of the Roman Catholic Church.',
     },
     label: 'Yes',
@@ -109,14 +110,16 @@ test('the registry names the eight study A test sets with their splits and binar
 
 test('registry errors: unknown set, unknown split, missing file, no data folder', async (t) => {
   assert.throws(() => registrySpec('study-b/sentiment/amazn:test'), /unknown data set "study-b\/sentiment\/amazn:test"/);
-  assert.throws(() => registrySpec('study-b/sentiment/amazon:dev'), /has no split "dev"; expected one of "train-2000", "train-4000", "train-6000", "test", "few-shot"/);
+  assert.throws(() => registrySpec('study-b/sentiment/amazon:dev'),
+    /has no split "dev"; expected one of "train-2000", "train-4000", "train-6000", "test", "few-shot"/);
   const dir = tempDir(t);
   assert.throws(
     () => registrySpec('study-b/sentiment/amazon:test', { dataDir: dir }),
     new RegExp(`study-b/sentiment/amazon:test": ${dir}/ft-generalisation/sentiment/amazon_test_500.json not found`),
   );
   // A registry entry plus a local folder is enough: a folder with just that one file.
-  write(dir, 'ft-generalisation/sentiment/amazon_test_500.json', JSON.stringify([{ idx: 0, input: 'great', output: 'positive' }, { idx: 1, input: 'bad', output: 'awful' }]));
+  write(dir, 'ft-generalisation/sentiment/amazon_test_500.json',
+    JSON.stringify([{ idx: 0, input: 'great', output: 'positive' }, { idx: 1, input: 'bad', output: 'awful' }]));
   const msg = await userErrorOf(loadRegistered('study-b/sentiment/amazon:test', { dataDir: dir }));
   assert.match(msg, /amazon_test_500\.json:1, field "output": unknown label "awful"/);
 });

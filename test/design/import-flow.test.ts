@@ -150,7 +150,8 @@ test('every folder imports only from the folders the flow allows, and pure folde
         if (from === undefined && rel === 'index.ts') continue; // the public library's front door re-exports every stage
         if (from === undefined) wrong.push(`${rel} (a shared top-level module) imports ${target}/ (${spec})`);
         else if (!MAY_IMPORT[from].includes(target)) wrong.push(`${rel} imports ${target}/ (${spec}), later in the flow or beside it`);
-        else if (ONLY_FILES[from]?.[target] && !ONLY_FILES[from][target].includes(path.relative(src, path.resolve(path.dirname(file), spec)).split(path.sep).join('/'))) {
+        else if (ONLY_FILES[from]?.[target] &&
+          !ONLY_FILES[from][target].includes(path.relative(src, path.resolve(path.dirname(file), spec)).split(path.sep).join('/'))) {
           wrong.push(`${rel} imports ${spec}: from ${target}/, ${from}/ may import only ${ONLY_FILES[from][target].join(', ')}`);
         }
       } else if (from !== undefined && NO_IO.includes(from) && IO_MODULES.test(spec)) {
@@ -163,7 +164,8 @@ test('every folder imports only from the folders the flow allows, and pure folde
 });
 
 test('the checker sees a backwards import', () => {
-  const text = "import { x } from '../evaluate/grid.ts';\nexport { y } from './z.ts';\nconst m = await import('../report/index.ts');\nimport type {\n  A,\n} from '../cli/main.ts';\n";
+  const text = "import { x } from '../evaluate/grid.ts';\nexport { y } from './z.ts';\nconst m = await import('../report/index.ts');\nimport type " +
+    "{\n  A,\n} from '../cli/main.ts';\n";
   assert.deepEqual(specifiers(text), ['../evaluate/grid.ts', './z.ts', '../cli/main.ts', '../report/index.ts']);
 });
 

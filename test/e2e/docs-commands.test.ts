@@ -19,7 +19,8 @@ import path from 'node:path';
 const root = path.resolve(import.meta.dirname, '../..');
 const DOCS = ['README.md', 'docs/run.md'];
 // .ci/run runs npm ci, the type check, the linter and both test suites; the CLI smoke tests link the package.
-const NPM_COVERED_ELSEWHERE = new Set(['npm ci', 'npm test', 'npm run test:e2e', 'npm run typecheck', 'npm run lint', 'npm link', 'npm install -g .']);
+const NPM_COVERED_ELSEWHERE = new Set(
+  ['npm ci', 'npm test', 'npm run test:e2e', 'npm run typecheck', 'npm run lint', 'npm link', 'npm install -g .']);
 
 interface DocCommand { file: string; line: number; text: string }
 

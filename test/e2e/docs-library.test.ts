@@ -49,11 +49,13 @@ function libraryBlocks(file: string): Block[] {
   return blocks;
 }
 
-test('the docs\' library examples run (or type-check) against the packed package, and import only what it exports', { timeout: 600_000 }, async (t) => {
+test('the docs\' library examples run (or type-check) against the packed package, and import only what ' +
+  'it exports', { timeout: 600_000 }, async (t) => {
   fs.mkdirSync(path.join(root, 'tmp'), { recursive: true });
   const project = fs.mkdtempSync(path.join(root, 'tmp', 'docs-library-'));
   t.after(() => fs.rmSync(project, { recursive: true, force: true }));
-  const packed = JSON.parse(execFileSync('npm', ['pack', '--json', '--pack-destination', project], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] })) as { filename: string }[];
+  const packed = JSON.parse(execFileSync('npm', ['pack', '--json', '--pack-destination', project],
+    { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] })) as { filename: string }[];
   const modules = path.join(project, 'node_modules');
   fs.mkdirSync(modules);
   execFileSync('tar', ['-xzf', path.join(project, packed[0].filename), '-C', modules]);

@@ -37,8 +37,10 @@ function settings(c: Case, outDir: string): TrainOptions {
   const model = path.join(repoRoot, 'test/engine/fixtures', c.family);
   return {
     model, outDir, task: studyBTask('sentiment'), train: examples, method: c.method, objective: c.objective,
-    lora: c.method === 'lora' ? { r: 4, alpha: 8, dropout: 0, targetModules: c.family === 'opt' ? ['q_proj', 'v_proj', 'out_proj', 'fc1'] : ['q_proj', 'k_proj', 'o_proj', 'down_proj'] } : undefined,
-    demonstrations: c.fticl === undefined ? undefined : { pool: examples, selection: c.fticl === 'first-k' ? { kind: 'first-k', k: 1 } : { kind: 'sampled', k: 2, seed: 3 } },
+    lora: c.method === 'lora' ? { r: 4, alpha: 8, dropout: 0,
+      targetModules: c.family === 'opt' ? ['q_proj', 'v_proj', 'out_proj', 'fc1'] : ['q_proj', 'k_proj', 'o_proj', 'down_proj'] } : undefined,
+    demonstrations: c.fticl === undefined ? undefined
+      : { pool: examples, selection: c.fticl === 'first-k' ? { kind: 'first-k', k: 1 } : { kind: 'sampled', k: 2, seed: 3 } },
     // batch 3 x 2 micro-batches, warmup, decay, clipping: every mapped setting is exercised. Adam's
     // eps 1e-6 rather than 1e-8: the key biases' gradient is zero in exact arithmetic (softmax does
     // not see a constant added to every score), so both sides hold float noise of ~1e-9 there, which
@@ -76,11 +78,14 @@ const cases: Case[] = [
 ];
 
 for (const c of cases) {
-  test(`parity: ${c.family}, ${c.method}, ${c.objective}${c.fticl ? `, FTICL ${c.fticl}` : ''}${c.official ? ', official (no clipping, micro-batch means)' : ''}: same loss every step and same weights after 10 steps`, { skip }, async () => {
+  test(`parity: ${c.family}, ${c.method}, ${c.objective}${c.fticl ? `, FTICL ${c.fticl}` : ''}` +
+    `${c.official ? ', official (no clipping, micro-batch means)' : ''}: ` +
+    'same loss every step and same weights after 10 steps', { skip }, async () => {
     const root = tempDir('genstudy-hf-parity-');
     const builtin = await train(settings(c, path.join(root, 'builtin')));
     // LoRA starts from the built-in trainer's initial adapter (the draws of A differ between RNGs).
-    const hf = await trainHf({ ...settings(c, path.join(root, 'hf')), loraInit: c.method === 'lora' ? path.join(root, 'builtin/checkpoint-0') : undefined },
+    const hf = await trainHf(
+      { ...settings(c, path.join(root, 'hf')), loraInit: c.method === 'lora' ? path.join(root, 'builtin/checkpoint-0') : undefined },
       { launcher: 'python', python }, { onOutput: () => undefined });
     assert.deepEqual(hf.log.map((e) => e.step), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
     const lossDiff = Math.max(...hf.log.map((e, i) => Math.abs(e.loss - builtin.log[i].loss)));
@@ -93,7 +98,8 @@ for (const c of cases) {
     }
     assert.deepEqual(hf.checkpoints.map((x) => x.step), [5, 10]);
     const d = maxWeightDiff(weightsOf(path.join(root, 'builtin/checkpoint-10'), c.method), weightsOf(path.join(root, 'hf/checkpoint-10'), c.method));
-    process.stderr.write(`hf parity ${c.family} ${c.method} ${c.objective} ${c.fticl ?? ''}${c.official ? ' official' : ''}: max |loss difference| ${lossDiff.toExponential(2)}, max |weight difference| ${d.toExponential(2)}\n`);
+    process.stderr.write(`hf parity ${c.family} ${c.method} ${c.objective} ${c.fticl ?? ''}${c.official ? ' official' : ''}: ` +
+      `max |loss difference| ${lossDiff.toExponential(2)}, max |weight difference| ${d.toExponential(2)}\n`);
     assert.ok(d < 1e-4, `final weights differ by ${d}`);
   });
 }
@@ -101,7 +107,8 @@ for (const c of cases) {
 test('a killed hf launch resumes from its last checkpoint and ends as an uninterrupted run', { skip }, async () => {
   const c: Case = { family: 'opt', method: 'lora', objective: 'classify' };
   const root = tempDir('genstudy-hf-resume-');
-  const whole = await trainHf({ ...settings(c, path.join(root, 'whole')), checkpoints: { every: 3 } }, { launcher: 'python', python }, { onOutput: () => undefined });
+  const whole = await trainHf({ ...settings(c, path.join(root, 'whole')), checkpoints: { every: 3 } }, { launcher: 'python', python },
+    { onOutput: () => undefined });
   const out = path.join(root, 'killed');
   const o = { ...settings(c, out), checkpoints: { every: 3 } };
   const prepared = prepareHfRun(o);
@@ -136,7 +143,8 @@ test('the SLURM batch script runs the Trainer under accelerate launch (sbatch it
   assert.ok(fs.existsSync(path.join(root, 'run/checkpoint-4/tokenizer.json')), 'the tokenizer is copied beside each checkpoint');
 });
 
-test('parity across 2 processes (torchrun, DDP over gloo on the CPU): an optimiser step\'s micro-batches are spread over the processes', { skip }, async () => {
+test('parity across 2 processes (torchrun, DDP over gloo on the CPU): an optimiser step\'s micro-batches are spread over ' +
+  'the processes', { skip }, async () => {
   const c: Case = { family: 'opt', method: 'lora', objective: 'classify' };
   const root = tempDir('genstudy-hf-ddp-');
   const builtin = await train(settings(c, path.join(root, 'builtin')));
@@ -158,7 +166,8 @@ test('parity across 2 processes (torchrun, DDP over gloo on the CPU): an optimis
   });
   assert.equal(JSON.parse(fs.readFileSync(hf.prepared.runFile, 'utf8')).settings.grad_accum_per_process, 1);
   assert.deepEqual(hf.log.map((e) => e.step), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
-  for (let i = 0; i < 10; i++) assert.ok(Math.abs(builtin.log[i].loss - hf.log[i].loss) < 1e-4, `step ${i + 1}: ${builtin.log[i].loss} vs ${hf.log[i].loss}`);
+  for (let i = 0; i < 10; i++)
+    assert.ok(Math.abs(builtin.log[i].loss - hf.log[i].loss) < 1e-4, `step ${i + 1}: ${builtin.log[i].loss} vs ${hf.log[i].loss}`);
   const d = maxWeightDiff(weightsOf(path.join(root, 'builtin/checkpoint-10'), 'lora'), weightsOf(path.join(root, 'hf/checkpoint-10'), 'lora'));
   process.stderr.write(`hf parity, 2 processes: max |weight difference| ${d.toExponential(2)}\n`);
   assert.ok(d < 1e-4, `final weights differ by ${d}`);

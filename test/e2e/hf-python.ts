@@ -7,7 +7,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { repoRoot } from '../train/helpers.ts';
 
-const IMPORTS = 'import torch, transformers, peft, accelerate; print(torch.__version__, transformers.__version__, peft.__version__, accelerate.__version__)';
+const IMPORTS = 'import torch, transformers, peft, accelerate; print(torch.__version__, transformers.__version__, peft.__version__, ' +
+  'accelerate.__version__)';
 export const REQUIREMENTS = path.join(repoRoot, 'src/train/hf/requirements.txt');
 export const VENV = path.join(repoRoot, '.cache/hf-venv');
 const HOW = `run it where pip can install ${path.relative(repoRoot, REQUIREMENTS)} (it creates ${path.relative(repoRoot, VENV)}), ` +
@@ -38,10 +39,12 @@ export function hfPython(): { python: string; versions: string } | { skip: strin
     const mk = spawnSync('python3', ['-m', 'venv', VENV], { encoding: 'utf8' });
     // --retries 0: an unreachable index fails at once instead of backing off for minutes per package.
     const pip = mk.status === 0
-      ? spawnSync(path.join(VENV, 'bin/pip'), ['install', '--retries', '0', '--timeout', '30', '-r', REQUIREMENTS], { encoding: 'utf8', timeout: 40 * 60_000 })
+      ? spawnSync(path.join(VENV, 'bin/pip'), ['install', '--retries', '0', '--timeout', '30', '-r', REQUIREMENTS],
+        { encoding: 'utf8', timeout: 40 * 60_000 })
       : mk;
     if (pip.status !== 0) {
-      found = { skip: `could not create the Python environment (${(pip.stderr || String(pip.error)).trim().split('\n').slice(-2).join(' ')}); ${HOW}` };
+      found = {
+        skip: `could not create the Python environment (${(pip.stderr || String(pip.error)).trim().split('\n').slice(-2).join(' ')}); ${HOW}` };
       return found;
     }
     v = versions(python);

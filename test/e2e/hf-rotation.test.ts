@@ -47,7 +47,8 @@ evaluation:
   const missing = report ? (/steps? ([\d, ]+) (?:was|were) saved/.exec(report)![1]).split(', ').map(Number) : [];
   // With a 2 s watcher poll and an 8-step run of a tiny model, the Trainer outpaces the watcher.
   assert.ok(missing.length > 0, `expected rotated steps; stored ${stored.join(', ')}\n${lines.join('\n')}`);
-  assert.deepEqual([...stored, ...missing].sort((a, b) => a - b), [0, 1, 2, 3, 4, 5, 6, 7, 8], `stored ${stored.join(', ')}; reported missing ${missing.join(', ')}`);
+  assert.deepEqual([...stored, ...missing].sort((a, b) => a - b), [0, 1, 2, 3, 4, 5, 6, 7, 8],
+    `stored ${stored.join(', ')}; reported missing ${missing.join(', ')}`);
   assert.ok(missing.every((s) => !stored.includes(s)));
   t.diagnostic(`stored steps ${stored.join(', ')}; ${report}`);
 });

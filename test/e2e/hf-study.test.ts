@@ -32,7 +32,8 @@ hf: { launcher: python, python: ${JSON.stringify(python)} }
 evaluation:
   control: in-domain
   testSets: ["synthetic:in-domain,negation-broken"]
-  serve: { command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(path.join(repoRoot, 'bin/genstudy.js'))}, serve, "{model}", --port, "{port}"], startupSeconds: 120 }`,
+  serve: { command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(path.join(repoRoot, 'bin/genstudy.js'))}, serve, ` +
+  `"{model}", --port, "{port}"], startupSeconds: 120 }`,
 });
 
 test('a study trains one method on each backend; checkpoints are evaluated through servers it starts; the two runs agree', { skip }, async (t) => {
@@ -42,7 +43,8 @@ test('a study trains one method on each backend; checkpoints are evaluated throu
   const file = path.join(dir, 'tiny-hf.yaml');
   fs.writeFileSync(file, study(python));
   const lines: string[] = [];
-  const r = await runStudy(parseStudy(study(python), file), file, { log: (l) => lines.push(l), trainProgress: silentProgress, evalProgress: NO_PROGRESS });
+  const r = await runStudy(parseStudy(study(python), file), file,
+    { log: (l) => lines.push(l), trainProgress: silentProgress, evalProgress: NO_PROGRESS });
   assert.ok(lines.some((l) => /genstudy: serve: starting .* serve .*checkpoint-3/.test(l)), 'a server was started on a full checkpoint');
   const store = ResultStore.open(r.paths.store, { readonly: true });
   try {
@@ -54,12 +56,14 @@ test('a study trains one method on each backend; checkpoints are evaluated throu
       const want = logA.find((x) => x.step === e.step)!;
       assert.ok(Math.abs(e.loss! - want.loss!) < 1e-4, `step ${e.step}: hf loss ${e.loss}, built-in ${want.loss}`);
     }
-    const scores = (run: string) => store.scores({ run, metric: 'accuracy' }).map((s) => [s.step, s.testSet, s.value] as const).sort((x, y) => x[0] - y[0] || x[1].localeCompare(y[1]));
+    const scores = (run: string) => store.scores({ run, metric: 'accuracy' }).map((s) => [s.step, s.testSet, s.value] as const).sort((x, y) =>
+      x[0] - y[0] || x[1].localeCompare(y[1]));
     const sa = scores(a);
     const sb = scores(b);
     assert.deepEqual(sb.map((s) => [s[0], s[1]]), sa.map((s) => [s[0], s[1]]), 'the same steps (0 = the base model) and test sets');
     assert.deepEqual([...new Set(sb.map((s) => s[0]))], [0, 3, 6]);
-    for (let i = 0; i < sa.length; i++) assert.ok(Math.abs(sa[i][2] - sb[i][2]) <= 1 / 12 + 1e-9, `step ${sa[i][0]} ${sa[i][1]}: ${sa[i][2]} vs ${sb[i][2]}`);
+    for (let i = 0; i < sa.length; i++)
+      assert.ok(Math.abs(sa[i][2] - sb[i][2]) <= 1 / 12 + 1e-9, `step ${sa[i][0]} ${sa[i][1]}: ${sa[i][2]} vs ${sb[i][2]}`);
   } finally {
     store.close();
   }

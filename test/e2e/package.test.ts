@@ -21,9 +21,11 @@ test('the packed package imports in plain Node and type-checks in a TypeScript p
   fs.mkdirSync(path.join(root, 'tmp'), { recursive: true });
   const project = fs.mkdtempSync(path.join(root, 'tmp', 'package-test-'));
   t.after(() => fs.rmSync(project, { recursive: true, force: true }));
-  const packed = JSON.parse(execFileSync('npm', ['pack', '--json', '--pack-destination', project], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] })) as { filename: string; files: { path: string }[] }[];
+  const packed = JSON.parse(execFileSync('npm', ['pack', '--json', '--pack-destination', project],
+    { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] })) as { filename: string; files: { path: string }[] }[];
   const files = packed[0].files.map((f) => f.path);
-  for (const f of ['dist/index.js', 'dist/index.d.ts', 'dist/data/registry.json', 'bin/genstudy.js', 'package.json']) assert.ok(files.includes(f), `${f} is not in the package`);
+  for (const f of ['dist/index.js', 'dist/index.d.ts', 'dist/data/registry.json', 'bin/genstudy.js', 'package.json'])
+    assert.ok(files.includes(f), `${f} is not in the package`);
   assert.ok(!files.some((f) => f.startsWith('test/')), 'tests are not part of the package');
 
   const modules = path.join(project, 'node_modules');
@@ -38,8 +40,10 @@ test('the packed package imports in plain Node and type-checks in a TypeScript p
   fs.writeFileSync(path.join(project, 'scores.csv'), csv.join('\n') + '\n');
   const options = { ...DEFAULT_OPTIONS, control: 'id' };
   fs.writeFileSync(path.join(project, 'use.mjs'), [
-    "import { analyzeRuns, readScores, buildRunSeries, partialCorrelation, ResultStore, loadModel, evaluateGrid, train, renderReport } from 'genstudy';",
-    "for (const f of [partialCorrelation, ResultStore, loadModel, evaluateGrid, train, renderReport]) if (typeof f !== 'function') throw new Error('missing export');",
+    "import { analyzeRuns, readScores, buildRunSeries, partialCorrelation, ResultStore, loadModel, evaluateGrid, train, renderReport " +
+      "} from 'genstudy';",
+    "for (const f of [partialCorrelation, ResultStore, loadModel, evaluateGrid, train, renderReport]) if (typeof f !== 'function') throw new " +
+      "Error('missing export');",
     `const result = analyzeRuns(buildRunSeries(await readScores('scores.csv'), 'accuracy'), ${JSON.stringify(options)});`,
     'process.stdout.write(JSON.stringify(result));',
   ].join('\n'));
@@ -50,12 +54,14 @@ test('the packed package imports in plain Node and type-checks in a TypeScript p
 
   fs.writeFileSync(path.join(project, 'use.ts'), [
     "import { analyzeRuns, type AnalysisResult, type LanguageModel } from 'genstudy';",
-    'export const run: (s: Parameters<typeof analyzeRuns>[0]) => AnalysisResult = (s) => analyzeRuns(s, { control: "id", method: "pearson", residualiser: "linear", correction: "none", alpha: 0.05 } as Parameters<typeof analyzeRuns>[1]);',
+    'export const run: (s: Parameters<typeof analyzeRuns>[0]) => AnalysisResult = (s) => analyzeRuns(s, { control: "id", method: "pearson", ' +
+      'residualiser: "linear", correction: "none", alpha: 0.05 } as Parameters<typeof analyzeRuns>[1]);',
     'export type M = LanguageModel["score"];',
     "// @ts-expect-error: a name the package does not export",
     "import { notAnExport } from 'genstudy';",
   ].join('\n'));
-  fs.writeFileSync(path.join(project, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, skipLibCheck: true, types: [] }, files: ['use.ts'] }));
+  fs.writeFileSync(path.join(project, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext',
+    strict: true, noEmit: true, skipLibCheck: true, types: [] }, files: ['use.ts'] }));
   execFileSync(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', project], { cwd: project, stdio: 'inherit' });
 });
 
@@ -69,8 +75,10 @@ test('npm install <path to a checkout> builds the library (prepare) and a projec
   assert.ok(fs.existsSync(path.join(root, 'dist', 'index.js')), 'prepare built dist/');
   fs.writeFileSync(path.join(project, 'use.mjs'), [
     "import { analyzeRuns, buildRunSeries } from 'genstudy';",
-    'const values = new Map([["id", [0.1, 0.2, 0.3, 0.35, 0.5, 0.55, 0.6, 0.7]], ["a", [0.3, 0.1, 0.5, 0.2, 0.6, 0.4, 0.8, 0.5]], ["b", [0.2, 0.3, 0.1, 0.5, 0.3, 0.6, 0.4, 0.9]]]);',
-    'const rows = [...values].flatMap(([testSet, v]) => v.map((value, step) => ({ run: "r1", step, testSet, metric: "accuracy", value, attributes: {}, origin: "use.mjs" })));',
+    'const values = new Map([["id", [0.1, 0.2, 0.3, 0.35, 0.5, 0.55, 0.6, 0.7]], ["a", [0.3, 0.1, 0.5, 0.2, 0.6, 0.4, 0.8, 0.5]], ["b", [0.2, 0.3, ' +
+      '0.1, 0.5, 0.3, 0.6, 0.4, 0.9]]]);',
+    'const rows = [...values].flatMap(([testSet, v]) => v.map((value, step) => ({ run: "r1", step, testSet, metric: "accuracy", value, attributes: ' +
+      '{}, origin: "use.mjs" })));',
     'const result = analyzeRuns(buildRunSeries(rows, "accuracy"), { control: "id" });',
     'process.stdout.write(`${result.runs[0].pairs.length} pair`);',
   ].join('\n'));

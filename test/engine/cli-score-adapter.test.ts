@@ -42,7 +42,8 @@ test('score takes a PEFT adapter folder (base from adapter_config.json) and name
 
   const folder = await genstudy(['score', '--model', runDir, '--input', input]);
   assert.equal(folder.code, 2);
-  assert.match(folder.stderr, /lora-run: a run folder with 2 checkpoints \(checkpoint-10, checkpoint-20\); score one of them, e\.g\. --model .*checkpoint-20/);
+  assert.match(folder.stderr,
+    /lora-run: a run folder with 2 checkpoints \(checkpoint-10, checkpoint-20\); score one of them, e\.g\. --model .*checkpoint-20/);
 
   // One level up (a study's out folder, a folder of runs): the run folders are named.
   const above = await genstudy(['score', '--model', path.dirname(runDir), '--input', input]);

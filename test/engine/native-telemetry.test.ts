@@ -52,7 +52,8 @@ function noNamespace(): string | undefined {
   return probe.status === 0 ? undefined : `unshare -n -m with ip unavailable (${(probe.stderr || String(probe.error)).trim().split('\n')[0]})`;
 }
 
-test('a native process looks up no host (a recording resolver in a network namespace, for 12 s after onnxruntime loads)', { skip: noNamespace() ?? false }, (t) => {
+test('a native process looks up no host (a recording resolver in a network namespace, for 12 s after ' +
+  'onnxruntime loads)', { skip: noNamespace() ?? false }, (t) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'genstudy-dns-'));
   try {
     const resolv = path.join(dir, 'resolv.conf');

@@ -12,7 +12,8 @@ import { enginePath } from '../../src/engine/builtin/backend.ts';
 import { nativeMatMulActive, nativeMatMulStats, setNativeMatMul } from '../../src/engine/builtin/native/matmul-kernel.ts';
 import { nativeLoadError } from '../../src/engine/builtin/native/ort.ts';
 import { scoreTokens } from '../../src/engine/builtin/scoring.ts';
-import { applyRotary, attention, gated, geluErf, geluTanh, layerNorm, linear, residualLinear, rmsNorm, silu, splitHeads } from '../../src/engine/builtin/blocks.ts';
+import { applyRotary, attention, gated, geluErf, geluTanh, layerNorm, linear, residualLinear, rmsNorm, silu,
+  splitHeads } from '../../src/engine/builtin/blocks.ts';
 import { nativeRopeAttentionTrainable, nativeSwiGluTrainable } from '../../src/engine/builtin/native/training-ops.ts';
 import {
   nativeCausalAttention, nativeFusedStats, nativeGroupQueryAttention, nativeLogprobsAt, nativeRopeAttention,
@@ -94,7 +95,8 @@ function nativeAndWasm<T>(what: string, fn: () => T): { native: T; wasm: T } {
   }
 }
 
-test('fused native operations (LayerNorm, RMSNorm, linear + bias, GELU, attention, log-softmax at targets) equal the tfjs compositions', async (t) => {
+test('fused native operations (LayerNorm, RMSNorm, linear + bias, GELU, attention, log-softmax at targets) equal the tfjs ' +
+  'compositions', async (t) => {
   if (!(await nativeOrSkip(t))) return;
   tf.tidy(() => {
     const r = (shape: number[], seed: number, scale = 1) => tf.mul(tf.randomNormal(shape, 0, 1, 'float32', seed), scale) as tf.Tensor4D;
@@ -133,7 +135,8 @@ test('fused native operations (LayerNorm, RMSNorm, linear + bias, GELU, attentio
   });
 });
 
-test('the Llama path\'s native fusions (rotary grouped-query attention from projections, SwiGLU, residual products) equal the tfjs compositions', async (t) => {
+test('the Llama path\'s native fusions (rotary grouped-query attention from projections, SwiGLU, residual products) equal the tfjs ' +
+  'compositions', async (t) => {
   if (!(await nativeOrSkip(t))) return;
   tf.tidy(() => {
     const r = (shape: number[], seed: number, scale = 1) => tf.mul(tf.randomNormal(shape, 0, 1, 'float32', seed), scale);
@@ -148,10 +151,12 @@ test('the Llama path\'s native fusions (rotary grouped-query attention from proj
     const before = nativeFusedStats.calls;
     const fused = nativeRopeAttention(q, k, v, cos, sin, mask, heads, kvHeads, d, 0.35);
     assert.ok(nativeFusedStats.calls > before, 'the fused attention did not run natively');
-    const { wasm } = nativeAndWasm('rope attention', () => attention(applyRotary(splitHeads(q, heads, d), cos, sin), applyRotary(splitHeads(k, kvHeads, d), cos, sin), splitHeads(v, kvHeads, d), mask, 0.35).out);
+    const { wasm } = nativeAndWasm('rope attention', () => attention(applyRotary(splitHeads(q, heads, d), cos, sin),
+      applyRotary(splitHeads(k, kvHeads, d), cos, sin), splitHeads(v, kvHeads, d), mask, 0.35).out);
     const kc = applyRotary(splitHeads(k, kvHeads, d), cos, sin);
     assert.deepEqual(fused.out.shape, wasm.shape);
-    for (const [name, got, want] of [['attention', fused.out, wasm], ['rotated keys', fused.k, kc], ['values', fused.v, splitHeads(v, kvHeads, d)]] as const) {
+    for (const [name, got, want] of [['attention', fused.out, wasm], ['rotated keys', fused.k, kc],
+      ['values', fused.v, splitHeads(v, kvHeads, d)]] as const) {
       const diff = maxAbsDiff(got.dataSync(), want.dataSync());
       assert.ok(diff < 1e-5, `${name}: ${diff}`);
     }
@@ -164,7 +169,8 @@ test('the Llama path\'s native fusions (rotary grouped-query attention from proj
     });
     const gqaDiff = maxAbsDiff(real(byLength.out, heads * d), real(wasm, heads * d));
     assert.ok(gqaDiff < 1e-5, `GroupQueryAttention: ${gqaDiff}`);
-    assert.ok(maxAbsDiff(real(tf.transpose(byLength.k, [0, 2, 1, 3]), kvHeads * d), real(tf.transpose(kc, [0, 2, 1, 3]), kvHeads * d)) < 1e-5, 'GroupQueryAttention keys');
+    assert.ok(maxAbsDiff(real(tf.transpose(byLength.k, [0, 2, 1, 3]), kvHeads * d), real(tf.transpose(kc, [0, 2, 1, 3]), kvHeads * d)) < 1e-5,
+      'GroupQueryAttention keys');
     const x = r([2, 5, 48], 34), h = r([2, 5, 20], 35), w = r([48, 20], 36, 0.2), bias = r([20], 37);
     const gate = r([3, 70000], 38, 3), up = r([3, 70000], 39);
     const cases: [string, () => tf.Tensor][] = [
@@ -235,7 +241,8 @@ test('scoring attention by row lengths: long rows in blocks of queries (Llama) a
   });
 });
 
-test('the Llama path\'s training ops (rotary grouped-query attention, SwiGLU) have the tfjs compositions\' gradients, bit-identical wherever the inputs lie on the heap', async (t) => {
+test('the Llama path\'s training ops (rotary grouped-query attention, SwiGLU) have the tfjs compositions\' gradients, bit-identical wherever the ' +
+  'inputs lie on the heap', async (t) => {
   if (!(await nativeOrSkip(t))) return;
   enableTrainingGradients();
   const [b, tt, heads, kvHeads, d] = [2, 5, 6, 2, 8];
@@ -247,9 +254,12 @@ test('the Llama path\'s training ops (rotary grouped-query attention, SwiGLU) ha
   }), [b, 1, tt, tt]);
   const { cos, sin } = rotaryTables({ dim: d, theta: 10000 }, [[0, 1, 2, 3, 4], [0, 1, 2, 3, 4]]);
   const composed = (qi: tf.Tensor, ki: tf.Tensor, vi: tf.Tensor) =>
-    attention(applyRotary(splitHeads(qi, heads, d), cos, sin), applyRotary(splitHeads(ki, kvHeads, d), cos, sin), splitHeads(vi, kvHeads, d), mask, 0.3).out;
-  const loss = (f: (a: tf.Tensor, b: tf.Tensor, c: tf.Tensor) => tf.Tensor) => (qi: tf.Tensor, ki: tf.Tensor, vi: tf.Tensor) => tf.sum(tf.mul(f(qi, ki, vi), w)) as tf.Scalar;
-  const nativeGrads = () => tf.grads(loss((qi, ki, vi) => nativeRopeAttentionTrainable(qi, ki, vi, cos, sin, mask, heads, kvHeads, d, 0.3).out))([q, k, v]);
+    attention(applyRotary(splitHeads(qi, heads, d), cos, sin), applyRotary(splitHeads(ki, kvHeads, d), cos, sin),
+      splitHeads(vi, kvHeads, d), mask, 0.3).out;
+  const loss = (f: (a: tf.Tensor, b: tf.Tensor, c: tf.Tensor) => tf.Tensor) => (qi: tf.Tensor, ki: tf.Tensor, vi: tf.Tensor) =>
+    tf.sum(tf.mul(f(qi, ki, vi), w)) as tf.Scalar;
+  const nativeGrads = () =>
+    tf.grads(loss((qi, ki, vi) => nativeRopeAttentionTrainable(qi, ki, vi, cos, sin, mask, heads, kvHeads, d, 0.3).out))([q, k, v]);
   const before = nativeFusedStats.calls;
   const native = nativeGrads();
   assert.ok(nativeFusedStats.calls >= before + 2, 'the native forward and backward did not run');
@@ -276,7 +286,8 @@ test('the Llama path\'s training ops (rotary grouped-query attention, SwiGLU) ha
   const pad = tf.zeros([1237]);
   const moved = [q, k, v].map((x) => tf.add(x, 0));
   const again = tf.grads(loss((qi, ki, vi) => nativeRopeAttentionTrainable(qi, ki, vi, cos, sin, mask, heads, kvHeads, d, 0.3).out))(moved);
-  native.forEach((g, i) => assert.deepEqual(Array.from(again[i].dataSync()), Array.from(g.dataSync()), `gradient ${i} depends on where the inputs lie`));
+  native.forEach((g, i) =>
+    assert.deepEqual(Array.from(again[i].dataSync()), Array.from(g.dataSync()), `gradient ${i} depends on where the inputs lie`));
   tf.dispose([q, k, v, w, mask, cos, sin, ...native, ...wasm!, gate, up, dyw, ...swiNative, ...swiWasm, pad, ...moved, ...again]);
 });
 
@@ -303,11 +314,13 @@ test('LayerNorm\'s (x, weight, bias) and RMSNorm\'s (x, weight) native gradients
     const r = (shape: number[], seed: number, mean = 0, sd = 1) => tf.randomNormal(shape, mean, sd, 'float32', seed);
     const [x, w, b, dy] = [r([4, 30, 96], 31, 0.5, 3), r([96], 32, 1, 0.2), r([96], 33), r([4, 30, 96], 34)];
     const cases = [
-      { name: 'LayerNorm', inputs: ['x', 'weight', 'bias'], f: (a: tf.Tensor, c: tf.Tensor, d: tf.Tensor) => layerNorm(a, c, d, 1e-5), args: [x, w, b] },
+      { name: 'LayerNorm', inputs: ['x', 'weight', 'bias'],
+        f: (a: tf.Tensor, c: tf.Tensor, d: tf.Tensor) => layerNorm(a, c, d, 1e-5), args: [x, w, b] },
       { name: 'RMSNorm', inputs: ['x', 'weight'], f: (a: tf.Tensor, c: tf.Tensor) => rmsNorm(a, c, 1e-6), args: [x, w] },
     ];
     for (const c of cases) {
-      const { native, wasm } = nativeAndWasm(c.name, () => tf.grads((...a: tf.Tensor[]) => tf.sum(tf.mul((c.f as (...t: tf.Tensor[]) => tf.Tensor)(...a), dy)))(c.args));
+      const { native, wasm } = nativeAndWasm(c.name,
+        () => tf.grads((...a: tf.Tensor[]) => tf.sum(tf.mul((c.f as (...t: tf.Tensor[]) => tf.Tensor)(...a), dy)))(c.args));
       c.inputs.forEach((input, i) => {
         const d = maxAbsDiff(native[i].dataSync(), wasm[i].dataSync());
         assert.ok(d < 1e-4, `${c.name} ${input}: gradients differ by ${d}`);
@@ -376,7 +389,8 @@ test('training gradients (GPT-2 and Llama, full model) on the native path equal 
     const base = await loaded(await tinyModelDir(kind, { hidden: 64, layers: 2 }));
     const vars = new Map<string, tf.Variable>();
     for (const [n, w] of base.params.tensors) vars.set(n, tf.variable(w, true));
-    const model = new BuiltinModel(base.id, base.dir, base.family, base.arch, new Params(vars as Map<string, tf.Tensor>, false), base.tokenizer, base.config);
+    const model = new BuiltinModel(base.id, base.dir, base.family, base.arch, new Params(vars as Map<string, tf.Tensor>, false),
+      base.tokenizer, base.config);
     const vocab = model.arch.vocabSize;
     const seqs: TrainSequence[] = [0, 1, 2].map((i) => {
       const ids = Array.from({ length: 40 - 7 * i }, (_, j) => (j * 7 + i * 3 + 1) % vocab);

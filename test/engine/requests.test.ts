@@ -91,7 +91,8 @@ for (const family of GOLDEN_FAMILIES) {
       m.maxBatchTokens = 100000;
       m.logitsPerChunk = 3 * m.arch.vocabSize;
       const chunked = await m.score(reqs);
-      chunked.forEach((r, i) => assert.ok(Math.abs(r.logprob - together[i].logprob) < 1e-5 && r.isGreedy === together[i].isGreedy, `chunked pair ${i}`));
+      chunked.forEach((r, i) =>
+        assert.ok(Math.abs(r.logprob - together[i].logprob) < 1e-5 && r.isGreedy === together[i].isGreedy, `chunked pair ${i}`));
       together.forEach((r, i) => {
         assert.ok(Math.abs(r.logprob - alone[i].logprob) < 1e-4, `pair ${i}: ${r.logprob} vs ${alone[i].logprob}`);
         assert.equal(r.isGreedy, alone[i].isGreedy);

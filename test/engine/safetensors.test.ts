@@ -59,7 +59,8 @@ test('unsupported dtypes and truncated files are clear errors', () => {
   const dir = tmp();
   const file = path.join(dir, 'i.safetensors');
   rawFile(file, [{ name: 'ids', dtype: 'I64', shape: [1], bytes: Buffer.alloc(8) }]);
-  assert.throws(() => readSafetensors(file), (e: Error) => e instanceof UserError && e.message.includes('"ids"') && e.message.includes('I64') && e.message.includes(file));
+  assert.throws(() => readSafetensors(file),
+    (e: Error) => e instanceof UserError && e.message.includes('"ids"') && e.message.includes('I64') && e.message.includes(file));
   const bad = path.join(dir, 'bad.safetensors');
   rawFile(bad, [{ name: 'w', dtype: 'F32', shape: [4], bytes: Buffer.alloc(8) }]);
   assert.throws(() => readSafetensors(bad), /"w" \(F32 \[4\]: 16 bytes\) has data offsets \[0, 8\] \(8 bytes\)/);
@@ -92,7 +93,8 @@ test('every header entry is checked (dtype, shape, offsets, overlaps): a clear e
     [{ w: { ...ok, data_offsets: [0, 32] } }, /tensor "w" has data offsets \[0, 32\] past the end of the file's 16 data bytes/],
     [{ w: null }, /tensor "w": the header entry is null/],
     [{ w: [1, 2] }, /tensor "w": the header entry is \[1,2\]/],
-    [{ a: { dtype: 'F32', shape: [3], data_offsets: [0, 12] }, b: { dtype: 'F32', shape: [2], data_offsets: [8, 16] } }, /tensors "a" and "b" overlap/],
+    [{ a: { dtype: 'F32', shape: [3], data_offsets: [0, 12] }, b: { dtype: 'F32', shape: [2], data_offsets: [8, 16] } },
+      /tensors "a" and "b" overlap/],
     [{ __metadata__: { step: 3 }, w: ok }, /__metadata__ must map names to strings/],
     [[1, 2, 3], /the safetensors header is not a JSON object/],
     [null, /the safetensors header is not a JSON object/],

@@ -6,7 +6,8 @@ import path from 'node:path';
 import { loadTokenizer } from '../../src/engine/index.ts';
 import { fixturesDir, goldenDir, NO_SHARED } from './helpers.ts';
 
-const pieces = ['The', ' cat', '  sat', '\n', '\t', 'café', ' Müller', '日本語', ' 🍕', '12.5', '$100', "'s", ' ', 'Zürich', '—', 'naïve', '"quoted"', ' a,b,c', 'ÆØÅ', 'x'];
+const pieces = ['The', ' cat', '  sat', '\n', '\t', 'café', ' Müller', '日本語', ' 🍕', '12.5', '$100', "'s", ' ', 'Zürich', '—', 'naïve', '"quoted"',
+  ' a,b,c', 'ÆØÅ', 'x'];
 
 function strings(): string[] {
   const out: string[] = [];

@@ -67,7 +67,9 @@ test('a folder that is not a model is a clear error naming it', () => {
   fs.mkdirSync(noWeights);
   fs.writeFileSync(path.join(noWeights, 'config.json'), '{"model_type": "gpt2"}');
   fs.writeFileSync(path.join(noWeights, 'pytorch_model.bin'), '');
-  assert.throws(() => discoverCheckpoints(noWeights), /config-only: not a model folder \(no weights \(model\.safetensors or model\.safetensors\.index\.json\); found pytorch_model\.bin, convert it to safetensors\)/);
+  assert.throws(() => discoverCheckpoints(noWeights), new RegExp(
+    /config-only: not a model folder \(no weights \(model\.safetensors or model\.safetensors\.index\.json\); /.source +
+    /found pytorch_model\.bin, convert it to safetensors\)/.source));
   assert.throws(() => discoverCheckpoints(path.join(dir, 'missing')), /missing: no such folder/);
   assert.equal(incompleteReason(noWeights)?.startsWith('no weights'), true);
 });
@@ -75,7 +77,8 @@ test('a folder that is not a model is a clear error naming it', () => {
 test('all checkpoint folders incomplete is an error listing why', () => {
   const dir = tempDir();
   fs.mkdirSync(path.join(dir, 'step-1'));
-  assert.throws(() => discoverCheckpoints(dir), /none of its 1 checkpoint folders is complete:\n {2}.*step-1: incomplete checkpoint \(no config\.json\)/);
+  assert.throws(() => discoverCheckpoints(dir),
+    /none of its 1 checkpoint folders is complete:\n {2}.*step-1: incomplete checkpoint \(no config\.json\)/);
 });
 
 test('a run in the store: checkpoints from their recorded folders; missing folders skipped', () => {
@@ -104,7 +107,8 @@ test('checkpoints saved without a tokenizer wait for one, and evaluate with --to
   assert.deepEqual(scanRunFolder(bare, undefined, tokenizer).complete.map((c) => [c.step, c.tokenizer]), [[0, tokenizer], [100, tokenizer]]);
 
   const dir = tempDir();
-  const args = (model: string, store: string) => ['evaluate', '--model', model, '--test-set', SUITE_ARG, '--synthetic-seed', '2', '--synthetic-size', '6', '--run', 'r', '--store', path.join(dir, store)];
+  const args = (model: string, store: string) => ['evaluate', '--model', model, '--test-set', SUITE_ARG, '--synthetic-seed', '2', '--synthetic-size',
+    '6', '--run', 'r', '--store', path.join(dir, store)];
   const refused = await runCli(args(bare, 'refused.sqlite'));
   assert.equal(refused.status, 2);
   assert.match(refused.stderr, /none of its 2 checkpoint folders is complete.*no tokenizer\.json/s);
@@ -132,7 +136,9 @@ test('evaluate --run names a complete checkpoint folder on disk that the store l
   store.close();
   const r = await runCli(['evaluate', '--run', 'r', '--store', storeFile, '--test-set', SUITE_ARG, '--synthetic-seed', '2', '--synthetic-size', '6']);
   assert.equal(r.status, 0, r.stderr);
-  assert.match(r.stderr, new RegExp(`run "r" step 100: ${path.join(src, 'step-100').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is on disk but not in the store`));
-  const found = storedCheckpoints('r', [{ step: 0, path: path.join(src, 'step-0') }, { step: 100, path: path.join(src, 'step-100') }, { step: 200, path: path.join(src, 'step-200') }], 'results.sqlite');
+  assert.match(r.stderr,
+    new RegExp(`run "r" step 100: ${path.join(src, 'step-100').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is on disk but not in the store`));
+  const found = storedCheckpoints('r', [{ step: 0, path: path.join(src, 'step-0') }, { step: 100, path: path.join(src, 'step-100') },
+    { step: 200, path: path.join(src, 'step-200') }], 'results.sqlite');
   assert.deepEqual(found.skipped, [], 'nothing to report when the store has every folder');
 });

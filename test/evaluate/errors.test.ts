@@ -40,10 +40,12 @@ test('an unknown label is a clear error naming the test set, the example and the
   const bad = rows.map((r, i) => (i === 3 ? { ...r, label: 'Maybe' } : r));
   const sets = await resolveTestSets([specFile(bad)]);
   const { loader, counts } = countingLoader();
-  const opts: GridOptions = { storePath, run: 'good', checkpoints, testSets: [...testSets, ...sets], variants: promptVariants(), task: 'synthetic', loader };
+  const opts: GridOptions = { storePath, run: 'good', checkpoints, testSets: [...testSets, ...sets], variants: promptVariants(),
+    task: 'synthetic', loader };
   await assert.rejects(evaluateGrid(opts), (e: Error) => {
     assert.ok(e instanceof UserError);
-    assert.match(e.message, new RegExp(`^test set "custom-nli" \\(.*data\\.jsonl\\): task "synthetic": label "Maybe" \\(example "${rows[3].id}"\\) is not in the verbalizer; expected one of "Yes", "No"$`));
+    assert.match(e.message, new RegExp(`^test set "custom-nli" \\(.*data\\.jsonl\\): task "synthetic": label "Maybe" \\(example "${rows[3].id}"\\) ` +
+      'is not in the verbalizer; expected one of "Yes", "No"$'));
     return true;
   });
   assert.equal(counts.loads, 0);
@@ -58,19 +60,22 @@ test('a missing field, too many shots, and a bad positive label fail before any 
   fs.writeFileSync(path.join(dir, 'holes.yaml'), 'name: holes\npath: data.jsonl\nid: id\nlabel: label\n');
   const holes = await resolveTestSets([path.join(dir, 'holes.yaml')]);
   const base = { storePath, run: 'good', checkpoints, variants: promptVariants(), task: 'synthetic' };
-  await assert.rejects(evaluateGrid({ ...base, testSets: holes }), /test set "holes" \(.*\): template "synthetic": example "\S+" has no field "hypothesis" \(it has: premise\)/);
+  await assert.rejects(evaluateGrid({ ...base, testSets: holes }),
+    /test set "holes" \(.*\): template "synthetic": example "\S+" has no field "hypothesis" \(it has: premise\)/);
   const tooMany = SUITE_DEFAULTS.trainSize + 1;
   await assert.rejects(evaluateGrid({ ...base, testSets: testSets.slice(0, 1), variants: promptVariants(undefined, [tooMany]) }),
     new RegExp(`test set "in-domain" \\(.*, prompt variant "${tooMany}-shot"\\): task "synthetic", .*training set: ` +
       `k = ${tooMany} but the demonstration pool has only ${SUITE_DEFAULTS.trainSize} examples`));
-  await assert.rejects(evaluateGrid({ ...base, testSets, positiveLabel: 'yes' }), /--positive-label yes: not a label of task "synthetic" used for test set "in-domain" \("Yes", "No"\)/);
+  await assert.rejects(evaluateGrid({ ...base, testSets, positiveLabel: 'yes' }),
+    /--positive-label yes: not a label of task "synthetic" used for test set "in-domain" \("Yes", "No"\)/);
   assert.throws(() => promptVariants([3]), /--prompt 3: expected 1 or 2/);
   assert.deepEqual(dumpStore(storePath), before);
 });
 
 test('the positive label of binary F1 is configurable', async () => {
   const storePath = path.join(tempDir(), 'results.sqlite');
-  const s = await evaluateGrid({ storePath, run: 'r', checkpoints: checkpoints.slice(0, 1), testSets: testSets.slice(0, 1), variants: promptVariants(), positiveLabel: 'No' });
+  const s = await evaluateGrid(
+    { storePath, run: 'r', checkpoints: checkpoints.slice(0, 1), testSets: testSets.slice(0, 1), variants: promptVariants(), positiveLabel: 'No' });
   const { binaryF1 } = await import('../../src/metrics/index.ts');
   const { ResultStore } = await import('../../src/store/result-store.ts');
   const store = ResultStore.open(storePath, { readonly: true });
@@ -114,17 +119,21 @@ test('genstudy evaluate: a folder that is not a model exits 2 with one line nami
   assert.deepEqual(dumpStore(storePath), before);
 });
 
-test('genstudy evaluate: a model that cannot load (unknown model_type, shape mismatch, bad weights header) fails before anything is stored', async () => {
+test('genstudy evaluate: a model that cannot load (unknown model_type, shape mismatch, bad weights header) fails before ' +
+  'anything is stored', async () => {
   const { storePath, before } = await filledStore();
   const broken: [string, (dir: string) => void, RegExp][] = [
     ['model_type', (dir) => editJson(path.join(dir, 'config.json'), (c) => { c.model_type = 'mamba'; }), /config\.json.*"mamba"/],
-    ['shape', (dir) => editJson(path.join(dir, 'config.json'), (c) => { c.n_inner = 12; }), /model\.safetensors: tensor ".*" has shape \[.*\]; .*config\.json implies/],
-    ['header', (dir) => fs.writeFileSync(path.join(dir, 'model.safetensors'), Buffer.from([8, 0, 0, 0, 0, 0, 0, 0, ...Buffer.from('{"w":{}}')])), /model\.safetensors: tensor "w".*dtype/],
+    ['shape', (dir) => editJson(path.join(dir, 'config.json'), (c) => { c.n_inner = 12; }),
+      /model\.safetensors: tensor ".*" has shape \[.*\]; .*config\.json implies/],
+    ['header', (dir) => fs.writeFileSync(path.join(dir, 'model.safetensors'), Buffer.from([8, 0, 0, 0, 0, 0, 0, 0, ...Buffer.from('{"w":{}}')])),
+      /model\.safetensors: tensor "w".*dtype/],
   ];
   for (const [what, breakIt, message] of broken) {
     const dir = path.join(tinyRun([0], 9, `broken-${what}`), 'step-0');
     breakIt(dir);
-    const r = await runCli(['evaluate', '--model', dir, '--run', `broken-${what}`, '--test-set', SUITE_ARG, '--synthetic-seed', '4', '--synthetic-size', String(SIZE), '--store', storePath]);
+    const r = await runCli(['evaluate', '--model', dir, '--run', `broken-${what}`, '--test-set', SUITE_ARG, '--synthetic-seed', '4',
+      '--synthetic-size', String(SIZE), '--store', storePath]);
     assert.equal(r.status, 2, `${what}: ${r.stderr}`);
     assert.match(r.stderr, message, what);
     assert.deepEqual(dumpStore(storePath), before, `${what}: no runs, checkpoints or test_sets rows were written`);
@@ -149,7 +158,8 @@ test('an engine answer that is not a log-probability is refused before the cache
     };
     return { ...handle, model };
   };
-  await assert.rejects(evaluateGrid({ storePath, run: 'r', checkpoints: checkpoints.slice(0, 1), testSets: testSets.slice(0, 1), variants: promptVariants(), loader }),
+  await assert.rejects(
+    evaluateGrid({ storePath, run: 'r', checkpoints: checkpoints.slice(0, 1), testSets: testSets.slice(0, 1), variants: promptVariants(), loader }),
     /answered \[.*\] where log-probabilities \(numbers <= 0\) were expected; nothing of this batch was cached/);
   assert.equal(dumpStore(storePath).cache.length, 0);
 });

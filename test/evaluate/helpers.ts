@@ -44,7 +44,8 @@ export function countingLoader(): { loader: ModelLoader; counts: Counts } {
       id: m.id,
       tokenizer: m.tokenizer,
       score: (reqs) => { counts.calls++; counts.requests += reqs.length; return m.score(reqs); },
-      firstTokenLogprobs: (contexts, candidates) => { counts.calls++; counts.requests += contexts.length; return m.firstTokenLogprobs(contexts, candidates); },
+      firstTokenLogprobs: (contexts, candidates) => {
+        counts.calls++; counts.requests += contexts.length; return m.firstTokenLogprobs(contexts, candidates); },
       generate: (reqs) => { counts.calls++; counts.requests += reqs.length; return m.generate(reqs); },
     };
     return { model: counted, dispose: handle.dispose };
@@ -61,11 +62,15 @@ export function dumpStore(file: string): Record<string, unknown[]> {
       runs: q(`SELECT id, model, method FROM runs ORDER BY id`),
       checkpoints: q(`SELECT run_id, step, path, content_hash FROM checkpoints ORDER BY run_id, step`),
       test_sets: q(`SELECT id, content_hash, n, spec FROM test_sets ORDER BY id`),
-      scores: q(`SELECT c.run_id, c.step, s.test_set_id, s.prompt_variant, s.metric, s.value, s.n FROM scores s JOIN checkpoints c ON c.id = s.checkpoint_id ORDER BY 1, 2, 3, 4, 5`),
-      predictions: q(`SELECT c.run_id, c.step, p.test_set_id, p.prompt_variant, p.example_id, p.prediction, p.gold, p.detail FROM predictions p JOIN checkpoints c ON c.id = p.checkpoint_id ORDER BY 1, 2, 3, 4, 5`),
+      scores: q('SELECT c.run_id, c.step, s.test_set_id, s.prompt_variant, s.metric, s.value, s.n ' +
+        'FROM scores s JOIN checkpoints c ON c.id = s.checkpoint_id ORDER BY 1, 2, 3, 4, 5'),
+      predictions: q('SELECT c.run_id, c.step, p.test_set_id, p.prompt_variant, p.example_id, p.prediction, p.gold, p.detail ' +
+        'FROM predictions p JOIN checkpoints c ON c.id = p.checkpoint_id ORDER BY 1, 2, 3, 4, 5'),
       cache: q(`SELECT key, model_id, test_set_id, test_set_hash, example_id, mode, answer FROM evaluation_cache ORDER BY key`),
-      superseded_scores: q(`SELECT run_id, step, test_set_id, test_set_hash, prompt_variant, metric, value, n, reason FROM superseded_scores ORDER BY 1, 2, 3, 5, 6`),
-      superseded_predictions: q(`SELECT run_id, step, test_set_id, test_set_hash, prompt_variant, example_id, prediction, gold, detail FROM superseded_predictions ORDER BY 1, 2, 3, 5, 6`),
+      superseded_scores: q(
+        `SELECT run_id, step, test_set_id, test_set_hash, prompt_variant, metric, value, n, reason FROM superseded_scores ORDER BY 1, 2, 3, 5, 6`),
+      superseded_predictions: q('SELECT run_id, step, test_set_id, test_set_hash, prompt_variant, example_id, prediction, gold, detail ' +
+        'FROM superseded_predictions ORDER BY 1, 2, 3, 5, 6'),
     };
   } finally {
     db.close();

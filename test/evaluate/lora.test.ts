@@ -88,6 +88,7 @@ test('an adapter whose base model is not a local folder asks for --base-model', 
   const cfgFile = path.join(dir, 'adapter_config.json');
   const cfg = JSON.parse(fs.readFileSync(cfgFile, 'utf8'));
   fs.writeFileSync(cfgFile, JSON.stringify({ ...cfg, base_model_name_or_path: 'allenai/OLMo-2-1124-7B' }));
-  assert.throws(() => discoverCheckpoints(dir), new RegExp(`${cfgFile.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: a LoRA adapter of base model "allenai/OLMo-2-1124-7B", which is not a local folder; pass --base-model DIR`));
+  assert.throws(() => discoverCheckpoints(dir), new RegExp(`${cfgFile.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: ` +
+    'a LoRA adapter of base model "allenai/OLMo-2-1124-7B", which is not a local folder; pass --base-model DIR'));
   assert.deepEqual(discoverCheckpoints(dir, { baseModel: baseDir }).checkpoints, [{ step: 5, dir, base: baseDir }]);
 });

@@ -32,7 +32,8 @@ test('log lines: examples done, examples per second from model work only, time l
 });
 
 test('on a terminal: one bar per test set and one overall (cli-progress)', () => {
-  const stream = Object.assign(new PassThrough(), { isTTY: true, columns: 120, cursorTo() { return true; }, moveCursor() { return true; }, clearLine() { return true; }, clearScreenDown() { return true; } });
+  const stream = Object.assign(new PassThrough(), { isTTY: true, columns: 120, cursorTo() { return true; }, moveCursor() { return true; },
+    clearLine() { return true; }, clearScreenDown() { return true; } });
   let out = '';
   stream.on('data', (d) => { out += String(d); });
   const p = progressFor(stream as unknown as NodeJS.WriteStream);
@@ -52,7 +53,8 @@ test('a test-set name carrying terminal escapes is printed escaped, in log lines
   const hostile = 'ood\x1b[2J\x1b]0;owned\x07\u202e';
   for (const tty of [false, true]) {
     const stream = Object.assign(new PassThrough(), tty
-      ? { isTTY: true, columns: 120, cursorTo() { return true; }, moveCursor() { return true; }, clearLine() { return true; }, clearScreenDown() { return true; } }
+      ? { isTTY: true, columns: 120, cursorTo() { return true; }, moveCursor() { return true; }, clearLine() { return true; },
+        clearScreenDown() { return true; } }
       : {});
     let out = '';
     stream.on('data', (d) => { out += String(d); });

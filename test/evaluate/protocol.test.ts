@@ -47,7 +47,8 @@ test('first rows scored with a real model (official): a "-" row is a wrong predi
   const [small] = await resolveTestSets(['study-b/inference/multinli:test'], { dataDir, limit: 30, unlabeledRows: 'wrong' });
   assert.equal(small.examples.filter((e) => e.label === '-').length, file.slice(0, 30).filter((r) => r.output === '-').length);
   const storePath = path.join(tempDir(), 'r.sqlite');
-  await evaluateGrid({ storePath, run: 'gpt2', checkpoints: [{ step: 0, dir: golden }], testSets: [small], variants: promptVariants(), bos: 'study-b' });
+  await evaluateGrid(
+    { storePath, run: 'gpt2', checkpoints: [{ step: 0, dir: golden }], testSets: [small], variants: promptVariants(), bos: 'study-b' });
   const store = ResultStore.open(storePath, { readonly: true });
   try {
     const preds = store.predictions('gpt2', 0, small.id, '');
@@ -98,14 +99,16 @@ evaluation: { testSets: [study-b/inference/rte:test] }
   const ks = gridShotsFor(settings, rte.taskPreset);
   assert.deepEqual(ks, STUDY_B_ICL_SHOTS.inference);
   const cells = await planCells([rte], promptVariants([1, 2], [...ks]), { bos: settings.bos });
-  assert.deepEqual(cells.map((c) => c.variant.name), ['prompt-1/3-shot', 'prompt-1/5-shot', 'prompt-1/7-shot', 'prompt-1/0-shot', 'prompt-2/3-shot', 'prompt-2/5-shot', 'prompt-2/7-shot', 'prompt-2/0-shot']);
+  assert.deepEqual(cells.map((c) => c.variant.name), ['prompt-1/3-shot', 'prompt-1/5-shot', 'prompt-1/7-shot', 'prompt-1/0-shot', 'prompt-2/3-shot',
+    'prompt-2/5-shot', 'prompt-2/7-shot', 'prompt-2/0-shot']);
   const few = raw('inference/few_shot/rte_few_shot.json');
   const seven = cells[2];
   assert.match(seven.demonstrations!, /^first 7 of study-b\/inference\/rte:few-shot/);
   const ctx = seven.payloads[0].mode === 'first-token' ? seven.payloads[0].context : '';
   // evaluate_cross.py: map_function[task].format_map(tmp) + tmp["output"] + "\n\n" for tmp in template[:shot]
   const task = studyBTask('inference', 1);
-  const expected = few.slice(0, 7).map((r) => task.template.replace('{input_1}', r.input_1).replace('{input_2}', r.input_2) + r.output + '\n\n').join('');
+  const expected = few.slice(0, 7).map((r) =>
+    task.template.replace('{input_1}', r.input_1).replace('{input_2}', r.input_2) + r.output + '\n\n').join('');
   assert.ok(ctx.startsWith(expected));
 });
 
@@ -159,7 +162,8 @@ test('study A\'s reading position goes through the grid: stored log-probs are th
   const { buildFirstTokenRequests, studyATask } = await import('../../src/tasks/index.ts');
   const [rte] = await resolveTestSets(['study-a/rte:train'], { dataDir, limit: 4 });
   const storePath = path.join(tempDir(), 'a.sqlite');
-  await evaluateGrid({ storePath, run: 'gpt2', checkpoints: [{ step: 0, dir: golden }], testSets: [rte], variants: promptVariants(), padTo: 128, positiveLabel: 'No' });
+  await evaluateGrid({ storePath, run: 'gpt2', checkpoints: [{ step: 0, dir: golden }], testSets: [rte], variants: promptVariants(), padTo: 128,
+    positiveLabel: 'No' });
   const store = ResultStore.open(storePath, { readonly: true });
   const preds = new Map(store.predictions('gpt2', 0, rte.id, '').map((p) => [p.exampleId, p]));
   const f1 = store.scores({ run: 'gpt2' }).find((s) => s.metric === 'f1')!;
@@ -182,15 +186,18 @@ test('study A\'s reading position goes through the grid: stored log-probs are th
   assert.equal(f1.value, tp === 0 ? 0 : (2 * tp) / (2 * tp + fp + fn), 'F1 with "No" as the positive class');
 });
 
-test('official label tokens: study B\'s classification cells read the release\'s Llama-2 ids, study A\'s cells in the same grid their in-context token', async (t) => {
+test('official label tokens: study B\'s classification cells read the release\'s Llama-2 ids, study A\'s cells in the same grid their ' +
+  'in-context token', async (t) => {
   if (!haveData) { t.skip(SKIP); return; }
   const sets = await resolveTestSets(['study-b/inference/rte:test', 'study-a/rte:train', 'study-b/summary/xsum:test'], { dataDir, limit: 2 });
-  const text = (protocol: string) => `name: s\nprotocol: ${protocol}\nmodels: [{ id: m, path: m }]\ntraining: [{ id: t, data: "study-a/rte:train", task: study-a }]\n` +
+  const text = (protocol: string) =>
+    `name: s\nprotocol: ${protocol}\nmodels: [{ id: m, path: m }]\ntraining: [{ id: t, data: "study-a/rte:train", task: study-a }]\n` +
     'methods: [{ name: b, kind: base }]\nevaluation: { testSets: ["study-a/rte:train"] }\n';
   for (const protocol of ['official', 'corrected']) {
     const s = studySettings(parseStudy(text(protocol), 's.yaml'));
     // Prompt-2 for study B's sets (the NLI prompt whose ids in-context cannot give), the one prompt for study A's.
-    const cells = await planCells(sets, (set) => promptVariants(set.taskPreset === 'study-a' ? [1] : [2]), { labelTokens: s.labelTokens, studyBLabelTokens: s.studyBLabelTokens });
+    const cells = await planCells(sets, (set) => promptVariants(set.taskPreset === 'study-a' ? [1] : [2]),
+      { labelTokens: s.labelTokens, studyBLabelTokens: s.studyBLabelTokens });
     const [b, a] = cells.map((c) => c.payloads[0]);
     assert.ok(b.mode === 'first-token' && a.mode === 'first-token');
     // evaluate_cross.py:215-227: NLI's 296 / 17821 / 9996 ("ent" after the prompt's lone "▁"), not in-context's "▁ent".
@@ -201,7 +208,8 @@ test('official label tokens: study B\'s classification cells read the release\'s
   }
 });
 
-test('the 0-shot "<s> " prefix: as tokenized, Llama-2\'s tokenizer.json gives BOS then a lone "▁" (29871); bos-only gives BOS then the prompt', async (t) => {
+test('the 0-shot "<s> " prefix: as tokenized, Llama-2\'s tokenizer.json gives BOS then a lone "▁" (29871); bos-only gives BOS then ' +
+  'the prompt', async (t) => {
   if (!haveData) { t.skip(SKIP); return; }
   const { loadTokenizer } = await import('../../src/engine/index.ts');
   const { llama2Dir } = await import('../support/llama-tokenizers.ts');

@@ -12,7 +12,8 @@ const SIZE = 16;
 const TOTAL = 5 * 5 * SIZE;
 
 function cliArgs(runDir: string, store: string): string[] {
-  return [BIN, 'evaluate', '--model', runDir, '--test-set', SUITE_ARG, '--synthetic-seed', '3', '--synthetic-size', String(SIZE), '--batch-examples', '8', '--store', store];
+  return [BIN, 'evaluate', '--model', runDir, '--test-set', SUITE_ARG, '--synthetic-seed', '3', '--synthetic-size', String(SIZE), '--batch-examples',
+    '8', '--store', store];
 }
 
 function cachedRows(store: string): number {

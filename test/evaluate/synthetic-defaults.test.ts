@@ -8,7 +8,8 @@ import { resolveTestSetArg } from '../../src/evaluate/index.ts';
 import { generateSuite, SUITE_DEFAULTS } from '../../src/synth/index.ts';
 import { SyntheticSchema } from '../../src/config/schema.ts';
 
-test('--test-set synthetic, train --data synthetic and a study file share the suite defaults, and its test sets hold no training example', async () => {
+test('--test-set synthetic, train --data synthetic and a study file share the suite defaults, and its test sets hold no ' +
+  'training example', async () => {
   assert.deepEqual(SyntheticSchema.parse({}), SUITE_DEFAULTS);
   const suite = generateSuite(SUITE_DEFAULTS);
   const sets = await resolveTestSetArg('synthetic');

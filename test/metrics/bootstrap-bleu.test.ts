@@ -7,7 +7,10 @@ import path from 'node:path';
 import { bootstrapRouge, corpusBleu, meanRougeScores, ROUGE_TYPES, type RougeScores } from '../../src/metrics/index.ts';
 import { goldenDir } from './paths.ts';
 
-interface BleuCase { hypotheses: string[]; references: string[]; score: number; counts: number[]; totals: number[]; precisions: number[]; bp: number; sys_len: number; ref_len: number }
+interface BleuCase {
+  hypotheses: string[]; references: string[]; score: number; counts: number[]; totals: number[]; precisions: number[]; bp: number;
+  sys_len: number; ref_len: number;
+}
 type Prf = { p: number; r: number; f: number };
 interface BootCase { seed: number; scores: RougeScores[]; aggregate: Record<string, { low: Prf; mid: Prf; high: Prf }> }
 const golden = JSON.parse(readFileSync(path.join(goldenDir, 'bootstrap_bleu.json'), 'utf8')) as { bleu: BleuCase[]; bootstrap: BootCase[] };
@@ -38,7 +41,8 @@ test('the bootstrap aggregate equals rouge-score\'s BootstrapAggregator under nu
     for (const t of ROUGE_TYPES) {
       for (const k of ['low', 'mid', 'high'] as const) {
         for (const m of ['p', 'r', 'f'] as const) {
-          assert.ok(close(got[t][k][m], c.aggregate[t][k][m], 1e-12), `n=${c.scores.length} seed=${c.seed} ${t}.${k}.${m}: ${got[t][k][m]} vs ${c.aggregate[t][k][m]}`);
+          assert.ok(close(got[t][k][m], c.aggregate[t][k][m], 1e-12),
+            `n=${c.scores.length} seed=${c.seed} ${t}.${k}.${m}: ${got[t][k][m]} vs ${c.aggregate[t][k][m]}`);
         }
       }
     }

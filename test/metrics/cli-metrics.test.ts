@@ -33,16 +33,19 @@ test('metrics rouge --format json prints per-pair and mean scores equal to the l
     assert.deepEqual(Object.keys(report.pairs[0]), ['id', ...ROUGE_TYPES]);
   }
   // The stemmer must matter on this data (cats/cat, running/runs), or the flag is not reaching the scorer.
-  assert.notDeepEqual(rougeScore(PAIRS[0].prediction, PAIRS[0].reference, { stemmer: true }).rouge1, rougeScore(PAIRS[0].prediction, PAIRS[0].reference).rouge1);
+  assert.notDeepEqual(rougeScore(PAIRS[0].prediction, PAIRS[0].reference, { stemmer: true }).rouge1,
+    rougeScore(PAIRS[0].prediction, PAIRS[0].reference).rouge1);
 });
 
 test('metrics rouge --format table prints one row per pair and the means', async () => {
-  const { code, stdout, stderr } = await genstudy(['metrics', 'rouge', '--predictions', predictions, '--references', references, '--format', 'table']);
+  const { code, stdout, stderr } = await genstudy(
+    ['metrics', 'rouge', '--predictions', predictions, '--references', references, '--format', 'table']);
   assert.equal(code, 0, stderr);
   for (const id of ['a', 'b', '3']) assert.match(stdout, new RegExp(`^${id}\\s`, 'm'));
   assert.match(stdout, /mean over 3 pairs/);
   const mean = meanRougeScores(PAIRS.map((p) => rougeScore(p.prediction, p.reference)));
-  assert.match(stdout, new RegExp(`^rougeLsum\\s+${mean.rougeLsum.p.toFixed(4)}\\s+${mean.rougeLsum.r.toFixed(4)}\\s+${mean.rougeLsum.f.toFixed(4)}$`, 'm'));
+  assert.match(stdout,
+    new RegExp(`^rougeLsum\\s+${mean.rougeLsum.p.toFixed(4)}\\s+${mean.rougeLsum.r.toFixed(4)}\\s+${mean.rougeLsum.f.toFixed(4)}$`, 'm'));
 });
 
 test('metrics rouge: an id missing from the references is a clear error with exit code 2', async () => {

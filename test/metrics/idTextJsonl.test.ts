@@ -19,9 +19,12 @@ test('parses id/text lines, skipping blank lines and keeping 1-based line number
 test('malformed lines name the file, the line and the field', () => {
   assert.throws(() => parseIdTextJsonl('{"id": 1, "text": "a"}\n{oops', 'p.jsonl'), userError(/^p\.jsonl:2:2: invalid JSON: /));
   assert.throws(() => parseIdTextJsonl('[1, 2]', 'p.jsonl'), userError(/^p\.jsonl:1: line is an array, expected a JSON object/));
-  assert.throws(() => parseIdTextJsonl('{"text": "a"}', 'p.jsonl'), userError(/^p\.jsonl:1 \(column "id"\): expected a string or number, got nothing/));
-  assert.throws(() => parseIdTextJsonl('{"id": 1, "text": 5}', 'p.jsonl'), userError(/^p\.jsonl:1 \(column "text"\): expected a string, got number 5/));
-  assert.throws(() => parseIdTextJsonl('{"id": 1, "text": "a"}\n{"id": "1", "text": "b"}', 'p.jsonl'), userError(/^p\.jsonl:2 \(column "id"\): id "1" already appears on line 1/));
+  assert.throws(() => parseIdTextJsonl('{"text": "a"}', 'p.jsonl'),
+    userError(/^p\.jsonl:1 \(column "id"\): expected a string or number, got nothing/));
+  assert.throws(() => parseIdTextJsonl('{"id": 1, "text": 5}', 'p.jsonl'),
+    userError(/^p\.jsonl:1 \(column "text"\): expected a string, got number 5/));
+  assert.throws(() => parseIdTextJsonl('{"id": 1, "text": "a"}\n{"id": "1", "text": "b"}', 'p.jsonl'),
+    userError(/^p\.jsonl:2 \(column "id"\): id "1" already appears on line 1/));
 });
 
 test('joins by id in prediction order; a missing or extra id names the file and line', () => {
@@ -32,9 +35,11 @@ test('joins by id in prediction order; a missing or extra id names the file and 
     { id: '1', prediction: 'a', reference: 'A' },
   ]);
   const extraReference = parseIdTextJsonl('{"id": 1, "text": "A"}\n{"id": 2, "text": "B"}\n{"id": "z", "text": "C"}', 'r.jsonl');
-  assert.throws(() => joinById(predictions, extraReference, 'p.jsonl', 'r.jsonl'), userError(/^r\.jsonl:3 \(column "id"\): id "z" has no prediction in p\.jsonl/));
+  assert.throws(() => joinById(predictions, extraReference, 'p.jsonl', 'r.jsonl'),
+    userError(/^r\.jsonl:3 \(column "id"\): id "z" has no prediction in p\.jsonl/));
   const missingReference = parseIdTextJsonl('{"id": 2, "text": "B"}', 'r.jsonl');
-  assert.throws(() => joinById(predictions, missingReference, 'p.jsonl', 'r.jsonl'), userError(/^p\.jsonl:2 \(column "id"\): id "1" has no reference in r\.jsonl/));
+  assert.throws(() => joinById(predictions, missingReference, 'p.jsonl', 'r.jsonl'),
+    userError(/^p\.jsonl:2 \(column "id"\): id "1" has no reference in r\.jsonl/));
   assert.throws(() => joinById([], [], 'p.jsonl', 'r.jsonl'), userError(/^p\.jsonl: no predictions/));
 });
 

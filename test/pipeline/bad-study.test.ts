@@ -58,7 +58,8 @@ test('a model too large to allocate (hidden: 100000) is a clear error naming the
   const r = await genstudy(['run', file]);
   assert.equal(r.code, 2, r.stderr);
   assertOneClearLine(r.stderr);
-  assert.match(r.stderr, new RegExp(`${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: models\\[0\\] "tiny" init \\(.*hidden 100000.*\\): .*more than one tensor can hold`));
+  assert.match(r.stderr,
+    new RegExp(`${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: models\\[0\\] "tiny" init \\(.*hidden 100000.*\\): .*more than one tensor can hold`));
   assert.deepEqual(runRows(out), []);
 });
 
@@ -83,7 +84,8 @@ test('a study whose training data cannot be read leaves no runs row behind', asy
 
 test('evaluation.remote: the study file sets the servers, the timeout and the retries', async () => {
   // A base method: its model is evaluated as it is, through the (here absent) server.
-  const { file } = writeStudy(study({ remote: '  remote: { urls: ["http://127.0.0.1:1"], retries: 0, timeout: 2 }\n', method: '  - name: base\n    kind: base' }));
+  const { file } = writeStudy(
+    study({ remote: '  remote: { urls: ["http://127.0.0.1:1"], retries: 0, timeout: 2 }\n', method: '  - name: base\n    kind: base' }));
   const r = await genstudy(['run', file]);
   assert.equal(r.code, 2, r.stderr);
   assertOneClearLine(r.stderr);

@@ -45,7 +45,8 @@ function storeRows<T>(storePath: string, sql: string): T[] {
   }
 }
 
-test('watch: a checkpoint folder replaced while it runs is evaluated again, its earlier scores superseded and named; a restart adds none', async () => {
+test('watch: a checkpoint folder replaced while it runs is evaluated again, its earlier scores superseded and named; a ' +
+  'restart adds none', async () => {
   const runDir = path.join(tempDir(), 'trainer-out');
   fs.mkdirSync(runDir);
   const first = writeCheckpoint(runDir, 100, 9);

@@ -51,7 +51,8 @@ function scores(store: string, metric: string): number[] {
 function scoringModes(store: string): string[] {
   const db = new Database(store, { readonly: true });
   try {
-    return (db.prepare(`SELECT DISTINCT json_extract(detail, '$.scoring') AS m FROM predictions ORDER BY 1`).all() as { m: string }[]).map((r) => r.m);
+    return (db.prepare(`SELECT DISTINCT json_extract(detail, '$.scoring') AS m FROM predictions ORDER BY 1`).all() as { m: string }[])
+      .map((r) => r.m);
   } finally {
     db.close();
   }

@@ -66,13 +66,15 @@ test('a study trains every run, evaluates each checkpoint, analyses, reports, an
   assert.equal(first.analysis.runs[0].n, 5);
   const written = await writeStudyOutputs(study, first);
   assert.ok(fs.existsSync(path.join(written.analysis!, 'analysis.json')));
-  assert.deepEqual(fs.readdirSync(path.dirname(first.paths.store)).filter((n) => /-(wal|shm)$/.test(n)), [], 'every store connection closed (no -wal / -shm left)');
+  assert.deepEqual(fs.readdirSync(path.dirname(first.paths.store)).filter((n) => /-(wal|shm)$/.test(n)), [],
+    'every store connection closed (no -wal / -shm left)');
   const html = fs.readFileSync(written.report!, 'utf8');
   assert.match(html, /<svg/);
   assert.doesNotMatch(html, /Study B: training task/);
   // A study on the synthetic suite is checked against the signs the suite was built with.
   assert.match(html, /<section id="designed-vs-found">[\s\S]*<p class="headline" id="design-verdict">(Recovered|Not recovered): /);
-  const check = JSON.parse(fs.readFileSync(path.join(path.dirname(written.report!), 'designed_vs_found.json'), 'utf8')) as { designed: string; outcome: string }[];
+  const check = JSON.parse(
+    fs.readFileSync(path.join(path.dirname(written.report!), 'designed_vs_found.json'), 'utf8')) as { designed: string; outcome: string }[];
   const suite = JSON.parse(fs.readFileSync(path.join(first.paths.synthetic, 'suite.json'), 'utf8')) as { expectedCorrelations: { sign: string }[] };
   assert.equal(check.filter((r) => r.designed !== 'none').length, suite.expectedCorrelations.filter((e) => e.sign !== 'none').length);
   assert.ok(check.some((r) => r.designed === 'positive') && check.some((r) => r.designed === 'negative'));
@@ -113,10 +115,13 @@ test('a study that lists its prompts gets one analysis: the one in analysis/ is 
   assert.ok(!variants.has(''), `stored variants: ${[...variants].join(', ')}`);
   assert.ok(result.analysis, result.analysisSkipped);
   const written = await writeStudyOutputs(study, result);
-  const pipeline = JSON.parse(fs.readFileSync(path.join(written.analysis!, 'analysis.json'), 'utf8')) as { runs: { run: string; pairs: { a: string; b: string; r: number | null }[] }[] };
-  const report = JSON.parse(fs.readFileSync(path.join(path.dirname(written.report!), 'partial_correlations.json'), 'utf8')) as { run: string; a: string; b: string; r: number | null }[];
+  const pipeline = JSON.parse(fs.readFileSync(path.join(written.analysis!, 'analysis.json'), 'utf8')) as
+    { runs: { run: string; pairs: { a: string; b: string; r: number | null }[] }[] };
+  const report = JSON.parse(fs.readFileSync(path.join(path.dirname(written.report!), 'partial_correlations.json'), 'utf8')) as
+    { run: string; a: string; b: string; r: number | null }[];
   const key = (run: string, a: string, b: string) => `${run} ${a} ${b}`;
   const fromPipeline = new Map(pipeline.runs.flatMap((r) => r.pairs.map((p) => [key(r.run, p.a, p.b), p.r] as const)));
   assert.equal(report.length, fromPipeline.size);
-  for (const row of report) assert.equal(row.r === null ? null : Number(row.r), fromPipeline.get(key(row.run, row.a, row.b)), key(row.run, row.a, row.b));
+  for (const row of report)
+    assert.equal(row.r === null ? null : Number(row.r), fromPipeline.get(key(row.run, row.a, row.b)), key(row.run, row.a, row.b));
 });

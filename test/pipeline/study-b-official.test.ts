@@ -18,7 +18,9 @@ const shared = path.resolve(import.meta.dirname, '../../../shared');
 const model = path.join(shared, 'golden/engine/gpt2');
 const data = process.env.GENSTUDY_DATA ? path.resolve(process.env.GENSTUDY_DATA) : path.join(shared, 'data');
 
-test('protocol: official runs study B the way its released code did', { skip: !fs.existsSync(model) || !fs.existsSync(path.join(data, 'ft-generalisation')) ? `needs ${shared} (golden model and data)` : false }, async (t) => {
+test('protocol: official runs study B the way its released code did',
+  { skip: !fs.existsSync(model) || !fs.existsSync(path.join(data, 'ft-generalisation')) ? `needs ${shared} (golden model and data)` : false },
+  async (t) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'genstudy-study-b-official-'));
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
   const text = `name: mini-b-official
@@ -45,12 +47,14 @@ evaluation:
   const study = parseStudy(text, file);
   const lines: string[] = [];
   const result = await runStudy(study, file, { log: (l) => lines.push(l), trainProgress: silentProgress, evalProgress: NO_PROGRESS });
-  assert.ok(lines.some((l) => /multinli:test": 1 of its 30 rows have no gold label \("-"\); they are kept and count as wrong/.test(l)), lines.join('\n'));
+  assert.ok(
+    lines.some((l) => /multinli:test": 1 of its 30 rows have no gold label \("-"\); they are kept and count as wrong/.test(l)), lines.join('\n'));
 
   const store = ResultStore.open(result.paths.store, { readonly: true });
   try {
     const runs = Object.fromEntries(store.runs().map((r) => [r.id, r]));
-    assert.deepEqual(Object.keys(runs).sort(), ['gpt2-tiny--sentiment-2000--base', 'gpt2-tiny--sentiment-2000--base-k2', 'gpt2-tiny--sentiment-2000--ft', 'gpt2-tiny--sentiment-2000--fticl-k2']);
+    assert.deepEqual(Object.keys(runs).sort(), ['gpt2-tiny--sentiment-2000--base', 'gpt2-tiny--sentiment-2000--base-k2',
+      'gpt2-tiny--sentiment-2000--ft', 'gpt2-tiny--sentiment-2000--fticl-k2']);
     const ft = runs['gpt2-tiny--sentiment-2000--ft'].attributes!;
     assert.equal(ft.objective, 'generate', 'study B\'s supervised objective (label word + EOS)');
     assert.equal(ft.gradAccum, 2, 'globalBatch 4 / batchSize 2');
@@ -59,8 +63,10 @@ evaluation:
     assert.equal(runs['gpt2-tiny--sentiment-2000--base-k2'].attributes!.prompt_variant, 'prompt-1/2-shot');
 
     // Every run at every k of each set's task, with both prompts.
-    const variants = (run: string, set: string) => [...new Set(store.scores({ run }).filter((s) => s.testSet === set).map((s) => s.promptVariant))].sort();
-    assert.deepEqual(variants('gpt2-tiny--sentiment-2000--ft', 'study-b/inference/multinli:test'), ['prompt-1/0-shot', 'prompt-1/3-shot', 'prompt-2/0-shot', 'prompt-2/3-shot']);
+    const variants = (run: string, set: string) =>
+      [...new Set(store.scores({ run }).filter((s) => s.testSet === set).map((s) => s.promptVariant))].sort();
+    assert.deepEqual(variants('gpt2-tiny--sentiment-2000--ft', 'study-b/inference/multinli:test'),
+      ['prompt-1/0-shot', 'prompt-1/3-shot', 'prompt-2/0-shot', 'prompt-2/3-shot']);
     // FTICL's own k is not added to another task's list (gridRunShots: task-k-only): evaluate_cross.py computed no such cell.
     assert.deepEqual(variants('gpt2-tiny--sentiment-2000--fticl-k2', 'study-b/inference/multinli:test'),
       ['prompt-1/0-shot', 'prompt-1/3-shot', 'prompt-2/0-shot', 'prompt-2/3-shot']);
@@ -71,13 +77,15 @@ evaluation:
     const preds = store.predictions('gpt2-tiny--sentiment-2000--ft', 2, 'study-b/inference/multinli:test', 'prompt-1/0-shot');
     assert.equal(preds.length, 30);
     assert.equal(preds.filter((p) => p.gold === '-').length, 1);
-    const acc = store.scores({ run: 'gpt2-tiny--sentiment-2000--ft', promptVariant: 'prompt-1/0-shot', metric: 'accuracy' }).find((s) => s.testSet === 'study-b/inference/multinli:test')!;
+    const acc = store.scores({ run: 'gpt2-tiny--sentiment-2000--ft', promptVariant: 'prompt-1/0-shot', metric: 'accuracy' }).find((s) =>
+      s.testSet === 'study-b/inference/multinli:test')!;
     assert.equal(acc.n, 30);
     assert.equal(acc.value, preds.filter((p) => p.prediction === p.gold).length / 30);
 
     // Generation sets: the report reads the bootstrap median; BLEU and the mean are stored beside it.
     assert.equal(store.testSet('study-b/summary/xsum:test')!.spec!.metric, 'rougeL_mid_f');
-    const xsum = new Set(store.scores({ run: 'gpt2-tiny--sentiment-2000--base' }).filter((s) => s.testSet === 'study-b/summary/xsum:test').map((s) => s.metric));
+    const xsum = new Set(
+      store.scores({ run: 'gpt2-tiny--sentiment-2000--base' }).filter((s) => s.testSet === 'study-b/summary/xsum:test').map((s) => s.metric));
     for (const m of ['rougeL_mid_f', 'rougeL_f', 'bleu']) assert.ok(xsum.has(m), m);
   } finally {
     store.close();

@@ -16,7 +16,8 @@ const data = path.join(shared, 'data');
 
 // Study B's shape on real data with the tiny golden GPT-2: base k-shot ICL, FT and FTICL trained on
 // sentiment, evaluated in-domain (Amazon), cross-domain (SST-2) and cross-task (PAWS).
-test('a study-B-shaped study fills the store the way the report reads it', { skip: !fs.existsSync(model) || !fs.existsSync(data) ? `needs ${shared} (golden model and data)` : false }, async (t) => {
+test('a study-B-shaped study fills the store the way the report reads it',
+  { skip: !fs.existsSync(model) || !fs.existsSync(data) ? `needs ${shared} (golden model and data)` : false }, async (t) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'genstudy-study-b-'));
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
   const text = `name: mini-b
@@ -42,7 +43,8 @@ evaluation:
 
   const store = ResultStore.open(result.paths.store, { readonly: true });
   const runs = Object.fromEntries(store.runs().map((r) => [r.id, r]));
-  assert.deepEqual(Object.keys(runs).sort(), ['gpt2-tiny--sentiment--base', 'gpt2-tiny--sentiment--base-k2', 'gpt2-tiny--sentiment--ft', 'gpt2-tiny--sentiment--fticl']);
+  assert.deepEqual(Object.keys(runs).sort(),
+    ['gpt2-tiny--sentiment--base', 'gpt2-tiny--sentiment--base-k2', 'gpt2-tiny--sentiment--ft', 'gpt2-tiny--sentiment--fticl']);
   assert.equal(runs['gpt2-tiny--sentiment--base-k2'].method, 'base');
   assert.equal(runs['gpt2-tiny--sentiment--base-k2'].attributes?.prompt_variant, '2-shot');
   assert.equal(runs['gpt2-tiny--sentiment--fticl'].attributes?.shots, 2);

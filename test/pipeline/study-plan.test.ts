@@ -16,7 +16,8 @@ test('the demo: 4 runs of 400 steps (2 training variants x 2 seeds), each checkp
   const study = loadStudyFile(path.join(examples, 'demo.yaml'));
   const plan = planStudy(study);
   const saved = checkpointSteps(study.checkpoints, 400).length;
-  assert.deepEqual(plan.map((r) => [r.seed, r.steps, r.checkpoints, r.cells]), [[1, 400, saved, 1], [2, 400, saved, 1], [1, 400, saved, 1], [2, 400, saved, 1]]);
+  assert.deepEqual(plan.map((r) => [r.seed, r.steps, r.checkpoints, r.cells]),
+    [[1, 400, saved, 1], [2, 400, saved, 1], [1, 400, saved, 1], [2, 400, saved, 1]]);
   const text = formatStudyPlan(study, plan);
   assert.match(text.at(-1)!, new RegExp(`^in all: 1600 optimiser steps; ${4 * saved} evaluations of each test set`));
   for (const l of text) assert.ok(l.length <= 120, l);

@@ -57,7 +57,9 @@ test('watch evaluates a checkpoint that appears while it runs, ignores an incomp
   });
   assert.equal(rounds[0].evaluated.length, 0, 'nothing to evaluate at first');
   assert.deepEqual(result.evaluatedSteps, [100]);
-  assert.ok(rounds.at(-1)!.waiting.some((w) => /checkpoint-200: incomplete checkpoint \(no weights \(model\.safetensors or model\.safetensors\.index\.json\)\); left for a later round$/.test(w)), rounds.at(-1)!.waiting.join('\n'));
+  assert.ok(rounds.at(-1)!.waiting.some((w) => new RegExp(
+    /checkpoint-200: incomplete checkpoint \(no weights \(model\.safetensors or model\.safetensors\.index\.json\)\); /.source +
+    /left for a later round$/.source).test(w)), rounds.at(-1)!.waiting.join('\n'));
   assert.ok(!rounds.some((r) => r.waiting.some((w) => w.includes('tmp-checkpoint-300'))));
   assert.deepEqual(storedSteps(storePath), [100]);
   assert.match(rounds.at(-1)!.analysisSkipped ?? '', /checkpoints|needs at least/);
@@ -100,7 +102,8 @@ test('genstudy watch as a process stops cleanly on SIGINT', async () => {
   const runDir = path.join(tempDir(), 'signal-run');
   fs.mkdirSync(runDir);
   const storePath = path.join(tempDir(), 'results.sqlite');
-  const child = spawn(process.execPath, ['bin/genstudy.js', 'watch', runDir, '--test-set', 'synthetic:in-domain', '--synthetic-size', '4', '--store', storePath, '--interval', '0.2'], {
+  const child = spawn(process.execPath,
+    ['bin/genstudy.js', 'watch', runDir, '--test-set', 'synthetic:in-domain', '--synthetic-size', '4', '--store', storePath, '--interval', '0.2'], {
     cwd: path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..'), stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
@@ -146,6 +149,7 @@ test('PEFT layout: adapter checkpoints are evaluated on their base, a half-writt
     variants: promptVariants(), once: true, onRound: (r) => rounds.push(r),
   });
   assert.deepEqual(rounds[0].evaluated, [50]);
-  assert.match(rounds[0].waiting.join('\n'), /checkpoint-60: incomplete checkpoint \(LoRA adapter: adapter_model\.safetensors is shorter than its header says/);
+  assert.match(rounds[0].waiting.join('\n'),
+    /checkpoint-60: incomplete checkpoint \(LoRA adapter: adapter_model\.safetensors is shorter than its header says/);
   assert.deepEqual(storedSteps(storePath), [50]);
 });

@@ -76,20 +76,29 @@ function overflowing(page: Page): Promise<string[]> {
     const doc = document.documentElement;
     if (doc.scrollWidth > doc.clientWidth + 1) out.push(`page ${doc.scrollWidth} > ${doc.clientWidth}`);
     for (const el of document.querySelectorAll('pre, dl.run-summary, p, figcaption, h1, h2, h3, h4')) {
-      if (el.scrollWidth > el.clientWidth + 1) out.push(`${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''} ${el.scrollWidth} > ${el.clientWidth}: ${el.textContent!.slice(0, 60)}`);
+      if (el.scrollWidth > el.clientWidth + 1)
+        out.push(`${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''} ${el.scrollWidth} > ${el.clientWidth}: ${el.textContent!.slice(0, 60)}`);
     }
     for (const w of document.querySelectorAll('.table-wrap')) {
-      if (w.scrollWidth > w.clientWidth + 1) out.push(`table in #${w.closest('article, section')?.id}: ${w.scrollWidth} > ${w.clientWidth} (${[...w.querySelectorAll('th')].map((t) => t.textContent).join('|').slice(0, 80)})`);
+      if (w.scrollWidth > w.clientWidth + 1) {
+        out.push(`table in #${w.closest('article, section')?.id}: ${w.scrollWidth} > ${w.clientWidth} ` +
+          `(${[...w.querySelectorAll('th')].map((t) => t.textContent).join('|').slice(0, 80)})`);
+      }
     }
     for (const cell of document.querySelectorAll('td, th')) {
-      if (cell.scrollWidth > cell.clientWidth + 1) out.push(`cell in #${cell.closest('article, section')?.id}: "${cell.textContent!.slice(0, 40)}" ${cell.scrollWidth} > ${cell.clientWidth}`);
+      if (cell.scrollWidth > cell.clientWidth + 1)
+        out.push(`cell in #${cell.closest('article, section')?.id}: "${cell.textContent!.slice(0, 40)}" ${cell.scrollWidth} > ${cell.clientWidth}`);
     }
     for (const f of document.querySelectorAll('figure')) {
       const box = f.getBoundingClientRect();
       const svg = f.querySelector('svg')?.getBoundingClientRect();
       const parent = f.parentElement!.getBoundingClientRect();
-      if (svg && (svg.right > box.right + 1 || svg.left < box.left - 1)) out.push(`figure ${f.getAttribute('data-chart')} in #${f.closest('article, section')?.id}: chart ${svg.left}..${svg.right} outside its figure ${box.left}..${box.right}`);
-      if (box.right > parent.right + 1) out.push(`figure ${f.getAttribute('data-chart')} in #${f.closest('article, section')?.id}: right edge ${box.right} > its container's ${parent.right}`);
+      if (svg && (svg.right > box.right + 1 || svg.left < box.left - 1)) {
+        out.push(`figure ${f.getAttribute('data-chart')} in #${f.closest('article, section')?.id}: ` +
+          `chart ${svg.left}..${svg.right} outside its figure ${box.left}..${box.right}`);
+      }
+      if (box.right > parent.right + 1) out.push(
+        `figure ${f.getAttribute('data-chart')} in #${f.closest('article, section')?.id}: right edge ${box.right} > its container's ${parent.right}`);
     }
     return out;
   });
@@ -168,7 +177,8 @@ test('the report opens offline in headless Chromium with no console errors, and 
       assert.equal(ofKind('forest').length, 1, 'one forest figure for all pairs');
       assert.equal(ofKind('study-b-ft').length, 1);
       assert.equal(ofKind('study-b-fticl').length, 1);
-      const main = await page.$eval('main', (m) => { const r = m.getBoundingClientRect(); const s = getComputedStyle(m); return r.right - parseFloat(s.paddingRight); });
+      const main = await page.$eval('main',
+        (m) => { const r = m.getBoundingClientRect(); const s = getComputedStyle(m); return r.right - parseFloat(s.paddingRight); });
       for (const c of charts) {
         assert.ok(c.width > 100 && c.height > 80, `${c.kind} ${c.run}: drawn at ${c.width}x${c.height} ${at}`);
         assert.ok(c.right <= main + 1, `${c.kind} ${c.run}: inside the page ${at} (right edge ${c.right}, page content ends at ${main})`);
@@ -199,7 +209,8 @@ test('the report opens offline in headless Chromium with no console errors, and 
           assert.equal(c.symbols, 5 * STUDY_A.steps, `${c.run}: one point per OOD set and checkpoint`);
           assert.equal(c.lines, 5, `${c.run}: a least-squares line per OOD set`);
         }
-        if (c.kind === 'residuals') assert.ok([STUDY_A.steps, STUDY_A.steps - 1].includes(c.symbols), `${c.run}: one point per checkpoint (or per difference between checkpoints): ${c.symbols}`);
+        if (c.kind === 'residuals') assert.ok([STUDY_A.steps, STUDY_A.steps - 1].includes(c.symbols),
+          `${c.run}: one point per checkpoint (or per difference between checkpoints): ${c.symbols}`);
         if (c.kind.startsWith('study-b-')) {
           // 3 training tasks x 7 test sets, 3 in-domain outlines.
           assert.equal(c.rects, 21 + 3);
@@ -234,7 +245,8 @@ test('the report opens offline in headless Chromium with no console errors, and 
       assert.ok(verdicts.length >= 20 && verdicts.every(Boolean), `every verdict cell in view ${at} (${verdicts.length} checked)`);
       assert.ok(await page.$('#study-file'), 'the study file is shown');
       const tableHeads = await page.$$eval('article.run th', (ths) => ths.map((t) => t.textContent));
-      assert.ok(tableHeads.includes('block bootstrap 95% CI') && tableHeads.includes('permutation p'), 'bootstrap and permutation results, when asked for, are in the page');
+      assert.ok(tableHeads.includes('block bootstrap 95% CI') && tableHeads.includes('permutation p'),
+        'bootstrap and permutation results, when asked for, are in the page');
       const summary = await page.$eval('article.run dl.run-summary', (d) => d.textContent!);
       assert.doesNotMatch(summary, /null|undefined|NaN/, 'run summaries show no empty fields');
     }

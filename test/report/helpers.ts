@@ -36,7 +36,8 @@ export function writeStudyA(store: ResultStore, opts: Partial<typeof STUDY_A> & 
       versions: { genstudy: '0.1.0', 'tfjs-core': '4.22.0' }, attributes: { control_test_set: o.control, lr: 1e-5 },
     });
     for (let s = 0; s < o.steps; s++) store.upsertCheckpoint({ run, step: s * 100, contentHash: `sha256:${run}-${s}` });
-    store.writeTrainingLog(Array.from({ length: o.steps }, (_, s) => ({ run, step: s * 100, loss: 0.7 * Math.exp(-s / 8) + 0.25 + 0.01 * Math.sin(s + i), learningRate: 1e-5 })));
+    store.writeTrainingLog(Array.from({ length: o.steps },
+      (_, s) => ({ run, step: s * 100, loss: 0.7 * Math.exp(-s / 8) + 0.25 + 0.01 * Math.sin(s + i), learningRate: 1e-5 })));
   }
   // n consistent with the simulated noise (sd 0.005 is the binomial sd of an accuracy near 0.5 at n = 10000)
   for (const id of new Set(rows.map((r) => r.test_set))) store.upsertTestSet({ id, contentHash: `sha256:${id}-content`, n: 10000 });
@@ -54,7 +55,8 @@ export function studyAStore(t: { after(fn: () => void): void }, opts: Partial<ty
 
 /** Study B's design in small: three tasks, their test sets, and what each score is. */
 export const STUDY_B_TASKS = [
-  { task: 'sentiment', metric: 'accuracy', sets: [{ id: 'amazon', domain: 'in-domain' }, { id: 'sst2', domain: 'cross-domain' }, { id: 'yelp', domain: 'cross-domain' }] },
+  { task: 'sentiment', metric: 'accuracy',
+    sets: [{ id: 'amazon', domain: 'in-domain' }, { id: 'sst2', domain: 'cross-domain' }, { id: 'yelp', domain: 'cross-domain' }] },
   { task: 'nli', metric: 'accuracy', sets: [{ id: 'mnli', domain: 'in-domain' }, { id: 'rte', domain: 'cross-domain' }] },
   { task: 'summarisation', metric: 'rougeL', sets: [{ id: 'xsum', domain: 'in-domain' }, { id: 'cnn', domain: 'cross-domain' }] },
 ] as const;
@@ -68,11 +70,13 @@ export interface StudyBTask { task: string; metric: string; sets: readonly { id:
 export const WIDE_STUDY_B_TASKS: StudyBTask[] = [
   { task: 'sentiment', metric: 'accuracy', n: 6 }, { task: 'nli', metric: 'accuracy', n: 6 }, { task: 'summarisation', metric: 'rougeL', n: 6 },
 ].map(({ task, metric, n }) => ({
-  task, metric, sets: Array.from({ length: n }, (_, i) => ({ id: `${task}_heldout_collection_${i}`, domain: i === 0 ? 'in-domain' : 'cross-domain' })),
+  task, metric,
+  sets: Array.from({ length: n }, (_, i) => ({ id: `${task}_heldout_collection_${i}`, domain: i === 0 ? 'in-domain' : 'cross-domain' })),
 }));
 
 /** A known score: base 0.5 (0.2 for ROUGE); fine-tuning adds by role; FTICL adds 0.01 more. */
-export function studyBScore(method: 'base' | 'ft' | 'fticl', trainingTask: string | null, set: { task: string; domain: string; metric: string }, seed: number): number {
+export function studyBScore(method: 'base' | 'ft' | 'fticl', trainingTask: string | null, set: { task: string; domain: string; metric: string },
+  seed: number): number {
   const base = set.metric === 'rougeL' ? 0.2 : 0.5;
   if (method === 'base') return base;
   const role = set.task !== trainingTask ? 'cross-task' : set.domain;
@@ -85,17 +89,20 @@ export function writeStudyB(store: ResultStore, opts: { model?: string; seeds?: 
   const seeds = opts.seeds ?? [0, 1];
   const tasks = opts.tasks ?? STUDY_B_TASKS;
   for (const t of tasks) {
-    for (const s of t.sets) store.upsertTestSet({ id: s.id, contentHash: `sha256:${s.id}`, n: 250, spec: { task: t.task, domain: s.domain, metric: t.metric } });
+    for (const s of t.sets)
+      store.upsertTestSet({ id: s.id, contentHash: `sha256:${s.id}`, n: 250, spec: { task: t.task, domain: s.domain, metric: t.metric } });
   }
   const allSets = tasks.flatMap((t) => t.sets.map((s) => ({ ...s, task: t.task, metric: t.metric })));
   const scores: StoredScore[] = [];
   store.upsertRun({ id: `${model}-base`, model, method: 'base', seed: 0, versions: { genstudy: '0.1.0' }, attributes: {} });
-  for (const s of allSets) scores.push({ run: `${model}-base`, step: 0, testSet: s.id, metric: s.metric, value: studyBScore('base', null, s, 0), n: 250 });
+  for (const s of allSets)
+    scores.push({ run: `${model}-base`, step: 0, testSet: s.id, metric: s.metric, value: studyBScore('base', null, s, 0), n: 250 });
   for (const method of ['ft', 'fticl'] as const) {
     for (const t of tasks) {
       for (const seed of seeds) {
         const run = `${model}-${method}-${t.task}-s${seed}`;
-        store.upsertRun({ id: run, model, method, seed, trainingSet: t.sets[0].id, versions: { genstudy: '0.1.0' }, attributes: { training_task: t.task, train_size: 2000 } });
+        store.upsertRun({ id: run, model, method, seed, trainingSet: t.sets[0].id, versions: { genstudy: '0.1.0' },
+          attributes: { training_task: t.task, train_size: 2000 } });
         // An early checkpoint with other values: the report must use the last one.
         for (const s of allSets) {
           scores.push({ run, step: 10, testSet: s.id, metric: s.metric, value: 0.01, n: 250 });

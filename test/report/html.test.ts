@@ -15,7 +15,8 @@ function hostileStore(dir: string): string {
   const store = ResultStore.open(path);
   writeStudyA(store, { runs: 2, steps: 12 });
   // A run and a test set whose names would break the page if they were not escaped.
-  store.upsertRun({ id: `run ${HOSTILE}`, model: HOSTILE, method: 'lora', seed: 3, studyFile: `recorded: yes\nnote: ${HOSTILE}\n`, versions: { genstudy: HOSTILE }, attributes: { note: HOSTILE } });
+  store.upsertRun({ id: `run ${HOSTILE}`, model: HOSTILE, method: 'lora', seed: 3, studyFile: `recorded: yes\nnote: ${HOSTILE}\n`,
+    versions: { genstudy: HOSTILE }, attributes: { note: HOSTILE } });
   const rows = [];
   for (let step = 0; step < 6; step++) {
     for (const [set, v] of [['in-domain', 0.5 + step / 20], [`set ${HOSTILE}`, 0.4 + Math.sin(step) / 10]] as const) {
@@ -52,7 +53,8 @@ test('the page is self-contained: no scripts, no external resources, every store
   for (const m of html.matchAll(/url\(#([^)]+)\)/g)) assert.ok(ids.includes(m[1]), `url(#${m[1]}) points at an element of the page`);
   assert.ok(html.includes('2026-01-02T03:04:05.000Z'));
   assert.ok(html.includes('<pre id="study-file">name: demo\nnote: &quot;&lt;script&gt;'), 'the study file is embedded, escaped');
-  assert.match(html, /Recorded with the runs \(sha256 <code>[0-9a-f]{64}<\/code>\):<\/p><pre>recorded: yes\nnote: &lt;script&gt;/, 'a study file stored as text is shown as a block');
+  assert.match(html, /Recorded with the runs \(sha256 <code>[0-9a-f]{64}<\/code>\):<\/p><pre>recorded: yes\nnote: &lt;script&gt;/,
+    'a study file stored as text is shown as a block');
 });
 
 test('the answer comes first, then study B, runs and provenance with versions, seeds and hashes', async (t) => {
@@ -99,7 +101,8 @@ test('writeReport writes report.html and a CSV and JSON per table, with no tempo
   const names = readdirSync(out).sort();
   const tables = Object.keys(written.report.tables).sort();
   assert.deepEqual(names, [...tables.flatMap((n) => [`${n}.csv`, `${n}.json`]), 'report.html'].sort());
-  assert.deepEqual(tables, ['agreement', 'calibration', 'meta_analysis', 'partial_correlations', 'robustness', 'runs', 'scores', 'test_sets', 'training_log']);
+  assert.deepEqual(tables,
+    ['agreement', 'calibration', 'meta_analysis', 'partial_correlations', 'robustness', 'runs', 'scores', 'test_sets', 'training_log']);
   assert.equal(readFileSync(join(out, 'report.html'), 'utf8'), written.report.html);
   assert.deepEqual(JSON.parse(readFileSync(join(out, 'agreement.json'), 'utf8')), written.report.tables.agreement.json);
   assert.equal(readFileSync(join(out, 'scores.csv'), 'utf8'), written.report.tables.scores.csv);

@@ -32,14 +32,16 @@ test('study A shows the meta-analysis table and one forest figure of every pair 
   const sorted = [...a.analysis.meta.pairs].sort((x, y) => y.r! - x.r!);
   const names = [...forest.matchAll(/aria-label="row (\d+): ([^"]+)"/g)].map((m) => [Number(m[1]), m[2]]);
   assert.deepEqual(names, sorted.map((p, i) => [i + 1, escapeHtml(`${p.a} – ${p.b}`)]), 'one row per pair, largest pooled r first');
-  const verdicts = [...forest.matchAll(/aria-label="row (\d+) verdict: ([^"]+)"/g)].map((m) => [Number(m[1]), m[2]]).sort((x, y) => Number(x[0]) - Number(y[0]));
+  const verdicts = [
+    ...forest.matchAll(/aria-label="row (\d+) verdict: ([^"]+)"/g)].map((m) => [Number(m[1]), m[2]]).sort((x, y) => Number(x[0]) - Number(y[0]));
   assert.deepEqual(verdicts, sorted.map((p, i) => [i + 1, `${verdictLook(p.verdict).mark} ${p.verdict}`]), 'the verdict beside each row');
   assert.equal([...forest.matchAll(/aria-roledescription="area mark"/g)].length, pairs, 'a pooled diamond per pair');
   assert.match(forest, />0\.5<\/text>/, 'the Fisher-z axis is labelled in r');
   assert.match(forest, /<figcaption>.*Fisher&#39;s z.*<\/figcaption>/);
   // the pooled-r matrix beside the papers' sign counts, every pair's verdict marked in it
   const pooled = section.match(/<figure class="chart" data-chart="pooled"[^>]*>(.*?)<\/figure>/s)?.[1] ?? '';
-  for (const p of a.analysis.meta.pairs) assert.ok(pooled.includes(`<tspan x="0" dy="14">${verdictLook(p.verdict).mark}</tspan>`) || pooled.includes(`>${verdictLook(p.verdict).mark}</tspan>`), `${p.a}–${p.b}: its mark`);
+  for (const p of a.analysis.meta.pairs) assert.ok(pooled.includes(`<tspan x="0" dy="14">${verdictLook(p.verdict).mark}</tspan>`) ||
+    pooled.includes(`>${verdictLook(p.verdict).mark}</tspan>`), `${p.a}–${p.b}: its mark`);
   assert.match(section, /<figcaption>The papers&#39; view: per pair/);
   // the table's rows are the meta_analysis table, also written as CSV and JSON
   const json = report.tables.meta_analysis.json as Record<string, unknown>[];
@@ -50,7 +52,8 @@ test('study A shows the meta-analysis table and one forest figure of every pair 
     assert.equal(row.verdict, p.verdict);
     assert.ok((PAIR_VERDICTS as readonly string[]).includes(p.verdict), `${p.a}–${p.b}: one of the four verdicts`);
     assert.ok(section.includes(`<span class="why">${escapeHtml(p.why)}</span>`), `${p.a}–${p.b}: why, under its verdict`);
-    assert.ok(section.includes(`<tr class="meta-${verdictLook(p.verdict).tone}"><td class="name">${pairCell(p.a, p.b)}</td>`), `${p.a}–${p.b}: its row, marked by its verdict`);
+    assert.ok(section.includes(`<tr class="meta-${verdictLook(p.verdict).tone}"><td class="name">${pairCell(p.a, p.b)}</td>`),
+      `${p.a}–${p.b}: its row, marked by its verdict`);
   }
   assert.match(report.tables.meta_analysis.csv, /^a,b,runs,excluded,r,ci95_low,ci95_high,p,p_adjusted,/);
   assert.ok(report.tables.meta_regression, 'a moderator gives the meta-regression table');
@@ -87,7 +90,8 @@ test('the forest figure: rows by pooled r (unpooled last), an axis on Fisher z t
   assert.equal(points.filter((p) => p.shape === 'circle').length, 4);
 });
 
-test('the forest figure: runs left out of the pooling hollow with a legend, why a row has no diamond, a diamond kept for runs at r = ±1', async () => {
+test('the forest figure: runs left out of the pooling hollow with a legend, why a row has no diamond, a diamond kept for ' +
+  'runs at r = ±1', async () => {
   const runs = (rs: number[], pooled: boolean[]) => rs.map((r, i) => ({ run: `run${i}`, r, pooled: pooled[i] }));
   const rows: ForestRow[] = [
     // every run at r = 1 or nearly: pooled at 0.999 (pair-meta.ts), its CI beyond r = 0.995
@@ -100,9 +104,11 @@ test('the forest figure: runs left out of the pooling hollow with a legend, why 
   const svg = await renderSvg(forestSpec(rows), 'forest');
   const group = (name: string) => svg.match(new RegExp(`<g class="mark-symbol role-mark ${name}_marks".*?</g>`, 's'))?.[0] ?? '';
   const hollow = [...group('left_out_runs').matchAll(/aria-label="([^"]+)"/g)].map((m) => m[1]);
-  assert.deepEqual(hollow, ['shaky – x, run1: r 0.200, left out of the pooling (unstable)', 'shaky – x, run2: r 0.700, left out of the pooling (unstable)']);
+  assert.deepEqual(hollow,
+    ['shaky – x, run1: r 0.200, left out of the pooling (unstable)', 'shaky – x, run2: r 0.700, left out of the pooling (unstable)']);
   assert.equal([...group('pooled_runs').matchAll(/aria-roledescription="point"/g)].length, 4, 'the pooled runs drawn filled');
-  assert.match(svg, /Symbol legend for fill color with 2 values: run pooled, run left out of the pooling \(unstable\)/, 'a legend says what hollow means');
+  assert.match(svg, /Symbol legend for fill color with 2 values: run pooled, run left out of the pooling \(unstable\)/,
+    'a legend says what hollow means');
   assert.match(svg, />no diamond: one run pooled \(2 unstable\)</, 'why the row has no diamond, under its verdict');
   assert.match(svg, />0\.999</, 'ticks near 1 keep three decimals');
   const plain = await renderSvg(forestSpec([rows[0]]), 'forest');
@@ -112,6 +118,7 @@ test('the forest figure: runs left out of the pooling hollow with a legend, why 
 test('each of the four verdicts has its own mark, colour and tone; the legend lists them in the headline\'s order', () => {
   const looks = PAIR_VERDICTS.map(verdictLook);
   for (const key of ['mark', 'colour', 'tone'] as const) assert.equal(new Set(looks.map((l) => l[key])).size, 4, `distinct ${key}s`);
-  assert.deepEqual(verdictLegend(['inconclusive', 'generalises', 'inconclusive', 'negligible everywhere']).map((x) => x.verdict), ['generalises', 'negligible everywhere', 'inconclusive']);
+  assert.deepEqual(verdictLegend(['inconclusive', 'generalises', 'inconclusive', 'negligible everywhere']).map((x) => x.verdict),
+    ['generalises', 'negligible everywhere', 'inconclusive']);
   assert.deepEqual(verdictLook('heterogeneous'), verdictLook('inconclusive'), 'a name that is not a verdict is drawn as inconclusive');
 });

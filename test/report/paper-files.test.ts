@@ -145,7 +145,8 @@ test('every figure is a one-page PDF that poppler opens, draws, and reads the na
   assert.ok(forest.includes('neg\\x1bbroken'), 'the control character written visibly');
   // The one thing a PDF cannot show is said, once, naming the figures: here the CJK name.
   assert.equal(written.figures!.notes.length, 1);
-  assert.match(written.figures!.notes[0], /^\d+ of the \d+ figures' PDFs draw "漢", "字" as empty boxes \(DejaVu Sans Condensed, .*\): .*study-a-forest/);
+  assert.match(written.figures!.notes[0],
+    /^\d+ of the \d+ figures' PDFs draw "漢", "字" as empty boxes \(DejaVu Sans Condensed, .*\): .*study-a-forest/);
   assert.doesNotMatch(written.figures!.notes[0], /"[a-z<&]"/, 'every other character of the names has its glyph');
   assert.match(read('README.md'), /study-a-forest\.pdf draws "漢", "字" as empty boxes/);
 });

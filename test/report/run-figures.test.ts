@@ -19,9 +19,11 @@ test('the step axis is a log scale for log-spaced checkpoints (the demo\'s) and 
   const logSpaced = [0, 1, 2, 3, 5, 8, 12, 19, 29, 44, 50, 67, 100, 150, 200, 250, 300, 350, 400];
   assert.equal(stepAxis(logSpaced).logSpaced, true);
   assert.deepEqual(stepAxis(logSpaced).axis.values, [0, 1, 2, 5, 10, 20, 50, 100, 200, 400], 'round ticks, and the last step');
-  assert.deepEqual(stepAxis([...logSpaced.filter((s) => s <= 200), 220]).axis.values, [0, 1, 2, 5, 10, 20, 50, 100, 220], 'a round tick too close to the last step gives way to it');
+  assert.deepEqual(stepAxis([...logSpaced.filter((s) => s <= 200), 220]).axis.values, [0, 1, 2, 5, 10, 20, 50, 100, 220],
+    'a round tick too close to the last step gives way to it');
   assert.equal(stepAxis(Array.from({ length: 30 }, (_, i) => i * 100)).logSpaced, false);
-  assert.deepEqual(stepAxis(Array.from({ length: 30 }, (_, i) => i * 100)).axis.values, [0, 500, 1000, 1500, 2000, 2500, 2900], 'linear: the last step (2900) ticked');
+  assert.deepEqual(stepAxis(Array.from({ length: 30 }, (_, i) => i * 100)).axis.values, [0, 500, 1000, 1500, 2000, 2500, 2900],
+    'linear: the last step (2900) ticked');
   assert.deepEqual(stepAxis([0, 25, 50, 75, 100]).axis.values, [0, 20, 40, 60, 80, 100]);
   assert.equal(stepAxis([0, 10, 250]).logSpaced, false, 'too few checkpoints to call log-spaced');
 });
@@ -48,15 +50,18 @@ test('every series of a trajectory has its own colour, dash and marker; series e
 
 test('the residuals drawn correlate to the partial r the analysis reports, on levels and on differences, Pearson and Spearman', () => {
   const rows = simulateScores({ seed: 5, runs: 1, steps: 25 });
-  const [series] = buildRunSeries(rows.map((r) => ({ run: r.run, step: r.step, testSet: r.test_set, metric: r.metric, value: r.value, attributes: {}, origin: 'sim' })), 'accuracy');
+  const [series] = buildRunSeries(rows.map((r) =>
+    ({ run: r.run, step: r.step, testSet: r.test_set, metric: r.metric, value: r.value, attributes: {}, origin: 'sim' })), 'accuracy');
   for (const method of ['pearson', 'spearman'] as const) {
     for (const differences of [false, true]) {
-      const opts: AnalyzeOptions = { ...DEFAULT_OPTIONS, control: 'in-domain', method, representation: differences ? 'differences' : 'levels', inference: 'naive' };
+      const opts: AnalyzeOptions = { ...DEFAULT_OPTIONS, control: 'in-domain', method, representation: differences ? 'differences' : 'levels',
+        inference: 'naive' };
       const run = analyzeRun(series, opts);
       for (const p of run.pairs.slice(0, 4)) {
         const res = pairResiduals(series, p.a, p.b, opts, p.representation)!;
         assert.equal(res.steps.length, differences ? 24 : 25);
-        assert.ok(Math.abs(pearson(res.a, res.b)! - p.r!) < 1e-9, `${method} ${differences ? 'differences' : 'levels'} ${p.a}/${p.b}: ${pearson(res.a, res.b)} vs ${p.r}`);
+        assert.ok(Math.abs(pearson(res.a, res.b)! - p.r!) < 1e-9,
+          `${method} ${differences ? 'differences' : 'levels'} ${p.a}/${p.b}: ${pearson(res.a, res.b)} vs ${p.r}`);
       }
     }
   }
@@ -70,7 +75,8 @@ function run(attributes: Record<string, unknown>): ReportRun {
 }
 
 test('run summaries: the epochs the steps make, no empty or null fields, LoRA only for LoRA runs', () => {
-  const full = Object.fromEntries(runFields(run({ lr: 0.003, schedule: 'linear', steps: 400, epochs: 3.2, batchSize: 16, gradAccum: 1, trainExamples: 2000, finetune: 'full', prompt_variant: '', shots: 0, lora: null })));
+  const full = Object.fromEntries(runFields(run({ lr: 0.003, schedule: 'linear', steps: 400, epochs: 3.2, batchSize: 16, gradAccum: 1,
+    trainExamples: 2000, finetune: 'full', prompt_variant: '', shots: 0, lora: null })));
   assert.equal(full.trained, '400 steps = 3.2 epochs');
   assert.equal(full.method, 'ft, full fine-tuning');
   assert.equal(full['learning rate'], '0.003 (linear)');
@@ -79,7 +85,8 @@ test('run summaries: the epochs the steps make, no empty or null fields, LoRA on
   assert.doesNotMatch(JSON.stringify(full), /null|undefined/);
   // A store from before the trainer recorded its steps: its "epochs" was a default a steps-limited run did not do.
   assert.equal(Object.fromEntries(runFields(run({ epochs: 1, maxSteps: 400 }))).trained, '400 steps');
-  const lora = Object.fromEntries(runFields(run({ finetune: 'lora', lora: { r: 8, alpha: 32, dropout: 0.1, targetModules: ['c_attn'] }, shots: 2, prompt_variant: '2-shot' })));
+  const lora = Object.fromEntries(
+    runFields(run({ finetune: 'lora', lora: { r: 8, alpha: 32, dropout: 0.1, targetModules: ['c_attn'] }, shots: 2, prompt_variant: '2-shot' })));
   assert.equal(lora.LoRA, 'r 8, alpha 32, dropout 0.1, on c_attn');
   assert.equal(lora['prompt variant'], '2-shot');
 });
@@ -90,10 +97,14 @@ test('the versions recorded with a run include the tokenizer library\'s (its pac
 });
 
 test('a run\'s heatmap caption says what its pairs were tested on and their effective n, not only its checkpoints', () => {
-  const pair = (representation: 'levels' | 'differences', nEff: number) => ({ a: 'x', b: 'y', r: 0.3, nEff, df: nEff - 3, p: 0.1, p_adjusted: 0.2, ci95: [0, 0.5] as [number, number], representation });
+  const pair = (representation: 'levels' | 'differences', nEff: number) =>
+    ({ a: 'x', b: 'y', r: 0.3, nEff, df: nEff - 3, p: 0.1, p_adjusted: 0.2, ci95: [0, 0.5] as [number, number], representation });
   const run = (pairs: ReturnType<typeof pair>[], n = 21) => ({ run: 'r', n, control: 'id', distinct: n, pairs });
-  assert.equal(observationsText(run([pair('differences', 11.2), pair('differences', 15.8)]), 'auto'), 'across 21 checkpoints, on first differences, effective n 11–16');
-  assert.equal(observationsText(run([pair('differences', 12), pair('levels', 19)]), 'auto'), 'across 21 checkpoints, 1 pair on first differences, 1 on levels, effective n 12–19');
+  assert.equal(observationsText(run([pair('differences', 11.2), pair('differences', 15.8)]), 'auto'),
+    'across 21 checkpoints, on first differences, effective n 11–16');
+  assert.equal(observationsText(run([pair('differences', 12), pair('levels', 19)]), 'auto'),
+    'across 21 checkpoints, 1 pair on first differences, 1 on levels, effective n 12–19');
   assert.equal(observationsText(run([pair('levels', 21)]), 'levels'), 'across 21 checkpoints, on levels, effective n 21');
-  assert.equal(observationsText(run([pair('differences', 9)], 20), 'differences'), 'across 20 differences between 21 checkpoints, on first differences, effective n 9');
+  assert.equal(observationsText(run([pair('differences', 9)], 20), 'differences'),
+    'across 20 differences between 21 checkpoints, on first differences, effective n 9');
 });

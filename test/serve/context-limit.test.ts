@@ -23,7 +23,8 @@ after(async () => {
 });
 
 async function complete(server: RunningServer, body: unknown): Promise<{ status: number; message?: string; body: Record<string, unknown> }> {
-  const res = await fetch(`${server.url}/v1/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${server.url}/v1/completions`,
+    { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   const json = await res.json() as Record<string, unknown> & { error?: { message: string } };
   return { status: res.status, message: json.error?.message, body: json };
 }
@@ -39,7 +40,8 @@ test('max_tokens beyond the model length is a 400 on the plain generation path t
 });
 
 test('a prompt over the limit is a 400 on every path, generation included (a 60,001-token prompt was accepted there)', async () => {
-  for (const body of [{ prompt: ids(60_001), max_tokens: 4, temperature: 0 }, { prompt: ids(60_001), max_tokens: 1, echo: true, logprobs: 1, temperature: 0 }]) {
+  for (const body of [{ prompt: ids(60_001), max_tokens: 4, temperature: 0 },
+    { prompt: ids(60_001), max_tokens: 1, echo: true, logprobs: 1, temperature: 0 }]) {
     const r = await complete(own, body);
     assert.equal(r.status, 400, JSON.stringify(r.body).slice(0, 200));
     assert.match(r.message!, /prompt 0 has 60001 tokens; this model reads at most 256/);
@@ -49,7 +51,8 @@ test('a prompt over the limit is a 400 on every path, generation included (a 60,
   // vLLM's: prompt <= max_model_len - max_tokens, with vLLM's text.
   const over = await complete(vllm, { prompt: ids(256), max_tokens: 1, echo: true, logprobs: 1, temperature: 0 });
   assert.equal(over.status, 400);
-  assert.equal(over.message, "You passed 256 input tokens and requested 1 output tokens. However, the model's context length is only 256 tokens, resulting in a maximum input length of 255 tokens. Please reduce the length of the input prompt.");
+  assert.equal(over.message, "You passed 256 input tokens and requested 1 output tokens. However, the model's context length is only 256 tokens, " +
+    "resulting in a maximum input length of 255 tokens. Please reduce the length of the input prompt.");
   const fits = await complete(vllm, { prompt: ids(255), max_tokens: 1, echo: true, logprobs: 1, temperature: 0 });
   assert.equal(fits.status, 200);
   // vLLM attaches prompt_logprobs to an echo with logprobs.
@@ -60,7 +63,8 @@ test('a prompt over the limit is a 400 on every path, generation included (a 60,
 test('a client that disconnects mid-body is not logged as a server error', async () => {
   const before = logged.length;
   await new Promise<void>((resolve) => {
-    const req = http.request(`${own.url}/v1/completions`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': '100000' } });
+    const req = http.request(`${own.url}/v1/completions`,
+      { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': '100000' } });
     req.on('error', () => undefined);
     req.flushHeaders();
     setTimeout(() => req.write('{"prompt": [1, 2, 3'), 50);

@@ -53,17 +53,20 @@ async function post(server: RunningServer, route: string, body: unknown): Promis
 
 const load = (server: RunningServer, name: string, p: string) => post(server, '/v1/load_lora_adapter', { lora_name: name, lora_path: p });
 
-test('run-time LoRA loading: off without --lora-root; only real paths inside the roots; errors leak neither existence nor contents; adapters capped', async () => {
+test('run-time LoRA loading: off without --lora-root; only real paths inside the roots; errors leak neither existence nor contents; ' +
+  'adapters capped', async () => {
   const off = await load(noRoots, 'a', path.join(root, 'a'));
   assert.equal(off.status, 404);
   assert.match(off.message, /run-time LoRA loading is off .*--lora-root/);
 
   // Outside the roots: one answer whether the path exists, is an adapter, or holds a secret.
-  const answers = await Promise.all([path.join(outside, 'c'), path.join(outside, 'secret'), path.join(outside, 'missing'), '/etc', path.join(root, '..', path.basename(outside), 'c'), path.join(root, 'link-out')]
+  const answers = await Promise.all([path.join(outside, 'c'), path.join(outside, 'secret'), path.join(outside, 'missing'), '/etc',
+    path.join(root, '..', path.basename(outside), 'c'), path.join(root, 'link-out')]
     .map(async (p) => [p, await load(withRoots, 'x', p)] as const));
   for (const [p, r] of answers) {
     assert.equal(r.status, 400, p);
-    assert.equal(r.message, `lora_path ${JSON.stringify(p)} is not inside the adapter folders this server loads from (genstudy serve --lora-root DIR)`, p);
+    assert.equal(r.message,
+      `lora_path ${JSON.stringify(p)} is not inside the adapter folders this server loads from (genstudy serve --lora-root DIR)`, p);
   }
   // Inside the roots: a broken adapter is named, its file's contents are not quoted.
   const broken = await load(withRoots, 'x', path.join(root, 'broken'));
@@ -135,7 +138,8 @@ function mainThreadCpuTicks(): number {
   return Number(fields[11]) + Number(fields[12]);
 }
 
-test('GET /health keeps answering while large requests are parsed and tokenised, and the tokenising is not on the event loop (default limits)', async (t) => {
+test('GET /health keeps answering while large requests are parsed and tokenised, and the tokenising is not on the event loop ' +
+  '(default limits)', async (t) => {
   if (!fs.existsSync(`/proc/self/task/${process.pid}/stat`)) { t.skip('needs Linux\'s per-thread CPU times (/proc/self/task/<pid>/stat)'); return; }
   // Text prompts the limits let through (just under 16 characters per allowed token) and ones they
   // refuse before tokenising (just under the body limit). The old server tokenised on the event
@@ -174,5 +178,6 @@ test('GET /health keeps answering while large requests are parsed and tokenised,
   const mainThread = mainThreadCpuTicks() - before;
   for (const a of again) assert.equal(a.status, 413, a.message);
   t.diagnostic(`main thread: ${mainThread} ticks of CPU serving four allowed prompts; ${tokenising} to tokenise them there`);
-  assert.ok(mainThread < tokenising / 2, `the main thread used ${mainThread} ticks of CPU serving four allowed prompts; tokenising them there costs ${tokenising}`);
+  assert.ok(mainThread < tokenising / 2,
+    `the main thread used ${mainThread} ticks of CPU serving four allowed prompts; tokenising them there costs ${tokenising}`);
 });

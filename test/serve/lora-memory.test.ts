@@ -108,7 +108,8 @@ test('load / unload churn with requests in flight: at most --max-loras copies at
  */
 async function loadWhileUnloadedCopyAnswers(server: RunningServer): Promise<boolean> {
   const copies = () => server.stats().loraCopies;
-  for (const n of ['x', 'y']) assert.equal((await post(server, '/v1/load_lora_adapter', { lora_name: n, lora_path: path.join(gpt2Root, 'b') })).status, 200);
+  for (const n of ['x', 'y'])
+    assert.equal((await post(server, '/v1/load_lora_adapter', { lora_name: n, lora_path: path.join(gpt2Root, 'b') })).status, 200);
   // Just under --max-prompt-tokens' character limit: tokenised, then refused for its token count.
   const prompt = 'the dog sees the cat '.repeat(47_000);
   let answered = 0;
@@ -117,7 +118,8 @@ async function loadWhileUnloadedCopyAnswers(server: RunningServer): Promise<bool
   await until(() => copies().busy === 1 || answered > 0);
   assert.equal((await post(server, '/v1/unload_lora_adapter', { lora_name: 'x' })).status, 200);
   let loaded = false;
-  const load = post(server, '/v1/load_lora_adapter', { lora_name: 'z', lora_path: path.join(gpt2Root, 'c') }).then((r) => { loaded = true; return r; });
+  const load = post(server, '/v1/load_lora_adapter',
+    { lora_name: 'z', lora_path: path.join(gpt2Root, 'c') }).then((r) => { loaded = true; return r; });
   await until(() => copies().waiting === 1 || loaded);
   const waited = !loaded;
   if (waited) assert.deepEqual([copies().live, copies().busy], [2, 1], 'x keeps its copy while it answers; z waits for it');

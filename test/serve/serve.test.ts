@@ -32,7 +32,8 @@ after(async () => { model?.dispose(); await server?.close(); });
 type Json = any;
 
 async function call(route: string, body?: unknown): Promise<{ status: number; json: Json }> {
-  const res = await fetch(`${server.url}${route}`, body === undefined ? {} : { method: 'POST', body: typeof body === 'string' ? body : JSON.stringify(body) });
+  const res = await fetch(`${server.url}${route}`,
+    body === undefined ? {} : { method: 'POST', body: typeof body === 'string' ? body : JSON.stringify(body) });
   const text = await res.text();
   let json: unknown = text;
   try { json = JSON.parse(text); } catch { /* plain text */ }
@@ -59,14 +60,16 @@ test('echo + logprobs equal the engine\'s token scores; text and token-id prompt
   const asIds = await call('/v1/completions', { prompt: model.tokenizer.encode('the dog sees the cat'), echo: true, logprobs: 1, max_tokens: 0 });
   assert.deepEqual(asText.json.choices, asIds.json.choices);
   assert.equal(asText.json.model, 'tiny');
-  assert.deepEqual(asText.json.usage, { prompt_tokens: model.tokenizer.encode('the dog sees the cat').length, completion_tokens: 0, total_tokens: model.tokenizer.encode('the dog sees the cat').length });
+  assert.deepEqual(asText.json.usage, { prompt_tokens: model.tokenizer.encode('the dog sees the cat').length, completion_tokens: 0,
+    total_tokens: model.tokenizer.encode('the dog sees the cat').length });
 });
 
 test('generation equals the engine\'s generate, with and without log-probs, stop sequences cut the text', async () => {
   const reqs = [{ prompt: 'the dog', maxNewTokens: 5 }, { prompt: 'a cat likes', maxNewTokens: 3 }];
   const want = await model.generate(reqs);
   for (const logprobs of [undefined, 1]) {
-    const { json } = await call('/v1/completions', { prompt: reqs.map((r) => r.prompt), max_tokens: 5, temperature: 0, ...(logprobs ? { logprobs } : {}) });
+    const { json } = await call('/v1/completions',
+      { prompt: reqs.map((r) => r.prompt), max_tokens: 5, temperature: 0, ...(logprobs ? { logprobs } : {}) });
     assert.equal(json.choices[0].text, want[0]);
     if (logprobs) assert.equal(json.choices[0].logprobs.tokens.length, model.tokenizer.encode(want[0], { addSpecialTokens: false }).length);
   }
@@ -110,7 +113,8 @@ test('clear errors: sampling, unknown model, bad JSON, bad fields, long prompts,
     ['/v1/completions', '{"prompt": ', 400, /not valid JSON/],
     ['/v1/completions', { prompt: 'x', logprobs: 'many' }, 400, /logprobs: /],
     ['/v1/completions', { prompt: 3 }, 400, /prompt: /],
-    ['/v1/completions', { prompt: Array.from({ length: model.maxLength + 2 }, () => 3), echo: true, logprobs: 0 }, 400, /has 258 tokens; this model reads at most 256/],
+    ['/v1/completions', { prompt: Array.from({ length: model.maxLength + 2 }, () => 3), echo: true, logprobs: 0 }, 400,
+      /has 258 tokens; this model reads at most 256/],
     ['/v1/completions', { prompt: [3, 99999], echo: true, logprobs: 0 }, 400, /token id 99999 is outside the vocabulary/],
     ['/v1/chat/completions', { messages: [] }, 404, /no route POST \/v1\/chat\/completions/],
   ];
@@ -140,7 +144,8 @@ test('LoRA checkpoints: one server loads each adapter by name, and the evaluatio
   const local = path.join(tempDir(), 'local.sqlite');
   await evaluateGrid({ storePath: local, run: 'lora', checkpoints, testSets, variants: promptVariants(), loader: builtinLoader() });
   const viaServer = path.join(tempDir(), 'served.sqlite');
-  await evaluateGrid({ storePath: viaServer, run: 'lora', checkpoints, testSets, variants: promptVariants(), loader: remoteLoader({ urls: [server.url] }) });
+  await evaluateGrid(
+    { storePath: viaServer, run: 'lora', checkpoints, testSets, variants: promptVariants(), loader: remoteLoader({ urls: [server.url] }) });
   assertStoresAgree(dumpStore(local), dumpStore(viaServer));
   // A server that lost the adapter (restarted) gets it loaded again and the request retried.
   const handle = await remoteLoader({ urls: [server.url] })(checkpoints[0]);

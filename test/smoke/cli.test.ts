@@ -29,7 +29,8 @@ test('parser errors and genstudy\'s own errors exit with the same code, and name
     [['evaluate', '--model', 'm', '--test-set', 'synthetic', '--limit', '0'], /--limit 0: expected a whole number >= 1/],
     [['evaluate', '--model', 'm', '--test-set', 'synthetic', '--shots', '1,x'], /--shots x: expected a whole number >= 0/],
     [['serve', 'm', '--port', '70000'], /--port 70000: expected a whole number from 0 to 65535/],
-    [['train', '--data', 'synthetic', '--init', 'gpt2', '--lr', '0', '--out', path.join(os.tmpdir(), 'genstudy-cli-test-never-written')], /--lr 0: expected a number > 0/],
+    [['train', '--data', 'synthetic', '--init', 'gpt2', '--lr', '0', '--out', path.join(os.tmpdir(), 'genstudy-cli-test-never-written')],
+      /--lr 0: expected a number > 0/],
     [['watch', 'r', '--test-set', 'synthetic', '--interval', '0'], /--interval 0: expected a number in \[0\.1, 3600\]/],
     [['data', 'inspect', 'x', '--format', 'yaml'], /'yaml' is invalid\. Allowed choices are table, json/],
   ];

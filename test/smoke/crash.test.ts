@@ -12,7 +12,8 @@ import { repoRoot } from '../support/genstudy-process.ts';
 test('an uncaught error inside tfjs prints a short report, not the library\'s source', () => {
   const preload = pathToFileURL(path.join(repoRoot, 'test/support/crash-in-timer.mjs')).href;
   // Any command will do (this one fails at once, exit 2): the crash comes from the preloaded timer.
-  const r = spawnSync(process.execPath, ['--import', preload, path.join(repoRoot, 'bin/genstudy.js'), 'serve', path.join(repoRoot, 'no-such-model'), '--port', '0'],
+  const r = spawnSync(process.execPath,
+    ['--import', preload, path.join(repoRoot, 'bin/genstudy.js'), 'serve', path.join(repoRoot, 'no-such-model'), '--port', '0'],
     { cwd: repoRoot, encoding: 'utf8', timeout: 60_000 });
   assert.equal(r.status, 1, r.stderr.slice(0, 2000));
   assert.match(r.stderr, /^genstudy: internal error \(a bug; please report it with the command that caused it\): Error: /m);

@@ -20,7 +20,8 @@ for (const args of [['link'], ['install', '-g', '.']]) {
     assert.equal(linked.status, 0, linked.stderr);
     const bin = path.join(prefix, 'bin', 'genstudy');
     assert.ok(fs.existsSync(bin), `${bin} exists`);
-    const r = spawnSync('genstudy', ['data', 'list'], { cwd: elsewhere, env: { ...env, PATH: `${path.join(prefix, 'bin')}${path.delimiter}${process.env.PATH}` }, encoding: 'utf8' });
+    const r = spawnSync('genstudy', ['data', 'list'],
+      { cwd: elsewhere, env: { ...env, PATH: `${path.join(prefix, 'bin')}${path.delimiter}${process.env.PATH}` }, encoding: 'utf8' });
     assert.equal(r.status, 0, r.stderr);
     assert.match(r.stdout, /^study-a\/snli:test /m);
   });

@@ -24,7 +24,8 @@ test('analyze --out-file into a missing folder or onto a folder: exit 2, one lin
   const scores = path.join(dir, 'scores.csv');
   writeCsv(scores, simulateScores({ seed: 7, runs: 2, steps: 20 }));
   const missing = await genstudy(['analyze', scores, '--control', 'in-domain', '--out-file', path.join(dir, 'no-such-folder', 'a.txt')]);
-  assertOneLine({ code: missing.code, stderr: missing.stderr }, /^genstudy: --out-file .*no-such-folder\/a\.txt: the folder .*no-such-folder does not exist; create it or write elsewhere$/, 'missing folder');
+  assertOneLine({ code: missing.code, stderr: missing.stderr },
+    /^genstudy: --out-file .*no-such-folder\/a\.txt: the folder .*no-such-folder does not exist; create it or write elsewhere$/, 'missing folder');
   const ontoFolder = await genstudy(['analyze', scores, '--control', 'in-domain', '--out-file', dir]);
   assertOneLine({ code: ontoFolder.code, stderr: ontoFolder.stderr }, /^genstudy: --out-file .*: is a folder; give a file name/, 'onto a folder');
   // the former spelling, --out, still names the file, with a note
@@ -52,22 +53,26 @@ test('train --out naming a file (or a path through one): exit 2, one line', asyn
 /** Why a small full file system cannot be mounted here, or undefined when it can. */
 function noTmpfs(): string | undefined {
   if (process.platform !== 'linux' || process.getuid?.() !== 0) return 'needs root on Linux to mount a small tmpfs';
-  const probe = spawnSync('unshare', ['-m', 'sh', '-c', 'd=$(mktemp -d) && mount -t tmpfs -o size=64k tmpfs "$d" && umount "$d"; s=$?; rmdir "$d"; exit $s'], { encoding: 'utf8' });
-  return probe.status === 0 ? undefined : `unshare -m with mount -t tmpfs unavailable (${(probe.stderr || String(probe.error)).trim().split('\n')[0]})`;
+  const probe = spawnSync('unshare',
+    ['-m', 'sh', '-c', 'd=$(mktemp -d) && mount -t tmpfs -o size=64k tmpfs "$d" && umount "$d"; s=$?; rmdir "$d"; exit $s'], { encoding: 'utf8' });
+  return probe.status === 0 ? undefined
+    : `unshare -m with mount -t tmpfs unavailable (${(probe.stderr || String(probe.error)).trim().split('\n')[0]})`;
 }
 
 test('a full disk (checkpoints: ENOSPC; the store: SQLITE_FULL) is exit 2 with one line, not a bug report', { skip: noTmpfs() ?? false }, () => {
   const outside = fs.mkdtempSync(path.join(os.tmpdir(), 'genstudy-full-'));
   try {
     // A 200 KB tmpfs: first the checkpoints go there; then it is nearly filled and the store goes there.
-    const train = '"$NODE" "$BIN" train --data synthetic --synthetic-size 16 --init gpt2 --init-hidden 16 --init-layers 1 --lr 1e-3 --steps 2 --batch-size 4';
+    const train = '"$NODE" "$BIN" train --data synthetic --synthetic-size 16 --init gpt2 --init-hidden 16 --init-layers 1 --lr 1e-3 ' +
+      '--steps 2 --batch-size 4';
     const script = `set -u; m=$(mktemp -d); mount -t tmpfs -o size=200k tmpfs "$m" || exit 99
       ${train} --out "$m/out" 2> "$O/checkpoints.err"; echo $? > "$O/checkpoints.code"
       rm -rf "$m"/*; head -c 150000 /dev/zero > "$m/filler"
       ${train} --out "$O/out" --store "$m/s.sqlite" 2> "$O/store.err"; echo $? > "$O/store.code"
       umount "$m"; rmdir "$m"`;
     const r = spawnSync('unshare', ['-m', 'bash', '-c', script], {
-      cwd: repoRoot, encoding: 'utf8', timeout: 300_000, env: { ...process.env, NODE: process.execPath, BIN: path.join(repoRoot, 'bin/genstudy.js'), O: outside },
+      cwd: repoRoot, encoding: 'utf8', timeout: 300_000,
+      env: { ...process.env, NODE: process.execPath, BIN: path.join(repoRoot, 'bin/genstudy.js'), O: outside },
     });
     assert.equal(r.status, 0, r.stderr);
     for (const which of ['checkpoints', 'store']) {

@@ -79,7 +79,8 @@ test('the seeded generator is reproducible and accepts seed 0', () => {
   for (let i = 0; i < 1000; i++) { const k = r.int(7); assert.ok(k >= 0 && k < 7 && Number.isInteger(k)); }
 });
 
-test('plateau-heavy runs: the interval reaches at least half a standard error on both sides of r (the percentile interval hugged r on one side)', () => {
+test('plateau-heavy runs: the interval reaches at least half a standard error on both sides of r (the percentile interval hugged r ' +
+  'on one side)', () => {
   const linear = { method: 'pearson', residualiser: 'linear' } as const;
   const random = createRandom(42);
   const n = 21;
@@ -97,7 +98,8 @@ test('plateau-heavy runs: the interval reaches at least half a standard error on
     if (ci95 === null) { assert.match(reason!, /resamples/); continue; }
     const z = Math.atanh(observed.r), se = 1 / Math.sqrt(observed.nEff - 4);
     const below = z - Math.atanh(ci95[0]), above = Math.atanh(ci95[1]) - z;
-    assert.ok(below >= 0.5 * se && above >= 0.5 * se, `run ${s}: r ${observed.r.toFixed(3)}, CI [${ci95[0].toFixed(3)}, ${ci95[1].toFixed(3)}], se ${se.toFixed(3)}`);
+    assert.ok(below >= 0.5 * se && above >= 0.5 * se,
+      `run ${s}: r ${observed.r.toFixed(3)}, CI [${ci95[0].toFixed(3)}, ${ci95[1].toFixed(3)}], se ${se.toFixed(3)}`);
     checked++;
   }
   assert.ok(checked >= 30, `only ${checked} intervals checked`);

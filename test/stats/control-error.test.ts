@@ -31,7 +31,8 @@ test('method of moments: the corrected partial correlation equals numpy\'s from 
     assert.ok(Math.abs(raw.c / Math.sqrt(raw.va * raw.vb) - g.r) > 1e-6 || Math.abs(g.r - g.r_naive) < 1e-6, 'the raw moments are uncorrected');
     assert.ok(Math.abs(got.reliability! - g.reliability) < 1e-12);
     // without the variance, the naive partial correlation
-    const plain = controlResiduals([f64(g.a), f64(g.b)], f64(g.c), [[0, 1]], undefined, { method: 'pearson', residualiser: 'linear' }, new Uint8Array(2));
+    const plain = controlResiduals([f64(g.a), f64(g.b)], f64(g.c), [[0, 1]], undefined,
+      { method: 'pearson', residualiser: 'linear' }, new Uint8Array(2));
     assert.ok(typeof plain !== 'string');
     assert.ok(Math.abs(plain.levels[0].c / Math.sqrt(plain.levels[0].va * plain.levels[0].vb) - g.r_naive) < 1e-10);
   }
@@ -134,7 +135,8 @@ test('the modelled test\'s r is the partial correlation (no variance given), and
   const steps = Array.from({ length: n }, (_, i) => i * 100);
   const control = Float64Array.from(steps, (s) => 0.4 + 0.4 * (1 - Math.exp(-s / 1500)) + 0.01 * random.normal());
   const white = [0, 1].map(() => Float64Array.from(control, (v) => 0.5 * v + 0.02 * random.normal()));
-  const drift = [0, 1].map(() => Float64Array.from(ouInto(new Float64Array(n), axisTimes(steps, 'step'), 15, random), (v, i) => 0.5 * control[i] + 0.02 * v));
+  const drift = [0, 1].map(() =>
+    Float64Array.from(ouInto(new Float64Array(n), axisTimes(steps, 'step'), 15, random), (v, i) => 0.5 * control[i] + 0.02 * v));
   for (const [series, expectSmall] of [[white, false], [drift, true]] as const) {
     const got = modelledPairTests(series, control, [[0, 1]], { method: 'pearson', residualiser: 'linear', representation: 'levels' }, steps);
     const naive = partialCorrelationPairs({ x: series[0], y: series[1] }, [control], { method: 'pearson', residualiser: 'linear' })[0].result;

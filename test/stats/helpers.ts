@@ -22,5 +22,6 @@ export function assertClose(actual: number | null | undefined, expected: number,
 export function assertRelClose(actual: number | null | undefined, expected: number, tol: number, what: string): void {
   assert.ok(typeof actual === 'number' && Number.isFinite(actual), `${what}: expected a number, got ${actual}`);
   const err = Math.abs(actual - expected);
-  assert.ok(err <= tol * Math.abs(expected) + 1e-300, `${what}: ${actual} vs ${expected} (rel diff ${(err / Math.abs(expected)).toExponential(2)} > ${tol})`);
+  assert.ok(err <= tol * Math.abs(expected) + 1e-300,
+    `${what}: ${actual} vs ${expected} (rel diff ${(err / Math.abs(expected)).toExponential(2)} > ${tol})`);
 }

@@ -24,7 +24,10 @@ interface RegFit {
   levels?: { level: string; estimate: number; se: number; ci: [number, number] }[];
 }
 interface Regression { name: string; kind: 'categorical' | 'numeric'; yi: number[]; vi: number[]; moderator: (string | number)[]; fits: RegFit[] }
-interface SmFit { estimator: 'DL' | 'PM'; converged: boolean; tau2: number; estimate: number; se: number; ci: [number, number]; se_hksj: number; ci_hksj: [number, number]; q: number; i2: number }
+interface SmFit {
+  estimator: 'DL' | 'PM'; converged: boolean; tau2: number; estimate: number; se: number; ci: [number, number]; se_hksj: number;
+  ci_hksj: [number, number]; q: number; i2: number;
+}
 
 const meta = golden<{ cases: Case[]; regressions: Regression[] }>('meta.json');
 const sm = golden<{ cases: { name: string; fits: SmFit[] }[] }>('meta_statsmodels.json');

@@ -37,7 +37,8 @@ test('partialCorrelationPairs gives the same results, pairs in alphabetical orde
     assert.deepEqual(pairs.map((p) => `${p.a}-${p.b}`), ['alpha-beta', 'alpha-zeta', 'beta-zeta']);
     check(pairs[0].result, c[method], `pairs ${method}`);
     for (const p of pairs) {
-      const single = partialCorrelation(series[p.a as keyof typeof series], series[p.b as keyof typeof series], c.covariates, { method, residualiser: 'linear' });
+      const single = partialCorrelation(series[p.a as keyof typeof series], series[p.b as keyof typeof series], c.covariates,
+        { method, residualiser: 'linear' });
       assertClose(p.result.r, single.r!, 1e-12, `${p.a}-${p.b} r`);
       assertRelClose(p.result.p, single.p!, 1e-9, `${p.a}-${p.b} p`);
     }
@@ -62,7 +63,8 @@ test('a constant series, or one explained by the covariates, gives null r with a
   const explained = partialCorrelation(cov[0].map((v) => 2 * v + 1), y, cov, { method: 'pearson', residualiser: 'linear' });
   assert.equal(explained.r, null);
   assert.match(explained.reason!, /residuals of 'x' are constant/);
-  const pairs = partialCorrelationPairs({ a: y, b: [5, 5, 5, 5, 5, 5, 5, 5], c: y.map((v) => -v * v) }, cov, { method: 'spearman', residualiser: 'linear' });
+  const pairs = partialCorrelationPairs({ a: y, b: [5, 5, 5, 5, 5, 5, 5, 5], c: y.map((v) => -v * v) }, cov,
+    { method: 'spearman', residualiser: 'linear' });
   assert.equal(pairs[0].result.r, null);
   assert.match(pairs[0].result.reason!, /series 'b' is constant/);
   assert.ok(pairs[1].result.r !== null, 'a-c is defined');
@@ -97,14 +99,17 @@ test('perfect partial correlation gives r = 1, p = 0, never NaN', () => {
 
 test('bad inputs throw UserError: lengths, NaN with its index, spline with two covariates', () => {
   const opts = { method: 'pearson', residualiser: 'linear' } as const;
-  assert.throws(() => partialCorrelation([1, 2, 3, 4, 5], [1, 2, 3, 4, 5], [[1, 2, 3]], opts), (e: Error) => e instanceof UserError && /covariates\[0\]/.test(e.message));
+  assert.throws(() => partialCorrelation([1, 2, 3, 4, 5], [1, 2, 3, 4, 5], [[1, 2, 3]], opts),
+    (e: Error) => e instanceof UserError && /covariates\[0\]/.test(e.message));
   assert.throws(() => partialCorrelation([1, 2, 3, 4, 5], [1, 2, NaN, 4, 5], [], opts), /'y'.*index 2/);
   assert.throws(() => partialCorrelation([1, 2, 3, 4, 5], [1, 2, 3, 4, 5], [[1, 2, 3, NaN, 5]], opts), /'covariates\[0\]'.*index 3/);
-  assert.throws(() => partialCorrelation([1, 2, 3, 4, 5], [1, 2, 3, 4, 5], [], { method: 'kendall' as 'pearson', residualiser: 'linear' }), /'pearson' or 'spearman'/);
+  assert.throws(() => partialCorrelation([1, 2, 3, 4, 5], [1, 2, 3, 4, 5], [], { method: 'kendall' as 'pearson', residualiser: 'linear' }),
+    /'pearson' or 'spearman'/);
   assert.throws(() => partialCorrelationPairs({ a: [1, 2, 3], b: [1, 2] }, [], opts), /'b' has 2 values/);
   assert.throws(() => partialCorrelationPairs({ a: [1, 2, 3, 4, 5, 6], b: [1, 2, 3, 4, 5, NaN] }, [], opts), /'b'.*index 5/);
   assert.throws(
-    () => partialCorrelation([1, 2, 3, 4, 5, 6], [2, 1, 3, 4, 6, 5], [[1, 2, 3, 4, 5, 6], [1, 3, 2, 4, 5, 6]], { method: 'pearson', residualiser: 'spline' }),
+    () => partialCorrelation([1, 2, 3, 4, 5, 6], [2, 1, 3, 4, 6, 5], [[1, 2, 3, 4, 5, 6], [1, 3, 2, 4, 5, 6]],
+      { method: 'pearson', residualiser: 'spline' }),
     (e: Error) => e instanceof UserError && /exactly one control variable, got 2/.test(e.message),
   );
 });

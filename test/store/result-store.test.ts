@@ -37,7 +37,8 @@ test('a new store is at the latest schema version and round-trips runs, scores a
     { run: 'opt-mnli', step: 100, testSet: 'rte', promptVariant: 'k=2', metric: 'accuracy', value: 0.63, n: 2490 },
   ];
   store.writeScores(scores);
-  store.writePredictions([{ run: 'opt-mnli', step: 100, testSet: 'rte', exampleId: '7', prediction: 'Yes', gold: 'No', detail: { logprobs: [-0.1, -2.3] } }]);
+  store.writePredictions(
+    [{ run: 'opt-mnli', step: 100, testSet: 'rte', exampleId: '7', prediction: 'Yes', gold: 'No', detail: { logprobs: [-0.1, -2.3] } }]);
   store.close();
 
   const again = ResultStore.open(path, { readonly: true });
@@ -162,7 +163,8 @@ test('three processes opening one new store at the same moment all get a migrate
     let buf = '';
     c.stdout.on('data', (d: Buffer) => {
       buf += d.toString();
-      for (let nl; (nl = buf.indexOf('\n')) >= 0; buf = buf.slice(nl + 1)) { lines[k].push(buf.slice(0, nl)); for (const w of waiters.splice(0)) w(); }
+      for (let nl; (nl = buf.indexOf('\n')) >= 0; buf = buf.slice(nl + 1)) {
+        lines[k].push(buf.slice(0, nl)); for (const w of waiters.splice(0)) w(); }
     });
   });
   const until = async (ok: () => boolean): Promise<void> => { while (!ok()) await new Promise<void>((r) => waiters.push(r)); };

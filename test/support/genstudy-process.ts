@@ -10,7 +10,8 @@ const run = promisify(execFile);
 
 export async function genstudy(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, [path.join(repoRoot, 'bin/genstudy.js'), ...args], { cwd: repoRoot, maxBuffer: 64 * 1024 * 1024 });
+    const { stdout, stderr } = await run(process.execPath, [path.join(repoRoot, 'bin/genstudy.js'), ...args],
+      { cwd: repoRoot, maxBuffer: 64 * 1024 * 1024 });
     return { code: 0, stdout, stderr };
   } catch (err) {
     const e = err as { code: number; stdout: string; stderr: string };

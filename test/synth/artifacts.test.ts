@@ -50,7 +50,8 @@ function blindToEdit(seed: number): (e: Example) => string {
   };
 }
 
-test('each mirror item is its source item with one label-flipping edit: same premise, cues and place; a predictor blind to it scores 1 - source', () => {
+test('each mirror item is its source item with one label-flipping edit: same premise, cues and place; a predictor blind to it scores ' +
+  '1 - source', () => {
   for (const [mirror, source] of [['negation-broken', 'negation-consistent'], ['place-broken', 'place-consistent']]) {
     byId[mirror].forEach((e, i) => {
       const s = byId[source][i];
@@ -88,7 +89,8 @@ const tied = (text: string, variant: 'a' | 'b') => {
   return JSON.stringify({ ...s, place: lean ? `${lean.label}:${lean.strength}` : s.place });
 };
 
-test('place-variable is place-consistent with each place exchanged for its counterpart; under variant a a predictor that sees places only through their tie scores the same', () => {
+test('place-variable is place-consistent with each place exchanged for its counterpart; under variant a a predictor that sees places only through ' +
+  'their tie scores the same', () => {
   byId['place-variable'].forEach((e, i) => {
     const s = byId['place-consistent'][i];
     assert.equal(e.label, s.label);
@@ -98,7 +100,8 @@ test('place-variable is place-consistent with each place exchanged for its count
     assert.notEqual(tied(e.fields.hypothesis, 'b'), tied(s.fields.hypothesis, 'b'));
   });
   for (let seed = 0; seed < 20; seed++) {
-    const f = (e: Example) => (seededRandom(seed, e.fields.premise.replace(/ in the \w+\./, '.'), tied(e.fields.hypothesis, 'a')).next() < 0.5 ? 'Yes' : 'No');
+    const f = (e: Example) =>
+      (seededRandom(seed, e.fields.premise.replace(/ in the \w+\./, '.'), tied(e.fields.hypothesis, 'a')).next() < 0.5 ? 'Yes' : 'No');
     assert.equal(accuracy(byId['place-variable'], f), accuracy(byId['place-consistent'], f), `predictor ${seed}`);
   }
 });
@@ -129,7 +132,8 @@ test('the training variants tie each place word to the label as the design says;
     for (const [word, lean] of leans) {
       const { n, yes } = leanIn(train, word);
       const want = lean!.label === 'Yes' ? lean!.strength : 1 - lean!.strength;
-      assert.ok(n >= 40 && Math.abs(yes - want) < 4 * Math.sqrt(want * (1 - want) / n) + 0.02, `${v}: ${word} Yes ${yes.toFixed(3)} of ${n}, designed ${want}`);
+      assert.ok(n >= 40 && Math.abs(yes - want) < 4 * Math.sqrt(want * (1 - want) / n) + 0.02,
+        `${v}: ${word} Yes ${yes.toFixed(3)} of ${n}, designed ${want}`);
     }
     assert.ok(Math.abs(train.filter((e) => hypothesisNegated(e.fields.hypothesis) && e.label === 'No').length / 1000 - 0.4) < 0.05);
   }
@@ -165,13 +169,15 @@ test('the variants are written and read back; a study names one as synthetic:<va
   const classic = generateSuite({ seed: 2, trainSize: 60, testSize: 20 });
   assert.equal(classic.trainVariants, undefined);
   assert.throws(() => trainingVariant(classic, 'b'), /its design has one training set: use data: synthetic/);
-  assert.throws(() => generateSuite({ seed: 2, trainSize: 60, testSize: 20, design: 'artifacts', oodCueRate: 0.5 }), /apply to the classic design only/);
+  assert.throws(() => generateSuite({ seed: 2, trainSize: 60, testSize: 20, design: 'artifacts', oodCueRate: 0.5 }),
+    /apply to the classic design only/);
 });
 
 test('designed against found on the artifact design: a variant-dependent pair must depend on the model with no run against its variant', () => {
   const expected = describeSuite(suite).expectedCorrelations;
   const runs = { r1: 'a', r2: 'a', r3: 'b', r4: 'b' };
-  const row = (a: string, b: string, verdict: string, found: 'positive' | 'negative' | 'none', byRun: Record<string, 'positive' | 'negative' | null>) => {
+  const row = (a: string, b: string, verdict: string, found: 'positive' | 'negative' | 'none',
+    byRun: Record<string, 'positive' | 'negative' | null>) => {
     const signs = Object.values(byRun);
     return { a, b, positive: signs.filter((s) => s === 'positive').length, negative: signs.filter((s) => s === 'negative').length, runs: 4, verdict,
       found, byRun };
@@ -192,12 +198,14 @@ test('designed against found on the artifact design: a variant-dependent pair mu
   assert.equal(pass.rows.find((r) => r.a === 'negation-consistent' && r.b === 'place-variable')!.outcome, 'quiet',
     'no construction ties them: depending on the model claims no sign');
   // A run of variant a with the sign designed for b fails the pair, though the verdict is "depends on the model".
-  const against = good.map((r) => (r.b === 'place-variable' && r.a === 'place-consistent' ? { ...r, byRun: { ...r.byRun, r2: 'negative' as const } } : r));
+  const against = good.map((r) =>
+    (r.b === 'place-variable' && r.a === 'place-consistent' ? { ...r, byRun: { ...r.byRun, r2: 'negative' as const } } : r));
   const fail = checkDesign(expected, against, 2, runs);
   assert.equal(fail.passed, false);
   assert.match(fail.verdict, /place-consistent \/ place-variable has the other variant's sign in r2/);
   // The same sign in every run is "generalises", not the designed verdict: missed.
-  const same = good.map((r) => (r.a === 'place-consistent' && r.b === 'place-variable' ? { ...r, verdict: 'generalises', found: 'positive' as const } : r));
+  const same = good.map((r) =>
+    (r.a === 'place-consistent' && r.b === 'place-variable' ? { ...r, verdict: 'generalises', found: 'positive' as const } : r));
   assert.match(checkDesign(expected, same, 2, runs).verdict, /^Not recovered: .*\(place-consistent \/ place-variable is generalises\)\.$/);
   // An undesigned pair that generalises is spurious; a pair designed negligible must be negligible everywhere.
   const negligible = [...expected, { a: 'x', b: 'y', sign: 'negligible' as const, why: 'test' }];

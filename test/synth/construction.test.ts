@@ -7,7 +7,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Example } from '../../src/types.ts';
 import {
-  CATEGORIES, describeSuite, generateSuite, HELD_OUT_NOUNS, highOverlap, hypernymOf, hypothesisNegated, parseSentence, mirroredRates, trueLabel, type SetDesign, type Suite,
+  CATEGORIES, describeSuite, generateSuite, HELD_OUT_NOUNS, highOverlap, hypernymOf, hypothesisNegated, parseSentence, mirroredRates, trueLabel,
+  type SetDesign, type Suite,
 } from '../../src/synth/index.ts';
 import { seededRandom } from '../../src/seeded-random.ts';
 
@@ -19,8 +20,10 @@ const HELD_OUT = new Set(CATEGORIES.flatMap((c) => HELD_OUT_NOUNS[c]));
 
 test('the default suite has mirrored and twin sets, and the design says which way each pair must move', () => {
   assert.deepEqual(mirrors.map((s) => [s.id, s.design.source!.set]), [['negation-broken', 'negation-consistent']]);
-  assert.deepEqual(twins.map((s) => [s.id, s.design.source!.set, s.design.vocabulary]), [['negation-consistent-renamed', 'negation-consistent', 'id'], ['vocabulary-shift', 'negation-consistent', 'held-out']]);
-  const signs = Object.fromEntries(describeSuite(suite).expectedCorrelations.filter((c) => c.sign !== 'none').map((c) => [[c.a, c.b].sort().join(' ~ '), c.sign]));
+  assert.deepEqual(twins.map((s) => [s.id, s.design.source!.set, s.design.vocabulary]),
+    [['negation-consistent-renamed', 'negation-consistent', 'id'], ['vocabulary-shift', 'negation-consistent', 'held-out']]);
+  const signs = Object.fromEntries(
+    describeSuite(suite).expectedCorrelations.filter((c) => c.sign !== 'none').map((c) => [[c.a, c.b].sort().join(' ~ '), c.sign]));
   assert.deepEqual(signs, {
     'negation-broken ~ negation-consistent': 'negative',
     'negation-broken ~ negation-consistent-renamed': 'negative',
@@ -89,7 +92,8 @@ test('a twin item is its source item with every noun renamed within its category
       const where = `${t.id} #${i}: ${JSON.stringify(s.fields)} -> ${JSON.stringify(e.fields)}`;
       const [sp, sh, ep, eh] = [s.fields.premise, s.fields.hypothesis, e.fields.premise, e.fields.hypothesis].map(parseSentence);
       assert.notEqual(ep.subject, sp.subject, where);
-      if (t.design.vocabulary === 'held-out') assert.ok([ep.subject, ep.object, eh.subject, eh.object].every((n) => hypernymOf(n) === undefined || HELD_OUT.has(n)), where);
+      if (t.design.vocabulary === 'held-out')
+        assert.ok([ep.subject, ep.object, eh.subject, eh.object].every((n) => hypernymOf(n) === undefined || HELD_OUT.has(n)), where);
       // same verbs, polarity, places; nouns of the same category; category words where they were
       for (const [a, b] of [[sp, ep], [sh, eh]]) {
         assert.deepEqual([b.negated, b.verb, b.place], [a.negated, a.verb, a.place], where);
@@ -109,7 +113,8 @@ test('any predictor blind to which nouns are named scores the same on a twin as 
   for (const t of twins) {
     const source = byId[t.design.source!.set].examples;
     for (let seed = 0; seed < 20; seed++) {
-      const f = (e: Example) => (seededRandom(seed, JSON.stringify(nounShape(e.fields.premise)), JSON.stringify(nounShape(e.fields.hypothesis))).next() < 0.5 ? 'Yes' : 'No');
+      const f = (e: Example) =>
+        (seededRandom(seed, JSON.stringify(nounShape(e.fields.premise)), JSON.stringify(nounShape(e.fields.hypothesis))).next() < 0.5 ? 'Yes' : 'No');
       assert.equal(accuracy(t.examples, f), accuracy(source, f), `${t.id}, predictor ${seed}`);
     }
   }
@@ -117,8 +122,10 @@ test('any predictor blind to which nouns are named scores the same on a twin as 
 
 test('each cue family ignores the other cue: it occurs independently of the label', () => {
   for (const s of suite.testSets.filter((t) => t.cue !== 'none')) {
-    const other = s.cue === 'overlap' ? (e: Example) => hypothesisNegated(e.fields.hypothesis) : (e: Example) => highOverlap(e.fields.premise, e.fields.hypothesis);
-    const rate = (label: string) => s.examples.filter((e) => e.label === label && other(e)).length / s.examples.filter((e) => e.label === label).length;
+    const other = s.cue === 'overlap' ? (e: Example) => hypothesisNegated(e.fields.hypothesis) : (e: Example) =>
+      highOverlap(e.fields.premise, e.fields.hypothesis);
+    const rate = (label: string) =>
+      s.examples.filter((e) => e.label === label && other(e)).length / s.examples.filter((e) => e.label === label).length;
     assert.ok(Math.abs(rate('Yes') - rate('No')) <= 0.01, `${s.id}: ${rate('Yes')} vs ${rate('No')}`);
   }
 });
@@ -126,11 +133,16 @@ test('each cue family ignores the other cue: it occurs independently of the labe
 test('designs that cannot be built are user errors', () => {
   const [oc, ob, nc] = suite.options.oodSets;
   const build = (oodSets: SetDesign[]) => generateSuite({ seed: 1, trainSize: 50, testSize: 20, oodSets });
-  assert.throws(() => build([{ ...oc, id: 'm', relation: 'broken', source: { set: 'oc-later', how: 'mirror' } }]), /built from "oc-later", which is not a test set listed before it/);
-  assert.throws(() => build([oc, { ...oc, id: 'm', source: { set: oc.id, how: 'mirror' } }]), /so its overlapGivenYes must be 0 \(the source's, with the labels exchanged\)/);
+  assert.throws(() => build([{ ...oc, id: 'm', relation: 'broken', source: { set: 'oc-later', how: 'mirror' } }]),
+    /built from "oc-later", which is not a test set listed before it/);
+  assert.throws(() => build([oc, { ...oc, id: 'm', source: { set: oc.id, how: 'mirror' } }]),
+    /so its overlapGivenYes must be 0 \(the source's, with the labels exchanged\)/);
   assert.equal(build([oc, { ...ob, source: { set: oc.id, how: 'mirror' } }]).testSets.length, 3);
   assert.throws(() => build([oc, nc, { ...nc, id: 'm', source: { set: oc.id, how: 'mirror' } }]), /both must be built around the same cue/);
-  assert.throws(() => build([oc, { ...oc, id: 't', negationGivenNo: 0.5, source: { set: oc.id, how: 'twin' } }]), /so its negationGivenNo must be 0.25 \(the source's\)/);
-  assert.throws(() => build([nc, { ...nc, ...mirroredRates(nc), id: 'm', source: { set: nc.id, how: 'mirror' } }, { ...nc, ...mirroredRates(nc), id: 'm2', source: { set: nc.id, how: 'mirror' } }]), /which already has a mirror/);
-  assert.throws(() => build([nc, { ...nc, id: 't', source: { set: nc.id, how: 'twin' } }, { ...nc, id: 't2', source: { set: 't', how: 'twin' } }]), /which is itself built from another set/);
+  assert.throws(() => build([oc, { ...oc, id: 't', negationGivenNo: 0.5, source: { set: oc.id, how: 'twin' } }]),
+    /so its negationGivenNo must be 0.25 \(the source's\)/);
+  assert.throws(() => build([nc, { ...nc, ...mirroredRates(nc), id: 'm', source: { set: nc.id, how: 'mirror' } },
+    { ...nc, ...mirroredRates(nc), id: 'm2', source: { set: nc.id, how: 'mirror' } }]), /which already has a mirror/);
+  assert.throws(() => build([nc, { ...nc, id: 't', source: { set: nc.id, how: 'twin' } }, { ...nc, id: 't2', source: { set: 't', how: 'twin' } }]),
+    /which is itself built from another set/);
 });

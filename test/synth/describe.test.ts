@@ -39,7 +39,8 @@ test('expected correlations come from construction: a mirror negative, a twin po
   assert.equal(sign('vocabulary-shift', 'negation-broken'), 'negative');
   // same cue, opposite relation, but built independently: the cue theory is a hypothesis, not a design
   assert.equal(sign('overlap-consistent', 'overlap-broken'), 'none');
-  assert.match(find('overlap-consistent', 'overlap-broken').why, /no construction ties them; a model leaning on the overlap cue would move them apart/);
+  assert.match(find('overlap-consistent', 'overlap-broken').why,
+    /no construction ties them; a model leaning on the overlap cue would move them apart/);
   assert.equal(sign('overlap-broken', 'negation-broken'), 'none');
   assert.equal(sign('overlap-consistent', 'negation-consistent'), 'none');
   const n = desc.sets.filter((s) => s.role === 'ood').length;

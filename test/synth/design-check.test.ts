@@ -11,10 +11,12 @@ const design: ExpectedCorrelation[] = [
   { a: 'c-long', b: 'other', sign: 'none', why: 'no shared designed cue' },
 ];
 // analyze writes a and b in alphabetical order; the design may list them the other way round.
-const found = (rows: [string, string, number, number][], runs = 3): FoundSigns[] => rows.map(([a, b, positive, negative]) => ({ a, b, positive, negative, runs }));
+const found = (rows: [string, string, number, number][], runs = 3): FoundSigns[] =>
+  rows.map(([a, b, positive, negative]) => ({ a, b, positive, negative, runs }));
 
 test('most runs means more than half: 2 of 3, 1 of 1, 2 of 2, not 1 of 2', () => {
-  assert.deepEqual([inMostRuns(2, 3), inMostRuns(1, 3), inMostRuns(1, 1), inMostRuns(2, 2), inMostRuns(1, 2), inMostRuns(0, 0)], [true, false, true, true, false, false]);
+  assert.deepEqual([inMostRuns(2, 3), inMostRuns(1, 3), inMostRuns(1, 1), inMostRuns(2, 2), inMostRuns(1, 2), inMostRuns(0, 0)],
+    [true, false, true, true, false, false]);
 });
 
 test('recovered: every designed pair with its sign in most runs and never the other, spurious pairs within the allowance', () => {
@@ -25,7 +27,8 @@ test('recovered: every designed pair with its sign in most runs and never the ot
   assert.equal(c.passed, true);
   assert.deepEqual([c.designed, c.recovered, c.undesigned, c.spurious, c.runs], [3, 3, 3, 1, 3]);
   assert.deepEqual(c.rows.map((r) => r.outcome), ['recovered', 'recovered', 'recovered', 'spurious', 'quiet', 'quiet']);
-  assert.equal(c.verdict, 'Recovered: 3 of 3 designed pairs significant with their designed sign in most of the 3 runs and never with the other; 1 of 3 pairs with no designed relation significant in most of the 3 runs (at most 2 allowed).');
+  assert.equal(c.verdict, 'Recovered: 3 of 3 designed pairs significant with their designed sign in most of the 3 runs and never with the other; 1 ' +
+    'of 3 pairs with no designed relation significant in most of the 3 runs (at most 2 allowed).');
   const text = formatDesignCheck(c);
   assert.match(text, /^ {2}broken +c +negative +0 +2 +3 +recovered$/m);
   assert.match(text, /\nVerdict: Recovered: /);
@@ -50,8 +53,10 @@ test('a designed pair in only 1 of 3 runs is missed; too many spurious pairs fai
   ]));
   assert.equal(noisy.spurious, 3);
   assert.equal(noisy.passed, false);
-  assert.match(noisy.verdict, /^Not recovered: 3 of 3 designed pairs .*; 3 of 3 pairs with no designed relation significant in most of the 3 runs \(at most 2 allowed\)\.$/);
-  assert.equal(checkDesign(design, found([['broken', 'c', 0, 3], ['broken', 'c-long', 0, 3], ['c', 'c-long', 3, 0], ['broken', 'other', 2, 0], ['c', 'other', 0, 2], ['c-long', 'other', 1, 1]]), 3).passed, true);
+  assert.match(noisy.verdict,
+    /^Not recovered: 3 of 3 designed pairs .*; 3 of 3 pairs with no designed relation significant in most of the 3 runs \(at most 2 allowed\)\.$/);
+  assert.equal(checkDesign(design, found([['broken', 'c', 0, 3], ['broken', 'c-long', 0, 3], ['c', 'c-long', 3, 0], ['broken', 'other', 2, 0],
+    ['c', 'other', 0, 2], ['c-long', 'other', 1, 1]]), 3).passed, true);
 });
 
 test('pairs of sets the analysis left out are not held against it; nothing analysed is "not checked"', () => {
@@ -60,5 +65,6 @@ test('pairs of sets the analysis left out are not held against it; nothing analy
   assert.equal(subset.designed, 1);
   assert.match(subset.verdict, /^Recovered: 1 of 1 designed pairs significant with their designed sign in the run/);
   assert.equal(checkDesign(design, []).verdict, 'Not checked: no run was analysed.');
-  assert.equal(checkDesign(design, found([['c', 'other', 0, 0]])).verdict, 'Not checked: the analysed test sets hold no pair with a designed relation.');
+  assert.equal(checkDesign(design, found([['c', 'other', 0, 0]])).verdict,
+    'Not checked: the analysed test sets hold no pair with a designed relation.');
 });

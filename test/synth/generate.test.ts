@@ -77,7 +77,8 @@ test('every set has its designed cue rates (exact up to rounding of counts)', ()
 });
 
 test('cue strengths are configurable', () => {
-  const s = generateSuite({ seed: 3, trainSize: 400, testSize: 200, idOverlapRate: 0.6, oodCueRate: 0.75, idNegationGivenNo: 0, idNegationGivenYes: 0 });
+  const s = generateSuite(
+    { seed: 3, trainSize: 400, testSize: 200, idOverlapRate: 0.6, oodCueRate: 0.75, idNegationGivenNo: 0, idNegationGivenYes: 0 });
   assert.equal(accuracy(s.train, cueClassifiers.overlap), 0.6);
   assert.ok(s.train.every((e) => !hypothesisNegated(e.fields.hypothesis)));
   assert.equal(accuracy(s.testSets.find((t) => t.id === 'overlap-broken')!.examples, cueClassifiers.overlap), 0.25);
@@ -85,7 +86,8 @@ test('cue strengths are configurable', () => {
 
 test('learnability without a model: the true rule is perfect everywhere; cue heuristics follow the design', () => {
   for (const s of allSets()) assert.equal(accuracy(s.examples, cueClassifiers.rule), 1, s.id);
-  const acc = (id: string, f: keyof typeof cueClassifiers) => accuracy(id === 'train' ? suite.train : suite.testSets.find((t) => t.id === id)!.examples, cueClassifiers[f]);
+  const acc = (id: string, f: keyof typeof cueClassifiers) =>
+    accuracy(id === 'train' ? suite.train : suite.testSets.find((t) => t.id === id)!.examples, cueClassifiers[f]);
   // Cue-only heuristics: high where their cue is consistent, low where it is broken.
   for (const id of ['train', 'in-domain']) assert.ok(acc(id, 'both') >= 0.8, `${id}: ${acc(id, 'both')}`);
   assert.ok(acc('overlap-consistent', 'overlap') >= 0.9);

@@ -40,7 +40,8 @@ test('full-word requests: example-major, one per label, context as rendered', ()
 });
 
 test('engine side: trailing whitespace of the context moves onto the continuation (lm-eval)', () => {
-  assert.deepEqual(moveTrailingWhitespace({ context: 'The relation is ', continuation: 'entailment' }), { context: 'The relation is', continuation: ' entailment' });
+  assert.deepEqual(moveTrailingWhitespace({ context: 'The relation is ', continuation: 'entailment' }),
+    { context: 'The relation is', continuation: ' entailment' });
   assert.deepEqual(moveTrailingWhitespace({ context: 'a \n\t', continuation: 'b' }), { context: 'a', continuation: ' \n\tb' });
   assert.deepEqual(moveTrailingWhitespace({ context: 'No?', continuation: ' Yes' }), { context: 'No?', continuation: ' Yes' });
 });
@@ -76,7 +77,8 @@ test('full-word records: acc by summed log-prob, acc_norm by log-prob per charac
 
 test('acc_norm divides by the word without its leading space, whether the task writes the space in targetDelimiter or in the word', () => {
   const spaced = (delimiter: string, yes: string, no: string): ClassifyTaskSpec => ({
-    kind: 'classify', name: 'nli', template: '{q}', labels: ['Yes', 'No'], verbalizer: { Yes: yes, No: no }, targetDelimiter: delimiter, scoring: 'full-word',
+    kind: 'classify', name: 'nli', template: '{q}', labels: ['Yes', 'No'], verbalizer: { Yes: yes, No: no }, targetDelimiter: delimiter,
+    scoring: 'full-word',
   });
   const ex: Example[] = [{ id: 'x', fields: { q: 'Q?', premise: 'P.', hypothesis: 'H' }, label: 'Yes' }];
   // lm-eval: -3.5 / len("Yes") = -1.167 beats -2.5 / len("No") = -1.25; dividing by " Yes" / " No" (4, 3) would pick No.

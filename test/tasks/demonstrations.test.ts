@@ -19,7 +19,8 @@ test('first-k: the same first k rows for every query', () => {
 });
 
 test('k larger than the pool, or negative, is a user error naming the pool', () => {
-  assert.throws(() => demonstrationsFor(task, pool, { kind: 'first-k', k: 13 }, 'mnli_few_shot.json'), /mnli_few_shot\.json: k = 13 but the demonstration pool has only 12/);
+  assert.throws(() => demonstrationsFor(task, pool, { kind: 'first-k', k: 13 }, 'mnli_few_shot.json'),
+    /mnli_few_shot\.json: k = 13 but the demonstration pool has only 12/);
   assert.throws(() => demonstrationsFor(task, pool, { kind: 'sampled', k: -1, seed: 1 }), /k must be a whole number/);
 });
 
@@ -47,7 +48,8 @@ test('sampled with coverClasses: every class present in each query\'s demonstrat
   }
   // Without covering, k = 3 from a pool with one contradiction often misses it.
   const plain = demonstrationsFor(task, pool, { kind: 'sampled', k: 3, seed: 1 });
-  const missing = Array.from({ length: 30 }, (_, i) => plain({ ...q, id: `q${i}` })).filter((ds) => !ds.some((d) => d.label === 'contradiction')).length;
+  const missing = Array.from({ length: 30 },
+    (_, i) => plain({ ...q, id: `q${i}` })).filter((ds) => !ds.some((d) => d.label === 'contradiction')).length;
   assert.ok(missing > 0);
   assert.throws(() => demonstrationsFor(task, pool, { kind: 'sampled', k: 2, seed: 1, coverClasses: true }), /coverClasses needs k >= 3/);
 });
@@ -68,7 +70,8 @@ test('ICL context joins demonstrations as prompt + label word + "\\n\\n" (study 
 test('FTICL training pieces: context = demonstrations + prompt, target = output; no zero-shot prefix', () => {
   const demonstrations = demonstrationsFor(task, pool, { kind: 'first-k', k: 1 });
   const [p] = trainingPieces(task, [q], { demonstrations, join: { separator: '\n\n', zeroShotPrefix: '<s> ' } });
-  assert.equal(p.context, '### Input_1:\npremise 0\n### Input_2:\nhyp 0\n### Inference:entailment\n\n### Input_1:\nP\n### Input_2:\nH\n### Inference:');
+  assert.equal(p.context,
+    '### Input_1:\npremise 0\n### Input_2:\nhyp 0\n### Inference:entailment\n\n### Input_1:\nP\n### Input_2:\nH\n### Inference:');
   assert.equal(p.target, 'neutral');
   const [z] = trainingPieces(task, [q], { join: { separator: '\n\n', zeroShotPrefix: '<s> ' } });
   assert.equal(z.context, '### Input_1:\nP\n### Input_2:\nH\n### Inference:');

@@ -48,11 +48,13 @@ test('postprocess without strip cuts at the earliest of several strings', () => 
 });
 
 test('engine stop sequences are passed when the task has them', () => {
-  const task: GenerateTaskSpec = { kind: 'generate', name: 'g', template: 'Q: {q}\nA:', maxNewTokens: 5, stop: ['\n'], postprocess: { strip: 'none', cutAt: [] } };
+  const task: GenerateTaskSpec = { kind: 'generate', name: 'g', template: 'Q: {q}\nA:', maxNewTokens: 5, stop: ['\n'],
+    postprocess: { strip: 'none', cutAt: [] } };
   const [req] = buildGenerateRequests(task, [{ id: '1', fields: { q: 'x' }, target: 'y' }]);
   assert.deepEqual(req.stop, ['\n']);
   assert.throws(() => buildGenerateRequests({ ...task, maxNewTokens: 0 }, []), /maxNewTokens must be a positive integer/);
-  assert.throws(() => generationRecords({ ...task, targetField: 'out' }, [{ id: '1', fields: { q: 'x', out: 'y' } }], []), /got 0 generations for 1 examples/);
+  assert.throws(() => generationRecords({ ...task, targetField: 'out' }, [{ id: '1', fields: { q: 'x', out: 'y' } }], []),
+    /got 0 generations for 1 examples/);
 });
 
 test('a missing target is a user error naming the example', () => {

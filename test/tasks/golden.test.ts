@@ -11,7 +11,8 @@ import {
 } from '../../src/tasks/index.ts';
 
 interface Row { [k: string]: string | number }
-interface BCase { prompt: 1 | 2; task: StudyBTask; k: number; demos: Row[]; query: Row; text: string; training_source: string; training_target: string }
+interface BCase {
+  prompt: 1 | 2; task: StudyBTask; k: number; demos: Row[]; query: Row; text: string; training_source: string; training_target: string }
 const golden = JSON.parse(readFileSync(fileURLToPath(new URL('./golden/prompts.json', import.meta.url)), 'utf8')) as {
   studyB: BCase[];
   studyA: { premise: string; hypothesis: string; label: 'Yes' | 'No'; prompt: string; with_gold: string }[];

@@ -91,7 +91,8 @@ test('Llama-2, Prompt-2: the official ids hold except for NLI, whose prompt ends
   for (const task of ['sentiment', 'detection'] as const) {
     const spec = studyBTask(task, 2) as ClassifyTaskSpec;
     for (const req of buildFirstTokenRequests(spec, await rows(CLASSIFY_SETS[task][0], 20))) {
-      assert.deepEqual(encodeFirstToken(tok, req.context, req.candidates, { addSpecialTokens: false }, 4096).candidates, [...STUDY_B_LLAMA2_TARGET_IDS[task]!]);
+      assert.deepEqual(encodeFirstToken(tok, req.context, req.candidates, { addSpecialTokens: false }, 4096).candidates,
+        [...STUDY_B_LLAMA2_TARGET_IDS[task]!]);
     }
   }
   // "The relation is " + "entailment": the harness moves the space onto the label, so the model

@@ -48,17 +48,22 @@ test('real data: amazon test rows with the first 2 few-shot demonstrations, Prom
   const [d0, d1] = fewShot;
   for (const prompt of [1, 2] as const) {
     const task = studyBTask('sentiment', prompt) as ClassifyTaskSpec;
-    const reqs = buildFirstTokenRequests(task, queries, { demonstrations: demonstrationsFor(task, pool, { kind: 'first-k', k: 2 }), join: STUDY_B_JOIN });
+    const reqs = buildFirstTokenRequests(task, queries,
+      { demonstrations: demonstrationsFor(task, pool, { kind: 'first-k', k: 2 }), join: STUDY_B_JOIN });
     for (const [i, row] of test500.slice(0, 3).entries()) {
       // Spelled out from evaluate_cross.py: format_map(d) + d["output"] + "\n\n" per demonstration, then format_map(query).
       const expected = prompt === 1
-        ? `### Input:\n${d0.input}\n### Sentiment:${d0.output}\n\n### Input:\n${d1.input}\n### Sentiment:${d1.output}\n\n### Input:\n${row.input}\n### Sentiment:`
-        : `Analyze the sentiment of the following text:${d0.input}\nSentiment:${d0.output}\n\nAnalyze the sentiment of the following text:${d1.input}\nSentiment:${d1.output}\n\nAnalyze the sentiment of the following text:${row.input}\nSentiment:`;
+        ? `### Input:\n${d0.input}\n### Sentiment:${d0.output}\n\n### Input:\n${d1.input}\n### Sentiment:${d1.output}\n\n` +
+          `### Input:\n${row.input}\n### Sentiment:`
+        : `Analyze the sentiment of the following text:${d0.input}\nSentiment:${d0.output}\n\n` +
+          `Analyze the sentiment of the following text:${d1.input}\nSentiment:${d1.output}\n\n` +
+          `Analyze the sentiment of the following text:${row.input}\nSentiment:`;
       assert.equal(reqs[i].context, expected);
       assert.deepEqual(reqs[i].candidates, ['positive', 'negative']);
     }
     const zero = buildFirstTokenRequests(task, queries.slice(0, 1), { join: STUDY_B_JOIN })[0].context;
-    assert.equal(zero, prompt === 1 ? `<s> ### Input:\n${test500[0].input}\n### Sentiment:` : `<s> Analyze the sentiment of the following text:${test500[0].input}\nSentiment:`);
+    assert.equal(zero, prompt === 1 ? `<s> ### Input:\n${test500[0].input}\n### Sentiment:`
+      : `<s> Analyze the sentiment of the following text:${test500[0].input}\nSentiment:`);
   }
 });
 

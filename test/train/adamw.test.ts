@@ -25,7 +25,8 @@ for (const schedule of ['linear', 'cosine'] as const) {
     const run = golden.runs[schedule];
     const w = tf.variable(tf.tensor2d(golden.w0, [3, 4]));
     const b = tf.variable(tf.tensor1d(golden.b0));
-    const opt = new AdamW(new Map<string, tf.Variable>([['w', w], ['b', b]]), { betas: s.betas, eps: s.eps, weightDecay: s.weight_decay, noDecay: new Set(['b']) });
+    const opt = new AdamW(new Map<string, tf.Variable>([['w', w], ['b', b]]),
+      { betas: s.betas, eps: s.eps, weightDecay: s.weight_decay, noDecay: new Set(['b']) });
     for (let step = 0; step < s.steps; step++) {
       const lr = s.lr * lrMultiplier(schedule, step, s.steps, s.warmup);
       assert.ok(Math.abs(lr - run.lrs[step]) < 1e-12, `lr at step ${step}: ${lr} vs ${run.lrs[step]}`);

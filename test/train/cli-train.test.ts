@@ -50,7 +50,8 @@ test('genstudy train: missing data and bad numbers are one clear line, exit code
   const a = await run(['train', '--init', 'gpt2', '--lr', '1e-3', '--out', out]);
   assert.equal(a.status, 2);
   assert.match(a.stderr, /required option '--data <spec>' not specified/);
-  const b = await run(['train', '--data', 'synthetic', '--synthetic-size', '8', '--init', 'gpt2', '--init-hidden', '8', '--lr', '1e-3', '--batch-size', 'x', '--out', path.join(out, 'fresh')]);
+  const b = await run(['train', '--data', 'synthetic', '--synthetic-size', '8', '--init', 'gpt2', '--init-hidden', '8', '--lr', '1e-3',
+    '--batch-size', 'x', '--out', path.join(out, 'fresh')]);
   assert.equal(b.status, 2);
   assert.match(b.stderr, /--batch-size x: expected a whole number >= 1/);
   assert.ok(!fs.existsSync(path.join(out, 'fresh')), 'a bad value is found before anything is written');
@@ -58,7 +59,8 @@ test('genstudy train: missing data and bad numbers are one clear line, exit code
   assert.equal(c.status, 2);
   assert.match(c.stderr, /--task study-c: not a preset \(study-a, study-b\/summary, .*synthetic\) and not a task spec file/);
   // A model too large to allocate: its size, before any allocation (was a RangeError and a stack trace).
-  const d = await run(['train', '--data', 'synthetic', '--synthetic-size', '8', '--init', 'gpt2', '--init-hidden', '100000', '--lr', '1e-3', '--out', path.join(out, 'big')]);
+  const d = await run(['train', '--data', 'synthetic', '--synthetic-size', '8', '--init', 'gpt2', '--init-hidden', '100000', '--lr', '1e-3', '--out',
+    path.join(out, 'big')]);
   assert.equal(d.status, 2, d.stderr);
   assert.match(d.stderr, /the model to initialise \(.*n_embd 100000.*\): tensor .* more than one tensor can hold/);
   assert.ok(!fs.existsSync(path.join(out, 'big', 'init-model')), 'no model folder for a model that was never made');

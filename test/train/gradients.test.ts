@@ -55,7 +55,8 @@ for (const kind of INIT_FAMILIES) {
     // Larger weights than the 0.02 initialisation, so attention and norms are far from linear.
     const vars = new Map<string, tf.Variable>();
     for (const [n, t] of base.params.tensors) vars.set(n, tf.variable(n.endsWith('.bias') || t.rank === 1 ? t : tf.mul(t, 10), true));
-    const model = new BuiltinModel(base.id, base.dir, base.family, base.arch, new Params(vars as Map<string, tf.Tensor>, false), base.tokenizer, base.config);
+    const model = new BuiltinModel(base.id, base.dir, base.family, base.arch, new Params(vars as Map<string, tf.Tensor>, false),
+      base.tokenizer, base.config);
     await check(model, vars);
   });
 }
@@ -65,7 +66,8 @@ for (const fixture of ['opt', 'opt-postnorm', 'olmo2', 'qwen2']) {
     const base = await loaded(path.join(repoRoot, 'test/engine/fixtures', fixture));
     const vars = new Map<string, tf.Variable>();
     for (const [n, t] of base.params.tensors) vars.set(n, tf.variable(t, true));
-    const model = new BuiltinModel(base.id, base.dir, base.family, base.arch, new Params(vars as Map<string, tf.Tensor>, false), base.tokenizer, base.config);
+    const model = new BuiltinModel(base.id, base.dir, base.family, base.arch, new Params(vars as Map<string, tf.Tensor>, false),
+      base.tokenizer, base.config);
     // OPT's ReLU has kinks that a wider finite-difference step crosses.
     await check(model, vars, fixture.startsWith('opt') ? 1e-4 : 1e-3);
   });

@@ -27,7 +27,8 @@ function genstudy(args: string[], pauseAt?: string): Promise<Done> {
   });
 }
 
-const trainArgs = (out: string) => ['train', '--data', 'synthetic', '--synthetic-size', '16', '--init', 'gpt2', '--init-hidden', '16', '--init-layers', '1',
+const trainArgs = (out: string) =>
+  ['train', '--data', 'synthetic', '--synthetic-size', '16', '--init', 'gpt2', '--init-hidden', '16', '--init-layers', '1',
   '--lr', '1e-3', '--steps', '1', '--batch-size', '4', '--out', out];
 
 test('train --init killed right after the new model\'s weights are written: the rerun starts cleanly and builds the same model', async () => {
@@ -43,7 +44,8 @@ test('train --init killed right after the new model\'s weights are written: the 
     assert.deepEqual(fs.readFileSync(path.join(killed, 'init-model', f)), fs.readFileSync(path.join(whole, 'init-model', f)), f);
   }
   assert.deepEqual(fs.readdirSync(killed).filter((n) => n.includes('.tmp')), [], 'the half-written folder was cleared');
-  assert.deepEqual(fs.readFileSync(path.join(killed, 'checkpoint-1', 'model.safetensors')), fs.readFileSync(path.join(whole, 'checkpoint-1', 'model.safetensors')));
+  assert.deepEqual(fs.readFileSync(path.join(killed, 'checkpoint-1', 'model.safetensors')),
+    fs.readFileSync(path.join(whole, 'checkpoint-1', 'model.safetensors')));
 });
 
 test('genstudy run killed while a from-scratch model is written to models/: the rerun completes', async () => {

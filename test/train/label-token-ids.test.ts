@@ -26,5 +26,6 @@ test('labelTokenIds: "neutral" rows train toward token id 1 from their own conte
     });
     assert.notDeepEqual(plain[1].targets, [1]);
   }
-  assert.throws(() => encodeRun(resolveOptions({ ...base, train, labelTokenIds: { neutral: 1 }, objective: 'generate' }), tok, 512), /label-token objective only/);
+  assert.throws(() => encodeRun(resolveOptions({ ...base, train, labelTokenIds: { neutral: 1 }, objective: 'generate' }), tok, 512),
+    /label-token objective only/);
 });

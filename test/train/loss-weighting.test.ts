@@ -26,7 +26,8 @@ test('micro-batch-mean equals the mean of micro-batch token means (the old way);
   const base = await loaded(await tinyModelDir('gpt2'));
   const vars = new Map<string, tf.Variable>();
   for (const [n, t] of base.params.tensors) vars.set(n, tf.variable(tf.clone(t), true));
-  const model = new BuiltinModel(base.id, base.dir, base.family, base.arch, new Params(vars as Map<string, tf.Tensor>, false), base.tokenizer, base.config);
+  const model = new BuiltinModel(base.id, base.dir, base.family, base.arch, new Params(vars as Map<string, tf.Tensor>, false),
+    base.tokenizer, base.config);
   // Like study B's sentiment ("positive": 3 target tokens, "negative": 2) and summaries of unequal length.
   const seq = (id: string, ids: number[], nTargets: number): TrainSequence => {
     const lossPositions = Array.from({ length: nTargets }, (_, j) => ids.length - nTargets + j - 1);
@@ -72,13 +73,15 @@ test('a micro-batch whose targets were all truncated away adds no loss and no gr
   const base = await loaded(await tinyModelDir('gpt2'));
   const vars = new Map<string, tf.Variable>();
   for (const [n, t] of base.params.tensors) vars.set(n, tf.variable(tf.clone(t), true));
-  const model = new BuiltinModel(base.id, base.dir, base.family, base.arch, new Params(vars as Map<string, tf.Tensor>, false), base.tokenizer, base.config);
+  const model = new BuiltinModel(base.id, base.dir, base.family, base.arch, new Params(vars as Map<string, tf.Tensor>, false),
+    base.tokenizer, base.config);
   const full: TrainSequence = { exampleId: 'a', ids: [3, 5, 7, 9], lossPositions: [2, 3], targets: [9, 4] };
   const empty: TrainSequence = { exampleId: 'e', ids: [3, 5, 7, 9, 11], lossPositions: [], targets: [], cutTargets: 4 };
   for (const lossWeighting of ['micro-batch-mean', 'step-tokens'] as const) {
     const optimizer = new AdamW(vars);
     const alone = await optimiserStep({ model, trainable: vars, optimizer, maxGradNorm: 0, seed: 1, lossWeighting, gradAccum: 1 }, [[full]], 0, 0);
-    const withEmpty = await optimiserStep({ model, trainable: vars, optimizer, maxGradNorm: 0, seed: 1, lossWeighting, gradAccum: 1 }, [[full], [empty]], 0, 0);
+    const withEmpty = await optimiserStep({ model, trainable: vars, optimizer, maxGradNorm: 0, seed: 1, lossWeighting, gradAccum: 1 },
+      [[full], [empty]], 0, 0);
     optimizer.dispose();
     assert.ok(Math.abs(alone.loss - withEmpty.loss) < 1e-6 && Math.abs(alone.gradNorm - withEmpty.gradNorm) < 1e-6 * alone.gradNorm, lossWeighting);
     assert.ok(alone.loss > 0);

@@ -27,7 +27,8 @@ test('every training, LoRA and hf launch option is a flag of genstudy train --he
   const train = program.commands.find((c) => c.name() === 'train')!;
   for (const { name, spec } of every) {
     const flag = switchOf(name, spec);
-    assert.ok(help.stdout.split('\n').some((line) => line.trimStart().startsWith(`${flag} `) || line.trim() === flag), `${name}: ${flag} not in genstudy train --help`);
+    assert.ok(help.stdout.split('\n').some((line) => line.trimStart().startsWith(`${flag} `) || line.trim() === flag),
+      `${name}: ${flag} not in genstudy train --help`);
     const option = train.options.find((o) => o.long === flag);
     assert.ok(option, `${name}: no ${flag} option`);
     if (spec.kind === 'boolean') {
@@ -59,8 +60,10 @@ test('the study file\'s method and lora fields come from the table: names, defau
         const below = spec.minOpen ? spec.min : spec.min - 1;
         assert.equal(schema.safeParse({ ...base, [key]: below }).success, false, `${name}: ${key}: ${below} accepted`);
       }
-      if (spec.max !== undefined) assert.equal(schema.safeParse({ ...base, [key]: spec.max + 1 }).success, false, `${name}: ${key}: ${spec.max + 1} accepted`);
-      if (spec.kind === 'integer') assert.equal(schema.safeParse({ ...base, [key]: (spec.min ?? 0) + 1.5 }).success, false, `${name}: ${key}: a fraction accepted`);
+      if (spec.max !== undefined)
+        assert.equal(schema.safeParse({ ...base, [key]: spec.max + 1 }).success, false, `${name}: ${key}: ${spec.max + 1} accepted`);
+      if (spec.kind === 'integer')
+        assert.equal(schema.safeParse({ ...base, [key]: (spec.min ?? 0) + 1.5 }).success, false, `${name}: ${key}: a fraction accepted`);
     }
     if (spec.kind === 'choice') {
       const base = { name: 'ft', kind: 'ft', lr: 1e-3 };
@@ -73,7 +76,8 @@ test('the study file\'s method and lora fields come from the table: names, defau
 
 test('the trainer\'s resolved options default to the table\'s values', () => {
   const r = resolveOptions({
-    model: 'm', outDir: 'o', task: taskByName('synthetic'), train: [{ id: '0', fields: { premise: 'a', hypothesis: 'b' }, label: 'Yes' }], method: 'full', lr: 1e-3,
+    model: 'm', outDir: 'o', task: taskByName('synthetic'), train: [{ id: '0', fields: { premise: 'a', hypothesis: 'b' }, label: 'Yes' }],
+    method: 'full', lr: 1e-3,
   }) as unknown as Record<string, unknown>;
   for (const [name, spec] of Object.entries(TRAINING_OPTIONS) as [string, TrainingOptionSpec][]) {
     if (spec.default === undefined) assert.equal(r[name], name === 'lr' ? 1e-3 : undefined, `${name} has no default`);

@@ -22,7 +22,8 @@ test('initModel: same seed, same bytes; transformers-style initialisation; loads
   const w = readSafetensors(path.join(a, 'model.safetensors')).tensors;
   const std = (x: Float32Array) => Math.sqrt(x.reduce((s, v) => s + v * v, 0) / x.length);
   assert.ok(Math.abs(std(w.get('transformer.h.0.mlp.c_fc.weight')!.data) - 0.02) < 0.002);
-  assert.ok(Math.abs(std(w.get('transformer.h.0.mlp.c_proj.weight')!.data) - 0.02 / Math.sqrt(4)) < 0.001, 'residual projections scaled by 1/sqrt(2 n_layer)');
+  assert.ok(Math.abs(std(w.get('transformer.h.0.mlp.c_proj.weight')!.data) - 0.02 / Math.sqrt(4)) < 0.001,
+    'residual projections scaled by 1/sqrt(2 n_layer)');
   assert.ok(w.get('transformer.h.0.ln_1.weight')!.data.every((v) => v === 1));
   assert.ok(w.get('transformer.h.0.attn.c_attn.bias')!.data.every((v) => v === 0));
   const m = await loadModel(a);
@@ -39,7 +40,8 @@ test('gradient accumulation: two micro-batches of 2 make the same update as one 
   const after = async (batches: TrainSequence[][]) => {
     const vars = new Map<string, tf.Variable>();
     for (const [n, t] of base.params.tensors) vars.set(n, tf.variable(tf.clone(t), true));
-    const model = new BuiltinModel(base.id, base.dir, base.family, base.arch, new Params(vars as Map<string, tf.Tensor>, false), base.tokenizer, base.config);
+    const model = new BuiltinModel(base.id, base.dir, base.family, base.arch, new Params(vars as Map<string, tf.Tensor>, false),
+      base.tokenizer, base.config);
     const optimizer = new AdamW(vars, { weightDecay: 0.1 });
     const r = await optimiserStep({ model, trainable: vars, optimizer, maxGradNorm: 0.5, seed: 1 }, batches, 0, 1e-2);
     const w = (await vars.get('transformer.h.0.attn.c_attn.weight')!.data()) as Float32Array;

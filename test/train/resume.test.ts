@@ -11,10 +11,12 @@ import { repoRoot, tempDir, tinyModelDir } from './helpers.ts';
 const child = path.join(repoRoot, 'test/train/kill-child.ts');
 
 /** Trains in a child; with `pauseAt` (src/pause-point.ts), SIGKILLs it when it stops at that point. */
-function run(model: string, out: string, killAt: number, pauseAt?: string): Promise<{ status: number | null; signal: NodeJS.Signals | null; stderr: string }> {
+function run(model: string, out: string, killAt: number,
+  pauseAt?: string): Promise<{ status: number | null; signal: NodeJS.Signals | null; stderr: string }> {
   return new Promise((resolve, reject) => {
     const env = { ...process.env, ...(pauseAt ? { GENSTUDY_PAUSE_AT: pauseAt } : {}) };
-    const p = spawn(process.execPath, ['--import', 'tsx', child, model, out, String(killAt)], { cwd: repoRoot, env, stdio: ['ignore', 'ignore', 'pipe'] });
+    const p = spawn(process.execPath, ['--import', 'tsx', child, model, out, String(killAt)],
+      { cwd: repoRoot, env, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     p.stderr.on('data', (d) => {
       stderr += String(d);
@@ -47,7 +49,8 @@ test('full fine-tuning killed by SIGKILL after step 5 resumes from checkpoint-3 
   assert.deepEqual(state(killed).log_history.map((e: { loss: number }) => e.loss), state(whole).log_history.map((e: { loss: number }) => e.loss));
 });
 
-test('killed while checkpoint-6 is being written (weights written, optimiser not; complete but not renamed): resumes from checkpoint-3 and ends identical', async () => {
+test('killed while checkpoint-6 is being written (weights written, optimiser not; complete but not renamed): resumes from checkpoint-3 and ' +
+  'ends identical', async () => {
   const model = await tinyModelDir('gpt2', { hidden: 32, layers: 1, seed: 5 });
   const whole = tempDir();
   const a = await run(model, whole, 0);
@@ -58,14 +61,16 @@ test('killed while checkpoint-6 is being written (weights written, optimiser not
     assert.equal(b.signal, 'SIGKILL', `${point}: ${b.stderr}`);
     assert.deepEqual(listCheckpoints(killed).map((c) => c.step), [0, 3], point);
     assert.ok(!fs.existsSync(path.join(killed, 'checkpoint-6')), `${point}: no checkpoint-6 folder`);
-    assert.equal(fs.readdirSync(killed).filter((n) => n.startsWith('.checkpoint-6.') && n.endsWith('.tmp')).length, 1, `${point}: the half-written folder is there`);
+    assert.equal(fs.readdirSync(killed).filter((n) => n.startsWith('.checkpoint-6.') && n.endsWith('.tmp')).length, 1,
+      `${point}: the half-written folder is there`);
     const c = await run(model, killed, 0);
     assert.equal(c.status, 0, `${point}: ${c.stderr}`);
     assert.deepEqual(listCheckpoints(killed).map((x) => x.step), [0, 3, 6, 8], point);
     assert.deepEqual(fs.readdirSync(killed).filter((n) => n.includes('.tmp')), [], `${point}: cleared`);
     for (const f of ['model.safetensors', 'optimizer.safetensors']) {
       for (const step of [6, 8]) {
-        assert.deepEqual(fs.readFileSync(path.join(killed, `checkpoint-${step}`, f)), fs.readFileSync(path.join(whole, `checkpoint-${step}`, f)), `${point}: checkpoint-${step}/${f}`);
+        assert.deepEqual(fs.readFileSync(path.join(killed, `checkpoint-${step}`, f)), fs.readFileSync(path.join(whole, `checkpoint-${step}`, f)),
+          `${point}: checkpoint-${step}/${f}`);
       }
     }
   }

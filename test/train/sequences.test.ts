@@ -27,7 +27,8 @@ test('FTICL (study B, released code): the same first k demonstrations, each prom
     { exampleId: 't1', context: `${demos}### Input:\nWaste of money.\n### Sentiment:`, target: 'negative' },
   ]);
   // Plain fine-tuning: the prompt alone, no zero-shot prefix.
-  assert.deepEqual(runPieces({ task, train: train.slice(0, 1) }), [{ exampleId: 't0', context: '### Input:\nLove it!\n### Sentiment:', target: 'positive' }]);
+  assert.deepEqual(runPieces({ task, train: train.slice(0, 1) }),
+    [{ exampleId: 't0', context: '### Input:\nLove it!\n### Sentiment:', target: 'positive' }]);
   // Generation tasks: the target is the output field.
   const gen = runPieces({ task: studyBTask('summary'), train: [{ id: 's', fields: { input: 'A long text.' }, target: 'Short.' }] });
   assert.deepEqual(gen, [{ exampleId: 's', context: '### Input:\nA long text.\n### Summary:', target: 'Short.' }]);

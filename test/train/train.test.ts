@@ -119,7 +119,8 @@ test('LoRA and model dropout: a run stopped after a checkpoint and resumed ends 
   assert.equal(resumed.resumedFrom, 2);
   const file = 'checkpoint-6/adapter_model.safetensors';
   assert.deepEqual(fs.readFileSync(path.join(broken, file)), fs.readFileSync(path.join(whole, file)));
-  assert.deepEqual(fs.readFileSync(path.join(broken, 'checkpoint-6/optimizer.safetensors')), fs.readFileSync(path.join(whole, 'checkpoint-6/optimizer.safetensors')));
+  assert.deepEqual(fs.readFileSync(path.join(broken, 'checkpoint-6/optimizer.safetensors')),
+    fs.readFileSync(path.join(whole, 'checkpoint-6/optimizer.safetensors')));
   // Dropout is on (the same run without it ends elsewhere), and the logits of a checkpoint are not dropped out.
   const plain = tempDir();
   await train({ ...opts(plain), modelDropout: false });
@@ -133,6 +134,8 @@ test('resuming with another method in the same folder is refused with the checkp
   const model = await tinyModelDir('gpt2', { hidden: 16, layers: 1, seed: 6 });
   const out = tempDir();
   await train({ model, outDir: out, task: suite.task, train: suite.train.slice(0, 16), method: 'full', lr: 1e-3, batchSize: 8, maxSteps: 1 });
-  await assert.rejects(train({ model, outDir: out, task: suite.task, train: suite.train.slice(0, 16), method: 'lora', lr: 1e-3, batchSize: 8, maxSteps: 1,
-    lora: { r: 2, alpha: 4, dropout: 0, targetModules: ['c_attn'] } }), /checkpoint-1\/trainer_state.json: this checkpoint belongs to a run with other settings or data \(method full, now lora\)/);
+  await assert.rejects(
+    train({ model, outDir: out, task: suite.task, train: suite.train.slice(0, 16), method: 'lora', lr: 1e-3, batchSize: 8, maxSteps: 1,
+    lora: { r: 2, alpha: 4, dropout: 0, targetModules: ['c_attn'] } }),
+      /checkpoint-1\/trainer_state.json: this checkpoint belongs to a run with other settings or data \(method full, now lora\)/);
 });

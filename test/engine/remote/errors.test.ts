@@ -41,14 +41,16 @@ function echoAnswer(prompts: number[][]): unknown {
   return {
     choices: prompts.map((p, i) => ({
       index: i, text: '', finish_reason: 'length',
-      logprobs: { tokens: p.map(String), token_logprobs: p.map((_, j) => (j === 0 ? null : -0.5)), top_logprobs: p.map((_, j) => (j === 0 ? null : { x: -0.25 })) },
+      logprobs: { tokens: p.map(String), token_logprobs: p.map((_, j) => (j === 0 ? null : -0.5)),
+        top_logprobs: p.map((_, j) => (j === 0 ? null : { x: -0.25 })) },
     })),
   };
 }
 
 function model(urls: string[], opts: { retries?: number; timeoutMs?: number; startupMs?: number; log?: (l: string) => void } = {}): RemoteModel {
   return new RemoteModel({
-    endpoints: new RemoteEndpoints(urls, { backoffMs: 5, maxBackoffMs: 20, retries: opts.retries ?? 4, timeoutMs: opts.timeoutMs, startupMs: opts.startupMs, log: opts.log ?? (() => undefined) }),
+    endpoints: new RemoteEndpoints(urls, { backoffMs: 5, maxBackoffMs: 20, retries: opts.retries ?? 4, timeoutMs: opts.timeoutMs,
+      startupMs: opts.startupMs, log: opts.log ?? (() => undefined) }),
     model: 'm', tokenizer: charTokenizer, id: 'fake', maxLength: 64,
   });
 }
@@ -69,10 +71,12 @@ test('500 then success, and 429 with Retry-After, are retried', async () => {
 test('400 is not retried and says what the server said', async () => {
   const s = await fakeServer((_b, _h, res) => json(res, 400, { error: { message: 'This model\'s maximum context length is 64 tokens' } }));
   try {
-    await assert.rejects(model([s.url]).score(REQ), /the server at http:\/\/127\.0\.0\.1:\d+ answered POST \/v1\/completions with HTTP 400: This model's maximum context length is 64 tokens/);
+    await assert.rejects(model([s.url]).score(REQ),
+      /the server at http:\/\/127\.0\.0\.1:\d+ answered POST \/v1\/completions with HTTP 400: This model's maximum context length is 64 tokens/);
     assert.equal(s.hits(), 1);
     // Callers read the status and the server's text as data, not from the message.
-    await assert.rejects(model([s.url]).score(REQ), (err: unknown) => err instanceof RemoteError && err.status === 400 && err.serverMessage === 'This model\'s maximum context length is 64 tokens');
+    await assert.rejects(model([s.url]).score(REQ), (err: unknown) => err instanceof RemoteError && err.status === 400 &&
+      err.serverMessage === 'This model\'s maximum context length is 64 tokens');
   } finally { await s.close(); }
 });
 
@@ -107,7 +111,8 @@ test('a dead endpoint is passed over; with none alive the error names the endpoi
     const got = await m.score(reqs);
     assert.equal(got.length, 40);
     assert.ok(got.every((r) => r.logprob === -1));
-    await assert.rejects(model([deadUrl], { retries: 2, startupMs: 0 }).score(REQ), /gave up on POST \/v1\/completions after 3 tries over http:\/\/127\.0\.0\.1:\d+; last: .*connection failed \(ECONNREFUSED\)/);
+    await assert.rejects(model([deadUrl], { retries: 2, startupMs: 0 }).score(REQ),
+      /gave up on POST \/v1\/completions after 3 tries over http:\/\/127\.0\.0\.1:\d+; last: .*connection failed \(ECONNREFUSED\)/);
   } finally { await s.close(); }
 });
 
@@ -162,7 +167,8 @@ test('URLs: /v1 suffix accepted, nonsense refused', () => {
   assert.throws(() => new RemoteEndpoints([]), /no server URL/);
 });
 
-test('every value a server sends is checked before it can be cached: top log-probs by id, prompt_logprobs entries, echoed top log-probs', async () => {
+test('every value a server sends is checked before it can be cached: top log-probs by id, prompt_logprobs entries, echoed ' +
+  'top log-probs', async () => {
   const firstToken = (top: Record<string, unknown>): Handler => (b, _h, res) => json(res, 200, {
     choices: b.prompt.map((_, i) => ({ index: i, text: 'x', logprobs: { tokens: ['token_id:5'], token_logprobs: [-0.1], top_logprobs: [top] } })),
   });
@@ -181,11 +187,14 @@ test('every value a server sends is checked before it can be cached: top log-pro
     } finally { await s.close(); }
   }
   const promptCases: [Handler, RegExp][] = [
-    [(b, _h, res) => json(res, 200, { choices: b.prompt.map((p, i) => ({ index: i, text: '', prompt_logprobs: p.map((t, j) => (j === 0 ? null : { [t]: { logprob: -0.5, rank: 2 }, 7: { logprob: 3, rank: 1 } })) })) }),
+    [(b, _h, res) => json(res, 200, { choices: b.prompt.map((p, i) => ({ index: i, text: '',
+      prompt_logprobs: p.map((t, j) => (j === 0 ? null : { [t]: { logprob: -0.5, rank: 2 }, 7: { logprob: 3, rank: 1 } })) })) }),
       /prompt_logprobs\[1\]\["7"\] is 3, not a log-probability/],
-    [(b, _h, res) => json(res, 200, { choices: b.prompt.map((p, i) => ({ index: i, text: '', prompt_logprobs: p.map((t, j) => (j === 0 ? null : { [t]: { logprob: -0.5, rank: 0 } })) })) }),
+    [(b, _h, res) => json(res, 200, { choices: b.prompt.map((p, i) =>
+      ({ index: i, text: '', prompt_logprobs: p.map((t, j) => (j === 0 ? null : { [t]: { logprob: -0.5, rank: 0 } })) })) }),
       /rank is 0, expected a whole number >= 1/],
-    [(b, _h, res) => json(res, 200, { choices: b.prompt.map((p, i) => ({ index: i, text: '', logprobs: { token_logprobs: p.map((_, j) => (j === 0 ? null : -0.5)), top_logprobs: p.map((_, j) => (j === 0 ? null : { x: 0.25 })) } })) }),
+    [(b, _h, res) => json(res, 200, { choices: b.prompt.map((p, i) => ({ index: i, text: '',
+      logprobs: { token_logprobs: p.map((_, j) => (j === 0 ? null : -0.5)), top_logprobs: p.map((_, j) => (j === 0 ? null : { x: 0.25 })) } })) }),
       /top_logprobs\[1\]\["x"\] is 0\.25, not a log-probability/],
   ];
   for (const [handler, message] of promptCases) {

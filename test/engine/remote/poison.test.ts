@@ -27,7 +27,8 @@ async function startProxy(target: string): Promise<typeof proxy> {
     req.on('end', async () => {
       let upstream: Response;
       try {
-        upstream = await fetch(`${target}${req.url}`, { method: req.method, body: req.method === 'POST' ? body : undefined, headers: { 'content-type': 'application/json' } });
+        upstream = await fetch(`${target}${req.url}`,
+          { method: req.method, body: req.method === 'POST' ? body : undefined, headers: { 'content-type': 'application/json' } });
       } catch {
         res.writeHead(502).end(); // the healthy server is gone (the test is over)
         return;
@@ -67,7 +68,8 @@ before(async () => {
 });
 after(async () => { await proxy?.close(); await serve?.stop(); });
 
-const evaluate = (store: string, extra: string[]) => runCli(['evaluate', '--model', modelDir, '--test-set', 'synthetic:in-domain,negation-broken', '--synthetic-size', '24', '--store', store, ...extra]);
+const evaluate = (store: string, extra: string[]) => runCli(
+  ['evaluate', '--model', modelDir, '--test-set', 'synthetic:in-domain,negation-broken', '--synthetic-size', '24', '--store', store, ...extra]);
 
 test('positive "log-probs" from a server are refused before anything is cached', async () => {
   const store = path.join(tempDir(), 'positive.sqlite');
@@ -82,7 +84,8 @@ test('positive "log-probs" from a server are refused before anything is cached',
   assert.match(bad.stderr, /--remote-timeout 0: expected a number > 0/);
 });
 
-test('answers from a server that looked right but were wrong are dropped by server, and a rerun on a healthy server equals the built-in engine', async () => {
+test('answers from a server that looked right but were wrong are dropped by server, and a rerun on a healthy server equals the ' +
+  'built-in engine', async () => {
   const plain = path.join(tempDir(), 'plain.sqlite');
   const store = path.join(tempDir(), 'poisoned.sqlite');
   assert.equal((await evaluate(plain, [])).status, 0);

@@ -59,10 +59,12 @@ test('score, first-token and generation through genstudy serve equal the built-i
   // Top-k with id keys (all candidates inside), constrained continuation only, and a mix.
   for (const topK of [builtin.arch.vocabSize, 0, 2]) {
     const ftGot = await remoteOn([serve.url], { topK }).firstTokenLogprobs(contexts, candidates);
-    ftGot.forEach((row, i) => row.forEach((v, j) => assert.ok(Math.abs(v - ftWant[i][j]) <= 1e-4, `top-${topK}, context ${i} candidate ${j}: ${v} vs ${ftWant[i][j]}`)));
+    ftGot.forEach((row, i) =>
+      row.forEach((v, j) => assert.ok(Math.abs(v - ftWant[i][j]) <= 1e-4, `top-${topK}, context ${i} candidate ${j}: ${v} vs ${ftWant[i][j]}`)));
   }
 
-  const gens = [{ prompt: 'the dog', maxNewTokens: 6 }, { prompt: 'a cat likes', maxNewTokens: 4, stop: ['pear'] }, { prompt: 'the', maxNewTokens: 0 }];
+  const gens = [{ prompt: 'the dog', maxNewTokens: 6 }, { prompt: 'a cat likes', maxNewTokens: 4, stop: ['pear'] },
+    { prompt: 'the', maxNewTokens: 0 }];
   assert.deepEqual(await remote.generate(gens), await builtin.generate(gens));
 });
 
@@ -74,7 +76,8 @@ test('an evaluation through engine/remote stores what the built-in engine stores
   for (const form of ['echo', 'prompt_logprobs'] as const) {
     const viaServer = path.join(tempDir(), `remote-${form}.sqlite`);
     const loader = remoteLoader({ urls: [serve.url], promptsPerRequest: 4, logprobsForm: form });
-    const summary = await evaluateGrid({ storePath: viaServer, run: 'r', checkpoints, testSets, variants: promptVariants(undefined, [0, 2]), loader, batchExamples: 8 });
+    const summary = await evaluateGrid(
+      { storePath: viaServer, run: 'r', checkpoints, testSets, variants: promptVariants(undefined, [0, 2]), loader, batchExamples: 8 });
     assert.ok(summary.computed > 0);
     assert.ok((loader.endpoints.sent.get(serve.url) ?? 0) > 0);
     assertStoresAgree(dumpStore(local), dumpStore(viaServer));
@@ -89,7 +92,8 @@ test('identity: a full checkpoint on a server serving other weights is refused',
 
 test('genstudy evaluate --remote stores what the built-in engine stores, through the server it names', async () => {
   const dir = tempDir();
-  const common = ['evaluate', '--model', path.join(runDir, 'step-100'), '--test-set', SUITE_ARG, '--synthetic-seed', '4', '--synthetic-size', '6', '--run', 'r'];
+  const common = ['evaluate', '--model', path.join(runDir, 'step-100'), '--test-set', SUITE_ARG, '--synthetic-seed', '4',
+    '--synthetic-size', '6', '--run', 'r'];
   const local = await runCli([...common, '--store', path.join(dir, 'local.sqlite')]);
   assert.equal(local.status, 0, local.stderr);
   const viaServer = await runCli([...common, '--store', path.join(dir, 'remote.sqlite'), '--remote', serve.url]);
@@ -98,5 +102,6 @@ test('genstudy evaluate --remote stores what the built-in engine stores, through
   // The requests do go to that server: a model name it does not serve is its error, not a local one.
   const wrong = await runCli([...common, '--store', path.join(dir, 'wrong.sqlite'), '--remote', serve.url, '--remote-model', 'no-such-model']);
   assert.equal(wrong.status, 2, wrong.stderr);
-  assert.match(wrong.stderr, new RegExp(`${serve.url.replace(/[.:/]/g, (c) => `\\${c}`)}.*no-such-model|no-such-model.*${serve.url.replace(/[.:/]/g, (c) => `\\${c}`)}`));
+  assert.match(wrong.stderr,
+    new RegExp(`${serve.url.replace(/[.:/]/g, (c) => `\\${c}`)}.*no-such-model|no-such-model.*${serve.url.replace(/[.:/]/g, (c) => `\\${c}`)}`));
 });

@@ -19,7 +19,11 @@ export function assertStoresAgree(a: Record<string, unknown[]>, b: Record<string
 
 function assertNumbersClose(a: unknown, b: unknown, where: string): void {
   if (typeof a === 'number') { assert.ok(typeof b === 'number' && Math.abs(a - b) <= 1e-4, `${where}: ${a} vs ${b}`); return; }
-  if (Array.isArray(a)) { assert.ok(Array.isArray(b) && b.length === a.length, where); a.forEach((x, i) => assertNumbersClose(x, (b as unknown[])[i], `${where}[${i}]`)); return; }
+  if (Array.isArray(a)) {
+    assert.ok(Array.isArray(b) && b.length === a.length, where);
+    a.forEach((x, i) => assertNumbersClose(x, (b as unknown[])[i], `${where}[${i}]`));
+    return;
+  }
   if (a && typeof a === 'object') {
     assert.deepEqual(Object.keys(b as object).sort(), Object.keys(a).sort(), where);
     for (const [k, v] of Object.entries(a)) assertNumbersClose(v, (b as Record<string, unknown>)[k], `${where}.${k}`);

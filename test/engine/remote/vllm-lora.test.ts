@@ -60,12 +60,14 @@ test('LoRA load errors: a missing route, an adapter the server cannot see (404s 
   const plain = await startServer({ modelDir: baseDir, profile: 'vllm' });
   try {
     await assert.rejects(remoteLoader({ urls: [plain.url] })({ step: 0, dir: path.join(adapters, 'a'), base: baseDir }),
-      /has no LoRA loading route \(POST \/v1\/load_lora_adapter: HTTP 404 ""Not Found""\): start vLLM with --enable-lora .*VLLM_ALLOW_RUNTIME_LORA_UPDATING=True/);
+      new RegExp(/has no LoRA loading route \(POST \/v1\/load_lora_adapter: HTTP 404 ""Not Found""\): /.source +
+        /start vLLM with --enable-lora .*VLLM_ALLOW_RUNTIME_LORA_UPDATING=True/.source));
   } finally {
     await plain.close();
   }
   // A path the server does not see: vLLM's own 404 text, and what to do about it.
-  const r = await fetch(`${server.url}/v1/load_lora_adapter`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ lora_name: 'x', lora_path: path.join(adapters, 'nowhere') }) });
+  const r = await fetch(`${server.url}/v1/load_lora_adapter`, { method: 'POST', headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ lora_name: 'x', lora_path: path.join(adapters, 'nowhere') }) });
   assert.equal(r.status, 404);
   assert.match(((await r.json()) as { error: { message: string } }).error.message, /^Loading lora x failed: No adapter found for .*nowhere$/);
 });

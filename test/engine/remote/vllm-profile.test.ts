@@ -42,11 +42,13 @@ test('vLLM profile: /v1/models lists root and max_model_len, and nothing about w
   assert.equal(models.data[0].genstudy_weights, undefined);
 });
 
-test('identity: checkpoint B through a vLLM-like server serving A is refused before anything is stored; A is evaluated as the built-in engine', async () => {
+test('identity: checkpoint B through a vLLM-like server serving A is refused before anything is stored; A is evaluated as the ' +
+  'built-in engine', async () => {
   const testSets = (await resolveTestSets([SUITE_ARG], { synthSeed: 4, synthSize: 6 })).slice(0, 1);
   const store = path.join(tempDir(), 'wrong.sqlite');
   await assert.rejects(
-    evaluateGrid({ storePath: store, run: 'r', checkpoints: [checkpoint(0)], testSets, variants: promptVariants(undefined, [0]), loader: remoteLoader({ urls: [vllm.url] }) }),
+    evaluateGrid({ storePath: store, run: 'r', checkpoints: [checkpoint(0)], testSets, variants: promptVariants(undefined, [0]),
+      loader: remoteLoader({ urls: [vllm.url] }) }),
     /was started on .*step-100, not .*step-0, and it does not report which weights it holds.*--remote-identity probe/s,
   );
   assert.ok(!fs.existsSync(store) || (dumpStore(store).scores ?? []).length === 0, 'nothing stored for step 0');
@@ -74,11 +76,13 @@ test('sampling: every greedy request names its sampling fields, so generation_co
   const server = await startServer({ modelDir: dir, profile: 'vllm' });
   try {
     // What a request that leaves the fields out gets from the vLLM profile: vLLM would apply them.
-    const bare = await fetch(`${server.url}/v1/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ prompt: [5, 6, 7], max_tokens: 3, temperature: 0 }) });
+    const bare = await fetch(`${server.url}/v1/completions`, { method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ prompt: [5, 6, 7], max_tokens: 3, temperature: 0 }) });
     assert.equal(bare.status, 400);
     assert.match(((await bare.json()) as { error: { message: string } }).error.message, /repetition_penalty 1\.3 .*generation_config\.json/);
     const model = await loadModel(dir);
-    const remote = new RemoteModel({ endpoints: new RemoteEndpoints([server.url]), model: server.modelName, tokenizer: model.tokenizer, id: model.id, maxLength: model.maxLength });
+    const remote = new RemoteModel({ endpoints: new RemoteEndpoints([server.url]), model: server.modelName, tokenizer: model.tokenizer, id: model.id,
+      maxLength: model.maxLength });
     const gens = [{ prompt: 'the dog', maxNewTokens: 5 }, { prompt: 'a cat likes', maxNewTokens: 3, stop: ['pear'] }];
     assert.deepEqual(await remote.generate(gens), await model.generate(gens));
     const reqs = [{ context: 'the dog sees', continuation: ' the cat' }];
@@ -89,11 +93,13 @@ test('sampling: every greedy request names its sampling fields, so generation_co
   } finally {
     await server.close();
   }
-  assert.deepEqual(Object.keys(GREEDY).sort(), ['frequency_penalty', 'min_p', 'presence_penalty', 'repetition_penalty', 'temperature', 'top_k', 'top_p']);
+  assert.deepEqual(Object.keys(GREEDY).sort(),
+    ['frequency_penalty', 'min_p', 'presence_penalty', 'repetition_penalty', 'temperature', 'top_k', 'top_p']);
 });
 
 test('max_model_len: prompts at and over the model length fit within max_model_len - max_tokens, cut from the left', async () => {
-  const remote = new RemoteModel({ endpoints: new RemoteEndpoints([vllm.url], { retries: 0 }), model: vllm.modelName, tokenizer: builtin.tokenizer, id: builtin.id, maxLength: builtin.maxLength, contextLimit: 256 });
+  const remote = new RemoteModel({ endpoints: new RemoteEndpoints([vllm.url], { retries: 0 }), model: vllm.modelName, tokenizer: builtin.tokenizer,
+    id: builtin.id, maxLength: builtin.maxLength, contextLimit: 256 });
   const long = Array.from({ length: 400 }, (_, i) => (i % 2 ? 'dog' : 'cat')).join(' ');
   const scored = await remote.score([{ context: long, continuation: ' the cat' }]);
   assert.equal(scored[0].tokens, builtin.tokenizer.encode(' the cat', { addSpecialTokens: false }).length);
@@ -103,7 +109,8 @@ test('max_model_len: prompts at and over the model length fit within max_model_l
   const [gen] = await remote.generate([{ prompt: long, maxNewTokens: 300 }]);
   assert.equal(typeof gen, 'string');
   // The same item through the built-in engine differs only by the context the server's limit cuts.
-  assert.throws(() => new RemoteModel({ endpoints: new RemoteEndpoints([vllm.url]), model: 'x', tokenizer: builtin.tokenizer, id: 'x', maxLength: 256, scoringMaxTokens: 0, logprobsForm: 'prompt_logprobs' }), /max_tokens 0 without echo/);
+  assert.throws(() => new RemoteModel({ endpoints: new RemoteEndpoints([vllm.url]), model: 'x', tokenizer: builtin.tokenizer, id: 'x', maxLength: 256,
+    scoringMaxTokens: 0, logprobsForm: 'prompt_logprobs' }), /max_tokens 0 without echo/);
 });
 
 test('a server still loading (refusing connections, as vLLM does) is waited for, then answers', async () => {

@@ -17,10 +17,12 @@ import { genstudy } from '../../support/genstudy-process.ts';
 import { repoRoot, tempDir } from '../helpers.ts';
 
 const model = path.join(repoRoot, 'test/engine/fixtures/opt');
-const examples: Example[] = Array.from({ length: 10 }, (_, i) => ({ id: `e${i}`, fields: { input: `text number ${i}` }, label: i % 3 ? 'negative' : 'positive' }));
+const examples: Example[] = Array.from({ length: 10 },
+  (_, i) => ({ id: `e${i}`, fields: { input: `text number ${i}` }, label: i % 3 ? 'negative' : 'positive' }));
 const base = (outDir: string): TrainOptions => ({
   model, outDir, task: studyBTask('sentiment'), train: examples, method: 'full', lr: 1e-4, batchSize: 3, gradAccum: 2, epochs: 2, seed: 9,
-  demonstrations: { pool: examples, selection: { kind: 'sampled', k: 2, seed: 4 } }, schedule: 'constant', warmupRatio: 0.25, checkpoints: { logSpaced: 3 },
+  demonstrations: { pool: examples, selection: { kind: 'sampled', k: 2, seed: 4 } }, schedule: 'constant', warmupRatio: 0.25,
+  checkpoints: { logSpaced: 3 },
 });
 
 function readJsonl(file: string): { id: string; input_ids: number[]; loss_positions: number[]; targets: number[] }[] {
@@ -56,7 +58,8 @@ test('settings the Trainer cannot honour are refused before anything is launched
   const lora = { ...base(out), method: 'lora' as const, lora: { r: 2, alpha: 4, dropout: 0, targetModules: ['q_proj'] } };
   assert.throws(() => prepareHfRun({ ...lora, mergeLora: true }), /does not write merged\/ models/);
   assert.throws(() => prepareHfRun({ ...base(out), gradAccum: 3, processes: 2 }), /not a multiple of 2 processes/);
-  assert.throws(() => prepareHfRun({ ...base(out), batchSize: 4, epochs: 1, gradAccum: 2, processes: 2 }), /3 micro-batches, not a multiple of 2 processes/);
+  assert.throws(() => prepareHfRun({ ...base(out), batchSize: 4, epochs: 1, gradAccum: 2, processes: 2 }),
+    /3 micro-batches, not a multiple of 2 processes/);
   assert.throws(() => prepareHfRun({ ...base(out), trainingArguments: { learning_rate: 1 } }), /learning_rate: genstudy sets these/);
   assert.throws(() => prepareHfRun({ ...base(out), loraInit: out }), /loraInit is for method "lora"/);
   // An earlier run's checkpoints in the folder: other settings are refused, the same ones go on.
@@ -78,10 +81,12 @@ test('launch command lines: python, accelerate (config file passed through), tor
 });
 
 test('SLURM: the batch script asks for one node with the GPUs and runs accelerate; without sbatch the error says where the script is', () => {
-  const text = slurmScript('/r/run.json', { launcher: 'slurm', python: '/env/bin/python', processes: 4, jobName: 'genstudy-a b', logDir: '/r', sbatch: ['partition=gpu', '--time=24:00:00'] });
+  const text = slurmScript('/r/run.json', { launcher: 'slurm', python: '/env/bin/python', processes: 4, jobName: 'genstudy-a b', logDir: '/r',
+    sbatch: ['partition=gpu', '--time=24:00:00'] });
   const lines = text.split('\n');
   assert.equal(lines[0], '#!/bin/bash');
-  for (const l of ['#SBATCH --job-name=genstudy-a_b', '#SBATCH --nodes=1', '#SBATCH --gpus-per-node=4', '#SBATCH --output=/r/slurm-%j.out', '#SBATCH --partition=gpu', '#SBATCH --time=24:00:00']) {
+  for (const l of ['#SBATCH --job-name=genstudy-a_b', '#SBATCH --nodes=1', '#SBATCH --gpus-per-node=4', '#SBATCH --output=/r/slurm-%j.out',
+    '#SBATCH --partition=gpu', '#SBATCH --time=24:00:00']) {
     assert.ok(lines.includes(l), l);
   }
   assert.ok(lines.includes(`exec /env/bin/python -m accelerate.commands.launch --num_processes 4 ${RUNNER} /r/run.json`));
@@ -114,7 +119,8 @@ test('the processes given with the settings alone are those of the prepared batc
 test('genstudy train --backend hf --launcher slurm --no-submit writes the script; hf flags without --backend hf are refused', async () => {
   const out = tempDir('genstudy-hf-cli-');
   const r = await genstudy(['train', '--backend', 'hf', '--launcher', 'slurm', '--no-submit', '--processes', '2', '--sbatch', 'partition=gpu',
-    '--model', model, '--data', 'synthetic', '--synthetic-size', '12', '--lr', '1e-4', '--steps', '4', '--grad-accum', '2', '--out', out, '--format', 'json']);
+    '--model', model, '--data', 'synthetic', '--synthetic-size', '12', '--lr', '1e-4', '--steps', '4', '--grad-accum', '2', '--out', out,
+    '--format', 'json']);
   assert.equal(r.code, 0, r.stderr);
   const printed = JSON.parse(r.stdout);
   assert.equal(printed.backend, 'hf');
@@ -124,7 +130,8 @@ test('genstudy train --backend hf --launcher slurm --no-submit writes the script
   const stray = await genstudy(['train', '--launcher', 'python', '--model', model, '--data', 'synthetic', '--lr', '1e-4', '--out', out]);
   assert.notEqual(stray.code, 0);
   assert.match(stray.stderr, /--launcher: only with --backend hf/);
-  const merge = await genstudy(['train', '--backend', 'hf', '--method', 'lora', '--merge', '--model', model, '--data', 'synthetic', '--lr', '1e-4', '--out', tempDir()]);
+  const merge = await genstudy(
+    ['train', '--backend', 'hf', '--method', 'lora', '--merge', '--model', model, '--data', 'synthetic', '--lr', '1e-4', '--out', tempDir()]);
   assert.notEqual(merge.code, 0);
   assert.match(merge.stderr, /does not write merged/);
 });
