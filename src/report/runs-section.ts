@@ -1,7 +1,7 @@
 // The page's "Runs" section: per run an article with its settings, its score curves, training loss,
 // ID-against-OOD figure and partial-correlation heatmap with its table, and before them, for one pair,
 // every drawn run's residual scatter. A sweep of hundreds of runs would make that page hundreds of
-// megabytes (issue 40: 260 MiB at 30 runs x 50 sets x 200 checkpoints, a RangeError at 300 runs), so
+// megabytes (260 MiB at 30 runs x 50 sets x 200 checkpoints, a RangeError at 300 runs), so
 // the runs' figures are drawn in run order until they take RUN_FIGURES_BUDGET characters of the page
 // (or for as many runs as --run-figures says); the page then says which runs it does not draw, where
 // their numbers are and how to draw them, and a table of every run (its checkpoints, ID score,

@@ -1,4 +1,4 @@
-// The report at a sweep's size (issue 40): a page that grew with runs x sets x checkpoints (one
+// The report at a sweep's size: a page that grew with runs x sets x checkpoints (one
 // marker per checkpoint per set in every run's figures, one page string) reached 260 MiB and then a
 // RangeError. Here a moderately large study (50 runs x 12 OOD sets x 120 checkpoints): the page stays
 // small (lines, not a mark per score; runs' figures drawn until a budget and the rest listed as not
