@@ -21,7 +21,10 @@ import { CONTROL, simulateStudy, TESTED_PAIR, type SimulatedRun, type StudySpec 
 
 const ALPHA = 0.05;
 
-interface Tally { studies: number; generalises: number; depends: number; oracleGeneralises: number; oracleDepends: number; rSum: number; rCount: number; rejected: number; tested: number }
+interface Tally {
+  studies: number; generalises: number; depends: number; oracleGeneralises: number; oracleDepends: number;
+  rSum: number; rCount: number; rejected: number; tested: number;
+}
 
 const isCounted = (spec: StudySpec, a: string, b: string): boolean =>
   spec.oodSets > 2 || (a === TESTED_PAIR[0] && b === TESTED_PAIR[1]) || (a === TESTED_PAIR[1] && b === TESTED_PAIR[0]);

@@ -44,7 +44,8 @@ test('each run is pooled with its stated variance times its calibrated ratio whe
   const meta = result.meta.pairs[0];
   assert.equal(meta.se, want.se);
   assert.equal(meta.q, want.q);
-  assert.ok(meta.notes.some((s) => /^5 runs pooled with the variance their calibration measured, \d\.\d\d-\d\.\d\d times the stated one$/.test(s)), meta.notes.join('; '));
+  const scaledNote = /^5 runs pooled with the variance their calibration measured, \d\.\d\d-\d\.\d\d times the stated one$/;
+  assert.ok(meta.notes.some((s) => scaledNote.test(s)), meta.notes.join('; '));
   // without the calibration the same runs are pooled with the stated variances: a larger Q, so more often "depends"
   const uncalibrated = analyzeRuns(runs, { ...base, inference: 'naive', calibration: 0 }).meta.pairs[0];
   assert.ok(uncalibrated.q! > meta.q!, `Q ${uncalibrated.q} uncalibrated, ${meta.q} calibrated`);

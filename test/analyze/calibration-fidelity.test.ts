@@ -52,5 +52,6 @@ test('a run whose control is as noisy as it moves: its calibration measures abou
     return c.varianceRatio;
   });
   const mean = ratios.reduce((a, b) => a + b, 0) / ratios.length;
-  assert.ok(mean > truth.ratio / 2 && mean < truth.ratio * 2, `calibrated ratios ${ratios.map((r) => r.toFixed(2))} against the true ${truth.ratio.toFixed(2)}`);
+  assert.ok(mean > truth.ratio / 2 && mean < truth.ratio * 2,
+    `calibrated ratios ${ratios.map((r) => r.toFixed(2))} against the true ${truth.ratio.toFixed(2)}`);
 });

@@ -10,11 +10,6 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 
 /** The folders checked, from the repository root. */
 const CHECKED_ROOTS = ['bench', 'scripts', 'src', 'test'];
-/**
- * Files left unchecked while another change rewrites them, to be wrapped and removed from this list (exact: a
- * listed file that exists with no long line fails, so the list cannot go stale).
- */
-const PENDING = ['test/analyze/calibrated-pooling.test.ts', 'test/analyze/calibration-fidelity.test.ts', 'test/analyze/meta-analysis.test.ts'];
 const MAX_LENGTH = 150;
 const EXTENSIONS = new Set(['.ts', '.js', '.py']);
 
@@ -36,17 +31,13 @@ test(`no line over ${MAX_LENGTH} characters in ${CHECKED_ROOTS.join(', ')}`, () 
     return under;
   });
   const offenders: string[] = [];
-  const pendingWithLongLines = new Set<string>();
   for (const file of files) {
     const rel = path.relative(root, file).split(path.sep).join('/');
     fs.readFileSync(file, 'utf8').split(/\r?\n/).forEach((line, i) => {
       const length = [...line].length;
       if (length <= MAX_LENGTH) return;
-      if (PENDING.includes(rel)) pendingWithLongLines.add(rel);
-      else offenders.push(`${rel}:${i + 1} (${length} characters)`);
+      offenders.push(`${rel}:${i + 1} (${length} characters)`);
     });
   }
   assert.deepEqual(offenders, [], `lines over ${MAX_LENGTH} characters (wrap them by hand):\n${offenders.join('\n')}`);
-  const wrapped = PENDING.filter((rel) => fs.existsSync(path.join(root, rel)) && !pendingWithLongLines.has(rel));
-  assert.deepEqual(wrapped, [], 'PENDING files with no line left to wrap: remove them from PENDING');
 });
