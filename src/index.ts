@@ -15,7 +15,8 @@ export {
 } from './analyze/analysis.ts';
 export { metaAcrossRuns, type MetaAcrossRuns, type PairMeta } from './analyze/pair-meta.ts';
 export { ANALYSIS_OPTIONS, AnalysisOptionsSchema, DEFAULT_OPTIONS, type AnalysisOptions } from './analyze/options.ts';
-export { PAIR_VERDICTS, pairVerdict, headlineOf, type PairVerdict, type Headline } from './analyze/verdict.ts';
+export { PAIR_VERDICTS, pairVerdict, type PairVerdict } from './analyze/verdict.ts';
+export { headlineOf, type Headline } from './analyze/headline.ts';
 export { signVerdict, signCountSentence, type SignVerdict } from './analyze/agreement.ts';
 export type { RunCalibration } from './analyze/calibration.ts';
 export type { Robustness, PairRobustness } from './analyze/robustness.ts';

@@ -2,7 +2,7 @@
 // a significantly negative, and no significant partial correlation (adjusted p < alpha), a word
 // for that row, and the counts in one sentence. It counts signs only, so it cannot tell "no
 // relation" from "no power": the answer genstudy gives is the per-pair verdict (verdict.ts).
-import type { Agreement, AnalysisResult, PairResult } from './analysis.ts';
+import type { Agreement, PairResult } from './run-result.ts';
 
 export function isSignificant(p: Pick<PairResult, 'r' | 'p_adjusted'>, alpha: number): boolean {
   return p.r !== null && p.p_adjusted !== null && p.p_adjusted < alpha;
@@ -39,7 +39,7 @@ export function signVerdict(a: Agreement): SignVerdict {
 }
 
 /** The sign counts in one sentence, as counts: no Yes or No (a pair significant nowhere may only lack power). */
-export function signCountSentence(result: Pick<AnalysisResult, 'runs' | 'agreement'>, alpha: number): string {
+export function signCountSentence(result: { runs: readonly unknown[]; agreement: readonly Agreement[] }, alpha: number): string {
   const runs = result.runs.length;
   const verdicts = result.agreement.map(signVerdict);
   const pairs = verdicts.length;

@@ -10,107 +10,33 @@
 // A run with too few checkpoints is left out with its reason rather than stopping the analysis: one
 // short run (a model still training, a truncated log) should not hide what the others show.
 import { UserError } from '../errors.ts';
-import {
-  type ControlCorrection,
-  adjustPValues, blockBootstrap, firstDifferences, permutationTest, spacingOf, type Representation,
-} from '../stats/index.ts';
+import { adjustPValues, blockBootstrap, firstDifferences, permutationTest, spacingOf } from '../stats/index.ts';
 import { agreementAcrossRuns } from './agreement.ts';
-import { calibrateRun, type RunCalibration } from './calibration.ts';
-import { DEFAULT_OPTIONS as DEFAULTS, type AnalysisOptions } from './options.ts';
+import { calibrateRun } from './calibration.ts';
+import { DEFAULT_OPTIONS as DEFAULTS, type AnalysisOptions, type AnalyzeOptions } from './options.ts';
 import { MIN_STEPS, modelsGaps, residualiserFor, testPairs, type SamplingNoise, type TestedPair } from './pair-tests.ts';
 import { metaAcrossRuns, type MetaAcrossRuns } from './pair-meta.ts';
 import { plateausOf } from './plateaus.ts';
 import { markFragile, ROBUSTNESS_CHOICES, robustnessOf, type Robustness, type RunData } from './robustness.ts';
 import type { RunSeries } from './run-series.ts';
 import { runStability } from './stability.ts';
-import { headlineOf, type Headline } from './verdict.ts';
+import { headlineOf, type Headline } from './headline.ts';
+import type { Agreement, LeftOutRun, PairResult, RunAnalysis, RunControlNoise, RunSpacing } from './run-result.ts';
 import { knownNamesText } from '../closest-name.ts';
 
 export { agreementAcrossRuns, signVerdict, type SignVerdict } from './agreement.ts';
-export { PAIR_VERDICTS, type Headline, type PairVerdict } from './verdict.ts';
+export { PAIR_VERDICTS, type PairVerdict } from './verdict.ts';
+export type { Headline } from './headline.ts';
 export { splineBasisFor } from './pair-tests.ts';
+export type { Agreement, LeftOutRun, PairResult, RunAnalysis, RunControlNoise, RunSpacing } from './run-result.ts';
 
-/** The options of analysis.ts: the declared analysis options (options.ts) and the control test set. */
-export type AnalyzeOptions = AnalysisOptions & { control: string };
+export type { AnalyzeOptions } from './options.ts';
 
 /** What a caller gives: the control, and any options (the others take their defaults). */
 export type AnalyzeInput = Partial<AnalysisOptions> & { control: string };
 
 export const DEFAULT_OPTIONS: AnalysisOptions = DEFAULTS;
 
-export interface PairResult {
-  a: string;
-  b: string;
-  r: number | null;
-  /** Observations the test counted: the effective sample size ('effective-n'), or n ('naive'). */
-  nEff: number;
-  /** Degrees of freedom of the t-test: nEff - 2 - k. */
-  df: number;
-  p: number | null;
-  p_adjusted: number | null;
-  ci95: [number, number] | null;
-  /** What was correlated: the scores' levels or their first differences. */
-  representation: Representation;
-  /** Why r is null, when it is. */
-  reason?: string;
-  /** 'effective-n': each residual series' fitted drift correlation at the median gap (stats/noise-model.ts). */
-  phi?: [number, number];
-  /** Distinct (control, a, b) score rows, when fewer than the observations (plateaus). */
-  distinct?: number;
-  /** Block bootstrap percentile-t 95% CI (stats/bootstrap.ts); null with `bootstrap_reason`. */
-  bootstrap_ci95?: [number, number] | null;
-  bootstrap_reason?: string;
-  permutation_p?: number;
-  /** r divided by sqrt(reliability_a reliability_b): corrected for the OOD sets' own sampling noise (reported, not tested). */
-  r_disattenuated?: number;
-  /** Share of each residual series' variance that is not its own sampling noise. */
-  reliability?: [number, number];
-  /** Why this run's result for the pair is not to be trusted (stability.ts): left out of the pooling unless keepUnstable. */
-  unstable?: string;
-}
-
-/** How the control's sampling noise was handled in a run. */
-export interface RunControlNoise {
-  /** 'moments' (linear residualiser), 'simex' (spline), or 'none' (unknown variance, or Spearman). */
-  correction: ControlCorrection;
-  /** (S_cc - U) / S_cc: the share of the control's variation across checkpoints that is not sampling noise. */
-  reliability?: number;
-  /**
-   * Pair representations (levels and differences counted apart) left uncorrected: the stated noise's echo would take
-   * more than 80% of their residual variance, more than the scores hold (a fixed test set with stable answers).
-   */
-  uncorrected?: number;
-  warning?: string;
-}
-
-export interface RunAnalysis {
-  run: string;
-  /** Checkpoints (differences with --representation differences) the run has. */
-  n: number;
-  control: string;
-  /** Distinct checkpoint score vectors (control and every OOD set). */
-  distinct: number;
-  /** Set when most checkpoints repeat an earlier one's scores. */
-  warning?: string;
-  /** Present when the checkpoints are not evenly spaced in steps (log-spaced early, a missing step). */
-  spacing?: RunSpacing;
-  /** How the control's sampling noise was handled (absent when the scores are not proportions and no variance is given). */
-  control_noise?: RunControlNoise;
-  /** The test's false-positive rate and power on simulated series like this run's (absent with calibration 0). */
-  calibration?: RunCalibration;
-  pairs: PairResult[];
-}
-export interface RunSpacing {
-  uneven: true;
-  /** Smallest, median and largest gap between consecutive checkpoints, in steps. */
-  min_gap: number;
-  reference_gap: number;
-  max_gap: number;
-  /** True when the test models the gaps (effective-n: correlation exp(-gap / tau)); false for the naive test. */
-  modelled: boolean;
-}
-export interface LeftOutRun { run: string; reason: string }
-export interface Agreement { a: string; b: string; positive: number; negative: number; null: number; runs: number }
 export interface AnalysisResult {
   /** The answer: the four verdicts counted, in the sentence every output shows (verdict.ts). */
   headline: Headline;

@@ -77,3 +77,6 @@ export type AnalysisOptions = Values<typeof ANALYSIS_OPTIONS>;
 
 /** Every option at its default. */
 export const DEFAULT_OPTIONS: AnalysisOptions = AnalysisOptionsSchema.parse({});
+
+/** The options of analysis.ts: the declared analysis options and the control test set. */
+export type AnalyzeOptions = AnalysisOptions & { control: string };

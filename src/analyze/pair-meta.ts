@@ -11,7 +11,7 @@ import {
   adjustPValues, isMetaRegression, metaRegression, randomEffectsMeta,
   type Correction, type Moderator, type Tau2Estimator,
 } from '../stats/index.ts';
-import type { PairResult, RunAnalysis } from './analysis.ts';
+import type { PairResult, RunAnalysis } from './run-result.ts';
 import { clippedFisherZ, fisherZVariance, MAX_POOLED_R, runVarianceFactor } from './fisher-z.ts';
 import { pairVerdict, type PairVerdict } from './verdict.ts';
 

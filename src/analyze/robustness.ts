@@ -9,7 +9,8 @@
 // counted in m. A verdict that holds under fewer than half of the m is fragile: which word a pair
 // gets is then more a property of the analysis than of the runs, and every output says so.
 import { adjustPValues } from '../stats/index.ts';
-import type { AnalyzeOptions, PairResult } from './analysis.ts';
+import type { AnalyzeOptions } from './options.ts';
+import type { PairResult } from './run-result.ts';
 import { metaAcrossRuns, type MetaAcrossRuns, type PairMeta } from './pair-meta.ts';
 import { MIN_STEPS, testPairs, type PairTestOptions, type SamplingNoise } from './pair-tests.ts';
 import { runStability } from './stability.ts';

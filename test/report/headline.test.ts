@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { DEFAULT_OPTIONS, emptyAnalysis, type RunAnalysis } from '../../src/analyze/analysis.ts';
 import { agreementAcrossRuns } from '../../src/analyze/agreement.ts';
 import { metaAcrossRuns } from '../../src/analyze/pair-meta.ts';
-import { headlineOf } from '../../src/analyze/verdict.ts';
+import { headlineOf } from '../../src/analyze/headline.ts';
 import { studyAHeadline } from '../../src/report/study-a-section.ts';
 import type { StudyA } from '../../src/report/study-a.ts';
 
