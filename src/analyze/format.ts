@@ -76,8 +76,15 @@ export function formatTable(result: AnalysisResult, opts: AnalyzeOptions): strin
     if (hasBoot) header.push('bootstrap 95% CI');
     if (hasPerm) header.push('perm p');
     if (hasUnstable) header.push('unstable');
+    // why r is undefined goes under the table, numbered: in the r column it widened every row
+    const reasons: string[] = [];
+    const undefinedR = (reason: string | undefined) => {
+      const text = reason ?? 'undefined';
+      const at = reasons.indexOf(text);
+      return `undefined (${at >= 0 ? at + 1 : reasons.push(text)})`;
+    };
     const rows = run.pairs.map((p) => {
-      const row = [p.a, p.b, p.representation, p.r === null ? `undefined: ${p.reason}` : fixed(p.r, 3), fixed(p.nEff, 1), fixed(p.df, 1),
+      const row = [p.a, p.b, p.representation, p.r === null ? undefinedR(p.reason) : fixed(p.r, 3), fixed(p.nEff, 1), fixed(p.df, 1),
         pval(p.p), pval(p.p_adjusted) + star(p, opts.alpha), ci(p.ci95)];
       if (hasBoot) row.push(ci(p.bootstrap_ci95 ?? null));
       if (hasPerm) row.push(p.permutation_p === undefined ? '' : pval(p.permutation_p));
@@ -85,6 +92,7 @@ export function formatTable(result: AnalysisResult, opts: AnalyzeOptions): strin
       return row;
     });
     out.push(...alignColumns([header, ...rows], { indent: 2 }));
+    reasons.forEach((reason, i) => out.push(`  (${i + 1}) ${reason}`));
   }
   out.push('', `The papers' view across ${result.runs.length} run${result.runs.length === 1 ? '' : 's'}: runs with a significant ` +
     `correlation per pair (adjusted p < ${opts.alpha}); it counts signs, so "none" may be no power`);
