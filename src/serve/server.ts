@@ -58,6 +58,11 @@ export interface ServeOptions {
    * large model for minutes (clients must wait for it; a fixed --port makes that testable).
    */
   startupDelayMs?: number;
+  /**
+   * Called once a request's handling is over (answered, or dropped when its client went away), after
+   * any line logged for it: how a caller learns that a request is finished without timing it.
+   */
+  onRequestDone?: (req: http.IncomingMessage) => void;
 }
 
 export const SERVE_DEFAULTS = { maxLoras: 4, maxBodyBytes: 8 << 20, maxPromptTokens: 65_536, profile: SERVE_PROFILES[0] } as const;
@@ -333,6 +338,8 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
           req.resume();
         }
         if (!res.headersSent) send(res, e.status, e.body());
+      } finally {
+        opts.onRequestDone?.(req);
       }
     })();
   });

@@ -17,9 +17,9 @@ const child = path.join(repoRoot, 'test/train/store-child.ts');
 interface Done { status: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }
 
 /** Starts the training child; `onPause` runs once it says it stopped at `pauseAt`. */
-function trainChild(args: string[], pauseAt?: string, onPause?: (p: ChildProcess) => void): Promise<Done> {
+function trainChild(args: string[], pauseAt?: string, onPause?: (p: ChildProcess) => void, extraEnv: Record<string, string> = {}): Promise<Done> {
   return new Promise((resolve, reject) => {
-    const env = { ...process.env, ...(pauseAt ? { GENSTUDY_PAUSE_AT: pauseAt } : {}) };
+    const env = { ...process.env, ...(pauseAt ? { GENSTUDY_PAUSE_AT: pauseAt } : {}), ...extraEnv };
     const p = spawn(process.execPath, ['--import', 'tsx', child, ...args], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
@@ -70,12 +70,25 @@ function storedSteps(storeFile: string): number[] {
   }
 }
 
-async function until(what: string, ok: () => boolean): Promise<void> {
-  for (let i = 0; i < 600; i++) {
-    if (ok()) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`gave up waiting for ${what}`);
+/**
+ * Resolves once `file` exists, or once process `p` has ended (the test then reports how it ended):
+ * on the file system's events for the file's folder, each checked against the file itself, so a
+ * missed or merged event costs nothing; no timer.
+ */
+function appears(file: string, p: ChildProcess): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const watcher = fs.watch(path.dirname(file));
+    const stop = () => {
+      watcher.close();
+      p.off('exit', stop);
+      resolve();
+    };
+    const look = () => { if (fs.existsSync(file)) stop(); };
+    watcher.on('change', look);
+    watcher.on('error', (err) => { watcher.close(); reject(err); });
+    p.once('exit', stop);
+    look();
+  });
 }
 
 test('killed between renaming checkpoint-3 into place and writing its row (store locked by another process): the resume records it', async () => {
@@ -83,15 +96,18 @@ test('killed between renaming checkpoint-3 into place and writing its row (store
   const out = tempDir();
   const storeFile = path.join(tempDir(), 'store.sqlite');
   let lock: { release: () => Promise<void> } | undefined;
+  // Stopped before the rename: lock the store, let the child rename and block on its row, kill it
+  // there. The child waits for the lock until it is killed (its busy timeout longer than any run), so
+  // however long the rename takes to be seen, the kill lands while the row is unwritten.
   const killed = await trainChild([model, out, storeFile], 'checkpoint-3:before-rename', (p) => {
-    // Stopped before the rename: lock the store, let the child rename and block on its row, kill it there.
     void (async () => {
       lock = await holdWriteLock(storeFile);
+      const renamed = appears(path.join(out, 'checkpoint-3'), p);
       p.kill('SIGCONT');
-      await until('checkpoint-3 on disk', () => fs.existsSync(path.join(out, 'checkpoint-3')));
+      await renamed;
       p.kill('SIGKILL');
     })();
-  });
+  }, { GENSTUDY_BUSY_TIMEOUT_MS: String(24 * 3600_000) });
   assert.equal(killed.signal, 'SIGKILL', killed.stderr);
   await lock!.release();
   assert.deepEqual(listCheckpoints(out).map((c) => c.step), [0, 3]);

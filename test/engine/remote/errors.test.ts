@@ -2,7 +2,9 @@
 // errors, garbage or nothing: retried where retrying helps, a clear message where it does not.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import http from 'node:http';
+import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { RemoteEndpoints, RemoteError, RemoteModel } from '../../../src/engine/remote/index.ts';
 import type { Tokenizer } from '../../../src/types.ts';
@@ -57,6 +59,30 @@ function model(urls: string[], opts: { retries?: number; timeoutMs?: number; sta
 
 const REQ = [{ context: 'ab', continuation: 'cd' }];
 
+/**
+ * A port that refuses connections now and that no other socket is handed meanwhile: below the range
+ * the system picks ports from for `listen(0)` and outgoing connections, so only an explicit bind can
+ * take it (a port from listen(0), closed and bound again later, could be given to another test's socket).
+ */
+async function refusingPort(): Promise<number> {
+  let low = 32768;
+  try {
+    low = Number(fs.readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || low;
+  } catch { /* not Linux: 32768 is below the BSDs' and macOS's 49152 too */ }
+  for (;;) {
+    const port = 10_000 + Math.floor(Math.random() * (Math.min(low, 32768) - 10_000));
+    const server = net.createServer();
+    const free = await new Promise<boolean>((resolve) => {
+      server.once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => resolve(true));
+    });
+    if (free) {
+      await new Promise((r) => server.close(r));
+      return port;
+    }
+  }
+}
+
 test('500 then success, and 429 with Retry-After, are retried', async () => {
   const s = await fakeServer((body, hit, res) => (hit === 1 ? json(res, 500, { error: { message: 'busy' } })
     : hit === 2 ? json(res, 429, { error: { message: 'slow down' } }, { 'retry-after': '0' })
@@ -101,9 +127,7 @@ test('garbage, a server without log-probs, and wrong lengths get clear messages'
 });
 
 test('a dead endpoint is passed over; with none alive the error names the endpoints and the cause', async () => {
-  const dead = await fakeServer(() => undefined);
-  const deadUrl = dead.url;
-  await dead.close();
+  const deadUrl = `http://127.0.0.1:${await refusingPort()}`;
   const s = await fakeServer((body, _h, res) => json(res, 200, echoAnswer(body.prompt)));
   try {
     const m = model([deadUrl, s.url]);
@@ -117,35 +141,35 @@ test('a dead endpoint is passed over; with none alive the error names the endpoi
 });
 
 test('a server that refuses connections is waited for on /health up to the start-up deadline, with progress; then its refusals count', async () => {
-  // A port that refuses now and listens in a moment, as vLLM does while it loads a model.
-  const probe = await fakeServer(() => undefined);
-  const port = Number(new URL(probe.url).port);
-  await probe.close();
+  // A port that refuses until the client says it is waiting for it, then listens, as vLLM does once
+  // it has loaded a model: the wait is what starts the server, so no timer has to land first.
+  const port = await refusingPort();
   const lines: string[] = [];
-  const late = setTimeout(() => {
-    const server = http.createServer((req, res) => {
+  let server: http.Server | undefined;
+  const listen = () => {
+    server = http.createServer((req, res) => {
       if (req.url === '/health') { res.end(); return; }
       let text = '';
       req.on('data', (c: Buffer) => { text += c.toString(); });
       req.on('end', () => json(res, 200, echoAnswer((JSON.parse(text) as { prompt: number[][] }).prompt)));
     });
     server.listen(port, '127.0.0.1');
-    after.push(() => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); }));
-  }, 1500);
-  const after: (() => Promise<void>)[] = [];
+  };
+  const log = (l: string) => {
+    lines.push(l);
+    if (/refuses connections; waiting/.test(l) && !server) listen();
+  };
   try {
-    const got = await model([`http://127.0.0.1:${port}`], { retries: 0, startupMs: 60_000, log: (l) => lines.push(l) }).score(REQ);
+    const got = await model([`http://127.0.0.1:${port}`], { retries: 0, startupMs: 60_000, log }).score(REQ);
     assert.equal(got[0].logprob, -1);
     assert.match(lines[0], /refuses connections; waiting up to 60 s for it to start \(GET \/health\)/);
     assert.match(lines.at(-1)!, /is up after \d+ s/);
   } finally {
-    clearTimeout(late);
-    for (const close of after) await close();
+    const s = server;
+    if (s) await new Promise((r) => { s.closeAllConnections(); s.close(() => r(undefined)); });
   }
   // A server that never comes up: waited for until the deadline, then the usual tries.
-  const never = await fakeServer(() => undefined);
-  const neverUrl = never.url;
-  await never.close();
+  const neverUrl = `http://127.0.0.1:${await refusingPort()}`;
   await assert.rejects(model([neverUrl], { retries: 1, startupMs: 300 }).score(REQ), /after 2 tries .*ECONNREFUSED/);
 });
 
