@@ -1,7 +1,7 @@
 /**
  * First differences d_i = x_{i+1} - x_i (numpy.diff): correlating the step-to-step changes of two
  * series, rather than their levels, removes shared trends along a run, a simple check that respects
- * the order of checkpoints (see PAPERS.md, "evaluation steps within one run are autocorrelated").
+ * the order of checkpoints (evaluations at successive checkpoints of one run are autocorrelated).
  */
 import { toFloat64 } from './validate.ts';
 
