@@ -2,7 +2,7 @@
 // suite, writing checkpoint-N folders along the way; --init trains a tiny model from scratch. This
 // file parses the flags into a TrainRequest and prints the result; pipeline/train-request.ts trains
 // it, through the trainRun a study's runs go through.
-import { Command, Option } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { UserError } from '../errors.ts';
 import { numberIn, wholeNumber } from './flag-values.ts';
 import { addDataDirOption, addFormatOption, addSyntheticOptions, storeOption } from './shared-options.ts';
@@ -10,7 +10,7 @@ import { formatTextTable } from '../text-table.ts';
 import { TASK_PRESET_NAMES } from '../tasks/index.ts';
 import { defaultLoraTargetsInWords } from '../engine/index.ts';
 import { FINETUNE_METHODS, HF_LAUNCH_DEFAULTS, INIT_FAMILIES, INIT_SHAPE_DEFAULTS, OBJECTIVES, TRAINING_BACKENDS, LORA_OPTIONS,
-  HF_LAUNCH_OPTIONS, progressSink, TRAINING_OPTIONS } from '../train/index.ts';
+  HF_LAUNCH_OPTIONS, objectiveNamed, progressSink, TRAINING_OPTIONS, type Objective } from '../train/index.ts';
 import { addTrainingFlags, trainingSettingsFromFlags } from './training-flags.ts';
 import { flagsGiven } from './option-flags.ts';
 import type { Launcher } from '../train/hf/index.ts';
@@ -21,7 +21,7 @@ import { count } from './count.ts';
 interface TrainFlags {
   model?: string; init?: (typeof INIT_FAMILIES)[number]; initHidden: string; initLayers: string;
   data: string; syntheticSeed: string; syntheticSize: string; dataDir?: string; format: 'table' | 'json';
-  task?: string; prompt: string; objective?: (typeof OBJECTIVES)[number];
+  task?: string; prompt: string; objective?: Objective;
   fticlK?: string; fticlPool?: string; fticlSeed?: string;
   method: (typeof FINETUNE_METHODS)[number]; loraTargets?: string;
   saveEvery?: string; saveLogSpaced?: string; saveStart: boolean;
@@ -44,6 +44,13 @@ function trainingArgsOf(f: TrainFlags): Record<string, unknown> | undefined {
   }
   if (f.bf16) extra = { ...extra, bf16: true };
   return Object.keys(extra).length ? extra : undefined;
+}
+
+/** --objective's value: one of OBJECTIVES, or its old spelling (classify, generate) read with a note. */
+function objectiveFlag(value: string): Objective {
+  const objective = objectiveNamed(value, '--objective');
+  if (objective === undefined) throw new InvalidArgumentError(`Allowed choices are ${OBJECTIVES.join(', ')}.`);
+  return objective;
 }
 
 /** Numeric flags: whole numbers (int) or any number, from `min`; the message names the range. */
@@ -69,8 +76,8 @@ export function registerTrain(program: Command): void {
     .option('--task <task>',
       `prompt and labels: ${TASK_PRESET_NAMES.join(' | ')} | a task spec file (default: synthetic with --data synthetic, else study-a)`)
     .addOption(new Option('--prompt <n>', "study B's prompt: 1 or 2 (training uses one)").choices(['1', '2']).default('1'))
-    .addOption(new Option('--objective <kind>', 'classify: label-token loss at the last prompt position (study A); generate: prompt + ' +
-      'output + EOS, loss on the output (study B)').choices(OBJECTIVES))
+    .addOption(new Option('--objective <kind>', 'label-token: the label token\'s loss at the last prompt position (study A); supervised: ' +
+      'prompt + output + EOS, loss on the output (study B)').choices(OBJECTIVES).argParser(objectiveFlag))
     .option('--fticl-k <k>', 'FTICL: prepend k demonstrations to every training example')
     .option('--fticl-pool <spec>', 'FTICL demonstration pool (spec file or registered id; default: the training data)')
     .option('--fticl-seed <n>', 'FTICL: sample the demonstrations per example with this seed (default: the same first k for all, as study B)')

@@ -6,6 +6,8 @@ import { LineCounter, parseDocument, isNode, parse as parseYaml, type Document }
 import type { z } from 'zod';
 import { UserError, unreadable } from '../errors.ts';
 import { StudySchema, type Study } from './schema.ts';
+import { PROTOCOL_SETTING_SPECS, type ProtocolSettingSpec } from '../tasks/protocol.ts';
+import { currentSpelling } from '../old-spellings.ts';
 
 /**
  * Reads and validates a study file. `overrides` are `field.path=value` settings applied on top
@@ -87,9 +89,28 @@ export function parseStudy(text: string, file: string, overrideTexts: readonly s
     throw new UserError(`${file}: ${(err as Error).message.split('\n')[0]}; write the repeated values out or use fewer aliases`);
   }
   for (const o of overrides) applyOverride(value, o);
+  readOldSpellings(value, file);
   const result = StudySchema.safeParse(value);
   if (!result.success) throw new UserError(describeIssues(result.error.issues, doc, lines, file, overrides));
   return result.data;
+}
+
+const isMapping = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * A protocol setting written in an old spelling (its oldSpellings, tasks/protocol.ts) is read as the
+ * current one, with a note, once per file and setting, that names the file and what to write.
+ */
+function readOldSpellings(value: unknown, file: string): void {
+  if (!isMapping(value)) return;
+  for (const [name, spec] of Object.entries(PROTOCOL_SETTING_SPECS) as [string, ProtocolSettingSpec][]) {
+    if (spec.oldSpellings === undefined || typeof spec.study !== 'string') continue;
+    const sections = spec.study === 'evaluation' ? [value.evaluation] : Array.isArray(value.methods) ? value.methods : [];
+    for (const section of sections) {
+      if (!isMapping(section) || typeof section[name] !== 'string') continue;
+      section[name] = currentSpelling(section[name], spec.oldSpellings, `${file}: ${name}`);
+    }
+  }
 }
 
 function describeIssues(issues: readonly z.core.$ZodIssue[], doc: Document, lines: LineCounter, file: string,

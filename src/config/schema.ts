@@ -3,16 +3,46 @@
 import { z } from 'zod';
 import { AnalysisOptionsSchema } from '../analyze/options.ts';
 import {
-  BOS_RULES, EVALUATION_GRIDS, GRID_RUN_SHOTS, LABEL_TOKENS, LOSS_WEIGHTINGS, PROTOCOLS, READING_POSITIONS, ROUGE_AGGREGATES,
-  STUDY_A_MNLI_NEUTRAL_RULES, TRAINING_TRUNCATIONS, UNLABELED_ROWS, ZERO_SHOT_PREFIXES,
+  PROTOCOL_SETTING_SPECS, PROTOCOLS, protocolSettingsAt, type ProtocolSettings, type ProtocolSettingsAt,
 } from '../tasks/protocol.ts';
+import { zodOf } from '../option-table.ts';
 import { DEFAULT_SCORING, SCORING_MODES } from '../tasks/task.ts';
 import { SUITE_DEFAULTS, SUITE_DESIGNS } from '../synth/design.ts';
 import { IDENTITY_CHECKS, METHOD_KINDS } from '../types.ts';
-import { FINETUNE_METHODS, HF_LAUNCH_DEFAULTS, INIT_FAMILIES, INIT_SHAPE_DEFAULTS, LORA_STUDY_FIELDS, STUDY_LAUNCHERS, STUDY_OBJECTIVES,
+import { FINETUNE_METHODS, HF_LAUNCH_DEFAULTS, INIT_FAMILIES, INIT_SHAPE_DEFAULTS, LORA_STUDY_FIELDS, STUDY_LAUNCHERS, OBJECTIVES,
   TRAINING_BACKENDS, TRAINING_DEFAULTS, TRAINING_STUDY_FIELDS } from '../train/option-table.ts';
 
 const positiveInt = z.number().int().min(1);
+
+type ProtocolFields<P extends 'evaluation' | 'method'> = {
+  [K in keyof ProtocolSettingsAt<P> & keyof ProtocolSettings]: z.ZodOptional<z.ZodType<Exclude<ProtocolSettings[K], undefined>>>
+};
+
+/**
+ * The study-file fields of the protocol settings written at `place` (tasks/protocol.ts): each
+ * optional, the study's protocol deciding when it is not written (config/settings.ts).
+ */
+export function protocolFields<P extends 'evaluation' | 'method'>(place: P): ProtocolFields<P> {
+  return Object.fromEntries(protocolSettingsAt(place).map((k) => [k, zodOf(PROTOCOL_SETTING_SPECS[k], { withDefault: false })])) as ProtocolFields<P>;
+}
+
+type Joined<T extends readonly object[]> = T extends readonly [infer A, ...infer R extends readonly object[]] ? A & Joined<R> : unknown;
+
+/**
+ * The fields of one study-file section, gathered from where each is declared (the section's own,
+ * an option table's, the protocol table's); a field declared in two of them is refused here, when
+ * the schema is built, rather than one declaration silently replacing the other.
+ */
+export function fieldsOnce<const T extends readonly Record<string, z.ZodType>[]>(section: string, ...parts: T): Joined<T> {
+  const out: Record<string, z.ZodType> = {};
+  for (const part of parts) {
+    for (const [k, v] of Object.entries(part)) {
+      if (Object.hasOwn(out, k)) throw new Error(`study file, ${section}: the field "${k}" is declared twice`);
+      out[k] = v;
+    }
+  }
+  return out as Joined<T>;
+}
 
 /** A model: a Hugging Face folder, or a tiny model initialised from scratch (the demo). */
 export const ModelSchema = z.strictObject({
@@ -59,26 +89,12 @@ export const LoraSchema = z.strictObject({
   targets: z.array(z.string()).optional(),
 });
 
-export const MethodSchema = z.strictObject({
+export const MethodSchema = z.strictObject(fieldsOnce('methods', {
   name: z.string().regex(/^[A-Za-z0-9._-]+$/),
   /** base: no training, evaluated with k-shot ICL; ft: fine-tuning; fticl: fine-tuning with demonstrations. */
   kind: z.enum(METHOD_KINDS),
   finetune: z.enum(FINETUNE_METHODS).default(FINETUNE_METHODS[0]),
   lora: LoraSchema.optional(),
-  // lr, epochs, steps, batchSize, gradAccum, weightDecay, warmupRatio, schedule and maxGradNorm, from
-  // the training options' one table (train/option-table.ts). maxGradNorm's default comes from the
-  // protocol: 1 (corrected), 0 (official: neither release clips).
-  ...TRAINING_STUDY_FIELDS,
-  /**
-   * step-tokens: the step's summed token loss over all its target tokens; micro-batch-mean: the mean of each micro-batch's token mean (the
-   * releases' transformers). Default from the protocol.
-   */
-  lossWeighting: z.enum(LOSS_WEIGHTINGS).optional(),
-  /**
-   * Supervised sequences over the limit: keep-target keeps their last tokens; first-1024 their first 1024 (study B's train.py). Default
-   * from the protocol.
-   */
-  truncation: z.enum(TRAINING_TRUNCATIONS).optional(),
   /**
    * The effective batch of one optimiser step over all devices (per-device batch x accumulation x
    * devices); gradAccum becomes globalBatch / batchSize. Study B: 2 per device x 8 accumulation.
@@ -89,7 +105,7 @@ export const MethodSchema = z.strictObject({
    * classification tasks too); label-token: cross-entropy at the last prompt position against the
    * label's first token (study A). Default: supervised for study B's tasks, label-token otherwise.
    */
-  objective: z.enum(STUDY_OBJECTIVES).optional(),
+  objective: z.enum(OBJECTIVES).optional(),
   /**
    * FTICL: demonstrations per training example: one k, a list (one run per k), or a list per
    * training set id or task name (study B: 1 and 2 for generation, 2 and 4 for sentiment and
@@ -98,15 +114,18 @@ export const MethodSchema = z.strictObject({
   demonstrations: z.union([
     z.number().int().min(1), z.array(z.number().int().min(1)).min(1), z.record(z.string(), z.array(z.number().int().min(1)).min(1)),
   ]).optional(),
-  /** first: the first k of the pool for every example (study B); sampled: k per example, seeded. Default from the protocol. */
-  demonstrationSelection: z.enum(['first', 'sampled']).optional(),
-  /** few-shot: the training set's in-domain few-shot file (study B); training: the training rows. Default from the protocol. */
-  demonstrationPool: z.enum(['few-shot', 'training']).optional(),
   /** Base: in-context demonstrations at test time, one run per k (study B); a map gives each training set (id or task name) its own list. */
   shots: z.union([z.array(z.number().int().min(0)), z.record(z.string(), z.array(z.number().int().min(0)))]).optional(),
   /** builtin: genstudy's own trainer; hf: transformers' Trainer on the same prepared examples (the study's hf section says how to launch it). */
   backend: z.enum(TRAINING_BACKENDS).default(TRAINING_BACKENDS[0]),
-}).refine((m) => m.kind === 'base' || m.lr !== undefined, { message: 'a trained method needs lr', path: ['lr'] })
+},
+// lr, epochs, steps, batchSize, gradAccum, weightDecay, warmupRatio and schedule, from the training
+// options' one table (train/option-table.ts).
+TRAINING_STUDY_FIELDS,
+// maxGradNorm, lossWeighting, truncation, demonstrationPool and demonstrationSelection: protocol
+// settings a method may set for itself (tasks/protocol.ts), defaulting from the study's protocol.
+protocolFields('method')))
+  .refine((m) => m.kind === 'base' || m.lr !== undefined, { message: 'a trained method needs lr', path: ['lr'] })
   .refine((m) => m.kind !== 'fticl' || m.demonstrations !== undefined, { message: 'fticl needs demonstrations (k >= 1)', path: ['demonstrations'] })
   .refine((m) => m.globalBatch === undefined || m.globalBatch % m.batchSize === 0,
     { message: 'globalBatch must be a multiple of batchSize', path: ['globalBatch'] });
@@ -132,7 +151,7 @@ export const CheckpointSchema = z.strictObject({
   atEnd: z.boolean().default(true),
 });
 
-export const EvaluationSchema = z.strictObject({
+export const EvaluationSchema = z.strictObject(fieldsOnce('evaluation', {
   /** The in-domain test set: the control of study A's analysis (none: no partial correlations, e.g. study B). */
   control: z.string().optional(),
   testSets: z.array(z.string()).min(1),
@@ -154,29 +173,8 @@ export const EvaluationSchema = z.strictObject({
     /** How a server that does not report its weights (vLLM) is matched with each checkpoint (docs/remote.md). */
     identity: z.enum(IDENTITY_CHECKS).optional(),
   }).optional(),
-  // The settings below default from the study's protocol (src/tasks/protocol.ts, docs/studies.md).
-  /** First-token scoring and the label-token objective: the label's first token in context, or tokenised alone. */
-  labelTokens: z.enum(LABEL_TOKENS).optional(),
-  /** study-b: study B's "<s> " 0-shot prefix and special-token use; tokenizer: the tokenizer's own BOS. */
-  bos: z.enum(BOS_RULES).optional(),
-  /** Rows whose gold label the data set drops (study B's "-"): wrong: kept among the first `limit` rows and counted wrong; drop: skipped. */
-  unlabeledRows: z.enum(UNLABELED_ROWS).optional(),
-  /** The ROUGE the report reads: the bootstrap median (HF rouge metric, what study B printed) or the per-example mean. */
-  rouge: z.enum(ROUGE_AGGREGATES).optional(),
-  /** reported: each run at its own k; every-k-and-prompt: every run at every k of each test set's task and both prompts. */
-  grid: z.enum(EVALUATION_GRIDS).optional(),
   /** The k of the every-k grid per test-set task (default: study B's, evaluate_cross.py). */
   shots: z.record(z.string(), z.array(z.number().int().min(0)).min(1)).optional(),
-  /** F1's positive class (study A's predecessor: "No"). */
-  positiveLabel: z.string().optional(),
-  /** Study A: read the label logits at the last real token, or at position 127 of rows right-padded to 128 tokens (its predecessor). */
-  readingPosition: z.enum(READING_POSITIONS).optional(),
-  /** The every-k grid: add-run-k adds each run's own k to every test set's k list; task-k-only keeps the task's (evaluate_cross.py). */
-  gridRunShots: z.enum(GRID_RUN_SHOTS).optional(),
-  /** Study B's "<s> " 0-shot prefix: as-tokenized (Llama-2's tokenizer.json: BOS then a lone "▁"), or bos-only (BOS, then the prompt). */
-  zeroShotPrefix: z.enum(ZERO_SHOT_PREFIXES).optional(),
-  /** Study A's MNLI neutral rows: drop, or keep-as-bug (its predecessor: trained toward token id 1, scored with gold "Yes"). */
-  studyAMnliNeutral: z.enum(STUDY_A_MNLI_NEUTRAL_RULES).optional(),
   /**
    * Servers genstudy starts itself, one model folder at a time ({model}: the checkpoint, or a LoRA
    * adapter's base; {port}: a free port), e.g. "vllm serve {model} --port {port} --enable-lora":
@@ -186,7 +184,12 @@ export const EvaluationSchema = z.strictObject({
     command: z.union([z.string().transform((s) => s.split(/\s+/).filter(Boolean)), z.array(z.string()).min(1)]),
     startupSeconds: positiveInt.default(1200),
   }).optional(),
-}).refine((e) => !(e.remote && e.serve),
+},
+// labelTokens, bos, unlabeledRows, rouge, grid, gridRunShots, zeroShotPrefix, positiveLabel,
+// readingPosition, studyAMnliNeutral: the protocol settings written here (tasks/protocol.ts, docs/studies.md),
+// each defaulting from the study's protocol.
+protocolFields('evaluation')))
+  .refine((e) => !(e.remote && e.serve),
   { message: 'give remote (servers already running) or serve (servers genstudy starts), not both', path: ['serve'] });
 
 /** The study's `analysis:` section: the metric, and the analysis options declared once in analyze/options.ts. */

@@ -2,90 +2,67 @@
 // the study file writes out taking precedence. Everything that runs a study reads them from here.
 import { UserError } from '../errors.ts';
 import {
-  PROTOCOL_SETTINGS, STUDY_A_PAD_TO, STUDY_B_ICL_SHOTS, STUDY_B_MAX_LENGTH, taskPreset, taskShortName,
-  type BosRule, type EvaluationGrid, type GridRunShots, type LabelTokens,
-  type LossWeighting, type Protocol, type ReadingPosition, type RougeAggregate, type StudyAMnliNeutral, type TrainingTruncation, type UnlabeledRows,
-  type ZeroShotPrefix,
+  PROTOCOL_SETTING_SPECS, PROTOCOL_SETTINGS, STUDY_A_PAD_TO, STUDY_B_ICL_SHOTS, STUDY_B_MAX_LENGTH, protocolSettingsAt, taskPreset, taskShortName,
+  type LossWeighting, type Protocol, type ProtocolSettingName, type ProtocolSettings, type Truncation,
 } from '../tasks/index.ts';
 import type { Study, StudyMethod, StudyTrainingSet } from './schema.ts';
 import type { LabelTokenRule } from '../types.ts';
-import { TRAINER_OBJECTIVE, type OBJECTIVES } from '../train/option-table.ts';
+import type { Objective } from '../train/option-table.ts';
 
-export interface StudySettings {
+/**
+ * A study's settings: every protocol setting (tasks/protocol.ts) under its one name, the study
+ * file's value where it writes one, else its protocol's; a method's own values are methodSettingsOf's.
+ */
+export type StudySettings = ProtocolSettings & {
   protocol: Protocol;
-  labelTokens: LabelTokens;
-  bos: BosRule;
-  unlabeledRows: UnlabeledRows;
-  rouge: RougeAggregate;
-  grid: EvaluationGrid;
   /** The every-k grid's k per test-set task name ("sentiment"); study B's by default. */
   gridShots: Readonly<Record<string, readonly number[]>>;
-  /** F1's positive class for study A's tasks (undefined: the first label). */
-  studyAPositiveLabel?: string;
-  /** F1's positive class for every task, when the study names one. */
-  positiveLabel?: string;
-  /** Study A's tasks: where the label logits are read. */
-  readingPosition: ReadingPosition;
-  /** Study B's classification cells: the label token read (evaluation.labelTokens, when written, covers them too). */
-  studyBLabelTokens: LabelTokens;
-  /** The every-k grid: whether a run's own k joins each test set's k list. */
-  gridRunShots: GridRunShots;
-  /** Study B's "<s> " 0-shot prefix under its BOS rule. */
-  zeroShotPrefix: ZeroShotPrefix;
-  /** Study A's MNLI neutral rows (training and test sets of study A's task). */
-  studyAMnliNeutral: StudyAMnliNeutral;
-  /** The protocol's training defaults; a method's own value wins (trainingSettingsOf). */
-  maxGradNorm: number;
-  lossWeighting: LossWeighting;
-  trainingTruncation: TrainingTruncation;
-}
+  /** The settings the study file wrote (the others are its protocol's): a written positiveLabel is every task's, the protocol's study A's. */
+  written: ReadonlySet<ProtocolSettingName>;
+};
 
 export function studySettings(study: Study): StudySettings {
-  const p = PROTOCOL_SETTINGS[study.protocol];
-  const e = study.evaluation;
-  return {
-    protocol: study.protocol,
-    labelTokens: e.labelTokens ?? p.labelTokens,
-    bos: e.bos ?? p.bos,
-    unlabeledRows: e.unlabeledRows ?? p.unlabeledRows,
-    rouge: e.rouge ?? p.rouge,
-    grid: e.grid ?? p.grid,
-    gridShots: { ...STUDY_B_ICL_SHOTS, ...e.shots },
-    studyAPositiveLabel: e.positiveLabel ?? p.studyAPositiveLabel,
-    positiveLabel: e.positiveLabel,
-    readingPosition: e.readingPosition ?? p.studyAReadingPosition,
-    studyBLabelTokens: e.labelTokens ?? p.studyBLabelTokens,
-    gridRunShots: e.gridRunShots ?? p.gridRunShots,
-    zeroShotPrefix: e.zeroShotPrefix ?? p.zeroShotPrefix,
-    studyAMnliNeutral: e.studyAMnliNeutral ?? p.studyAMnliNeutral,
-    maxGradNorm: p.maxGradNorm,
-    lossWeighting: p.lossWeighting,
-    trainingTruncation: p.trainingTruncation,
-  };
+  const row = PROTOCOL_SETTINGS[study.protocol];
+  const evaluation = study.evaluation as Record<string, unknown>;
+  const written = new Set<ProtocolSettingName>();
+  const resolved = Object.fromEntries((Object.keys(PROTOCOL_SETTING_SPECS) as ProtocolSettingName[]).map((name) => {
+    const place = PROTOCOL_SETTING_SPECS[name].study;
+    const own = place === 'evaluation' ? evaluation[name] : typeof place === 'object' ? evaluation[place.setBy] : undefined;
+    if (own !== undefined) written.add(name);
+    return [name, own ?? row[name]];
+  })) as ProtocolSettings;
+  return { ...resolved, protocol: study.protocol, gridShots: { ...STUDY_B_ICL_SHOTS, ...study.evaluation.shots }, written };
 }
 
-/** A trained method's clipping, loss weighting and truncation: its own values, else the protocol's. */
-export function trainingSettingsOf(
-  settings: StudySettings, method: StudyMethod,
-): Pick<StudySettings, 'maxGradNorm' | 'lossWeighting' | 'trainingTruncation'> {
-  return {
-    maxGradNorm: method.maxGradNorm ?? settings.maxGradNorm,
-    lossWeighting: method.lossWeighting ?? settings.lossWeighting,
-    trainingTruncation: method.truncation ?? settings.trainingTruncation,
-  };
+type MethodSettingName = ReturnType<typeof protocolSettingsAt<'method'>>[number];
+
+/** A method's protocol settings (clipping, loss weighting, truncation, FTICL's demonstrations): its own values, else the study's. */
+export function methodSettingsOf(settings: StudySettings, method: StudyMethod): Pick<ProtocolSettings, MethodSettingName> {
+  return Object.fromEntries(protocolSettingsAt('method').map((name) => [name, method[name] ?? settings[name]])) as
+    Pick<ProtocolSettings, MethodSettingName>;
 }
 
 /**
- * The trainer's options for those settings: the clipping norm, the loss weighting, and for
- * first-1024 on the supervised objective (study B's train.py) the first STUDY_B_MAX_LENGTH tokens kept.
+ * The trainer's options for a method on a training set (train/options.ts, under the same names):
+ * its objective; its label token; for study A's label-token objective under readingPosition
+ * padded-128, the padded position; its clipping and loss weighting; and for keep-first on the
+ * supervised objective (study B's train.py) the first STUDY_B_MAX_LENGTH tokens kept.
  */
-export function trainerSettingsOf(settings: StudySettings, method: StudyMethod, set: StudyTrainingSet): {
-  maxGradNorm: number; lossWeighting: LossWeighting; truncation?: 'keep-first'; maxLength?: number;
+export function trainerSettingsOf(settings: StudySettings, method: StudyMethod, set: StudyTrainingSet, studyAOnly: boolean): {
+  objective: Objective; labelTokens: LabelTokenRule; padTo?: number;
+  maxGradNorm: number; lossWeighting: LossWeighting; truncation?: Truncation; maxLength?: number;
 } {
-  const t = trainingSettingsOf(settings, method);
-  const firstTokens = t.trainingTruncation === 'first-1024' && objectiveOf(method, set) === 'supervised';
-  return { maxGradNorm: t.maxGradNorm, lossWeighting: t.lossWeighting,
-    ...(firstTokens ? { truncation: 'keep-first', maxLength: STUDY_B_MAX_LENGTH } : {}) };
+  const objective = objectiveOf(method, set);
+  const m = methodSettingsOf(settings, method);
+  const keepFirst = m.truncation === 'keep-first' && objective === 'supervised';
+  return {
+    objective,
+    // llama2-ids are evaluation-only ids; a label-token objective trains the in-context token (the same ids with Llama-2's Prompt-1).
+    labelTokens: settings.labelTokens === 'llama2-ids' ? 'in-context' : settings.labelTokens,
+    ...(studyAOnly && settings.readingPosition === 'padded-128' && objective === 'label-token' ? { padTo: STUDY_A_PAD_TO } : {}),
+    maxGradNorm: m.maxGradNorm, lossWeighting: m.lossWeighting,
+    ...(keepFirst ? { truncation: 'keep-first', maxLength: STUDY_B_MAX_LENGTH } : {}),
+  };
 }
 
 /** The task name a training set is known by in per-task maps: "sentiment" for "study-b/sentiment". */
@@ -112,20 +89,9 @@ export function fticlShots(method: StudyMethod, set: StudyTrainingSet): number[]
 }
 
 /** The training objective of a method: study B's supervised one for its tasks, study A's label token otherwise. */
-export function objectiveOf(method: StudyMethod, set: StudyTrainingSet): NonNullable<StudyMethod['objective']> {
+export function objectiveOf(method: StudyMethod, set: StudyTrainingSet): Objective {
   if (method.objective) return method.objective;
   return taskPreset(set.task)?.study === 'B' ? 'supervised' : 'label-token';
-}
-
-/** Where FTICL demonstrations come from and how they are picked, under the study's protocol. */
-export function demonstrationSource(study: Study, method: StudyMethod): {
-  pool: NonNullable<StudyMethod['demonstrationPool']>; selection: NonNullable<StudyMethod['demonstrationSelection']>;
-} {
-  const official = PROTOCOL_SETTINGS[study.protocol].fticlDemonstrations === 'few-shot-first';
-  return {
-    pool: method.demonstrationPool ?? (official ? 'few-shot' : 'training'),
-    selection: method.demonstrationSelection ?? (official ? 'first' : 'sampled'),
-  };
 }
 
 /** Gradient accumulation steps of a method: globalBatch / batchSize when a global batch is given. */
@@ -167,19 +133,6 @@ export function isStudyAOnly(study: Study, testSetPresets: readonly (string | un
 export function readingRulesOf(settings: StudySettings, studyAOnly: boolean): { padTo?: number; positiveLabel?: string } {
   return {
     ...(studyAOnly && settings.readingPosition === 'padded-128' ? { padTo: STUDY_A_PAD_TO } : {}),
-    positiveLabel: settings.positiveLabel ?? (studyAOnly ? settings.studyAPositiveLabel : undefined),
-  };
-}
-
-/** How a trained method's targets are read: its objective, label token and (study A's label-token objective) padded position. */
-export function trainingTargetsOf(settings: StudySettings, method: StudyMethod, set: StudyTrainingSet, studyAOnly: boolean): {
-  objective: (typeof OBJECTIVES)[number]; labelTokens: LabelTokenRule; padTo?: number;
-} {
-  const objective = objectiveOf(method, set);
-  return {
-    objective: TRAINER_OBJECTIVE[objective],
-    // llama2-ids are evaluation-only ids; a label-token objective trains the in-context token (the same ids with Llama-2's Prompt-1).
-    labelTokens: settings.labelTokens === 'llama2-ids' ? 'in-context' : settings.labelTokens,
-    ...(studyAOnly && settings.readingPosition === 'padded-128' && objective === 'label-token' ? { padTo: STUDY_A_PAD_TO } : {}),
+    positiveLabel: studyAOnly || settings.written.has('positiveLabel') ? settings.positiveLabel : undefined,
   };
 }

@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { RunPlan } from '../config/expand.ts';
 import type { Study } from '../config/schema.ts';
 import {
-  evaluationCellsFor, gradAccumOf, isStudyAOnly, readingRulesOf, trainerSettingsOf, trainingTargetsOf, type StudySettings,
+  evaluationCellsFor, gradAccumOf, isStudyAOnly, readingRulesOf, trainerSettingsOf, type StudySettings,
 } from '../config/settings.ts';
 import { defaultLoraTargetsOf } from '../engine/index.ts';
 import {
@@ -99,7 +99,6 @@ export async function executeRun(study: Study, run: RunPlan, ctx: RunContext): P
   const options: TrainOptions = {
     model: modelDir, outDir: runDir, task, train: training.examples, dataName: run.trainingSet.id,
     demonstrations: method.kind === 'fticl' ? await fticlDemonstrations(study, run, training.examples, ctx.dataDir) : undefined,
-    ...trainingTargetsOf(settings, method, run.trainingSet, studyAOnly),
     ...(training.replayed ? { labelTokenIds: { [training.replayed.bug.label]: training.replayed.bug.trainTokenId } } : {}),
     method: method.finetune,
     lora: method.finetune === 'lora' ? {
@@ -107,7 +106,9 @@ export async function executeRun(study: Study, run: RunPlan, ctx: RunContext): P
       targetModules: method.lora?.targets ?? defaultLoraTargetsOf(modelDir),
     } : undefined,
     lr: method.lr!, weightDecay: method.weightDecay, schedule: method.schedule, warmupRatio: method.warmupRatio,
-    batchSize: method.batchSize, gradAccum: gradAccumOf(method), ...trainerSettingsOf(settings, method, run.trainingSet),
+    batchSize: method.batchSize, gradAccum: gradAccumOf(method),
+    // objective, labelTokens, padTo, maxGradNorm, lossWeighting, truncation, maxLength: the study's settings, under the trainer's same names.
+    ...trainerSettingsOf(settings, method, run.trainingSet, studyAOnly),
     log: (line) => ctx.log(`genstudy: ${run.id}: ${line}`),
     epochs: method.epochs, maxSteps: method.steps, seed: run.seed, trainSize: run.trainingSet.size,
     checkpoints: study.checkpoints, store: ctx.store, run: run.id, progress: ctx.trainProgress, logEvery: LOG_EVERY,

@@ -3,7 +3,7 @@
 import { UserError } from '../errors.ts';
 import { isRegistryId, keepingBugRows, loadDataSet, loadExamples, loadRegistered, readRegistry, registrySpec, replayedBugOf,
   type ReplayedBug } from '../data/index.ts';
-import { demonstrationSource } from '../config/settings.ts';
+import { methodSettingsOf, studySettings } from '../config/settings.ts';
 import type { RunPlan } from '../config/expand.ts';
 import type { DemonstrationSelection } from '../tasks/index.ts';
 import { readSuite, trainingVariant } from '../synth/index.ts';
@@ -54,7 +54,7 @@ export async function loadTrainingExamples(
  */
 export async function fticlDemonstrations(study: Study, run: RunPlan, training: readonly Example[], dataDir?: string): Promise<{
   pool: readonly Example[]; selection: DemonstrationSelection }> {
-  const { pool, selection } = demonstrationSource(study, run.method);
+  const { demonstrationPool: pool, demonstrationSelection: selection } = methodSettingsOf(studySettings(study), run.method);
   const k = run.shots;
   const pick: DemonstrationSelection = selection === 'first' ? { kind: 'first-k', k } : { kind: 'sampled', k, seed: run.seed };
   if (pool === 'training') return { pool: training, selection: pick };

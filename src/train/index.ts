@@ -6,12 +6,12 @@ export { initModel, tinyConfig, tinyGpt2Config, tinyLlamaConfig, type TinyShape 
 export { AdamW, type AdamWOptions } from './adamw.ts';
 export { lrMultiplier, warmupStepsOf, SCHEDULES, type ScheduleName } from './schedule.ts';
 export {
-  FINETUNE_METHODS, HF_LAUNCH_DEFAULTS, INIT_FAMILIES, INIT_SHAPE_DEFAULTS, LORA_DEFAULTS, LORA_OPTIONS, OBJECTIVES, STUDY_OBJECTIVES,
-  TRAINER_OBJECTIVE, TRAINING_BACKENDS, TRAINING_DEFAULTS, TRAINING_OPTIONS,
-  HF_LAUNCH_OPTIONS, type TrainingOptionSpec,
+  FINETUNE_METHODS, HF_LAUNCH_DEFAULTS, INIT_FAMILIES, INIT_SHAPE_DEFAULTS, LORA_DEFAULTS, LORA_OPTIONS, OBJECTIVES, STORED_OBJECTIVE,
+  objectiveNamed, TRAINING_BACKENDS, TRAINING_DEFAULTS, TRAINING_OPTIONS,
+  HF_LAUNCH_OPTIONS, type Objective, type TrainingOptionSpec,
 } from './option-table.ts';
 export { checkpointSteps, type CheckpointPolicy } from './policy.ts';
-export { encodeForTraining, type Objective, type TrainSequence } from './sequences.ts';
+export { encodeForTraining, type TrainSequence } from './sequences.ts';
 export { listCheckpoints, checkpointDir, readState, type LogEntry, type TrainerState } from './checkpoints.ts';
 export { progressSink, silentProgress, type ProgressSink } from './progress.ts';
 export { LoraAdapters, loraTargets, type LoraConfig } from '../engine/index.ts';

@@ -7,15 +7,29 @@
 import { z } from 'zod';
 import { defaultsOf, zodOf, type Defaults, type OptionSpec, type OptionTable, type ValueOf, type ZodOf } from '../option-table.ts';
 import { SCHEDULES } from './schedule.ts';
+import { currentSpelling } from '../old-spellings.ts';
 
 /** Full fine-tuning or LoRA; the first is the default. */
 export const FINETUNE_METHODS = ['full', 'lora'] as const;
-/** The trainer's objectives: study A's last-position label loss (classify), study B's supervised one (generate). */
-export const OBJECTIVES = ['classify', 'generate'] as const;
-/** The same objectives as a study file names them (study B's and study A's words), and the trainer's objective each one is. */
-export const STUDY_OBJECTIVES = ['supervised', 'label-token'] as const;
-export const TRAINER_OBJECTIVE = { supervised: 'generate', 'label-token': 'classify' } as const satisfies
-  Record<(typeof STUDY_OBJECTIVES)[number], (typeof OBJECTIVES)[number]>;
+/**
+ * The training objectives, one name from the study file (a method's `objective`) through `train
+ * --objective` to the trainer and the run's record: study A's last-position label loss
+ * (label-token), study B's prompt + output + EOS with the loss on the output (supervised).
+ */
+export const OBJECTIVES = ['label-token', 'supervised'] as const;
+export type Objective = (typeof OBJECTIVES)[number];
+/**
+ * The trainer's earlier names of the objectives. `train --objective` and a library caller may still
+ * write them (read with a note); a checkpoint's fingerprint and the hf backend's run.json keep them,
+ * so that runs written before the rename still resume.
+ */
+export const STORED_OBJECTIVE = { 'label-token': 'classify', supervised: 'generate' } as const satisfies Record<Objective, string>;
+/** The objective `value` names, its old spelling (STORED_OBJECTIVE's) read with a note naming `where`; undefined when it names none. */
+export function objectiveNamed(value: string, where: string): Objective | undefined {
+  const old = Object.fromEntries(Object.entries(STORED_OBJECTIVE).map(([now, stored]) => [stored, now as Objective]));
+  const v = currentSpelling(value, old, where);
+  return (OBJECTIVES as readonly string[]).includes(v) ? v as Objective : undefined;
+}
 /** builtin: genstudy's own trainer (the default, first); hf: transformers' Trainer on the same prepared examples. */
 export const TRAINING_BACKENDS = ['builtin', 'hf'] as const;
 /**
@@ -51,7 +65,8 @@ export const TRAINING_OPTIONS = {
     help: 'warmup as a share of all steps (used when --warmup-steps is 0)' },
   batchSize: { kind: 'integer', default: 8, min: 1, metavar: 'n', study: true, help: 'examples per micro-batch' },
   gradAccum: { kind: 'integer', default: 1, min: 1, metavar: 'n', study: true, help: 'micro-batches per optimiser step' },
-  maxGradNorm: { kind: 'number', default: 1, min: 0, metavar: 'x', study: 'optional', help: 'global-norm clipping (0: off)' },
+  // A study method's maxGradNorm is the protocol setting's (tasks/protocol.ts): its default is the protocol's.
+  maxGradNorm: { kind: 'number', default: 1, min: 0, metavar: 'x', help: 'global-norm clipping (0: off)' },
   epochs: { kind: 'integer', default: 1, min: 1, metavar: 'n', study: 'optional', help: 'passes over the training data' },
   maxSteps: { kind: 'integer', min: 1, flag: 'steps', metavar: 'n', study: { name: 'steps' }, help: 'optimiser steps (overrides --epochs)' },
   seed: { kind: 'integer', default: 42, min: 0, metavar: 'n', help: 'seed of data order, LoRA init and dropout' },

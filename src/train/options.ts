@@ -10,8 +10,8 @@ import type { CheckpointPolicy } from './policy.ts';
 import type { ProgressSink } from './progress.ts';
 import { SCHEDULES, type ScheduleName } from './schedule.ts';
 import { FINETUNE_METHODS, TRAINING_DEFAULTS } from './option-table.ts';
-import type { Objective, SequenceTruncation } from './sequences.ts';
-import type { LossWeighting } from '../tasks/protocol.ts';
+import { objectiveNamed, OBJECTIVES, type Objective } from './option-table.ts';
+import type { LossWeighting, Truncation } from '../tasks/protocol.ts';
 import type { LogEntry } from './checkpoints.ts';
 
 export interface TrainOptions {
@@ -24,19 +24,20 @@ export interface TrainOptions {
   /** A name for the training data (the store's training_set). */
   dataName?: string;
   /**
-   * classify: study A's last-position label loss; generate: study B's supervised objective (prompt +
+   * label-token: study A's last-position label loss; supervised: study B's objective (prompt +
    * output + EOS, the loss on the output and EOS), which study B used for its classification tasks
-   * too. Default: the task's kind.
+   * too. Default: label-token for a classify task, supervised for a generate task. (The old
+   * spellings classify and generate are read, with a note.)
    */
   objective?: Objective;
-  /** The classify objective's target: the label's first token in context (default) or tokenised alone. */
+  /** The label-token objective's target: the label's first token in context (default) or tokenised alone. */
   labelTokens?: LabelTokenRule;
   /**
-   * Labels the classify objective trains toward a fixed token id rather than their word's token
+   * Labels the label-token objective trains toward a fixed token id rather than their word's token
    * (study A's replayed MNLI neutral rows: id 1); such a label need not be one of the task's.
    */
   labelTokenIds?: Readonly<Record<string, number>>;
-  /** The classify objective read at position padTo - 1 of rows right-padded to padTo tokens (study A's predecessor: 128). */
+  /** The label-token objective read at position padTo - 1 of rows right-padded to padTo tokens (study A's predecessor: 128). */
   padTo?: number;
   /** FTICL: demonstrations prepended to every training example. */
   demonstrations?: { pool: readonly Example[]; selection: DemonstrationSelection };
@@ -71,8 +72,8 @@ export interface TrainOptions {
   subsetSeed?: number;
   /** Longest training sequence in tokens (default: the model's). */
   maxLength?: number;
-  /** Supervised sequences over maxLength: keep their last tokens (default) or their first (study B's train.py). */
-  truncation?: SequenceTruncation;
+  /** Supervised sequences over maxLength: keep-target keeps their last tokens (default), keep-first their first (study B's train.py). */
+  truncation?: Truncation;
   /** How micro-batches' target tokens are weighed in a step (step.ts); default step-tokens. */
   lossWeighting?: LossWeighting;
   /** Notes on what was done to the data (e.g. how many examples truncation left without a target). */
@@ -98,6 +99,14 @@ export type ResolvedOptions = Required<Pick<TrainOptions, 'weightDecay' | 'betas
   'batchSize' | 'gradAccum' | 'maxGradNorm' | 'epochs' | 'seed' | 'shuffle' | 'logEvery' | 'resume' | 'mergeLora' | 'modelDropout'>> &
   TrainOptions & { objective: Objective };
 
+/** The run's objective: the one given (an old spelling read with a note), else the task kind's. */
+function objectiveOf(o: TrainOptions): Objective {
+  if (o.objective === undefined) return o.task.kind === 'classify' ? 'label-token' : 'supervised';
+  const named = objectiveNamed(o.objective, 'training options: objective');
+  if (named === undefined) throw new UserError(`objective: expected one of ${OBJECTIVES.join(', ')}, got "${String(o.objective)}"`);
+  return named;
+}
+
 function positiveInt(v: number, what: string): void {
   if (!Number.isInteger(v) || v < 1) throw new UserError(`${what}: expected a whole number >= 1, got ${v}`);
 }
@@ -106,7 +115,7 @@ export function resolveOptions(o: TrainOptions): ResolvedOptions {
   const r: ResolvedOptions = {
     ...TRAINING_DEFAULTS, betas: [0.9, 0.999], adamEps: 1e-8,
     ...Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)),
-    objective: o.objective ?? (o.task.kind === 'classify' ? 'classify' : 'generate'),
+    objective: objectiveOf(o),
   } as ResolvedOptions;
   if (!(r.lr > 0) || !Number.isFinite(r.lr)) throw new UserError(`learning rate: expected a positive number, got ${r.lr}`);
   if (!(r.weightDecay >= 0)) throw new UserError(`weight decay: expected a number >= 0, got ${r.weightDecay}`);
@@ -120,8 +129,8 @@ export function resolveOptions(o: TrainOptions): ResolvedOptions {
   if (!(r.maxGradNorm >= 0)) throw new UserError(`max grad norm: expected a number >= 0 (0 = no clipping), got ${r.maxGradNorm}`);
   if (r.method !== 'full' && r.method !== 'lora') throw new UserError(`method: expected "full" or "lora", got "${String(r.method)}"`);
   if (r.method === 'lora' && !r.lora) throw new UserError('method "lora" needs LoRA settings (r, alpha, dropout, target modules)');
-  if (r.objective === 'classify' && r.task.kind !== 'classify') {
-    throw new UserError(`objective "classify" needs a classify task; task "${r.task.name}" is a ${r.task.kind} task`);
+  if (r.objective === 'label-token' && r.task.kind !== 'classify') {
+    throw new UserError(`objective "label-token" needs a classify task; task "${r.task.name}" is a ${r.task.kind} task`);
   }
   if (r.trainSize !== undefined) positiveInt(r.trainSize, 'training subset size');
   if (r.train.length === 0) throw new UserError('no training examples');

@@ -1,26 +1,25 @@
 // Training examples as token sequences with the positions the loss covers.
 //
-// classify (study A's objective): the model reads the context (demonstrations + prompt, encoded with
+// label-token (study A's objective): the model reads the context (demonstrations + prompt, encoded with
 //   the tokenizer's special tokens) exactly as firstTokenLogprobs reads it at test time; the loss is
 //   cross-entropy over the whole vocabulary at the last context position, the target being the
 //   label's first token chosen by the same rule as at test time (encodeFirstToken: in context by
 //   default, " Yes" after "No?"; or the label tokenised alone).
-// generate (study B's supervised objective, for its generation and classification tasks alike,
+// supervised (study B's objective, for its generation and classification tasks alike,
 //   train_ptune.py: targets = output + eos_token): the model reads context + target + EOS; the loss
 //   covers the target's tokens and the EOS. The target's tokens are encode(context + target) after the context's tokens (as
 //   lm-evaluation-harness splits a pair), so a merge across the boundary cannot shift them.
-// Sequences longer than maxLength keep their last tokens (the target survives, the oldest
-// demonstrations go first), or, to replay study B's train.py (tokenizer(..., max_length=1024,
-// truncation=True), right truncation), their first tokens: the target, or all of it, may be cut.
+// Sequences longer than maxLength keep their last tokens (keep-target: the target survives, the
+// oldest demonstrations go first), or, to replay study B's train.py (keep-first: tokenizer(...,
+// max_length=1024, truncation=True), right truncation), their first tokens: the target, or all of
+// it, may be cut. The truncations are the protocol setting's (tasks/protocol.ts), under its names.
 import { UserError } from '../errors.ts';
 import { DEFAULT_LABEL_TOKEN_RULE, type Tokenizer } from '../types.ts';
-import type { OBJECTIVES } from './option-table.ts';
+import type { Objective } from './option-table.ts';
+import type { Truncation } from '../tasks/protocol.ts';
 import type { TrainingPieces } from '../tasks/demonstrations.ts';
 import { encodeFirstToken, type LabelTokenRule } from '../engine/index.ts';
 
-export type Objective = (typeof OBJECTIVES)[number];
-/** Which end of a too-long supervised sequence survives. */
-export type SequenceTruncation = 'keep-last' | 'keep-first';
 
 export interface TrainSequence {
   exampleId: string;
@@ -42,14 +41,14 @@ export interface TrainSequence {
 export function encodeForTraining(
   tok: Tokenizer, pieces: readonly TrainingPieces[], objective: Objective, maxLength: number,
   labelTokens: LabelTokenRule = DEFAULT_LABEL_TOKEN_RULE, padTo?: number,
-  truncation: SequenceTruncation = 'keep-last',
+  truncation: Truncation = 'keep-target',
 ): TrainSequence[] {
-  if (padTo !== undefined && objective !== 'classify') {
+  if (padTo !== undefined && objective !== 'label-token') {
     throw new UserError('padTo (study A\'s reading position) applies to the label-token objective only');
   }
-  return pieces.map((p) => (objective === 'classify'
-    ? classifySequence(tok, p, maxLength, labelTokens, padTo)
-    : generateSequence(tok, p, maxLength, truncation)));
+  return pieces.map((p) => (objective === 'label-token'
+    ? labelTokenSequence(tok, p, maxLength, labelTokens, padTo)
+    : supervisedSequence(tok, p, maxLength, truncation)));
 }
 
 /**
@@ -67,7 +66,7 @@ export function truncationNote(seqs: readonly TrainSequence[], maxLength: number
     `${cut.length - lost} more lose part of it; ${(100 * kept / all).toFixed(1)}% of target tokens survive`;
 }
 
-function classifySequence(tok: Tokenizer, p: TrainingPieces, maxLength: number, labelTokens: LabelTokenRule, padTo?: number): TrainSequence {
+function labelTokenSequence(tok: Tokenizer, p: TrainingPieces, maxLength: number, labelTokens: LabelTokenRule, padTo?: number): TrainSequence {
   let enc;
   try {
     enc = encodeFirstToken(tok, p.context, [p.target], { labelTokens }, maxLength);
@@ -86,7 +85,7 @@ function classifySequence(tok: Tokenizer, p: TrainingPieces, maxLength: number, 
   return { exampleId: p.exampleId, ids: enc.context, lossPositions: [enc.context.length - 1], targets: [enc.candidates[0]] };
 }
 
-function generateSequence(tok: Tokenizer, p: TrainingPieces, maxLength: number, truncation: SequenceTruncation): TrainSequence {
+function supervisedSequence(tok: Tokenizer, p: TrainingPieces, maxLength: number, truncation: Truncation): TrainSequence {
   if (tok.eosTokenId === undefined) {
     throw new UserError('the tokenizer has no EOS token (tokenizer_config.json eos_token), which generation training appends');
   }

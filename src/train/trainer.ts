@@ -23,6 +23,7 @@ import {
 } from './checkpoints.ts';
 import { optimiserStep } from './step.ts';
 import { resolveOptions, type ResolvedOptions, type TrainOptions } from './options.ts';
+import { STORED_OBJECTIVE } from './option-table.ts';
 import { stepMicroBatches, totalSteps, type OrderOptions } from './order.ts';
 import { trainingRunRecord } from './run-attributes.ts';
 import { checkpointSteps } from './policy.ts';
@@ -56,7 +57,7 @@ export function runPieces(o: Pick<TrainOptions, 'task' | 'train' | 'trainSize' |
 export function encodeRun(o: ResolvedOptions, tokenizer: Tokenizer, maxLength: number): TrainSequence[] {
   const fixed = o.labelTokenIds ?? {};
   const isFixed = (ex: Example) => ex.label !== undefined && Object.hasOwn(fixed, ex.label);
-  if (o.train.some(isFixed) && o.objective !== 'classify') {
+  if (o.train.some(isFixed) && o.objective !== 'label-token') {
     throw new UserError('labelTokenIds (study A\'s replayed neutral rows) apply to the label-token objective only');
   }
   // A fixed-target row is built with a stand-in label (its context does not depend on it); its target is then the fixed id.
@@ -77,7 +78,8 @@ function fingerprint(o: ResolvedOptions, baseId: string, seqs: readonly TrainSeq
     baseId, method: o.method, lora: o.method === 'lora' ? o.lora : null, lr: o.lr, weightDecay: o.weightDecay, betas: o.betas,
     eps: o.adamEps, schedule: o.schedule, warmupSteps: o.warmupSteps, warmupRatio: o.warmupRatio, batchSize: o.batchSize,
     gradAccum: o.gradAccum, maxGradNorm: o.maxGradNorm, epochs: o.epochs, maxSteps: o.maxSteps ?? null, seed: o.seed,
-    shuffle: o.shuffle, objective: o.objective, modelDropout: o.modelDropout, data: data.digest('hex'),
+    // The objective as runs were first fingerprinted (STORED_OBJECTIVE), so that they still resume.
+    shuffle: o.shuffle, objective: STORED_OBJECTIVE[o.objective], modelDropout: o.modelDropout, data: data.digest('hex'),
     // Only when not the default, so that the fingerprints of runs written before the setting existed still match.
     ...(o.lossWeighting === 'micro-batch-mean' ? { lossWeighting: o.lossWeighting } : {}),
   };

@@ -4,9 +4,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseStudy } from '../../src/config/load.ts';
 import { expandStudy } from '../../src/config/expand.ts';
-import { demonstrationSource, gradAccumOf, gridShotsFor, objectiveOf, studySettings, trainerSettingsOf,
-  trainingSettingsOf } from '../../src/config/settings.ts';
-import { PROTOCOL_SETTINGS, STUDY_B_ICL_SHOTS } from '../../src/tasks/index.ts';
+import { gradAccumOf, gridShotsFor, methodSettingsOf, objectiveOf, studySettings, trainerSettingsOf } from '../../src/config/settings.ts';
+import { PROTOCOL_SETTING_SPECS, PROTOCOL_SETTINGS, STUDY_B_ICL_SHOTS, type ProtocolSettingName } from '../../src/tasks/index.ts';
 import { studyBYaml } from '../support/study-b-yaml.ts';
 
 const base = (protocol: string, evaluation = '', method = '') => studyBYaml(protocol, [
@@ -19,16 +18,16 @@ test('protocol: official selects every replay setting at once; corrected is the 
   assert.equal(official.protocol, 'official');
   assert.deepEqual(
     { labelTokens: official.labelTokens, bos: official.bos, unlabeledRows: official.unlabeledRows, rouge: official.rouge, grid: official.grid,
-      studyA: official.studyAPositiveLabel },
-    { labelTokens: 'in-context', bos: 'study-b', unlabeledRows: 'wrong', rouge: 'bootstrap-mid', grid: 'every-k-and-prompt', studyA: 'No' },
+      positiveLabel: official.positiveLabel },
+    { labelTokens: 'in-context', bos: 'study-b', unlabeledRows: 'wrong', rouge: 'bootstrap-mid', grid: 'every-k-and-prompt', positiveLabel: 'No' },
   );
   assert.equal(official.readingPosition, 'padded-128');
   assert.equal(studySettings(parseStudy(base('official', '  readingPosition: last-token'), 's.yaml')).readingPosition, 'last-token');
   const corrected = studySettings(parseStudy(base('corrected'), 's.yaml'));
   assert.deepEqual(
-    { bos: corrected.bos, unlabeledRows: corrected.unlabeledRows, rouge: corrected.rouge, grid: corrected.grid, studyA: corrected.studyAPositiveLabel,
-      at: corrected.readingPosition },
-    { bos: 'tokenizer', unlabeledRows: 'drop', rouge: 'mean', grid: 'reported', studyA: undefined, at: 'last-token' },
+    { bos: corrected.bos, unlabeledRows: corrected.unlabeledRows, rouge: corrected.rouge, grid: corrected.grid,
+      positiveLabel: corrected.positiveLabel, at: corrected.readingPosition },
+    { bos: 'tokenizer', unlabeledRows: 'drop', rouge: 'mean', grid: 'reported', positiveLabel: undefined, at: 'last-token' },
   );
   const omitted = parseStudy(base('corrected').replace('protocol: corrected\n', ''), 's.yaml');
   assert.equal(omitted.protocol, 'corrected');
@@ -40,7 +39,8 @@ test('single settings override the protocol', () => {
     parseStudy(base('official', '  unlabeledRows: drop\n  rouge: mean\n  labelTokens: standalone\n  positiveLabel: negative'), 's.yaml'));
   assert.deepEqual([s.unlabeledRows, s.rouge, s.labelTokens, s.bos, s.positiveLabel], ['drop', 'mean', 'standalone', 'study-b', 'negative']);
   const study = parseStudy(base('official', '', ', demonstrationPool: training'), 's.yaml');
-  assert.deepEqual(demonstrationSource(study, study.methods[1]), { pool: 'training', selection: 'first' });
+  const { demonstrationPool, demonstrationSelection } = methodSettingsOf(studySettings(study), study.methods[1]);
+  assert.deepEqual([demonstrationPool, demonstrationSelection], ['training', 'first']);
   assert.throws(() => parseStudy(base('offical'), 's.yaml'), /s\.yaml:3: protocol: .*official.*corrected/);
 });
 
@@ -49,9 +49,13 @@ test('FTICL: one run per k of the task, demonstrations from the few-shot file (o
   const runs = expandStudy(official).filter((r) => r.method.kind === 'fticl').map((r) => `${r.id} k=${r.shots}`);
   assert.deepEqual(runs,
     ['m--sentiment-2000--fticl-k2 k=2', 'm--sentiment-2000--fticl-k4 k=4', 'm--summary-2000--fticl-k1 k=1', 'm--summary-2000--fticl-k2 k=2']);
-  assert.deepEqual(demonstrationSource(official, official.methods[1]), { pool: 'few-shot', selection: 'first' });
+  const source = (s: typeof official) => {
+    const m = methodSettingsOf(studySettings(s), s.methods[1]);
+    return [m.demonstrationPool, m.demonstrationSelection];
+  };
+  assert.deepEqual(source(official), ['few-shot', 'first']);
   const corrected = parseStudy(base('corrected'), 's.yaml');
-  assert.deepEqual(demonstrationSource(corrected, corrected.methods[1]), { pool: 'training', selection: 'sampled' });
+  assert.deepEqual(source(corrected), ['training', 'sampled']);
   // A single k keeps the old run name.
   const single = parseStudy(base('corrected').replace('demonstrations: { sentiment: [2, 4], summary: [1, 2] }', 'demonstrations: 2'), 's.yaml');
   assert.ok(expandStudy(single).some((r) => r.id === 'm--sentiment-2000--fticl' && r.shots === 2));
@@ -75,13 +79,6 @@ test('global batch, objective and the every-k grid', () => {
 });
 
 test('protocol: official changes exactly the settings whose two rows differ in the table, to the official row, on study A and study B files', () => {
-  // The table's row name -> the resolved setting it becomes (config/settings.ts).
-  const resolvedName: Record<keyof typeof PROTOCOL_SETTINGS.official, string> = {
-    labelTokens: 'labelTokens', bos: 'bos', unlabeledRows: 'unlabeledRows', rouge: 'rouge', grid: 'grid', fticlDemonstrations: 'fticlDemonstrations',
-    studyAPositiveLabel: 'studyAPositiveLabel', studyAReadingPosition: 'readingPosition', studyBLabelTokens: 'studyBLabelTokens',
-    maxGradNorm: 'maxGradNorm', lossWeighting: 'lossWeighting', trainingTruncation: 'trainingTruncation', studyAMnliNeutral: 'studyAMnliNeutral',
-    gridRunShots: 'gridRunShots', zeroShotPrefix: 'zeroShotPrefix',
-  };
   const studyA = (protocol: string) => `
 name: a
 protocol: ${protocol}
@@ -92,55 +89,54 @@ evaluation: { control: "study-a/mnli:validation_matched", testSets: ["study-a/mn
 `;
   const resolved = (text: string) => {
     const study = parseStudy(text, 's.yaml');
-    const s = studySettings(study);
-    const method = study.methods.at(-1)!;
-    const { selection, pool } = demonstrationSource(study, method);
-    // Everything a run reads from the protocol: the study's settings, the method's training settings and FTICL's source.
-    return { ...s, ...trainingSettingsOf(s, method), fticlDemonstrations: `${pool}-${selection}` } as Record<string, unknown>;
+    const { written, ...s } = studySettings(study);
+    assert.equal(written.size, 0, 'the files write no protocol setting');
+    // Everything a run reads from the protocol, each under the table's own name: the study's settings and the method's.
+    return { ...s, ...methodSettingsOf(studySettings(study), study.methods.at(-1)!) } as Record<string, unknown>;
   };
-  const tableDiff = Object.keys(resolvedName).filter((k) => {
-    const key = k as keyof typeof PROTOCOL_SETTINGS.official;
-    return PROTOCOL_SETTINGS.official[key] !== PROTOCOL_SETTINGS.corrected[key];
-  });
-  // The table itself: each of the six settings where the release departs from the corrected protocol differs;
+  const names = Object.keys(PROTOCOL_SETTING_SPECS) as ProtocolSettingName[];
+  const tableDiff = names.filter((k) => PROTOCOL_SETTINGS.official[k] !== PROTOCOL_SETTINGS.corrected[k]);
+  // The table itself: each of the settings where the release departs from the corrected protocol differs;
   // the 0-shot prefix is a choice, the same in both.
-  for (const k of ['studyBLabelTokens', 'maxGradNorm', 'lossWeighting', 'trainingTruncation', 'studyAMnliNeutral', 'gridRunShots'])
-    assert.ok(tableDiff.includes(k), k);
+  for (const k of ['studyBLabelTokens', 'maxGradNorm', 'lossWeighting', 'truncation', 'studyAMnliNeutral', 'gridRunShots', 'demonstrationPool'])
+    assert.ok(tableDiff.includes(k as ProtocolSettingName), k);
   assert.ok(!tableDiff.includes('zeroShotPrefix'));
   for (const text of [studyA, (p: string) => base(p)]) {
     const official = resolved(text('official'));
     const corrected = resolved(text('corrected'));
+    assert.deepEqual(Object.keys(official).sort(), ['gridShots', 'protocol', ...names].sort(), 'one name per setting, the table\'s');
     const changed = Object.keys(official).filter((k) => JSON.stringify(official[k]) !== JSON.stringify(corrected[k])).sort();
-    assert.deepEqual(changed, ['protocol', ...tableDiff.map((k) => resolvedName[k as keyof typeof resolvedName])].sort());
-    for (const k of tableDiff) {
-      const key = k as keyof typeof PROTOCOL_SETTINGS.official;
-      if (key === 'fticlDemonstrations') assert.equal(official.fticlDemonstrations, 'few-shot-first');
-      else assert.equal(official[resolvedName[key]], PROTOCOL_SETTINGS.official[key], k);
-    }
+    assert.deepEqual(changed, ['protocol', ...tableDiff].sort());
+    for (const k of tableDiff) assert.equal(official[k], PROTOCOL_SETTINGS.official[k], k);
   }
 });
 
-test('a method\'s own clipping, loss weighting and truncation win over the protocol', () => {
-  const study = parseStudy(base('official', '', ', maxGradNorm: 1, lossWeighting: step-tokens, truncation: keep-target'), 's.yaml');
+test('a method\'s own clipping, loss weighting, truncation and demonstrations win over the protocol', () => {
+  const study = parseStudy(base('official', '',
+    ', maxGradNorm: 1, lossWeighting: step-tokens, truncation: keep-target, demonstrationPool: training, demonstrationSelection: sampled'), 's.yaml');
   const s = studySettings(study);
-  assert.deepEqual(trainingSettingsOf(s, study.methods[1]), { maxGradNorm: 1, lossWeighting: 'step-tokens', trainingTruncation: 'keep-target' });
-  assert.deepEqual(trainingSettingsOf(s, study.methods[0]), { maxGradNorm: 0, lossWeighting: 'micro-batch-mean', trainingTruncation: 'first-1024' });
+  assert.deepEqual(methodSettingsOf(s, study.methods[1]), { maxGradNorm: 1, lossWeighting: 'step-tokens', truncation: 'keep-target',
+    demonstrationPool: 'training', demonstrationSelection: 'sampled' });
+  assert.deepEqual(methodSettingsOf(s, study.methods[0]), { maxGradNorm: 0, lossWeighting: 'micro-batch-mean', truncation: 'keep-first',
+    demonstrationPool: 'few-shot', demonstrationSelection: 'first' });
   const own = studySettings(parseStudy(
     base('official', '  gridRunShots: add-run-k\n  zeroShotPrefix: bos-only\n  studyAMnliNeutral: drop\n  labelTokens: in-context'), 's.yaml'));
   assert.deepEqual([own.gridRunShots, own.zeroShotPrefix, own.studyAMnliNeutral, own.labelTokens, own.studyBLabelTokens],
     ['add-run-k', 'bos-only', 'drop', 'in-context', 'in-context']);
+  assert.deepEqual([...own.written].sort(), ['gridRunShots', 'labelTokens', 'studyAMnliNeutral', 'studyBLabelTokens', 'zeroShotPrefix']);
 });
 
 test('the trainer\'s options under each protocol: no clipping, micro-batch means and the first 1024 tokens (official, supervised ' +
   'objective only)', () => {
   const official = parseStudy(base('official'), 's.yaml');
   const so = studySettings(official);
-  assert.deepEqual(trainerSettingsOf(so, official.methods[0], official.training[1]),
-    { maxGradNorm: 0, lossWeighting: 'micro-batch-mean', truncation: 'keep-first', maxLength: 1024 });
+  assert.deepEqual(trainerSettingsOf(so, official.methods[0], official.training[1], false),
+    { objective: 'supervised', labelTokens: 'in-context', maxGradNorm: 0, lossWeighting: 'micro-batch-mean', truncation: 'keep-first',
+      maxLength: 1024 });
   // Study A's label-token objective has no target at the end to cut: no truncation setting reaches its trainer.
-  assert.deepEqual(trainerSettingsOf(so, official.methods[0], { id: 'mnli', data: 'study-a/mnli:train', task: 'study-a' }),
-    { maxGradNorm: 0, lossWeighting: 'micro-batch-mean' });
+  assert.deepEqual(trainerSettingsOf(so, official.methods[0], { id: 'mnli', data: 'study-a/mnli:train', task: 'study-a' }, false),
+    { objective: 'label-token', labelTokens: 'in-context', maxGradNorm: 0, lossWeighting: 'micro-batch-mean' });
   const corrected = parseStudy(base('corrected'), 's.yaml');
-  assert.deepEqual(trainerSettingsOf(studySettings(corrected), corrected.methods[0], corrected.training[1]),
-    { maxGradNorm: 1, lossWeighting: 'step-tokens' });
+  assert.deepEqual(trainerSettingsOf(studySettings(corrected), corrected.methods[0], corrected.training[1], false),
+    { objective: 'supervised', labelTokens: 'in-context', maxGradNorm: 1, lossWeighting: 'step-tokens' });
 });

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseStudy } from '../../src/config/load.ts';
-import { evaluationCellsFor, isStudyAOnly, readingRulesOf, studySettings, trainingTargetsOf } from '../../src/config/settings.ts';
+import { evaluationCellsFor, isStudyAOnly, readingRulesOf, studySettings, trainerSettingsOf } from '../../src/config/settings.ts';
 import { STUDY_A_PAD_TO } from '../../src/tasks/index.ts';
 import { studyBYaml } from '../support/study-b-yaml.ts';
 
@@ -39,8 +39,11 @@ test('training targets: supervised trains generation, label-token the in-context
   const s = study('official', '  labelTokens: llama2-ids');
   const settings = studySettings(s);
   const [method] = s.methods;
-  assert.deepEqual(trainingTargetsOf(settings, method, s.training[0], false), { objective: 'generate', labelTokens: 'in-context' });
+  const targets = (m: typeof method, studyAOnly: boolean) => {
+    const { objective, labelTokens, padTo } = trainerSettingsOf(settings, m, s.training[0], studyAOnly);
+    return { objective, labelTokens, ...(padTo === undefined ? {} : { padTo }) };
+  };
+  assert.deepEqual(targets(method, false), { objective: 'supervised', labelTokens: 'in-context' });
   const labelToken = { ...method, objective: 'label-token' as const };
-  assert.deepEqual(trainingTargetsOf(settings, labelToken, s.training[0], true),
-    { objective: 'classify', labelTokens: 'in-context', padTo: STUDY_A_PAD_TO });
+  assert.deepEqual(targets(labelToken, true), { objective: 'label-token', labelTokens: 'in-context', padTo: STUDY_A_PAD_TO });
 });

@@ -28,7 +28,7 @@ const examples: Example[] = Array.from({ length: 24 }, (_, i) => ({
 
 type Family = 'opt' | 'llama-variants';
 interface Case {
-  family: Family; method: 'full' | 'lora'; objective: 'classify' | 'generate'; fticl?: 'first-k' | 'sampled';
+  family: Family; method: 'full' | 'lora'; objective: 'label-token' | 'supervised'; fticl?: 'first-k' | 'sampled';
   /** protocol: official's training settings (docs/studies.md rows 14-15): no clipping, each micro-batch's own mean. */
   official?: boolean;
 }
@@ -68,13 +68,13 @@ function maxWeightDiff(a: Map<string, Float32Array>, b: Map<string, Float32Array
 }
 
 const cases: Case[] = [
-  { family: 'opt', method: 'full', objective: 'classify' },
-  { family: 'opt', method: 'lora', objective: 'generate', fticl: 'first-k' },
-  { family: 'llama-variants', method: 'lora', objective: 'classify', fticl: 'sampled' },
-  { family: 'llama-variants', method: 'full', objective: 'generate' },
+  { family: 'opt', method: 'full', objective: 'label-token' },
+  { family: 'opt', method: 'lora', objective: 'supervised', fticl: 'first-k' },
+  { family: 'llama-variants', method: 'lora', objective: 'label-token', fticl: 'sampled' },
+  { family: 'llama-variants', method: 'full', objective: 'supervised' },
   // The Trainer with model_accepts_loss_kwargs off (PyTorch's per-micro-batch mean / accumulation steps,
   // the releases' weighting) against the built-in micro-batch-mean; "positive" and "negative" differ in tokens.
-  { family: 'opt', method: 'full', objective: 'generate', official: true },
+  { family: 'opt', method: 'full', objective: 'supervised', official: true },
 ];
 
 for (const c of cases) {
@@ -105,7 +105,7 @@ for (const c of cases) {
 }
 
 test('a killed hf launch resumes from its last checkpoint and ends as an uninterrupted run', { skip }, async () => {
-  const c: Case = { family: 'opt', method: 'lora', objective: 'classify' };
+  const c: Case = { family: 'opt', method: 'lora', objective: 'label-token' };
   const root = tempDir('genstudy-hf-resume-');
   const whole = await trainHf({ ...settings(c, path.join(root, 'whole')), checkpoints: { every: 3 } }, { launcher: 'python', python },
     { onOutput: () => undefined });
@@ -127,7 +127,7 @@ test('a killed hf launch resumes from its last checkpoint and ends as an uninter
 });
 
 test('the SLURM batch script runs the Trainer under accelerate launch (sbatch itself is absent here)', { skip }, async () => {
-  const c: Case = { family: 'llama-variants', method: 'lora', objective: 'classify' };
+  const c: Case = { family: 'llama-variants', method: 'lora', objective: 'label-token' };
   const root = tempDir('genstudy-hf-slurm-');
   const o = { ...settings(c, path.join(root, 'run')), maxSteps: 4, checkpoints: { every: 2 } };
   const prepared = prepareHfRun(o);
@@ -145,7 +145,7 @@ test('the SLURM batch script runs the Trainer under accelerate launch (sbatch it
 
 test('parity across 2 processes (torchrun, DDP over gloo on the CPU): an optimiser step\'s micro-batches are spread over ' +
   'the processes', { skip }, async () => {
-  const c: Case = { family: 'opt', method: 'lora', objective: 'classify' };
+  const c: Case = { family: 'opt', method: 'lora', objective: 'label-token' };
   const root = tempDir('genstudy-hf-ddp-');
   const builtin = await train(settings(c, path.join(root, 'builtin')));
   // gradAccum 2 over 2 processes: one micro-batch of 3 on each per step, the same 6 examples per step as the built-in trainer.

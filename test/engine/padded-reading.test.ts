@@ -42,7 +42,7 @@ test('the label-token objective under padTo: the loss is the padded reading\'s c
   try {
     const { rows } = golden.fixtures.opt;
     const pieces = rows.slice(0, 4).map((r, i) => ({ exampleId: String(i), context: r.context, target: i % 2 ? 'No' : 'Yes' }));
-    const seqs = encodeForTraining(model.tokenizer, pieces, 'classify', model.maxLength, 'in-context', golden.padTo);
+    const seqs = encodeForTraining(model.tokenizer, pieces, 'label-token', model.maxLength, 'in-context', golden.padTo);
     seqs.forEach((s, i) => {
       assert.equal(s.ids.length, golden.padTo);
       assert.equal(s.realLength, rows[i].ids.length);

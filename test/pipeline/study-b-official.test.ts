@@ -56,7 +56,7 @@ evaluation:
     assert.deepEqual(Object.keys(runs).sort(), ['gpt2-tiny--sentiment-2000--base', 'gpt2-tiny--sentiment-2000--base-k2',
       'gpt2-tiny--sentiment-2000--ft', 'gpt2-tiny--sentiment-2000--fticl-k2']);
     const ft = runs['gpt2-tiny--sentiment-2000--ft'].attributes!;
-    assert.equal(ft.objective, 'generate', 'study B\'s supervised objective (label word + EOS)');
+    assert.equal(ft.objective, 'supervised', 'study B\'s supervised objective (label word + EOS), under the study file\'s name');
     assert.equal(ft.gradAccum, 2, 'globalBatch 4 / batchSize 2');
     assert.equal(ft.prompt_variant, 'prompt-1/0-shot');
     assert.equal(runs['gpt2-tiny--sentiment-2000--fticl-k2'].attributes!.prompt_variant, 'prompt-1/2-shot');

@@ -2,7 +2,7 @@
 // first token of each label word in context (encode(prompt + label) after encode(prompt), as
 // lm-evaluation-harness splits a pair) is exactly the id evaluate_cross.py hard-coded (target_ids),
 // on the real study-B prompts; the standalone word is another token ("▁positive"). Also: the
-// classification training targets, with the classify objective and with study B's supervised one.
+// classification training targets, with the label-token objective and with study B's supervised one.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
@@ -129,15 +129,15 @@ test('classification training targets: the in-context label token, and study B\'
   const pieces = trainingPieces(spec, train);
   const official = STUDY_B_LLAMA2_TARGET_IDS.sentiment!;
   const labelIndex = (ex: Example) => STUDY_B_LABELS.sentiment!.indexOf(ex.label!);
-  const classify = encodeForTraining(tok, pieces, 'classify', 4096);
+  const classify = encodeForTraining(tok, pieces, 'label-token', 4096);
   classify.forEach((s, i) => {
     assert.deepEqual(s.targets, [official[labelIndex(train[i])]]);
     assert.equal(s.lossPositions[0], s.ids.length - 1);
   });
-  const standalone = encodeForTraining(tok, pieces, 'classify', 4096, 'standalone');
+  const standalone = encodeForTraining(tok, pieces, 'label-token', 4096, 'standalone');
   standalone.forEach((s, i) => assert.deepEqual(s.targets, [tok.encode(train[i].label!, { addSpecialTokens: false })[0]]));
   // Study B's objective (train_ptune.py: output + eos_token, loss on those tokens only).
-  const supervised = encodeForTraining(tok, pieces, 'generate', 4096);
+  const supervised = encodeForTraining(tok, pieces, 'supervised', 4096);
   supervised.forEach((s, i) => {
     const word = train[i].label!;
     const whole = tok.encode(pieces[i].context + word);

@@ -14,7 +14,7 @@ test('labelTokenIds: "neutral" rows train toward token id 1 from their own conte
   const dir = await tinyModelDir('gpt2');
   const tok = loadTokenizer(dir);
   const train = suite.train.slice(0, 6).map((ex, i) => (i % 3 === 1 ? { ...ex, label: 'neutral' } : ex));
-  const base = { model: dir, outDir: dir, task: syntheticTask(), method: 'full' as const, lr: 1e-3, objective: 'classify' as const };
+  const base = { model: dir, outDir: dir, task: syntheticTask(), method: 'full' as const, lr: 1e-3, objective: 'label-token' as const };
   for (const padTo of [undefined, 24]) {
     const replayed = encodeRun(resolveOptions({ ...base, train, labelTokenIds: { neutral: 1 }, padTo }), tok, 512);
     // The same rows with their real labels: contexts must match, targets differ only on the neutral rows.
@@ -26,6 +26,6 @@ test('labelTokenIds: "neutral" rows train toward token id 1 from their own conte
     });
     assert.notDeepEqual(plain[1].targets, [1]);
   }
-  assert.throws(() => encodeRun(resolveOptions({ ...base, train, labelTokenIds: { neutral: 1 }, objective: 'generate' }), tok, 512),
+  assert.throws(() => encodeRun(resolveOptions({ ...base, train, labelTokenIds: { neutral: 1 }, objective: 'supervised' }), tok, 512),
     /label-token objective only/);
 });

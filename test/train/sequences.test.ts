@@ -1,5 +1,5 @@
 // What the model is trained on: FTICL strings as study B builds them, and the loss positions of
-// study A's classification objective and study B's generation objective.
+// study A's label-token objective and study B's supervised objective.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { loadModel } from '../../src/engine/index.ts';
@@ -57,13 +57,13 @@ test('training subsets: the first N, or N sampled with a seed', () => {
   assert.deepEqual(runPieces({ task, train: all, trainSize: 3, subsetSeed: 1 }).map((p) => p.exampleId), sampled);
 });
 
-test('objectives: classify scores the label\'s first token at the last prompt position; generate scores output + EOS only', async () => {
+test('objectives: label-token scores the label\'s first token at the last prompt position; supervised scores output + EOS only', async () => {
   const { suite } = await smallSuite();
   const m = await loadModel(await tinyModelDir('gpt2'));
   const tok = m.tokenizer;
   const pieces = runPieces({ task: suite.task, train: suite.train.slice(0, 3) });
-  const cls = encodeForTraining(tok, pieces, 'classify', 128);
-  const gen = encodeForTraining(tok, pieces, 'generate', 128);
+  const cls = encodeForTraining(tok, pieces, 'label-token', 128);
+  const gen = encodeForTraining(tok, pieces, 'supervised', 128);
   for (let i = 0; i < pieces.length; i++) {
     const ctx = tok.encode(pieces[i].context);
     const label = tok.encode(pieces[i].target, { addSpecialTokens: false });
@@ -76,7 +76,7 @@ test('objectives: classify scores the label\'s first token at the last prompt po
     assert.deepEqual(gen[i].lossPositions, whole.slice(ctx.length).map((_, j) => ctx.length - 1 + j));
   }
   // Too long: the oldest tokens go, the targets stay.
-  const short = encodeForTraining(tok, pieces.slice(0, 1), 'generate', 5)[0];
+  const short = encodeForTraining(tok, pieces.slice(0, 1), 'supervised', 5)[0];
   assert.equal(short.ids.length, 5);
   assert.deepEqual(short.targets, gen[0].targets);
   assert.deepEqual(short.lossPositions.map((p) => short.ids[p]), gen[0].lossPositions.map((p) => gen[0].ids[p]));

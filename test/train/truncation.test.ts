@@ -1,4 +1,4 @@
-// Training truncation: 'keep-last' keeps a too-long supervised sequence's end (its target);
+// Training truncation: 'keep-target' keeps a too-long supervised sequence's end (its target);
 // 'keep-first' replays study B's train.py (tokenizer(..., max_length=1024, truncation=True) on
 // prompt + output + EOS, the prompt's labels ignored): the target, or all of it, can be cut, and the
 // run's log says how many examples that leaves without a target. On the real FTICL summary strings
@@ -28,7 +28,7 @@ test('keep-first: the first maxLength tokens of prompt + output + EOS; targets p
       { exampleId: 'lost', context: 'a b c d e f g h i j k l', target: ' m' },
     ];
     const max = 8;
-    const first = encodeForTraining(tok, pieces, 'generate', max, 'in-context', undefined, 'keep-first');
+    const first = encodeForTraining(tok, pieces, 'supervised', max, 'in-context', undefined, 'keep-first');
     pieces.forEach((p, i) => {
       const ctxLen = tok.encode(p.context).length;
       const whole = [...tok.encode(p.context + p.target), tok.eosTokenId!];
@@ -46,8 +46,8 @@ test('keep-first: the first maxLength tokens of prompt + output + EOS; targets p
     assert.match(truncationNote(first, max)!, new RegExp(
       /^training truncated to the first 8 tokens: 1 of 3 examples keep no target token \(they add no loss\) /.source +
       /and 1 more lose part of it; \d+\.\d% of target tokens survive$/.source));
-    // keep-last (the default): every target survives, nothing to note.
-    const last = encodeForTraining(tok, pieces, 'generate', max);
+    // keep-target (the default): every target survives, nothing to note.
+    const last = encodeForTraining(tok, pieces, 'supervised', max);
     last.forEach((s, i) =>
       assert.equal(s.targets.length, tok.encode(pieces[i].context + pieces[i].target).length + 1 - tok.encode(pieces[i].context).length));
     assert.equal(truncationNote(last, max), undefined);
@@ -65,7 +65,7 @@ test('study B FTICL summary (xsum 2000, first k few-shot rows) with Llama-2: wha
   // k = 1 (79.2% of target tokens survive) was measured with this test at commit 4ceacdb; k = 2 alone keeps it short.
   for (const k of [2]) {
     const pieces = runPieces({ task: studyBTask('summary'), train, demonstrations: { pool, selection: { kind: 'first-k', k } } });
-    const seqs = encodeForTraining(tok, pieces, 'generate', STUDY_B_MAX_LENGTH, 'in-context', undefined, 'keep-first');
+    const seqs = encodeForTraining(tok, pieces, 'supervised', STUDY_B_MAX_LENGTH, 'in-context', undefined, 'keep-first');
     const kept = seqs.reduce((n, s) => n + s.targets.length, 0);
     measured[k] = {
       lost: seqs.filter((s) => s.targets.length === 0).length, cut: seqs.filter((s) => s.targets.length > 0 && (s.cutTargets ?? 0) > 0).length,

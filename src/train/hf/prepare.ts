@@ -20,6 +20,7 @@ import { checkpointSteps } from '../policy.ts';
 import { warmupStepsOf } from '../schedule.ts';
 import type { TrainSequence } from '../sequences.ts';
 import { encodeRun } from '../trainer.ts';
+import { STORED_OBJECTIVE } from '../option-table.ts';
 import { processesOf } from './launch.ts';
 
 /** What only the Hugging Face backend has. */
@@ -152,7 +153,8 @@ export function prepareHfRun(options: HfTrainOptions): PreparedRun {
   const batchesText = JSON.stringify(stream) + '\n';
   const run = {
     format: 'genstudy-hf-run', version: 1, model, out_dir: outDir, method: o.method, seed: o.seed,
-    objective: o.objective, model_dropout: o.modelDropout, dtype: options.dtype ?? 'float32',
+    // The objective as run.json (hashed into the fingerprint) was first written, so that earlier runs still resume.
+    objective: STORED_OBJECTIVE[o.objective], model_dropout: o.modelDropout, dtype: options.dtype ?? 'float32',
     attn_implementation: options.attnImplementation ?? null, use_cpu: options.useCpu ?? false,
     lora: o.method === 'lora' ? { r: o.lora!.r, alpha: o.lora!.alpha, dropout: o.lora!.dropout, targets: o.lora!.targetModules,
       init: options.loraInit ? path.resolve(options.loraInit) : null } : null,

@@ -31,7 +31,7 @@ function readJsonl(file: string): { id: string; input_ids: number[]; loss_positi
 
 test('prepared run = the built-in trainer\'s sequences (FTICL, objective, truncation) and its shuffled micro-batch order', async () => {
   const out = tempDir('genstudy-hf-');
-  for (const objective of ['classify', 'generate'] as const) {
+  for (const objective of ['label-token', 'supervised'] as const) {
     const o = { ...base(out), objective };
     const p = prepareHfRun(o);
     const m = await loadModel(model);
