@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { shapeOf, type OptionTable, type Values } from '../option-table.ts';
 import { CORRECTIONS, CORRELATION_METHODS, INFERENCES, RESIDUALISERS, TAU2_ESTIMATORS } from '../stats/index.ts';
+import { inferenceHelp } from './inference-methods.ts';
 
 /** How the control is regressed out: stats/'s residualisers, or auto (the spline where the run is long enough). */
 export const RESIDUALISER_CHOICES = ['auto', ...RESIDUALISERS] as const;
@@ -24,8 +25,7 @@ export const ANALYSIS_OPTIONS = {
       'at least 12 checkpoints (OOD scores bend with the in-domain score), else the line' },
   splineBasis: { kind: 'integer', min: 3, metavar: 'k', flag: 'spline-basis',
     help: "the spline's basis dimension (default: 10, at most half the control's distinct values)" },
-  inference: { kind: 'choice', choices: INFERENCES, default: 'effective-n', metavar: 'test', help: "how p-values count checkpoints: " +
-    "the effective sample size of a drift-plus-white-noise model fitted to the residuals, or naive (every checkpoint independent, as the papers)" },
+  inference: { kind: 'choice', choices: INFERENCES, default: 'effective-n', metavar: 'test', help: inferenceHelp() },
   representation: { kind: 'choice', choices: REPRESENTATION_CHOICES, default: 'auto', metavar: 'series',
     help: 'correlate levels, first differences, or (auto) per pair whichever keeps more effective observations (levels with --inference naive)' },
   correction: { kind: 'choice', choices: CORRECTIONS, default: 'holm', metavar: 'method',

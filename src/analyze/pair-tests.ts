@@ -7,7 +7,7 @@
 import {
   capAtLevelRows, countDistinctRows, denseIds, firstDifferences, modelledPairTests,
   partialCorrelationPairs, spacingOf, splineResidualiser,
-  type ControlCorrection, type ModelledOptions, type PartialOptions, type Residualiser, type PartialResult, type Representation,
+  type ControlCorrection, type Inference, type ModelledOptions, type PartialOptions, type Residualiser, type PartialResult, type Representation,
 } from '../stats/index.ts';
 import type { AnalysisOptions } from './options.ts';
 
@@ -94,12 +94,18 @@ export function testIndexed(
   return testNamedPairs(named, pairs.map(([a, b]) => [`s${a}`, `s${b}`] as const), control, opts, steps, { control: controlVariance });
 }
 
-/** The one dispatch: the modelled effective-n test, or the papers' naive one on levels or first differences. */
-function testNamedPairs(
+type PairTest = (
   series: Record<string, Float64Array>, pairs: readonly (readonly [string, string])[], control: Float64Array, opts: PairTestOptions,
   steps: readonly number[] | undefined, noise: SamplingNoise,
-): TestedPair[] {
-  if (opts.inference === 'effective-n') {
+) => TestedPair[];
+
+/**
+ * How each inference method is run, keyed like stats/'s INFERENCES (a method without its test is a
+ * type error; its words are inference-methods.ts's): the modelled effective-n test, or the papers'
+ * naive one on levels or first differences.
+ */
+const PAIR_TESTS: Record<Inference, PairTest> = {
+  'effective-n': (series, pairs, control, opts, steps, noise) => {
     const names = Object.keys(series);
     const index = new Map(names.map((name, i) => [name, i]));
     const run = modelledPairTests(names.map((t) => series[t]), control, pairs.map(([a, b]) => [index.get(a)!, index.get(b)!] as const),
@@ -109,8 +115,16 @@ function testNamedPairs(
       ...(run.uncorrected ? { uncorrected: run.uncorrected } : {}),
     };
     return run.pairs.map((t, i) => ({ a: pairs[i][0], b: pairs[i][1], ...t, ...extra }));
-  }
-  return naivePairs(series, control, opts, pairs);
+  },
+  naive: (series, pairs, control, opts) => naivePairs(series, control, opts, pairs),
+};
+
+/** The one dispatch: the test of the inference method in use. */
+function testNamedPairs(
+  series: Record<string, Float64Array>, pairs: readonly (readonly [string, string])[], control: Float64Array, opts: PairTestOptions,
+  steps: readonly number[] | undefined, noise: SamplingNoise,
+): TestedPair[] {
+  return PAIR_TESTS[opts.inference](series, pairs, control, opts, steps, noise);
 }
 
 function modelledOptions(
