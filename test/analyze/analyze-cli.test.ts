@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { simulateScores, DEFAULT_SIMULATED_SETS, expectedSign } from '../support/simulated-scores.ts';
 import { ResultStore } from '../../src/store/result-store.ts';
-import { genstudy, tempDir, writeCsv, writeJsonl } from './helpers.ts';
+import { genstudy } from '../support/genstudy-in-process.ts';
+import { tempDir, writeCsv, writeJsonl } from './helpers.ts';
 
 test('analyze recovers the simulated structure and prints the documented JSON', async (t) => {
   const dir = tempDir(t);
@@ -26,7 +27,8 @@ test('analyze recovers the simulated structure and prints the documented JSON', 
   const run = out.runs[0];
   assert.deepEqual(Object.keys(run), ['run', 'n', 'control', 'distinct', 'calibration', 'control_noise', 'pairs']);
   assert.deepEqual(Object.keys(run.calibration),
-    ['phi', 'nugget', 'controlNoise', 'simulations', 'alpha', 'falsePositiveRate', 'effect', 'power', 'naiveFalsePositiveRate']);
+    ['phi', 'nugget', 'controlNoise', 'simulations', 'alpha', 'falsePositiveRate', 'effect', 'power', 'naiveFalsePositiveRate',
+      'varianceRatio', 'varianceRatioPairs']);
   assert.equal(run.calibration.simulations, 200);
   assert.equal(out.robustness.pairs.length, 10);
   assert.equal(out.robustness.choices.length, 8);

@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { closestName } from '../../src/closest-name.ts';
 import { simulateScores } from '../support/simulated-scores.ts';
-import { genstudy, tempDir, writeCsv } from './helpers.ts';
+import { genstudy } from '../support/genstudy-in-process.ts';
+import { tempDir, writeCsv } from './helpers.ts';
 
 test('closestName: case, - and _ first, then a few edits; nothing when no name is close', () => {
   const known = ['in-domain', 'negation-broken', 'negation-consistent', 'arc_easy', 'arc_challenge', 'hellaswag'];

@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { readScoreInput } from '../../src/analyze/read-scores.ts';
-import { genstudy, repoRoot } from './helpers.ts';
+import { genstudy } from '../support/genstudy-in-process.ts';
+import { repoRoot } from './helpers.ts';
 
 const folder = join(repoRoot, 'examples/pythia-evals');
 const PYTHIA_STEPS = [0, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1000, 3000, ...Array.from({ length: 14 }, (_, i) => 13000 + 10000 * i)];

@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { createRandom } from '../../src/stats/index.ts';
-import { genstudy, tempDir, writeCsv } from './helpers.ts';
+import { genstudy } from '../support/genstudy-in-process.ts';
+import { tempDir, writeCsv } from './helpers.ts';
 
 /** Long-table rows of one run: a rising control and three OOD sets that follow it with noise. */
 function rows(run: string, checkpoints: number, seed: number): object[] {

@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readScoreInput } from '../../src/analyze/read-scores.ts';
-import { genstudy, tempDir } from './helpers.ts';
+import { genstudy } from '../support/genstudy-in-process.ts';
+import { tempDir } from './helpers.ts';
 
 const STEPS = [0, 100, 200, 300, 400, 500];
 const TASKS = ['mmlu_anatomy', 'mmlu_virology', 'hans'];

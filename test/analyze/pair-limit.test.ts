@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { analysisProgress } from '../../src/cli/analysis-progress.ts';
 import { analyzeRuns, DEFAULT_OPTIONS } from '../../src/analyze/analysis.ts';
 import { buildRunSeries } from '../../src/analyze/run-series.ts';
-import { genstudy, tempDir, writeCsv } from './helpers.ts';
+import { genstudy } from '../support/genstudy-in-process.ts';
+import { tempDir, writeCsv } from './helpers.ts';
 import { simulateScores } from '../support/simulated-scores.ts';
 
 function manySets(sets: number, steps: number) {

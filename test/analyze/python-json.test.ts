@@ -11,7 +11,8 @@ import { readScoreInput } from '../../src/analyze/read-scores.ts';
 import { UserError } from '../../src/errors.ts';
 import { parsePythonJson } from '../../src/json-text.ts';
 import { readLogHistory } from '../../src/train/hf/log-history.ts';
-import { genstudy, repoRoot, tempDir } from './helpers.ts';
+import { genstudy } from '../support/genstudy-in-process.ts';
+import { repoRoot, tempDir } from './helpers.ts';
 
 const PYTHIA = join(repoRoot, 'examples/pythia-evals/pythia-160m/zero-shot');
 const PYTHIA_FILES = ['160m_step0.json', '160m_step1000.json', '160m_step13000.json', '160m_step143000.json'];

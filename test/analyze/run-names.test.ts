@@ -8,7 +8,8 @@ import { dirname, join } from 'node:path';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { readScoreInput } from '../../src/analyze/read-scores.ts';
 import { simulateScores } from '../support/simulated-scores.ts';
-import { genstudy, repoRoot, tempDir, writeCsv } from './helpers.ts';
+import { genstudy } from '../support/genstudy-in-process.ts';
+import { repoRoot, tempDir, writeCsv } from './helpers.ts';
 import { studyAStore } from '../report/helpers.ts';
 
 const lmEval04 = join(repoRoot, 'test/analyze/fixtures/lm-eval-04');

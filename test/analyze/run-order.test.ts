@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { compareRunNames } from '../../src/analyze/run-order.ts';
 import { simulateScores } from '../support/simulated-scores.ts';
-import { genstudy, tempDir, writeCsv } from './helpers.ts';
+import { genstudy } from '../support/genstudy-in-process.ts';
+import { tempDir, writeCsv } from './helpers.ts';
 
 const PYTHIA = ['pythia-70m', 'pythia-160m', 'pythia-410m', 'pythia-1.4b', 'pythia-2.8b'];
 

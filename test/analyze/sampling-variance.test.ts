@@ -12,7 +12,8 @@ import { studyA } from '../../src/report/study-a.ts';
 import { buildRunSeries } from '../../src/analyze/run-series.ts';
 import { UserError } from '../../src/errors.ts';
 import { ResultStore } from '../../src/store/result-store.ts';
-import { genstudy, tempDir, writeCsv } from './helpers.ts';
+import { genstudy } from '../support/genstudy-in-process.ts';
+import { tempDir, writeCsv } from './helpers.ts';
 
 const STEPS = [100, 200, 300];
 const ACC: Record<string, number[]> = { mnli: [0.6, 0.7, 0.8], hans: [0.5, 0.52, 0.55], rte: [0.55, 0.6, 0.58] };

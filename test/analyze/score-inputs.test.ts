@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { readScoreInput } from '../../src/analyze/read-scores.ts';
-import { genstudy, repoRoot, tempDir } from './helpers.ts';
+import { genstudy } from '../support/genstudy-in-process.ts';
+import { repoRoot, tempDir } from './helpers.ts';
 
 const fixtures = join(repoRoot, 'test/analyze/fixtures');
 const FAST = ['--format', 'json', '--calibration', '20', '--no-robustness'];

@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { writeFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
-import { genstudy, tempDir } from './helpers.ts';
+import { genstudy } from '../support/genstudy-in-process.ts';
+import { tempDir } from './helpers.ts';
 
 const ROWS = [['run', 'step', 'test_set', 'metric', 'value'], ['a', '1', 'x', 'accuracy', '0.5'], ['a', '2', 'x', 'accuracy', '0.6']];
 

@@ -12,7 +12,8 @@ import { pairVerdict } from '../../src/analyze/verdict.ts';
 import { foundByVerdict } from '../../src/pipeline/demo-check.ts';
 import { createRandom } from '../../src/stats/index.ts';
 import { checkDesign, formatDesignCheck } from '../../src/synth/index.ts';
-import { genstudy, tempDir, writeCsv } from './helpers.ts';
+import { genstudy } from '../support/genstudy-in-process.ts';
+import { tempDir, writeCsv } from './helpers.ts';
 
 const opts = (extra: Partial<AnalyzeOptions> = {}): AnalyzeOptions =>
   ({ ...DEFAULT_OPTIONS, control: 'id', calibration: 0, robustness: false, ...extra });
