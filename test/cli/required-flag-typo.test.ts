@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CommanderError, type Command } from 'commander';
 import { buildProgram } from '../../src/cli/main.ts';
-import { genstudy } from '../support/genstudy-process.ts';
+import { genstudy } from '../support/genstudy-in-process.ts';
 import { EXIT } from '../../src/errors.ts';
 
 /** Every command and subcommand with the words that reach it. */

@@ -4,7 +4,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { meanRougeScores, ROUGE_TYPES, rougeScore } from '../../src/metrics/rouge.ts';
-import { genstudy } from '../support/genstudy-process.ts';
+import { genstudy } from '../support/genstudy-in-process.ts';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'genstudy-metrics-cli-'));
 const predictions = path.join(dir, 'pred.jsonl');

@@ -1,4 +1,4 @@
-// Study files with bad input, run as a user runs them (genstudy run in a child process): one clear
+// Study files with bad input, run as a user runs them (genstudy run, through main() as the bin runs it): one clear
 // error that names the study file and the field, no stack trace, and nothing stored for a run that
 // could not start (no `runs` row).
 import { test } from 'node:test';
@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { genstudy } from '../support/genstudy-process.ts';
+import { genstudy } from '../support/genstudy-in-process.ts';
 
 const study = (o: { hidden?: number; testSets?: string; data?: string; remote?: string; method?: string }): string => `name: bad
 synthetic: { seed: 3, trainSize: 32, testSize: 6 }

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { genstudy } from '../support/genstudy-process.ts';
+import { genstudy } from '../support/genstudy-in-process.ts';
 
 test('every missing model is reported at once with its pull command and a word on gated models; no output folder is left', async (t) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'genstudy-start-'));

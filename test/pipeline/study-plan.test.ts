@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { genstudy } from '../support/genstudy-process.ts';
+import { genstudy } from '../support/genstudy-in-process.ts';
 import { loadStudyFile } from '../../src/config/load.ts';
 import { checkpointSteps } from '../../src/train/policy.ts';
 import { formatStudyPlan, planStudy } from '../../src/pipeline/study-plan.ts';

@@ -4,9 +4,10 @@ import { join } from 'node:path';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { parse } from 'csv-parse/sync';
 import { ResultStore } from '../../src/store/result-store.ts';
-import { genstudy, tempDir, writeStudyA, writeStudyB } from './helpers.ts';
+import { genstudy } from '../support/genstudy-in-process.ts';
+import { tempDir, writeStudyA, writeStudyB } from './helpers.ts';
 
-test('genstudy report writes the page and tables, and prints the answer and where they are', (t) => {
+test('genstudy report writes the page and tables, and prints the answer and where they are', async (t) => {
   const dir = tempDir(t);
   const storePath = join(dir, 'results.sqlite');
   const store = ResultStore.open(storePath);
@@ -16,7 +17,7 @@ test('genstudy report writes the page and tables, and prints the answer and wher
   const study = join(dir, 'study.yaml');
   writeFileSync(study, 'name: cli-test\n');
   const out = join(dir, 'report');
-  const r = genstudy(['report', storePath, '--out', out, '--control', 'in-domain', '--method', 'spearman', '--correction', 'bonferroni',
+  const r = await genstudy(['report', storePath, '--out', out, '--control', 'in-domain', '--method', 'spearman', '--correction', 'bonferroni',
     '--alpha', '0.01', '--study', study, '--title', 'CLI test']);
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /^Across 2 runs, of 10 pairs of OOD test sets .* and 10 are inconclusive \(a prediction interval needs at least 3 runs\)\./);
@@ -34,11 +35,11 @@ test('genstudy report writes the page and tables, and prints the answer and wher
   }
 });
 
-test('genstudy report: clear errors for a file that is not a store, a control that is not there and a bad flag', (t) => {
+test('genstudy report: clear errors for a file that is not a store, a control that is not there and a bad flag', async (t) => {
   const dir = tempDir(t);
   const notStore = join(dir, 'scores.csv');
   writeFileSync(notStore, 'run,step,test_set,metric,value\n');
-  let r = genstudy(['report', notStore, '--out', join(dir, 'o')]);
+  let r = await genstudy(['report', notStore, '--out', join(dir, 'o')]);
   assert.equal(r.code, 2);
   // report reads any input analyze takes: an empty table is the table's error, not "not a store"
   assert.match(r.stderr, /scores\.csv: no score rows/);
@@ -47,16 +48,16 @@ test('genstudy report: clear errors for a file that is not a store, a control th
   const store = ResultStore.open(storePath);
   writeStudyA(store, { runs: 1, steps: 8 });
   store.close();
-  r = genstudy(['report', storePath, '--out', join(dir, 'o'), '--control', 'ID']);
+  r = await genstudy(['report', storePath, '--out', join(dir, 'o'), '--control', 'ID']);
   assert.equal(r.code, 2);
   assert.match(r.stderr, /no scores for the control test set "ID" \(it has: in-domain, negation-broken/);
-  r = genstudy(['report', storePath, '--out', join(dir, 'o'), '--alpha', '2']);
+  r = await genstudy(['report', storePath, '--out', join(dir, 'o'), '--alpha', '2']);
   assert.equal(r.code, 2);
   assert.match(r.stderr, /--alpha 2: expected a number in \(0, 1\)/);
-  r = genstudy(['report', storePath, '--out', join(dir, 'o'), '--method', 'kendall']);
+  r = await genstudy(['report', storePath, '--out', join(dir, 'o'), '--method', 'kendall']);
   assert.equal(r.code, 2, 'a parser error exits as a value genstudy checks does');
   assert.match(r.stderr, /'kendall' is invalid\. Allowed choices are pearson, spearman/);
-  r = genstudy(['report', storePath, '--out', join(dir, 'o'), '--control', 'in-domain', '--pair', 'overlap-broken', 'vocab-shift']);
+  r = await genstudy(['report', storePath, '--out', join(dir, 'o'), '--control', 'in-domain', '--pair', 'overlap-broken', 'vocab-shift']);
   assert.equal(r.code, 2, 'an unknown --pair set is an error, not another pair drawn');
   assert.match(r.stderr, new RegExp(/--pair overlap-broken vocab-shift: vocab-shift is not an OOD test set of this analysis; /.source +
     /the OOD test sets are negation-broken, .*vocabulary-shift\n$/.source));

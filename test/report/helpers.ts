@@ -4,7 +4,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { spawnSync } from 'node:child_process';
 import { ResultStore, type StoredScore } from '../../src/store/result-store.ts';
 import { simulateScores } from '../support/simulated-scores.ts';
 
@@ -112,10 +111,4 @@ export function writeStudyB(store: ResultStore, opts: { model?: string; seeds?: 
     }
   }
   store.writeScores(scores);
-}
-
-/** Runs `genstudy <args>` as a user would (a child process through bin/genstudy.js). */
-export function genstudy(args: string[]): { code: number; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [join(repoRoot, 'bin/genstudy.js'), ...args], { encoding: 'utf8', cwd: repoRoot });
-  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }

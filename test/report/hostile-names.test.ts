@@ -11,7 +11,7 @@ import { loadDataSet } from '../../src/data/load.ts';
 import { escapeHtml } from '../../src/report/escape.ts';
 import { writeReport } from '../../src/report/index.ts';
 import { ResultStore } from '../../src/store/result-store.ts';
-import { genstudy } from '../support/genstudy-process.ts';
+import { genstudy } from '../support/genstudy-in-process.ts';
 import { simulateScores } from '../support/simulated-scores.ts';
 import { tempDir } from './helpers.ts';
 

@@ -18,7 +18,7 @@ import { escapeMarkdown, tableToMarkdown } from '../../src/report/markdown-table
 import { paperFiles } from '../../src/report/paper-files.ts';
 import type { PaperTable } from '../../src/report/paper-table.ts';
 import { ResultStore } from '../../src/store/result-store.ts';
-import { genstudy } from '../support/genstudy-process.ts';
+import { genstudy } from '../support/genstudy-in-process.ts';
 import { genstudyKilledAt } from '../support/killed-at.ts';
 import { DEFAULT_SIMULATED_SETS, simulateScores } from '../support/simulated-scores.ts';
 

@@ -13,7 +13,8 @@ import { renderReport, writeReport } from '../../src/report/index.ts';
 import { mulberry32 } from '../../src/seeded-random.ts';
 import { HEATMAP_LABELLED, heatmapLabelled, heatmapSpec, MARKED_SCORES } from '../../src/report/charts.ts';
 import { FOREST_POINTS } from '../../src/report/forest-chart.ts';
-import { genstudy, STUDY_A, studyAStore, tempDir } from './helpers.ts';
+import { genstudy } from '../support/genstudy-in-process.ts';
+import { STUDY_A, studyAStore, tempDir } from './helpers.ts';
 
 const SWEEP = { runs: 50, sets: 12, checkpoints: 120 };
 const CHEAP = { inference: 'naive', calibration: 0, robustness: false } as const;
@@ -150,10 +151,10 @@ test('a small study is drawn whole, a marker on every checkpoint; --run-figures 
   assert.equal(count(none.html, /data-chart="residuals"/g), 0);
 
   const dir = tempDir(t);
-  const bad = genstudy(['report', storePath, '--out', join(dir, 'r'), '--run-figures', 'some']);
+  const bad = await genstudy(['report', storePath, '--out', join(dir, 'r'), '--run-figures', 'some']);
   assert.equal(bad.code, 2, bad.stderr);
   assert.match(bad.stderr, /--run-figures some: expected all or a whole number of runs/);
-  const cli = genstudy(['report', storePath, '--out', join(dir, 'r'), '--run-figures', '2',
+  const cli = await genstudy(['report', storePath, '--out', join(dir, 'r'), '--run-figures', '2',
     '--inference', 'naive', '--calibration', '0', '--no-robustness']);
   assert.equal(cli.code, 0, cli.stderr);
   assert.equal(count(readFileSync(join(dir, 'r', 'report.html'), 'utf8'), /<article class="run"/g), 2);

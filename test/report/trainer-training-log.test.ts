@@ -7,7 +7,7 @@ import { cpSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { loadReportInput } from '../../src/report/report-data.ts';
-import { genstudy } from '../support/genstudy-process.ts';
+import { genstudy } from '../support/genstudy-in-process.ts';
 import { repoRoot, tempDir } from './helpers.ts';
 
 const fixture = join(repoRoot, 'test/analyze/fixtures/trainer-runs');

@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { writeReport } from '../../src/report/index.ts';
 import { restoreAsideFolders } from '../../src/atomic-write.ts';
 import { UserError } from '../../src/errors.ts';
-import { genstudy } from '../support/genstudy-process.ts';
+import { genstudy } from '../support/genstudy-in-process.ts';
 import { genstudyKilledAt } from '../support/killed-at.ts';
 import { simulateScores } from '../support/simulated-scores.ts';
 import { studyAStore, tempDir } from './helpers.ts';

@@ -1,25 +1,21 @@
-// genstudy train as a user runs it: a tiny model from scratch on the synthetic suite, LoRA, a
-// results store; run again, it resumes and finds nothing left to do; bad flags give one clear line.
+// genstudy train as a user runs it (its command line through main(), as the bin runs it): a tiny model
+// from scratch on the synthetic suite, LoRA, a results store; run again, it resumes and finds nothing
+// left to do; bad flags give one clear line.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { main } from '../../src/cli/main.ts';
 import { ResultStore } from '../../src/store/result-store.ts';
-import { repoRoot, tempDir } from './helpers.ts';
+import { genstudy } from '../support/genstudy-in-process.ts';
+import { tempDir } from './helpers.ts';
 
-function genstudy(args: string[]) {
-  return spawnSync(process.execPath, [path.join(repoRoot, 'bin/genstudy.js'), ...args], { cwd: repoRoot, encoding: 'utf8' });
-}
-
-test('genstudy train --data synthetic --init gpt2 --method lora writes PEFT checkpoints, logs to the store, and resumes', () => {
+test('genstudy train --data synthetic --init gpt2 --method lora writes PEFT checkpoints, logs to the store, and resumes', async () => {
   const out = tempDir();
   const args = ['train', '--data', 'synthetic', '--synthetic-size', '64', '--init', 'gpt2', '--init-hidden', '16', '--init-layers', '1',
     '--method', 'lora', '--lora-r', '2', '--lora-alpha', '4', '--lr', '1e-2', '--steps', '4', '--batch-size', '8', '--save-every', '2',
     '--merge', '--out', out, '--store', path.join(out, 'results.sqlite'), '--run', 'cli-lora', '--format', 'json'];
-  const r = genstudy(args);
-  assert.equal(r.status, 0, r.stderr);
+  const r = await genstudy(args);
+  assert.equal(r.code, 0, r.stderr);
   const summary = JSON.parse(r.stdout);
   assert.equal(summary.steps, 4);
   assert.deepEqual(summary.checkpoints.map((d: string) => path.basename(d)), ['checkpoint-0', 'checkpoint-2', 'checkpoint-4']);
@@ -30,38 +26,28 @@ test('genstudy train --data synthetic --init gpt2 --method lora writes PEFT chec
   const store = ResultStore.open(path.join(out, 'results.sqlite'));
   assert.equal(store.trainingLog('cli-lora').length, 4);
   store.close();
-  const again = genstudy(args);
-  assert.equal(again.status, 0, again.stderr);
+  const again = await genstudy(args);
+  assert.equal(again.code, 0, again.stderr);
   assert.equal(JSON.parse(again.stdout).resumedFrom, 4);
 });
 
 test('genstudy train: missing data and bad numbers are one clear line, exit code 2', async () => {
   const out = tempDir();
-  const run = async (args: string[]) => {
-    let stderr = '';
-    const write = process.stderr.write;
-    process.stderr.write = ((chunk: string | Uint8Array) => { stderr += String(chunk); return true; }) as typeof process.stderr.write;
-    try {
-      return { status: await main(args), stderr };
-    } finally {
-      process.stderr.write = write;
-    }
-  };
-  const a = await run(['train', '--init', 'gpt2', '--lr', '1e-3', '--out', out]);
-  assert.equal(a.status, 2);
+  const a = await genstudy(['train', '--init', 'gpt2', '--lr', '1e-3', '--out', out]);
+  assert.equal(a.code, 2);
   assert.match(a.stderr, /required option '--data <spec>' not specified/);
-  const b = await run(['train', '--data', 'synthetic', '--synthetic-size', '8', '--init', 'gpt2', '--init-hidden', '8', '--lr', '1e-3',
+  const b = await genstudy(['train', '--data', 'synthetic', '--synthetic-size', '8', '--init', 'gpt2', '--init-hidden', '8', '--lr', '1e-3',
     '--batch-size', 'x', '--out', path.join(out, 'fresh')]);
-  assert.equal(b.status, 2);
+  assert.equal(b.code, 2);
   assert.match(b.stderr, /--batch-size x: expected a whole number >= 1/);
   assert.ok(!fs.existsSync(path.join(out, 'fresh')), 'a bad value is found before anything is written');
-  const c = await run(['train', '--data', 'synthetic', '--init', 'gpt2', '--lr', '1e-3', '--task', 'study-c', '--out', out]);
-  assert.equal(c.status, 2);
+  const c = await genstudy(['train', '--data', 'synthetic', '--init', 'gpt2', '--lr', '1e-3', '--task', 'study-c', '--out', out]);
+  assert.equal(c.code, 2);
   assert.match(c.stderr, /--task study-c: not a preset \(study-a, study-b\/summary, .*synthetic\) and not a task spec file/);
   // A model too large to allocate: its size, before any allocation (was a RangeError and a stack trace).
-  const d = await run(['train', '--data', 'synthetic', '--synthetic-size', '8', '--init', 'gpt2', '--init-hidden', '100000', '--lr', '1e-3', '--out',
-    path.join(out, 'big')]);
-  assert.equal(d.status, 2, d.stderr);
+  const d = await genstudy(['train', '--data', 'synthetic', '--synthetic-size', '8', '--init', 'gpt2', '--init-hidden', '100000', '--lr', '1e-3',
+    '--out', path.join(out, 'big')]);
+  assert.equal(d.code, 2, d.stderr);
   assert.match(d.stderr, /the model to initialise \(.*n_embd 100000.*\): tensor .* more than one tensor can hold/);
   assert.ok(!fs.existsSync(path.join(out, 'big', 'init-model')), 'no model folder for a model that was never made');
 });

@@ -13,7 +13,7 @@ import { stepMicroBatches, totalSteps } from '../../../src/train/order.ts';
 import { launchCommand, prepareHfRun, RUNNER, slurmScript, submitSlurm, trainHf } from '../../../src/train/hf/index.ts';
 import { ResultStore } from '../../../src/store/result-store.ts';
 import type { Example } from '../../../src/types.ts';
-import { genstudy } from '../../support/genstudy-process.ts';
+import { genstudy } from '../../support/genstudy-in-process.ts';
 import { repoRoot, tempDir } from '../helpers.ts';
 
 const model = path.join(repoRoot, 'test/engine/fixtures/opt');
