@@ -10,7 +10,7 @@ import { loadModel } from '../../src/engine/index.ts';
 import { LoraAdapters } from '../../src/engine/builtin/lora.ts';
 import { seededRandom } from '../../src/seeded-random.ts';
 import { tempDir, tinyRun } from '../evaluate/helpers.ts';
-import { genstudy } from '../support/genstudy-process.ts';
+import { genstudy } from '../support/genstudy-in-process.ts';
 
 test('score takes a PEFT adapter folder (base from adapter_config.json) and names the checkpoints of a run folder', async () => {
   const baseDir = path.join(tinyRun([0], 31), 'step-0');

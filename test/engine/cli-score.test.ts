@@ -1,4 +1,4 @@
-// genstudy score, run as a user would (bin/genstudy.js in a child process).
+// genstudy score, run as a user would (its command line through main(), as bin/genstudy.js runs it).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -7,7 +7,7 @@ import path from 'node:path';
 import { readScorePairs } from '../../src/cli/score.ts';
 import { UserError } from '../../src/errors.ts';
 import { goldenDir, NO_SHARED, readJsonl } from './helpers.ts';
-import { genstudy } from '../support/genstudy-process.ts';
+import { genstudy } from '../support/genstudy-in-process.ts';
 
 test('score --format jsonl and json print the golden log-likelihoods', async (t) => {
   const dir = goldenDir('llama');
