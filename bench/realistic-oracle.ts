@@ -7,8 +7,9 @@
 // random-effects meta-analysis and decided by the same verdict rules as analyze (verdict.ts).
 // What genstudy's default finds cannot exceed what this finds except by chance: where the oracle's
 // power is low, the simulated effect carries too little information for any test.
+import { clippedFisherZ } from '../src/analyze/fisher-z.ts';
 import { pairVerdict, type PairVerdict } from '../src/analyze/verdict.ts';
-import { randomEffectsMeta } from '../src/stats/index.ts';
+import { pearson, randomEffectsMeta } from '../src/stats/index.ts';
 import { projectCovariance, projectedEffectiveN } from '../src/stats/uneven-spacing.ts';
 import { DRIFT_TAU, TESTED_PAIR, type SimulatedRun } from './realistic-runs.ts';
 
@@ -20,16 +21,6 @@ function ouCovariance(steps: readonly number[]): Float64Array {
   return s;
 }
 
-function correlation(x: Float64Array, y: Float64Array): number {
-  const n = x.length;
-  let mx = 0, my = 0;
-  for (let i = 0; i < n; i++) { mx += x[i]; my += y[i]; }
-  mx /= n; my /= n;
-  let sxy = 0, sxx = 0, syy = 0;
-  for (let i = 0; i < n; i++) { const a = x[i] - mx, b = y[i] - my; sxy += a * b; sxx += a * a; syy += b * b; }
-  return sxy / Math.sqrt(sxx * syy);
-}
-
 export function oracleVerdict(runs: readonly SimulatedRun[], alpha = 0.05, equivalenceMargin = 0.1): PairVerdict {
   const y: number[] = [], v: number[] = [];
   for (const run of runs) {
@@ -38,7 +29,9 @@ export function oracleVerdict(runs: readonly SimulatedRun[], alpha = 0.05, equiv
     const nEff = projectedEffectiveN(projected, projected, 2, steps.length);
     if (nEff <= 3) continue;
     const [a, b] = TESTED_PAIR.map((t) => run.deviations.get(t)!);
-    y.push(Math.atanh(Math.max(-0.999, Math.min(0.999, correlation(a, b)))));
+    const r = pearson(a, b);
+    if (r === null) continue;
+    y.push(clippedFisherZ(r));
     v.push(1 / (nEff - 3));
   }
   if (y.length === 0) return 'inconclusive';

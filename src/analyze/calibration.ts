@@ -29,7 +29,7 @@ import {
   axisTimes, createRandom, MAX_PHI, modelledPairTests, ouInto, splineResidualiser, type NoiseModel, type Random,
 } from '../stats/index.ts';
 import type { AnalysisOptions } from './options.ts';
-import { clippedFisherZ } from './fisher-z.ts';
+import { clippedFisherZ, fisherZVariance } from './fisher-z.ts';
 import { statOptions, testIndexed, type PairTestOptions, type SamplingNoise } from './pair-tests.ts';
 
 export interface RunCalibration {
@@ -114,7 +114,7 @@ export function calibrateRun(
     naiveFalsePositives += significant(testIndexed(series, nulls, c, naive, steps, cVar));
     for (const { result } of nullResults) {
       if (result.r === null || result.df <= 1) continue;
-      squaredZ += clippedFisherZ(result.r) ** 2 * (result.df - 1);
+      squaredZ += clippedFisherZ(result.r) ** 2 / fisherZVariance(result);
       defined++;
     }
     done += size;
