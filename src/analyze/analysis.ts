@@ -14,7 +14,8 @@ import { adjustPValues, blockBootstrap, firstDifferences, permutationTest, spaci
 import { agreementAcrossRuns } from './agreement.ts';
 import { calibrateRun } from './calibration.ts';
 import { DEFAULT_OPTIONS as DEFAULTS, type AnalysisOptions, type AnalyzeOptions } from './options.ts';
-import { MIN_STEPS, modelsGaps, residualiserFor, testPairs, type SamplingNoise, type TestedPair } from './pair-tests.ts';
+import { MIN_STEPS, residualiserFor, type SamplingNoise, type TestedPair } from './pair-test-contract.ts';
+import { modelsGaps, testPairs } from './pair-tests.ts';
 import { metaAcrossRuns, type MetaAcrossRuns } from './pair-meta.ts';
 import { plateausOf } from './plateaus.ts';
 import { markFragile, ROBUSTNESS_CHOICES, robustnessOf, type Robustness, type RunData } from './robustness.ts';
@@ -27,7 +28,7 @@ import { knownNamesText } from '../closest-name.ts';
 export { agreementAcrossRuns, signVerdict, type SignVerdict } from './agreement.ts';
 export { PAIR_VERDICTS, type PairVerdict } from './verdict.ts';
 export type { Headline } from './headline.ts';
-export { splineBasisFor } from './pair-tests.ts';
+export { splineBasisFor } from './pair-test-contract.ts';
 export type { Agreement, LeftOutRun, PairResult, RunAnalysis, RunControlNoise, RunSpacing } from './run-result.ts';
 
 export type { AnalyzeOptions } from './options.ts';

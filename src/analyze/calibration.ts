@@ -30,7 +30,8 @@ import {
 } from '../stats/index.ts';
 import type { AnalysisOptions } from './options.ts';
 import { clippedFisherZ, fisherZVariance } from './fisher-z.ts';
-import { statOptions, testIndexed, type PairTestOptions, type SamplingNoise } from './pair-tests.ts';
+import { statOptions, type PairTestOptions, type SamplingNoise } from './pair-test-contract.ts';
+import { testIndexed } from './pair-tests.ts';
 
 export interface RunCalibration {
   /** The median over the OOD sets of the fitted drift's correlation at the median gap. */

@@ -4,7 +4,7 @@ import { signCountSentence, signVerdict } from './agreement.ts';
 import type { AnalysisResult, AnalyzeOptions, PairResult } from './analysis.ts';
 import { formatMetaTable, META_COLUMNS, metaRow, MODERATOR_COLUMNS, moderatorRows } from './format-meta.ts';
 import { runVarianceFactor } from './fisher-z.ts';
-import { INFERENCE_WORDS } from './inference-methods.ts';
+import { INFERENCE_METHODS } from './inference-methods.ts';
 import { pairTable } from './pair-columns.ts';
 import { csvText, intervalText, pValueText } from './text-cells.ts';
 import { alignColumns } from '../text-table.ts';
@@ -60,7 +60,7 @@ export function formatTable(result: AnalysisResult, opts: AnalyzeOptions): strin
   const out: string[] = [];
   const how = `${opts.method} partial correlation, ${opts.residualiser} residualiser on "${opts.control}"` +
     `${opts.representation === 'differences' ? ', first differences' : opts.representation === 'levels' ? ', levels' : ''}, ` +
-    `${INFERENCE_WORDS[opts.inference].title}, ` +
+    `${INFERENCE_METHODS[opts.inference].title}, ` +
     `${opts.correction === 'none' ? 'no correction' : `${opts.correction} correction`}, alpha ${opts.alpha}`;
   out.push(`Partial correlations between OOD test sets across checkpoints (${how})`);
   for (const r of result.leftOut) out.push(`left out: run ${r.run}: ${r.reason}`);

@@ -5,14 +5,9 @@
 // `report` (cli/analysis-flags.ts), so the three cannot drift apart. docs/analyze.md documents them.
 import { z } from 'zod';
 import { shapeOf, type OptionTable, type Values } from '../option-table.ts';
-import { CORRECTIONS, CORRELATION_METHODS, INFERENCES, RESIDUALISERS, TAU2_ESTIMATORS } from '../stats/index.ts';
+import { CORRECTIONS, CORRELATION_METHODS, INFERENCES, TAU2_ESTIMATORS } from '../stats/index.ts';
 import { inferenceHelp } from './inference-methods.ts';
-
-/** How the control is regressed out: stats/'s residualisers, or auto (the spline where the run is long enough). */
-export const RESIDUALISER_CHOICES = ['auto', ...RESIDUALISERS] as const;
-
-/** What each run's pairs are computed on: levels, first differences, or (auto) per pair the one with more effective observations. */
-export const REPRESENTATION_CHOICES = ['auto', 'levels', 'differences'] as const;
+import { REPRESENTATION_CHOICES, RESIDUALISER_CHOICES } from './pair-test-contract.ts';
 
 /** Strictly between 0 and 1 (a level, a correlation). */
 const OPEN_UNIT = { min: 0, max: 1, minOpen: true, maxOpen: true } as const;

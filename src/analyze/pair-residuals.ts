@@ -4,7 +4,7 @@
 import { firstDifferences, type Representation } from '../stats/index.ts';
 import { prepareControls } from '../stats/partial-correlation-shared.ts';
 import type { AnalyzeOptions } from './analysis.ts';
-import { statOptions } from './pair-tests.ts';
+import { statOptions } from './pair-test-contract.ts';
 import type { RunSeries } from './run-series.ts';
 
 export interface PairResiduals {

@@ -12,7 +12,8 @@ import { adjustPValues } from '../stats/index.ts';
 import type { AnalyzeOptions } from './options.ts';
 import type { PairResult } from './run-result.ts';
 import { metaAcrossRuns, type MetaAcrossRuns, type PairMeta } from './pair-meta.ts';
-import { MIN_STEPS, testPairs, type PairTestOptions, type SamplingNoise } from './pair-tests.ts';
+import { MIN_STEPS, type PairTestOptions, type SamplingNoise } from './pair-test-contract.ts';
+import { testPairs } from './pair-tests.ts';
 import { runStability } from './stability.ts';
 import type { PairVerdict } from './verdict.ts';
 

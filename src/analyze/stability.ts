@@ -16,7 +16,7 @@
 import { firstDifferences, type Representation } from '../stats/index.ts';
 import { prepareControls, type Controls } from '../stats/partial-correlation-shared.ts';
 import type { AnalysisOptions } from './options.ts';
-import { statOptions } from './pair-tests.ts';
+import { statOptions } from './pair-test-contract.ts';
 
 /** A series needs at least this many distinct values (levels) for its correlations to be trusted. */
 export const MIN_DISTINCT_VALUES = 5;
