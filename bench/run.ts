@@ -19,6 +19,7 @@ const BENCHES: Record<string, { module: string; fn: string }> = {
   'serve-churn': { module: './serve-churn.ts', fn: 'benchServeChurn' },
   'demo-eta': { module: './demo-eta.ts', fn: 'benchDemoEta' },
   'report-scale': { module: './report-scale.ts', fn: 'benchReportScale' },
+  'analyze-scale': { module: './analyze-scale.ts', fn: 'benchAnalyzeScale' },
 };
 
 const wanted = process.argv.slice(2);
