@@ -32,7 +32,8 @@
 import { countDistinctRows, denseIds } from './distinct-rows.ts';
 import { capAtLevelRows, type Representation } from './levels-or-differences.ts';
 import { controlResiduals, gapScales, type ControlCorrection } from './control-residuals.ts';
-import { fitNoiseModel, noiseCorrelation, type NoiseModel } from './noise-model.ts';
+import { noiseCorrelation, type NoiseModel } from './noise-model.ts';
+import { noiseModelFitter } from './noise-model-batch.ts';
 import {
   constantResidualsReason, constantSeriesReason, inferFromR, nullResult, residualsConstant, tooFew,
   type PartialOptions, type PartialResult,
@@ -94,9 +95,10 @@ export function modelledPairTests(
     const e = cr.residuals[i];
     return e !== null && residualsConstant(ranked ? rank(s) : s, e);
   });
+  const fit = noiseModelFitter([ones, cx], times);
   const models = series.map((_, i) => {
     const e = cr.residuals[i];
-    return e && !constantResid[i] ? fitNoiseModel(e, [ones, cx], times) : null;
+    return e && !constantResid[i] ? fit(e) : null;
   });
   const u = scaledTimes(times);
   const levelsProjected = new Map<number, Projected>(), diffProjected = new Map<number, Projected>();

@@ -46,8 +46,8 @@ export interface NoiseModel {
 /** Largest theta fitted (phi = exp(-1 / theta) <= MAX_PHI). */
 export const MAX_THETA = -1 / Math.log(MAX_PHI);
 const MIN_THETA = 1e-3;
-const THETA_GRID = 28;
-const NUGGET_GRID = [0, 0.1, 0.2, 0.35, 0.5, 0.65, 0.8, 0.9, 0.97];
+export const THETA_GRID = 28;
+export const NUGGET_GRID = [0, 0.1, 0.2, 0.35, 0.5, 0.65, 0.8, 0.9, 0.97];
 
 /** The checkpoints' times on one axis, in units of that axis' median gap, starting at 0. */
 export function axisTimes(steps: ArrayLike<number>, axis: TimeAxis): Float64Array {
@@ -65,9 +65,9 @@ export function axisTimes(steps: ArrayLike<number>, axis: TimeAxis): Float64Arra
 }
 
 /** The Kalman filter's gains for one (theta, nugget) on times u: applying them whitens a series. */
-interface Filter { a: Float64Array; k: Float64Array; sd: Float64Array; logdet: number }
+export interface Filter { a: Float64Array; k: Float64Array; sd: Float64Array; logdet: number }
 
-function filterFor(u: Float64Array, theta: number, nugget: number, f: Filter): void {
+export function filterFor(u: Float64Array, theta: number, nugget: number, f: Filter): void {
   const n = u.length;
   const drift = 1 - nugget;
   let p = drift; // P(i | i-1): the state's prior variance
@@ -90,7 +90,7 @@ function filterFor(u: Float64Array, theta: number, nugget: number, f: Filter): v
 }
 
 /** The innovations of v under the filter, each divided by its standard deviation: V^-1/2 v. */
-function whiten(v: Float64Array, f: Filter, out: Float64Array): void {
+export function whiten(v: Float64Array, f: Filter, out: Float64Array): void {
   let m = 0; // the state's filtered mean
   for (let i = 0; i < v.length; i++) {
     const pred = f.a[i] * m;
@@ -145,14 +145,26 @@ export function fitNoiseModel(
 
 function fitOnAxis(e: Float64Array, x: readonly Float64Array[], u: Float64Array, axis: TimeAxis): NoiseModel {
   const objective = makeObjective(e, x, u);
+  return searchReml(objective, (i, j) => objective(i < 0 ? 0 : gridTheta(i), i < 0 ? 1 : NUGGET_GRID[j]), axis);
+}
+
+/** The grid's thetas: log(theta) evenly from MIN_THETA to MAX_THETA, i = 0..THETA_GRID. */
+export const gridTheta = (i: number): number => Math.exp(Math.log(MIN_THETA) + (Math.log(MAX_THETA) - Math.log(MIN_THETA)) * i / THETA_GRID);
+
+/**
+ * The REML search on one axis: the best point of the (theta, nugget) grid, then coordinate-wise
+ * golden-section refinement around it. `objective` is -2 x the restricted log-likelihood at any
+ * point; `atGrid(i, j)` its value at grid theta i and nugget NUGGET_GRID[j] (i = -1: white noise),
+ * which a caller fitting many series on one schedule computes faster (noise-model-batch.ts).
+ */
+export function searchReml(objective: (theta: number, nugget: number) => number, atGrid: (i: number, j: number) => number, axis: TimeAxis): NoiseModel {
   const lo = Math.log(MIN_THETA), hi = Math.log(MAX_THETA);
-  const thetaAt = (i: number) => Math.exp(lo + (hi - lo) * i / THETA_GRID);
   // white noise (theta 0) is the model's boundary; every nugget gives the same fit there
-  let bestTheta = 0, bestNugget = 1, bestValue = objective(0, 1), bestI = -1;
+  let bestTheta = 0, bestNugget = 1, bestValue = atGrid(-1, 0), bestI = -1;
   for (let i = 0; i <= THETA_GRID; i++) {
-    for (const nugget of NUGGET_GRID) {
-      const v = objective(thetaAt(i), nugget);
-      if (v < bestValue - 1e-12) { bestValue = v; bestTheta = thetaAt(i); bestNugget = nugget; bestI = i; }
+    for (let j = 0; j < NUGGET_GRID.length; j++) {
+      const v = atGrid(i, j);
+      if (v < bestValue - 1e-12) { bestValue = v; bestTheta = gridTheta(i); bestNugget = NUGGET_GRID[j]; bestI = i; }
     }
   }
   if (bestI >= 0) {
