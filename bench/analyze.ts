@@ -63,7 +63,7 @@ export function benchAnalyzeLibrary(): Record<string, number> {
   out.default_test_1000x8x50_ms = t.ms;
   out.default_test_1000x8x50_cpu_ms = t.cpuMs;
   let pSum = 0, nEffSum = 0;
-  for (const run of result.runs) for (const p of run.pairs) { pSum += p.p ?? 0; nEffSum += p.nEff; }
+  for (const run of result.runs) for (const p of run.pairs) { pSum += p.p ?? 0; nEffSum += p.n_eff; }
   const positive = result.agreement.reduce((s, g) => s + g.positive, 0), negative = result.agreement.reduce((s, g) => s + g.negative, 0);
   out.positive = positive;
   out.negative = negative;

@@ -36,7 +36,7 @@ export function oracleVerdict(runs: readonly SimulatedRun[], alpha = 0.05, equiv
   }
   if (y.length === 0) return 'inconclusive';
   const m = randomEffectsMeta(y, v, { hartungKnapp: true });
-  const pi = m.predictionInterval && ([Math.tanh(m.predictionInterval[0]), Math.tanh(m.predictionInterval[1])] as [number, number]);
-  return pairVerdict({ runs: y.length, r: Math.tanh(m.estimate), p: m.p, p_adjusted: m.p, q_p: m.qP, q_p_adjusted: m.qP, prediction95: pi },
+  const pi = m.prediction_interval && ([Math.tanh(m.prediction_interval[0]), Math.tanh(m.prediction_interval[1])] as [number, number]);
+  return pairVerdict({ runs: y.length, r: Math.tanh(m.estimate), p: m.p, p_adjusted: m.p, q_p: m.q_p, q_p_adjusted: m.q_p, prediction95: pi },
     { alpha, equivalenceMargin, correction: 'none', pairs: 1 }).verdict;
 }

@@ -71,12 +71,12 @@ for (const k of [3, 5, 10]) {
           const t = tallies[name];
           if (m.p < 0.05) t.reject++;
           if (m.ci[0] <= mu && mu <= m.ci[1]) t.ciCover++;
-          if (m.qP! < 0.05) t.heterogeneous++;
-          if (m.predictionInterval) {
+          if (m.q_p! < 0.05) t.heterogeneous++;
+          if (m.prediction_interval) {
             t.piCount++;
-            if (m.predictionInterval[0] <= zNew && zNew <= m.predictionInterval[1]) t.piCover++;
+            if (m.prediction_interval[0] <= zNew && zNew <= m.prediction_interval[1]) t.piCover++;
             // analyze's verdict for one pair: pooled effect significant, prediction interval of one sign
-            if (m.p < 0.05 && (m.predictionInterval[0] > 0 || m.predictionInterval[1] < 0)) t.generalises++;
+            if (m.p < 0.05 && (m.prediction_interval[0] > 0 || m.prediction_interval[1] < 0)) t.generalises++;
           }
         }
       }

@@ -43,7 +43,7 @@ export interface AnalysisResult {
   headline: Headline;
   runs: RunAnalysis[];
   /** Runs left out with too few checkpoints (minCheckpoints, or the residualiser's minimum), with the reason. */
-  leftOut: LeftOutRun[];
+  left_out: LeftOutRun[];
   /** The papers' view: significant signs counted per pair (agreement.ts). */
   agreement: Agreement[];
   /** Per pair, the random-effects meta-analysis of its runs' Fisher z (pair-meta.ts). */
@@ -109,7 +109,9 @@ export function analyzeRuns(series: readonly RunSeries[], options: AnalyzeInput,
   // robustness before the headline: the headline says how robust the verdicts it names are
   const robustness = opts.robustness ? robustnessOf(data, meta, opts, tick) : undefined;
   if (robustness) markFragile(meta, robustness);
-  const result: AnalysisResult = { headline: headlineOf({ runs, meta, robustness, leftOut }, opts), runs, leftOut, agreement, meta };
+  const result: AnalysisResult = {
+    headline: headlineOf({ runs, meta, robustness, left_out: leftOut }, opts), runs, left_out: leftOut, agreement, meta,
+  };
   if (robustness) result.robustness = robustness;
   return result;
 }
@@ -118,7 +120,7 @@ export function analyzeRuns(series: readonly RunSeries[], options: AnalyzeInput,
 export function emptyAnalysis(options: AnalyzeInput): AnalysisResult {
   const opts = withDefaults(options);
   const meta = metaAcrossRuns([], opts);
-  return { headline: headlineOf({ runs: [], meta }, opts), runs: [], leftOut: [], agreement: agreementAcrossRuns([], opts.alpha), meta };
+  return { headline: headlineOf({ runs: [], meta }, opts), runs: [], left_out: [], agreement: agreementAcrossRuns([], opts.alpha), meta };
 }
 
 export function analyzeRun(series: RunSeries, options: AnalyzeInput): RunAnalysis {
@@ -193,7 +195,7 @@ function analyzeRunData(data: RunData, opts: AnalyzeOptions): RunAnalysis {
   const statOpts = { method: opts.method, residualiser: residualiserFor(opts.residualiser, covariate.length), splineBasis: opts.splineBasis };
   const stability = runStability({ control, ood, steps: data.steps, controlName: opts.control }, opts);
   const pairs: PairResult[] = results.map(({ a, b, result, representation, reliability, disattenuated }, i) => {
-    const pair: PairResult = { a, b, r: result.r, nEff: result.nEff, df: result.df, p: result.p, p_adjusted: adjusted[i], ci95: result.ci95,
+    const pair: PairResult = { a, b, r: result.r, n_eff: result.n_eff, df: result.df, p: result.p, p_adjusted: adjusted[i], ci95: result.ci95,
       representation };
     if (disattenuated !== undefined) pair.r_disattenuated = disattenuated;
     if (reliability) pair.reliability = reliability;
@@ -251,5 +253,5 @@ function spacingOfRun(steps: readonly number[] | undefined, opts: AnalyzeOptions
   if (!steps || steps.length < 3) return undefined;
   const s = spacingOf(steps);
   if (!s.uneven) return undefined;
-  return { uneven: true, min_gap: s.minGap, reference_gap: s.referenceGap, max_gap: s.maxGap, modelled: modelsGaps(steps, opts) };
+  return { uneven: true, min_gap: s.min_gap, reference_gap: s.reference_gap, max_gap: s.max_gap, modelled: modelsGaps(steps, opts) };
 }

@@ -39,27 +39,27 @@ export interface RunCalibration {
   /** The median share of the residuals' variance that is white (sampling noise and checkpoint jitter). */
   nugget: number;
   /** Whether the simulated control carried the run's sampling noise (its variance was known). */
-  controlNoise: boolean;
+  control_noise_redrawn: boolean;
   simulations: number;
   /** Unadjusted significance level of each simulated test. */
   alpha: number;
   /** Share of null pairs the test in use calls significant (nominal: alpha). */
-  falsePositiveRate: number;
+  false_positive_rate: number;
   /** The true correlation of the deviations the power is for. */
   effect: number;
   /** Share of pairs with that true correlation the test in use calls significant. */
   power: number;
   /** The naive test's false-positive rate on the same null pairs. */
-  naiveFalsePositiveRate: number;
+  naive_false_positive_rate: number;
   /**
    * The mean over the null pairs of z^2 / v, z = atanh(r) (clipped as the pooling clips it) and v the variance
    * the test states for it (1 / (df - 1), what its CI and the pooling use): 1 when the stated variance is right,
    * above 1 when the run's r scatter more than its test says. The pooling across runs scales the run's
    * variance by it when above 1 (pair-meta.ts, runVarianceFactor).
    */
-  varianceRatio: number;
+  variance_ratio: number;
   /** Null pairs with a defined r that the ratio is the mean over. */
-  varianceRatioPairs: number;
+  variance_ratio_pairs: number;
 }
 
 /** Groups of simulated pairs, each with its own draw of the control's sampling noise. */
@@ -122,9 +122,10 @@ export function calibrateRun(
   }
   const models = usable.map((i) => fitted[i]!);
   return {
-    phi: Math.min(MAX_PHI, median(models.map((f) => f.phi))), nugget: median(models.map((f) => f.nugget)), controlNoise: controlSd !== undefined,
-    simulations: m, alpha: opts.alpha, falsePositiveRate: falsePositives / m, effect: opts.effect, power: hits / m,
-    naiveFalsePositiveRate: naiveFalsePositives / m, varianceRatio: defined ? squaredZ / defined : 1, varianceRatioPairs: defined,
+    phi: Math.min(MAX_PHI, median(models.map((f) => f.phi))), nugget: median(models.map((f) => f.nugget)),
+    control_noise_redrawn: controlSd !== undefined,
+    simulations: m, alpha: opts.alpha, false_positive_rate: falsePositives / m, effect: opts.effect, power: hits / m,
+    naive_false_positive_rate: naiveFalsePositives / m, variance_ratio: defined ? squaredZ / defined : 1, variance_ratio_pairs: defined,
   };
 }
 

@@ -25,13 +25,13 @@ export const clippedFisherZ = (r: number): number => Math.max(-MAX_Z, Math.min(M
  * inference, n with --inference naive) and k the covariate degrees of freedom (1, or the spline's
  * edf), exactly the variance of the run's own 95% CI. k is recovered from df = nEff - 2 - k.
  */
-export function fisherZVariance(pair: { nEff: number; df: number }): number {
-  const k = pair.nEff - 2 - pair.df;
-  return 1 / (pair.nEff - k - 3);
+export function fisherZVariance(pair: { n_eff: number; df: number }): number {
+  const k = pair.n_eff - 2 - pair.df;
+  return 1 / (pair.n_eff - k - 3);
 }
 
 /** What a run's stated variances are multiplied by in the pooling: its calibration's variance ratio when above 1, else 1. */
-export function runVarianceFactor(run: { calibration?: { varianceRatio: number } }): number {
-  const ratio = run.calibration?.varianceRatio;
+export function runVarianceFactor(run: { calibration?: { variance_ratio: number } }): number {
+  const ratio = run.calibration?.variance_ratio;
   return ratio !== undefined && Number.isFinite(ratio) && ratio > 1 ? ratio : 1;
 }

@@ -29,8 +29,8 @@ export function formatSummary(result: AnalysisResult, fullTables: string | undef
   };
   out.push(...alignColumns([['pair', ...header], ...result.meta.pairs.map((p, i) => [pair(p.a, p.b), ...rows[i].slice(0, header.length)])],
     { indent: 2, rightAligned: [1] }));
-  for (const r of result.leftOut) out.push(...wrapText(`left out: run ${r.run}: ${r.reason}`, width, '  '));
-  const liberal = result.runs.filter((r) => r.calibration && r.calibration.falsePositiveRate > 2 * r.calibration.alpha);
+  for (const r of result.left_out) out.push(...wrapText(`left out: run ${r.run}: ${r.reason}`, width, '  '));
+  const liberal = result.runs.filter((r) => r.calibration && r.calibration.false_positive_rate > 2 * r.calibration.alpha);
   if (liberal.length) {
     out.push(...wrapText(`calibration: in ${liberal.length} of ${result.runs.length} runs the test's simulated false-positive rate is more than ` +
       `twice alpha (see the run's calibration line in the full tables)`, width, '  '));

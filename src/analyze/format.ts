@@ -11,8 +11,14 @@ import { alignColumns } from '../text-table.ts';
 
 export type OutputFormat = 'table' | 'json' | 'csv';
 
+/**
+ * The analysis JSON's format, its first key: 1 was the JSON before it had this number (camelCase and
+ * snake_case keys mixed); 2 has every key in snake_case (docs/analyze.md lists the renamed keys).
+ */
+export const ANALYSIS_JSON_VERSION = 2;
+
 export function formatJson(result: AnalysisResult): string {
-  return JSON.stringify(result, null, 2) + '\n';
+  return JSON.stringify({ format_version: ANALYSIS_JSON_VERSION, ...result }, null, 2) + '\n';
 }
 
 /** One row per (run, pair) in the columns of pair-columns.ts (bootstrap / permutation ones when they were computed). */
@@ -63,7 +69,7 @@ export function formatTable(result: AnalysisResult, opts: AnalyzeOptions): strin
     `${INFERENCE_METHODS[opts.inference].title}, ` +
     `${opts.correction === 'none' ? 'no correction' : `${opts.correction} correction`}, alpha ${opts.alpha}`;
   out.push(`Partial correlations between OOD test sets across checkpoints (${how})`);
-  for (const r of result.leftOut) out.push(`left out: run ${r.run}: ${r.reason}`);
+  for (const r of result.left_out) out.push(`left out: run ${r.run}: ${r.reason}`);
   for (const run of result.runs) {
     out.push('', `run ${run.run}: ${run.n} ${opts.representation === 'differences' ? 'differences' : 'checkpoints'}` +
       `${run.distinct < run.n ? ` (${run.distinct} distinct)` : ''}`);
@@ -85,7 +91,7 @@ export function formatTable(result: AnalysisResult, opts: AnalyzeOptions): strin
       return `undefined (${at >= 0 ? at + 1 : reasons.push(text)})`;
     };
     const rows = run.pairs.map((p) => {
-      const row = [p.a, p.b, p.representation, p.r === null ? undefinedR(p.reason) : fixed(p.r, 3), fixed(p.nEff, 1), fixed(p.df, 1),
+      const row = [p.a, p.b, p.representation, p.r === null ? undefinedR(p.reason) : fixed(p.r, 3), fixed(p.n_eff, 1), fixed(p.df, 1),
         pval(p.p), pval(p.p_adjusted) + star(p, opts.alpha), ci(p.ci95)];
       if (hasBoot) row.push(ci(p.bootstrap_ci95 ?? null));
       if (hasPerm) row.push(p.permutation_p === undefined ? '' : pval(p.permutation_p));
@@ -124,10 +130,10 @@ export function headline(result: Pick<AnalysisResult, 'headline'>): string {
 export function calibrationLine(c: NonNullable<AnalysisResult['runs'][number]['calibration']>): string {
   const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
   const noise = `drift phi ${c.phi.toFixed(2)} + ${Math.round(c.nugget * 100)}% white noise at the run's steps` +
-    (c.controlNoise ? ", the control's sampling noise redrawn" : '');
-  return `calibration (${c.simulations} simulated pairs, ${noise}): false positives ${pct(c.falsePositiveRate)} at alpha ${c.alpha} ` +
-    `(naive test: ${pct(c.naiveFalsePositiveRate)}), power ${pct(c.power)} for a true partial correlation of ${c.effect}; ` +
-    `null r scatter ${c.varianceRatio.toFixed(2)} times the stated variance` +
+    (c.control_noise_redrawn ? ", the control's sampling noise redrawn" : '');
+  return `calibration (${c.simulations} simulated pairs, ${noise}): false positives ${pct(c.false_positive_rate)} at alpha ${c.alpha} ` +
+    `(naive test: ${pct(c.naive_false_positive_rate)}), power ${pct(c.power)} for a true partial correlation of ${c.effect}; ` +
+    `null r scatter ${c.variance_ratio.toFixed(2)} times the stated variance` +
     (runVarianceFactor({ calibration: c }) > 1 ? ' (the pooling across runs uses the measured one)' : '');
 }
 

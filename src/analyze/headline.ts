@@ -16,9 +16,9 @@ export interface Headline {
   /** How many pairs have each verdict. */
   counts: Record<PairVerdict, number>;
   /** Run results left out of the pooling as unstable (0 with --keep-unstable: then they are pooled). */
-  unstableLeftOut: number;
+  unstable_left_out: number;
   /** Runs left out of the whole analysis with too few checkpoints (AnalysisResult.leftOut). */
-  runsLeftOut: number;
+  runs_left_out: number;
   /**
    * With robustness on: of the pairs that generalise or depend on the model, those whose verdict holds under fewer than half
    * of the analysis choices (robustness.ts). Absent with robustness off.
@@ -30,7 +30,7 @@ export interface Headline {
 
 /** The answer to "do generalisation results generalise?", counting the four verdicts. */
 export function headlineOf(
-  result: { runs: readonly Pick<RunAnalysis, 'pairs'>[]; meta: MetaAcrossRuns; robustness?: Robustness; leftOut?: readonly LeftOutRun[] },
+  result: { runs: readonly Pick<RunAnalysis, 'pairs'>[]; meta: MetaAcrossRuns; robustness?: Robustness; left_out?: readonly LeftOutRun[] },
   ctx: { control: string; alpha: number; equivalenceMargin: number; keepUnstable: boolean },
 ): Headline {
   const runs = result.runs.length;
@@ -38,12 +38,14 @@ export function headlineOf(
   const counts = Object.fromEntries(PAIR_VERDICTS.map((v) => [v, pairs.filter((p) => p.verdict === v).length])) as Record<PairVerdict, number>;
   const unstable = pairs.reduce((t, p) => t + p.unstable.length, 0);
   const unstableLeftOut = ctx.keepUnstable ? 0 : unstable;
-  const leftOut = result.leftOut ?? [];
+  const leftOut = result.left_out ?? [];
   const robustness = result.robustness && new Map(result.robustness.pairs.map((p) => [`${p.a}\u0000${p.b}`, p]));
   const robustnessOf = (p: PairMeta) => robustness?.get(`${p.a}\u0000${p.b}`);
   const firm = pairs.filter((p) => p.verdict === 'generalises' || p.verdict === 'depends on the model');
   const fragile = firm.filter((p) => robustnessOf(p)?.fragile).length;
-  const base = { runs, pairs: pairs.length, counts, unstableLeftOut, runsLeftOut: leftOut.length, ...(robustness ? { fragile } : {}) };
+  const base = {
+    runs, pairs: pairs.length, counts, unstable_left_out: unstableLeftOut, runs_left_out: leftOut.length, ...(robustness ? { fragile } : {}),
+  };
   const leftOutNote = leftOut.length === 0 ? '' : leftOut.length === 1
     ? ` 1 run with too few checkpoints was left out (${leftOut[0].run}).`
     : ` ${leftOut.length} runs with too few checkpoints were left out (${namesOf(leftOut.map((r) => r.run))}).`;

@@ -163,8 +163,8 @@ function metaOfPair(a: string, b: string, items: PooledItem[], opts: MetaAnalysi
   const m = randomEffectsMeta(y, v, { estimator: opts.metaEstimator, hartungKnapp: opts.hartungKnapp });
   Object.assign(out, {
     r: Math.tanh(m.estimate), ci95: tanhPair(m.ci), p: m.p, z: m.estimate, se: m.se,
-    tau2: m.tau2, tau2_ci95: m.tau2Ci, i2: m.i2, i2_ci95: m.i2Ci, q: m.q, q_df: m.k > 1 ? m.qDf : null, q_p: m.qP,
-    prediction95: m.predictionInterval && tanhPair(m.predictionInterval),
+    tau2: m.tau2, tau2_ci95: m.tau2_ci, i2: m.i2, i2_ci95: m.i2_ci, q: m.q, q_df: m.k > 1 ? m.q_df : null, q_p: m.q_p,
+    prediction95: m.prediction_interval && tanhPair(m.prediction_interval),
   });
   out.notes.push(...m.notes);
   if (opts.moderator !== undefined) out.moderator = moderate(opts.moderator, used, y, v, opts, attributes);

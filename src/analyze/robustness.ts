@@ -80,7 +80,7 @@ export function robustnessOf(runs: readonly RunData[], main: MetaAcrossRuns, opt
       const result = {
         run: r.run,
         pairs: pairs.map(({ a, b, result, representation }, i): PairResult => {
-          const pair: PairResult = { a, b, r: result.r, nEff: result.nEff, df: result.df, p: result.p, p_adjusted: adjusted[i],
+          const pair: PairResult = { a, b, r: result.r, n_eff: result.n_eff, df: result.df, p: result.p, p_adjusted: adjusted[i],
             ci95: result.ci95, representation };
           const unstable = stability(a, b, { ...result, representation });
           if (unstable !== undefined) pair.unstable = unstable;

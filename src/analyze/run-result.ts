@@ -9,7 +9,7 @@ export interface PairResult {
   b: string;
   r: number | null;
   /** Observations the test counted: the effective sample size ('effective-n'), or n ('naive'). */
-  nEff: number;
+  n_eff: number;
   /** Degrees of freedom of the t-test: nEff - 2 - k. */
   df: number;
   p: number | null;

@@ -20,7 +20,7 @@ export function checkTables(a: StudyA): Table[] {
       columns: ['run', 'n', 'distinct', 'phi', 'simulations', 'alpha', 'false_positive_rate', 'naive_false_positive_rate', 'effect', 'power'],
       rows: calibrated.map((r) => {
         const c = r.calibration!;
-        return [r.run, r.n, r.distinct, c.phi, c.simulations, c.alpha, c.falsePositiveRate, c.naiveFalsePositiveRate, c.effect, c.power];
+        return [r.run, r.n, r.distinct, c.phi, c.simulations, c.alpha, c.false_positive_rate, c.naive_false_positive_rate, c.effect, c.power];
       }),
     });
   }

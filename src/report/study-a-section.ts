@@ -151,7 +151,7 @@ export function observationsText(run: RunAnalysis, representation: AnalyzeOption
   const what = diffs === 0 ? 'on levels'
     : levels === 0 ? 'on first differences'
     : `${diffs} pair${diffs === 1 ? '' : 's'} on first differences, ${levels} on levels`;
-  const nEff = tested.map((p) => p.nEff).filter(Number.isFinite);
+  const nEff = tested.map((p) => p.n_eff).filter(Number.isFinite);
   const range = nEff.length === 0 ? '' : Math.min(...nEff).toFixed(0) === Math.max(...nEff).toFixed(0)
     ? `, effective n ${Math.min(...nEff).toFixed(0)}` : `, effective n ${Math.min(...nEff).toFixed(0)}–${Math.max(...nEff).toFixed(0)}`;
   // run.n counts differences when every pair was asked to be on differences, else checkpoints

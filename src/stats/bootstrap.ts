@@ -77,7 +77,7 @@ export function blockBootstrap(
   if (observed.r === null) return { ci95: null, reason: observed.reason ?? 'the correlation is undefined' };
   if (Math.abs(observed.r) >= 1) return { ci95: null, reason: 'the correlation is exactly +-1: no interval on Fisher\'s z' };
   const z = Math.atanh(observed.r);
-  const se = 1 / Math.sqrt(observed.nEff - (observed.nEff - 2 - observed.df) - 3);
+  const se = 1 / Math.sqrt(observed.n_eff - (observed.n_eff - 2 - observed.df) - 3);
   const rows = new Int32Array(n);
   const bx = new Float64Array(n), by = new Float64Array(n);
   const bc = data.covariates.map(() => new Float64Array(n));
@@ -93,9 +93,9 @@ export function blockBootstrap(
     // repeats are the resampling's own, so the resample's n_eff is not capped at its distinct rows
     const res = partialCorrelation(bx, by, bc, effective, n);
     if (res.r === null || Math.abs(res.r) >= 1) continue;
-    const kb = res.nEff - 2 - res.df;
-    if (!(res.nEff - kb - 3 > 0)) continue;
-    ts[count++] = (Math.atanh(res.r) - z) * Math.sqrt(res.nEff);
+    const kb = res.n_eff - 2 - res.df;
+    if (!(res.n_eff - kb - 3 > 0)) continue;
+    ts[count++] = (Math.atanh(res.r) - z) * Math.sqrt(res.n_eff);
   }
   if (count < resamples / 2) {
     const defined = `only ${count} of ${resamples} block resamples give a defined correlation (fewer than half)`;

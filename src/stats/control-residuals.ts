@@ -86,7 +86,7 @@ export interface ControlResidualOptions extends Pick<PartialOptions, 'method' | 
 export function gapScales(steps: ArrayLike<number> | undefined, n: number): Float64Array {
   const w = new Float64Array(Math.max(0, n - 1)).fill(1);
   if (!steps || n < 2) return w;
-  const g0 = spacingOf(steps).referenceGap;
+  const g0 = spacingOf(steps).reference_gap;
   for (let i = 0; i < n - 1; i++) {
     const gap = steps[i + 1] - steps[i];
     w[i] = gap > 0 && g0 > 0 ? 1 / Math.sqrt(gap / g0) : 1;

@@ -55,10 +55,10 @@ export function levelsOrDifferencesPairs(
  */
 export function capAtLevelRows(diff: PartialResult, levelRows: number): PartialResult {
   if (levelRows > diff.n) return diff;
-  const k = diff.nEff - 2 - diff.df;
+  const k = diff.n_eff - 2 - diff.df;
   if (diff.r === null) return { ...diff, distinct: levelRows };
   const rows = Math.min(diff.distinct ?? diff.n, levelRows - 1);
-  const capped = inferFromR(diff.n, k, diff.r, rows, diff.phi, diff.phi ? diff.nEff : undefined);
+  const capped = inferFromR(diff.n, k, diff.r, rows, diff.phi, diff.phi ? diff.n_eff : undefined);
   if (capped.r === null) {
     capped.reason = `only ${levelRows} distinct checkpoints (of ${diff.n + 1}): too few for the differences' test with`
       + ` k=${Number.isInteger(k) ? k : k.toFixed(2)} covariate degrees of freedom (needs more than k + 4)`;
@@ -85,6 +85,6 @@ export function distinctLevelRows(series: Record<string, Float64Array>, covariat
 export function chooseRepresentation(
   levels: PartialResult, differences: PartialResult,
 ): { result: PartialResult; representation: Representation } {
-  const useDifferences = differences.r !== null && (levels.r === null || differences.nEff > levels.nEff);
+  const useDifferences = differences.r !== null && (levels.r === null || differences.n_eff > levels.n_eff);
   return useDifferences ? { result: differences, representation: 'differences' } : { result: levels, representation: 'levels' };
 }

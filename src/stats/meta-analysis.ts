@@ -41,7 +41,7 @@ export interface MetaAnalysis {
   /** Estimates pooled. */
   k: number;
   estimator: Tau2Estimator;
-  hartungKnapp: boolean;
+  hartung_knapp: boolean;
   level: number;
   /** Pooled effect mu (scale of y), its se, z (or t) statistic, two-sided p and CI. */
   estimate: number;
@@ -53,16 +53,16 @@ export interface MetaAnalysis {
   ci: [number, number];
   /** Between-run variance, its Q-profile CI, and I^2 (0..1) and H^2 with theirs; null when k = 1. */
   tau2: number | null;
-  tau2Ci: [number, number] | null;
+  tau2_ci: [number, number] | null;
   i2: number | null;
-  i2Ci: [number, number] | null;
+  i2_ci: [number, number] | null;
   h2: number | null;
   /** Cochran's Q with k - 1 df and its p-value; null when k = 1. */
   q: number | null;
-  qDf: number;
-  qP: number | null;
+  q_df: number;
+  q_p: number | null;
   /** Prediction interval for a new run's true effect; null when k < 3. */
-  predictionInterval: [number, number] | null;
+  prediction_interval: [number, number] | null;
   /** What could not be estimated with this few estimates, in words. */
   notes: string[];
 }
@@ -98,9 +98,9 @@ export function randomEffectsMeta(yIn: ArrayLike<number>, vIn: ArrayLike<number>
       + ' the Hartung-Knapp adjustment and a prediction interval need at least two runs');
     const se = Math.sqrt(v[0]);
     return {
-      k, estimator: opts.estimator, hartungKnapp: false, level: opts.level,
+      k, estimator: opts.estimator, hartung_knapp: false, level: opts.level,
       estimate: y[0], se, statistic: y[0] / se, df: null, p: normalTwoSidedP(y[0] / se), ci: [y[0] - zCrit * se, y[0] + zCrit * se],
-      tau2: null, tau2Ci: null, i2: null, i2Ci: null, h2: null, q: null, qDf: 0, qP: null, predictionInterval: null, notes,
+      tau2: null, tau2_ci: null, i2: null, i2_ci: null, h2: null, q: null, q_df: 0, q_p: null, prediction_interval: null, notes,
     };
   }
   const tau2 = estimateTau2(y, v, design, opts.estimator);
@@ -132,11 +132,11 @@ export function randomEffectsMeta(yIn: ArrayLike<number>, vIn: ArrayLike<number>
       + ' and no prediction interval is given (it needs at least three runs)');
   }
   return {
-    k, estimator: opts.estimator, hartungKnapp: opts.hartungKnapp, level: opts.level,
+    k, estimator: opts.estimator, hartung_knapp: opts.hartungKnapp, level: opts.level,
     estimate: mu, se, statistic, df: opts.hartungKnapp ? df : null, p, ci: [mu - crit * se, mu + crit * se],
-    tau2, tau2Ci, i2: i2(tau2), i2Ci: [i2(tau2Ci[0]), i2(tau2Ci[1])], h2: 1 + tau2 / typical,
-    q: fe.rss, qDf: df, qP: chiSquareUpperP(fe.rss, df),
-    predictionInterval, notes,
+    tau2, tau2_ci: tau2Ci, i2: i2(tau2), i2_ci: [i2(tau2Ci[0]), i2(tau2Ci[1])], h2: 1 + tau2 / typical,
+    q: fe.rss, q_df: df, q_p: chiSquareUpperP(fe.rss, df),
+    prediction_interval: predictionInterval, notes,
   };
 }
 

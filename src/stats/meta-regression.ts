@@ -34,7 +34,7 @@ export interface MetaRegression {
   /** Coefficients, the intercept included. */
   p: number;
   estimator: Tau2Estimator;
-  hartungKnapp: boolean;
+  hartung_knapp: boolean;
   level: number;
   moderator: 'categorical' | 'numeric';
   /** The reference level of a categorical moderator. */
@@ -43,12 +43,12 @@ export interface MetaRegression {
   /** The omnibus moderator test: chi-square(m) without, F(m, k - p) with Hartung-Knapp. */
   test: { statistic: number; df1: number; df2: number | null; distribution: 'chi-square' | 'F'; p: number };
   tau2: number;
-  tau2Ci: [number, number];
+  tau2_ci: [number, number];
   i2: number;
   /** Residual heterogeneity QE with k - p df. */
   qe: number;
-  qeDf: number;
-  qeP: number;
+  qe_df: number;
+  qe_p: number;
   /** Share of tau^2 accounted for by the moderator (0..1); null when the model without it has tau^2 = 0. */
   r2: number | null;
   /** Fitted effect per level (categorical moderators only). */
@@ -123,9 +123,9 @@ export function metaRegression(
   if (r2 === null) notes.push('no between-run variance without the moderator (tau^2 = 0), so none for it to account for (R^2 undefined)');
   const typical = df / fe.trP;
   const result: MetaRegression = {
-    k, p, estimator: opts.estimator, hartungKnapp: opts.hartungKnapp, level: opts.level, moderator: moderator.kind,
-    coefficients, test, tau2, tau2Ci: qProfileCi(y, v, design, opts.level), i2: tau2 / (tau2 + typical),
-    qe: fe.rss, qeDf: df, qeP: chiSquareUpperP(fe.rss, df), r2, notes,
+    k, p, estimator: opts.estimator, hartung_knapp: opts.hartungKnapp, level: opts.level, moderator: moderator.kind,
+    coefficients, test, tau2, tau2_ci: qProfileCi(y, v, design, opts.level), i2: tau2 / (tau2 + typical),
+    qe: fe.rss, qe_df: df, qe_p: chiSquareUpperP(fe.rss, df), r2, notes,
   };
   if (levels) {
     result.reference = levels[0];

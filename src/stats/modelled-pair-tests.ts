@@ -141,7 +141,7 @@ export function modelledPairTests(
     const relDiff = reliabilities(noiseOf(a).differences, noiseOf(b).differences, dm, (n - 2) / (n - 1));
     if (opts.representation === 'differences') return withReliability({ result: diff, representation: 'differences' }, relDiff);
     const score = (r: PartialResult, rel: [number, number] | undefined) =>
-      r.r === null ? -1 : Math.max(0, r.nEff - k - 3) * (rel ? rel[0] * rel[1] : 1);
+      r.r === null ? -1 : Math.max(0, r.n_eff - k - 3) * (rel ? rel[0] * rel[1] : 1);
     return score(diff, relDiff) > score(levels, relLevels)
       ? withReliability({ result: diff, representation: 'differences' }, relDiff)
       : withReliability({ result: levels, representation: 'levels' }, relLevels);

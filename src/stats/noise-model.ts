@@ -53,14 +53,14 @@ export const NUGGET_GRID = [0, 0.1, 0.2, 0.35, 0.5, 0.65, 0.8, 0.9, 0.97];
 export function axisTimes(steps: ArrayLike<number>, axis: TimeAxis): Float64Array {
   const n = steps.length;
   if (axis === 'step') {
-    const g0 = n > 1 ? spacingOf(steps).referenceGap : 1;
+    const g0 = n > 1 ? spacingOf(steps).reference_gap : 1;
     return Float64Array.from(steps, (s) => (s - steps[0]) / (g0 > 0 ? g0 : 1));
   }
   let g1 = Infinity;
   for (let i = 1; i < n; i++) { const g = steps[i] - steps[i - 1]; if (g > 0 && g < g1) g1 = g; }
   if (!Number.isFinite(g1)) g1 = 1;
   const logs = Float64Array.from(steps, (s) => Math.log(s - steps[0] + g1));
-  const g0 = n > 1 ? spacingOf(logs).referenceGap : 1;
+  const g0 = n > 1 ? spacingOf(logs).reference_gap : 1;
   return logs.map((v) => (v - logs[0]) / (g0 > 0 ? g0 : 1));
 }
 

@@ -27,7 +27,7 @@ export interface PartialResult {
   /** Null when undefined (a constant series, constant residuals, too few observations). */
   r: number | null;
   /** The observations the test counts: n ('naive'), or the effective sample size ('effective-n'). */
-  nEff: number;
+  n_eff: number;
   /** nEff - 2 - k (k = covariates; for the spline, the smooth's effective dof). */
   df: number;
   /** Two-sided t-test p-value with df. */
@@ -161,7 +161,7 @@ export function inferFromR(
     const reason = `effective sample size ${nEff.toFixed(1)} of ${n} checkpoints (residual autocorrelations `
       + `${phi[0].toFixed(2)}, ${phi[1].toFixed(2)}) too small for k=${fmtK(k)} covariate degrees of freedom`
       + ' (needs n_eff - k - 3 > 0)';
-    return { ...nullResult(n, nEff - 2 - k, reason), nEff, phi, ...extra };
+    return { ...nullResult(n, nEff - 2 - k, reason), n_eff: nEff, phi, ...extra };
   }
   return { ...resultFromR(n, k, r, nEff), phi, ...extra };
 }
@@ -180,7 +180,7 @@ export function tooFew(n: number, k: number): PartialResult | undefined {
 }
 
 export function nullResult(n: number, df: number, reason: string): PartialResult {
-  return { n, r: null, nEff: n, df, p: null, ci95: null, reason };
+  return { n, r: null, n_eff: n, df, p: null, ci95: null, reason };
 }
 
 /** The test and interval for a partial correlation r from n observations (nEff of them effective) and k covariate dof. */
@@ -191,5 +191,5 @@ function resultFromR(n: number, k: number, r: number, nEff = n): PartialResult {
   const p = denom === 0 ? 0 : tTwoSidedP(rr * Math.sqrt(df / denom), df);
   const z = Math.atanh(rr);
   const half = Z975 / Math.sqrt(nEff - k - 3);
-  return { n, r: rr, nEff, df, p, ci95: [Math.tanh(z - half), Math.tanh(z + half)] };
+  return { n, r: rr, n_eff: nEff, df, p, ci95: [Math.tanh(z - half), Math.tanh(z + half)] };
 }

@@ -21,7 +21,7 @@ export type RepresentationChoice = 'auto' | Representation;
 
 /** Steps rescaled to the reference gap, starting at 0. */
 export function scaledTimes(steps: ArrayLike<number>): Float64Array {
-  const g0 = spacingOf(steps).referenceGap;
+  const g0 = spacingOf(steps).reference_gap;
   return Float64Array.from(steps, (s) => (s - steps[0]) / g0);
 }
 
@@ -90,7 +90,7 @@ export function unevenMatched(
       return pr;
     };
     const nEff = projectedEffectiveN(project(x), project(y), 2, n);
-    return inferFromR(n, l.nEff - 2 - l.df, l.r, l.distinct ?? n, phiPair(x, y), nEff);
+    return inferFromR(n, l.n_eff - 2 - l.df, l.r, l.distinct ?? n, phiPair(x, y), nEff);
   });
   if (representation === 'levels' || n < 3) return levelResults.map((result) => ({ result, representation: 'levels' }));
 
@@ -111,7 +111,7 @@ export function unevenMatched(
     let diff = d;
     if (d.r !== null) {
       const nEff = projectedEffectiveN(projectDiff(x), projectDiff(y), 2, n - 1);
-      diff = inferFromR(n - 1, d.nEff - 2 - d.df, d.r, d.distinct ?? n - 1, phiPair(x, y), nEff);
+      diff = inferFromR(n - 1, d.n_eff - 2 - d.df, d.r, d.distinct ?? n - 1, phiPair(x, y), nEff);
     }
     diff = capAtLevelRows(diff, levelsResult.distinct ?? n);
     if (representation === 'differences') return { result: diff, representation: 'differences' };

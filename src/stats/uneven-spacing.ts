@@ -43,21 +43,21 @@ export interface Spacing {
   /** True when the gaps between consecutive checkpoints are not all equal. */
   uneven: boolean;
   /** The median gap in steps (g0): phi is the correlation at this gap. */
-  referenceGap: number;
-  minGap: number;
-  maxGap: number;
+  reference_gap: number;
+  min_gap: number;
+  max_gap: number;
 }
 
 /** The spacing of a sorted step schedule (at least two steps). */
 export function spacingOf(steps: ArrayLike<number>): Spacing {
   const gaps: number[] = [];
   for (let i = 1; i < steps.length; i++) gaps.push(steps[i] - steps[i - 1]);
-  if (gaps.length === 0) return { uneven: false, referenceGap: 1, minGap: 1, maxGap: 1 };
+  if (gaps.length === 0) return { uneven: false, reference_gap: 1, min_gap: 1, max_gap: 1 };
   const sorted = [...gaps].sort((a, b) => a - b);
   const h = Math.floor(sorted.length / 2);
   const median = sorted.length % 2 ? sorted[h] : (sorted[h - 1] + sorted[h]) / 2;
   const minGap = sorted[0], maxGap = sorted[sorted.length - 1];
-  return { uneven: maxGap - minGap > EVEN_TOLERANCE * maxGap, referenceGap: median, minGap, maxGap };
+  return { uneven: maxGap - minGap > EVEN_TOLERANCE * maxGap, reference_gap: median, min_gap: minGap, max_gap: maxGap };
 }
 
 /** Largest tau / g0 fitted: phi = exp(-g0 / tau) <= MAX_PHI. */

@@ -53,7 +53,7 @@ test('a plateau-heavy run: distinct checkpoints counted, a warning, and no test 
       for (const p of result.pairs) {
         assert.equal(p.distinct, 8, `${inference}/${residualiser} ${p.a}-${p.b}`);
         if (p.r === null) { assert.ok(p.reason, 'a null result says why'); continue; }
-        if (inference === 'effective-n') assert.ok(p.nEff <= 8, `nEff ${p.nEff} counts repeats`);
+        if (inference === 'effective-n') assert.ok(p.n_eff <= 8, `nEff ${p.n_eff} counts repeats`);
         // never a perfect correlation with a tiny p from a spline that ate the degrees of freedom
         assert.ok(!(Math.abs(p.r) > 0.99 && p.p! < 1e-6), `${inference}/${residualiser} ${p.a}-${p.b}: r ${p.r}, p ${p.p}, df ${p.df}`);
       }
@@ -78,8 +78,8 @@ test('n_eff never exceeds the distinct checkpoints of the pair, on levels and on
     assert.equal(result.pairs.length, 3);
     for (const p of result.pairs) {
       assert.equal(p.distinct, 8, `${representation} ${p.a}-${p.b}: the pair's distinct checkpoints`);
-      assert.ok(p.nEff <= 8, `${representation} ${p.a}-${p.b} (${p.representation}): nEff ${p.nEff} above the 8 distinct checkpoints`);
-      if (p.representation === 'differences') assert.ok(p.nEff <= 7, `8 distinct rows hold at most 7 changes, nEff ${p.nEff}`);
+      assert.ok(p.n_eff <= 8, `${representation} ${p.a}-${p.b} (${p.representation}): nEff ${p.n_eff} above the 8 distinct checkpoints`);
+      if (p.representation === 'differences') assert.ok(p.n_eff <= 7, `8 distinct rows hold at most 7 changes, nEff ${p.n_eff}`);
     }
   }
 });
@@ -124,9 +124,9 @@ test('calibration: on strongly autocorrelated runs the default stays near alpha,
   assert.equal(c.effect, 0.5);
   assert.ok(c.phi > 0.5, `phi ${c.phi}`);
   // 400 draws: 9% is 3.7 binomial sd above 5%
-  assert.ok(c.falsePositiveRate <= 0.09, `default false-positive rate ${c.falsePositiveRate}`);
-  assert.ok(c.naiveFalsePositiveRate >= 0.15, `naive false-positive rate ${c.naiveFalsePositiveRate}`);
-  assert.ok(c.power > c.falsePositiveRate + 0.1, `power ${c.power}`);
+  assert.ok(c.false_positive_rate <= 0.09, `default false-positive rate ${c.false_positive_rate}`);
+  assert.ok(c.naive_false_positive_rate >= 0.15, `naive false-positive rate ${c.naive_false_positive_rate}`);
+  assert.ok(c.power > c.false_positive_rate + 0.1, `power ${c.power}`);
   // seeded: the same numbers again
   assert.deepEqual(analyzeRun(noisyRun('r', 30, 0.9, 11), { ...FAST, residualiser: 'linear', calibration: 400, seed: 3 }).calibration, c);
   assert.equal(analyzeRun(noisyRun('r', 30, 0.9, 11), FAST).calibration, undefined);
@@ -186,12 +186,12 @@ test('an unevenly spaced run: the test models the gaps, the calibration simulate
   const result = analyzeRun(uneven, opts);
   assert.deepEqual(result.spacing, { uneven: true, min_gap: 1, reference_gap: 7000, max_gap: 10000, modelled: true });
   assert.ok(result.calibration !== undefined && result.calibration.phi > 0, 'the calibration names the drift it simulated');
-  assert.ok(result.calibration!.falsePositiveRate <= 0.1, `calibrated on the run's steps: ${result.calibration!.falsePositiveRate}`);
+  assert.ok(result.calibration!.false_positive_rate <= 0.1, `calibrated on the run's steps: ${result.calibration!.false_positive_rate}`);
   // the same scores read as evenly spaced are tested differently: the steps reach the test
   const asEven = analyzeRun(run('pythia-like', values), opts);
   assert.equal(asEven.spacing, undefined);
-  assert.notDeepEqual(result.pairs.map((p) => p.nEff), asEven.pairs.map((p) => p.nEff));
-  for (const p of result.pairs) assert.ok(p.nEff <= (p.representation === 'differences' ? n - 1 : n));
+  assert.notDeepEqual(result.pairs.map((p) => p.n_eff), asEven.pairs.map((p) => p.n_eff));
+  for (const p of result.pairs) assert.ok(p.n_eff <= (p.representation === 'differences' ? n - 1 : n));
   const table = formatTable(analyzeRuns([uneven], opts), opts);
   assert.match(table,
     /note: uneven checkpoint spacing \(gaps 1 to 10000 steps, median 7000\): the test models a drift correlated exp\(-gap \/ tau\) plus white noise/);

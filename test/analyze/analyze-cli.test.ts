@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { simulateScores, DEFAULT_SIMULATED_SETS, expectedSign } from '../support/simulated-scores.ts';
 import { ResultStore } from '../../src/store/result-store.ts';
+import { ANALYSIS_JSON_VERSION } from '../../src/analyze/format.ts';
 import { genstudy } from '../support/genstudy-in-process.ts';
 import { tempDir, writeCsv, writeJsonl } from './helpers.ts';
 
@@ -16,9 +17,10 @@ test('analyze recovers the simulated structure and prints the documented JSON', 
   const r = await genstudy(['analyze', file, '--control', 'in-domain', '--format', 'json', '--residualiser', 'linear']);
   assert.equal(r.code, 0, r.stderr);
   const out = JSON.parse(r.stdout);
-  assert.deepEqual(Object.keys(out), ['headline', 'runs', 'leftOut', 'agreement', 'meta', 'robustness']);
-  assert.deepEqual(Object.keys(out.headline), ['runs', 'pairs', 'counts', 'unstableLeftOut', 'runsLeftOut', 'fragile', 'sentence']);
-  assert.deepEqual(out.leftOut, []);
+  assert.deepEqual(Object.keys(out), ['format_version', 'headline', 'runs', 'left_out', 'agreement', 'meta', 'robustness']);
+  assert.equal(out.format_version, ANALYSIS_JSON_VERSION);
+  assert.deepEqual(Object.keys(out.headline), ['runs', 'pairs', 'counts', 'unstable_left_out', 'runs_left_out', 'fragile', 'sentence']);
+  assert.deepEqual(out.left_out, []);
   assert.ok(out.robustness.pairs.every((p: { holds: number; of: number; fragile: boolean }) => p.fragile === (2 * p.holds < p.of)));
   // 3 runs, 10 pairs corrected together, Hartung-Knapp on 2 df: even pairs significant in every run are not yet shown to generalise
   assert.equal(out.headline.counts.inconclusive + out.headline.counts.generalises + out.headline.counts['depends on the model'] +
@@ -27,8 +29,8 @@ test('analyze recovers the simulated structure and prints the documented JSON', 
   const run = out.runs[0];
   assert.deepEqual(Object.keys(run), ['run', 'n', 'control', 'distinct', 'calibration', 'control_noise', 'pairs']);
   assert.deepEqual(Object.keys(run.calibration),
-    ['phi', 'nugget', 'controlNoise', 'simulations', 'alpha', 'falsePositiveRate', 'effect', 'power', 'naiveFalsePositiveRate',
-      'varianceRatio', 'varianceRatioPairs']);
+    ['phi', 'nugget', 'control_noise_redrawn', 'simulations', 'alpha', 'false_positive_rate', 'effect', 'power', 'naive_false_positive_rate',
+      'variance_ratio', 'variance_ratio_pairs']);
   assert.equal(run.calibration.simulations, 200);
   assert.equal(out.robustness.pairs.length, 10);
   assert.equal(out.robustness.choices.length, 8);
@@ -36,11 +38,11 @@ test('analyze recovers the simulated structure and prints the documented JSON', 
   assert.equal(run.control, 'in-domain');
   assert.equal(run.pairs.length, 10); // 5 OOD sets -> 10 pairs
   for (const p of run.pairs) {
-    assert.deepEqual(Object.keys(p), ['a', 'b', 'r', 'nEff', 'df', 'p', 'p_adjusted', 'ci95', 'representation', 'phi']);
+    assert.deepEqual(Object.keys(p), ['a', 'b', 'r', 'n_eff', 'df', 'p', 'p_adjusted', 'ci95', 'representation', 'phi']);
     assert.ok(p.a < p.b, `pair ${p.a}/${p.b} not in alphabetical order`);
     // the default inference counts an effective sample size, never more than the checkpoints
-    assert.ok(p.nEff > 4 && p.nEff <= 60, `nEff ${p.nEff}`);
-    assert.ok(Math.abs(p.df - (p.nEff - 2 - 1)) < 1e-12);
+    assert.ok(p.n_eff > 4 && p.n_eff <= 60, `n_eff ${p.n_eff}`);
+    assert.ok(Math.abs(p.df - (p.n_eff - 2 - 1)) < 1e-12);
     assert.ok(p.p_adjusted >= p.p);
   }
   const bySet = new Map(DEFAULT_SIMULATED_SETS.map((s) => [s.id, s]));

@@ -26,11 +26,11 @@ const base: AnalyzeOptions = { ...DEFAULT_OPTIONS, control: 'id', residualiser: 
 test('a right test measures a variance ratio near 1; the naive test on AR(1) noise far above it', () => {
   const white = analyzeRun(ar1Run('w', 40, 0, 1), base).calibration!;
   // 400 null pairs: the mean of chi-square(1) draws has sd 0.07
-  assert.ok(white.varianceRatio > 0.8 && white.varianceRatio < 1.25, `white noise: ${white.varianceRatio}`);
-  assert.equal(white.varianceRatioPairs, 400);
+  assert.ok(white.variance_ratio > 0.8 && white.variance_ratio < 1.25, `white noise: ${white.variance_ratio}`);
+  assert.equal(white.variance_ratio_pairs, 400);
   const naive = analyzeRun(ar1Run('n', 40, 0.8, 2), { ...base, inference: 'naive' }).calibration!;
   // Bartlett: var(r) ~ (1 + phi^2) / (1 - phi^2) / n, 4.6 times the white-noise variance at phi 0.8
-  assert.ok(naive.varianceRatio > 2.5, `naive on phi 0.8: ${naive.varianceRatio}`);
+  assert.ok(naive.variance_ratio > 2.5, `naive on phi 0.8: ${naive.variance_ratio}`);
 });
 
 test('each run is pooled with its stated variance times its calibrated ratio when above 1, and the pair says so', () => {
@@ -53,7 +53,7 @@ test('each run is pooled with its stated variance times its calibrated ratio whe
 });
 
 test('a ratio below 1 never shrinks a run\'s variance', () => {
-  assert.equal(runVarianceFactor({ calibration: { varianceRatio: 0.7 } }), 1);
-  assert.equal(runVarianceFactor({ calibration: { varianceRatio: 1.3 } }), 1.3);
+  assert.equal(runVarianceFactor({ calibration: { variance_ratio: 0.7 } }), 1);
+  assert.equal(runVarianceFactor({ calibration: { variance_ratio: 1.3 } }), 1.3);
   assert.equal(runVarianceFactor({}), 1);
 });

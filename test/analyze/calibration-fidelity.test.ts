@@ -48,8 +48,8 @@ test('a run whose control is as noisy as it moves: its calibration measures abou
   assert.ok(truth.ratio > 1.5, `true ratio ${truth.ratio}`);
   const ratios = [1, 2, 3, 4].map((seed) => {
     const c = analyzeRun(noisyControlRun(seed), opts).calibration!;
-    assert.ok(c.controlNoise, 'the control noise is redrawn');
-    return c.varianceRatio;
+    assert.ok(c.control_noise_redrawn, 'the control noise is redrawn');
+    return c.variance_ratio;
   });
   const mean = ratios.reduce((a, b) => a + b, 0) / ratios.length;
   assert.ok(mean > truth.ratio / 2 && mean < truth.ratio * 2,

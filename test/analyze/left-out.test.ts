@@ -31,8 +31,8 @@ test('a CSV of three runs, one with 4 checkpoints: analyze exits 0, analyses the
   assert.equal(json.code, 0, json.stderr);
   const out = JSON.parse(json.stdout);
   assert.deepEqual(out.runs.map((r: { run: string }) => r.run), ['long1', 'long2']);
-  assert.deepEqual(out.leftOut.map((r: { run: string }) => r.run), ['short']);
-  assert.equal(out.headline.runsLeftOut, 1);
+  assert.deepEqual(out.left_out.map((r: { run: string }) => r.run), ['short']);
+  assert.equal(out.headline.runs_left_out, 1);
   // --min-checkpoints raises the bar above every run: nothing is left to analyse
   const strict = await genstudy(['analyze', join(dir, 's.csv'), ...FAST, '--format', 'json', '--min-checkpoints', '16']);
   assert.equal(strict.code, 2, strict.stdout);

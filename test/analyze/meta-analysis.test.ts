@@ -222,8 +222,8 @@ test("each run's weight rests on its calibrated effective sample size, not its r
     for (const p of run.pairs) {
       if (p.r === null) continue;
       // k = 1 (linear residualiser)
-      assert.ok(Math.abs(fisherZVariance(p) - 1 / (p.nEff - 1 - 3)) < 1e-15, `${run.run} ${p.a}/${p.b}`);
-      if (p.nEff < 0.8 * run.n) {
+      assert.ok(Math.abs(fisherZVariance(p) - 1 / (p.n_eff - 1 - 3)) < 1e-15, `${run.run} ${p.a}/${p.b}`);
+      if (p.n_eff < 0.8 * run.n) {
         fewer++;
         assert.ok(fisherZVariance(p) > 1 / (run.n - 1 - 3));
       }

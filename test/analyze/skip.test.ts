@@ -31,11 +31,11 @@ test('a short run is left out with its reason and the others analysed; only when
   const both = analyzeOrSkip([good, short], opts);
   assert.ok('analysis' in both);
   assert.deepEqual(both.analysis.runs.map((r) => r.run), ['good']);
-  assert.equal(both.analysis.leftOut.length, 1);
-  assert.equal(both.analysis.leftOut[0].run, 'short');
-  assert.match(both.analysis.leftOut[0].reason, /^3 checkpoints with every test set scored; .* needs at least 5$/);
+  assert.equal(both.analysis.left_out.length, 1);
+  assert.equal(both.analysis.left_out[0].run, 'short');
+  assert.match(both.analysis.left_out[0].reason, /^3 checkpoints with every test set scored; .* needs at least 5$/);
   assert.match(both.analysis.headline.sentence, / 1 run with too few checkpoints was left out \(short\)\.$/);
-  assert.equal(both.analysis.headline.runsLeftOut, 1);
+  assert.equal(both.analysis.headline.runs_left_out, 1);
   // all short: skipped (a study still running), and analyzeRuns throws the same one line
   const none = analyzeOrSkip([short, run('short2', 4, ['id', 'a', 'b'])], opts);
   assert.ok('skipped' in none);
@@ -50,7 +50,7 @@ test('a short run is left out with its reason and the others analysed; only when
   const ok = analyzeOrSkip([good], opts);
   assert.ok('analysis' in ok);
   assert.equal(ok.analysis.runs[0].pairs.length, 3);
-  assert.deepEqual(ok.analysis.leftOut, []);
+  assert.deepEqual(ok.analysis.left_out, []);
 });
 
 test('minCheckpoints leaves out runs above the residualiser\'s minimum but below it', () => {
@@ -60,6 +60,6 @@ test('minCheckpoints leaves out runs above the residualiser\'s minimum but below
   assert.equal(tooFewCheckpoints(runs[2], o), '8 checkpoints with every test set scored, fewer than --min-checkpoints 9');
   const result = analyzeRuns(runs, o);
   assert.deepEqual(result.runs.map((r) => r.run), ['r10', 'r20']);
-  assert.deepEqual(result.leftOut.map((r) => r.run), ['r8']);
+  assert.deepEqual(result.left_out.map((r) => r.run), ['r8']);
   assert.match(tooFewCheckpoints(runs[0], { ...opts, residualiser: 'spline' }) ?? '', /the spline residualiser needs at least 12$/);
 });

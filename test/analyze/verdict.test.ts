@@ -125,7 +125,7 @@ test('the 0.500-plateau series is reported unstable with the reason and left out
   assert.deepEqual(meta.unstable.map((u) => u.run), ['seed2']);
   assert.match(meta.notes.join('; '), /1 run unstable, left out \(--keep-unstable pools them\): seed2: "overlap-broken" has 3 distinct values/);
   assert.match(result.headline.sentence, / run results were unstable and left out of the pooling \(listed per pair; --keep-unstable pools them\)\.$/);
-  assert.ok(result.headline.unstableLeftOut >= 1);
+  assert.ok(result.headline.unstable_left_out >= 1);
   const table = formatTable(result, opts());
   assert.match(table, /run seed2:[\s\S]*unstable[\s\S]*"overlap-broken" has 3 distinct values/);
   const kept = analyzeRuns(runs, opts({ keepUnstable: true }));
@@ -133,7 +133,7 @@ test('the 0.500-plateau series is reported unstable with the reason and left out
   assert.match(keptPair.notes.join('; '), /1 run unstable, pooled anyway \(--keep-unstable\): seed2/);
   // seed2's pair is still pooled unless its r is undefined (r = ±1 is pooled at 0.999, with a note)
   assert.equal(keptPair.runs, seed2.r !== null ? 3 : 2);
-  assert.equal(kept.headline.unstableLeftOut, 0);
+  assert.equal(kept.headline.unstable_left_out, 0);
   // the other pairs with a 3-valued series are unstable too, and only in seed2
   assert.ok(result.runs[2].pairs.filter((p) => p.a.startsWith('overlap') || p.b.startsWith('overlap')).every((p) => p.unstable !== undefined));
   assert.ok(result.runs.slice(0, 2).every((r) => r.pairs.every((p) => p.unstable === undefined)));

@@ -12,13 +12,13 @@ import type { StudyA } from '../../src/report/study-a.ts';
 const options = { ...DEFAULT_OPTIONS, control: 'id' };
 function studyA(runs: RunAnalysis[]): StudyA {
   const meta = metaAcrossRuns(runs, options);
-  return { control: 'id', metric: 'accuracy', options, analysis: { headline: headlineOf({ runs, meta }, options), runs, leftOut: [],
+  return { control: 'id', metric: 'accuracy', options, analysis: { headline: headlineOf({ runs, meta }, options), runs, left_out: [],
     agreement: agreementAcrossRuns(runs, 0.05), meta }, series: [], skipped: [] };
 }
 const run = (name: string, xz: number): RunAnalysis => ({
   run: name, n: 10, control: 'id', distinct: 10,
-  pairs: [{ a: 'x', b: 'y', r: 0.9, nEff: 10, df: 7, p: 0.001, p_adjusted: 0.003, ci95: [0.5, 0.98], representation: 'levels' },
-    { a: 'x', b: 'z', r: xz, nEff: 10, df: 7, p: 0.8, p_adjusted: 0.8, ci95: [-0.5, 0.6], representation: 'levels' }],
+  pairs: [{ a: 'x', b: 'y', r: 0.9, n_eff: 10, df: 7, p: 0.001, p_adjusted: 0.003, ci95: [0.5, 0.98], representation: 'levels' },
+    { a: 'x', b: 'z', r: xz, n_eff: 10, df: 7, p: 0.8, p_adjusted: 0.8, ci95: [-0.5, 0.6], representation: 'levels' }],
 });
 
 test('the first screen says the headline of the analysis; a pair significant in no run is inconclusive, not a Yes', () => {

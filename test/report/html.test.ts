@@ -120,7 +120,7 @@ test('study A shows each run\'s calibration and the robustness of each verdict, 
   assert.deepEqual(calibration.map((r) => r.run), a.analysis.runs.map((r) => r.run));
   for (const [i, row] of calibration.entries()) {
     const c = a.analysis.runs[i].calibration!;
-    assert.equal(row.false_positive_rate, c.falsePositiveRate);
+    assert.equal(row.false_positive_rate, c.false_positive_rate);
     assert.equal(row.power, c.power);
     assert.equal(row.distinct, a.analysis.runs[i].distinct);
   }

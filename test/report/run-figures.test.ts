@@ -98,7 +98,7 @@ test('the versions recorded with a run include the tokenizer library\'s (its pac
 
 test('a run\'s heatmap caption says what its pairs were tested on and their effective n, not only its checkpoints', () => {
   const pair = (representation: 'levels' | 'differences', nEff: number) =>
-    ({ a: 'x', b: 'y', r: 0.3, nEff, df: nEff - 3, p: 0.1, p_adjusted: 0.2, ci95: [0, 0.5] as [number, number], representation });
+    ({ a: 'x', b: 'y', r: 0.3, n_eff: nEff, df: nEff - 3, p: 0.1, p_adjusted: 0.2, ci95: [0, 0.5] as [number, number], representation });
   const run = (pairs: ReturnType<typeof pair>[], n = 21) => ({ run: 'r', n, control: 'id', distinct: n, pairs });
   assert.equal(observationsText(run([pair('differences', 11.2), pair('differences', 15.8)]), 'auto'),
     'across 21 checkpoints, on first differences, effective n 11–16');

@@ -57,7 +57,7 @@ test('study A tables equal the analysis `genstudy analyze` runs, with the same o
     for (const p of run.pairs) {
       const row = pairs[i];
       assert.deepEqual([row.run, row.a, row.b, row.n, row.df, row.n_eff, row.representation],
-        [run.run, p.a, p.b, run.n, p.df, p.nEff, p.representation]);
+        [run.run, p.a, p.b, run.n, p.df, p.n_eff, p.representation]);
       assert.equal(row.r, p.r);
       assert.equal(row.p_adjusted, p.p_adjusted);
       assert.equal(row.ci95_low, p.ci95![0]);

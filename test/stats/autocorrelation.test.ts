@@ -27,7 +27,7 @@ test('the effective-n test matches statsmodels OLS residuals, acf, and scipy t',
     const got = partialCorrelation(c.x, c.y, [c.c], { method: 'pearson', residualiser: 'linear', inference: 'effective-n' });
     assertClose(got.phi![0], c.phi[0], 1e-10, `${c.name} phi x`);
     assertClose(got.phi![1], c.phi[1], 1e-10, `${c.name} phi y`);
-    assertClose(got.nEff, c.nEff, 1e-9, `${c.name} nEff`);
+    assertClose(got.n_eff, c.nEff, 1e-9, `${c.name} nEff`);
     assertClose(got.r, c.r, 1e-10, `${c.name} r`);
     assertClose(got.df, c.df, 1e-9, `${c.name} df`);
     assertRelClose(got.p, c.p!, 1e-8, `${c.name} p`);

@@ -96,7 +96,7 @@ test('plateau-heavy runs: the interval reaches at least half a standard error on
     const { ci95, reason } = blockBootstrap(x, y, [c], { ...linear, resamples: 200, seed: s });
     if (observed.r === null) { assert.equal(ci95, null); assert.ok(reason); continue; }
     if (ci95 === null) { assert.match(reason!, /resamples/); continue; }
-    const z = Math.atanh(observed.r), se = 1 / Math.sqrt(observed.nEff - 4);
+    const z = Math.atanh(observed.r), se = 1 / Math.sqrt(observed.n_eff - 4);
     const below = z - Math.atanh(ci95[0]), above = Math.atanh(ci95[1]) - z;
     assert.ok(below >= 0.5 * se && above >= 0.5 * se,
       `run ${s}: r ${observed.r.toFixed(3)}, CI [${ci95[0].toFixed(3)}, ${ci95[1].toFixed(3)}], se ${se.toFixed(3)}`);

@@ -141,7 +141,7 @@ test('the modelled test\'s r is the partial correlation (no variance given), and
     const got = modelledPairTests(series, control, [[0, 1]], { method: 'pearson', residualiser: 'linear', representation: 'levels' }, steps);
     const naive = partialCorrelationPairs({ x: series[0], y: series[1] }, [control], { method: 'pearson', residualiser: 'linear' })[0].result;
     assert.ok(Math.abs(got.pairs[0].result.r! - naive.r!) < 1e-12);
-    const nEff = got.pairs[0].result.nEff;
+    const nEff = got.pairs[0].result.n_eff;
     if (expectSmall) assert.ok(nEff < 0.6 * n, `a drift: n_eff ${nEff}`);
     else assert.ok(nEff > 0.75 * n, `white noise: n_eff ${nEff}`);
   }

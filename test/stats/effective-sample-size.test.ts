@@ -40,15 +40,15 @@ test("the effective-n test: df = n_eff - 3, the CI uses n_eff, phi reported; 'na
   const x = ar1(40, 0.7, 1), y = ar1(40, 0.7, 2), c = ar1(40, 0.9, 3);
   const naive = partialCorrelation(x, y, [c], { method: 'pearson', residualiser: 'linear' });
   const eff = partialCorrelation(x, y, [c], { method: 'pearson', residualiser: 'linear', inference: 'effective-n' });
-  assert.equal(naive.nEff, 40);
+  assert.equal(naive.n_eff, 40);
   assert.equal(naive.df, 37);
   assert.equal(eff.r, naive.r);
   assert.ok(eff.phi && eff.phi[0] > 0.3 && eff.phi[1] > 0.3, `phi ${eff.phi}`);
-  assert.ok(Math.abs(eff.nEff - bartlettEffectiveN(eff.phi![0], eff.phi![1], 40)) < 1e-12);
-  assert.ok(Math.abs(eff.df - (eff.nEff - 3)) < 1e-12);
+  assert.ok(Math.abs(eff.n_eff - bartlettEffectiveN(eff.phi![0], eff.phi![1], 40)) < 1e-12);
+  assert.ok(Math.abs(eff.df - (eff.n_eff - 3)) < 1e-12);
   assert.ok(eff.p! > naive.p!, 'fewer effective observations give a larger p');
   const half = Math.atanh(eff.ci95![1]) - Math.atanh(eff.r!);
-  assert.ok(Math.abs(half - 1.959963984540054 / Math.sqrt(eff.nEff - 4)) < 1e-9);
+  assert.ok(Math.abs(half - 1.959963984540054 / Math.sqrt(eff.n_eff - 4)) < 1e-9);
 });
 
 test('the pairs form gives the same effective-n results as one pair at a time', () => {
@@ -58,7 +58,7 @@ test('the pairs form gives the same effective-n results as one pair at a time', 
   const pairs = partialCorrelationPairs(series, [Float64Array.from(c)], opts);
   for (const p of pairs) {
     const one = partialCorrelation(series[p.a as 'a'], series[p.b as 'a'], [c], opts);
-    assert.ok(Math.abs(p.result.nEff - one.nEff) < 1e-9, `${p.a}-${p.b} nEff ${p.result.nEff} vs ${one.nEff}`);
+    assert.ok(Math.abs(p.result.n_eff - one.n_eff) < 1e-9, `${p.a}-${p.b} nEff ${p.result.n_eff} vs ${one.n_eff}`);
     assert.ok(Math.abs(p.result.p! - one.p!) < 1e-9 * Math.max(1, one.p!));
   }
 });
@@ -113,7 +113,7 @@ test('pairs named explicitly (matched pairs) give the same results as one pair a
       assert.equal(m.r === null, one.r === null);
       assert.equal(m.reason?.replace(`'y${i}'`, "'y'"), one.reason);
       if (one.r !== null) {
-        assert.ok(Math.abs(m.r! - one.r) < 1e-12 && Math.abs(m.nEff - one.nEff) < 1e-9 && Math.abs(m.p! - one.p!) < 1e-9);
+        assert.ok(Math.abs(m.r! - one.r) < 1e-12 && Math.abs(m.n_eff - one.n_eff) < 1e-9 && Math.abs(m.p! - one.p!) < 1e-9);
       }
     });
   }

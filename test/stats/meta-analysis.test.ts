@@ -48,20 +48,20 @@ test('pooled effect, tau^2 and its Q-profile CI, I^2, H^2, Q and the prediction 
       assertClose(got.ci[0], f.ci[0], TOL, `${what} ci low`);
       assertClose(got.ci[1], f.ci[1], TOL, `${what} ci high`);
       assert.equal(got.df, f.hartung_knapp ? f.df : null, `${what} df`);
-      assertClose(got.tau2Ci![0], f.tau2_ci[0], TOL, `${what} tau2 ci low`);
-      assertClose(got.tau2Ci![1], f.tau2_ci[1], TOL, `${what} tau2 ci high`);
+      assertClose(got.tau2_ci![0], f.tau2_ci[0], TOL, `${what} tau2 ci low`);
+      assertClose(got.tau2_ci![1], f.tau2_ci[1], TOL, `${what} tau2 ci high`);
       assertClose(got.i2, f.i2, TOL, `${what} I2`);
-      assertClose(got.i2Ci![0], f.i2_ci[0], TOL, `${what} I2 ci low`);
-      assertClose(got.i2Ci![1], f.i2_ci[1], TOL, `${what} I2 ci high`);
+      assertClose(got.i2_ci![0], f.i2_ci[0], TOL, `${what} I2 ci low`);
+      assertClose(got.i2_ci![1], f.i2_ci[1], TOL, `${what} I2 ci high`);
       assertClose(got.h2, f.h2, TOL, `${what} H2`);
       assertClose(got.q, f.q, TOL, `${what} Q`);
-      assert.equal(got.qDf, f.q_df);
-      assertRelClose(got.qP, f.q_p, TOL, `${what} Q p`);
+      assert.equal(got.q_df, f.q_df);
+      assertRelClose(got.q_p, f.q_p, TOL, `${what} Q p`);
       if (c.yi.length >= 3) {
-        assertClose(got.predictionInterval![0], f.pi[0], TOL, `${what} PI low`);
-        assertClose(got.predictionInterval![1], f.pi[1], TOL, `${what} PI high`);
+        assertClose(got.prediction_interval![0], f.pi[0], TOL, `${what} PI low`);
+        assertClose(got.prediction_interval![1], f.pi[1], TOL, `${what} PI high`);
       } else {
-        assert.equal(got.predictionInterval, null, `${what}: no prediction interval from two runs`);
+        assert.equal(got.prediction_interval, null, `${what}: no prediction interval from two runs`);
         assert.match(got.notes.join(' '), /two runs/);
       }
       checked++;
@@ -129,12 +129,12 @@ test('meta-regression on a categorical or numeric moderator equals metafor rma(m
       assert.equal(got.test.df2, f.hartung_knapp ? f.qm_df2 : null);
       assert.equal(got.test.distribution, f.hartung_knapp ? 'F' : 'chi-square');
       assertRelClose(got.test.p, f.qm_p, TOL, `${what} QM p`);
-      assertClose(got.tau2Ci[0], f.tau2_ci[0], TOL, `${what} tau2 ci low`);
-      assertClose(got.tau2Ci[1], f.tau2_ci[1], TOL, `${what} tau2 ci high`);
+      assertClose(got.tau2_ci[0], f.tau2_ci[0], TOL, `${what} tau2 ci low`);
+      assertClose(got.tau2_ci[1], f.tau2_ci[1], TOL, `${what} tau2 ci high`);
       assertClose(got.i2, f.i2, TOL, `${what} I2`);
       assertClose(got.qe, f.qe, TOL, `${what} QE`);
-      assert.equal(got.qeDf, f.qe_df);
-      assertRelClose(got.qeP, f.qe_p, TOL, `${what} QE p`);
+      assert.equal(got.qe_df, f.qe_df);
+      assertRelClose(got.qe_p, f.qe_p, TOL, `${what} QE p`);
       // metafor's R^2 is 0 when the model without the moderator has tau^2 = 0; genstudy says undefined
       if (f.tau2_re > 1e-8) assertClose(got.r2, f.r2!, TOL, `${what} R2`);
       else assert.equal(got.r2, null, `${what} R2`);
@@ -157,7 +157,7 @@ test('one run: its own estimate, and a note of what cannot be estimated', () => 
   assert.equal(got.k, 1);
   assert.equal(got.estimate, 0.4);
   assertClose(got.se, Math.sqrt(0.05), 1e-15, 'se');
-  for (const field of ['tau2', 'tau2Ci', 'i2', 'q', 'qP', 'predictionInterval'] as const) assert.equal(got[field], null, field);
+  for (const field of ['tau2', 'tau2_ci', 'i2', 'q', 'q_p', 'prediction_interval'] as const) assert.equal(got[field], null, field);
   assert.match(got.notes.join(' '), /one run.*between-run variance.*prediction interval/);
 });
 

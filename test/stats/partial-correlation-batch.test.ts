@@ -66,7 +66,7 @@ function assertSame(got: PartialResult, want: PartialResult, what: string): numb
   assert.equal(got.distinct, want.distinct, `${what}: distinct`);
   assert.equal(got.phi === undefined, want.phi === undefined, `${what}: phi present`);
   const pairs: [number | null | undefined, number | null | undefined, string][] = [
-    [got.r, want.r, 'r'], [got.p, want.p, 'p'], [got.nEff, want.nEff, 'nEff'], [got.df, want.df, 'df'],
+    [got.r, want.r, 'r'], [got.p, want.p, 'p'], [got.n_eff, want.n_eff, 'nEff'], [got.df, want.df, 'df'],
     [got.ci95?.[0], want.ci95?.[0], 'ci95 low'], [got.ci95?.[1], want.ci95?.[1], 'ci95 high'],
     [got.phi?.[0], want.phi?.[0], 'phi x'], [got.phi?.[1], want.phi?.[1], 'phi y'],
   ];

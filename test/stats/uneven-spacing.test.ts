@@ -14,10 +14,10 @@ import { checkpointSteps } from '../../src/train/policy.ts';
 const PYTHIA = [0, ...Array.from({ length: 10 }, (_, i) => 2 ** i), 1000, 3000, ...Array.from({ length: 14 }, (_, i) => 10000 * (i + 1)), 143000];
 
 test('spacingOf: even schedules are even; Pythia\'s is uneven with a median gap of 7000 steps', () => {
-  assert.deepEqual(spacingOf([0, 10, 20, 30]), { uneven: false, referenceGap: 10, minGap: 10, maxGap: 10 });
+  assert.deepEqual(spacingOf([0, 10, 20, 30]), { uneven: false, reference_gap: 10, min_gap: 10, max_gap: 10 });
   const p = spacingOf(PYTHIA);
   assert.equal(PYTHIA.length, 28);
-  assert.deepEqual(p, { uneven: true, referenceGap: 7000, minGap: 1, maxGap: 10000 });
+  assert.deepEqual(p, { uneven: true, reference_gap: 7000, min_gap: 1, max_gap: 10000 });
   assert.equal(spacingOf([0, 100, 200, 400]).uneven, true, 'a missing checkpoint makes a schedule uneven');
   assert.deepEqual(Array.from(scaledTimes([5, 15, 25, 45])), [0, 1, 2, 4]);
 });
