@@ -10,7 +10,8 @@ import { analyzeRuns, DEFAULT_OPTIONS, type AnalyzeOptions } from '../../src/ana
 import { fisherZVariance, runVarianceFactor } from '../../src/analyze/fisher-z.ts';
 import type { RunSeries } from '../../src/analyze/run-series.ts';
 import { createRandom, randomEffectsMeta } from '../../src/stats/index.ts';
-import { genstudy, tempDir, writeCsv } from './helpers.ts';
+import { genstudy } from '../support/genstudy-in-process.ts';
+import { tempDir, writeCsv } from './helpers.ts';
 
 /**
  * One run of n checkpoints: control c rises; OOD sets a, b, d, e are c plus white noise, with
@@ -37,6 +38,13 @@ function run(name: string, family: 'pos' | 'neg', seed: number, n = 40, same = 0
 }
 
 const opts = (extra: Partial<AnalyzeOptions> = {}): AnalyzeOptions => ({ ...DEFAULT_OPTIONS, control: 'id', ...extra });
+/**
+ * For the tests that are not about them: no robustness table (8 more analyses of every run), and the
+ * calibration (most of an analysis's time) on fewer simulations or none. Only the first test and the
+ * CLI's run the defaults.
+ */
+const noRobustness = { robustness: false } as const;
+const FEWER_SIMULATIONS = 50;
 const families = (k: number) => Array.from({ length: k }, (_, i) => run(`m${i}`, i % 2 === 0 ? 'pos' : 'neg', 100 + i));
 const pairOf = (meta: ReturnType<typeof analyzeRuns>['meta'], a: string, b: string) => meta.pairs.find((p) => p.a === a && p.b === b)!;
 
@@ -73,7 +81,7 @@ test('a relation present in every run generalises, one whose sign depends on the
 
 test('each run enters with its Fisher z and the variance of its own CI; the pooled p is adjusted over the pairs', () => {
   const runs = families(5);
-  const result = analyzeRuns(runs, opts({ metaEstimator: 'PM', hartungKnapp: true }));
+  const result = analyzeRuns(runs, opts({ metaEstimator: 'PM', hartungKnapp: true, ...noRobustness, calibration: FEWER_SIMULATIONS }));
   const ab = pairOf(result.meta, 'a', 'b');
   const pairs = result.runs.map((r) => r.pairs.find((p) => p.a === 'a' && p.b === 'b')!);
   for (const p of pairs) {
@@ -95,7 +103,7 @@ test('each run enters with its Fisher z and the variance of its own CI; the pool
 });
 
 test('a meta-regression on the family attribute finds that the sign depends on it', () => {
-  const result = analyzeRuns(families(8), opts({ moderator: 'family' }));
+  const result = analyzeRuns(families(8), opts({ moderator: 'family', ...noRobustness, calibration: FEWER_SIMULATIONS }));
   const ad = pairOf(result.meta, 'a', 'd').moderator!;
   assert.equal(ad.attribute, 'family');
   assert.equal(ad.kind, 'categorical');
@@ -109,7 +117,7 @@ test('a meta-regression on the family attribute finds that the sign depends on i
   assert.ok(ad.r2! > 0.8, `family should account for most of tau^2, got ${ad.r2}`);
   const ab = pairOf(result.meta, 'a', 'b').moderator!;
   assert.ok(ab.test!.p > 0.01, 'a relation the same in every family does not depend on it');
-  const numeric = analyzeRuns(families(8), opts({ moderator: 'size' }));
+  const numeric = analyzeRuns(families(8), opts({ moderator: 'size', ...noRobustness, calibration: 0 }));
   const m = pairOf(numeric.meta, 'a', 'd').moderator!;
   assert.equal(m.kind, 'numeric');
   assert.equal(m.test!.distribution, 'F');
@@ -117,14 +125,14 @@ test('a meta-regression on the family attribute finds that the sign depends on i
 });
 
 test('with two runs there is no prediction interval and nothing generalises; with one run nothing is pooled', () => {
-  const two = analyzeRuns(families(2), opts());
+  const two = analyzeRuns(families(2), opts({ ...noRobustness, calibration: 0 }));
   for (const p of two.meta.pairs) {
     assert.equal(p.prediction95, null);
     assert.match(p.notes.join(' '), /two runs: tau\^2 rests on one degree of freedom/);
     assert.equal(p.verdict, 'inconclusive');
     assert.equal(p.why, '2 runs pooled: a prediction interval for a new run needs at least 3');
   }
-  const one = analyzeRuns(families(1), opts());
+  const one = analyzeRuns(families(1), opts({ ...noRobustness, calibration: 0 }));
   for (const p of one.meta.pairs) {
     assert.equal(p.verdict, 'inconclusive');
     assert.equal(p.tau2, null);
@@ -139,7 +147,8 @@ test('the CLI prints the meta-analysis table, puts it in the JSON and writes met
     run: s.run, step: s.steps[i], test_set: set, metric: 'accuracy', value, family: s.attributes.family,
   }))));
   writeCsv(join(dir, 's.csv'), rows);
-  const json = await genstudy(['analyze', join(dir, 's.csv'), '--control', 'id', '--format', 'json', '--meta-estimator', 'dl']);
+  const fewer = ['--calibration', String(FEWER_SIMULATIONS)];
+  const json = await genstudy(['analyze', join(dir, 's.csv'), '--control', 'id', '--format', 'json', '--meta-estimator', 'dl', ...fewer]);
   assert.equal(json.code, 0, json.stderr);
   const out = JSON.parse(json.stdout);
   assert.deepEqual(Object.keys(out.meta), ['estimator', 'hartung_knapp', 'moderator', 'pairs']);
@@ -148,11 +157,11 @@ test('the CLI prints the meta-analysis table, puts it in the JSON and writes met
     'a', 'b', 'runs', 'excluded', 'r', 'ci95', 'p', 'p_adjusted', 'z', 'se', 'tau2', 'tau2_ci95', 'i2', 'i2_ci95',
     'q', 'q_df', 'q_p', 'q_p_adjusted', 'prediction95', 'verdict', 'why', 'unstable', 'notes', 'holds', 'of', 'fragile',
   ]);
-  assert.deepEqual(Object.keys(out)[0], 'headline', 'the answer comes first');
+  assert.deepEqual(Object.keys(out).slice(0, 2), ['format_version', 'headline'], 'the answer comes first, after the format');
   const verdicts = ['generalises', 'depends on the model', 'negligible everywhere', 'inconclusive'];
   assert.ok(out.meta.pairs.every((p: { verdict: string }) => verdicts.includes(p.verdict)));
   assert.equal(out.meta.hartung_knapp, true);
-  const table = await genstudy(['analyze', join(dir, 's.csv'), '--control', 'id', '--no-hartung-knapp']);
+  const table = await genstudy(['analyze', join(dir, 's.csv'), '--control', 'id', '--no-hartung-knapp', ...fewer]);
   assert.equal(table.code, 0, table.stderr);
   assert.match(table.stdout, new RegExp(/The verdict per pair across 6 runs \(generalises \/ depends on the model \/ /.source +
     /negligible everywhere \/ inconclusive\): random-effects meta-analysis per pair \(Fisher z, REML; p and Q p adjusted/.source));
@@ -160,7 +169,7 @@ test('the CLI prints the meta-analysis table, puts it in the JSON and writes met
   // analyze's last line is the headline, the same sentence as the JSON's
   assert.equal(table.stdout.trimEnd().split('\n').at(-1), out.headline.sentence.replace('Across 6 runs', 'Across 6 runs'));
   const csv = await genstudy(['analyze', join(dir, 's.csv'), '--control', 'id', '--format', 'csv', '--out-file', join(dir, 'out.csv'),
-    '--moderator', 'family']);
+    '--moderator', 'family', '--calibration', '0']);
   assert.equal(csv.code, 0, csv.stderr);
   const meta = readFileSync(join(dir, 'out.meta.csv'), 'utf8').trim().split('\n');
   assert.match(meta[0], new RegExp(/^a,b,runs,excluded,r,ci95_low,ci95_high,p,p_adjusted,z,se,tau2,.*,prediction95_low,prediction95_high,/.source +
@@ -180,7 +189,7 @@ test('a run with r undefined is left out of that pair, one with r = ±1 pooled a
   // a: b's copy in run m0 (r = 1 after the control is regressed out); e: constant in run m1
   runs[0].values.set('b', Float64Array.from(runs[0].values.get('a')!, (x) => 2 * x + 1));
   runs[1].values.set('e', new Float64Array(40).fill(0.5));
-  const result = analyzeRuns(runs, opts());
+  const result = analyzeRuns(runs, opts({ ...noRobustness, calibration: 0 }));
   const ab = pairOf(result.meta, 'a', 'b');
   assert.ok(Math.abs(result.runs[0].pairs.find((p) => p.a === 'a' && p.b === 'b')!.r! - 1) < 1e-12);
   assert.equal(ab.runs, 4);
@@ -192,7 +201,7 @@ test('a run with r undefined is left out of that pair, one with r = ±1 pooled a
   const ae = pairOf(result.meta, 'a', 'e');
   assert.equal(ae.runs, 3);
   assert.deepEqual(ae.unstable, [{ run: 'm1', reason: '"e" has 1 distinct value in 40 checkpoints (fewer than 5)' }]);
-  const kept = pairOf(analyzeRuns(runs, opts({ keepUnstable: true })).meta, 'a', 'e');
+  const kept = pairOf(analyzeRuns(runs, opts({ keepUnstable: true, ...noRobustness, calibration: 0 })).meta, 'a', 'e');
   assert.equal(kept.runs, 3);
   assert.ok(kept.notes.includes('1 run without a defined r left out'), kept.notes.join('; '));
 });
@@ -215,8 +224,8 @@ test("each run's weight rests on its calibrated effective sample size, not its r
   };
   const runs = [ar1Run('r0', 1), ar1Run('r1', 2), ar1Run('r2', 3), ar1Run('r3', 4)];
   // levels: a drift this persistent leaves few effective observations there (the noise model fits its levels)
-  const calibrated = analyzeRuns(runs, opts({ representation: 'levels', residualiser: 'linear' }));
-  const naive = analyzeRuns(runs, opts({ representation: 'levels', inference: 'naive', residualiser: 'linear' }));
+  const calibrated = analyzeRuns(runs, opts({ representation: 'levels', residualiser: 'linear', ...noRobustness }));
+  const naive = analyzeRuns(runs, opts({ representation: 'levels', inference: 'naive', residualiser: 'linear', ...noRobustness, calibration: 0 }));
   let fewer = 0;
   for (const run of calibrated.runs) {
     for (const p of run.pairs) {
