@@ -1,4 +1,4 @@
-// Shared by the analyze tests: temp folders, writing score tables, running the real CLI.
+// Shared by the analyze tests: temp folders and writing score tables.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -21,4 +21,3 @@ export function writeJsonl(file: string, rows: readonly object[]): void {
   writeFileSync(file, rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
 }
 
-export { genstudy } from '../support/genstudy-process.ts';

@@ -6,6 +6,7 @@ import { discoverCheckpoints, storedCheckpoints } from '../../src/evaluate/index
 import { incompleteReason } from '../../src/engine/index.ts';
 import { UserError } from '../../src/errors.ts';
 import { tempDir, tinyRun } from './helpers.ts';
+import { genstudy } from '../support/genstudy-in-process.ts';
 
 function copyDir(from: string, to: string): void {
   fs.mkdirSync(to, { recursive: true });
@@ -92,7 +93,7 @@ test('a run in the store: checkpoints from their recorded folders; missing folde
 });
 
 test('checkpoints saved without a tokenizer wait for one, and evaluate with --tokenizer as with their own', async () => {
-  const { runCli, SUITE_ARG, dumpStore } = await import('./helpers.ts');
+  const { SUITE_ARG, dumpStore } = await import('./helpers.ts');
   const { scanRunFolder } = await import('../../src/pipeline/watch.ts');
   const src = tinyRun([0, 100]);
   const bare = path.join(tempDir(), 'bare-run');
@@ -109,17 +110,17 @@ test('checkpoints saved without a tokenizer wait for one, and evaluate with --to
   const dir = tempDir();
   const args = (model: string, store: string) => ['evaluate', '--model', model, '--test-set', SUITE_ARG, '--synthetic-seed', '2', '--synthetic-size',
     '6', '--run', 'r', '--store', path.join(dir, store)];
-  const refused = await runCli(args(bare, 'refused.sqlite'));
-  assert.equal(refused.status, 2);
+  const refused = await genstudy(args(bare, 'refused.sqlite'));
+  assert.equal(refused.code, 2);
   assert.match(refused.stderr, /none of its 2 checkpoint folders is complete.*no tokenizer\.json/s);
-  const own = await runCli(args(src, 'own.sqlite'));
-  assert.equal(own.status, 0, own.stderr);
+  const own = await genstudy(args(src, 'own.sqlite'));
+  assert.equal(own.code, 0, own.stderr);
   assert.match(own.stderr, / over 2 checkpoints: .*\(2 models loaded, /);
-  const single = await runCli(args(path.join(src, 'step-0'), 'single.sqlite'));
-  assert.equal(single.status, 0, single.stderr);
+  const single = await genstudy(args(path.join(src, 'step-0'), 'single.sqlite'));
+  assert.equal(single.code, 0, single.stderr);
   assert.match(single.stderr, / over 1 checkpoint: .*\(1 model loaded, /, 'counts of one are singular');
-  const borrowed = await runCli([...args(bare, 'borrowed.sqlite'), '--tokenizer', tokenizer]);
-  assert.equal(borrowed.status, 0, borrowed.stderr);
+  const borrowed = await genstudy([...args(bare, 'borrowed.sqlite'), '--tokenizer', tokenizer]);
+  assert.equal(borrowed.code, 0, borrowed.stderr);
   const a = dumpStore(path.join(dir, 'own.sqlite'));
   const b = dumpStore(path.join(dir, 'borrowed.sqlite'));
   assert.deepEqual(b.scores, a.scores);
@@ -127,15 +128,15 @@ test('checkpoints saved without a tokenizer wait for one, and evaluate with --to
 });
 
 test('evaluate --run names a complete checkpoint folder on disk that the store lacks (a trainer killed before recording it)', async () => {
-  const { runCli, SUITE_ARG } = await import('./helpers.ts');
+  const { SUITE_ARG } = await import('./helpers.ts');
   const { ResultStore } = await import('../../src/store/result-store.ts');
   const src = tinyRun([0, 100, 200]);
   const storeFile = path.join(tempDir(), 'results.sqlite');
   const store = ResultStore.open(storeFile);
   for (const step of [0, 200]) store.upsertCheckpoint({ run: 'r', step, path: path.join(src, `step-${step}`) });
   store.close();
-  const r = await runCli(['evaluate', '--run', 'r', '--store', storeFile, '--test-set', SUITE_ARG, '--synthetic-seed', '2', '--synthetic-size', '6']);
-  assert.equal(r.status, 0, r.stderr);
+  const r = await genstudy(['evaluate', '--run', 'r', '--store', storeFile, '--test-set', SUITE_ARG, '--synthetic-seed', '2', '--synthetic-size', '6']);
+  assert.equal(r.code, 0, r.stderr);
   assert.match(r.stderr,
     new RegExp(`run "r" step 100: ${path.join(src, 'step-100').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is on disk but not in the store`));
   const found = storedCheckpoints('r', [{ step: 0, path: path.join(src, 'step-0') }, { step: 100, path: path.join(src, 'step-100') },

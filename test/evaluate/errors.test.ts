@@ -11,7 +11,8 @@ import type { LanguageModel } from '../../src/types.ts';
 import { RougeScorer } from '../../src/metrics/index.ts';
 import { SUITE_DEFAULTS } from '../../src/synth/index.ts';
 import type { GenerateTaskSpec } from '../../src/tasks/index.ts';
-import { countingLoader, dumpStore, runCli, SUITE_ARG, tempDir, tinyRun } from './helpers.ts';
+import { countingLoader, dumpStore, SUITE_ARG, tempDir, tinyRun } from './helpers.ts';
+import { genstudy } from '../support/genstudy-in-process.ts';
 
 const SIZE = 8;
 const runDir = tinyRun([0, 100]);
@@ -113,8 +114,8 @@ test('genstudy evaluate: a folder that is not a model exits 2 with one line nami
   const notModel = path.join(tempDir(), 'just-notes');
   fs.mkdirSync(notModel);
   fs.writeFileSync(path.join(notModel, 'notes.txt'), 'x');
-  const r = await runCli(['evaluate', '--model', notModel, '--test-set', SUITE_ARG, '--store', storePath]);
-  assert.equal(r.status, 2);
+  const r = await genstudy(['evaluate', '--model', notModel, '--test-set', SUITE_ARG, '--store', storePath]);
+  assert.equal(r.code, 2);
   assert.equal(r.stderr, `genstudy: ${notModel}: not a model folder (no config.json), and it holds no step-N or checkpoint-N folders\n`);
   assert.deepEqual(dumpStore(storePath), before);
 });
@@ -132,9 +133,9 @@ test('genstudy evaluate: a model that cannot load (unknown model_type, shape mis
   for (const [what, breakIt, message] of broken) {
     const dir = path.join(tinyRun([0], 9, `broken-${what}`), 'step-0');
     breakIt(dir);
-    const r = await runCli(['evaluate', '--model', dir, '--run', `broken-${what}`, '--test-set', SUITE_ARG, '--synthetic-seed', '4',
+    const r = await genstudy(['evaluate', '--model', dir, '--run', `broken-${what}`, '--test-set', SUITE_ARG, '--synthetic-seed', '4',
       '--synthetic-size', String(SIZE), '--store', storePath]);
-    assert.equal(r.status, 2, `${what}: ${r.stderr}`);
+    assert.equal(r.code, 2, `${what}: ${r.stderr}`);
     assert.match(r.stderr, message, what);
     assert.deepEqual(dumpStore(storePath), before, `${what}: no runs, checkpoints or test_sets rows were written`);
   }

@@ -6,7 +6,8 @@ import { loadModel } from '../../src/engine/index.ts';
 import { bootstrapRouge, corpusBleu, meanRougeScores, rougeScoreBatch, ROUGE_TYPES } from '../../src/metrics/index.ts';
 import { ResultStore } from '../../src/store/result-store.ts';
 import { postprocessGeneration } from '../../src/tasks/index.ts';
-import { runCli, sharedDir, tempDir } from './helpers.ts';
+import { sharedDir, tempDir } from './helpers.ts';
+import { genstudy } from '../support/genstudy-in-process.ts';
 
 const golden = path.join(sharedDir, 'golden/engine/gpt2');
 
@@ -18,7 +19,7 @@ const ROWS = [
   { id: 'g5', input: 'In the year 2020 there were many changes in the world.', output: 'The world changed in 2020.' },
 ];
 
-const cli = (args: string[]) => runCli(['evaluate', ...args]);
+const cli = (args: string[]) => genstudy(['evaluate', ...args]);
 
 test('generation on the golden GPT-2: stored texts are the engine\'s, ROUGE and exact match follow rouge-score', async (t) => {
   if (!fs.existsSync(path.join(golden, 'config.json'))) return t.skip(`needs ${golden} (the shared golden models), which is absent`);
@@ -32,7 +33,7 @@ test('generation on the golden GPT-2: stored texts are the engine\'s, ROUGE and 
   const store = path.join(dir, 'results.sqlite');
   const common = ['--test-set', path.join(dir, 'gen.yaml'), '--task', path.join(dir, 'task.yaml'), '--store', store];
   const first = await cli(['--model', golden, '--run', 'golden-gpt2', ...common, '--format', 'json']);
-  assert.equal(first.status, 0, first.stderr);
+  assert.equal(first.code, 0, first.stderr);
   const summary = JSON.parse(first.stdout) as { computed: number; scores: { metric: string; value: number }[] };
   assert.equal(summary.computed, ROWS.length);
 
@@ -67,12 +68,12 @@ test('generation on the golden GPT-2: stored texts are the engine\'s, ROUGE and 
 
   // ROUGE with the stemmer is a new metric from the cached texts: no model work.
   const stemmed = await cli(['--model', golden, '--run', 'golden-gpt2', ...common, '--rouge-stemmer']);
-  assert.equal(stemmed.status, 0, stemmed.stderr);
+  assert.equal(stemmed.code, 0, stemmed.stderr);
   assert.match(stemmed.stderr, /0 from the model \(0 models loaded, 0 engine calls\), 5 from the cache/);
   assert.match(stemmed.stdout, /rougeL_f/);
   // The run in the store is enough to evaluate it again: its checkpoint folder is recorded.
   const again = await cli(['--run', 'golden-gpt2', ...common]);
-  assert.equal(again.status, 0, again.stderr);
+  assert.equal(again.code, 0, again.stderr);
   assert.match(again.stderr, /0 from the model .* 5 from the cache/);
   const after = ResultStore.open(store, { readonly: true });
   const metrics = new Set(after.scores({ run: 'golden-gpt2' }).map((s) => s.metric));

@@ -86,20 +86,3 @@ export function countRows(file: string, table: string): number {
   }
 }
 
-/** Runs the genstudy CLI in this process (no start-up cost), capturing what it writes. */
-export async function runCli(args: string[]): Promise<{ status: number; stdout: string; stderr: string }> {
-  const { main } = await import('../../src/cli/main.ts');
-  let stdout = '';
-  let stderr = '';
-  const out = process.stdout.write;
-  const err = process.stderr.write;
-  process.stdout.write = ((chunk: string | Uint8Array) => { stdout += String(chunk); return true; }) as typeof process.stdout.write;
-  process.stderr.write = ((chunk: string | Uint8Array) => { stderr += String(chunk); return true; }) as typeof process.stderr.write;
-  try {
-    const status = await main(args);
-    return { status, stdout, stderr };
-  } finally {
-    process.stdout.write = out;
-    process.stderr.write = err;
-  }
-}

@@ -5,7 +5,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { discoverCheckpoints, evaluateGrid, promptVariants, resolveTestSets } from '../../src/evaluate/index.ts';
-import { countRows, dumpStore, repoRoot, runCli, SUITE_ARG, tempDir, tinyRun } from './helpers.ts';
+import { countRows, dumpStore, repoRoot, SUITE_ARG, tempDir, tinyRun } from './helpers.ts';
+import { genstudy } from '../support/genstudy-in-process.ts';
 
 const BIN = path.join(repoRoot, 'bin/genstudy.js');
 const SIZE = 16;
@@ -53,8 +54,8 @@ test('a run killed half-way (SIGKILL) resumes where it stopped, and the final st
   assert.ok(kept >= 16 && kept < TOTAL, `killed half-way: ${kept} of ${TOTAL} answers stored`);
 
   // Run again, the same command (in this process, to save a start-up).
-  const resumed = await runCli(cliArgs(runDir, killed).slice(1));
-  assert.equal(resumed.status, 0, resumed.stderr);
+  const resumed = await genstudy(cliArgs(runDir, killed).slice(1));
+  assert.equal(resumed.code, 0, resumed.stderr);
   const m = /(\d+) from the model .* (\d+) from the cache/.exec(resumed.stderr);
   assert.ok(m, resumed.stderr);
   assert.equal(Number(m[1]) + Number(m[2]), TOTAL);

@@ -16,7 +16,8 @@ import { MIGRATIONS } from '../../src/store/schema.ts';
 import { suiteVocabulary } from '../../src/synth/index.ts';
 import { syntheticTask } from '../../src/tasks/index.ts';
 import { writeTinyRun } from '../evaluate/tiny-model.ts';
-import { countRows, runCli, tempDir } from '../evaluate/helpers.ts';
+import { countRows, tempDir } from '../evaluate/helpers.ts';
+import { genstudy } from '../support/genstudy-in-process.ts';
 
 const VOCAB = suiteVocabulary(syntheticTask());
 const SET = ['--test-set', 'synthetic:in-domain', '--synthetic-size', '4'];
@@ -98,8 +99,8 @@ test('two trainings whose folders share a base name stay two runs; a second fold
   for (const [exp, seed] of [['exp1', 3], ['exp2', 5]] as const) writeTinyRun(path.join(root, exp, 'output'), { vocabulary: VOCAB, seed }, [100]);
   const storePath = path.join(tempDir(), 'results.sqlite');
   for (const exp of ['exp1', 'exp2']) {
-    const r = await runCli(['evaluate', '--model', path.join(root, exp, 'output'), ...SET, '--store', storePath]);
-    assert.equal(r.status, 0, r.stderr);
+    const r = await genstudy(['evaluate', '--model', path.join(root, exp, 'output'), ...SET, '--store', storePath]);
+    assert.equal(r.code, 0, r.stderr);
     assert.match(r.stderr, new RegExp(`run "${exp}/output"`));
   }
   const runs = storeRows<{ id: string; checkpoint_folder: string }>(storePath, `SELECT id, checkpoint_folder FROM runs ORDER BY id`);
@@ -115,22 +116,22 @@ test('two trainings whose folders share a base name stay two runs; a second fold
   for (const [parent, seed] of [['a', 3], ['b', 5]] as const) writeTinyRun(path.join(root, parent, 'trial'), { vocabulary: VOCAB, seed }, [100]);
   const trialA = fs.realpathSync(path.join(root, 'a', 'trial'));
   const trialB = fs.realpathSync(path.join(root, 'b', 'trial'));
-  assert.equal((await runCli(['evaluate', '--model', trialA, ...SET, '--store', storePath])).status, 0);
+  assert.equal((await genstudy(['evaluate', '--model', trialA, ...SET, '--store', storePath])).code, 0);
   const scoresBefore = countRows(storePath, 'scores');
   const refusal = `genstudy: ${storePath}: run "trial" holds checkpoints from ${trialA}, not from ${trialB}; pass --run NAME to store these ` +
     'under a run of their own, or --run "trial" to add them to it\n';
-  const evaluated = await runCli(['evaluate', '--model', trialB, ...SET, '--store', storePath]);
-  assert.equal(evaluated.status, 2);
+  const evaluated = await genstudy(['evaluate', '--model', trialB, ...SET, '--store', storePath]);
+  assert.equal(evaluated.code, 2);
   assert.equal(evaluated.stderr, refusal);
-  const watched = await runCli(['watch', trialB, ...SET, '--store', storePath, '--once']);
-  assert.equal(watched.status, 2);
+  const watched = await genstudy(['watch', trialB, ...SET, '--store', storePath, '--once']);
+  assert.equal(watched.code, 2);
   assert.equal(watched.stderr, refusal);
   assert.equal(countRows(storePath, 'scores'), scoresBefore, 'nothing of b/trial stored');
   assert.equal(countRows(storePath, 'superseded_scores'), 0);
 
   // --run given: the researcher means one run; it says so, and the run keeps its first folder.
-  const joined = await runCli(['evaluate', '--model', trialB, ...SET, '--store', storePath, '--run', 'trial']);
-  assert.equal(joined.status, 0, joined.stderr);
+  const joined = await genstudy(['evaluate', '--model', trialB, ...SET, '--store', storePath, '--run', 'trial']);
+  assert.equal(joined.code, 0, joined.stderr);
   assert.match(joined.stderr, new RegExp(`run "trial" of .* holds checkpoints from ${trialA}; adding those of ${trialB} to it, as --run asks`));
   assert.deepEqual(storeRows(storePath, `SELECT checkpoint_folder FROM runs WHERE id = 'trial'`), [{ checkpoint_folder: trialA }]);
 });
@@ -146,8 +147,8 @@ test('a run stored before its folder was recorded (migration 5) is known by its 
   db.prepare(`INSERT INTO checkpoints (run_id, step, path) VALUES ('trial', 100, ?)`).run(path.join(root, 'a', 'trial', 'step-100'));
   db.close();
   writeTinyRun(path.join(root, 'b', 'trial'), { vocabulary: VOCAB, seed: 5 }, [100]);
-  const r = await runCli(['evaluate', '--model', path.join(root, 'b', 'trial'), ...SET, '--store', storePath]);
-  assert.equal(r.status, 2);
+  const r = await genstudy(['evaluate', '--model', path.join(root, 'b', 'trial'), ...SET, '--store', storePath]);
+  assert.equal(r.code, 2);
   assert.match(r.stderr, new RegExp(`run "trial" holds checkpoints from ${path.join(root, 'a', 'trial')}, not from .*b/trial; pass --run`));
 });
 
@@ -159,11 +160,11 @@ test('two folders for one step (checkpoint-100 and step-100): watch refuses them
   writeCheckpoint(runDir, 200, 9);
   const storePath = path.join(tempDir(), 'results.sqlite');
   const expected = `genstudy: ${runDir}: two checkpoint folders for step 100 (checkpoint-100 and step-100); move one of them out of the folder\n`;
-  const evaluated = await runCli(['evaluate', '--model', runDir, ...SET, '--store', storePath]);
-  assert.equal(evaluated.status, 2);
+  const evaluated = await genstudy(['evaluate', '--model', runDir, ...SET, '--store', storePath]);
+  assert.equal(evaluated.code, 2);
   assert.equal(evaluated.stderr, expected);
-  const watched = await runCli(['watch', runDir, ...SET, '--store', storePath, '--once']);
-  assert.equal(watched.status, 2);
+  const watched = await genstudy(['watch', runDir, ...SET, '--store', storePath, '--once']);
+  assert.equal(watched.code, 2);
   assert.equal(watched.stderr, expected);
   assert.equal(fs.existsSync(storePath) ? countRows(storePath, 'scores') : 0, 0);
   await assert.rejects(watchRun({ runDir, storePath, run: 'x', testSets: await resolveTestSets(['synthetic:in-domain'], { synthSize: 4 }),

@@ -9,7 +9,8 @@ import { ResultStore } from '../../src/store/result-store.ts';
 import { suiteVocabulary } from '../../src/synth/index.ts';
 import { syntheticTask } from '../../src/tasks/index.ts';
 import { writeTinyRun } from '../evaluate/tiny-model.ts';
-import { runCli, SUITE_ARG, tempDir } from '../evaluate/helpers.ts';
+import { SUITE_ARG, tempDir } from '../evaluate/helpers.ts';
+import { genstudy } from '../support/genstudy-in-process.ts';
 
 const VOCAB = suiteVocabulary(syntheticTask());
 
@@ -85,14 +86,14 @@ test('genstudy watch --once from the command line; bad intervals and folders are
   fs.mkdirSync(runDir);
   writeCheckpoint(runDir, 10);
   const storePath = path.join(tempDir(), 'results.sqlite');
-  const ok = await runCli(['watch', runDir, '--test-set', 'synthetic:in-domain', '--synthetic-size', '4', '--store', storePath, '--once']);
-  assert.equal(ok.status, 0, ok.stderr);
+  const ok = await genstudy(['watch', runDir, '--test-set', 'synthetic:in-domain', '--synthetic-size', '4', '--store', storePath, '--once']);
+  assert.equal(ok.code, 0, ok.stderr);
   assert.match(ok.stderr, /evaluated steps 10/);
-  const bad = await runCli(['watch', runDir, '--test-set', 'synthetic:in-domain', '--store', storePath, '--interval', '0.001']);
-  assert.equal(bad.status, 2);
+  const bad = await genstudy(['watch', runDir, '--test-set', 'synthetic:in-domain', '--store', storePath, '--interval', '0.001']);
+  assert.equal(bad.code, 2);
   assert.match(bad.stderr, /--interval 0\.001: expected a number in \[0\.1, 3600\]/);
-  const missing = await runCli(['watch', path.join(runDir, 'nope'), '--test-set', 'synthetic:in-domain', '--store', storePath, '--once']);
-  assert.equal(missing.status, 2);
+  const missing = await genstudy(['watch', path.join(runDir, 'nope'), '--test-set', 'synthetic:in-domain', '--store', storePath, '--once']);
+  assert.equal(missing.code, 2);
   assert.match(missing.stderr, /nope: no such folder/);
   await assert.rejects(watchRun({ runDir, storePath, run: 'x', testSets: [], variants: promptVariants(), intervalMs: 5 }), /interval 0\.005 s/);
 });

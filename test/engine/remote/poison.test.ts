@@ -8,9 +8,10 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { countRows, dumpStore, runCli, tempDir, tinyRun } from '../../evaluate/helpers.ts';
+import { countRows, dumpStore, tempDir, tinyRun } from '../../evaluate/helpers.ts';
 import { startServe, type ServeProcess } from './serve-process.ts';
 import { assertStoresAgree } from './store-compare.ts';
+import { genstudy } from '../../support/genstudy-in-process.ts';
 
 type Mode = 'honest' | 'positive' | 'swapped';
 
@@ -68,19 +69,19 @@ before(async () => {
 });
 after(async () => { await proxy?.close(); await serve?.stop(); });
 
-const evaluate = (store: string, extra: string[]) => runCli(
+const evaluate = (store: string, extra: string[]) => genstudy(
   ['evaluate', '--model', modelDir, '--test-set', 'synthetic:in-domain,negation-broken', '--synthetic-size', '24', '--store', store, ...extra]);
 
 test('positive "log-probs" from a server are refused before anything is cached', async () => {
   const store = path.join(tempDir(), 'positive.sqlite');
   proxy.mode = 'positive';
   const r = await evaluate(store, ['--remote', proxy.url, '--remote-retries', '0']);
-  assert.equal(r.status, 2, r.stderr);
+  assert.equal(r.code, 2, r.stderr);
   assert.match(r.stderr, new RegExp(`the server at ${proxy.url}.*top_logprobs\\[0\\]\\["token_id:\\d+"\\] is 0\\.\\d+, not a log-probability`));
   assert.equal(countRows(store, 'evaluation_cache'), 0, 'nothing cached');
   assert.equal(countRows(store, 'scores'), 0, 'nothing scored');
   const bad = await evaluate(store, ['--remote', proxy.url, '--remote-timeout', '0']);
-  assert.equal(bad.status, 2);
+  assert.equal(bad.code, 2);
   assert.match(bad.stderr, /--remote-timeout 0: expected a number > 0/);
 });
 
@@ -88,30 +89,30 @@ test('answers from a server that looked right but were wrong are dropped by serv
   'built-in engine', async () => {
   const plain = path.join(tempDir(), 'plain.sqlite');
   const store = path.join(tempDir(), 'poisoned.sqlite');
-  assert.equal((await evaluate(plain, [])).status, 0);
+  assert.equal((await evaluate(plain, [])).code, 0);
   proxy.mode = 'swapped';
   const poisoned = await evaluate(store, ['--remote', proxy.url]);
-  assert.equal(poisoned.status, 0, poisoned.stderr);
+  assert.equal(poisoned.code, 0, poisoned.stderr);
   const cached = countRows(store, 'evaluation_cache');
   assert.ok(cached > 0);
   // The healthy rerun answers from the poisoned cache: this is what dropping is for.
   const before = dumpStore(store);
   assert.notDeepEqual(before.predictions, dumpStore(plain).predictions, 'the swapped answers changed predictions');
 
-  const listed = await runCli(['cache', 'list', '--store', store]);
-  assert.equal(listed.status, 0, listed.stderr);
+  const listed = await genstudy(['cache', 'list', '--store', store]);
+  assert.equal(listed.code, 0, listed.stderr);
   assert.match(listed.stdout, new RegExp(`${proxy.url}.*\\b${cached}\\b`));
-  const refused = await runCli(['cache', 'drop', '--store', store]);
-  assert.equal(refused.status, 2);
+  const refused = await genstudy(['cache', 'drop', '--store', store]);
+  assert.equal(refused.code, 2);
   assert.match(refused.stderr, /say what to drop/);
-  const other = await runCli(['cache', 'drop', '--store', store, '--source', 'http://127.0.0.1:1']);
+  const other = await genstudy(['cache', 'drop', '--store', store, '--source', 'http://127.0.0.1:1']);
   assert.match(other.stdout, /dropped 0 cached answers/);
-  const dropped = await runCli(['cache', 'drop', '--store', store, '--source', `${proxy.url}/v1`]);
-  assert.equal(dropped.status, 0, dropped.stderr);
+  const dropped = await genstudy(['cache', 'drop', '--store', store, '--source', `${proxy.url}/v1`]);
+  assert.equal(dropped.code, 0, dropped.stderr);
   assert.match(dropped.stdout, new RegExp(`dropped ${cached} cached answers`));
   assert.equal(countRows(store, 'evaluation_cache'), 0);
 
   const healthy = await evaluate(store, ['--remote', serve.url]);
-  assert.equal(healthy.status, 0, healthy.stderr);
+  assert.equal(healthy.code, 0, healthy.stderr);
   assertStoresAgree(dumpStore(plain), dumpStore(store));
 });

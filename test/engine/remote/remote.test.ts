@@ -6,9 +6,10 @@ import { RemoteEndpoints, RemoteModel, remoteLoader } from '../../../src/engine/
 import { discoverCheckpoints, evaluateGrid, promptVariants, resolveTestSets } from '../../../src/evaluate/index.ts';
 import { builtinLoader } from '../../../src/engine/index.ts';
 import { identifyCheckpoint } from '../../../src/engine/model-identity.ts';
-import { dumpStore, runCli, SUITE_ARG, tempDir, tinyRun } from '../../evaluate/helpers.ts';
+import { dumpStore, SUITE_ARG, tempDir, tinyRun } from '../../evaluate/helpers.ts';
 import { startServe, type ServeProcess } from './serve-process.ts';
 import { assertStoresAgree } from './store-compare.ts';
+import { genstudy } from '../../support/genstudy-in-process.ts';
 
 let runDir: string;
 let builtin: BuiltinModel;
@@ -94,14 +95,14 @@ test('genstudy evaluate --remote stores what the built-in engine stores, through
   const dir = tempDir();
   const common = ['evaluate', '--model', path.join(runDir, 'step-100'), '--test-set', SUITE_ARG, '--synthetic-seed', '4',
     '--synthetic-size', '6', '--run', 'r'];
-  const local = await runCli([...common, '--store', path.join(dir, 'local.sqlite')]);
-  assert.equal(local.status, 0, local.stderr);
-  const viaServer = await runCli([...common, '--store', path.join(dir, 'remote.sqlite'), '--remote', serve.url]);
-  assert.equal(viaServer.status, 0, viaServer.stderr);
+  const local = await genstudy([...common, '--store', path.join(dir, 'local.sqlite')]);
+  assert.equal(local.code, 0, local.stderr);
+  const viaServer = await genstudy([...common, '--store', path.join(dir, 'remote.sqlite'), '--remote', serve.url]);
+  assert.equal(viaServer.code, 0, viaServer.stderr);
   assertStoresAgree(dumpStore(path.join(dir, 'local.sqlite')), dumpStore(path.join(dir, 'remote.sqlite')));
   // The requests do go to that server: a model name it does not serve is its error, not a local one.
-  const wrong = await runCli([...common, '--store', path.join(dir, 'wrong.sqlite'), '--remote', serve.url, '--remote-model', 'no-such-model']);
-  assert.equal(wrong.status, 2, wrong.stderr);
+  const wrong = await genstudy([...common, '--store', path.join(dir, 'wrong.sqlite'), '--remote', serve.url, '--remote-model', 'no-such-model']);
+  assert.equal(wrong.code, 2, wrong.stderr);
   assert.match(wrong.stderr,
     new RegExp(`${serve.url.replace(/[.:/]/g, (c) => `\\${c}`)}.*no-such-model|no-such-model.*${serve.url.replace(/[.:/]/g, (c) => `\\${c}`)}`));
 });
