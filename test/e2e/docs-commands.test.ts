@@ -5,7 +5,7 @@
 // folder> copies that output in first, so the demo itself resumes with nothing to do (for a quick
 // local run; CI runs the demo for real).
 // `genstudy` and `npx genstudy` run this checkout's bin/genstudy.js (putting it on PATH is
-// test/smoke/install.test.ts); npm lines are the environment (npm ci), the test suites (npm test,
+// test/e2e/install.test.ts); npm lines are the environment (npm ci), the test suites (npm test,
 // npm run test:e2e, which runs this file) or the install test (npm link / npm install -g .), and
 // any other npm line fails here until it is handled.
 // A synopsis line (with <placeholders> or [--optional] flags) is not a command.
