@@ -40,7 +40,9 @@ import {
 } from './partial-correlation-shared.ts';
 import { rank } from './rank.ts';
 import { scaledTimes } from './uneven-pair-tests.ts';
-import { projectCovariance, projectedEffectiveN, scaledDifferenceCovariance, type Projected } from './uneven-spacing.ts';
+import { projectCovarianceInPlace, projectedEffectiveN, scaledDifferenceCovariance, type Projected } from './uneven-spacing.ts';
+import { modelTraces, tracesEffectiveN, type ModelTraces } from './projected-traces.ts';
+import { orthonormalise } from './linalg.ts';
 import { isConstant } from './validate.ts';
 
 export interface ModelledOptions extends Pick<PartialOptions, 'method' | 'residualiser' | 'splineBasis'> {
@@ -101,16 +103,21 @@ export function modelledPairTests(
     return e && !constantResid[i] ? fit(e) : null;
   });
   const u = scaledTimes(times);
-  const levelsProjected = new Map<number, Projected>(), diffProjected = new Map<number, Projected>();
-  const projectLevels = (s: number) => {
-    let p = levelsProjected.get(s);
-    if (!p) levelsProjected.set(s, (p = projectCovariance(noiseCorrelation(models[s]!, times), [ones, cx])));
-    return p;
+  // levels: the model's traces in O(n) (projected-traces.ts); differences: the dense n x n form
+  const levelsTraces = new Map<number, ModelTraces>(), diffProjected = new Map<number, Projected>();
+  const q = orthonormalise([ones, cx]).q;
+  const tracesOf = (s: number) => {
+    let t = levelsTraces.get(s);
+    if (!t) levelsTraces.set(s, (t = modelTraces(models[s]!, times, q)));
+    return t;
   };
   const dOnes = new Float64Array(n - 1).fill(1);
   const projectDiff = (s: number) => {
     let p = diffProjected.get(s);
-    if (!p) diffProjected.set(s, (p = projectCovariance(scaledDifferenceCovariance(projectLevels(s).a, u), [dOnes])));
+    if (!p) {
+      const levels = projectCovarianceInPlace(noiseCorrelation(models[s]!, times), [ones, cx]).a;
+      diffProjected.set(s, (p = projectCovarianceInPlace(scaledDifferenceCovariance(levels, u), [dOnes])));
+    }
     return p;
   };
   const w = gapScales(times, n);
@@ -118,7 +125,7 @@ export function modelledPairTests(
   const covIds = denseIds(cx);
   const ids = covIds.levels === n ? undefined : series.map((s) => denseIds(s));
 
-  const out = pairs.map(([a, b], p): ModelledPair => {
+  const test = ([a, b]: readonly [number, number], p: number): ModelledPair => {
     for (const s of [a, b]) if (constant[s]) return { result: nullResult(n, n - 3, constantSeriesReason(nameOf(s))), representation: 'levels' };
     const k = Math.max(cr.dof[a], cr.dof[b]);
     const late = tooFew(n, k);
@@ -129,7 +136,7 @@ export function modelledPairTests(
     const phi: [number, number] = [models[a]!.phi, models[b]!.phi];
     const distinct = ids ? countDistinctRows([covIds, ids[a], ids[b]], n) : n;
     const lm = cr.levels[p], dm = cr.differences[p];
-    const levelsNEff = () => corrected(projectedEffectiveN(projectLevels(a), projectLevels(b), 2, n), lm, cr.rawLevels[p]);
+    const levelsNEff = () => corrected(tracesEffectiveN(tracesOf(a), tracesOf(b), 2, n), lm, cr.rawLevels[p]);
     const levels = momentsResult(lm, n, k, distinct, phi, levelsNEff, nameOf(a), nameOf(b));
     const relLevels = reliabilities(noiseOf(a).levels, noiseOf(b).levels, lm, (n - 1 - k) / n);
     if (opts.representation === 'levels' || n < 4 || (opts.representation === 'auto' && opts.residualiser === 'spline')) {
@@ -145,6 +152,18 @@ export function modelledPairTests(
     return score(diff, relDiff) > score(levels, relLevels)
       ? withReliability({ result: diff, representation: 'differences' }, relDiff)
       : withReliability({ result: levels, representation: 'levels' }, relLevels);
+  };
+  // each series' projections are dropped after its last pair: pairs are tested grouped by
+  // their first series (the calibration's pairs share it), which changes no pair's numbers
+  const order = pairs.map((_, p) => p);
+  const lo = (p: number) => Math.min(...pairs[p]), hi = (p: number) => Math.max(...pairs[p]);
+  order.sort((x, y) => lo(x) - lo(y) || hi(x) - hi(y) || x - y);
+  const lastUse = new Map<number, number>();
+  order.forEach((p, t) => { for (const s of pairs[p]) lastUse.set(s, t); });
+  const out = new Array<ModelledPair>(pairs.length);
+  order.forEach((p, t) => {
+    out[p] = test(pairs[p], p);
+    for (const s of pairs[p]) if (lastUse.get(s) === t) { levelsTraces.delete(s); diffProjected.delete(s); }
   });
   return {
     pairs: out, models, correction: cr.correction, ...(cr.reliability !== undefined ? { controlReliability: cr.reliability } : {}),

@@ -36,13 +36,21 @@ export function noiseModelFitter(
     for (let i = 0; i <= THETA_GRID; i++) for (const nugget of NUGGET_GRID) grid.push(gridPoint(u, x, gridTheta(i), nugget));
     return { axis, u, white: gridPoint(u, x, 0, 1), grid };
   });
-  const ze = new Float64Array(n), w = new Float64Array(p);
+  const w = new Float64Array(p);
+  // whiten's recursion and the dot products z_x'z_e, z_e'z_e as running sums, in one pass
   const atPoint = (gp: GridPoint, e: Float64Array): number => {
     if (!gp.r) return Infinity;
-    whiten(e, gp.f, ze);
-    for (let j = 0; j < p; j++) w[j] = dot(gp.zx[j], ze);
+    const { a, k, sd } = gp.f;
+    w.fill(0);
+    let m = 0, ee = 0;
+    for (let i = 0; i < n; i++) {
+      const pred = a[i] * m, nu = e[i] - pred, z = nu / sd[i];
+      m = pred + k[i] * nu;
+      ee += z * z;
+      for (let j = 0; j < p; j++) w[j] += gp.zx[j][i] * z;
+    }
     solveUpperTransposed(gp.r, p, w, 1);
-    const q = dot(ze, ze) - dot(w, w);
+    const q = ee - dot(w, w);
     if (!(q > 0)) return Infinity;
     return gp.f.logdet + gp.logdetG + (n - p) * Math.log(q);
   };
@@ -95,7 +103,7 @@ function fusedObjective(x: readonly Float64Array[], n: number): (e: Float64Array
       const fi = Math.max(pv + nugget, 1e-12);
       const sd = Math.sqrt(fi), k = pv / fi;
       logdet += Math.log(fi);
-      pv = pv * (1 - pv / fi);
+      pv = pv * (1 - k);
       const pe = ai * me, nue = e[i] - pe, z = nue / sd;
       me = pe + k * nue;
       ee += z * z;

@@ -157,7 +157,10 @@ export const gridTheta = (i: number): number => Math.exp(Math.log(MIN_THETA) + (
  * point; `atGrid(i, j)` its value at grid theta i and nugget NUGGET_GRID[j] (i = -1: white noise),
  * which a caller fitting many series on one schedule computes faster (noise-model-batch.ts).
  */
-export function searchReml(objective: (theta: number, nugget: number) => number, atGrid: (i: number, j: number) => number, axis: TimeAxis): NoiseModel {
+export function searchReml(
+  objectiveAt: (theta: number, nugget: number) => number, atGrid: (i: number, j: number) => number, axis: TimeAxis,
+): NoiseModel {
+  const objective = remembered(objectiveAt);
   const lo = Math.log(MIN_THETA), hi = Math.log(MAX_THETA);
   // white noise (theta 0) is the model's boundary; every nugget gives the same fit there
   let bestTheta = 0, bestNugget = 1, bestValue = atGrid(-1, 0), bestI = -1;
@@ -178,6 +181,22 @@ export function searchReml(objective: (theta: number, nugget: number) => number,
     if (refined < bestValue) { bestValue = refined; bestTheta = Math.exp(logTheta); bestNugget = nugget; }
   }
   return { theta: bestTheta, nugget: bestNugget, axis, phi: phiOf(bestTheta), logLik: -0.5 * bestValue };
+}
+
+/**
+ * The objective with its last few values kept: each golden-section search ends on f(mid) and
+ * f(start), and the next one starts where the last ended, so about one evaluation in 30 repeats one.
+ */
+function remembered(f: (theta: number, nugget: number) => number): (theta: number, nugget: number) => number {
+  const thetas = [NaN, NaN, NaN, NaN], nuggets = [NaN, NaN, NaN, NaN], values = [0, 0, 0, 0];
+  let next = 0;
+  return (theta, nugget) => {
+    for (let i = 0; i < 4; i++) if (thetas[i] === theta && nuggets[i] === nugget) return values[i];
+    const v = f(theta, nugget);
+    thetas[next] = theta; nuggets[next] = nugget; values[next] = v;
+    next = (next + 1) % 4;
+    return v;
+  };
 }
 
 /** phi = exp(-1 / theta), the drift's correlation at the reference gap. */

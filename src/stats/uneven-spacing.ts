@@ -167,24 +167,32 @@ export function scaledDifferences(v: Float64Array, u: Float64Array): Float64Arra
 export interface Projected { a: Float64Array; trace: number }
 
 export function projectCovariance(s: Float64Array, x: Float64Array[]): Projected {
+  return projectCovarianceInPlace(Float64Array.from(s), x);
+}
+
+/**
+ * projectCovariance overwriting s (a temporary the caller drops): the same numbers, by the same
+ * operations (each column's product taken before any column is subtracted), with no n x n copies.
+ */
+export function projectCovarianceInPlace(s: Float64Array, x: Float64Array[]): Projected {
   const n = x[0].length;
   const q = orthonormalise(x).q;
   // B = S - Q (Q'S), then A = B - (B Q) Q'
-  const b = Float64Array.from(s);
-  for (const col of q) {
-    const qs = new Float64Array(n);
-    for (let i = 0; i < n; i++) { const qi = col[i]; if (qi === 0) continue; for (let j = 0; j < n; j++) qs[j] += qi * s[i * n + j]; }
-    for (let i = 0; i < n; i++) { const qi = col[i]; for (let j = 0; j < n; j++) b[i * n + j] -= qi * qs[j]; }
-  }
-  const a = Float64Array.from(b);
-  for (const col of q) {
-    const bq = new Float64Array(n);
-    for (let i = 0; i < n; i++) { let t = 0; for (let j = 0; j < n; j++) t += b[i * n + j] * col[j]; bq[i] = t; }
-    for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) a[i * n + j] -= bq[i] * col[j];
-  }
+  const qs = q.map((col) => {
+    const v = new Float64Array(n);
+    for (let i = 0; i < n; i++) { const qi = col[i]; if (qi === 0) continue; for (let j = 0; j < n; j++) v[j] += qi * s[i * n + j]; }
+    return v;
+  });
+  q.forEach((col, k) => { for (let i = 0; i < n; i++) { const qi = col[i], v = qs[k]; for (let j = 0; j < n; j++) s[i * n + j] -= qi * v[j]; } });
+  const bq = q.map((col) => {
+    const v = new Float64Array(n);
+    for (let i = 0; i < n; i++) { let t = 0; for (let j = 0; j < n; j++) t += s[i * n + j] * col[j]; v[i] = t; }
+    return v;
+  });
+  q.forEach((col, k) => { const v = bq[k]; for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) s[i * n + j] -= v[i] * col[j]; });
   let trace = 0;
-  for (let i = 0; i < n; i++) trace += a[i * n + i];
-  return { a, trace };
+  for (let i = 0; i < n; i++) trace += s[i * n + i];
+  return { a: s, trace };
 }
 
 /**
