@@ -170,12 +170,21 @@ export async function benchAnalyzeScale(): Promise<Record<string, number | strin
       out[`${s.name}_rows`] = writeScores(csv, s);
       const analyze = (extra: string[], name: string) =>
         measure([process.execPath, bin, 'analyze', csv, '--control', 'in-domain', '--format', 'json', ...extra], join(dir, `${s.name}.${name}.json`), 3600);
-      const full = analyze([], 'default');
-      const cheap = analyze(CHEAPEST, 'cheapest');
-      out[`${s.name}_default_cpu_s`] = full.cpuS;
-      out[`${s.name}_default_peak_mb`] = full.peakMb;
-      out[`${s.name}_cheapest_cpu_s`] = cheap.cpuS;
-      out[`${s.name}_cheapest_peak_mb`] = cheap.peakMb;
+      // a failed analysis is a result too (its last error line), and the other sizes still run
+      const attempt = (extra: string[], name: string): Measured | undefined => {
+        try {
+          const m = analyze(extra, name);
+          out[`${s.name}_${name}_cpu_s`] = m.cpuS;
+          out[`${s.name}_${name}_peak_mb`] = m.peakMb;
+          return m;
+        } catch (e) {
+          out[`${s.name}_${name}`] = `failed: ${(e as Error).message.split('\n').find((l) => /error/i.test(l))?.trim() ?? 'see stderr'}`;
+          return undefined;
+        }
+      };
+      attempt([], 'default');
+      const cheap = attempt(CHEAPEST, 'cheapest');
+      if (!cheap) continue;
       if (!existsSync(python)) continue;
       const ref = measure([python, script, csv], join(dir, `${s.name}.python-naive.json`), 3600);
       out[`${s.name}_python_naive_cpu_s`] = ref.cpuS;
