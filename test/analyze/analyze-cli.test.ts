@@ -66,24 +66,30 @@ test('CSV, JSONL and the store give the same analysis; the table names runs and 
   const store = ResultStore.open(join(dir, 'results.sqlite'));
   store.writeScores(rows.map((r) => ({ run: r.run, step: r.step, testSet: r.test_set, metric: r.metric, value: r.value, n: 500 })));
   store.close();
+  // the readers agree on the series, so on everything drawn from them: compared without the calibration and the robustness table
+  const cheap = ['--calibration', '0', '--no-robustness'];
   const outputs = [];
   for (const f of ['s.csv', 's.jsonl', 'results.sqlite']) {
-    const r = await genstudy(['analyze', join(dir, f), '--control', 'in-domain', '--format', 'json', '--method', 'spearman']);
+    const r = await genstudy(['analyze', join(dir, f), '--control', 'in-domain', '--format', 'json', '--method', 'spearman', ...cheap]);
     assert.equal(r.code, 0, r.stderr);
     outputs.push(JSON.parse(r.stdout));
   }
   assert.deepEqual(outputs[1], outputs[0]);
   assert.deepEqual(outputs[2], outputs[0]);
 
-  const table = await genstudy(['analyze', join(dir, 's.csv'), '--control', 'in-domain']);
+  // the table and the JSON it is compared with: a small calibration (its line is the point, not its precision) and the robustness table
+  const shown = ['--control', 'in-domain', '--calibration', '20'];
+  const json = await genstudy(['analyze', join(dir, 's.csv'), ...shown, '--format', 'json']);
+  assert.equal(json.code, 0, json.stderr);
+  const table = await genstudy(['analyze', join(dir, 's.csv'), ...shown]);
   assert.equal(table.code, 0, table.stderr);
   assert.match(table.stdout, /run model-a: 30 checkpoints/);
   assert.match(table.stdout, /verdict/);
   assert.match(table.stdout, new RegExp(/The papers' view \(significant signs counted per run, adjusted p < 0.05\): /.source +
     /across 2 runs, \d+ of 10 pairs keep the same significant sign in every run/.source));
   // the last line is the headline, as in the JSON
-  assert.equal(table.stdout.trimEnd().split('\n').at(-1), outputs[0].headline.sentence);
-  assert.match(table.stdout, /calibration \(200 simulated pairs, drift phi [-0-9.]+ \+ \d+% white noise at the run's steps[^)]*\): false positives/);
+  assert.equal(table.stdout.trimEnd().split('\n').at(-1), JSON.parse(json.stdout).headline.sentence);
+  assert.match(table.stdout, /calibration \(20 simulated pairs, drift phi [-0-9.]+ \+ \d+% white noise at the run's steps[^)]*\): false positives/);
   assert.match(table.stdout, /holds under/);
 });
 
@@ -91,7 +97,8 @@ test('csv output with --out writes the pairs and the agreement tables', async (t
   const dir = tempDir(t);
   writeCsv(join(dir, 's.csv'), simulateScores({ seed: 5, runs: 2, steps: 25 }));
   const r = await genstudy(
-    ['analyze', join(dir, 's.csv'), '--control', 'in-domain', '--format', 'csv', '--out-file', join(dir, 'out.csv'), '--bootstrap', '50']);
+    ['analyze', join(dir, 's.csv'), '--control', 'in-domain', '--format', 'csv', '--out-file', join(dir, 'out.csv'), '--bootstrap', '50',
+    '--calibration', '0', '--no-robustness']);
   assert.equal(r.code, 0, r.stderr);
   const pairs = readFileSync(join(dir, 'out.csv'), 'utf8').trim().split('\n');
   assert.equal(pairs[0],
@@ -108,7 +115,7 @@ test('csv output with --out writes the pairs and the agreement tables', async (t
 test('csv on standard output is one table carrying the verdicts first, then the sign counts and the per-run pairs', async (t) => {
   const dir = tempDir(t);
   writeCsv(join(dir, 's.csv'), simulateScores({ seed: 5, runs: 3, steps: 25 }));
-  const r = await genstudy(['analyze', join(dir, 's.csv'), '--control', 'in-domain', '--format', 'csv', '--calibration', '0']);
+  const r = await genstudy(['analyze', join(dir, 's.csv'), '--control', 'in-domain', '--format', 'csv', '--calibration', '0', '--no-robustness']);
   assert.equal(r.code, 0, r.stderr);
   const rows = parse(r.stdout, { columns: true }) as Record<string, string>[];
   const count = (t: string) => rows.filter((x) => x.table === t).length;
@@ -134,7 +141,9 @@ test('lm-evaluation-harness result folders are read with the step from the path'
     mkdirSync(folder, { recursive: true });
     writeFileSync(join(folder, 'results_2026-11-30T00-00-00.json'), JSON.stringify({ results, config: { model_args: 'pretrained=x' } }));
   }
-  const r = await genstudy(['analyze', dir, '--control', 'in-domain', '--format', 'json']);
+  // about reading the folders: no calibration or robustness table
+  const cheap = ['--calibration', '0', '--no-robustness'];
+  const r = await genstudy(['analyze', dir, '--control', 'in-domain', '--format', 'json', ...cheap]);
   assert.equal(r.code, 0, r.stderr);
   const out = JSON.parse(r.stdout);
   assert.equal(out.runs[0].run, 'opt-1.3b-mnli/opt-1.3b');
@@ -142,7 +151,7 @@ test('lm-evaluation-harness result folders are read with the step from the path'
 
   const csv = join(dir, 'same.csv');
   writeCsv(csv, rows.map((x) => ({ ...x, run: 'opt-1.3b-mnli/opt-1.3b', metric: 'acc', stderr: 0.01 })));
-  const direct = await genstudy(['analyze', csv, '--control', 'in-domain', '--format', 'json']);
+  const direct = await genstudy(['analyze', csv, '--control', 'in-domain', '--format', 'json', ...cheap]);
   assert.deepEqual(JSON.parse(direct.stdout).runs[0].pairs, out.runs[0].pairs);
 });
 
@@ -150,7 +159,7 @@ test('a constant series is reported as undefined with a reason, never as NaN or 
   const dir = tempDir(t);
   const rows = simulateScores({ seed: 2, runs: 1, steps: 20 }).map((r) => (r.test_set === 'vocabulary-shift' ? { ...r, value: 0.5 } : r));
   writeCsv(join(dir, 's.csv'), rows);
-  const r = await genstudy(['analyze', join(dir, 's.csv'), '--control', 'in-domain', '--format', 'json']);
+  const r = await genstudy(['analyze', join(dir, 's.csv'), '--control', 'in-domain', '--format', 'json', '--calibration', '0', '--no-robustness']);
   assert.equal(r.code, 0, r.stderr);
   const pairs = JSON.parse(r.stdout).runs[0].pairs.filter((p: { a: string; b: string }) => p.a === 'vocabulary-shift' || p.b === 'vocabulary-shift');
   assert.equal(pairs.length, 4);
