@@ -97,11 +97,7 @@ export function modelledPairTests(
     const e = cr.residuals[i];
     return e !== null && residualsConstant(ranked ? rank(s) : s, e);
   });
-  const fit = noiseModelFitter([ones, cx], times);
-  const models = series.map((_, i) => {
-    const e = cr.residuals[i];
-    return e && !constantResid[i] ? fit(e) : null;
-  });
+  const models = noiseModelFitter([ones, cx], times)(series.map((_, i) => (constantResid[i] ? null : cr.residuals[i])));
   const u = scaledTimes(times);
   // levels: the model's traces in O(n) (projected-traces.ts); differences: the dense n x n form
   const levelsTraces = new Map<number, ModelTraces>(), diffProjected = new Map<number, Projected>();

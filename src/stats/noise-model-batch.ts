@@ -24,11 +24,12 @@ interface Axis { axis: TimeAxis; u: Float64Array; white: GridPoint; grid: GridPo
 
 /**
  * A fitter of the noise model to residual series of the regression on the columns `x` (the
- * intercept among them) at the checkpoints' `steps`: fitter(e) equals fitNoiseModel(e, x, steps, axes).
+ * intercept among them) at the checkpoints' `steps`: fitter(series)[i] equals fitNoiseModel(series[i],
+ * x, steps, axes), null where series[i] is null (no residuals to fit).
  */
 export function noiseModelFitter(
   x: readonly Float64Array[], steps: ArrayLike<number>, axes: readonly TimeAxis[] = ['step', 'log-step'],
-): (e: Float64Array) => NoiseModel {
+): (series: readonly (Float64Array | null)[]) => (NoiseModel | null)[] {
   const n = steps.length, p = x.length;
   const prepared: Axis[] = axes.map((axis) => {
     const u = axisTimes(steps, axis);
@@ -55,13 +56,23 @@ export function noiseModelFitter(
     return gp.f.logdet + gp.logdetG + (n - p) * Math.log(q);
   };
   const objective = fusedObjective(x, n);
-  return (e) => {
-    let best: NoiseModel | undefined;
+  const nuggets = NUGGET_GRID.length;
+  // grid point by grid point over all the series (each point's arrays read while in cache), then each series' search
+  return (series) => {
+    const best: (NoiseModel | null)[] = series.map(() => null);
     for (const a of prepared) {
-      const fit = searchReml(objective(e, a.u), (i, j) => atPoint(i < 0 ? a.white : a.grid[i * NUGGET_GRID.length + j], e), a.axis);
-      if (!best || fit.logLik > best.logLik + 1e-9) best = fit;
+      const points = [a.white, ...a.grid];
+      const values = series.map((e) => (e ? new Float64Array(points.length) : undefined));
+      points.forEach((gp, g) => series.forEach((e, s) => { if (e) values[s]![g] = atPoint(gp, e); }));
+      series.forEach((e, s) => {
+        if (!e) return;
+        const v = values[s]!;
+        const fit = searchReml(objective(e, a.u), (i, j) => v[i < 0 ? 0 : 1 + i * nuggets + j], a.axis);
+        const b = best[s];
+        if (!b || fit.logLik > b.logLik + 1e-9) best[s] = fit;
+      });
     }
-    return best!;
+    return best;
   };
 }
 
