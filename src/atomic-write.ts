@@ -8,6 +8,29 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { pausePoint } from './pause-point.ts';
 
+/**
+ * What a file holds: a text, bytes, or a text in parts (chunks written one after the other, in
+ * order, never joined: a report's page, a table of millions of rows, longer than a string can be).
+ */
+export type FileContents = string | Uint8Array | Iterable<string>;
+
+/** Writes `data` to the file `file` (created or truncated); a text in parts chunk by chunk. */
+export function writeContents(file: string, data: FileContents): void {
+  if (typeof data === 'string' || data instanceof Uint8Array) {
+    fs.writeFileSync(file, data);
+    return;
+  }
+  const fd = fs.openSync(file, 'w');
+  try {
+    for (const chunk of data) {
+      const bytes = Buffer.from(chunk, 'utf8');
+      for (let at = 0; at < bytes.length;) at += fs.writeSync(fd, bytes, at, bytes.length - at);
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 /** ".<name>.<pid>.<random>.tmp" beside `target`: hidden, unique per writer, recognisable. */
 export function temporaryName(target: string): string {
   return path.join(path.dirname(target), `.${path.basename(target)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
@@ -116,13 +139,13 @@ function escapeRegExp(text: string): string {
  * can leave some new files beside old ones. The first file is renamed last, so that its being
  * new means that its companions are too.
  */
-export function writeFilesTogether(files: readonly { file: string; data: string }[], stale: readonly string[] = []): void {
+export function writeFilesTogether(files: readonly { file: string; data: FileContents }[], stale: readonly string[] = []): void {
   const written: { tmp: string; file: string }[] = [];
   try {
     for (const { file, data } of files) {
       const tmp = temporaryName(file);
       written.push({ tmp, file });
-      fs.writeFileSync(tmp, data);
+      writeContents(tmp, data);
     }
     pausePoint(`${path.basename(files[0]?.file ?? '')}:files-written`);
   } catch (err) {
@@ -134,8 +157,8 @@ export function writeFilesTogether(files: readonly { file: string; data: string 
   if (written.length) fs.renameSync(written[0].tmp, written[0].file);
 }
 
-/** Writes a whole file atomically (its folder must exist); returns `file`. */
-export function writeFileAtomic(file: string, data: string | NodeJS.ArrayBufferView): string {
-  buildAtomicallySync(file, (tmp) => fs.writeFileSync(tmp, data));
+/** Writes a whole file atomically (its folder must exist), a text in parts chunk by chunk; returns `file`. */
+export function writeFileAtomic(file: string, data: FileContents | NodeJS.ArrayBufferView): string {
+  buildAtomicallySync(file, (tmp) => (typeof data === 'string' || ArrayBuffer.isView(data) ? fs.writeFileSync(tmp, data) : writeContents(tmp, data)));
   return file;
 }

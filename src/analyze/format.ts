@@ -6,7 +6,7 @@ import { formatMetaTable, META_COLUMNS, metaRow, MODERATOR_COLUMNS, moderatorRow
 import { runVarianceFactor } from './fisher-z.ts';
 import { INFERENCE_METHODS } from './inference-methods.ts';
 import { pairTable } from './pair-columns.ts';
-import { csvText, intervalText, pValueText } from './text-cells.ts';
+import { csvParts, csvText, intervalText, pValueText } from './text-cells.ts';
 import { alignColumns } from '../text-table.ts';
 
 export type OutputFormat = 'table' | 'json' | 'csv';
@@ -23,8 +23,13 @@ export function formatJson(result: AnalysisResult): string {
 
 /** One row per (run, pair) in the columns of pair-columns.ts (bootstrap / permutation ones when they were computed). */
 export function formatPairsCsv(result: AnalysisResult, alpha: number): string {
+  return [...pairsCsvParts(result, alpha)].join('');
+}
+
+/** formatPairsCsv's text in parts (text-cells.ts csvParts): 300 runs x 1225 pairs is 367,500 rows, written without one string. */
+export function pairsCsvParts(result: AnalysisResult, alpha: number): Iterable<string> {
   const { columns, rows } = pairTable(result, alpha);
-  return csvText(columns, rows);
+  return csvParts(columns, rows);
 }
 
 const AGREEMENT_COLUMNS = ['a', 'b', 'positive', 'negative', 'null', 'runs', 'signs'] as const;
@@ -44,6 +49,11 @@ export function formatAgreementCsv(result: AnalysisResult): string {
  * a row's cells empty where its table has no such column. With --out they are separate files.
  */
 export function formatAllCsv(result: AnalysisResult, alpha: number): string {
+  return [...allCsvParts(result, alpha)].join('');
+}
+
+/** formatAllCsv's text in parts. */
+export function allCsvParts(result: AnalysisResult, alpha: number): Iterable<string> {
   const pairs = pairTable(result, alpha);
   const tables: [string, readonly string[], readonly (readonly unknown[])[]][] = [
     ['verdicts', META_COLUMNS, result.meta.pairs.map(metaRow)],
@@ -59,7 +69,7 @@ export function formatAllCsv(result: AnalysisResult, alpha: number): string {
     c.forEach((col, i) => { cells[1 + columns.indexOf(col)] = r[i]; });
     return cells;
   }));
-  return csvText(['table', ...columns], rows);
+  return csvParts(['table', ...columns], rows);
 }
 
 export function formatTable(result: AnalysisResult, opts: AnalyzeOptions): string {

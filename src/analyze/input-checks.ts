@@ -2,12 +2,12 @@
 // the named control and test sets exist (an unknown one lists the known ones), and which test sets
 // lack the chosen metric (left out, said so, never silently).
 import { UserError } from '../errors.ts';
-import type { ScoreRow } from './score-row.ts';
+import type { ScoreColumns } from './score-columns.ts';
 import { knownNamesText } from '../closest-name.ts';
 
 /** Rejects a --control or --test-set name the input has no scores for, listing the ones it has. */
-export function checkNamedTestSets(rows: readonly ScoreRow[], input: string, named: { control?: string; testSets?: readonly string[] }): void {
-  const known = [...new Set(rows.map((r) => r.testSet))].sort();
+export function checkNamedTestSets(scores: ScoreColumns, input: string, named: { control?: string; testSets?: readonly string[] }): void {
+  const known = [...scores.testSets].sort();
   const has = new Set(known);
   if (named.control !== undefined && !has.has(named.control)) {
     throw new UserError(`${input}: no scores for the control test set "${named.control}" ${knownNamesText(named.control, known)}`);
@@ -20,12 +20,14 @@ export function checkNamedTestSets(rows: readonly ScoreRow[], input: string, nam
 }
 
 /** Test sets with scores but none for `metric`, each with the metrics it has. */
-export function setsLackingMetric(rows: readonly ScoreRow[], metric: string): { testSet: string; metrics: string[] }[] {
+export function setsLackingMetric(scores: ScoreColumns, metric: string): { testSet: string; metrics: string[] }[] {
   const bySet = new Map<string, Set<string>>();
-  for (const r of rows) {
-    let m = bySet.get(r.testSet);
-    if (!m) bySet.set(r.testSet, (m = new Set()));
-    m.add(r.metric);
+  const { groupTestSet, groupMetric } = scores.index();
+  for (let g = 0; g < groupTestSet.length; g++) {
+    const testSet = scores.testSets[groupTestSet[g]];
+    let m = bySet.get(testSet);
+    if (!m) bySet.set(testSet, (m = new Set()));
+    m.add(scores.metrics[groupMetric[g]]);
   }
   return [...bySet]
     .filter(([, m]) => !m.has(metric))
@@ -34,8 +36,8 @@ export function setsLackingMetric(rows: readonly ScoreRow[], metric: string): { 
 }
 
 /** The note for sets left out for lacking the metric, or undefined when none is. */
-export function lackingMetricNote(rows: readonly ScoreRow[], metric: string): string | undefined {
-  const lacking = setsLackingMetric(rows, metric);
+export function lackingMetricNote(scores: ScoreColumns, metric: string): string | undefined {
+  const lacking = setsLackingMetric(scores, metric);
   if (lacking.length === 0) return undefined;
   const shown = lacking.slice(0, 5).map((l) => `${l.testSet} (has ${l.metrics.join(', ')})`).join(', ');
   return `${lacking.length} test set(s) have no "${metric}" scores and are left out: ` +

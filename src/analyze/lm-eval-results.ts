@@ -11,11 +11,25 @@ import { listed, MISSING_SCORE_NOTE, NON_FINITE_NOTE, Tally } from './missing-va
 import { checkValueRange, parseSampleSize, parseStderr, type ScoreRow } from './score-row.ts';
 import { parseLmEval03 } from './lm-eval-v03.ts';
 import { decodeModelFolder, isLmEval04, parseLmEval04, type LmEvalFile } from './lm-eval-v04.ts';
-import type { ScoreReading } from './score-reading.ts';
+import { MODEL_FILES, type FolderReader } from './folder-reader.ts';
+import { ScoreColumns } from './score-columns.ts';
+import { scoreReading, type ScoreReading } from './score-reading.ts';
 
 const STEP_IN_NAME = /^(?:checkpoint|global_step|step|ckpt|iter)[-_]?(\d+)$/i;
 const STEP_IN_FILE_NAME = /(?:^|[_-])(?:step|checkpoint|global_step)[-_]?(\d+)(?=[_.-]|$)/i;
 const STEP_IN_MODEL_ARGS = /(?:revision|checkpoint|pretrained|peft)=[^,]*?(?:step|checkpoint)[-_]?(\d+)/i;
+
+/** lm-eval output as a folder format (folder-reader.ts): any *.json but the model files a checkpoint folder holds. */
+export const LM_EVAL_READER: FolderReader = {
+  listedAs: 'jsonFiles',
+  claims: (name) => name.endsWith('.json') && !MODEL_FILES.has(name) && !name.endsWith('.index.json'),
+  inputWords: 'lm-evaluation-harness output (0.3 or 0.4)',
+  lookedFor: 'lm-evaluation-harness output (results_*.json, or *.json with a "results" object)',
+  filesWord: 'lm-evaluation-harness file(s)',
+  holds: 'lm-evaluation-harness output',
+  alone: 'an lm-evaluation-harness output folder',
+  read: (folder, files) => readLmEvalFiles(folder, files),
+};
 
 /** Files whose name says they are lm-eval output (0.4's results_<timestamp>.json): they must parse. */
 const RESULTS_NAME = /^results.*\.json$/;
@@ -98,12 +112,12 @@ export async function readLmEvalFiles(folder: string, files: readonly string[]):
     }
   }
   return {
-    reading: {
-      rows,
+    reading: scoreReading({
+      scores: ScoreColumns.fromRows(rows),
       description: `lm-evaluation-harness ${[...versions].sort().join(' and ')} output, ${read} file(s); run from ` +
         `${[...how.run].join(' / ')}, step from ${[...how.step].join(' / ')}`,
       notes,
-    },
+    }),
     leftOut,
   };
 }

@@ -1,22 +1,21 @@
 // Where `analyze` and `report` get their scores: a genstudy results store (SQLite), a long-format
-// CSV / TSV / JSONL / JSON file, a wide CSV (wide-table.ts), or a folder of lm-evaluation-harness
-// results (lm-eval-results.ts) or Trainer run folders (trainer-state.ts). Every reading says how
-// it read the input (score-reading.ts), and any score given twice is an error whatever its metric.
+// CSV / TSV / JSONL / JSON file, a wide CSV (score-table.ts), or a folder of one of the folder
+// formats (folder-readers.ts: lm-evaluation-harness results, Trainer run folders). Every reading says how
+// it read the input (score-reading.ts), and any score given twice is an error whatever its metric. The
+// scores are columns (score-columns.ts); `rows` makes them objects for a library caller that asks.
 // Runs are renamed, when asked, as the reading is handed on (run-names.ts), whichever reader read them.
 import { open, stat } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { UserError } from '../errors.ts';
-import { readRows, rowWhere, type SourceRow } from '../data/readers/index.ts';
 import { ResultStore } from '../store/result-store.ts';
-import { readLmEvalFiles } from './lm-eval-results.ts';
+import { FOLDER_READERS } from './folder-readers.ts';
 import { listScoreFolder } from './score-folder.ts';
-import { isMissingValue, scoreRowFromRecord, type ScoreRow } from './score-row.ts';
+import type { ScoreRow } from './score-row.ts';
 import { runAttributes } from './run-series.ts';
 import { renameRuns, type RunNaming } from './run-names.ts';
-import { checkDelimiter } from './table-delimiter.ts';
-import type { ScoreReading } from './score-reading.ts';
-import { readTrainerStates } from './trainer-state.ts';
-import { isWideHeader, parseColumnMap, readWideRows } from './wide-table.ts';
+import { ScoreColumns } from './score-columns.ts';
+import { scoreReading, type ScoreReading } from './score-reading.ts';
+import { readScoreTable } from './score-table.ts';
 
 export type ScoreSource = 'store' | 'table' | 'folder';
 
@@ -35,7 +34,7 @@ const STORE_EXTENSIONS = ['.sqlite', '.sqlite3', '.db'];
 export const SCORE_INPUTS = 'a genstudy results store (.sqlite), ' +
   'a score table (CSV/TSV/JSONL: long with run, step, test_set, metric, value; ' +
   'or wide with a step column and one column per test set and metric, as W&B and pandas export), ' +
-  'or a folder of lm-evaluation-harness output (0.3 or 0.4) or Trainer run folders (trainer_state.json)';
+  `or a folder of ${FOLDER_READERS.map((r) => r.inputWords).join(' or ')}`;
 
 export async function detectSource(input: string): Promise<ScoreSource> {
   let info;
@@ -64,92 +63,67 @@ export async function detectSource(input: string): Promise<ScoreSource> {
   return 'table';
 }
 
-/** The score rows of any input `analyze` takes. */
+/** The score rows of any input `analyze` takes, as objects (the analysis reads readScoreInput's columns). */
 export async function readScores(input: string, opts: ReadScoreOptions = {}): Promise<ScoreRow[]> {
   return (await readScoreInput(input, opts)).rows;
 }
 
-/** The score rows of any input, with how they were read and notes on what was left out. */
+/** The scores of any input, with how they were read and notes on what was left out. */
 export async function readScoreInput(input: string, opts: ReadScoreOptions = {}): Promise<ScoreReading> {
   const source = await detectSource(input);
   const read = source === 'folder' ? await readFolder(input)
-    : source === 'store' ? { rows: readStoreScores(input, opts.promptVariant ?? ''), description: 'genstudy results store', notes: [] }
-    : await readTable(input, opts);
+    : source === 'store' ? scoreReading({ scores: storeScores(input, opts.promptVariant ?? ''), description: 'genstudy results store', notes: [] })
+    : await readScoreTable(input, opts.columns);
   const reading = renameRuns(read, opts.runNames ?? {});
-  checkNoDuplicates(reading.rows);
+  reading.scores.refuseDuplicates();
   return reading;
 }
 
+/**
+ * A folder: the folder readers (folder-readers.ts) tried in order on the files each claims, the
+ * first that gives a reading kept; every file left out is named, whichever reading (or error) this ends with.
+ */
 async function readFolder(folder: string): Promise<ScoreReading> {
   const listing = await listScoreFolder(folder);
-  const lmEval = await readLmEvalFiles(folder, listing.jsonFiles);
-  // every file left out is named, whichever reading (or error) this ends with
-  const leftOut = [...lmEval.leftOut, ...listing.notes];
-  if (lmEval.reading) {
-    const { reading } = lmEval;
-    reading.notes.push(...leftOut);
-    if (listing.trainerStates.length) reading.notes.push(`${folder}: ${listing.trainerStates.length} trainer_state.json file(s) not read ` +
-      `(the folder holds lm-evaluation-harness output; give a Trainer run folder on its own)`);
+  const leftOut: string[] = [];
+  for (const [k, reader] of FOLDER_READERS.entries()) {
+    const files = listing[reader.listedAs];
+    if (files.length === 0) continue;
+    const read = await reader.read(folder, files);
+    leftOut.push(...read.leftOut);
+    if (read.reading === undefined) continue;
+    const { reading } = read;
+    reading.notes.push(...leftOut, ...listing.notes);
+    for (const other of FOLDER_READERS.slice(k + 1)) {
+      const unread = listing[other.listedAs].length;
+      if (unread === 0) continue;
+      reading.notes.push(`${folder}: ${unread} ${other.filesWord} not read (the folder holds ${reader.holds}; give ${other.alone} on its own)`);
+    }
     return reading;
   }
-  if (listing.trainerStates.length) {
-    const states = await readTrainerStates(folder, listing.trainerStates);
-    states.notes.push(...leftOut);
-    return states;
-  }
-  throw new UserError(`${folder}: no lm-evaluation-harness output (results_*.json, or *.json with a "results" object) and no ` +
-    `trainer_state.json found in it or below${leftOut.length ? ` (${leftOut.join('; ')})` : ''}`);
-}
-
-async function readTable(file: string, opts: ReadScoreOptions): Promise<ScoreReading> {
-  await checkDelimiter(file);
-  const records: SourceRow[] = [];
-  for await (const row of readRows(file)) records.push(row);
-  if (records.length === 0) {
-    throw new UserError(`${file}: no score rows (expected columns run, step, test_set, metric, value, or a wide table with a step column)`);
-  }
-  if (isWideHeader(Object.keys(records[0].values))) return readWideRows(file, records, parseColumnMap(opts.columns));
-  if (opts.columns?.length) {
-    throw new UserError(`--columns: ${file} is a long table (columns run, step, test_set, metric, value); --columns names the columns of a wide one`);
-  }
-  const rows: ScoreRow[] = [];
-  const missing: string[] = [];
-  for (const record of records) {
-    const where = rowWhere(file, record);
-    // pandas writes a missing score as an empty cell or NaN: a missing row, not a broken file
-    if ('value' in record.values && isMissingValue(record.values.value)) missing.push(where);
-    else rows.push(scoreRowFromRecord(record.values, where));
-  }
-  const notes = missing.length ? [
-    `${file}: ${missing.length} row(s) with an empty or NaN value read as missing scores (first at ${missing[0]})`] : [];
-  if (rows.length === 0) throw new UserError(`${file}: every value is empty or NaN`);
-  return { rows, description: 'long table; run, step, test set and metric from columns run, step, test_set, metric', notes };
-}
-
-/** A (run, step, test set, metric) given twice is an error, whichever metric is analysed. */
-export function checkNoDuplicates(rows: readonly ScoreRow[]): void {
-  const first = new Map<string, ScoreRow>();
-  for (const row of rows) {
-    const key = JSON.stringify([row.run, row.step, row.testSet, row.metric]);
-    const earlier = first.get(key);
-    if (earlier) {
-      throw new UserError(`${row.origin}: duplicate score for run "${row.run}", step ${row.step}, test set "${row.testSet}", metric ` +
-        `"${row.metric}" (first given at ${earlier.origin})`);
-    }
-    first.set(key, row);
-  }
+  leftOut.push(...listing.notes);
+  throw new UserError(`${folder}: no ${FOLDER_READERS.map((r) => r.lookedFor).join(' and no ')} found in it or below` +
+    `${leftOut.length ? ` (${leftOut.join('; ')})` : ''}`);
 }
 
 /** Score rows of a store file, or of a store a caller already holds open. */
 export function readStoreScores(source: string | ResultStore, promptVariant: string): ScoreRow[] {
+  return storeScores(source, promptVariant).rows();
+}
+
+/** A store's scores of one prompt variant as columns, each row with its run's attributes. */
+function storeScores(source: string | ResultStore, promptVariant: string): ScoreColumns {
   const store = typeof source === 'string' ? ResultStore.open(source, { readonly: true }) : source;
-  const file = store.path;
   try {
     const attributes = new Map(store.runs().map((r) => [r.id, runAttributes(r)]));
-    return store.scores({ promptVariant }).map((s) => ({
-      run: s.run, step: s.step, testSet: s.testSet, metric: s.metric, value: s.value,
-      attributes: attributes.get(s.run) ?? {}, origin: `${file} (store)`, ...(s.n > 0 ? { n: s.n } : {}),
-    }));
+    const scores = new ScoreColumns();
+    const place = scores.placeId(`${store.path} (store)`);
+    for (const s of store.scores({ promptVariant })) {
+      const i = scores.push(scores.runId(s.run), s.step, scores.testSetId(s.testSet), scores.metricId(s.metric), s.value, place);
+      for (const [name, text] of Object.entries(attributes.get(s.run) ?? {})) scores.setAttribute(i, scores.attributeId(name), text);
+      if (s.n > 0) scores.setN(i, s.n);
+    }
+    return scores;
   } finally {
     if (typeof source === 'string') store.close();
   }

@@ -9,7 +9,7 @@ import { readRows, rowWhere } from '../data/readers/index.ts';
 import { knownNamesText } from '../closest-name.ts';
 import { listed } from './missing-values.ts';
 import { sortedRunNames } from './run-order.ts';
-import type { ScoreReading } from './score-reading.ts';
+import { scoreReading, type ScoreReading } from './score-reading.ts';
 
 export interface RunNaming {
   /** Text taken off the start of every run name that begins with it (--strip-prefix). */
@@ -120,21 +120,17 @@ function refuseMerges(map: ReadonlyMap<string, string>, how: ReadonlyMap<string,
   }
 }
 
-/** The reading with its runs renamed as `naming` says (the same reading when it says nothing). */
+/** The reading with its runs renamed as `naming` says (its score columns renamed in place; the same reading when it says nothing). */
 export function renameRuns(reading: ScoreReading, naming: RunNaming): ScoreReading {
-  const runs = [...reading.rows.map((r) => r.run), ...(reading.trainingLog ?? []).map((l) => l.run)];
+  const runs = [...reading.scores.runs, ...(reading.trainingLog ?? []).map((l) => l.run)];
   if (naming.stripPrefix === undefined && naming.names === undefined) {
     const hint = stripPrefixHint(runs);
-    return hint === undefined ? reading : { ...reading, notes: [...reading.notes, hint] };
+    return hint === undefined ? reading : scoreReading({ ...reading, notes: [...reading.notes, hint] });
   }
   const { map, notes } = runNameMapping(runs, naming);
-  const rows = reading.rows.map((r) => {
-    const run = map.get(r.run)!;
-    if (run === r.run) return r;
-    return { ...r, run, attributes: { [SOURCE_RUN_ATTRIBUTE]: r.run, ...r.attributes } };
-  });
+  reading.scores.renameRuns(map, SOURCE_RUN_ATTRIBUTE);
   const trainingLog = reading.trainingLog?.map((l) => ({ ...l, run: map.get(l.run)! }));
-  return { ...reading, rows, ...(trainingLog ? { trainingLog } : {}), notes: [...reading.notes, ...notes] };
+  return scoreReading({ ...reading, ...(trainingLog ? { trainingLog } : {}), notes: [...reading.notes, ...notes] });
 }
 
 /**

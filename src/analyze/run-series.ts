@@ -7,6 +7,8 @@ import { UserError } from '../errors.ts';
 import type { RunRecord } from '../store/result-store.ts';
 import { isFractionMetric, type ScoreRow } from './score-row.ts';
 import { compareRunNames } from './run-order.ts';
+import { ScoreColumns, type ScoreRowInput } from './score-columns.ts';
+import type { ScoreIndex } from './score-index.ts';
 
 export interface RunSeries {
   run: string;
@@ -42,54 +44,105 @@ export function runAttributes(r: RunRecord): Record<string, string> {
   return out;
 }
 
-export function availableMetrics(rows: readonly ScoreRow[]): string[] {
-  return [...new Set(rows.map((r) => r.metric))].sort();
+export function availableMetrics(rows: readonly ScoreRow[] | ScoreColumns): string[] {
+  return rows instanceof ScoreColumns ? [...rows.metrics].sort() : [...new Set(rows.map((r) => r.metric))].sort();
 }
 
-/** A score row as a library caller may build it in memory: where it was read and the run's attributes are optional. */
-export type ScoreRowInput = Omit<ScoreRow, 'attributes' | 'origin'> & Partial<Pick<ScoreRow, 'attributes' | 'origin'>>;
+export type { ScoreRowInput } from './score-columns.ts';
 
-/** Builds per-run series for one metric, in run order (run-order.ts); duplicate (run, step, test set) rows are an error. */
-export function buildRunSeries(rows: readonly ScoreRowInput[], metric: string, opts: RunSeriesOptions = {}): RunSeries[] {
-  const byRun = new Map<string, { cells: Map<string, Map<number, ScoreRowInput>>; attributes: Record<string, string> }>();
-  const originOf = (row: ScoreRowInput, i: number) => row.origin ?? `rows[${i}]`;
+/**
+ * Builds per-run series for one metric, in run order (run-order.ts), from a reading's score columns
+ * or from rows built in memory; duplicate (run, step, test set) rows are an error.
+ */
+export function buildRunSeries(rows: readonly ScoreRowInput[] | ScoreColumns, metric: string, opts: RunSeriesOptions = {}): RunSeries[] {
+  const columns = rows instanceof ScoreColumns ? rows : columnsOfMetric(rows, metric);
+  const m = columns.findMetric(metric);
+  if (m === undefined) return [];
+  columns.refuseDuplicates(m);
+  const index = columns.index();
+  const groupsByRun = new Map<number, number[]>();
+  for (let g = 0; g < index.groupRun.length; g++) {
+    if (index.groupMetric[g] !== m) continue;
+    const run = index.groupRun[g];
+    const list = groupsByRun.get(run);
+    if (list) list.push(g);
+    else groupsByRun.set(run, [g]);
+  }
+  const attributes = columns.mergedAttributes((i) => columns.metricOf(i) === m);
+  return [...groupsByRun].sort(([a], [b]) => compareRunNames(columns.runs[a], columns.runs[b]))
+    .map(([run, groups]) => seriesOf(columns, index, run, groups, metric, attributes.get(run) ?? {}, opts));
+}
+
+/** In-memory rows of `metric` as columns, each checked as it comes (a duplicate before a malformed row is the error, as read). */
+function columnsOfMetric(rows: readonly ScoreRowInput[], metric: string): ScoreColumns {
+  const columns = new ScoreColumns();
   rows.forEach((row, i) => {
     if (row.metric !== metric) return;
-    checkShape(row, originOf(row, i));
-    let run = byRun.get(row.run);
-    if (!run) byRun.set(row.run, (run = { cells: new Map(), attributes: {} }));
-    Object.assign(run.attributes, row.attributes);
-    let bySet = run.cells.get(row.testSet);
-    if (!bySet) run.cells.set(row.testSet, (bySet = new Map()));
-    const earlier = bySet.get(row.step);
-    if (earlier) {
-      throw new UserError(`${originOf(row, i)}: duplicate score for run "${row.run}", step ${row.step}, test set "${row.testSet}", metric ` +
-        `"${metric}" (first given at ${originOf(earlier, rows.indexOf(earlier))})`);
+    try {
+      checkShape(row, row.origin ?? `rows[${i}]`);
+    } catch (err) {
+      columns.refuseDuplicates();
+      throw err;
     }
-    bySet.set(row.step, row);
+    columns.addRow(row, i);
   });
-  const out: RunSeries[] = [];
-  for (const [run, { cells, attributes }] of [...byRun].sort(([a], [b]) => compareRunNames(a, b))) {
-    const testSets = [...cells.keys()].sort();
-    const allSteps = [...new Set(testSets.flatMap((t) => [...cells.get(t)!.keys()]))].sort((a, b) => a - b);
-    const steps: number[] = [];
-    const incompleteSteps: RunSeries['incompleteSteps'] = [];
-    for (const step of allSteps) {
-      const missing = testSets.filter((t) => !cells.get(t)!.has(step));
-      if (missing.length) incompleteSteps.push({ step, missing });
-      else steps.push(step);
+  return columns;
+}
+
+function seriesOf(columns: ScoreColumns, index: ScoreIndex, run: number, groups: number[], metric: string, attributes: Record<string, string>,
+  opts: RunSeriesOptions): RunSeries {
+  const { order, start } = index;
+  const sets = groups.map((g) => ({ g, name: columns.testSets[index.groupTestSet[g]] }))
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const testSets = sets.map((s) => s.name);
+  let total = 0;
+  for (const { g } of sets) total += start[g + 1] - start[g];
+  const every = new Float64Array(total);
+  let k = 0;
+  for (const { g } of sets) for (let j = start[g]; j < start[g + 1]; j++) every[k++] = columns.stepOf(order[j]);
+  every.sort();
+  const allSteps: number[] = [];
+  for (let j = 0; j < every.length; j++) if (j === 0 || every[j] !== every[j - 1]) allSteps.push(every[j]);
+  // which sets have a score at each step (each group's steps are sorted and distinct: two pointers)
+  const has = sets.map(({ g }) => {
+    const flags = new Uint8Array(allSteps.length);
+    let p = 0;
+    for (let j = start[g]; j < start[g + 1]; j++) {
+      const step = columns.stepOf(order[j]);
+      while (allSteps[p] < step) p++;
+      flags[p] = 1;
     }
-    const values = new Map<string, Float64Array>();
-    const samplingVariance = new Map<string, Float64Array>();
-    for (const t of testSets) {
-      const bySet = cells.get(t)!;
-      values.set(t, Float64Array.from(steps, (s) => bySet.get(s)!.value));
-      const variances = steps.map((s) => samplingVarianceOf(bySet.get(s)!, opts.sampleSize));
-      if (steps.length && variances.every((v) => v !== undefined)) samplingVariance.set(t, Float64Array.from(variances as number[]));
+    return flags;
+  });
+  const steps: number[] = [];
+  const incompleteSteps: RunSeries['incompleteSteps'] = [];
+  const complete = new Uint8Array(allSteps.length);
+  allSteps.forEach((step, p) => {
+    const missing = testSets.filter((_, s) => has[s][p] === 0);
+    if (missing.length) incompleteSteps.push({ step, missing });
+    else { steps.push(step); complete[p] = 1; }
+  });
+  const values = new Map<string, Float64Array>();
+  const variances = new Map<string, Float64Array>();
+  for (const { g, name } of sets) {
+    const kept = new Float64Array(steps.length);
+    const variance = new Float64Array(steps.length);
+    let known = steps.length > 0;
+    let q = 0, p = 0;
+    for (let j = start[g]; j < start[g + 1]; j++, p++) {
+      while (allSteps[p] < columns.stepOf(order[j])) p++;
+      if (complete[p] === 0) continue;
+      const i = order[j];
+      kept[q] = columns.valueOf(i);
+      const v = samplingVariance(metric, kept[q], columns.nOf(i), columns.stderrOf(i), opts.sampleSize);
+      if (v === undefined) known = false;
+      else variance[q] = v;
+      q++;
     }
-    out.push({ run, steps, values, attributes, incompleteSteps, samplingVariance });
+    values.set(name, kept);
+    if (known) variances.set(name, variance);
   }
-  return out;
+  return { run: columns.runs[run], steps, values, attributes, incompleteSteps, samplingVariance: variances };
 }
 
 /** Rows built in memory may carry a file's column names (test_set) instead of ScoreRow's: say so, not "undefined". */
@@ -106,9 +159,10 @@ function checkShape(row: ScoreRowInput, origin: string): void {
  * p(1 - p) / n. That is the binomial variance at the observed proportion, with n rather than n - 1:
  * the variance of the score itself, not an unbiased estimate of the per-example variance.
  */
-export function samplingVarianceOf(row: ScoreRowInput, sampleSize?: number): number | undefined {
-  if (row.stderr !== undefined) return row.stderr * row.stderr;
-  const n = row.n ?? sampleSize;
-  if (n === undefined || !isFractionMetric(row.metric)) return undefined;
-  return (row.value * (1 - row.value)) / n;
+export function samplingVariance(metric: string, value: number, n: number | undefined, stderr: number | undefined,
+  sampleSize?: number): number | undefined {
+  if (stderr !== undefined) return stderr * stderr;
+  const size = n ?? sampleSize;
+  if (size === undefined || !isFractionMetric(metric)) return undefined;
+  return (value * (1 - value)) / size;
 }

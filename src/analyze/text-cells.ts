@@ -26,7 +26,25 @@ export function csvCell(v: unknown): string {
   return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
+/** Rows per part of csvParts: a part stays well under a string's length limit whatever the row. */
+const ROWS_PER_PART = 1000;
+
+/**
+ * A header and rows as CSV text in parts (the header line, then a thousand lines at a time, each
+ * line ended by a newline), iterable again and again: a table of millions of rows is written part
+ * by part (atomic-write.ts writeContents), never made one string.
+ */
+export function csvParts(columns: readonly string[], rows: readonly (readonly unknown[])[]): Iterable<string> {
+  const line = (cells: readonly unknown[]) => `${cells.map(csvCell).join(',')}\n`;
+  return {
+    *[Symbol.iterator]() {
+      yield line(columns);
+      for (let i = 0; i < rows.length; i += ROWS_PER_PART) yield rows.slice(i, i + ROWS_PER_PART).map(line).join('');
+    },
+  };
+}
+
 /** A header and rows as CSV text, each line ended by a newline. */
 export function csvText(columns: readonly string[], rows: readonly (readonly unknown[])[]): string {
-  return [columns, ...rows].map((cells) => cells.map(csvCell).join(',')).join('\n') + '\n';
+  return [...csvParts(columns, rows)].join('');
 }

@@ -19,7 +19,9 @@ import type { TrainingLogRecord } from '../store/result-store.ts';
 import { parsePythonJson, type NonFiniteValue } from '../json-text.ts';
 import { MISSING_SCORE_NOTE, NON_FINITE_NOTE, Tally } from './missing-values.ts';
 import { checkValueRange, type ScoreRow } from './score-row.ts';
-import type { ScoreReading } from './score-reading.ts';
+import type { FolderReader } from './folder-reader.ts';
+import { ScoreColumns } from './score-columns.ts';
+import { scoreReading, type ScoreReading } from './score-reading.ts';
 
 const CHECKPOINT_FOLDER = /^checkpoint-\d+$/;
 const SPEED_SUFFIXES = ['_runtime', '_samples_per_second', '_steps_per_second'];
@@ -27,6 +29,18 @@ const SPEED_SUFFIXES = ['_runtime', '_samples_per_second', '_steps_per_second'];
 interface State { file: string; globalStep: number; history: unknown[]; nonFinite: NonFiniteValue[] }
 /** What the chosen files hold that is read as missing or skipped, one note each. */
 interface Tallies { nonFinite: Tally; missingScores: Tally; nullEntries: Tally }
+
+/** Trainer run folders as a folder format (folder-reader.ts). */
+export const TRAINER_STATE_READER: FolderReader = {
+  listedAs: 'trainerStates',
+  claims: (name) => name === 'trainer_state.json',
+  inputWords: 'Trainer run folders (trainer_state.json)',
+  lookedFor: 'trainer_state.json',
+  filesWord: 'trainer_state.json file(s)',
+  holds: 'Trainer run folders',
+  alone: 'a Trainer run folder',
+  read: async (folder, files) => ({ reading: await readTrainerStates(folder, files), leftOut: [] }),
+};
 
 export async function readTrainerStates(root: string, files: readonly string[]): Promise<ScoreReading> {
   const latest = new Map<string, State>();
@@ -57,14 +71,14 @@ export async function readTrainerStates(root: string, files: readonly string[]):
     throw new UserError(`${root}: the trainer_state.json files log no evaluations (no eval_* keys in log_history): train with an ` +
       `eval_dataset and an eval strategy`);
   }
-  return {
-    rows,
+  return scoreReading({
+    scores: ScoreColumns.fromRows(rows),
     description: `Hugging Face Trainer state, ${latest.size} run folder(s); run from the run folder, step from log_history[].step, test ` +
       `set and metric from eval_<set>_<metric>` +
       (trainingLog.length ? `; training log from log_history's "loss" entries (${trainingLog.length})` : ''),
     notes,
     trainingLog,
-  };
+  });
 }
 
 async function readState(file: string): Promise<State> {

@@ -9,10 +9,10 @@
 // that score's standard error and is not a score itself.
 import { basename, extname } from 'node:path';
 import { UserError } from '../errors.ts';
-import type { SourceRow } from '../data/readers/index.ts';
 import { rowWhere } from '../data/readers/index.ts';
-import { checkValueRange, isMissingValue, parseDecimal, parseStderr, parseStep, type ScoreRow } from './score-row.ts';
-import type { ScoreReading } from './score-reading.ts';
+import { checkValueRange, isMissingValue, parseDecimal, parseStderr, parseStep } from './score-row.ts';
+import type { ScoreColumns } from './score-columns.ts';
+import { scoreReading, type ScoreReading } from './score-reading.ts';
 
 export const STEP_COLUMNS = ['step', '_step', 'Step', 'global_step', 'train/global_step', 'trainer/global_step'];
 const RUN_COLUMNS = ['run', 'run_name', 'Name'];
@@ -58,68 +58,88 @@ export function inferColumn(name: string): { testSet: string; metric: string } |
   return undefined;
 }
 
-export function readWideRows(file: string, records: readonly SourceRow[], given: ColumnMap): ScoreReading {
-  const columns = Object.keys(records[0].values);
-  const stepColumn = STEP_COLUMNS.find((c) => columns.includes(c))!;
-  const runColumn = RUN_COLUMNS.find((c) => columns.includes(c));
-  const fileRun = basename(file, extname(file.replace(/\.gz$/, '')));
-  const mapped: { column: string; run?: string; testSet: string; metric: string; how: 'given' | 'name'; stderr?: string }[] = [];
-  const leftOut: string[] = [];
-  const stderrColumns = stderrColumnsOf(columns);
-  for (const column of columns) {
-    if (column === stepColumn || column === runColumn || [...stderrColumns.values()].includes(column)) continue;
-    if (/__(MIN|MAX)$/.test(column)) continue; // W&B chart export: the band around a smoothed line
-    const wandb = /^(.+?) - (.+)$/.exec(column);
-    const name = wandb ? wandb[2] : column;
-    const target = given.get(column) ?? given.get(name);
-    const inferred = target ?? inferColumn(name);
-    if (!inferred) { leftOut.push(column); continue; }
-    mapped.push({ column, run: wandb?.[1], ...inferred, how: target ? 'given' : 'name', stderr: stderrColumns.get(column) });
-  }
-  for (const [stem, column] of stderrColumns) if (!mapped.some((m) => m.column === stem)) leftOut.push(column);
-  for (const column of given.keys()) {
-    if (!columns.includes(column) && !mapped.some((m) => m.column.endsWith(` - ${column}`))) {
-      throw new UserError(`--columns ${column}: ${file} has no such column (it has: ${columns.join(', ')})`);
+interface Mapped { column: string; run?: string; testSet: string; metric: string; how: 'given' | 'name'; stderr?: string }
+
+/** A wide table read into score columns one record at a time (records as objects: csv-parse's, or the JSON readers'). */
+export class WideTable {
+  private readonly stepColumn: string;
+  private readonly runColumn: string | undefined;
+  private readonly fileRun: string;
+  private readonly mapped: Mapped[] = [];
+  private readonly leftOut: string[] = [];
+  private readonly attributes: number;
+  private missing = 0;
+
+  /** `columns`: the table's column names (a CSV's header, the first JSON record's keys); a mapping that reads nothing throws. */
+  constructor(private readonly file: string, private readonly scores: ScoreColumns, columns: readonly string[], given: ColumnMap) {
+    this.stepColumn = STEP_COLUMNS.find((c) => columns.includes(c))!;
+    this.runColumn = RUN_COLUMNS.find((c) => columns.includes(c));
+    this.fileRun = basename(file, extname(file.replace(/\.gz$/, '')));
+    const { mapped, leftOut, stepColumn, runColumn } = this;
+    const stderrColumns = stderrColumnsOf(columns);
+    for (const column of columns) {
+      if (column === stepColumn || column === runColumn || [...stderrColumns.values()].includes(column)) continue;
+      if (/__(MIN|MAX)$/.test(column)) continue; // W&B chart export: the band around a smoothed line
+      const wandb = /^(.+?) - (.+)$/.exec(column);
+      const name = wandb ? wandb[2] : column;
+      const target = given.get(column) ?? given.get(name);
+      const inferred = target ?? inferColumn(name);
+      if (!inferred) { leftOut.push(column); continue; }
+      mapped.push({ column, run: wandb?.[1], ...inferred, how: target ? 'given' : 'name', stderr: stderrColumns.get(column) });
     }
+    for (const [stem, column] of stderrColumns) if (!mapped.some((m) => m.column === stem)) leftOut.push(column);
+    for (const column of given.keys()) {
+      if (!columns.includes(column) && !mapped.some((m) => m.column.endsWith(` - ${column}`))) {
+        throw new UserError(`--columns ${column}: ${file} has no such column (it has: ${columns.join(', ')})`);
+      }
+    }
+    if (mapped.length === 0) {
+      throw new UserError(`${file}: a wide table (step column "${stepColumn}") but no column names a test set and metric (columns: ` +
+        `${columns.join(', ')}); name them with --columns column=test_set:metric`);
+    }
+    this.attributes = scores.attributeId('source');
   }
-  if (mapped.length === 0) {
-    throw new UserError(`${file}: a wide table (step column "${stepColumn}") but no column names a test set and metric (columns: ` +
-      `${columns.join(', ')}); name them with --columns column=test_set:metric`);
-  }
-  const rows: ScoreRow[] = [];
-  let missing = 0;
-  for (const record of records) {
-    const where = rowWhere(file, record);
-    const stepValue = record.values[stepColumn];
-    if (isMissingValue(stepValue)) continue;
-    const step = parseStep(stepValue, where, `column "${stepColumn}"`);
-    const rowRun = runColumn ? String(record.values[runColumn]) : undefined;
-    for (const m of mapped) {
-      const v = record.values[m.column];
-      if (isMissingValue(v)) { missing++; continue; }
+
+  record(values: Record<string, unknown>, at: { index: number; line?: number }): void {
+    const where = rowWhere(this.file, at);
+    const stepValue = values[this.stepColumn];
+    if (isMissingValue(stepValue)) return;
+    const step = parseStep(stepValue, where, `column "${this.stepColumn}"`);
+    const rowRun = this.runColumn ? String(values[this.runColumn]) : undefined;
+    for (const m of this.mapped) {
+      const v = values[m.column];
+      if (isMissingValue(v)) { this.missing++; continue; }
       const origin = `${where}, column "${m.column}"`;
       const value = parseDecimal(v, origin, `column "${m.column}"`);
       checkValueRange(m.metric, value, origin);
-      const run = m.run ?? rowRun ?? fileRun;
-      const row: ScoreRow = { run, step, testSet: m.testSet, metric: m.metric, value, attributes: { source: 'wide table' }, origin };
-      if (m.stderr !== undefined) row.stderr = parseStderr(record.values[m.stderr], where, `column "${m.stderr}"`);
-      rows.push(row);
+      const stderr = m.stderr === undefined ? undefined : parseStderr(values[m.stderr], where, `column "${m.stderr}"`);
+      const { place, number } = this.scores.recordPlace(this.file, at, `, column "${m.column}"`);
+      const i = this.scores.push(this.scores.runId(m.run ?? rowRun ?? this.fileRun), step, this.scores.testSetId(m.testSet),
+        this.scores.metricId(m.metric), value, place, number);
+      this.scores.setAttribute(i, this.attributes, 'wide table');
+      if (stderr !== undefined) this.scores.setStderr(i, stderr);
     }
   }
-  if (rows.length === 0) throw new UserError(`${file}: every cell of the score columns (${mapped.map((m) => m.column).join(', ')}) is empty or NaN`);
-  const notes: string[] = [];
-  if (leftOut.length) notes.push(
-    `${file}: columns naming no test set and metric left out: ${leftOut.join(', ')} (name one with --columns column=test_set:metric)`);
-  if (missing) notes.push(`${file}: ${missing} empty or NaN cell(s) read as missing scores`);
-  const runFrom = mapped.some((m) => m.run) ? 'the "<run> - " column prefix' : runColumn ? `column "${runColumn}"` : 'the file name';
-  const shown = mapped.slice(0, 4).map((m) => `${m.column} -> ${m.testSet}:${m.metric}`).join(', ');
-  const withStderr = mapped.filter((m) => m.stderr !== undefined).length;
-  return {
-    rows,
-    description: `wide table; run from ${runFrom}, step from column "${stepColumn}", test set and metric from column names ` +
-      `(${shown}${mapped.length > 4 ? ', ...' : ''})${withStderr ? `, stderr of ${withStderr} from their "_stderr" column(s)` : ''}`,
-    notes,
-  };
+
+  finish(): ScoreReading {
+    const { file, mapped, leftOut, missing } = this;
+    if (this.scores.length === 0) {
+      throw new UserError(`${file}: every cell of the score columns (${mapped.map((m) => m.column).join(', ')}) is empty or NaN`);
+    }
+    const notes: string[] = [];
+    if (leftOut.length) notes.push(
+      `${file}: columns naming no test set and metric left out: ${leftOut.join(', ')} (name one with --columns column=test_set:metric)`);
+    if (missing) notes.push(`${file}: ${missing} empty or NaN cell(s) read as missing scores`);
+    const runFrom = mapped.some((m) => m.run) ? 'the "<run> - " column prefix' : this.runColumn ? `column "${this.runColumn}"` : 'the file name';
+    const shown = mapped.slice(0, 4).map((m) => `${m.column} -> ${m.testSet}:${m.metric}`).join(', ');
+    const withStderr = mapped.filter((m) => m.stderr !== undefined).length;
+    return scoreReading({
+      scores: this.scores,
+      description: `wide table; run from ${runFrom}, step from column "${this.stepColumn}", test set and metric from column names ` +
+        `(${shown}${mapped.length > 4 ? ', ...' : ''})${withStderr ? `, stderr of ${withStderr} from their "_stderr" column(s)` : ''}`,
+      notes,
+    });
+  }
 }
 
 /** Score column -> the column beside it holding its standard error ("<column>_stderr" or "<column> stderr"). */

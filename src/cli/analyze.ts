@@ -10,9 +10,9 @@ import { addScoreInputOptions, readAndDescribe, sampleSizeFlag, SCORE_INPUT_HELP
 import { availableMetrics, buildRunSeries } from '../analyze/run-series.ts';
 import { analyzeRuns, type AnalyzeOptions } from '../analyze/analysis.ts';
 import { addAnalysisOptions, analysisOptionsFromFlags, type AnalysisFlags } from './analysis-flags.ts';
-import { formatAgreementCsv, formatAllCsv, formatJson, formatPairsCsv, formatTable, type OutputFormat } from '../analyze/format.ts';
+import { allCsvParts, formatAgreementCsv, formatJson, formatTable, pairsCsvParts, type OutputFormat } from '../analyze/format.ts';
 import { formatMetaCsv, formatModeratorCsv } from '../analyze/format-meta.ts';
-import type { ScoreRow } from '../analyze/score-row.ts';
+import type { ScoreColumns } from '../analyze/score-columns.ts';
 import { terminalSafe } from '../terminal-safe.ts';
 import { analysisProgress } from './analysis-progress.ts';
 import { knownNamesText } from '../closest-name.ts';
@@ -46,13 +46,13 @@ export function registerAnalyze(program: Command): void {
       const outFile = flags.outFile ?? flags.out;
       outputFile(flags.outFile !== undefined ? '--out-file' : '--out', outFile);
       const opts: AnalyzeOptions = { ...analysisOptionsFromFlags(flags), control: flags.control };
-      const { rows } = await readAndDescribe(input, flags);
+      const { scores } = await readAndDescribe(input, flags);
       if (flags.dryRun) return;
-      if (rows.length) checkNamedTestSets(rows, input, { control: flags.control, testSets: opts.testSets });
-      const metric = chooseMetric(rows, flags.metric, input);
-      const lacking = lackingMetricNote(rows, metric);
+      if (scores.length) checkNamedTestSets(scores, input, { control: flags.control, testSets: opts.testSets });
+      const metric = chooseMetric(scores, flags.metric, input);
+      const lacking = lackingMetricNote(scores, metric);
       if (lacking !== undefined) process.stderr.write(`genstudy: note: ${terminalSafe(lacking)}\n`);
-      const series = buildRunSeries(rows, metric, { sampleSize: sampleSizeFlag(flags) });
+      const series = buildRunSeries(scores, metric, { sampleSize: sampleSizeFlag(flags) });
       for (const s of series) {
         if (s.incompleteSteps.length) {
           const first = s.incompleteSteps[0];
@@ -61,8 +61,9 @@ export function registerAnalyze(program: Command): void {
         }
       }
       const result = analyzeRuns(series, opts, analysisProgress((line) => process.stderr.write(line)));
-      const text = flags.format === 'json' ? formatJson(result)
-        : flags.format === 'csv' ? (outFile ? formatPairsCsv(result, opts.alpha) : formatAllCsv(result, opts.alpha)) : formatTable(result, opts);
+      // CSV in parts (text-cells.ts csvParts): 300 runs x 1225 pairs is too long a table to build as one string
+      const text: string | Iterable<string> = flags.format === 'json' ? formatJson(result)
+        : flags.format === 'csv' ? (outFile ? pairsCsvParts(result, opts.alpha) : allCsvParts(result, opts.alpha)) : formatTable(result, opts);
       if (flags.out !== undefined) {
         process.stderr.write("genstudy: note: analyze's --out is now --out-file (--out names a folder in the other commands); it still works\n");
       }
@@ -83,15 +84,22 @@ export function registerAnalyze(program: Command): void {
           writeFileAtomic(outFile, text);
           process.stderr.write(`genstudy: wrote ${outFile}\n`);
         }
-      } else {
+      } else if (typeof text === 'string') {
         // The table quotes run and test-set names; JSON escapes control characters itself, CSV is data.
         process.stdout.write(flags.format === 'table' ? terminalSafe(text, { lines: true }) : text);
+      } else {
+        await writeParts(process.stdout, text);
       }
     });
 }
 
-function chooseMetric(rows: readonly ScoreRow[], wanted: string | undefined, input: string): string {
-  const metrics = availableMetrics(rows);
+/** Writes a text in parts to a stream, waiting for it to drain when it asks to, so the parts are not all held at once. */
+async function writeParts(out: NodeJS.WritableStream, parts: Iterable<string>): Promise<void> {
+  for (const part of parts) if (!out.write(part)) await new Promise((resolve) => out.once('drain', resolve));
+}
+
+function chooseMetric(scores: ScoreColumns, wanted: string | undefined, input: string): string {
+  const metrics = availableMetrics(scores);
   if (metrics.length === 0) {
     throw new UserError(`${input}: no scores to analyse (a store keeps prompt variants apart: choose one with --prompt-variant)`);
   }

@@ -49,10 +49,10 @@ export function registerReport(program: Command): void {
         throw new UserError(`--run-figures ${flags.runFigures}: expected all or a whole number of runs (0 or more)`);
       }
       // said once here; the report reads the input again itself
-      const { rows } = await readAndDescribe(store, flags);
+      const { scores } = await readAndDescribe(store, flags);
       if (flags.dryRun) return;
       // a store without scores for this prompt variant gets loadReportData's message, which lists the variants
-      if (rows.length) checkNamedTestSets(rows, store, { control: flags.control, testSets: analysis.testSets });
+      if (scores.length) checkNamedTestSets(scores, store, { control: flags.control, testSets: analysis.testSets });
       // Loaded here so that other commands do not pay for loading Vega.
       const { writeReport } = await import('../report/index.ts');
       const written = await writeReport(flags.out, {

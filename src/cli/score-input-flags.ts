@@ -63,7 +63,7 @@ export async function readAndDescribe(input: string, flags: ScoreInputFlags): Pr
   const out = flags.dryRun ? process.stdout : process.stderr;
   // Both name the input's runs and test sets.
   out.write(`${flags.dryRun ? '' : 'genstudy: '}${terminalSafe(summarizeReading(input, reading, sampleSize))}\n`);
-  const sampling = samplingNote(reading.rows, sampleSize);
+  const sampling = samplingNote(reading.scores, sampleSize);
   for (const note of sampling === undefined ? reading.notes : [...reading.notes, sampling]) {
     out.write(`${flags.dryRun ? '' : 'genstudy: '}note: ${terminalSafe(note)}\n`);
   }

@@ -4,7 +4,7 @@ import { mkdir } from 'node:fs/promises';
 import { writeFileAtomic } from '../atomic-write.ts';
 import path from 'node:path';
 import type { Study } from '../config/schema.ts';
-import { formatAgreementCsv, formatJson, formatPairsCsv, formatTable } from '../analyze/format.ts';
+import { formatAgreementCsv, formatJson, formatTable, pairsCsvParts } from '../analyze/format.ts';
 import { formatSummary, SUMMARY_WIDTH } from '../analyze/format-summary.ts';
 import { wrapText } from '../text-table.ts';
 import { formatMetaCsv } from '../analyze/format-meta.ts';
@@ -22,7 +22,7 @@ export async function writeStudyOutputs(study: Study, result: StudyResult): Prom
     const dir = path.join(result.paths.out, 'analysis');
     await mkdir(dir, { recursive: true });
     writeFileAtomic(path.join(dir, 'analysis.json'), formatJson(result.analysis));
-    writeFileAtomic(path.join(dir, 'pairs.csv'), formatPairsCsv(result.analysis, result.analyzeOptions.alpha));
+    writeFileAtomic(path.join(dir, 'pairs.csv'), pairsCsvParts(result.analysis, result.analyzeOptions.alpha));
     writeFileAtomic(path.join(dir, 'agreement.csv'), formatAgreementCsv(result.analysis));
     writeFileAtomic(path.join(dir, 'meta.csv'), formatMetaCsv(result.analysis.meta));
     writeFileAtomic(path.join(dir, 'analysis.txt'), formatTable(result.analysis, result.analyzeOptions));

@@ -17,7 +17,7 @@ import { runSections, type RunFigures } from './runs-section.ts';
 import { studyA, type StudyA } from './study-a.ts';
 import { studyBHeadline, studyBSection } from './study-b-section.ts';
 import { methodOf, studyB, type StudyB } from './study-b.ts';
-import { tableToCsv, tableToJson } from './table.ts';
+import { tableToCsv, tableToCsvParts, tableToJson, type Table } from './table.ts';
 import { buildTables } from './tables.ts';
 import { designComparisonTable, designSection, type DesignComparison } from './design-section.ts';
 import { checkReportFolder, writeReportFolder, type FileContents } from './report-folder.ts';
@@ -62,7 +62,12 @@ export interface ReportInput {
   designCheck?: DesignComparison;
 }
 
-export interface ReportTableOutput { csv: string; json: unknown }
+export interface ReportTableOutput {
+  /** The CSV as one string, joined from `csvParts` when first read (writeReport writes the parts). */
+  readonly csv: string;
+  csvParts: Iterable<string>;
+  json: unknown;
+}
 
 export interface RenderedReport {
   /**
@@ -122,7 +127,7 @@ export async function renderReport(input: ReportInput): Promise<RenderedReport> 
     get html() {
       return (joined ??= parts.join(''));
     },
-    tables: Object.fromEntries(tableList.map((t) => [t.name, { csv: tableToCsv(t), json: tableToJson(t) }])),
+    tables: Object.fromEntries(tableList.map((t) => [t.name, tableOutput(t)])),
     headline: studyAHeadline(a),
     paperTables: paperTables(a, b),
   };
@@ -155,7 +160,7 @@ export async function writeReport(outDir: string, input: ReportInput, options: W
   const generatedAt = input.generatedAt ?? new Date();
   const report = await renderReport({ ...input, generatedAt });
   const contents: [string, FileContents][] = Object.entries(report.tables).flatMap(([name, t]): [string, FileContents][] => [
-    [`${name}.csv`, t.csv], [`${name}.json`, jsonText(t.json)],
+    [`${name}.csv`, t.csvParts], [`${name}.json`, jsonText(t.json)],
   ]);
   // the page in its parts, written one after the other: never one string (a sweep's page may be longer than a string can be)
   contents.push(['report.html', report.parts]);
@@ -169,6 +174,18 @@ export async function writeReport(outDir: string, input: ReportInput, options: W
   let files: string[] = [];
   const figures = writePaperFolder(options.figures, dir, paper.files, () => { files = writeReportFolder(dir, contents); });
   return { dir, html: files[files.length - 1], files, report, figures: { dir: resolve(options.figures), files: figures, notes: paper.notes } };
+}
+
+/** A table's CSV (in parts, joined only when `csv` is read) and JSON. */
+function tableOutput(table: Table): ReportTableOutput {
+  let joined: string | undefined;
+  return {
+    get csv() {
+      return (joined ??= tableToCsv(table));
+    },
+    csvParts: tableToCsvParts(table),
+    json: tableToJson(table),
+  };
 }
 
 /**

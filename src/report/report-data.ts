@@ -5,7 +5,7 @@ import { ResultStore, type RunRecord, type StoredScore, type TestSetRecord, type
 import type { SupersededGroup } from '../store/evaluation-tables.ts';
 import { UserError } from '../errors.ts';
 import { detectSource, readScoreInput } from '../analyze/read-scores.ts';
-import type { ScoreRow } from '../analyze/score-row.ts';
+import type { ScoreColumns } from '../analyze/score-columns.ts';
 import { compareRunNames } from '../analyze/run-order.ts';
 import { runNameMapping, SOURCE_RUN_ATTRIBUTE, type RunNaming } from '../analyze/run-names.ts';
 import { knownNamesText } from '../closest-name.ts';
@@ -66,7 +66,7 @@ export async function loadReportInput(input: string, promptVariant = '', columns
 ): Promise<ReportData> {
   if ((await detectSource(input)) === 'store') return renameStoreRuns(loadReportData(input, promptVariant), runNames);
   const reading = await readScoreInput(input, { columns, runNames });
-  return reportDataFromRows(input, reading.rows, reading.trainingLog);
+  return reportDataFromScores(input, reading.scores, reading.trainingLog);
 }
 
 function renameStoreRuns(data: ReportData, naming: RunNaming): ReportData {
@@ -84,20 +84,21 @@ function renameStoreRuns(data: ReportData, naming: RunNaming): ReportData {
   };
 }
 
-export function reportDataFromRows(input: string, rows: readonly ScoreRow[], trainingLog: readonly TrainingLogRecord[] = []): ReportData {
+export function reportDataFromScores(input: string, rows: ScoreColumns, trainingLog: readonly TrainingLogRecord[] = []): ReportData {
   const runs = new Map<string, ReportRun>();
-  for (const r of rows) {
-    let run = runs.get(r.run);
-    if (!run) runs.set(r.run, (run = { id: r.run, attributes: {}, checkpoints: [], trainingLog: [] }));
-    Object.assign(run.attributes!, r.attributes);
+  for (const [run, attributes] of rows.mergedAttributes()) {
+    runs.set(rows.runs[run], { id: rows.runs[run], attributes, checkpoints: [], trainingLog: [] });
   }
   // a run with a training log and no scores is not shown: the reading's note names it
   for (const l of trainingLog) runs.get(l.run)?.trainingLog.push(l);
   for (const run of runs.values()) Object.assign(run, recordFields(run.attributes!));
   // n 0: the input did not say it (a store's scores always have one)
-  const scores: StoredScore[] = rows.map((r) => ({ run: r.run, step: r.step, testSet: r.testSet, metric: r.metric, value: r.value, n: r.n ?? 0,
-    ...(r.stderr !== undefined ? { stderr: r.stderr } : {}) }));
-  const testSets = [...new Set(rows.map((r) => r.testSet))].sort().map((id) => ({ id }));
+  const scores: StoredScore[] = Array.from({ length: rows.length }, (_, i) => {
+    const stderr = rows.stderrOf(i);
+    return { run: rows.runs[rows.runOf(i)], step: rows.stepOf(i), testSet: rows.testSets[rows.testSetOf(i)], metric: rows.metrics[rows.metricOf(i)],
+      value: rows.valueOf(i), n: rows.nOf(i) ?? 0, ...(stderr !== undefined ? { stderr } : {}) };
+  });
+  const testSets = [...rows.testSets].sort().map((id) => ({ id }));
   return { storePath: input, schemaVersion: 0, runs: withScoredSteps([...runs.values()].sort((a, b) => compareRunNames(a.id, b.id)), scores),
     testSets, scores, allScores: scores, promptVariant: '' };
 }

@@ -5,7 +5,7 @@
 // The folder of paper files (paper-folder.ts) is written the same way, by the same function.
 import fs from 'node:fs';
 import path from 'node:path';
-import { buildAtomicallySync, removeAbandonedTemporaries } from '../atomic-write.ts';
+import { buildAtomicallySync, removeAbandonedTemporaries, writeContents, type FileContents } from '../atomic-write.ts';
 import { UserError } from '../errors.ts';
 import { pausePoint } from '../pause-point.ts';
 
@@ -30,32 +30,11 @@ export function checkReportFolder(dir: string): void {
   checkReplaceable(dir, REPORT);
 }
 
-/**
- * What a file of such a folder holds: a text, bytes, or a text in parts (chunks written one after
- * the other, in order, never joined: a report's page, a table of millions of rows).
- */
-export type FileContents = string | Uint8Array | Iterable<string>;
+export type { FileContents } from '../atomic-write.ts';
 
 /** Replaces the folder `dir` by one holding exactly `files` (name -> contents), the page written last; returns their paths. */
 export function writeReportFolder(dir: string, files: readonly (readonly [string, FileContents])[]): string[] {
   return writeWholeFolder(dir, files, REPORT);
-}
-
-/** Writes `data` to the new file `file`; a text in parts chunk by chunk. */
-function writeContents(file: string, data: FileContents): void {
-  if (typeof data === 'string' || data instanceof Uint8Array) {
-    fs.writeFileSync(file, data);
-    return;
-  }
-  const fd = fs.openSync(file, 'w');
-  try {
-    for (const chunk of data) {
-      const bytes = Buffer.from(chunk, 'utf8');
-      for (let at = 0; at < bytes.length;) at += fs.writeSync(fd, bytes, at, bytes.length - at);
-    }
-  } finally {
-    fs.closeSync(fd);
-  }
 }
 
 /**

@@ -1,7 +1,7 @@
 // A report table: named columns and rows of plain values. The same object becomes an HTML table,
 // a CSV file (RFC 4180 quoting, empty cell for a missing value) and a JSON array of row objects,
 // so the three never disagree; its CSV is written as the analysis writes its own (analyze/text-cells.ts).
-import { csvText } from '../analyze/text-cells.ts';
+import { csvParts, csvText } from '../analyze/text-cells.ts';
 
 export type Cell = string | number | boolean | null;
 
@@ -17,6 +17,11 @@ export interface Table {
 
 export function tableToCsv(table: Table): string {
   return csvText(table.columns, table.rows);
+}
+
+/** The CSV in parts, as writeReport writes it (scores.csv has a row per score: 15M at a sweep's size). */
+export function tableToCsvParts(table: Table): Iterable<string> {
+  return csvParts(table.columns, table.rows);
 }
 
 export function tableToJson(table: Table): Record<string, Cell>[] {

@@ -49,7 +49,8 @@ export async function* readDelimited(file: string, opts: DelimitedOptions): Asyn
   }
 }
 
-function checkHeader(file: string, header: string[]): string[] {
+/** The header row's names checked (none empty, none twice), pandas' unnamed index column named "index". */
+export function checkHeader(file: string, header: string[]): string[] {
   const seen = new Set<string>();
   // pandas' to_csv writes its index as a first column with an empty name
   if (header.length > 1 && header[0] === '' && !header.includes('index')) header = ['index', ...header.slice(1)];
