@@ -10,6 +10,11 @@ import { studyA } from '../../src/report/study-a.ts';
 
 const HOSTILE = '<script>alert("x")</script> & \'quoted\'';
 
+// A calibration of 20 simulations puts the same tables and sections on the page as the default 200, at a fraction of the CPU;
+// a test about neither the calibration nor the robustness table leaves both out.
+const SMALL_CALIBRATION = { calibration: 20 };
+const NEITHER = { calibration: 0, robustness: false };
+
 function hostileStore(dir: string): string {
   const path = join(dir, 'results.sqlite');
   const store = ResultStore.open(path);
@@ -38,7 +43,8 @@ test('the page is self-contained: no scripts, no external resources, every store
   const storePath = hostileStore(dir);
   const studyFile = join(dir, 'study.yaml');
   writeFileSync(studyFile, `name: demo\nnote: "${HOSTILE}"\n`);
-  const { html } = await renderReport({ storePath, title: `Title ${HOSTILE}`, studyFile, generatedAt: new Date('2026-01-02T03:04:05Z') });
+  const { html } = await renderReport({ storePath, title: `Title ${HOSTILE}`, studyFile, generatedAt: new Date('2026-01-02T03:04:05Z'),
+    analysis: SMALL_CALIBRATION });
   assert.ok(!/<script/i.test(html), 'no script element (the hostile name is escaped)');
   assert.ok(html.includes('&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;'));
   assert.ok(!/<link\b|<img\b|<iframe\b|<object\b|@import|@font-face|\bsrc=/i.test(html), 'no element or rule that loads anything');
@@ -64,7 +70,7 @@ test('the answer comes first, then study B, runs and provenance with versions, s
   writeStudyA(store, { runs: 2, steps: 12 });
   writeStudyB(store, { seeds: [0] });
   store.close();
-  const { html, headline } = await renderReport({ storePath: path });
+  const { html, headline } = await renderReport({ storePath: path, analysis: NEITHER });
   const at = (s: string) => {
     const i = html.indexOf(s);
     assert.ok(i >= 0, `page lacks ${s}`);
@@ -97,7 +103,7 @@ test('the answer comes first, then study B, runs and provenance with versions, s
 test('writeReport writes report.html and a CSV and JSON per table, with no temporary files left', async (t) => {
   const storePath = studyAStore(t, { runs: 2, steps: 12 });
   const out = join(dirname(storePath), 'out', 'nested');
-  const written = await writeReport(out, { storePath });
+  const written = await writeReport(out, { storePath, analysis: SMALL_CALIBRATION });
   const names = readdirSync(out).sort();
   const tables = Object.keys(written.report.tables).sort();
   assert.deepEqual(names, [...tables.flatMap((n) => [`${n}.csv`, `${n}.json`]), 'report.html'].sort());
@@ -107,15 +113,15 @@ test('writeReport writes report.html and a CSV and JSON per table, with no tempo
   assert.deepEqual(JSON.parse(readFileSync(join(out, 'agreement.json'), 'utf8')), written.report.tables.agreement.json);
   assert.equal(readFileSync(join(out, 'scores.csv'), 'utf8'), written.report.tables.scores.csv);
   // Rendering again over the same folder replaces the files.
-  await writeReport(out, { storePath });
+  await writeReport(out, { storePath, analysis: SMALL_CALIBRATION });
   assert.deepEqual(readdirSync(out).sort(), names);
 });
 
 test('study A shows each run\'s calibration and the robustness of each verdict, from the analysis', async (t) => {
   const storePath = studyAStore(t, { runs: 3, steps: 20 });
   const data = loadReportData(storePath, '');
-  const a = studyA(data, {});
-  const report = await renderReport({ storePath });
+  const a = studyA(data, { analysis: SMALL_CALIBRATION });
+  const report = await renderReport({ storePath, analysis: SMALL_CALIBRATION });
   const calibration = report.tables.calibration.json as Record<string, unknown>[];
   assert.deepEqual(calibration.map((r) => r.run), a.analysis.runs.map((r) => r.run));
   for (const [i, row] of calibration.entries()) {
