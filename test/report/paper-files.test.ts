@@ -37,6 +37,8 @@ const MODEL_B = 'm$o#d{e}l';
 const CREATED = new Date('2026-01-02T03:04:05Z');
 /** Without the calibration's simulations, which take most of a report's time and draw no figure this exports. */
 const QUICK = ['--control', 'in-domain', '--calibration', '0'];
+/** The tests of how the folders are written read no table's content: the robustness table left out as well. */
+const FOLDERS_ONLY = [...QUICK, '--no-robustness'];
 
 let root: string;
 let store: string;
@@ -75,8 +77,8 @@ before(async () => {
 
 after(() => rmSync(root, { recursive: true, force: true }));
 
-function input() {
-  return { storePath: store, control: 'in-domain', generatedAt: CREATED, analysis: { calibration: 0 } };
+function input(robustness = true) {
+  return { storePath: store, control: 'in-domain', generatedAt: CREATED, analysis: { calibration: 0, robustness } };
 }
 
 const files = (ext: string) => readdirSync(figures).filter((f) => f.endsWith(ext)).sort();
@@ -297,9 +299,9 @@ test('tables in LaTeX and Markdown: exact forms of escapes, numbers, missing val
 test('the figures folder is replaced whole; one holding other files, or inside the report, is refused before anything is written', async () => {
   const out = join(root, 'report2');
   const fig = join(root, 'figures2');
-  await writeReport(out, input(), { figures: fig });
+  await writeReport(out, input(false), { figures: fig });
   writeFileSync(join(fig, 'stale.svg'), '<svg/>');
-  await writeReport(out, input(), { figures: fig });
+  await writeReport(out, input(false), { figures: fig });
   assert.ok(!existsSync(join(fig, 'stale.svg')), 'a file of an earlier export is gone');
   assert.ok(existsSync(join(fig, 'study-a-forest.pdf')));
 
@@ -323,12 +325,12 @@ test('the figures folder is replaced whole; one holding other files, or inside t
 test('genstudy report --figures: killed while writing, both folders stay as they were; then it writes both and says where', async () => {
   const out = join(root, 'report');
   const before = { report: readdirSync(out).sort(), figures: readdirSync(figures).sort(), readme: read('README.md') };
-  const k = await genstudyKilledAt(['report', store, '--out', out, '--figures', figures, ...QUICK], 'report:tables-written');
+  const k = await genstudyKilledAt(['report', store, '--out', out, '--figures', figures, ...FOLDERS_ONLY], 'report:tables-written');
   assert.equal(k.signal, 'SIGKILL', k.stderr);
   assert.deepEqual(readdirSync(out).sort(), before.report);
   assert.deepEqual(readdirSync(figures).sort(), before.figures);
   assert.equal(read('README.md'), before.readme, 'the old figures, not the new ones');
-  const r = await genstudy(['report', store, '--out', out, '--figures', figures, ...QUICK]);
+  const r = await genstudy(['report', store, '--out', out, '--figures', figures, ...FOLDERS_ONLY]);
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stderr, /genstudy: note: \d+ of the \d+ figures' PDFs draw "漢", "字" as empty boxes/);
   assert.match(r.stdout, new RegExp(`Figures and tables for a paper: ${before.figures.length} files \\(SVG, PDF, LaTeX, Markdown; README\\.md says ` +
