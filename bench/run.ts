@@ -20,6 +20,7 @@ const BENCHES: Record<string, { module: string; fn: string }> = {
   'demo-eta': { module: './demo-eta.ts', fn: 'benchDemoEta' },
   'report-scale': { module: './report-scale.ts', fn: 'benchReportScale' },
   'analyze-scale': { module: './analyze-scale.ts', fn: 'benchAnalyzeScale' },
+  tokenize: { module: './tokenize.ts', fn: 'benchTokenize' },
 };
 
 const wanted = process.argv.slice(2);

@@ -5,6 +5,7 @@ import { Tokenizer as HfTokenizerImpl } from '@huggingface/tokenizers';
 import { UserError } from '../../errors.ts';
 import type { Tokenizer } from '../../types.ts';
 import { readJsonFile } from './checkpoint.ts';
+import { useIntegerBpe } from './integer-bpe.ts';
 
 export class HfTokenizer implements Tokenizer {
   readonly vocabSize: number;
@@ -15,6 +16,7 @@ export class HfTokenizer implements Tokenizer {
   readonly maxTokenId: number;
 
   constructor(private readonly impl: HfTokenizerImpl, readonly json: Record<string, unknown>, readonly config: Record<string, unknown>) {
+    useIntegerBpe(impl.model);
     const vocab = impl.get_vocab(true);
     this.vocabSize = vocab.size;
     // A loop, not Math.max(...ids): real vocabularies (150k entries) overflow the argument limit.
