@@ -17,6 +17,9 @@ import { STUDY_A, STUDY_B_TASKS, studyBScore, tempDir, writeStudyA, writeStudyB 
 
 type Row = Record<string, unknown>;
 
+/** For the tests whose tables and pages neither read: no calibration and no robustness table, a small fraction of a report's CPU. */
+const NEITHER = { calibration: 0, robustness: false };
+
 function makeStore(dir: string, fill: (s: ResultStore) => void): string {
   const path = join(dir, 'results.sqlite');
   const store = ResultStore.open(path);
@@ -44,7 +47,9 @@ test('study A tables equal the analysis `genstudy analyze` runs, with the same o
   const dir = tempDir(t);
   const storePath = makeStore(dir, (s) => writeStudyA(s));
   // the line: the simulated cue is a smooth drift, which a spline in a control that rises with training takes up
-  const analysis = { ...DEFAULT_OPTIONS, method: 'spearman' as const, residualiser: 'linear' as const, correction: 'bh' as const, alpha: 0.01 };
+  // a 20-simulation calibration: the tables compared are the pairs, the sign counts and the headline, which it does not shape
+  const analysis = { ...DEFAULT_OPTIONS, method: 'spearman' as const, residualiser: 'linear' as const, correction: 'bh' as const, alpha: 0.01,
+    calibration: 20 };
   const report = await renderReport({ storePath, analysis });
   const expected = analyzeRuns(buildRunSeries(readStoreScores(storePath, ''), 'accuracy'), { ...analysis, control: STUDY_A.control });
 
@@ -94,18 +99,18 @@ test('study A tables equal the analysis `genstudy analyze` runs, with the same o
 test('the control comes from --control, else the runs\' control_test_set attribute; a wrong one is a clear error', async (t) => {
   const dir = tempDir(t);
   const storePath = makeStore(dir, (s) => writeStudyA(s, { runs: 2, steps: 12 }));
-  const recorded = await renderReport({ storePath });
+  const recorded = await renderReport({ storePath, analysis: NEITHER });
   assert.ok(recorded.tables.partial_correlations, 'control read from the run attribute');
-  await assert.rejects(renderReport({ storePath, control: 'no-such-set' }), (err: Error) =>
+  await assert.rejects(renderReport({ storePath, control: 'no-such-set', analysis: NEITHER }), (err: Error) =>
     err instanceof UserError && /no scores for the control test set "no-such-set" \(it has: in-domain, negation-broken/.test(err.message));
-  await assert.rejects(renderReport({ storePath, control: 'in-domain', metric: 'f1' }), /has no scores for metric "f1" \(it has: accuracy\)/);
+  await assert.rejects(renderReport({ storePath, control: 'in-domain', metric: 'f1', analysis: NEITHER }), /has no scores for metric "f1" \(it has: accuracy\)/);
 
   const store = ResultStore.open(storePath);
   store.upsertRun({ id: 'model-b', attributes: { control_test_set: 'vocabulary-shift' } });
   store.close();
-  await assert.rejects(renderReport({ storePath }),
+  await assert.rejects(renderReport({ storePath, analysis: NEITHER }),
     /runs record different "control_test_set" values \(in-domain, vocabulary-shift\); choose one with --control/);
-  const chosen = await renderReport({ storePath, control: 'vocabulary-shift' });
+  const chosen = await renderReport({ storePath, control: 'vocabulary-shift', analysis: NEITHER });
   assert.ok((chosen.tables.partial_correlations.json as Row[]).every((p) => p.a !== 'vocabulary-shift' && p.b !== 'vocabulary-shift'));
 });
 
@@ -253,7 +258,7 @@ test('a pair with no correlation (a constant series) is reported with its reason
     }
     s.writeScores(rows);
   });
-  const report = await renderReport({ storePath, control: 'id' });
+  const report = await renderReport({ storePath, control: 'id', analysis: NEITHER });
   const pairs = report.tables.partial_correlations.json as Row[];
   assert.equal(pairs.length, 3);
   const flat = pairs.filter((p) => p.a === 'flat' || p.b === 'flat');
