@@ -103,7 +103,8 @@ test('the control comes from --control, else the runs\' control_test_set attribu
   assert.ok(recorded.tables.partial_correlations, 'control read from the run attribute');
   await assert.rejects(renderReport({ storePath, control: 'no-such-set', analysis: NEITHER }), (err: Error) =>
     err instanceof UserError && /no scores for the control test set "no-such-set" \(it has: in-domain, negation-broken/.test(err.message));
-  await assert.rejects(renderReport({ storePath, control: 'in-domain', metric: 'f1', analysis: NEITHER }), /has no scores for metric "f1" \(it has: accuracy\)/);
+  await assert.rejects(renderReport({ storePath, control: 'in-domain', metric: 'f1', analysis: NEITHER }),
+    /has no scores for metric "f1" \(it has: accuracy\)/);
 
   const store = ResultStore.open(storePath);
   store.upsertRun({ id: 'model-b', attributes: { control_test_set: 'vocabulary-shift' } });
