@@ -18,6 +18,10 @@ import { tempDir } from './helpers.ts';
 const FORMULA_RUN = '=HYPERLINK("http://example.com","x")';
 const RLO_RUN = 'abc\u202edef';
 const ESC_RUN = 'red\u001b[31mrun\u001b]0;title\u0007';
+// Where names are printed, a 20-simulation calibration gives the same tables and lines as the default 200 at a fraction of the CPU;
+// the CSV test reads no analysis and has none of either.
+const SMALL_CALIBRATION = { calibration: 20 };
+const NEITHER = { calibration: 0, robustness: false };
 
 function storeWith(dir: string, runs: readonly string[]): string {
   const file = join(dir, 'results.sqlite');
@@ -45,7 +49,7 @@ test('the report\'s scores.csv neutralises formula names, and genstudy reads the
   const dir = tempDir(t);
   const storePath = storeWith(dir, [FORMULA_RUN, 'plain']);
   const out = join(dir, 'report');
-  await writeReport(out, { storePath, control: 'in-domain' });
+  await writeReport(out, { storePath, control: 'in-domain', analysis: NEITHER });
   const csv = readFileSync(join(out, 'scores.csv'), 'utf8');
   assert.ok(csv.includes(`"'=HYPERLINK(""http://example.com"",""x"")",`), 'the formula run is quoted with a leading \'');
   assert.ok(csv.includes(",'@SUM(A1),"), 'so is the @ test set');
@@ -56,7 +60,8 @@ test('the report\'s scores.csv neutralises formula names, and genstudy reads the
   assert.deepEqual(new Set(back.map((v) => v.run)), new Set([FORMULA_RUN, 'plain']));
   assert.ok(back.some((v) => v.test_set === '@SUM(A1)') && back.some((v) => v.test_set === '-cmd' && v.value === '-0.25'));
   // analyze reads the report's table as it reads the store
-  const fromCsv = await genstudy(['analyze', join(out, 'scores.csv'), '--control', 'in-domain', '--format', 'json', '--metric', 'accuracy']);
+  const fromCsv = await genstudy(['analyze', join(out, 'scores.csv'), '--control', 'in-domain', '--format', 'json', '--metric', 'accuracy',
+    '--calibration', '0', '--no-robustness']);
   assert.equal(fromCsv.code, 0, fromCsv.stderr);
   assert.deepEqual(JSON.parse(fromCsv.stdout).runs.map((r: { run: string }) => r.run).sort(), [FORMULA_RUN, 'plain'].sort());
   // A data set's own text keeps its '
@@ -74,7 +79,7 @@ test('escape sequences in a run name reach the terminal escaped, in notes, table
   rows.push({ ...rows[0], step: 9999, test_set: 'in-domain' });
   const file = join(dir, 's.csv');
   writeFileSync(file, [Object.keys(rows[0]).join(','), ...rows.map((r) => Object.values(r).join(','))].join('\n') + '\n');
-  const r = await genstudy(['analyze', file, '--control', 'in-domain', '--bootstrap', '0']);
+  const r = await genstudy(['analyze', file, '--control', 'in-domain', '--bootstrap', '0', '--calibration', '20']);
   assert.equal(r.code, 0, r.stderr);
   assert.ok(r.stderr.includes('run "red\\x1b[31mrun\\x1b]0;title\\x07": 1 step(s) left out'), r.stderr);
   assert.ok(r.stdout.includes('red\\x1b[31mrun'), 'the table names the run, escaped');
@@ -93,7 +98,8 @@ test('names in the page are bidi-isolated: a right-to-left override ends with it
   assert.equal(escapeHtml('x\u2069\u202cy\u202e'), '\u2068xy\u202e\u202c\u2069');
   assert.equal(escapeHtml('שלום'), '\u2068שלום\u2069');
   const dir = tempDir(t);
-  const { html } = await writeReport(join(dir, 'report'), { storePath: storeWith(dir, [RLO_RUN, 'plain']), control: 'in-domain' });
+  const { html } = await writeReport(join(dir, 'report'), { storePath: storeWith(dir, [RLO_RUN, 'plain']), control: 'in-domain',
+    analysis: SMALL_CALIBRATION });
   const page = readFileSync(html, 'utf8');
   const occurrences = page.split('abc\u202edef').length - 1;
   assert.ok(occurrences > 2, 'the run is named in the page');
