@@ -36,7 +36,7 @@ const { BPE } = tokenizers as unknown as { BPE: abstract new (...args: never[]) 
 class PairTable {
   private readonly left: Int32Array;
   private readonly right: Int32Array;
-  private readonly rank: Int32Array;
+  private readonly value: Int32Array;
   private readonly mask: number;
 
   constructor(pairs: number) {
@@ -44,7 +44,7 @@ class PairTable {
     while (size < 2 * pairs) size *= 2;
     this.left = new Int32Array(size).fill(-1);
     this.right = new Int32Array(size);
-    this.rank = new Int32Array(size);
+    this.value = new Int32Array(size);
     this.mask = size - 1;
   }
 
@@ -55,15 +55,15 @@ class PairTable {
   }
 
   /** A pair set twice keeps the later value, as the library's Map of ranks does. */
-  set(l: number, r: number, rank: number): void {
+  set(l: number, r: number, value: number): void {
     const i = this.slot(l, r);
-    this.left[i] = l; this.right[i] = r; this.rank[i] = rank;
+    this.left[i] = l; this.right[i] = r; this.value[i] = value;
   }
 
   /** The pair's value, or -1. */
   get(l: number, r: number): number {
     const i = this.slot(l, r);
-    return this.left[i] === -1 ? -1 : this.rank[i];
+    return this.left[i] === -1 ? -1 : this.value[i];
   }
 }
 
@@ -121,7 +121,8 @@ function mergeTable(merges: unknown[]): MergeTable {
     for (let k = 0; k < s.length;) {
       const cp = s.codePointAt(k)!;
       const right = symbolOfChar(table, cp);
-      if (left >= 0) joinable.set(left, right, 0);
+      // A character with no symbol of its own is in no merge's pair, so it never stands beside another piece.
+      if (left >= 0 && right >= 0) joinable.set(left, right, 0);
       left = right;
       k += cp > 0xffff ? 2 : 1;
     }
@@ -276,6 +277,8 @@ function cuts(word: string, table: MergeTable): number[] {
 
 /** Pieces cached: a bound on the cache's size (cleared when full), not on what is right. */
 const CACHE_PIECES = 100_000;
+/** Longer pieces are not cached, as the library caches no longer word (its max_length_to_cache). */
+const CACHE_LENGTH = 256;
 
 /**
  * Gives a @huggingface/tokenizers BPE model (the one a Tokenizer holds) the integer merge step,
@@ -290,8 +293,10 @@ export function useIntegerBpe(model: unknown): boolean {
     let result = cache.get(text);
     if (result === undefined) {
       result = bpeWord(text, table!, work);
-      if (cache.size >= CACHE_PIECES) cache.clear();
-      cache.set(text, result);
+      if (text.length < CACHE_LENGTH) {
+        if (cache.size >= CACHE_PIECES) cache.clear();
+        cache.set(text, result);
+      }
     }
     return result;
   };
