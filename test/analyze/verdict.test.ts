@@ -77,7 +77,7 @@ test('no relation is shown, not assumed: many long runs give "negligible everywh
   writeCsv(join(dir, 's.csv'), runs.slice(0, 3).flatMap((s) =>
     [...s.values].flatMap(([set, v]) => [...v].map((value, i) => ({ run: s.run, step: s.steps[i], test_set: set, metric: 'accuracy', value })))));
   const cli = await genstudy(
-    ['analyze', join(dir, 's.csv'), '--control', 'id', '--equivalence-margin', '0.9', '--calibration', '0', '--format', 'json']);
+    ['analyze', join(dir, 's.csv'), '--control', 'id', '--equivalence-margin', '0.9', '--calibration', '0', '--no-robustness', '--format', 'json']);
   assert.equal(cli.code, 0, cli.stderr);
   assert.equal(JSON.parse(cli.stdout).meta.pairs[0].verdict, 'negligible everywhere');
   const bad = await genstudy(['analyze', join(dir, 's.csv'), '--control', 'id', '--equivalence-margin', '1.5']);
