@@ -16,7 +16,9 @@ import { suiteVocabulary } from '../../src/synth/index.ts';
 import { syntheticTask } from '../../src/tasks/index.ts';
 import { writeTinyRun } from '../evaluate/tiny-model.ts';
 import { SUITE_ARG, tempDir } from '../evaluate/helpers.ts';
-import { genstudy, repoRoot } from '../support/genstudy-process.ts';
+import { genstudy } from '../support/genstudy-in-process.ts';
+// The lock test's command runs in a child: the busy timeout it shortens is read from the environment when the store module loads.
+import { genstudy as genstudyProcess, repoRoot } from '../support/genstudy-process.ts';
 
 /** A real store written by ResultStore: two runs of 80 steps over three test sets. */
 function writtenStore(): string {
@@ -78,7 +80,7 @@ test('a store another process keeps locked past the busy timeout is a user error
   assert.equal(String(first).trim(), 'locked');
   process.env.GENSTUDY_BUSY_TIMEOUT_MS = '300';
   t.after(() => delete process.env.GENSTUDY_BUSY_TIMEOUT_MS);
-  const r = await genstudy(['cache', 'drop', '--store', file, '--model', 'x']);
+  const r = await genstudyProcess(['cache', 'drop', '--store', file, '--model', 'x']);
   assertOneLine(r, new RegExp(`results\\.sqlite: the results store is locked: process ${holder.pid} \\(.*node.*\\) kept it for ` +
     'more than 0.3 s; wait for it to finish or stop it'));
 });
