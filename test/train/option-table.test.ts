@@ -3,8 +3,6 @@
 // (when the table says so) with the same default and bounds, and a default of the trainer's
 // resolved options. Adding an option to the table is therefore checked here without a new test.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import path from 'node:path';
 import { test } from 'node:test';
 import { Command } from 'commander';
 import { registerTrain } from '../../src/cli/train.ts';
@@ -13,15 +11,15 @@ import { resolveOptions } from '../../src/train/options.ts';
 import { HF_LAUNCH_OPTIONS, LORA_OPTIONS, TRAINING_OPTIONS, type TrainingOptionSpec } from '../../src/train/option-table.ts';
 import { switchOf } from '../../src/option-table.ts';
 import { taskByName } from '../../src/tasks/index.ts';
-import { repoRoot } from './helpers.ts';
+import { genstudy } from '../support/genstudy-in-process.ts';
 
 const tables = { TRAINING_OPTIONS, LORA_OPTIONS, HF_LAUNCH_OPTIONS } as Record<string, Record<string, TrainingOptionSpec>>;
 const every = Object.entries(tables).flatMap(([table, options]) => Object.entries(options).map(([name, spec]) => ({ table, name, spec })));
 const studyName = (name: string, spec: TrainingOptionSpec) => (typeof spec.study === 'object' ? spec.study.name : name);
 
-test('every training, LoRA and hf launch option is a flag of genstudy train --help, with the table\'s default', () => {
-  const help = spawnSync(process.execPath, [path.join(repoRoot, 'bin/genstudy.js'), 'train', '--help'], { cwd: repoRoot, encoding: 'utf8' });
-  assert.equal(help.status, 0, help.stderr);
+test('every training, LoRA and hf launch option is a flag of genstudy train --help, with the table\'s default', async () => {
+  const help = await genstudy(['train', '--help']);
+  assert.equal(help.code, 0, help.stderr);
   const program = new Command();
   registerTrain(program);
   const train = program.commands.find((c) => c.name() === 'train')!;
