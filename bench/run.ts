@@ -19,6 +19,7 @@ const BENCHES: Record<string, { module: string; fn: string }> = {
   'serve-churn': { module: './serve-churn.ts', fn: 'benchServeChurn' },
   'demo-eta': { module: './demo-eta.ts', fn: 'benchDemoEta' },
   'report-scale': { module: './report-scale.ts', fn: 'benchReportScale' },
+  'read-scale': { module: './read-scale.ts', fn: 'benchReadScale' },
   'analyze-scale': { module: './analyze-scale.ts', fn: 'benchAnalyzeScale' },
   tokenize: { module: './tokenize.ts', fn: 'benchTokenize' },
 };

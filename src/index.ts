@@ -25,6 +25,7 @@ export { readScoreInput, type ReadScoreOptions } from './analyze/read-scores.ts'
 export type { RunNaming } from './analyze/run-names.ts';
 export { compareRunNames } from './analyze/run-order.ts';
 export type { ScoreReading } from './analyze/score-reading.ts';
+export type { ScoreColumns } from './analyze/score-columns.ts';
 export { buildRunSeries, type RunSeries, type ScoreRowInput } from './analyze/run-series.ts';
 export type { ScoreRow } from './analyze/score-row.ts';
 

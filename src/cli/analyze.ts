@@ -7,7 +7,7 @@ import { outputFile } from './flag-values.ts';
 import { UserError } from '../errors.ts';
 import { checkNamedTestSets, lackingMetricNote } from '../analyze/input-checks.ts';
 import { addScoreInputOptions, readAndDescribe, sampleSizeFlag, SCORE_INPUT_HELP, type ScoreInputFlags } from './score-input-flags.ts';
-import { availableMetrics, buildRunSeries } from '../analyze/run-series.ts';
+import { availableMetrics, buildRunSeries, type RunSeries } from '../analyze/run-series.ts';
 import { analyzeRuns, type AnalyzeOptions } from '../analyze/analysis.ts';
 import { addAnalysisOptions, analysisOptionsFromFlags, type AnalysisFlags } from './analysis-flags.ts';
 import { allCsvParts, formatAgreementCsv, formatJson, formatTable, pairsCsvParts, type OutputFormat } from '../analyze/format.ts';
@@ -46,20 +46,8 @@ export function registerAnalyze(program: Command): void {
       const outFile = flags.outFile ?? flags.out;
       outputFile(flags.outFile !== undefined ? '--out-file' : '--out', outFile);
       const opts: AnalyzeOptions = { ...analysisOptionsFromFlags(flags), control: flags.control };
-      const { scores } = await readAndDescribe(input, flags);
-      if (flags.dryRun) return;
-      if (scores.length) checkNamedTestSets(scores, input, { control: flags.control, testSets: opts.testSets });
-      const metric = chooseMetric(scores, flags.metric, input);
-      const lacking = lackingMetricNote(scores, metric);
-      if (lacking !== undefined) process.stderr.write(`genstudy: note: ${terminalSafe(lacking)}\n`);
-      const series = buildRunSeries(scores, metric, { sampleSize: sampleSizeFlag(flags) });
-      for (const s of series) {
-        if (s.incompleteSteps.length) {
-          const first = s.incompleteSteps[0];
-          process.stderr.write(`genstudy: run "${terminalSafe(s.run)}": ${s.incompleteSteps.length} step(s) left out because some ` +
-            `test set has no score there (e.g. step ${first.step}: ${terminalSafe(first.missing.join(', '))})\n`);
-        }
-      }
+      const series = await readSeries(input, flags, opts);
+      if (series === undefined) return;
       const result = analyzeRuns(series, opts, analysisProgress((line) => process.stderr.write(line)));
       // CSV in parts (text-cells.ts csvParts): 300 runs x 1225 pairs is too long a table to build as one string
       const text: string | Iterable<string> = flags.format === 'json' ? formatJson(result)
@@ -91,6 +79,29 @@ export function registerAnalyze(program: Command): void {
         await writeParts(process.stdout, text);
       }
     });
+}
+
+/**
+ * The input read, described and checked, as the series of the metric analysed (undefined with
+ * --dry-run). A function of its own so that the score columns are garbage once it returns: at 15M
+ * scores they are ~300 MB the analysis does not need.
+ */
+async function readSeries(input: string, flags: AnalyzeFlags, opts: AnalyzeOptions): Promise<RunSeries[] | undefined> {
+  const { scores } = await readAndDescribe(input, flags);
+  if (flags.dryRun) return undefined;
+  if (scores.length) checkNamedTestSets(scores, input, { control: flags.control, testSets: opts.testSets });
+  const metric = chooseMetric(scores, flags.metric, input);
+  const lacking = lackingMetricNote(scores, metric);
+  if (lacking !== undefined) process.stderr.write(`genstudy: note: ${terminalSafe(lacking)}\n`);
+  const series = buildRunSeries(scores, metric, { sampleSize: sampleSizeFlag(flags) });
+  for (const s of series) {
+    if (s.incompleteSteps.length) {
+      const first = s.incompleteSteps[0];
+      process.stderr.write(`genstudy: run "${terminalSafe(s.run)}": ${s.incompleteSteps.length} step(s) left out because some ` +
+        `test set has no score there (e.g. step ${first.step}: ${terminalSafe(first.missing.join(', '))})\n`);
+    }
+  }
+  return series;
 }
 
 /** Writes a text in parts to a stream, waiting for it to drain when it asks to, so the parts are not all held at once. */
