@@ -13,14 +13,15 @@ import { tinyStudyYaml } from '../support/tiny-study.ts';
 
 // Two seeds of a one-layer model trained for 8 steps, checkpoints every 2: five checkpoints per run;
 // `evaluation` adds lines to the study's evaluation section.
-const tinyStudy = (name: string, evaluation = '') => tinyStudyYaml({
+const tinyStudy = (name: string, evaluation = '', analysis = '') => tinyStudyYaml({
   name, trainSize: 64, testSize: 12,
   methods: ['{ name: ft, kind: ft, lr: 0.01, steps: 8, batchSize: 8 }'],
   rest: `seeds: [1, 2]
 checkpoints: { every: 2 }
 evaluation:
   control: in-domain
-${evaluation}  testSets: [synthetic]`,
+${evaluation}  testSets: [synthetic]
+${analysis}`,
 });
 const STUDY = tinyStudy('tiny');
 
@@ -103,7 +104,8 @@ test('a study trains every run, evaluates each checkpoint, analyses, reports, an
 test('a study that lists its prompts gets one analysis: the one in analysis/ is the one the report draws', async (t) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'genstudy-run-prompts-'));
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
-  const yaml = tinyStudy('prompted', '  prompts: [1]\n');
+  // which analysis the report draws, not what it finds: a 20-simulation calibration (the first test runs the defaults)
+  const yaml = tinyStudy('prompted', '  prompts: [1]\n', 'analysis: { calibration: 20 }');
   const file = path.join(dir, 'prompted.yaml');
   fs.writeFileSync(file, yaml);
   const study = parseStudy(yaml, file);
