@@ -18,7 +18,7 @@ test('genstudy report writes the page and tables, and prints the answer and wher
   writeFileSync(study, 'name: cli-test\n');
   const out = join(dir, 'report');
   const r = await genstudy(['report', storePath, '--out', out, '--control', 'in-domain', '--method', 'spearman', '--correction', 'bonferroni',
-    '--alpha', '0.01', '--study', study, '--title', 'CLI test']);
+    '--alpha', '0.01', '--study', study, '--title', 'CLI test', '--calibration', '20']);
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /^Across 2 runs, of 10 pairs of OOD test sets .* and 10 are inconclusive \(a prediction interval needs at least 3 runs\)\./);
   assert.match(r.stdout, /Study B: FT vs base, mean difference by role/);
