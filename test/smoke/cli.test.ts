@@ -5,18 +5,23 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import os from 'node:os';
 import path from 'node:path';
-import { genstudy } from '../support/genstudy-process.ts';
+import { genstudy as genstudyProcess } from '../support/genstudy-process.ts';
+import { genstudy } from '../support/genstudy-in-process.ts';
 import { EXIT } from '../../src/errors.ts';
 
-/** genstudy as a child process (the test runner owns this process's stdout). */
+/**
+ * genstudy's command line through main() in this process: the exit code the bin sets and what it prints, without a tsx start
+ * per command (the first test checks, in a child process, that the bin's exit code is main's).
+ */
 async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
   const r = await genstudy(args);
   return { code: r.code, out: r.stdout, err: r.stderr };
 }
 
 test('unknown command exits non-zero', async () => {
-  const r = await cli(['no-such-command']);
+  const r = await genstudyProcess(['no-such-command']);
   assert.equal(r.code, EXIT.userError);
+  assert.deepEqual(await cli(['no-such-command']), { code: r.code, out: r.stdout, err: r.stderr }, 'the bin exits with main\'s code and output');
 });
 
 test('parser errors and genstudy\'s own errors exit with the same code, and name the valid choices or range', async () => {
