@@ -8,7 +8,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { simulateScores } from '../support/simulated-scores.ts';
-import { genstudy, repoRoot } from '../support/genstudy-process.ts';
+// The commands run through main() in this process (its exit code is the bin's: test/smoke/cli.test.ts); the full disk's run
+// in a child, in a mount namespace of its own.
+import { genstudy, repoRoot } from '../support/genstudy-in-process.ts';
 import { writeCsv } from '../analyze/helpers.ts';
 
 function assertOneLine(r: { code: number; stderr: string }, expected: RegExp, what: string): void {
