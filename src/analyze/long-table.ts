@@ -2,7 +2,7 @@
 // columns score-row.ts names; any other column an attribute of the run) read into score columns, one
 // record at a time. A record comes either as an object (JSON Lines, a JSON array, csv-parse) and is
 // read by score-row.ts's rules, or as field positions from the scanner (delimited-scan.ts): a row
-// whose cells are plain (names that start with a printable character, a step of digits, a value in
+// whose cells are plain (names that start with a printable ASCII character, a step of digits, a value in
 // decimal notation within range, an n of digits) is read from the positions without an object, and
 // any other row is made an object and read by the same rules, so both give the same scores, notes
 // and errors. A missing value (empty, NaN) is a missing score, counted in one note.
@@ -41,12 +41,11 @@ export class LongTable {
     this.names = columns;
     this.linePlace = scores.placeId(`${file}:`, '');
     // attributes take the columns' order, whichever row gives one first
-    for (const c of columns) if (!NOT_ATTRIBUTES.includes(c)) scores.attributeId(c);
+    const attributes = columns.flatMap((c, k) => (NOT_ATTRIBUTES.includes(c) ? [] : [{ field: k, id: scores.attributeId(c) }]));
     const at = (c: string) => columns.indexOf(c);
     this.positions = REQUIRED_COLUMNS.every((c) => at(c) >= 0) ? {
       run: at('run'), step: at('step'), testSet: at('test_set'), metric: at('metric'), value: at('value'),
-      n: N_COLUMNS.map(at).filter((k) => k >= 0), stderr: STDERR_COLUMNS.map(at).filter((k) => k >= 0),
-      attributes: columns.flatMap((c, k) => (NOT_ATTRIBUTES.includes(c) ? [] : [{ field: k, id: scores.attributeId(c) }])),
+      n: N_COLUMNS.map(at).filter((k) => k >= 0), stderr: STDERR_COLUMNS.map(at).filter((k) => k >= 0), attributes,
     } : undefined;
   }
 
