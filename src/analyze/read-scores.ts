@@ -118,7 +118,7 @@ function storeScores(source: string | ResultStore, promptVariant: string): Score
     const attributes = new Map(store.runs().map((r) => [r.id, runAttributes(r)]));
     const scores = new ScoreColumns();
     const place = scores.placeId(`${store.path} (store)`);
-    for (const s of store.scores({ promptVariant })) {
+    for (const s of store.iterateScores({ promptVariant })) {
       const i = scores.push(scores.runId(s.run), s.step, scores.testSetId(s.testSet), scores.metricId(s.metric), s.value, place);
       for (const [name, text] of Object.entries(attributes.get(s.run) ?? {})) scores.setAttribute(i, scores.attributeId(name), text);
       if (s.n > 0) scores.setN(i, s.n);

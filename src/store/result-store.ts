@@ -304,6 +304,14 @@ export class ResultStore {
   }
 
   scores(filter: ScoreFilter = {}): StoredScore[] {
+    return [...this.iterateScores(filter)];
+  }
+
+  /**
+   * The scores one at a time, in scores()'s order, without an array of them all (a sweep's store
+   * holds millions). The connection runs no other statement until the iteration ends.
+   */
+  iterateScores(filter: ScoreFilter = {}): IterableIterator<StoredScore> {
     const where: string[] = [];
     const params: unknown[] = [];
     if (filter.run !== undefined) { where.push('c.run_id = ?'); params.push(filter.run); }
@@ -315,7 +323,7 @@ export class ResultStore {
       FROM scores s JOIN checkpoints c ON c.id = s.checkpoint_id
       ${where.length ? 'WHERE ' + where.join(' AND ') : ''}
       ORDER BY c.run_id, c.step, s.test_set_id, s.prompt_variant, s.metric`;
-    return this.db.prepare(sql).all(...params) as StoredScore[];
+    return this.db.prepare(sql).iterate(...params) as IterableIterator<StoredScore>;
   }
 
   /** Writes a batch of per-example predictions in one transaction. */
