@@ -45,6 +45,7 @@ export interface DelimitedSink {
 
 const LF = 10, CR = 13, QUOTE = 34;
 const PIECE = 1 << 20;
+const LONGEST_RECORD = 1 << 24;
 
 /** Reads `file` into `sink`; throws NotPlain (before or after some records) where csv-parse must read it. */
 export async function scanDelimited(file: string, opts: { delimiter: string; quote: boolean }, sink: DelimitedSink): Promise<void> {
@@ -90,6 +91,8 @@ class Scanner {
     }
     this.carry = text.slice(pos);
     if (last && this.carry !== '') throw new NotPlain('the last record did not end');
+    // a record is scanned again from its start with each piece: one this long is csv-parse's to read
+    if (this.carry.length > LONGEST_RECORD) throw new NotPlain('a record longer than 16M characters');
   }
 
   /** Reads the record at `pos`; returns where the next one starts, or -1 when the piece ends inside it and more is coming. */
