@@ -10,11 +10,11 @@
 // A run with too few checkpoints is left out with its reason rather than stopping the analysis: one
 // short run (a model still training, a truncated log) should not hide what the others show.
 import { UserError } from '../errors.ts';
-import { adjustPValues, blockBootstrap, firstDifferences, permutationTest, spacingOf } from '../stats/index.ts';
+import { adjustPValues, blockBootstrap, firstDifferences, NoiseFitCache, permutationTest, spacingOf } from '../stats/index.ts';
 import { agreementAcrossRuns } from './agreement.ts';
 import { calibrateRun } from './calibration.ts';
 import { DEFAULT_OPTIONS as DEFAULTS, type AnalysisOptions, type AnalyzeOptions } from './options.ts';
-import { MIN_STEPS, residualiserFor, type SamplingNoise, type TestedPair } from './pair-test-contract.ts';
+import { MIN_STEPS, residualiserFor, type PairTestContext, type SamplingNoise, type TestedPair } from './pair-test-contract.ts';
 import { modelsGaps, testPairs } from './pair-tests.ts';
 import { metaAcrossRuns, type MetaAcrossRuns } from './pair-meta.ts';
 import { plateausOf } from './plateaus.ts';
@@ -102,7 +102,7 @@ export function analyzeRuns(series: readonly RunSeries[], options: AnalyzeInput,
   const total = data.length * (1 + (opts.robustness ? ROBUSTNESS_CHOICES : 0));
   let done = 0;
   const tick = () => progress?.(++done, total);
-  const runs = data.map((d) => { const r = analyzeRunData(d, opts); tick(); return r; });
+  const runs = data.map((d) => { const r = analyzeRunData(d, opts, runContext()); tick(); return r; });
   const agreement = agreementAcrossRuns(runs, opts.alpha);
   const attributes = new Map(kept.map((s) => [s.run, s.attributes]));
   const meta = metaAcrossRuns(runs, opts, attributes);
@@ -125,8 +125,15 @@ export function emptyAnalysis(options: AnalyzeInput): AnalysisResult {
 
 export function analyzeRun(series: RunSeries, options: AnalyzeInput): RunAnalysis {
   const opts = withDefaults(options);
-  return analyzeRunData(runData(series, opts), opts);
+  return analyzeRunData(runData(series, opts), opts, runContext());
 }
+
+/**
+ * What one run's analysis shares: its test and its calibration fit the run's own series alike, so
+ * the calibration's are served from the test's (a cache per run, since no two runs share a series;
+ * the robustness table keeps its own per run and choice: robustness.ts).
+ */
+const runContext = (): PairTestContext => ({ fits: new NoiseFitCache() });
 
 const oodNamesOf = (series: RunSeries, opts: AnalyzeOptions): string[] =>
   (opts.testSets ?? [...series.values.keys()]).filter((t) => t !== opts.control);
@@ -184,10 +191,10 @@ function runData(series: RunSeries, opts: AnalyzeOptions): RunData {
   return { run: series.run, steps: series.steps, control: series.values.get(opts.control)!, ood, noise };
 }
 
-function analyzeRunData(data: RunData, opts: AnalyzeOptions): RunAnalysis {
+function analyzeRunData(data: RunData, opts: AnalyzeOptions, context: PairTestContext): RunAnalysis {
   const { control, ood } = data;
   const differences = opts.representation === 'differences';
-  const results = testPairs(ood, control, opts, data.steps, data.noise);
+  const results = testPairs(ood, control, opts, data.steps, data.noise, context);
   const adjusted = adjustPValues(results.map((x) => x.result.p), opts.correction);
   // the bootstrap and permutation checks correlate what --representation names (auto: levels)
   const transform = differences ? (x: Float64Array) => firstDifferences(x) : (x: Float64Array) => x;
@@ -218,7 +225,7 @@ function analyzeRunData(data: RunData, opts: AnalyzeOptions): RunAnalysis {
     return pair;
   });
   const plateaus = plateausOf(data.run, control, Object.values(ood));
-  const calibration = calibrateRun(control, Object.values(ood), opts, data.steps, data.noise);
+  const calibration = calibrateRun(control, Object.values(ood), opts, data.steps, data.noise, context);
   const controlNoise = controlNoiseOf(results[0], data.noise ?? {}, control);
   const spacing = spacingOfRun(data.steps, opts);
   return {

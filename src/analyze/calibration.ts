@@ -23,14 +23,16 @@
 // alternative correlates the two deviations `effect`. Each is tested exactly as the run's pairs
 // are (pair-tests.ts), at the unadjusted level alpha, in CONTROL_DRAWS groups each with its own
 // noisy control. The naive test's false-positive rate on the same nulls is reported beside it.
-// Seeded: the same run, options and seed give the same numbers.
+// Seeded: the same run, options and seed give the same numbers. The run's own series are fitted
+// through the analysis's cache (the run's test fitted them already); the simulated series, which
+// never repeat, through one of the calibration's own that shares only the fitter's grid.
 import { prepareControls, type PartialOptions } from '../stats/partial-correlation-shared.ts';
 import {
-  axisTimes, createRandom, MAX_PHI, modelledPairTests, ouInto, splineResidualiser, type NoiseModel, type Random,
+  axisTimes, createRandom, MAX_PHI, modelledPairTests, NoiseFitCache, ouInto, splineResidualiser, type NoiseModel, type Random,
 } from '../stats/index.ts';
 import type { AnalysisOptions } from './options.ts';
 import { clippedFisherZ, fisherZVariance } from './fisher-z.ts';
-import { statOptions, type PairTestOptions, type SamplingNoise } from './pair-test-contract.ts';
+import { statOptions, type PairTestContext, type PairTestOptions, type SamplingNoise } from './pair-test-contract.ts';
 import { testIndexed } from './pair-tests.ts';
 
 export interface RunCalibration {
@@ -67,12 +69,12 @@ const CONTROL_DRAWS = 10;
 
 export function calibrateRun(
   control: Float64Array, ood: Float64Array[], opts: PairTestOptions & Pick<AnalysisOptions, 'alpha' | 'calibration' | 'effect' | 'seed'>,
-  steps?: readonly number[], noise: SamplingNoise = {},
+  steps?: readonly number[], noise: SamplingNoise = {}, context: PairTestContext = {},
 ): RunCalibration | null {
   if (opts.calibration <= 0 || ood.length < 2) return null;
   const n = control.length;
   const times = steps ?? Array.from({ length: n }, (_, i) => i);
-  const fitted = modelledPairTests(ood, control, [], { ...statOptions(control, opts), representation: 'levels' }, times).models;
+  const fitted = modelledPairTests(ood, control, [], { ...statOptions(control, opts), representation: 'levels', fits: context.fits }, times).models;
   const usable = ood.map((_, i) => i).filter((i) => fitted[i] !== null);
   if (usable.length < 2) return null;
   const smooth = noise.control ? smoothOverSteps(control, times) : undefined;
@@ -89,6 +91,7 @@ export function calibrateRun(
   const perDraw = Math.ceil(m / CONTROL_DRAWS);
   let falsePositives = 0, hits = 0, naiveFalsePositives = 0, done = 0, squaredZ = 0, defined = 0;
   const naive: PairTestOptions = { ...opts, inference: 'naive', representation: opts.representation === 'differences' ? 'differences' : 'levels' };
+  const simulated: PairTestContext = { fits: new NoiseFitCache(false) };
   for (let g = 0; g < CONTROL_DRAWS && done < m; g++) {
     const size = Math.min(perDraw, m - done);
     const c = controlSd ? Float64Array.from(trueControl, (v, i) => v + controlSd[i] * random.normal()) : trueControl;
@@ -107,7 +110,7 @@ export function calibrateRun(
       nulls.push([3 * i, 3 * i + 1]);
       alternatives.push([3 * i, 3 * i + 2]);
     }
-    const tested = testIndexed(series, [...nulls, ...alternatives], c, opts, steps, cVar);
+    const tested = testIndexed(series, [...nulls, ...alternatives], c, opts, steps, cVar, simulated);
     const significant = (results: typeof tested) => results.filter(({ result }) => result.p !== null && result.p < opts.alpha).length;
     const nullResults = tested.slice(0, size);
     falsePositives += significant(nullResults);

@@ -8,7 +8,7 @@ import {
   capAtLevelRows, countDistinctRows, denseIds, firstDifferences, modelledPairTests, partialCorrelationPairs,
   type Inference, type ModelledOptions,
 } from '../stats/index.ts';
-import { statOptions, type PairTest, type PairTestOptions, type SamplingNoise } from './pair-test-contract.ts';
+import { statOptions, type PairTest, type PairTestContext, type PairTestOptions, type SamplingNoise } from './pair-test-contract.ts';
 
 export interface InferenceMethod {
   /** The method in a table's title. */
@@ -29,11 +29,11 @@ export const INFERENCE_METHODS: Record<Inference, InferenceMethod> = {
     title: 't-test on the effective sample size (drift plus white noise)',
     help: 'the effective sample size of a drift-plus-white-noise model fitted to the residuals',
     modelsGaps: true,
-    test: (series, pairs, control, opts, steps, noise) => {
+    test: (series, pairs, control, opts, steps, noise, context) => {
       const names = Object.keys(series);
       const index = new Map(names.map((name, i) => [name, i]));
       const run = modelledPairTests(names.map((t) => series[t]), control, pairs.map(([a, b]) => [index.get(a)!, index.get(b)!] as const),
-        modelledOptions(control, opts, noise, names), steps, names);
+        modelledOptions(control, opts, noise, names, context), steps, names);
       const extra = {
         correction: run.correction, ...(run.controlReliability !== undefined ? { controlReliability: run.controlReliability } : {}),
         ...(run.uncorrected ? { uncorrected: run.uncorrected } : {}),
@@ -53,10 +53,12 @@ export const INFERENCE_METHODS: Record<Inference, InferenceMethod> = {
 export const inferenceHelp = (): string =>
   `how p-values count checkpoints: ${Object.entries(INFERENCE_METHODS).map(([name, m]) => `${name}, ${m.help}`).join('; or ')}`;
 
-function modelledOptions(control: Float64Array, opts: PairTestOptions, noise: SamplingNoise, names: string[]): ModelledOptions {
+function modelledOptions(
+  control: Float64Array, opts: PairTestOptions, noise: SamplingNoise, names: string[], context: PairTestContext,
+): ModelledOptions {
   return {
     ...statOptions(control, opts), representation: opts.representation, controlVariance: noise.control,
-    seriesVariance: names.map((t) => noise.series?.[t]),
+    seriesVariance: names.map((t) => noise.series?.[t]), fits: context.fits,
   };
 }
 

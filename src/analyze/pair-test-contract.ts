@@ -3,7 +3,7 @@
 // the analysis options (options.ts), none of which this module imports, so that the methods' one
 // record can give both the --inference help and the tests.
 import {
-  splineResidualiser,
+  splineResidualiser, type NoiseFitCache,
   type ControlCorrection, type CorrelationMethod, type Inference, type PartialOptions, type PartialResult, type Representation,
   type Residualiser, RESIDUALISERS,
 } from '../stats/index.ts';
@@ -73,8 +73,14 @@ export interface TestedPair {
   uncorrected?: number;
 }
 
+/**
+ * What a test may reuse from earlier tests of the same analysis: the noise-model fits already made
+ * (the owner creates the cache and drops it; see analysis.ts for which work shares one).
+ */
+export interface PairTestContext { fits?: NoiseFitCache }
+
 /** One inference method's test of the named pairs of a run's series against its control; `steps` absent: evenly spaced. */
 export type PairTest = (
   series: Record<string, Float64Array>, pairs: readonly (readonly [string, string])[], control: Float64Array, opts: PairTestOptions,
-  steps: readonly number[] | undefined, noise: SamplingNoise,
+  steps: readonly number[] | undefined, noise: SamplingNoise, context: PairTestContext,
 ) => TestedPair[];

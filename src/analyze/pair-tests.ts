@@ -5,7 +5,7 @@
 // series exactly as the run's are tested) and the robustness table.
 import { spacingOf, type PartialResult, type Representation } from '../stats/index.ts';
 import { INFERENCE_METHODS } from './inference-methods.ts';
-import type { PairTest, PairTestOptions, SamplingNoise, TestedPair } from './pair-test-contract.ts';
+import type { PairTest, PairTestContext, PairTestOptions, SamplingNoise, TestedPair } from './pair-test-contract.ts';
 
 /**
  * Whether the test must model the gaps of this step schedule: an inference method that models them,
@@ -15,13 +15,17 @@ export function modelsGaps(steps: readonly number[] | undefined, opts: PairTestO
   return steps !== undefined && INFERENCE_METHODS[opts.inference].modelsGaps && steps.length > 2 && spacingOf(steps).uneven;
 }
 
-/** `steps`: the run's checkpoints, aligned with the series (absent: evenly spaced). Every pair of the named series, a < b. */
+/**
+ * `steps`: the run's checkpoints, aligned with the series (absent: evenly spaced). Every pair of the named series, a < b.
+ * `context`: what the test may reuse from the analysis's earlier tests.
+ */
 export function testPairs(
   ood: Record<string, Float64Array>, control: Float64Array, opts: PairTestOptions, steps?: readonly number[], noise: SamplingNoise = {},
+  context: PairTestContext = {},
 ): TestedPair[] {
   const names = Object.keys(ood).sort();
   const pairs = names.flatMap((a, i) => names.slice(i + 1).map((b) => [a, b] as const));
-  return testNamed(ood, pairs, control, opts, steps, noise);
+  return testNamed(ood, pairs, control, opts, steps, noise, context);
 }
 
 /**
@@ -31,14 +35,14 @@ export function testPairs(
  */
 export function testIndexed(
   series: readonly Float64Array[], pairs: readonly (readonly [number, number])[], control: Float64Array, opts: PairTestOptions,
-  steps?: readonly number[], controlVariance?: Float64Array,
+  steps?: readonly number[], controlVariance?: Float64Array, context: PairTestContext = {},
 ): { result: PartialResult; representation: Representation }[] {
   const named: Record<string, Float64Array> = {};
   series.forEach((s, i) => { named[`s${i}`] = s; });
   const namedPairs = pairs.map(([a, b]) => [`s${a}`, `s${b}`] as const);
-  return testNamed(named, namedPairs, control, opts, steps, { control: controlVariance });
+  return testNamed(named, namedPairs, control, opts, steps, { control: controlVariance }, context);
 }
 
 /** The one dispatch: the test of the inference method in use. */
-const testNamed: PairTest = (series, pairs, control, opts, steps, noise) =>
-  INFERENCE_METHODS[opts.inference].test(series, pairs, control, opts, steps, noise);
+const testNamed: PairTest = (series, pairs, control, opts, steps, noise, context) =>
+  INFERENCE_METHODS[opts.inference].test(series, pairs, control, opts, steps, noise, context);

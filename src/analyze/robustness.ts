@@ -8,11 +8,11 @@
 // be computed for some run (the spline needs 12 checkpoints) is listed with its reason and not
 // counted in m. A verdict that holds under fewer than half of the m is fragile: which word a pair
 // gets is then more a property of the analysis than of the runs, and every output says so.
-import { adjustPValues } from '../stats/index.ts';
+import { adjustPValues, NoiseFitCache } from '../stats/index.ts';
 import type { AnalyzeOptions } from './options.ts';
 import type { PairResult } from './run-result.ts';
 import { metaAcrossRuns, type MetaAcrossRuns, type PairMeta } from './pair-meta.ts';
-import { MIN_STEPS, type PairTestOptions, type SamplingNoise } from './pair-test-contract.ts';
+import { MIN_STEPS, type PairTestContext, type PairTestOptions, type SamplingNoise } from './pair-test-contract.ts';
 import { testPairs } from './pair-tests.ts';
 import { runStability } from './stability.ts';
 import type { PairVerdict } from './verdict.ts';
@@ -55,43 +55,38 @@ const CHOICES = (['pearson', 'spearman'] as const).flatMap((method) => (['linear
   (['levels', 'differences'] as const).map((representation) => ({ method, residualiser, representation }))));
 export const ROBUSTNESS_CHOICES = CHOICES.length;
 
-/** `tick`: called after each run under each choice (progress). */
+/**
+ * `tick`: called after each run under each choice (progress). The two representations of a method
+ * and residualiser are computed run by run, sharing one cache of noise-model fits per run: the
+ * differences' test fits the same level residuals as the levels' (a second fit of each series).
+ */
 export function robustnessOf(runs: readonly RunData[], main: MetaAcrossRuns, opts: AnalyzeOptions, tick?: () => void): Robustness {
-  const choices: RobustnessChoice[] = [];
-  const verdicts: Map<string, PairVerdict>[] = [];
-  for (const { method, residualiser, representation } of CHOICES) {
-    const choice: RobustnessChoice = { method, residualiser, representation, available: true };
-    choices.push(choice);
+  const choices: RobustnessChoice[] = CHOICES.map(({ method, residualiser, representation }) => {
     const short = runs.find((r) => r.control.length - (representation === 'differences' ? 1 : 0) < MIN_STEPS[residualiser]);
-    if (short) {
-      choice.available = false;
-      choice.reason = `run "${short.run}" has too few ${representation === 'differences' ? 'differences' : 'checkpoints'} ` +
-        `for the ${residualiser} residualiser (needs ${MIN_STEPS[residualiser]})`;
-      verdicts.push(new Map());
-      for (let i = 0; i < runs.length; i++) tick?.();
-      continue;
+    if (!short) return { method, residualiser, representation, available: true };
+    return {
+      method, residualiser, representation, available: false,
+      reason: `run "${short.run}" has too few ${representation === 'differences' ? 'differences' : 'checkpoints'} ` +
+        `for the ${residualiser} residualiser (needs ${MIN_STEPS[residualiser]})`,
+    };
+  });
+  const verdicts: Map<string, PairVerdict>[] = choices.map(() => new Map());
+  const groups = [...new Set(choices.map((c) => `${c.method}/${c.residualiser}`))];
+  for (const group of groups) {
+    const members = choices.map((_, i) => i).filter((i) => `${choices[i].method}/${choices[i].residualiser}` === group);
+    const analysed = new Map<number, { run: string; pairs: PairResult[] }[]>(members.map((i) => [i, []]));
+    for (const r of runs) {
+      const context: PairTestContext = { fits: new NoiseFitCache() };
+      for (const i of members) {
+        if (choices[i].available) analysed.get(i)!.push(analyseRun(r, choices[i], opts, context));
+        tick?.();
+      }
     }
-    const testOpts: PairTestOptions = { method, residualiser, inference: opts.inference, representation };
-    const analysed = runs.map((r) => {
-      const pairs = testPairs(r.ood, r.control, testOpts, r.steps, r.noise);
-      const stability = runStability({ control: r.control, ood: r.ood, steps: r.steps, controlName: opts.control },
-        { ...opts, method, residualiser });
-      const adjusted = adjustPValues(pairs.map((p) => p.result.p), opts.correction);
-      const result = {
-        run: r.run,
-        pairs: pairs.map(({ a, b, result, representation }, i): PairResult => {
-          const pair: PairResult = { a, b, r: result.r, n_eff: result.n_eff, df: result.df, p: result.p, p_adjusted: adjusted[i],
-            ci95: result.ci95, representation };
-          const unstable = stability(a, b, { ...result, representation });
-          if (unstable !== undefined) pair.unstable = unstable;
-          return pair;
-        }),
-      };
-      tick?.();
-      return result;
-    });
-    const meta = metaAcrossRuns(analysed, { ...opts, moderator: undefined });
-    verdicts.push(new Map(meta.pairs.map((p) => [`${p.a}\u0000${p.b}`, p.verdict])));
+    for (const i of members) {
+      if (!choices[i].available) continue;
+      const meta = metaAcrossRuns(analysed.get(i)!, { ...opts, moderator: undefined });
+      verdicts[i] = new Map(meta.pairs.map((p) => [`${p.a}\u0000${p.b}`, p.verdict]));
+    }
   }
   const pairs = main.pairs.map((g): PairRobustness => {
     const verdict = g.verdict;
@@ -109,6 +104,26 @@ export function robustnessOf(runs: readonly RunData[], main: MetaAcrossRuns, opt
     return { a: g.a, b: g.b, verdict, holds, of, fragile: isFragile(holds, of), otherwise };
   });
   return { choices, pairs };
+}
+
+/** One run's pairs under one choice, as the main analysis reports them (stability flags and adjusted p included). */
+function analyseRun(r: RunData, choice: RobustnessChoice, opts: AnalyzeOptions, context: PairTestContext): { run: string; pairs: PairResult[] } {
+  const { method, residualiser, representation } = choice;
+  const testOpts: PairTestOptions = { method, residualiser, inference: opts.inference, representation };
+  const pairs = testPairs(r.ood, r.control, testOpts, r.steps, r.noise, context);
+  const stability = runStability({ control: r.control, ood: r.ood, steps: r.steps, controlName: opts.control },
+    { ...opts, method, residualiser });
+  const adjusted = adjustPValues(pairs.map((p) => p.result.p), opts.correction);
+  return {
+    run: r.run,
+    pairs: pairs.map(({ a, b, result, representation }, i): PairResult => {
+      const pair: PairResult = { a, b, r: result.r, n_eff: result.n_eff, df: result.df, p: result.p, p_adjusted: adjusted[i],
+        ci95: result.ci95, representation };
+      const unstable = stability(a, b, { ...result, representation });
+      if (unstable !== undefined) pair.unstable = unstable;
+      return pair;
+    }),
+  };
 }
 
 /** Fewer than half of the choices that could be computed agree with the main analysis. */

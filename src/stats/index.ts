@@ -29,6 +29,7 @@ export { ar1Into, correlatedAr1Into, ouInto, correlatedOuInto } from './ar1.ts';
 export { spacingOf, phiOfTheta, type Spacing } from './uneven-spacing.ts';
 export { unevenMatched, residualOuThetas, scaledTimes, type RepresentationChoice } from './uneven-pair-tests.ts';
 export { modelledPairTests, type ModelledOptions, type ModelledPair, type ModelledRun } from './modelled-pair-tests.ts';
+export { NoiseFitCache } from './noise-fit-cache.ts';
 export { fitNoiseModel, noiseCorrelation, axisTimes, type NoiseModel, type TimeAxis } from './noise-model.ts';
 export { controlResiduals, MIN_RELIABILITY, type ControlCorrection } from './control-residuals.ts';
 export { splineResidualiser, type SplineResidualiser } from './spline-residuals.ts';

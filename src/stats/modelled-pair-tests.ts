@@ -33,7 +33,7 @@ import { countDistinctRows, denseIds } from './distinct-rows.ts';
 import { capAtLevelRows, type Representation } from './levels-or-differences.ts';
 import { controlResiduals, gapScales, type ControlCorrection } from './control-residuals.ts';
 import { noiseCorrelation, type NoiseModel } from './noise-model.ts';
-import { noiseModelFitter } from './noise-model-batch.ts';
+import { NoiseFitCache } from './noise-fit-cache.ts';
 import {
   constantResidualsReason, constantSeriesReason, inferFromR, nullResult, residualsConstant, tooFew,
   type PartialOptions, type PartialResult,
@@ -52,6 +52,8 @@ export interface ModelledOptions extends Pick<PartialOptions, 'method' | 'residu
   /** Each series' sampling variance per checkpoint, where known (reliability, disattenuated r). */
   seriesVariance?: readonly (Float64Array | undefined)[];
   seed?: number;
+  /** Fits already made by the caller's analysis (noise-fit-cache.ts); absent: every series is fitted. */
+  fits?: NoiseFitCache;
 }
 
 export interface ModelledPair {
@@ -97,7 +99,7 @@ export function modelledPairTests(
     const e = cr.residuals[i];
     return e !== null && residualsConstant(ranked ? rank(s) : s, e);
   });
-  const models = noiseModelFitter([ones, cx], times)(series.map((_, i) => (constantResid[i] ? null : cr.residuals[i])));
+  const models = (opts.fits ?? new NoiseFitCache(false)).fit([ones, cx], times, series.map((_, i) => (constantResid[i] ? null : cr.residuals[i])));
   const u = scaledTimes(times);
   // levels: the model's traces in O(n) (projected-traces.ts); differences: the dense n x n form
   const levelsTraces = new Map<number, ModelTraces>(), diffProjected = new Map<number, Projected>();

@@ -10,6 +10,10 @@
  * - off the grid (the golden-section refinement), the filter, the whitening and the dot products are
  *   one pass with no arrays written, and the filter's coefficients exp(-gap / theta) are kept while
  *   only the nugget moves.
+ * - with the usual two columns (intercept and control) the sums are held in locals, two series pass
+ *   through each grid point together (their recursions are chains of dependent operations, which
+ *   the processor then runs side by side), and an exp or log whose argument repeats the one before
+ *   it is not recomputed (equal gaps; the filter's variance at its fixed point).
  * The grid is what was slow: 262 of each axis' ~400 objective evaluations, each with n exps and logs.
  */
 import { choleskyUpper, dot, solveUpperTransposed } from './linalg.ts';
@@ -42,6 +46,7 @@ export function noiseModelFitter(
   const atPoint = (gp: GridPoint, e: Float64Array): number => {
     if (!gp.r) return Infinity;
     const { a, k, sd } = gp.f;
+    if (p === 2) return atPoint2(gp, gp.r, a, k, sd, e, n);
     w.fill(0);
     let m = 0, ee = 0;
     for (let i = 0; i < n; i++) {
@@ -63,7 +68,16 @@ export function noiseModelFitter(
     for (const a of prepared) {
       const points = [a.white, ...a.grid];
       const values = series.map((e) => (e ? new Float64Array(points.length) : undefined));
-      points.forEach((gp, g) => series.forEach((e, s) => { if (e) values[s]![g] = atPoint(gp, e); }));
+      const fitted = series.flatMap((e, s) => (e ? [s] : []));
+      points.forEach((gp, g) => {
+        let t = 0;
+        // two columns: two series per pass, whose recursions run side by side (each is a chain of dependent operations)
+        for (; p === 2 && gp.r && t + 1 < fitted.length; t += 2) {
+          const s1 = fitted[t], s2 = fitted[t + 1];
+          atPoint2Pair(gp, gp.r, series[s1]!, series[s2]!, n, values[s1]!, values[s2]!, g);
+        }
+        for (; t < fitted.length; t++) values[fitted[t]]![g] = atPoint(gp, series[fitted[t]]!);
+      });
       series.forEach((e, s) => {
         if (!e) return;
         const v = values[s]!;
@@ -90,21 +104,86 @@ function gridPoint(u: Float64Array, x: readonly Float64Array[], theta: number, n
 }
 
 /**
+ * atPoint2 of two series at once (into out1[g] and out2[g]): each series' operations are atPoint2's,
+ * in its order; only the two recursions are interleaved.
+ */
+function atPoint2Pair(
+  gp: GridPoint, r: Float64Array, e: Float64Array, f: Float64Array, n: number, out1: Float64Array, out2: Float64Array, g: number,
+): void {
+  const { a, k, sd } = gp.f;
+  const z0 = gp.zx[0], z1 = gp.zx[1];
+  let m = 0, ee = 0, w0 = 0, w1 = 0, mf = 0, ff = 0, v0 = 0, v1 = 0;
+  for (let i = 0; i < n; i++) {
+    const ai = a[i], ki = k[i], si = sd[i], x0 = z0[i], x1 = z1[i];
+    const pred = ai * m, nu = e[i] - pred, z = nu / si;
+    m = pred + ki * nu;
+    const predf = ai * mf, nuf = f[i] - predf, zf = nuf / si;
+    mf = predf + ki * nuf;
+    ee += z * z;
+    w0 += x0 * z;
+    w1 += x1 * z;
+    ff += zf * zf;
+    v0 += x0 * zf;
+    v1 += x1 * zf;
+  }
+  out1[g] = gridValue(gp, r, ee, w0, w1, n);
+  out2[g] = gridValue(gp, r, ff, v0, v1, n);
+}
+
+/** The grid point's objective from a series' sums (two columns): solveUpperTransposed and dot on p = 2, in their order. */
+function gridValue(gp: GridPoint, r: Float64Array, ee: number, w0: number, w1: number, n: number): number {
+  w0 /= r[0];
+  if (r[1] !== 0) w1 -= r[1] * w0;
+  w1 /= r[3];
+  const q = ee - (w0 * w0 + w1 * w1);
+  if (!(q > 0)) return Infinity;
+  return gp.f.logdet + gp.logdetG + (n - 2) * Math.log(q);
+}
+
+/**
+ * atPoint for the usual two columns (intercept and control): the same operations in the same order
+ * as solveUpperTransposed and dot on p = 2, with the sums held in locals rather than an array.
+ */
+function atPoint2(
+  gp: GridPoint, r: Float64Array, a: Float64Array, k: Float64Array, sd: Float64Array, e: Float64Array, n: number,
+): number {
+  const z0 = gp.zx[0], z1 = gp.zx[1];
+  let m = 0, ee = 0, w0 = 0, w1 = 0;
+  for (let i = 0; i < n; i++) {
+    const pred = a[i] * m, nu = e[i] - pred, z = nu / sd[i];
+    m = pred + k[i] * nu;
+    ee += z * z;
+    w0 += z0[i] * z;
+    w1 += z1[i] * z;
+  }
+  return gridValue(gp, r, ee, w0, w1, n);
+}
+
+/**
  * noise-model.ts's objective in one pass: filterFor's recursion, whiten's of e and of each column,
- * and the dot products as running sums, each in the reference's order of operations.
+ * and the dot products as running sums, each in the reference's order of operations. Two repeats
+ * are not recomputed: exp(-gap / theta) where a gap equals the one before it (an even schedule's,
+ * Pythia's 1000-step tail), and the log and square root of an innovation variance equal to the one
+ * before it (the filter's variance reaches its fixed point on equal gaps).
  */
 function fusedObjective(x: readonly Float64Array[], n: number): (e: Float64Array, u: Float64Array) => (theta: number, nugget: number) => number {
   const p = x.length;
   const a = new Float64Array(n), mx = new Float64Array(p), zx = new Float64Array(p), w = new Float64Array(p), g = new Float64Array(p * p);
+  const sameGap = new Uint8Array(n);
   let aTheta = NaN, aU: Float64Array | undefined;
   return (e, u) => (theta, nugget) => {
-    if (theta !== aTheta || u !== aU) {
-      for (let i = 1; i < n; i++) a[i] = theta <= 0 ? 0 : Math.exp(-(u[i] - u[i - 1]) / theta);
-      aTheta = theta;
+    if (u !== aU) {
+      for (let i = 2; i < n; i++) sameGap[i] = u[i] - u[i - 1] === u[i - 1] - u[i - 2] ? 1 : 0;
       aU = u;
+      aTheta = NaN;
     }
+    if (theta !== aTheta) {
+      for (let i = 1; i < n; i++) a[i] = theta <= 0 ? 0 : sameGap[i] ? a[i - 1] : Math.exp(-(u[i] - u[i - 1]) / theta);
+      aTheta = theta;
+    }
+    if (p === 2) return objective2(x[0], x[1], a, e, n, nugget);
     const drift = 1 - nugget;
-    let pv = drift, logdet = 0, me = 0, ee = 0;
+    let pv = drift, logdet = 0, me = 0, ee = 0, lastF = NaN, lastLog = 0, lastSd = 0;
     mx.fill(0);
     w.fill(0);
     g.fill(0);
@@ -112,8 +191,9 @@ function fusedObjective(x: readonly Float64Array[], n: number): (e: Float64Array
       const ai = i > 0 ? a[i] : 0;
       if (i > 0) pv = ai * ai * pv + drift * (1 - ai * ai);
       const fi = Math.max(pv + nugget, 1e-12);
-      const sd = Math.sqrt(fi), k = pv / fi;
-      logdet += Math.log(fi);
+      if (fi !== lastF) { lastF = fi; lastLog = Math.log(fi); lastSd = Math.sqrt(fi); }
+      const sd = lastSd, k = pv / fi;
+      logdet += lastLog;
       pv = pv * (1 - k);
       const pe = ai * me, nue = e[i] - pe, z = nue / sd;
       me = pe + k * nue;
@@ -136,4 +216,51 @@ function fusedObjective(x: readonly Float64Array[], n: number): (e: Float64Array
     for (let j = 0; j < p; j++) logdetG += 2 * Math.log(r[j * p + j]);
     return logdet + logdetG + (n - p) * Math.log(q);
   };
+}
+
+/**
+ * The objective for the usual two columns, x0 and x1: the loop above with its sums in locals, and
+ * choleskyUpper, solveUpperTransposed and dot on p = 2 written out in their order of operations.
+ */
+function objective2(x0: Float64Array, x1: Float64Array, a: Float64Array, e: Float64Array, n: number, nugget: number): number {
+  const drift = 1 - nugget;
+  let pv = drift, logdet = 0, me = 0, ee = 0, lastF = NaN, lastLog = 0, lastSd = 0;
+  let m0 = 0, m1 = 0, w0 = 0, w1 = 0, g00 = 0, g10 = 0, g11 = 0;
+  for (let i = 0; i < n; i++) {
+    const ai = i > 0 ? a[i] : 0;
+    if (i > 0) pv = ai * ai * pv + drift * (1 - ai * ai);
+    const fi = Math.max(pv + nugget, 1e-12);
+    if (fi !== lastF) { lastF = fi; lastLog = Math.log(fi); lastSd = Math.sqrt(fi); }
+    const sd = lastSd, k = pv / fi;
+    logdet += lastLog;
+    pv = pv * (1 - k);
+    const pe = ai * me, nue = e[i] - pe, z = nue / sd;
+    me = pe + k * nue;
+    ee += z * z;
+    const p0 = ai * m0, nu0 = x0[i] - p0, z0 = nu0 / sd;
+    m0 = p0 + k * nu0;
+    const p1 = ai * m1, nu1 = x1[i] - p1, z1 = nu1 / sd;
+    m1 = p1 + k * nu1;
+    w0 += z0 * z;
+    w1 += z1 * z;
+    g00 += z0 * z0;
+    g10 += z1 * z0;
+    g11 += z1 * z1;
+  }
+  const maxDiag = Math.max(Math.max(0, g00), g11);
+  if (!(g00 > 1e-13 * maxDiag)) return Infinity;
+  const r00 = Math.sqrt(g00), r01 = g10 / r00;
+  let d = g11;
+  d -= r01 * r01;
+  if (!(d > 1e-13 * maxDiag)) return Infinity;
+  const r11 = Math.sqrt(d);
+  w0 /= r00;
+  if (r01 !== 0) w1 -= r01 * w0;
+  w1 /= r11;
+  const q = ee - (w0 * w0 + w1 * w1);
+  if (!(q > 0)) return Infinity;
+  let logdetG = 0;
+  logdetG += 2 * Math.log(r00);
+  logdetG += 2 * Math.log(r11);
+  return logdet + logdetG + (n - 2) * Math.log(q);
 }
