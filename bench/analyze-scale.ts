@@ -93,7 +93,8 @@ export function writeScores(file: string, s: Size, seed = 1): number {
       for (let k = 0; k < s.sets; k++) {
         ouInto(drift, index, c / 20, random);
         const base = 0.1 + 0.2 * random.uniform(), loading = 0.3 + 0.5 * random.uniform(), cue = [0.01, -0.01, 0][k % 3];
-        put(`ood-${String(k).padStart(2, '0')}`, curve.map((v, i) => base + loading * v + cue * latent[i] + 0.008 * drift[i] + 0.01 * random.normal()));
+        put(`ood-${String(k).padStart(2, '0')}`,
+          curve.map((v, i) => base + loading * v + cue * latent[i] + 0.008 * drift[i] + 0.01 * random.normal()));
       }
       writeSync(fd, lines.join('\n') + '\n');
       rows += lines.length;
@@ -168,8 +169,8 @@ export async function benchAnalyzeScale(): Promise<Record<string, number | strin
     for (const s of chosenSizes()) {
       const csv = join(dir, `${s.name}.csv`);
       out[`${s.name}_rows`] = writeScores(csv, s);
-      const analyze = (extra: string[], name: string) =>
-        measure([process.execPath, bin, 'analyze', csv, '--control', 'in-domain', '--format', 'json', ...extra], join(dir, `${s.name}.${name}.json`), 3600);
+      const analyze = (extra: string[], name: string) => measure(
+        [process.execPath, bin, 'analyze', csv, '--control', 'in-domain', '--format', 'json', ...extra], join(dir, `${s.name}.${name}.json`), 3600);
       // a failed analysis is a result too (its last error line), and the other sizes still run
       const attempt = (extra: string[], name: string): Measured | undefined => {
         try {

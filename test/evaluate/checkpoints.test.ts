@@ -135,7 +135,8 @@ test('evaluate --run names a complete checkpoint folder on disk that the store l
   const store = ResultStore.open(storeFile);
   for (const step of [0, 200]) store.upsertCheckpoint({ run: 'r', step, path: path.join(src, `step-${step}`) });
   store.close();
-  const r = await genstudy(['evaluate', '--run', 'r', '--store', storeFile, '--test-set', SUITE_ARG, '--synthetic-seed', '2', '--synthetic-size', '6']);
+  const r = await genstudy(['evaluate', '--run', 'r', '--store', storeFile, '--test-set', SUITE_ARG,
+    '--synthetic-seed', '2', '--synthetic-size', '6']);
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stderr,
     new RegExp(`run "r" step 100: ${path.join(src, 'step-100').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is on disk but not in the store`));
