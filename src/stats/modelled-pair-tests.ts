@@ -135,10 +135,11 @@ export function modelledPairTests(
     const distinct = ids ? countDistinctRows([covIds, ids[a], ids[b]], n) : n;
     const lm = cr.levels[p], dm = cr.differences[p];
     const levelsNEff = () => corrected(tracesEffectiveN(tracesOf(a), tracesOf(b), 2, n), lm, cr.rawLevels[p]);
-    const levels = momentsResult(lm, n, k, distinct, phi, levelsNEff, nameOf(a), nameOf(b));
+    // the levels' result only where it can be the answer (the robustness table's differences choices never read it)
+    const levels = () => momentsResult(lm, n, k, distinct, phi, levelsNEff, nameOf(a), nameOf(b));
     const relLevels = reliabilities(noiseOf(a).levels, noiseOf(b).levels, lm, (n - 1 - k) / n);
     if (opts.representation === 'levels' || n < 4 || (opts.representation === 'auto' && opts.residualiser === 'spline')) {
-      return withReliability({ result: levels, representation: 'levels' }, relLevels);
+      return withReliability({ result: levels(), representation: 'levels' }, relLevels);
     }
     const diffNEff = () => corrected(projectedEffectiveN(projectDiff(a), projectDiff(b), 2, n - 1), dm, cr.rawDifferences[p]);
     let diff = momentsResult(dm, n - 1, k, n - 1, phi, diffNEff, nameOf(a), nameOf(b));
@@ -147,9 +148,10 @@ export function modelledPairTests(
     if (opts.representation === 'differences') return withReliability({ result: diff, representation: 'differences' }, relDiff);
     const score = (r: PartialResult, rel: [number, number] | undefined) =>
       r.r === null ? -1 : Math.max(0, r.n_eff - k - 3) * (rel ? rel[0] * rel[1] : 1);
-    return score(diff, relDiff) > score(levels, relLevels)
+    const onLevels = levels();
+    return score(diff, relDiff) > score(onLevels, relLevels)
       ? withReliability({ result: diff, representation: 'differences' }, relDiff)
-      : withReliability({ result: levels, representation: 'levels' }, relLevels);
+      : withReliability({ result: onLevels, representation: 'levels' }, relLevels);
   };
   // each series' projections are dropped after its last pair: pairs are tested grouped by
   // their first series (the calibration's pairs share it), which changes no pair's numbers
