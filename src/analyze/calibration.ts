@@ -25,7 +25,7 @@
 // noisy control. The naive test's false-positive rate on the same nulls is reported beside it.
 // Seeded: the same run, options and seed give the same numbers. The run's own series are fitted
 // through the analysis's cache (the run's test fitted them already); the simulated series, which
-// never repeat, through one of the calibration's own that shares only the fitter's grid.
+// never repeat, through one that keeps no fits and shares the analysis's fitter (its search grid).
 import { prepareControls, type PartialOptions } from '../stats/partial-correlation-shared.ts';
 import {
   axisTimes, createRandom, MAX_PHI, modelledPairTests, NoiseFitCache, ouInto, splineResidualiser, type NoiseModel, type Random,
@@ -91,7 +91,7 @@ export function calibrateRun(
   const perDraw = Math.ceil(m / CONTROL_DRAWS);
   let falsePositives = 0, hits = 0, naiveFalsePositives = 0, done = 0, squaredZ = 0, defined = 0;
   const naive: PairTestOptions = { ...opts, inference: 'naive', representation: opts.representation === 'differences' ? 'differences' : 'levels' };
-  const simulated: PairTestContext = { fits: new NoiseFitCache(false) };
+  const simulated: PairTestContext = { fits: context.fits?.sharingFitter() ?? new NoiseFitCache(false) };
   for (let g = 0; g < CONTROL_DRAWS && done < m; g++) {
     const size = Math.min(perDraw, m - done);
     const c = controlSd ? Float64Array.from(trueControl, (v, i) => v + controlSd[i] * random.normal()) : trueControl;

@@ -26,11 +26,21 @@ export class NoiseFitCache {
   /** Fits served from the cache, and fits made. */
   hits = 0;
   fitted = 0;
-  private readonly schedules: Schedule[] = [];
-  private fitter?: { schedule: Schedule; fit: Fitter };
+  /** The schedules seen and the last one's fitter, shared with the caches made by sharingFitter. */
+  private shared: { schedules: Schedule[]; fitter?: { schedule: Schedule; fit: Fitter } } = { schedules: [] };
 
   /** keepFits false: only the fitter is shared (series that never repeat, such as the calibration's simulated ones). */
   constructor(private readonly keepFits = true) {}
+
+  /**
+   * A cache that keeps no fits but shares this one's fitter (one search grid in memory, not two,
+   * when the calibration's simulated series are fitted on the run's own control).
+   */
+  sharingFitter(): NoiseFitCache {
+    const view = new NoiseFitCache(false);
+    view.shared = this.shared;
+    return view;
+  }
 
   /** fitNoiseModel of each series on the columns `x` at `steps` (null where the series is null), fitting only those not kept. */
   fit(
@@ -45,8 +55,12 @@ export class NoiseFitCache {
       if (kept) { out[i] = { ...kept.model }; this.hits++; } else missing.push(i);
     });
     if (missing.length === 0) return out;
-    if (this.fitter?.schedule !== schedule) this.fitter = { schedule, fit: noiseModelFitter(schedule.x, schedule.steps, axes) };
-    const models = this.fitter.fit(missing.map((i) => series[i]));
+    const shared = this.shared;
+    if (shared.fitter?.schedule !== schedule) {
+      shared.fitter = undefined; // the old grid is let go before the new one is made
+      shared.fitter = { schedule, fit: noiseModelFitter(schedule.x, schedule.steps, axes) };
+    }
+    const models = shared.fitter.fit(missing.map((i) => series[i]));
     missing.forEach((i, j) => {
       const model = models[j]!;
       out[i] = model;
@@ -63,11 +77,11 @@ export class NoiseFitCache {
   private scheduleOf(x: readonly Float64Array[], steps: ArrayLike<number>, axes: readonly TimeAxis[]): Schedule {
     const axesKey = axes.join(',');
     const times = Float64Array.from(steps);
-    const found = this.schedules.find((s) => s.axes === axesKey && sameBits(s.steps, times) && s.x.length === x.length &&
+    const found = this.shared.schedules.find((s) => s.axes === axesKey && sameBits(s.steps, times) && s.x.length === x.length &&
       s.x.every((col, j) => sameBits(col, x[j])));
     if (found) return found;
     const schedule: Schedule = { x: x.map((col) => Float64Array.from(col)), steps: times, axes: axesKey, fits: new Map() };
-    this.schedules.push(schedule);
+    this.shared.schedules.push(schedule);
     return schedule;
   }
 }

@@ -73,6 +73,12 @@ test('a changed input is fitted afresh: one bit of the series, the control, the 
   none.fit(x, steps, [series[2]]);
   none.fit(x, steps, [series[2]]);
   assert.deepEqual([none.hits, none.fitted], [0, 2]);
+  // nor one sharing another's fitter: it neither serves the other's fits nor keeps its own
+  const view = cache.sharingFitter();
+  assert.deepEqual(view.fit(x, steps, [series[0]])[0], fitNoiseModel(series[0], x, steps));
+  view.fit(x, steps, [series[3]]);
+  assert.deepEqual(view.fit(x, steps, [series[3]])[0], fitNoiseModel(series[3], x, steps));
+  assert.deepEqual([view.hits, view.fitted], [0, 3]);
 });
 
 test('the modelled test gives the same pairs with a cache as without, fitting each series once', () => {
