@@ -130,8 +130,9 @@ export function analyzeRun(series: RunSeries, options: AnalyzeInput): RunAnalysi
 
 /**
  * What one run's analysis shares: its test and its calibration fit the run's own series alike, so
- * the calibration's are served from the test's (a cache per run, since no two runs share a series;
- * the robustness table keeps its own per run and choice: robustness.ts).
+ * the calibration's are served from the test's, and its simulated series share the fitter (a cache
+ * per run, since no two runs share a series; the robustness table keeps its own per run and
+ * method/residualiser: robustness.ts).
  */
 const runContext = (): PairTestContext => ({ fits: new NoiseFitCache() });
 
