@@ -1,4 +1,4 @@
-// How `genstudy analyze` scales with a study's size (issue 40): seeded long score tables at runs x
+// How `genstudy analyze` scales with a study's size: seeded long score tables at runs x
 // OOD sets x checkpoints from 3 x 7 x 25 to 300 x 20 x 200 and 30 x 20 x 1000, Pythia's uneven
 // schedule at its real size (16 x 30 x 154) and other uneven ones, each analysed end to end by the
 // CLI in a child process, with the defaults and with the cheapest options, against a numpy/scipy

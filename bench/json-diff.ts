@@ -1,6 +1,6 @@
 // Whether two analysis answers are the same: the same JSON tree (keys, array lengths, strings,
 // booleans, nulls) with every number within `tolerance` of the other, relative to the larger of 1
-// and its size. Used to check that a speed change changed no answer (issue 40): keep the answers
+// and its size. Used to check that a speed change changed no answer: keep the answers
 // of bench/analyze-scale.ts before and after (GENSTUDY_ANALYZE_SCALE_KEEP) and compare them.
 //
 // node --import tsx bench/json-diff.ts BEFORE AFTER [TOLERANCE]: files, or folders whose *.json

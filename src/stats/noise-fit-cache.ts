@@ -1,6 +1,6 @@
 /**
  * Noise-model fits already made, kept by whoever owns a stretch of work where the same residual
- * series is fitted again (issue 40): an analysis fits a run's series for its own test and again
+ * series is fitted again: an analysis fits a run's series for its own test and again
  * for its calibration, and the robustness table's levels and differences choices fit the same
  * level residuals. The owner creates one, passes it down (ModelledOptions.fits) and drops it: no
  * state outlives it.

@@ -1,4 +1,4 @@
-// Issue 22: one verdict per pair from the evidence across runs, with four outcomes; the interval
+// One verdict per pair from the evidence across runs, with four outcomes; the interval
 // shown is the one the label was decided on (or the label says why not); degenerate series caught
 // as unstable and left out of the pooling; designed-against-found reading the same verdict.
 import assert from 'node:assert/strict';
