@@ -31,7 +31,7 @@
  */
 import { countDistinctRows, denseIds } from './distinct-rows.ts';
 import { capAtLevelRows, type Representation } from './levels-or-differences.ts';
-import { controlResiduals, gapScales, type ControlCorrection } from './control-residuals.ts';
+import { controlResiduals, gapScales, type ControlCorrection, type PairMoments } from './control-residuals.ts';
 import { noiseCorrelation, type NoiseModel } from './noise-model.ts';
 import { NoiseFitCache } from './noise-fit-cache.ts';
 import {
@@ -185,12 +185,15 @@ function momentsResult(
 
 /**
  * n_eff of a corrected r: the cross-product's sampling variance is the raw residuals', while the
- * denominator is the corrected variances' product, so var(r) grows by raw / corrected.
+ * denominator is the corrected variances' product, so var(r) grows by raw / corrected. SIMEX's
+ * extrapolation adds its own variance (`correctionVariance`), which the raw residuals do not hold.
  */
-function corrected(nEff: number, m: { va: number; vb: number }, raw: { va: number; vb: number }): number {
+function corrected(nEff: number, m: PairMoments, raw: PairMoments): number {
   if (m === raw || !(raw.va > 0) || !(raw.vb > 0)) return nEff;
   const ratio = Math.min(1, Math.max(0, (m.va / raw.va) * (m.vb / raw.vb)));
-  return 2 + (nEff - 2) * ratio;
+  const scaled = 2 + (nEff - 2) * ratio;
+  const added = m.correctionVariance ?? 0;
+  return added > 0 && scaled > 2 ? 2 + 1 / (1 / (scaled - 2) + added) : scaled;
 }
 
 /** The sampling noise a series' residuals carry, per representation (sums of variances). */
