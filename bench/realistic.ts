@@ -11,9 +11,11 @@
 // uncalibrated pooling, 40 times faster. Per cell: the % of studies whose tested pair (ood-a, ood-b) is declared
 // *generalises* / *depends on the model*; with 8 OOD sets (28 pairs) the % with ANY pair so
 // declared (family-wise, as a reader of the study would meet it); the oracle's verdict on the tested
-// pair from the true deviations (bench/realistic-oracle.ts: the ceiling on power); the mean of the runs' r and the
-// share of run-level p < 0.05 (unadjusted) over the same pairs; wall and CPU seconds.
+// pair from the true deviations (bench/realistic-oracle.ts: the ceiling on power); the mean of the runs' r, the
+// share of run-level p < 0.05 (unadjusted) and the runs' mean z^2 / v (z = atanh r, v the variance the run's
+// test states: 1 when it is right, above 1 when the test is liberal) over the same pairs; wall and CPU seconds.
 import { analyzeRuns, DEFAULT_OPTIONS, type AnalysisResult, type AnalyzeOptions } from '../src/analyze/analysis.ts';
+import { clippedFisherZ, fisherZVariance } from '../src/analyze/fisher-z.ts';
 import { hashString } from '../src/seeded-random.ts';
 import { cellKey, selectCells } from './realistic-cells.ts';
 import { oracleVerdict } from './realistic-oracle.ts';
@@ -23,7 +25,7 @@ const ALPHA = 0.05;
 
 interface Tally {
   studies: number; generalises: number; depends: number; oracleGeneralises: number; oracleDepends: number;
-  rSum: number; rCount: number; rejected: number; tested: number;
+  rSum: number; rCount: number; rejected: number; tested: number; zRatioSum: number; zCount: number;
 }
 
 const isCounted = (spec: StudySpec, a: string, b: string): boolean =>
@@ -42,6 +44,7 @@ function tallyStudy(t: Tally, spec: StudySpec, result: AnalysisResult, runs: rea
       if (!isCounted(spec, p.a, p.b)) continue;
       t.tested++;
       if (p.r !== null) { t.rSum += p.r; t.rCount++; }
+      if (p.r !== null && p.df > 1) { t.zRatioSum += clippedFisherZ(p.r) ** 2 / fisherZVariance(p); t.zCount++; }
       if (p.p !== null && p.p < ALPHA) t.rejected++;
     }
   }
@@ -70,14 +73,17 @@ export async function benchRealistic(): Promise<Record<string, number | string>>
       `per-run p < ${ALPHA} unadjusted; 28 pairs: any pair (family-wise).`,
     '',
     '| schedule | ID -> OOD | n | ID | models | pairs | truth | generalises | depends on the model | oracle: generalises | oracle: depends ' +
-      '| mean r | runs p < 0.05 | wall s | CPU s |',
-    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+      '| mean r | runs p < 0.05 | runs z²/v | wall s | CPU s |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
   ];
   const out: Record<string, number | string> = { studies_per_cell: studies, cells: cells.length };
   const wall0 = performance.now(), cpu0 = process.cpuUsage();
   for (const spec of cells) {
     const key = cellKey(spec);
-    const t: Tally = { studies: 0, generalises: 0, depends: 0, oracleGeneralises: 0, oracleDepends: 0, rSum: 0, rCount: 0, rejected: 0, tested: 0 };
+    const t: Tally = {
+      studies: 0, generalises: 0, depends: 0, oracleGeneralises: 0, oracleDepends: 0, rSum: 0, rCount: 0, rejected: 0, tested: 0,
+      zRatioSum: 0, zCount: 0,
+    };
     const wall = performance.now(), cpu = process.cpuUsage();
     for (let i = 0; i < studies; i++) {
       const runs = simulateStudy(spec, hashString(`${seed}/${key}/${i}`));
@@ -87,14 +93,16 @@ export async function benchRealistic(): Promise<Record<string, number | string>>
     const wallS = (performance.now() - wall) / 1000, cpuS = (used.user + used.system) / 1e6;
     const pairs = (spec.oodSets * (spec.oodSets - 1)) / 2;
     const meanR = t.rCount ? (t.rSum / t.rCount).toFixed(3) : '-';
+    const zRatio = t.zCount ? (t.zRatioSum / t.zCount).toFixed(2) : '-';
     lines.push(`| ${spec.schedule} | ${spec.shape} | ${spec.n} | ${spec.idNoisy ? 'noisy' : 'exact'} | ${spec.models} | ${pairs} ` +
       `| ${truthLabel(spec)} | ${pct(t.generalises, t.studies)} | ${pct(t.depends, t.studies)} ` +
       `| ${pct(t.oracleGeneralises, t.studies)} | ${pct(t.oracleDepends, t.studies)} | ${meanR} ` +
-      `| ${pct(t.rejected, t.tested)} | ${wallS.toFixed(1)} | ${cpuS.toFixed(1)} |`);
+      `| ${pct(t.rejected, t.tested)} | ${zRatio} | ${wallS.toFixed(1)} | ${cpuS.toFixed(1)} |`);
     out[`${key}_generalises`] = t.generalises / t.studies;
     out[`${key}_depends`] = t.depends / t.studies;
     out[`${key}_oracle_generalises`] = t.oracleGeneralises / t.studies;
     out[`${key}_run_rejections`] = t.tested ? t.rejected / t.tested : NaN;
+    out[`${key}_run_variance_ratio`] = t.zCount ? t.zRatioSum / t.zCount : NaN;
   }
   const used = process.cpuUsage(cpu0);
   out.wall_seconds = (performance.now() - wall0) / 1000;
