@@ -1,31 +1,16 @@
 // A process SIGKILLed while a new model folder is being written (train --init, a study's
 // from-scratch model) leaves nothing that blocks the next run: the folder appears only complete,
 // and the rerun ends with the same model as a run never interrupted. GENSTUDY_PAUSE_AT stops the
-// process at the named moment (src/pause-point.ts) so the kill lands there every time.
+// process at the named moment (src/pause-point.ts) so the kill lands there every time. Only the
+// killed runs need a process of their own: the others run through main() in the test's process.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { repoRoot, tempDir } from './helpers.ts';
+import { tempDir } from './helpers.ts';
+import { genstudy } from '../support/genstudy-in-process.ts';
+import { genstudyKilledAt } from '../support/killed-at.ts';
 import { tinyStudyYaml } from '../support/tiny-study.ts';
-
-interface Done { status: number | null; signal: NodeJS.Signals | null; stderr: string }
-
-/** Runs genstudy; with `pauseAt`, SIGKILLs it once it says it paused there. */
-function genstudy(args: string[], pauseAt?: string): Promise<Done> {
-  return new Promise((resolve, reject) => {
-    const env = { ...process.env, ...(pauseAt ? { GENSTUDY_PAUSE_AT: pauseAt } : {}) };
-    const p = spawn(process.execPath, [path.join(repoRoot, 'bin/genstudy.js'), ...args], { cwd: repoRoot, env, stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    p.stderr.on('data', (d) => {
-      stderr += String(d);
-      if (pauseAt && stderr.includes(`paused at ${pauseAt}`)) p.kill('SIGKILL');
-    });
-    p.on('error', reject);
-    p.on('close', (status, signal) => resolve({ status, signal, stderr: stderr.slice(-3000) }));
-  });
-}
 
 const trainArgs = (out: string) =>
   ['train', '--data', 'synthetic', '--synthetic-size', '16', '--init', 'gpt2', '--init-hidden', '16', '--init-layers', '1',
@@ -34,12 +19,12 @@ const trainArgs = (out: string) =>
 test('train --init killed right after the new model\'s weights are written: the rerun starts cleanly and builds the same model', async () => {
   const whole = tempDir();
   const killed = tempDir();
-  const [a, b] = await Promise.all([genstudy(trainArgs(whole)), genstudy(trainArgs(killed), 'init-model:weights-written')]);
-  assert.equal(a.status, 0, a.stderr);
+  const [a, b] = await Promise.all([genstudy(trainArgs(whole)), genstudyKilledAt(trainArgs(killed), 'init-model:weights-written')]);
+  assert.equal(a.code, 0, a.stderr);
   assert.equal(b.signal, 'SIGKILL', `killed at the pause point: ${b.stderr}`);
   assert.ok(!fs.existsSync(path.join(killed, 'init-model')), 'no init-model folder until it is complete');
   const c = await genstudy(trainArgs(killed));
-  assert.equal(c.status, 0, c.stderr);
+  assert.equal(c.code, 0, c.stderr);
   for (const f of ['config.json', 'model.safetensors', 'tokenizer.json']) {
     assert.deepEqual(fs.readFileSync(path.join(killed, 'init-model', f)), fs.readFileSync(path.join(whole, 'init-model', f)), f);
   }
@@ -58,11 +43,11 @@ test('genstudy run killed while a from-scratch model is written to models/: the 
 evaluation:
   testSets: ["synthetic:in-domain"]`,
   }));
-  const b = await genstudy(['run', file], 'init-model:weights-written');
+  const b = await genstudyKilledAt(['run', file], 'init-model:weights-written');
   assert.equal(b.signal, 'SIGKILL', b.stderr);
   assert.ok(!fs.existsSync(path.join(dir, 'tiny', 'models', 'tiny')), 'no model folder until it is complete');
   const c = await genstudy(['run', file]);
-  assert.equal(c.status, 0, c.stderr);
+  assert.equal(c.code, 0, c.stderr);
   assert.ok(fs.existsSync(path.join(dir, 'tiny', 'models', 'tiny', 'tokenizer.json')));
   assert.deepEqual(fs.readdirSync(path.join(dir, 'tiny', 'models')), ['tiny'], 'the half-written folder was cleared');
 });
