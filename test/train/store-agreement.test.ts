@@ -2,7 +2,8 @@
 // row was never written (the process killed while another process held the store's write lock) is
 // recorded by the resume; a resume from checkpoint-0 leaves it untouched and lists it once; a folder
 // being replaced is never left half-deleted. GENSTUDY_PAUSE_AT (src/pause-point.ts) stops the child
-// at the named moment so that each kill lands there every time.
+// at the named moment so that each kill lands there every time. Only the killed runs need a process
+// of their own: the others, which start from what a killed process left, run in the test's process.
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -11,6 +12,7 @@ import { test } from 'node:test';
 import { ResultStore } from '../../src/store/result-store.ts';
 import { listCheckpoints } from '../../src/train/index.ts';
 import { repoRoot, tempDir, tinyModelDir } from './helpers.ts';
+import { storeRun } from './store-run.ts';
 
 const child = path.join(repoRoot, 'test/train/store-child.ts');
 
@@ -113,8 +115,7 @@ test('killed between renaming checkpoint-3 into place and writing its row (store
   assert.deepEqual(listCheckpoints(out).map((c) => c.step), [0, 3]);
   assert.deepEqual(storedSteps(storeFile), [0], 'the reproduction: checkpoint-3 on disk, not in the store');
 
-  const resumed = await trainChild([model, out, storeFile]);
-  assert.equal(resumed.status, 0, resumed.stderr);
+  await storeRun(model, out, storeFile);
   assert.deepEqual(listCheckpoints(out).map((c) => c.step), [0, 3, 6, 8]);
   assert.deepEqual(storedSteps(storeFile), [0, 3, 6, 8], 'the store lists every checkpoint on disk');
   const store = ResultStore.open(storeFile, { readonly: true });
@@ -136,9 +137,7 @@ test('a run resumed from checkpoint-0 leaves checkpoint-0 as it was and lists ea
   const before = new Map(fs.readdirSync(zero).map((f) => [f, fs.statSync(path.join(zero, f)).ino]));
   const folderInode = fs.statSync(zero).ino;
 
-  const resumed = await trainChild([model, out, storeFile]);
-  assert.equal(resumed.status, 0, resumed.stderr);
-  assert.deepEqual(JSON.parse(resumed.stdout), [0, 3, 6, 8], 'the summary lists checkpoint-0 once');
+  assert.deepEqual(await storeRun(model, out, storeFile), [0, 3, 6, 8], 'the summary lists checkpoint-0 once');
   assert.equal(fs.statSync(zero).ino, folderInode, 'checkpoint-0 was not replaced');
   assert.deepEqual(new Map(fs.readdirSync(zero).map((f) => [f, fs.statSync(path.join(zero, f)).ino])), before, 'no file of checkpoint-0 rewritten');
   assert.deepEqual(storedSteps(storeFile), [0, 3, 6, 8]);
@@ -148,8 +147,7 @@ test('killed while replacing checkpoint-0 (old folder moved aside, new not yet i
   const model = await tinyModelDir('gpt2', { hidden: 32, layers: 1, seed: 5 });
   const out = tempDir();
   const storeFile = path.join(tempDir(), 'store.sqlite');
-  const first = await trainChild([model, out, storeFile]);
-  assert.equal(first.status, 0, first.stderr);
+  await storeRun(model, out, storeFile);
   const original = fs.readFileSync(path.join(out, 'checkpoint-0', 'model.safetensors'));
 
   const replacing = await trainChild([model, out, storeFile, 'no-resume'], 'checkpoint-0:old-aside');
@@ -158,8 +156,7 @@ test('killed while replacing checkpoint-0 (old folder moved aside, new not yet i
   assert.ok(!fs.existsSync(path.join(out, 'checkpoint-0')), 'checkpoint-0 moved aside whole');
   assert.equal(fs.readdirSync(out).filter((n) => n.startsWith('.checkpoint-0.') && n.endsWith('.old.tmp')).length, 1);
 
-  const resumed = await trainChild([model, out, storeFile]);
-  assert.equal(resumed.status, 0, resumed.stderr);
+  await storeRun(model, out, storeFile);
   assert.deepEqual(listCheckpoints(out).map((c) => c.step), [0, 3, 6, 8]);
   for (const f of ['config.json', 'model.safetensors', 'trainer_state.json', 'optimizer.safetensors']) {
     assert.ok(fs.existsSync(path.join(out, 'checkpoint-0', f)), `checkpoint-0/${f}`);
