@@ -14,7 +14,7 @@ const require = createRequire(import.meta.url);
 
 // The slice of PDFKit's and svg-to-pdfkit's APIs used here (neither ships type declarations).
 interface PdfDocument {
-  registerFont(name: string, data: Buffer): void;
+  registerFont(name: string, font: Font): void;
   on(event: 'data', fn: (chunk: Buffer) => void): void;
   on(event: 'end', fn: () => void): void;
   end(): void;
@@ -34,15 +34,16 @@ const FACES = {
   italic: 'DejaVuSansCondensed-Oblique', boldItalic: 'DejaVuSansCondensed-BoldOblique',
 } as const;
 
-let fonts: { data: Record<keyof typeof FACES, Buffer>; glyphs: Font } | undefined;
+let fonts: Record<keyof typeof FACES, Font> | undefined;
 
-/** The font files, read once per process. */
+/**
+ * The faces, read and parsed once per process and handed to every PDF (PDFKit takes a parsed font
+ * as it takes a file, and subsets it per document): given the files, PDFKit parsed all four anew for
+ * each PDF, most of the time a report's figures took.
+ */
 function loadFonts(): NonNullable<typeof fonts> {
-  if (!fonts) {
-    const read = (file: string) => readFileSync(require.resolve(`dejavu-fonts-ttf/ttf/${file}.ttf`));
-    const data = Object.fromEntries(Object.entries(FACES).map(([face, file]) => [face, read(file)])) as Record<keyof typeof FACES, Buffer>;
-    fonts = { data, glyphs: fontkit.create(data.regular) };
-  }
+  fonts ??= Object.fromEntries(Object.entries(FACES).map(([face, file]) =>
+    [face, fontkit.create(readFileSync(require.resolve(`dejavu-fonts-ttf/ttf/${file}.ttf`)))])) as Record<keyof typeof FACES, Font>;
   return fonts;
 }
 
@@ -60,14 +61,14 @@ export async function svgToPdf(svg: string, opts: { title: string; createdAt: Da
   const size = (attr: string) => Number(new RegExp(`^<svg [^>]*\\s${attr}="([\\d.]+)"`).exec(svg.replace(/^<\?xml[^>]*>\s*/, ''))?.[1]);
   const [width, height] = [size('width'), size('height')];
   if (!(width > 0 && height > 0)) throw new Error(`${opts.title}: the chart's SVG has no width and height`);
-  const { data, glyphs } = loadFonts();
+  const faces = loadFonts();
   const text = svg.replace(BIDI_CONTROLS, '');
-  const missing = missingGlyphs(text, glyphs);
+  const missing = missingGlyphs(text, faces.regular);
   const doc = new PDFDocument({
     size: [width, height], margin: 0, compress: true,
     info: { Title: opts.title, Creator: 'genstudy report', Producer: 'genstudy report (PDFKit)', CreationDate: opts.createdAt },
   });
-  for (const [face, file] of Object.entries(FACES) as [keyof typeof FACES, string][]) doc.registerFont(file, data[face]);
+  for (const [face, file] of Object.entries(FACES) as [keyof typeof FACES, string][]) doc.registerFont(file, faces[face]);
   const chunks: Buffer[] = [];
   doc.on('data', (c) => chunks.push(c));
   const done = new Promise<void>((resolve) => doc.on('end', resolve));
