@@ -1,4 +1,5 @@
-// The `genstudy data` commands, run as a user runs them: the real bin, in a child process.
+// The `genstudy data` commands, run as a user runs them: the real bin in a child process for the
+// first download, the other calls through the data command's parser in this process.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -59,7 +60,7 @@ test('data inspect: a registry id prints counts, labels, drops and the study pro
   assert.equal(got.template, 'study-b/prompt-1/inference');
   assert.equal(got.prompt, `### Input_1:\n${got.example.fields.input_1}\n### Input_2:\n${got.example.fields.input_2}\n### Inference:`);
 
-  const text = await genstudy(['data', 'inspect', 'study-a/wnli:train', '--data-dir', sharedData]);
+  const text = await inProcess(['data', 'inspect', 'study-a/wnli:train', '--data-dir', sharedData]);
   assert.equal(text.code, 0, text.stderr);
   assert.ok(
     text.stdout.includes(['rows read  635', 'examples   635', 'labels', '  No                   323   50.9%', '  Yes                  312   49.1%',
