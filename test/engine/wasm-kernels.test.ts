@@ -79,7 +79,7 @@ test('gather equals a naive index loop on ranks 1-4, every axis, index tensors o
   x.dispose();
 });
 
-test('clone shares its input data on wasm (no copy) and both stay readable after either is disposed', async (t) => {
+test('clone and a same-dtype cast share their input data on wasm (no copy) and stay readable after either is disposed', async (t) => {
   await initBackend();
   if (tf.getBackend() !== 'wasm') { t.skip(`the backend is ${tf.getBackend()}, not wasm: clone's sharing is a wasm kernel's behaviour`); return; }
   const backend = tf.backend() as unknown as { refCount(dataId: tf.DataId): number };
@@ -89,5 +89,12 @@ test('clone shares its input data on wasm (no copy) and both stay readable after
   assert.equal(backend.refCount(x.dataId), 2);
   x.dispose();
   assert.deepEqual(Array.from(await y.data()), [1, 2, 3]);
+  // A cast to the dtype it has shares the data too; to another dtype it converts.
+  const same = tf.cast(y, 'float32');
+  assert.equal(same.dataId, y.dataId, 'a float32 cast of float32 has its own data (Cast copied)');
+  const ints = tf.cast(tf.tensor1d([1.5, -2.5]), 'int32');
+  assert.deepEqual([ints.dtype, Array.from(await ints.data())], ['int32', [1, -2]]);
   y.dispose();
+  assert.deepEqual(Array.from(await same.data()), [1, 2, 3]);
+  tf.dispose([same, ints]);
 });
