@@ -4,7 +4,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { initBackend } from '../../src/engine/index.ts';
-import { dropoutMask, dropoutMaskValues } from '../../src/engine/builtin/simd/dropout-mask-kernel.ts';
+import * as tf from '@tensorflow/tfjs-core';
+import { enableTrainingGradients } from '../../src/engine/builtin/autograd/enable.ts';
+import { applyDropout, dropoutMask, dropoutMaskValues } from '../../src/engine/builtin/simd/dropout-mask-kernel.ts';
 
 test('the dropout mask kernel gives the JavaScript hash\'s mask at sizes with and without a tail', async () => {
   await initBackend();
@@ -21,6 +23,23 @@ test('the dropout mask kernel gives the JavaScript hash\'s mask at sizes with an
   shaped.dispose();
   assert.throws(() => dropoutMask([4], 0, 1), /rate/);
   assert.throws(() => dropoutMask([4], 0.1, -1), /seed/);
+});
+
+test('applyDropout gives tfjs\'s x * mask and gradient dy * mask, the same bits, with and without a tail', async () => {
+  await initBackend();
+  enableTrainingGradients();
+  for (const [n, rate, seed] of [[1, 0.1, 5], [4099, 0.5, 123_456_789_012], [65_536, 0.1, 42]]) {
+    const x = tf.randomNormal([n], 0, 1, 'float32', seed % 1000);
+    const dy = tf.randomNormal([n], 0, 1, 'float32', 7);
+    const mask = tf.tensor1d(dropoutMaskValues(n, rate, seed));
+    const fused = tf.grad((v: tf.Tensor) => tf.sum(tf.mul(applyDropout(v, rate, seed), dy)))(x);
+    const plain = tf.grad((v: tf.Tensor) => tf.sum(tf.mul(tf.mul(v, mask), dy)))(x);
+    const [y, want] = [applyDropout(x, rate, seed).dataSync(), tf.mul(x, mask).dataSync()];
+    assert.ok(y.every((v, i) => Object.is(v, want[i])), `n ${n}: x * mask differs`);
+    const [g, wantG] = [fused.dataSync(), plain.dataSync()];
+    assert.ok(g.every((v, i) => Object.is(v, wantG[i])), `n ${n}: the gradient differs`);
+    tf.dispose([x, dy, mask, fused, plain]);
+  }
 });
 
 test('dropout masks keep 1 - rate of the elements, scaled, with no pattern between neighbours or seeds', () => {

@@ -11,7 +11,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
-import { dropoutMask } from './simd/dropout-mask-kernel.ts';
+import { applyDropout } from './simd/dropout-mask-kernel.ts';
 import { UserError } from '../../errors.ts';
 import { seededRandom } from '../../seeded-random.ts';
 import { readConfig, readJsonFile } from '../hf/checkpoint.ts';
@@ -170,7 +170,7 @@ export class LoraAdapters {
         const rate = this.config.dropout;
         if (this.dropoutSeed !== undefined && rate > 0) {
           const seed = seededRandom(this.dropoutSeed, 'lora-dropout', this.calls++).int(2 ** 31);
-          xin = tf.mul(x2, dropoutMask(x2.shape, rate, seed)) as tf.Tensor2D;
+          xin = applyDropout(x2, rate, seed) as tf.Tensor2D;
         }
         return tf.mul(tf.matMul(tf.matMul(xin, p.a as tf.Tensor2D), p.b as tf.Tensor2D), this.scale) as tf.Tensor2D;
       });

@@ -7,7 +7,7 @@
 //   order of the calls, so a resumed run draws the same masks as an uninterrupted one.
 // With nothing attached and dropout off, a forward pass does no extra tensor op.
 import * as tf from '@tensorflow/tfjs-core';
-import { dropoutMask } from './simd/dropout-mask-kernel.ts';
+import { applyDropout } from './simd/dropout-mask-kernel.ts';
 
 /** An extra term of a linear layer's output, from the layer's input rows [N, in]. */
 export type LinearAdapter = (x2: tf.Tensor2D) => tf.Tensor2D;
@@ -50,6 +50,6 @@ export class TrainingContext {
   dropout(x: tf.Tensor, rate: number | undefined): tf.Tensor {
     if (this.dropoutSeed === undefined || !rate) return x;
     const seed = this.dropoutSeed * 1000003 + this.dropoutCalls++;
-    return tf.mul(x, dropoutMask(x.shape, rate, seed));
+    return applyDropout(x, rate, seed);
   }
 }

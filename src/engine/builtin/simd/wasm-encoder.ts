@@ -40,6 +40,7 @@ export const op = {
   brIf: (depth: number) => [0x0d, ...uleb(depth)],
   get: (local: number) => [0x20, ...uleb(local)],
   set: (local: number) => [0x21, ...uleb(local)],
+  tee: (local: number) => [0x22, ...uleb(local)],
   i32Const: (n: number) => [0x41, ...sleb(n)],
   i32Add: [0x6a], i32Mul: [0x6c], i32And: [0x71], i32Xor: [0x73], i32Shl: [0x74], i32ShrU: [0x76], i32GeU: [0x4f],
   select: [0x1b],
