@@ -4,7 +4,7 @@
 // checked structurally and compiled by pdflatex, the Markdown checked row by row. Names as hostile
 // as input files may hold (every LaTeX special character, a pipe, a tag, a control character) must
 // come out escaped in each.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -67,15 +67,23 @@ function hostileStore(file: string): void {
   s.close();
 }
 
-before(async () => {
-  root = mkdtempSync(join(tmpdir(), 'genstudy-paper-'));
-  store = join(root, 'results.sqlite');
-  hostileStore(store);
-  figures = join(root, 'figures');
-  written = await writeReport(join(root, 'report'), input(), { figures });
-});
+let made: Promise<void> | undefined;
 
-after(() => rmSync(root, { recursive: true, force: true }));
+/**
+ * The store, the report and its figures the tests read, made by the first test that needs them and
+ * removed when the process ends (no file-level hook: test/support/run-test-files.ts).
+ */
+function ready(): Promise<void> {
+  made ??= (async () => {
+    root = mkdtempSync(join(tmpdir(), 'genstudy-paper-'));
+    process.once('exit', () => rmSync(root, { recursive: true, force: true }));
+    store = join(root, 'results.sqlite');
+    hostileStore(store);
+    figures = join(root, 'figures');
+    written = await writeReport(join(root, 'report'), input(), { figures });
+  })();
+  return made;
+}
 
 function input(robustness = true) {
   return { storePath: store, control: 'in-domain', generatedAt: CREATED, analysis: { calibration: 0, robustness } };
@@ -85,7 +93,8 @@ const files = (ext: string) => readdirSync(figures).filter((f) => f.endsWith(ext
 const read = (name: string) => readFileSync(join(figures, name), 'utf8');
 const has = (tool: string) => spawnSync(tool, ['-v'], { encoding: 'utf8' }).error === undefined;
 
-test('every figure of the page is an SVG file that parses as XML, draws marks, and shows the hostile names escaped', () => {
+test('every figure of the page is an SVG file that parses as XML, draws marks, and shows the hostile names escaped', async () => {
+  await ready();
   const html = readFileSync(written.html, 'utf8');
   const svgs = files('.svg');
   assert.equal(svgs.length, html.match(/<figure[\s>]/g)!.length, 'one SVG per figure of the page');
@@ -112,7 +121,8 @@ test('every figure of the page is an SVG file that parses as XML, draws marks, a
   assert.ok(texts.some((t) => t.includes(HOSTILE_B)), 'study B\'s hostile test set too');
 });
 
-test('every figure is a one-page PDF that poppler opens, draws, and reads the names from', (t) => {
+test('every figure is a one-page PDF that poppler opens, draws, and reads the names from', async (t) => {
+  await ready();
   const pdfs = files('.pdf');
   assert.deepEqual(pdfs.map((p) => p.replace(/\.pdf$/, '')), files('.svg').map((s) => s.replace(/\.svg$/, '')), 'a PDF beside each SVG');
   for (const name of pdfs) {
@@ -178,7 +188,8 @@ function argument(text: string, from: number): string {
   throw new Error(`unbalanced braces from ${text.slice(from, from + 40)}`);
 }
 
-test('LaTeX tables: booktabs rules, balanced environments, a cell per column in every row, every special character escaped', () => {
+test('LaTeX tables: booktabs rules, balanced environments, a cell per column in every row, every special character escaped', async () => {
+  await ready();
   assert.deepEqual(files('.tex').filter((f) => f !== 'figures.tex'), [...LATEX_TABLES].sort());
   for (const name of LATEX_TABLES) {
     const tex = read(name);
@@ -216,7 +227,8 @@ test('LaTeX tables: booktabs rules, balanced environments, a cell per column in 
   assert.ok(read('figures.tex').includes('m\\$o\\#d\\{e\\}l, FT'), 'a figure caption names the hostile model, escaped');
 });
 
-test('the LaTeX compiles: pdflatex sets every table and includes every figure\'s PDF', (t) => {
+test('the LaTeX compiles: pdflatex sets every table and includes every figure\'s PDF', async (t) => {
+  await ready();
   if (!has('pdflatex')) {
     t.skip('pdflatex is not installed (texlive-latex-base, texlive-latex-recommended): the LaTeX was checked structurally only');
     return;
@@ -237,7 +249,8 @@ test('the LaTeX compiles: pdflatex sets every table and includes every figure\'s
   assert.ok(existsSync(join(build, 'paper.pdf')));
 });
 
-test('Markdown tables: a header, its separator, the same number of cells in every row; pipes and tags escaped', () => {
+test('Markdown tables: a header, its separator, the same number of cells in every row; pipes and tags escaped', async () => {
+  await ready();
   const tables = ['study-a-verdicts.md', 'study-a-meta-analysis.md', 'study-b-grid.md'];
   assert.deepEqual(files('.md').filter((f) => f !== 'README.md'), [...tables].sort());
   const cellsOf = (line: string) => line.slice(1, -1).split(/(?<!\\)\|/);
@@ -259,6 +272,7 @@ test('Markdown tables: a header, its separator, the same number of cells in ever
 });
 
 test('README.md says what each file is; figures.tex has a float per figure; the same report gives the same bytes', async () => {
+  await ready();
   const readme = read('README.md');
   const figureNames = files('.svg').map((s) => s.replace(/\.svg$/, ''));
   for (const f of figureNames) {
@@ -297,6 +311,7 @@ test('tables in LaTeX and Markdown: exact forms of escapes, numbers, missing val
 });
 
 test('the figures folder is replaced whole; one holding other files, or inside the report, is refused before anything is written', async () => {
+  await ready();
   const out = join(root, 'report2');
   const fig = join(root, 'figures2');
   await writeReport(out, input(false), { figures: fig });
@@ -323,6 +338,7 @@ test('the figures folder is replaced whole; one holding other files, or inside t
 });
 
 test('genstudy report --figures: killed while writing, both folders stay as they were; then it writes both and says where', async () => {
+  await ready();
   const out = join(root, 'report');
   const before = { report: readdirSync(out).sort(), figures: readdirSync(figures).sort(), readme: read('README.md') };
   const k = await genstudyKilledAt(['report', store, '--out', out, '--figures', figures, ...FOLDERS_ONLY], 'report:tables-written');

@@ -3,9 +3,9 @@
 // Node's and tsx's start-up and loads the modules it shares with its neighbours again: test/stats's
 // 18 files took 20.9 CPU-s that way and 8.2 CPU-s in one process, the same 75 tests passing. A
 // folder may do this only where its files share nothing through the process: they run one after
-// another, each leaving the environment, the working directory and process handlers as it found
-// them. A top-level before/after hook would run once for the whole process, not for its file, so a
-// file that has one is refused here, by name.
+// another, each leaving the environment and the working directory as it found them and adding no
+// process handler but a clean-up at exit. A top-level before/after hook would run once for the
+// whole process, not for its file, so a file that has one is refused here, by name.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
