@@ -7,6 +7,7 @@ import { UserError } from '../../errors.ts';
 import { registerWasmKernels } from './wasm-kernels.ts';
 import { registerAdamWKernel } from './simd/adamw-kernel.ts';
 import { registerDropoutMaskKernel } from './simd/dropout-mask-kernel.ts';
+import { registerAddScaledKernel } from './simd/add-scaled-kernel.ts';
 import { nativeMatMulActive, registerNativeMatMul } from './native/matmul-kernel.ts';
 import { registerFusedOps } from './native/fused-ops.ts';
 
@@ -80,6 +81,7 @@ async function start(name: PathName): Promise<boolean> {
     registerWasmKernels();
     registerAdamWKernel();
     registerDropoutMaskKernel();
+    registerAddScaledKernel();
   }
   if (name === 'native') {
     registerNativeMatMul(engineThreads());

@@ -33,7 +33,7 @@ export function linear(x: tf.Tensor, w: tf.Tensor, b?: tf.Tensor, training?: Tra
     if (b) y = tf.add(y, b);
   }
   const adapter = training?.adapterOf(w);
-  if (adapter) y = tf.add(y, adapter(x2 as tf.Tensor2D));
+  if (adapter) y = adapter(x2 as tf.Tensor2D, y as tf.Tensor2D);
   return tf.reshape(y, [...shape.slice(0, -1), w.shape[1] as number]);
 }
 

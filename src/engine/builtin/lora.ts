@@ -12,6 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
 import { applyDropout } from './simd/dropout-mask-kernel.ts';
+import { addScaled } from './simd/add-scaled-kernel.ts';
 import { UserError } from '../../errors.ts';
 import { seededRandom } from '../../seeded-random.ts';
 import { readConfig, readJsonFile } from '../hf/checkpoint.ts';
@@ -165,14 +166,14 @@ export class LoraAdapters {
     if (this.attached) return;
     for (const p of this.pairs) {
       const w = this.model.params.get(p.target.weight);
-      this.model.training.attachAdapter(w, (x2) => {
+      this.model.training.attachAdapter(w, (x2, y) => {
         let xin: tf.Tensor2D = x2;
         const rate = this.config.dropout;
         if (this.dropoutSeed !== undefined && rate > 0) {
           const seed = seededRandom(this.dropoutSeed, 'lora-dropout', this.calls++).int(2 ** 31);
           xin = applyDropout(x2, rate, seed) as tf.Tensor2D;
         }
-        return tf.mul(tf.matMul(tf.matMul(xin, p.a as tf.Tensor2D), p.b as tf.Tensor2D), this.scale) as tf.Tensor2D;
+        return addScaled(y, tf.matMul(tf.matMul(xin, p.a as tf.Tensor2D), p.b as tf.Tensor2D), this.scale) as tf.Tensor2D;
       });
     }
     this.attached = true;

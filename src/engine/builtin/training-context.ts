@@ -9,8 +9,8 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { applyDropout } from './simd/dropout-mask-kernel.ts';
 
-/** An extra term of a linear layer's output, from the layer's input rows [N, in]. */
-export type LinearAdapter = (x2: tf.Tensor2D) => tf.Tensor2D;
+/** A linear layer's output rows y [N, out] plus an extra term made from its input rows x2 [N, in]. */
+export type LinearAdapter = (x2: tf.Tensor2D, y: tf.Tensor2D) => tf.Tensor2D;
 
 export class TrainingContext {
   private readonly adapters = new Map<tf.Tensor, LinearAdapter>();
