@@ -329,6 +329,27 @@ test('LayerNorm\'s (x, weight, bias) and RMSNorm\'s (x, weight) native gradients
   });
 });
 
+test('a norm whose weights get no gradient (LoRA\'s frozen model) computes dx alone, with the bits of the full gradient\'s dx', async (t) => {
+  if (!(await nativeOrSkip(t))) return;
+  enableTrainingGradients();
+  const r = (shape: number[], seed: number, mean = 0, sd = 1) => tf.randomNormal(shape, mean, sd, 'float32', seed);
+  const [x, w, b, dy] = [r([3, 17, 96], 41, 0.5, 3), r([96], 42, 1, 0.2), r([96], 43), r([3, 17, 96], 44)];
+  const norms: [string, (a: tf.Tensor, c: tf.Tensor) => tf.Tensor][] = [
+    ['GenstudyLayerNormGrad', (a, c) => layerNorm(a, c, b, 1e-5)], ['GenstudyRmsNormGrad', (a, c) => rmsNorm(a, c, 1e-6)],
+  ];
+  for (const [grad, f] of norms) {
+    const loss = (a: tf.Tensor, c: tf.Tensor) => tf.sum(tf.mul(f(a, c), dy));
+    // tf.profile hands back one object, overwritten by the next profile: the names are read at once.
+    const alone = (await tf.profile(() => tf.grad((a: tf.Tensor) => loss(a, w))(x))).kernelNames;
+    const full = (await tf.profile(() => tf.grads((a: tf.Tensor, c: tf.Tensor) => loss(a, c))([x, w])[0])).kernelNames;
+    assert.ok(alone.includes(`${grad}Dx`) && !full.includes(`${grad}Dx`), `${grad}: ${alone} / ${full}`);
+    const [dxAlone, dxFull] = [tf.grad((a: tf.Tensor) => loss(a, w))(x), tf.grads((a: tf.Tensor, c: tf.Tensor) => loss(a, c))([x, w])];
+    assert.ok(dxAlone.dataSync().every((v, i) => Object.is(v, dxFull[0].dataSync()[i])), `${grad}: dx differs`);
+    tf.dispose([dxAlone, ...dxFull]);
+  }
+  tf.dispose([x, w, b, dy]);
+});
+
 interface Expected { source: string; sequences: number[][]; logits: number[][][] }
 
 function worstAgainst(got: Float32Array[], expected: Expected, vocab: number): number {

@@ -51,6 +51,16 @@ function releaseConsumed(): void {
   consumed = null;
 }
 
+/**
+ * Whether the gradient being recorded may ask for `t`'s: false for a tensor that is not one of the
+ * variables being differentiated and was not made from them (tfjs's walk never reaches it), such as a
+ * frozen weight under LoRA; true outside a recorded pass or inside a nested one (nothing known).
+ */
+export function gradientMayReach(t: tf.Tensor): boolean {
+  const engine = tf.engine() as unknown as EngineInternals;
+  return fromVariables === null || engine.state.gradientDepth !== 1 || fromVariables.has(t.id);
+}
+
 /** Wraps each new tape node's gradient so that its dys and saved tensors are released early (installed once, by enable.ts). */
 export function releaseGradientsEarly(): void {
   const engine = tf.engine() as unknown as EngineInternals;

@@ -437,6 +437,32 @@ export const OPS: Record<string, OpDef> = {
   },
 };
 
+/** `nodes` less those that none of `outputs` depends on. */
+function neededFor(nodes: OnnxNode[], outputs: string[]): OnnxNode[] {
+  const needed = new Set(outputs);
+  const kept: OnnxNode[] = [];
+  for (const n of [...nodes].reverse()) {
+    if (!n.outputs.some((o) => needed.has(o))) continue;
+    kept.unshift(n);
+    for (const i of n.inputs) needed.add(i);
+  }
+  return kept;
+}
+
+/** `def` computing only its outputs `names` (the same nodes for them, the rest left out). */
+function only(def: OpDef, names: string[]): OpDef {
+  return {
+    ...def,
+    nodes: (a) => neededFor(def.nodes(a), names),
+    outputs: (s, a) => Object.fromEntries(Object.entries(def.outputs(s, a)).filter(([n]) => names.includes(n))),
+  };
+}
+
+// A norm's dx alone, for a norm whose weights get no gradient (LoRA's frozen model): the reductions
+// over rows for dw (and db) are left out.
+OPS.GenstudyRmsNormGradDx = only(OPS.GenstudyRmsNormGrad, ['dx']);
+OPS.GenstudyLayerNormGradDx = only(OPS.GenstudyLayerNormGrad, ['dx']);
+
 function maskAxes(mask: number): number[] {
   const axes: number[] = [];
   for (let i = 0; mask >> i; i++) if (mask & (1 << i)) axes.push(i);

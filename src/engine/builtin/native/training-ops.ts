@@ -6,15 +6,20 @@ import * as tf from '@tensorflow/tfjs-core';
 import { nativeGelu, nativeSwiGlu, runNative } from './fused-ops.ts';
 import type { WasmBackend } from '../wasm-backend.ts';
 import { OPS } from './op-graphs.ts';
+import { gradientMayReach } from '../autograd/tape-memory.ts';
 
 /**
  * A norm over the last axis whose forward op (`train`) returns y and per-row statistics and whose
  * backward op (`grad`) takes x, the weight, those statistics and dy (in that input order, see
  * op-graphs.ts) and returns dx and the parameters' gradients. The tape keeps x and the statistics
- * (a number or two per row), where the tfjs composition keeps about five tensors of x's size.
+ * (a number or two per row), where the tfjs composition keeps about five tensors of x's size. Where
+ * no parameter's gradient can be asked for (frozen weights), `grad` + "Dx" computes dx alone and the
+ * parameters' gradients are zeros that nothing reads.
  */
 function rowNormTrainable(train: string, grad: string, x: tf.Tensor, params: tf.Tensor[], eps: number): tf.Tensor {
   const width = x.shape[x.rank - 1];
+  const dxOnly = !params.some(gradientMayReach);
+  if (dxOnly) grad = `${grad}Dx`;
   const named = (op: string, values: tf.Tensor[]) => Object.fromEntries(OPS[op].inputs.map((n, i) => [n, values[i]]));
   const fn = tf.customGrad((...args: (tf.Tensor | tf.GradSaveFunc)[]) => {
     const save = args.pop() as tf.GradSaveFunc;
@@ -28,7 +33,9 @@ function rowNormTrainable(train: string, grad: string, x: tf.Tensor, params: tf.
       // and the unreshaped dx (views sharing data) kept two row-sized buffers per norm until the
       // pass ended (~140 MB at SmolLM-135M's shape).
       gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => tf.tidy(() => {
-        const [dx, ...dps] = runNative(grad, named(grad, [...saved, tf.reshape(dy, [-1, width])])) as tf.Tensor[];
+        const out = runNative(grad, named(grad, [...saved, tf.reshape(dy, [-1, width])]));
+        if (dxOnly) return [tf.reshape(out as tf.Tensor, dy.shape), ...params.map((p) => tf.zerosLike(p))];
+        const [dx, ...dps] = out as tf.Tensor[];
         return [tf.reshape(dx, dy.shape), ...dps];
       }),
     };
