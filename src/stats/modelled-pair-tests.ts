@@ -32,7 +32,7 @@
 import { countDistinctRows, denseIds } from './distinct-rows.ts';
 import { capAtLevelRows, type Representation } from './levels-or-differences.ts';
 import { controlResiduals, gapScales, type ControlCorrection, type PairMoments } from './control-residuals.ts';
-import { noiseCorrelation, type NoiseModel } from './noise-model.ts';
+import type { NoiseModel } from './noise-model.ts';
 import { NoiseFitCache } from './noise-fit-cache.ts';
 import {
   constantResidualsReason, constantSeriesReason, inferFromR, nullResult, residualsConstant, tooFew,
@@ -40,8 +40,8 @@ import {
 } from './partial-correlation-shared.ts';
 import { rank } from './rank.ts';
 import { scaledTimes } from './uneven-pair-tests.ts';
-import { projectCovarianceInPlace, projectedEffectiveN, scaledDifferenceCovariance, type Projected } from './uneven-spacing.ts';
 import { modelTraces, tracesEffectiveN, type ModelTraces } from './projected-traces.ts';
+import { differenceBasis, differenceEffectiveN, differenceTraces, type DifferenceBasis, type DifferenceTraces } from './projected-difference-traces.ts';
 import { orthonormalise } from './linalg.ts';
 import { isConstant } from './validate.ts';
 
@@ -101,22 +101,20 @@ export function modelledPairTests(
   });
   const models = (opts.fits ?? new NoiseFitCache(false)).fit([ones, cx], times, series.map((_, i) => (constantResid[i] ? null : cr.residuals[i])));
   const u = scaledTimes(times);
-  // levels: the model's traces in O(n) (projected-traces.ts); differences: the dense n x n form
-  const levelsTraces = new Map<number, ModelTraces>(), diffProjected = new Map<number, Projected>();
+  // the models' traces in O(n) a series and a pair, with no n x n matrix: on levels
+  // (projected-traces.ts) and on differences (projected-difference-traces.ts)
+  const levelsTraces = new Map<number, ModelTraces>(), diffTraces = new Map<number, DifferenceTraces>();
   const q = orthonormalise([ones, cx]).q;
   const tracesOf = (s: number) => {
     let t = levelsTraces.get(s);
     if (!t) levelsTraces.set(s, (t = modelTraces(models[s]!, times, q)));
     return t;
   };
-  const dOnes = new Float64Array(n - 1).fill(1);
-  const projectDiff = (s: number) => {
-    let p = diffProjected.get(s);
-    if (!p) {
-      const levels = projectCovarianceInPlace(noiseCorrelation(models[s]!, times), [ones, cx]).a;
-      diffProjected.set(s, (p = projectCovarianceInPlace(scaledDifferenceCovariance(levels, u), [dOnes])));
-    }
-    return p;
+  let basis: DifferenceBasis | undefined;
+  const diffTracesOf = (s: number) => {
+    let t = diffTraces.get(s);
+    if (!t) diffTraces.set(s, (t = differenceTraces(models[s]!, times, (basis ??= differenceBasis(u, q)))));
+    return t;
   };
   const w = gapScales(times, n);
   const noiseOf = (s: number) => sampling(opts.seriesVariance?.[s], w, n, ranked);
@@ -141,7 +139,7 @@ export function modelledPairTests(
     if (opts.representation === 'levels' || n < 4 || (opts.representation === 'auto' && opts.residualiser === 'spline')) {
       return withReliability({ result: levels(), representation: 'levels' }, relLevels);
     }
-    const diffNEff = () => corrected(projectedEffectiveN(projectDiff(a), projectDiff(b), 2, n - 1), dm, cr.rawDifferences[p]);
+    const diffNEff = () => corrected(differenceEffectiveN(diffTracesOf(a), diffTracesOf(b), basis!, 2, n - 1), dm, cr.rawDifferences[p]);
     let diff = momentsResult(dm, n - 1, k, n - 1, phi, diffNEff, nameOf(a), nameOf(b));
     diff = capAtLevelRows(diff, distinct);
     const relDiff = reliabilities(noiseOf(a).differences, noiseOf(b).differences, dm, (n - 2) / (n - 1));
@@ -163,7 +161,7 @@ export function modelledPairTests(
   const out = new Array<ModelledPair>(pairs.length);
   order.forEach((p, t) => {
     out[p] = test(pairs[p], p);
-    for (const s of pairs[p]) if (lastUse.get(s) === t) { levelsTraces.delete(s); diffProjected.delete(s); }
+    for (const s of pairs[p]) if (lastUse.get(s) === t) { levelsTraces.delete(s); diffTraces.delete(s); }
   });
   return {
     pairs: out, models, correction: cr.correction, ...(cr.reliability !== undefined ? { controlReliability: cr.reliability } : {}),

@@ -56,7 +56,7 @@ export function modelTraces(model: Pick<NoiseModel, 'theta' | 'nugget' | 'axis'>
 }
 
 /** S v = v + d (F + B): F_i = sum_{j<i} K_ij v_j and B_i = sum_{j>i} K_ij v_j by recursions. */
-function covarianceTimes(v: Float64Array, drift: number, decay: Float64Array): Float64Array {
+export function covarianceTimes(v: Float64Array, drift: number, decay: Float64Array): Float64Array {
   const n = v.length;
   const out = Float64Array.from(v);
   if (drift === 0) return out;
