@@ -283,8 +283,8 @@ function simexMoments(
   // the draws' variance s^2(lambda), extrapolated to -1 like the estimate. The stated variance barely
   // moves with lambda (n_eff is fitted once), so the extrapolation adds -s^2(-1), s^2(0) = 0 among
   // the points; in r's units, divided by the corrected variances as r divides. Measured on null runs
-  // shaped like real ones: without it their z scattered 1.15-1.25 times the stated variance, with it
-  // 0.77-1.03 (docs/analyze.md).
+  // shaped like real ones (bench/realistic.ts): without it their z scattered 1.20-1.60 times the
+  // stated variance, with it 0.69-1.10 (docs/analyze.md).
   const extrapolate = (pick: (l: typeof means[number]) => PairMoments[], s2: (li: number) => Float64Array) => pairs.map((_, p) => {
     const m = {
       c: quadraticAtMinusOne(lambdas, lambdas.map((_, li) => pick(means[li])[p].c)),
