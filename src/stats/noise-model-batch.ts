@@ -13,7 +13,8 @@
  * - with the usual two columns (intercept and control) the sums are held in locals, two series pass
  *   through each grid point together (their recursions are chains of dependent operations, which
  *   the processor then runs side by side), and an exp or log whose argument repeats the one before
- *   it is not recomputed (equal gaps; the filter's variance at its fixed point).
+ *   it is not recomputed (equal gaps; the filter's variance at its fixed point), and on equal gaps
+ *   the refinement's filter stops once its variance reaches that fixed point (objective2Repeating).
  * The grid is what was slow: 262 of each axis' ~400 objective evaluations, each with n exps and logs.
  */
 import { choleskyUpper, dot, solveUpperTransposed } from './linalg.ts';
@@ -170,10 +171,11 @@ function fusedObjective(x: readonly Float64Array[], n: number): (e: Float64Array
   const p = x.length;
   const a = new Float64Array(n), mx = new Float64Array(p), zx = new Float64Array(p), w = new Float64Array(p), g = new Float64Array(p * p);
   const sameGap = new Uint8Array(n);
-  let aTheta = NaN, aU: Float64Array | undefined;
+  let aTheta = NaN, aU: Float64Array | undefined, repeating = false;
   return (e, u) => (theta, nugget) => {
     if (u !== aU) {
       for (let i = 2; i < n; i++) sameGap[i] = u[i] - u[i - 1] === u[i - 1] - u[i - 2] ? 1 : 0;
+      repeating = sameGap.includes(1);
       aU = u;
       aTheta = NaN;
     }
@@ -181,7 +183,7 @@ function fusedObjective(x: readonly Float64Array[], n: number): (e: Float64Array
       for (let i = 1; i < n; i++) a[i] = theta <= 0 ? 0 : sameGap[i] ? a[i - 1] : Math.exp(-(u[i] - u[i - 1]) / theta);
       aTheta = theta;
     }
-    if (p === 2) return objective2(x[0], x[1], a, e, n, nugget);
+    if (p === 2) return (repeating ? objective2Repeating : objective2)(x[0], x[1], a, e, n, nugget);
     const drift = 1 - nugget;
     let pv = drift, logdet = 0, me = 0, ee = 0, lastF = NaN, lastLog = 0, lastSd = 0;
     mx.fill(0);
@@ -247,6 +249,11 @@ function objective2(x0: Float64Array, x1: Float64Array, a: Float64Array, e: Floa
     g10 += z1 * z0;
     g11 += z1 * z1;
   }
+  return objective2End(logdet, ee, w0, w1, g00, g10, g11, n);
+}
+
+/** The end of objective2: choleskyUpper, solveUpperTransposed and dot on p = 2 written out in their order of operations. */
+function objective2End(logdet: number, ee: number, w0: number, w1: number, g00: number, g10: number, g11: number, n: number): number {
   const maxDiag = Math.max(Math.max(0, g00), g11);
   if (!(g00 > 1e-13 * maxDiag)) return Infinity;
   const r00 = Math.sqrt(g00), r01 = g10 / r00;
@@ -263,4 +270,60 @@ function objective2(x0: Float64Array, x1: Float64Array, a: Float64Array, e: Floa
   logdetG += 2 * Math.log(r00);
   logdetG += 2 * Math.log(r11);
   return logdet + logdetG + (n - 2) * Math.log(q);
+}
+
+/**
+ * objective2 on a schedule with repeated gaps (an even schedule's step axis, Pythia's 1000-step
+ * tail): where the filter's prior variance repeats the one before it under the same coefficient (its
+ * fixed point, reached within ~10-500 checkpoints), every later checkpoint under that coefficient
+ * has the same gain and variance, so only the whitening runs there: the same operations on the same
+ * values, without the filter's chain through a division at each checkpoint. Kept apart from
+ * objective2, whose loop the check would slow on schedules with no repeated gap (the log-step axis).
+ */
+function objective2Repeating(x0: Float64Array, x1: Float64Array, a: Float64Array, e: Float64Array, n: number, nugget: number): number {
+  const drift = 1 - nugget;
+  let pv = drift, logdet = 0, me = 0, ee = 0, lastF = NaN, lastLog = 0, lastSd = 0;
+  let m0 = 0, m1 = 0, w0 = 0, w1 = 0, g00 = 0, g10 = 0, g11 = 0;
+  let prior = NaN;
+  for (let i = 0; i < n; i++) {
+    const ai = i > 0 ? a[i] : 0;
+    if (i > 0) pv = ai * ai * pv + drift * (1 - ai * ai);
+    const fixed = i > 1 && pv === prior && ai === a[i - 1];
+    prior = pv;
+    const fi = Math.max(pv + nugget, 1e-12);
+    if (fi !== lastF) { lastF = fi; lastLog = Math.log(fi); lastSd = Math.sqrt(fi); }
+    const sd = lastSd, k = pv / fi;
+    logdet += lastLog;
+    pv = pv * (1 - k);
+    const pe = ai * me, nue = e[i] - pe, z = nue / sd;
+    me = pe + k * nue;
+    ee += z * z;
+    const p0 = ai * m0, nu0 = x0[i] - p0, z0 = nu0 / sd;
+    m0 = p0 + k * nu0;
+    const p1 = ai * m1, nu1 = x1[i] - p1, z1 = nu1 / sd;
+    m1 = p1 + k * nu1;
+    w0 += z0 * z;
+    w1 += z1 * z;
+    g00 += z0 * z0;
+    g10 += z1 * z0;
+    g11 += z1 * z1;
+    if (!fixed) continue;
+    for (; i + 1 < n && a[i + 1] === ai; i++) {
+      const j = i + 1;
+      logdet += lastLog;
+      const pe = ai * me, nue = e[j] - pe, z = nue / sd;
+      me = pe + k * nue;
+      ee += z * z;
+      const p0 = ai * m0, nu0 = x0[j] - p0, z0 = nu0 / sd;
+      m0 = p0 + k * nu0;
+      const p1 = ai * m1, nu1 = x1[j] - p1, z1 = nu1 / sd;
+      m1 = p1 + k * nu1;
+      w0 += z0 * z;
+      w1 += z1 * z;
+      g00 += z0 * z0;
+      g10 += z1 * z0;
+      g11 += z1 * z1;
+    }
+  }
+  return objective2End(logdet, ee, w0, w1, g00, g10, g11, n);
 }
