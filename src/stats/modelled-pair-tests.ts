@@ -41,7 +41,9 @@ import {
 import { rank } from './rank.ts';
 import { scaledTimes } from './uneven-pair-tests.ts';
 import { modelTraces, tracesEffectiveN, type ModelTraces } from './projected-traces.ts';
-import { differenceBasis, differenceEffectiveN, differenceTraces, type DifferenceBasis, type DifferenceTraces } from './projected-difference-traces.ts';
+import {
+  differenceBasis, differenceEffectiveN, differenceTraces, type DifferenceBasis, type DifferenceTraces,
+} from './projected-difference-traces.ts';
 import { orthonormalise } from './linalg.ts';
 import { isConstant } from './validate.ts';
 

@@ -77,7 +77,9 @@ export function differenceBasis(u: ArrayLike<number>, q: readonly Float64Array[]
 }
 
 /** The model's pieces at the checkpoints' steps, for a run's basis. */
-export function differenceTraces(model: Pick<NoiseModel, 'theta' | 'nugget' | 'axis'>, steps: ArrayLike<number>, basis: DifferenceBasis): DifferenceTraces {
+export function differenceTraces(
+  model: Pick<NoiseModel, 'theta' | 'nugget' | 'axis'>, steps: ArrayLike<number>, basis: DifferenceBasis,
+): DifferenceTraces {
   const n = steps.length, m = n - 1, { w, v } = basis, r = v.length;
   const white = model.theta <= 0;
   const drift = white ? 0 : 1 - model.nugget, nugget = white ? 1 : model.nugget;
