@@ -4,13 +4,14 @@
 //   (a) every schedule x n x ID noise, linear, 5 models;  (b) each shape at n 1000 noisy, even and
 //   log;  (c) 3, 5 and 8 models at n 1000 noisy even convex;  (d) 28 pairs (8 OOD sets) at n 1000
 //   noisy even and log;  (e) the power: a common r 0.5 and a by-model +-0.6, 5 models, n 1000
-//   noisy, even and log, convex.
+//   noisy, even and log, convex, and at n 5000 (even): where the scores hold enough of the effect.
 // A cell's key names all its settings, so REALISTIC_CELLS can pick cells by any part of it.
 import type { StudySpec } from './realistic-runs.ts';
 import { SCHEDULES } from './realistic-schedules.ts';
 
 export const cellKey = (c: StudySpec): string =>
-  `${c.schedule}/${c.shape}/n${c.n}/${c.idNoisy ? 'noisy' : 'exact'}/k${c.models}/sets${c.oodSets}/${c.truth}`;
+  `${c.schedule}/${c.shape}/n${c.n}/${c.idNoisy ? 'noisy' : 'exact'}/k${c.models}/sets${c.oodSets}/${c.truth}` +
+  (c.persistence ? `/fixed${c.persistence}` : '');
 
 const base: StudySpec = { schedule: 'even', shape: 'linear', n: 1000, idNoisy: true, models: 5, oodSets: 2, truth: 'null' };
 const cell = (over: Partial<StudySpec>): StudySpec => ({ ...base, ...over });
@@ -40,7 +41,15 @@ function fullGrid(): StudySpec[] {
   for (const shape of ['linear', 'convex', 'sigmoid'] as const) for (const schedule of evenAndLog) cells.push(cell({ shape, schedule }));
   for (const models of [3, 5, 8]) cells.push(cell({ shape: 'convex', models }));
   for (const schedule of evenAndLog) cells.push(cell({ schedule, oodSets: 8 }));
-  for (const truth of ['common', 'by-model'] as const) for (const schedule of evenAndLog) cells.push(cell({ schedule, shape: 'convex', truth }));
+  for (const truth of ['common', 'by-model'] as const) {
+    for (const schedule of evenAndLog) cells.push(cell({ schedule, shape: 'convex', truth }));
+    cells.push(cell({ shape: 'convex', truth, n: 5000 }));
+  }
+  // a fixed test set (the same examples at every checkpoint, answers persisting): the null on the
+  // Trainer schedule, where fresh draws leave the most echo, and the power cells
+  for (const truth of ['null', 'common', 'by-model'] as const) {
+    cells.push(cell({ schedule: truth === 'null' ? 'trainer' : 'even', shape: truth === 'null' ? 'linear' : 'convex', truth, persistence: 0.9 }));
+  }
   return cells;
 }
 

@@ -18,10 +18,14 @@
 //     ood-b) they correlate 0.5 in every run (`common`) or +0.6 / -0.6 in alternate runs (`by-model`).
 //   - measurement: every OOD score is Binomial(n, true) / n, an accuracy over n examples
 //     (n 250, 1000, 5000); the control is the same (`noisy`) or its true progress (`exact`, what a
-//     perfect ID measurement would give). Each set's sampling variance value (1 - value) / n is
+//     perfect ID measurement would give). Fresh draws at every checkpoint by default: the worst case
+//     for the control's echo. A real test set is the same examples at every checkpoint, and a
+//     model's answers to most of them persist between checkpoints: `persistence` simulates that
+//     (fixedTestSet below), with the same Binomial marginals and errors that checkpoints share. Each set's sampling variance value (1 - value) / n is
 //     attached as `samplingVariance` (0 for an exact control), the information a fix can use.
 // Seeded: the same spec and seed give the same study.
 import type { RunSeries } from '../src/analyze/run-series.ts';
+import { normalQuantile } from '../src/stats/distributions.ts';
 import { correlatedOuInto, createRandom, ouInto, type Random } from '../src/stats/index.ts';
 import { binomialSample } from './binomial-sample.ts';
 import { scheduleSteps, type ScheduleName } from './realistic-schedules.ts';
@@ -41,6 +45,11 @@ export interface StudySpec {
   models: number;
   oodSets: number;
   truth: Truth;
+  /**
+   * A fixed test set's persistence: the correlation, across checkpoints, of each example's latent
+   * difficulty (absent or 0: every checkpoint's score an independent Binomial draw).
+   */
+  persistence?: number;
 }
 
 export const CONTROL = 'id';
@@ -61,6 +70,10 @@ export interface SimulatedRun {
   progress: Float64Array;
   /** Each OOD set's smooth deviation d_j at each checkpoint. */
   deviations: Map<string, Float64Array>;
+  /** Each OOD set's deviation sd (d_j is that times a unit Ornstein-Uhlenbeck process). */
+  deviationSd: Map<string, number>;
+  /** Each OOD set's true score g_j(P) + d_j, the binomial mean its observed score is drawn around. */
+  trueScores: Map<string, Float64Array>;
   /** The correlation of the tested pair's deviations in this run (0 under the null). */
   rho: number;
 }
@@ -90,35 +103,64 @@ function pairRho(truth: Truth, runIndex: number): number {
   return 0;
 }
 
-function deviationsOf(spec: StudySpec, logSteps: Float64Array, rho: number, random: Random): Map<string, Float64Array> {
-  const out = new Map<string, Float64Array>();
+function deviationsOf(
+  spec: StudySpec, logSteps: Float64Array, rho: number, random: Random,
+): { deviations: Map<string, Float64Array>; sds: Map<string, number> } {
+  const out = new Map<string, Float64Array>(), sds = new Map<string, number>();
   for (let j = 0; j < spec.oodSets; j++) out.set(oodName(j), new Float64Array(logSteps.length));
   const [a, b] = TESTED_PAIR.map((t) => out.get(t)!);
   if (rho === 0) { ouInto(a, logSteps, DRIFT_TAU, random); ouInto(b, logSteps, DRIFT_TAU, random); }
   else correlatedOuInto(a, b, logSteps, DRIFT_TAU, rho, random);
   for (let j = 2; j < spec.oodSets; j++) ouInto(out.get(oodName(j))!, logSteps, DRIFT_TAU, random);
-  for (const d of out.values()) {
+  for (const [name, d] of out) {
     const sd = between(random, 0.01, 0.02);
+    sds.set(name, sd);
     for (let t = 0; t < d.length; t++) d[t] *= sd;
   }
-  return out;
+  return { deviations: out, sds };
 }
 
 const observed = (truth: number, n: number, random: Random): number => binomialSample(n, Math.min(1, Math.max(0, truth)), random) / n;
+
+/**
+ * One test set's scores at every checkpoint over the same n examples: example i is answered right
+ * at checkpoint t when sqrt(rho) z_i + sqrt(1 - rho) e_it < probit(m_t), z_i its fixed difficulty
+ * and e_it fresh at each checkpoint. Each score is then Binomial(n, m_t) / n, as with fresh draws,
+ * but the errors of successive checkpoints share the examples: at rho 0.9 and accuracy 0.5 a model
+ * whose accuracy does not move keeps 86% of its answers (1 - arccos(rho) / pi), and the score's
+ * error from one checkpoint to the next is much smaller than m(1 - m)/n says.
+ */
+function fixedTestSet(means: Float64Array, n: number, rho: number, random: Random): Float64Array {
+  const z = Float64Array.from({ length: n }, () => Math.sqrt(rho) * random.normal());
+  const fresh = Math.sqrt(1 - rho);
+  return means.map((m) => {
+    const threshold = m <= 0 ? -Infinity : m >= 1 ? Infinity : normalQuantile(m);
+    let right = 0;
+    for (let i = 0; i < n; i++) if (z[i] + fresh * random.normal() < threshold) right++;
+    return right / n;
+  });
+}
+
+function measure(means: Float64Array, spec: StudySpec, random: Random): Float64Array {
+  return spec.persistence ? fixedTestSet(means, spec.n, spec.persistence, random) : means.map((m) => observed(m, spec.n, random));
+}
 
 export function simulateRun(spec: StudySpec, runIndex: number, random: Random): SimulatedRun {
   const steps = scheduleSteps(spec.schedule, random);
   const progress = progressCurve(steps, random);
   const rho = pairRho(spec.truth, runIndex);
-  const deviations = deviationsOf(spec, Float64Array.from(steps, (s) => Math.log1p(s)), rho, random);
+  const { deviations, sds: deviationSd } = deviationsOf(spec, Float64Array.from(steps, (s) => Math.log1p(s)), rho, random);
   const values = new Map<string, Float64Array>();
   const samplingVariance = new Map<string, Float64Array>();
-  const id = spec.idNoisy ? progress.map((p) => observed(p, spec.n, random)) : Float64Array.from(progress);
+  const trueScores = new Map<string, Float64Array>();
+  const id = spec.idNoisy ? measure(progress, spec, random) : Float64Array.from(progress);
   values.set(CONTROL, id);
   samplingVariance.set(CONTROL, spec.idNoisy ? id.map((v) => (v * (1 - v)) / spec.n) : new Float64Array(id.length));
   for (const [name, d] of deviations) {
     const g = oodMap(spec.shape, random);
-    const v = progress.map((p, t) => observed(g(p) + d[t], spec.n, random));
+    const mean = progress.map((p, t) => Math.min(1, Math.max(0, g(p) + d[t])));
+    trueScores.set(name, mean);
+    const v = measure(mean, spec, random);
     values.set(name, v);
     samplingVariance.set(name, v.map((x) => (x * (1 - x)) / spec.n));
   }
@@ -126,7 +168,7 @@ export function simulateRun(spec: StudySpec, runIndex: number, random: Random): 
   // RunSeries is gaining samplingVariance (each checkpoint's p(1 - p)/n) for the binomial-noise fix;
   // attached here already so the fixed analysis reads it from these same studies.
   const series: RunSeries = Object.assign(base, { samplingVariance });
-  return { series, progress, deviations, rho };
+  return { series, progress, deviations, deviationSd, trueScores, rho };
 }
 
 /** One study: `spec.models` runs drawn from one seeded stream. */

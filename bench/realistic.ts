@@ -11,20 +11,22 @@
 // uncalibrated pooling, 40 times faster. Per cell: the % of studies whose tested pair (ood-a, ood-b) is declared
 // *generalises* / *depends on the model*; with 8 OOD sets (28 pairs) the % with ANY pair so
 // declared (family-wise, as a reader of the study would meet it); the oracle's verdict on the tested
-// pair from the true deviations (bench/realistic-oracle.ts: the ceiling on power); the mean of the runs' r, the
+// pair from the true deviations, and the measured oracle's from the deviations as the scores measure them
+// (bench/realistic-oracle.ts: the ceilings on power); the mean of the runs' r, the
 // share of run-level p < 0.05 (unadjusted) and the runs' mean z^2 / v (z = atanh r, v the variance the run's
 // test states: 1 when it is right, above 1 when the test is liberal) over the same pairs; wall and CPU seconds.
 import { analyzeRuns, DEFAULT_OPTIONS, type AnalysisResult, type AnalyzeOptions } from '../src/analyze/analysis.ts';
 import { clippedFisherZ, fisherZVariance } from '../src/analyze/fisher-z.ts';
 import { hashString } from '../src/seeded-random.ts';
 import { cellKey, selectCells } from './realistic-cells.ts';
-import { oracleVerdict } from './realistic-oracle.ts';
+import { measuredOracleVerdict, oracleVerdict } from './realistic-oracle.ts';
 import { CONTROL, simulateStudy, TESTED_PAIR, type SimulatedRun, type StudySpec } from './realistic-runs.ts';
 
 const ALPHA = 0.05;
 
 interface Tally {
   studies: number; generalises: number; depends: number; oracleGeneralises: number; oracleDepends: number;
+  measuredGeneralises: number; measuredDepends: number;
   rSum: number; rCount: number; rejected: number; tested: number; zRatioSum: number; zCount: number;
 }
 
@@ -37,6 +39,9 @@ function tallyStudy(t: Tally, spec: StudySpec, result: AnalysisResult, runs: rea
   const oracle = oracleVerdict(runs);
   if (oracle === 'generalises') t.oracleGeneralises++;
   if (oracle === 'depends on the model') t.oracleDepends++;
+  const measured = measuredOracleVerdict(runs, spec);
+  if (measured === 'generalises') t.measuredGeneralises++;
+  if (measured === 'depends on the model') t.measuredDepends++;
   if (pairs.some((p) => p.verdict === 'generalises')) t.generalises++;
   if (pairs.some((p) => p.verdict === 'depends on the model')) t.depends++;
   for (const run of result.runs) {
@@ -73,15 +78,15 @@ export async function benchRealistic(): Promise<Record<string, number | string>>
       `per-run p < ${ALPHA} unadjusted; 28 pairs: any pair (family-wise).`,
     '',
     '| schedule | ID -> OOD | n | ID | models | pairs | truth | generalises | depends on the model | oracle: generalises | oracle: depends ' +
-      '| mean r | runs p < 0.05 | runs z²/v | wall s | CPU s |',
-    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+      '| measured oracle: generalises | measured oracle: depends | mean r | runs p < 0.05 | runs z²/v | wall s | CPU s |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
   ];
   const out: Record<string, number | string> = { studies_per_cell: studies, cells: cells.length };
   const wall0 = performance.now(), cpu0 = process.cpuUsage();
   for (const spec of cells) {
     const key = cellKey(spec);
     const t: Tally = {
-      studies: 0, generalises: 0, depends: 0, oracleGeneralises: 0, oracleDepends: 0, rSum: 0, rCount: 0, rejected: 0, tested: 0,
+      studies: 0, generalises: 0, depends: 0, oracleGeneralises: 0, oracleDepends: 0, measuredGeneralises: 0, measuredDepends: 0, rSum: 0, rCount: 0, rejected: 0, tested: 0,
       zRatioSum: 0, zCount: 0,
     };
     const wall = performance.now(), cpu = process.cpuUsage();
@@ -96,11 +101,14 @@ export async function benchRealistic(): Promise<Record<string, number | string>>
     const zRatio = t.zCount ? (t.zRatioSum / t.zCount).toFixed(2) : '-';
     lines.push(`| ${spec.schedule} | ${spec.shape} | ${spec.n} | ${spec.idNoisy ? 'noisy' : 'exact'} | ${spec.models} | ${pairs} ` +
       `| ${truthLabel(spec)} | ${pct(t.generalises, t.studies)} | ${pct(t.depends, t.studies)} ` +
-      `| ${pct(t.oracleGeneralises, t.studies)} | ${pct(t.oracleDepends, t.studies)} | ${meanR} ` +
+      `| ${pct(t.oracleGeneralises, t.studies)} | ${pct(t.oracleDepends, t.studies)} ` +
+      `| ${pct(t.measuredGeneralises, t.studies)} | ${pct(t.measuredDepends, t.studies)} | ${meanR} ` +
       `| ${pct(t.rejected, t.tested)} | ${zRatio} | ${wallS.toFixed(1)} | ${cpuS.toFixed(1)} |`);
     out[`${key}_generalises`] = t.generalises / t.studies;
     out[`${key}_depends`] = t.depends / t.studies;
     out[`${key}_oracle_generalises`] = t.oracleGeneralises / t.studies;
+    out[`${key}_measured_oracle_generalises`] = t.measuredGeneralises / t.studies;
+    out[`${key}_measured_oracle_depends`] = t.measuredDepends / t.studies;
     out[`${key}_run_rejections`] = t.tested ? t.rejected / t.tested : NaN;
     out[`${key}_run_variance_ratio`] = t.zCount ? t.zRatioSum / t.zCount : NaN;
   }
