@@ -107,7 +107,7 @@ export function carryingCheckpoints(ea: Float64Array, eb: Float64Array): { check
   for (let i = 0; i < n; i++) sum += (products[i] = ea[i] * eb[i]);
   if (sum === 0) return undefined;
   const sign = Math.sign(sum);
-  const order = Array.from({ length: n }, (_, i) => i).sort((i, j) => sign * products[j] - sign * products[i]);
+  const order = largestFirst(products, sign, Math.min(CARRYING_CHECKPOINTS, n));
   let rest = sign * sum;
   const scale = products.reduce((t, p) => t + Math.abs(p), 0);
   if (sign * products[order[0]] > scale / 2) return { checkpoints: [order[0]], how: 'outweighs' };
@@ -117,4 +117,30 @@ export function carryingCheckpoints(ea: Float64Array, eb: Float64Array): { check
     if (rest <= 1e-12 * scale) return { checkpoints: order.slice(0, k + 1).sort((x, y) => x - y), how: 'flips' };
   }
   return undefined;
+}
+
+/**
+ * The indices of the k largest sign * products[i], largest first and, among equal ones, the earlier
+ * first: the first k of a stable sort of all n indices, which this was (a sort per significant
+ * pair was 1.6 of 4.9 profiled seconds of the cheapest analysis of 30 x 20 x 1000). With a
+ * non-finite product the comparisons would differ from the sort's, so those take the sort.
+ */
+function largestFirst(products: Float64Array, sign: number, k: number): number[] {
+  const n = products.length;
+  for (let i = 0; i < n; i++) {
+    if (!Number.isFinite(products[i])) {
+      return Array.from({ length: n }, (_, j) => j).sort((x, y) => sign * products[y] - sign * products[x]).slice(0, k);
+    }
+  }
+  const top: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const v = sign * products[i];
+    let at = top.length;
+    while (at > 0 && v > sign * products[top[at - 1]]) at--;
+    if (at < k) {
+      top.splice(at, 0, i);
+      if (top.length > k) top.pop();
+    }
+  }
+  return top;
 }

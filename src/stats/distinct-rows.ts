@@ -6,10 +6,37 @@
  * sample size at this count, and a pair with too few distinct rows is a null result.
  */
 
-/** Each value's index among the column's sorted distinct values, and how many distinct values there are. */
-export interface DenseIds { ids: Int32Array; levels: number }
+/**
+ * Each value's index among the column's sorted distinct values, how many distinct values there
+ * are, and the rows whose value occurs more than once (ascending): only those can repeat a row.
+ */
+export interface DenseIds { ids: Int32Array; levels: number; repeated: Int32Array }
 
 export function denseIds(column: Float64Array): DenseIds {
+  const n = column.length;
+  // A typed array sorts numerically and natively (NaN last, which the search below cannot place):
+  // the analysis makes these for every series and its differences, a sort by comparator each
+  // was 0.27 of 4.9 profiled seconds of the cheapest analysis of 30 x 20 x 1000.
+  const sorted = Float64Array.from(column).sort();
+  if (n > 0 && Number.isNaN(sorted[n - 1])) return denseIdsByComparator(column);
+  let levels = 0;
+  for (let i = 0; i < n; i++) if (levels === 0 || sorted[i] !== sorted[levels - 1]) sorted[levels++] = sorted[i];
+  const ids = new Int32Array(n);
+  for (let i = 0; i < n; i++) {
+    const v = column[i];
+    let lo = 0, hi = levels - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (sorted[mid] < v) lo = mid + 1;
+      else hi = mid;
+    }
+    ids[i] = lo;
+  }
+  return { ids, levels, repeated: repeatedRows(ids, levels) };
+}
+
+/** The same ids by sorting the rows (a NaN is a level of its own, as `!==` sees it). */
+function denseIdsByComparator(column: Float64Array): DenseIds {
   const n = column.length;
   const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => column[a] - column[b]);
   const ids = new Int32Array(n);
@@ -19,23 +46,44 @@ export function denseIds(column: Float64Array): DenseIds {
     if (column[i] !== previous) { level++; previous = column[i]; }
     ids[i] = level;
   }
-  return { ids, levels: level + 1 };
+  return { ids, levels: level + 1, repeated: repeatedRows(ids, level + 1) };
 }
 
-/** The number of distinct rows (t = 0..n-1) across the given columns. */
+function repeatedRows(ids: Int32Array, levels: number): Int32Array {
+  if (levels === ids.length) return new Int32Array(0);
+  const count = new Int32Array(levels);
+  for (let i = 0; i < ids.length; i++) count[ids[i]]++;
+  let m = 0;
+  for (let i = 0; i < ids.length; i++) if (count[ids[i]] > 1) m++;
+  const rows = new Int32Array(m);
+  m = 0;
+  for (let i = 0; i < ids.length; i++) if (count[ids[i]] > 1) rows[m++] = i;
+  return rows;
+}
+
+/**
+ * The number of distinct rows (t = 0..n-1) across the given columns. A row whose value in any one
+ * column occurs nowhere else in it is distinct, so only the rows repeated in the column with the
+ * fewest repeats are compared (the pairs' tests count this per pair: hashing all n rows each time
+ * was 0.25 of 4.9 profiled seconds of the cheapest analysis of 30 x 20 x 1000).
+ */
 export function countDistinctRows(columns: readonly DenseIds[], n: number): number {
-  if (columns.some((c) => c.levels === n)) return n; // one all-distinct column makes every row distinct
+  if (columns.length === 0) return Math.min(n, 1);
+  let pivot = columns[0];
+  for (const c of columns) if (c.repeated.length < pivot.repeated.length) pivot = c;
+  const rows = pivot.repeated;
+  if (rows.length === 0) return n;
   if (columns.reduce((prod, c) => prod * c.levels, 1) >= 2 ** 53) {
     const keys = new Set<string>();
-    for (let t = 0; t < n; t++) keys.add(columns.map((c) => c.ids[t]).join(','));
-    return keys.size;
+    for (const t of rows) keys.add(columns.map((c) => c.ids[t]).join(','));
+    return n - rows.length + keys.size;
   }
   const seen = new Set<number>();
-  for (let t = 0; t < n; t++) {
+  for (const t of rows) {
     // mixed-radix key: exact while the product of the levels stays below 2^53
     let key = 0;
     for (const c of columns) key = key * c.levels + c.ids[t];
     seen.add(key);
   }
-  return seen.size;
+  return n - rows.length + seen.size;
 }
