@@ -4,7 +4,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', '**/*.py'] },
+  { ignores: ['node_modules/', 'dist/', 'dist.building/', '**/*.py'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { analyzeRuns, DEFAULT_OPTIONS } from '../../src/analyze/analysis.ts';
 import { readScores } from '../../src/analyze/read-scores.ts';
 import { buildRunSeries } from '../../src/analyze/run-series.ts';
+import { distIsFresh } from '../../bin/dist-freshness.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -32,6 +33,7 @@ test('the packed package imports in plain Node and type-checks in a TypeScript p
   fs.mkdirSync(modules);
   execFileSync('tar', ['-xzf', path.join(project, packed[0].filename), '-C', modules]);
   fs.renameSync(path.join(modules, 'package'), path.join(modules, 'genstudy'));
+  assert.ok(distIsFresh(path.join(modules, 'genstudy')), "the package's bin runs its dist/: built from the src/ it ships");
   fs.writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'user-project', type: 'module', private: true }));
 
   const csv = ['run,step,test_set,metric,value'];
