@@ -41,6 +41,11 @@ export function interceptDesign(k: number): Design {
  * fit). `second` also computes y'PPy and tr(PP), which only REML needs.
  */
 export function weightedFit(y: Float64Array, v: Float64Array, tau2: number, design: Design, second = false): WeightedFit {
+  return design.p === 1 ? weightedFitOneColumn(y, v, tau2, design, second) : weightedFitAnyColumns(y, v, tau2, design, second);
+}
+
+/** weightedFit for any number of columns (the reference weightedFitOneColumn is tested against). */
+export function weightedFitAnyColumns(y: Float64Array, v: Float64Array, tau2: number, design: Design, second = false): WeightedFit {
   const { k, p, x } = design;
   const w = new Float64Array(k);
   for (let i = 0; i < k; i++) w[i] = 1 / (v[i] + tau2);
@@ -99,6 +104,49 @@ export function weightedFit(y: Float64Array, v: Float64Array, tau2: number, desi
   return { beta, vb, rss, trP, yPPy, trPP };
 }
 
+/**
+ * weightedFit with one column (the intercept-only model of every pair's meta-analysis): the same
+ * operations on the same values in the same order, without the p x p arrays (a pair's REML and
+ * Q-profile make ~80 fits; at 30 runs x 1225 pairs these fits were 9% of the cheapest analysis).
+ * The inverse is the Cholesky one's (1 / sqrt(a))^2, not 1 / a, so that the bits agree.
+ */
+function weightedFitOneColumn(y: Float64Array, v: Float64Array, tau2: number, design: Design, second: boolean): WeightedFit {
+  const { k, x } = design;
+  let xwx = 0, xwy = 0, sumW = 0, sumW2 = 0, xw2x = 0, xw3x = 0;
+  const w = new Float64Array(k);
+  for (let i = 0; i < k; i++) {
+    const wi = (w[i] = 1 / (v[i] + tau2)), xi = x[i];
+    const wa = wi * xi;
+    xwy += wa * y[i];
+    xwx += wa * xi;
+  }
+  if (!(xwx > 1e-13 * Math.max(0, xwx))) singularDesign();
+  const li = 1 / Math.sqrt(xwx);
+  // `0 +` as the general path's sums start at 0: the same zero's sign
+  const vb = 0 + li * li, beta = 0 + vb * xwy;
+  let rss = 0, yPPy = 0;
+  for (let i = 0; i < k; i++) {
+    const w1 = w[i], xi = x[i];
+    const e = y[i] - (0 + xi * beta);
+    rss += w1 * e * e;
+    yPPy += w1 * w1 * e * e;
+    const w2 = w1 * w1, w3 = w2 * w1, xab = xi * xi;
+    sumW += w1; sumW2 += w2;
+    xw2x += w2 * xab;
+    xw3x += w3 * xab;
+  }
+  const mB = 0 + vb * xw2x;
+  const trP = sumW - (0 + mB);
+  const trPP = second ? sumW2 - 2 * (0 + (0 + vb * xw3x)) + (0 + (0 + mB * mB)) : Number.NaN;
+  return { beta: Float64Array.of(beta), vb: Float64Array.of(vb), rss, trP, yPPy: second ? yPPy : Number.NaN, trPP };
+}
+
+function singularDesign(): never {
+  throw new UserError(
+    'the moderator design is singular: a column is a combination of the others (e.g. a level with no runs, or a constant numeric moderator)',
+  );
+}
+
 function matMul(a: Float64Array, b: Float64Array, p: number): Float64Array {
   const out = new Float64Array(p * p);
   for (let i = 0; i < p; i++) {
@@ -119,11 +167,7 @@ function trace(a: Float64Array, p: number): number {
 /** Inverse of a symmetric positive-definite p x p matrix by Cholesky; a singular one is the caller's design. */
 export function invertPositiveDefinite(a: Float64Array, p: number): Float64Array {
   const R = choleskyUpper(a, p); // A = R'R, so L = R' below
-  if (R === null) {
-    throw new UserError(
-      'the moderator design is singular: a column is a combination of the others (e.g. a level with no runs, or a constant numeric moderator)',
-    );
-  }
+  if (R === null) singularDesign();
   // inv(L) with L = R', then inv(A) = inv(L)' inv(L)
   const Li = new Float64Array(p * p);
   for (let j = 0; j < p; j++) {
