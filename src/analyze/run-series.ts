@@ -118,8 +118,10 @@ function seriesOf(columns: ScoreColumns, index: ScoreIndex, run: number, groups:
   const incompleteSteps: RunSeries['incompleteSteps'] = [];
   const complete = new Uint8Array(allSteps.length);
   allSteps.forEach((step, p) => {
-    const missing = testSets.filter((_, s) => has[s][p] === 0);
-    if (missing.length) incompleteSteps.push({ step, missing });
+    // the list only for an incomplete step, not an array made per step
+    let full = true;
+    for (let s = 0; s < has.length && full; s++) full = has[s][p] !== 0;
+    if (!full) incompleteSteps.push({ step, missing: testSets.filter((_, s) => has[s][p] === 0) });
     else { steps.push(step); complete[p] = 1; }
   });
   const values = new Map<string, Float64Array>();
