@@ -84,8 +84,20 @@ class Scanner {
       this.first = false;
     }
     let pos = 0;
-    while (pos < text.length) {
-      const next = this.recordAt(text, pos, last);
+    const n = text.length;
+    // where the next quote and carriage return are (n: none in this piece), found again only once passed
+    let nextQuote = -1, nextCR = -1;
+    while (pos < n) {
+      let next = -1;
+      const lf = text.indexOf('\n', pos);
+      if (lf > pos) {
+        if (nextQuote < pos) nextQuote = this.quote ? text.indexOf('"', pos) : n;
+        if (nextQuote < 0) nextQuote = n;
+        if (nextCR < pos) nextCR = text.indexOf('\r', pos);
+        if (nextCR < 0) nextCR = n;
+        if (nextQuote > lf && (nextCR > lf || nextCR === lf - 1)) next = this.plainRecordAt(text, pos, lf, nextCR === lf - 1);
+      }
+      if (next < 0) next = this.recordAt(text, pos, last);
       if (next < 0) break; // the record runs past this piece
       pos = next;
     }
@@ -93,6 +105,52 @@ class Scanner {
     if (last && this.carry !== '') throw new NotPlain('the last record did not end');
     // a record is scanned again from its start with each piece: one this long is csv-parse's to read
     if (this.carry.length > LONGEST_RECORD) throw new NotPlain('a record longer than 16M characters');
+  }
+
+  /**
+   * The record of the line from `pos` to the line feed at `lf` (after a carriage return when `crlf`),
+   * which holds no quote and no other carriage return: its fields split at each delimiter, as
+   * recordAt would, without recordAt's test of every character for a quote and a line end (its
+   * searches run once per piece; the 630,000 records of 30 x 20 x 1000 scanned in 105-120 CPU-ms
+   * where recordAt took 170-190). An empty line is left to recordAt (-1).
+   */
+  private plainRecordAt(text: string, pos: number, lf: number, crlf: boolean): number {
+    const end = crlf ? lf - 1 : lf;
+    if (end === pos) return -1;
+    if (this.crlf === !crlf) this.notPlain('mixed line endings');
+    this.crlf = crlf;
+    const view = this.view, delimiter = this.delimiter;
+    let count = 0, from = pos;
+    for (let p = pos; p < end; p++) {
+      if (text.charCodeAt(p) !== delimiter) continue;
+      if (count + 1 >= view.start.length) this.grow();
+      view.start[count] = from;
+      view.end[count] = p;
+      view.unescaped[count] = undefined;
+      count++;
+      from = p + 1;
+    }
+    if (count + 1 >= view.start.length) this.grow();
+    view.start[count] = from;
+    view.end[count] = end;
+    view.unescaped[count] = undefined;
+    return this.handOn(text, count + 1, this.line++, lf + 1);
+  }
+
+  /** The record of `count` fields in the view, on `line`: the header, or a record for the sink. Returns `next`. */
+  private handOn(text: string, count: number, line: number, next: number): number {
+    const view = this.view;
+    view.text = text;
+    if (this.names === undefined) {
+      this.names = checkHeader(this.file, Array.from({ length: count }, (_, k) => fieldText(view, k)));
+      this.sink.header(this.names);
+      return next;
+    }
+    if (count !== this.names.length) this.notPlain('a ragged row');
+    view.line = line;
+    view.index = this.index++;
+    this.sink.record(view);
+    return next;
   }
 
   /** Reads the record at `pos`; returns where the next one starts, or -1 when the piece ends inside it and more is coming. */
@@ -155,17 +213,7 @@ class Scanner {
     const line = this.line++;
     const empty = count === 1 && !quotedAny && view.start[0] === view.end[0];
     if (empty) return next;
-    view.text = text;
-    if (this.names === undefined) {
-      this.names = checkHeader(this.file, Array.from({ length: count }, (_, k) => fieldText(view, k)));
-      this.sink.header(this.names);
-      return next;
-    }
-    if (count !== this.names.length) this.notPlain('a ragged row');
-    view.line = line;
-    view.index = this.index++;
-    this.sink.record(view);
-    return next;
+    return this.handOn(text, count, line, next);
   }
 
   private grow(): void {

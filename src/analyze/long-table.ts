@@ -163,28 +163,39 @@ function digits(view: FieldView, k: number): number {
   return n;
 }
 
+/** 10^0 ... 10^22, each exactly a double. */
+const POWERS_OF_TEN = Array.from({ length: 23 }, (_, i) => Number(`1e${i}`));
+
 /** A cell in decimal notation without spaces (score-row.ts's DECIMAL) as its finite number, else NaN. */
 function decimal(view: FieldView, k: number): number {
   if (view.unescaped[k] !== undefined) return Number.NaN;
   const { text } = view, to = view.end[k];
   let p = view.start[k];
   let c = text.charCodeAt(p);
+  const negative = c === MINUS;
   if (c === PLUS || c === MINUS) c = text.charCodeAt(++p);
-  let mantissa = 0;
-  while (p < to && c >= ZERO && c <= NINE) { mantissa++; c = text.charCodeAt(++p); }
+  // the digits as a whole number too, and how many follow the point
+  let mantissa = 0, whole = 0, fraction = 0;
+  while (p < to && c >= ZERO && c <= NINE) { mantissa++; whole = whole * 10 + (c - ZERO); c = text.charCodeAt(++p); }
   if (p < to && c === DOT) {
     c = text.charCodeAt(++p);
-    while (p < to && c >= ZERO && c <= NINE) { mantissa++; c = text.charCodeAt(++p); }
+    while (p < to && c >= ZERO && c <= NINE) { mantissa++; fraction++; whole = whole * 10 + (c - ZERO); c = text.charCodeAt(++p); }
   }
   if (mantissa === 0) return Number.NaN;
+  let exponent = false;
   if (p < to && (c === LOWER_E || c === UPPER_E)) {
+    exponent = true;
     c = text.charCodeAt(++p);
     if (c === PLUS || c === MINUS) c = text.charCodeAt(++p);
-    let exponent = 0;
-    while (p < to && c >= ZERO && c <= NINE) { exponent++; c = text.charCodeAt(++p); }
-    if (exponent === 0) return Number.NaN;
+    let digits = 0;
+    while (p < to && c >= ZERO && c <= NINE) { digits++; c = text.charCodeAt(++p); }
+    if (digits === 0) return Number.NaN;
   }
   if (p !== to) return Number.NaN;
+  // At most 15 digits are a whole number below 2^53, exact as the sum above, and 10^fraction is exact:
+  // their quotient is one correctly rounded division, the double nearest the decimal, which is what
+  // Number() gives (Clinger's fast path). Anything else (an exponent, more digits) is Number()'s.
+  if (!exponent && mantissa <= 15) return negative ? -(whole / POWERS_OF_TEN[fraction]) : whole / POWERS_OF_TEN[fraction];
   const v = Number(text.slice(view.start[k], to));
   return Number.isFinite(v) ? v : Number.NaN;
 }
