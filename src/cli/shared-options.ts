@@ -4,9 +4,10 @@
 // written `--flag a b c` (or the flag repeated).
 import { Command, Option } from 'commander';
 import { existingFolder } from './flag-values.ts';
-import { SCORING_MODES } from '../tasks/index.ts';
+// from the modules that declare them, not the folders' index: analyze would load the tasks (yaml) and the suite's generator
+import { SCORING_MODES } from '../tasks/task.ts';
 import { DEFAULT_STORE_FILE } from '../store/result-store.ts';
-import { SUITE_DEFAULTS } from '../synth/index.ts';
+import { SUITE_DEFAULTS } from '../synth/design.ts';
 
 /** `--store <file>`: the results database; `optional`: no default, nothing is recorded without it (train). */
 export function storeOption(opts: { optional?: string } = {}): Option {

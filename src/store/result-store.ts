@@ -1,7 +1,8 @@
 // The results database (SQLite through better-sqlite3). Every write of more than one row runs in
 // one transaction, so a killed process leaves each batch either wholly stored or not at all.
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { UserError } from '../errors.ts';
 import { reportStoreProblems, storeError } from './store-errors.ts';
@@ -86,14 +87,23 @@ function whenNotBusy<T>(fn: () => T): T {
  * writable connection told to run no writes (query_only) removes them as the last writer would.
  * Where the store cannot be opened for writing (a read-only disk or file), a read-only one it is.
  */
+/**
+ * better-sqlite3, loaded when a store is first opened: a command that reads a CSV (analyze) does not
+ * pay for loading it (its 13 modules and native binding, ~20 ms a start).
+ */
+function sqlite(): typeof Database {
+  return createRequire(import.meta.url)('better-sqlite3') as typeof Database;
+}
+
 function openForReading(path: string): Database.Database {
+  const Sqlite = sqlite();
   try {
-    const db = new Database(path, { fileMustExist: true, timeout: BUSY_TIMEOUT_MS });
+    const db = new Sqlite(path, { fileMustExist: true, timeout: BUSY_TIMEOUT_MS });
     db.pragma('query_only = ON');
     return db;
   } catch (err) {
     if (!/SQLITE_(READONLY|CANTOPEN|PERM)|EACCES|EROFS/.test(`${(err as { code?: string }).code} ${(err as Error).message}`)) throw err;
-    return new Database(path, { readonly: true, fileMustExist: true, timeout: BUSY_TIMEOUT_MS });
+    return new Sqlite(path, { readonly: true, fileMustExist: true, timeout: BUSY_TIMEOUT_MS });
   }
 }
 
@@ -116,7 +126,7 @@ export class ResultStore {
     let db: Database.Database;
     try {
       // A writer holding the lock (another process migrating, a long batch) is waited for, not an error.
-      db = opts.readonly ? openForReading(path) : new Database(path, { timeout: BUSY_TIMEOUT_MS });
+      db = opts.readonly ? openForReading(path) : new (sqlite())(path, { timeout: BUSY_TIMEOUT_MS });
     } catch (err) {
       const problem = storeError(path, err, BUSY_TIMEOUT_MS);
       throw problem instanceof UserError ? problem : new UserError(`${path}: cannot open the results store: ${(err as Error).message}`);

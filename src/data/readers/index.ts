@@ -5,7 +5,6 @@ import { UserError } from '../../errors.ts';
 import { readJsonArray } from './json.ts';
 import { readJsonLines } from './jsonl.ts';
 import { readDelimited } from './csv.ts';
-import { readParquet } from './parquet.ts';
 import { isGzip } from './open.ts';
 import type { Format, ReadOptions, SourceRow } from './row.ts';
 
@@ -48,7 +47,8 @@ export async function* readRows(file: string, opts: ReadOptions = {}): AsyncGene
       yield* readDelimited(file, { delimiter: opts.delimiter ?? '\t', quote: opts.quote ?? false, verbatim: opts.verbatim ?? false });
       return;
     case 'parquet':
-      yield* readParquet(file);
+      // loaded when a Parquet file is read: hyparquet's 28 modules cost every command ~10 ms a start otherwise
+      yield* (await import('./parquet.ts')).readParquet(file);
       return;
   }
 }
