@@ -46,10 +46,11 @@ function fullGrid(): StudySpec[] {
     cells.push(cell({ shape: 'convex', truth, n: 5000 }));
   }
   // a fixed test set (the same examples at every checkpoint, answers persisting): the null on the
-  // Trainer schedule, where fresh draws leave the most echo, and the power cells
+  // Trainer schedule, where fresh draws leave the most echo, the power cells and the 28 pairs
   for (const truth of ['null', 'common', 'by-model'] as const) {
     cells.push(cell({ schedule: truth === 'null' ? 'trainer' : 'even', shape: truth === 'null' ? 'linear' : 'convex', truth, persistence: 0.9 }));
   }
+  cells.push(cell({ shape: 'convex', oodSets: 8, persistence: 0.9 }));
   return cells;
 }
 

@@ -5,6 +5,7 @@
 //   REALISTIC_CELLS    `quick` (default), `all`, or key parts (bench/realistic-cells.ts), e.g. `log+convex,n250`
 //   REALISTIC_OPTIONS  analysis options as JSON, e.g. '{"residualiser":"spline"}'
 //   REALISTIC_SEED     (default 1); the same environment gives the same table
+// The test set column: `fresh` draws at every checkpoint, or `fixed rho` (the same examples, persisting).
 // Every study goes through analyzeRuns with the defaults and { control: 'id', robustness: false,
 // ...options }: the per-run calibration is on (200 simulated pairs per run, about 2 s a run), since
 // the pooling scales each run's variance by what it measures; '{"calibration":0}' is the
@@ -77,9 +78,10 @@ export async function benchRealistic(): Promise<Record<string, number | string>>
     `Realistic runs: ${studies} studies per cell, seed ${seed}, options ${JSON.stringify(extra)}; ` +
       `per-run p < ${ALPHA} unadjusted; 28 pairs: any pair (family-wise).`,
     '',
-    '| schedule | ID -> OOD | n | ID | models | pairs | truth | generalises | depends on the model | oracle: generalises | oracle: depends ' +
+    '| schedule | ID -> OOD | n | ID | test set | models | pairs | truth | generalises | depends on the model ' +
+      '| oracle: generalises | oracle: depends ' +
       '| measured oracle: generalises | measured oracle: depends | mean r | runs p < 0.05 | runs z²/v | wall s | CPU s |',
-    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
   ];
   const out: Record<string, number | string> = { studies_per_cell: studies, cells: cells.length };
   const wall0 = performance.now(), cpu0 = process.cpuUsage();
@@ -99,7 +101,8 @@ export async function benchRealistic(): Promise<Record<string, number | string>>
     const pairs = (spec.oodSets * (spec.oodSets - 1)) / 2;
     const meanR = t.rCount ? (t.rSum / t.rCount).toFixed(3) : '-';
     const zRatio = t.zCount ? (t.zRatioSum / t.zCount).toFixed(2) : '-';
-    lines.push(`| ${spec.schedule} | ${spec.shape} | ${spec.n} | ${spec.idNoisy ? 'noisy' : 'exact'} | ${spec.models} | ${pairs} ` +
+    const testSet = spec.persistence ? `fixed ${spec.persistence}` : 'fresh';
+    lines.push(`| ${spec.schedule} | ${spec.shape} | ${spec.n} | ${spec.idNoisy ? 'noisy' : 'exact'} | ${testSet} | ${spec.models} | ${pairs} ` +
       `| ${truthLabel(spec)} | ${pct(t.generalises, t.studies)} | ${pct(t.depends, t.studies)} ` +
       `| ${pct(t.oracleGeneralises, t.studies)} | ${pct(t.oracleDepends, t.studies)} ` +
       `| ${pct(t.measuredGeneralises, t.studies)} | ${pct(t.measuredDepends, t.studies)} | ${meanR} ` +
