@@ -50,7 +50,9 @@ function fullGrid(): StudySpec[] {
   for (const truth of ['null', 'common', 'by-model'] as const) {
     cells.push(cell({ schedule: truth === 'null' ? 'trainer' : 'even', shape: truth === 'null' ? 'linear' : 'convex', truth, persistence: 0.9 }));
   }
-  cells.push(cell({ shape: 'convex', oodSets: 8, persistence: 0.9 }));
+  // the same with an exact control, and with a control measured on 5000 examples: where the
+  // fixed control's errors, not the OOD sets', make the trouble
+  for (const over of [{}, { idNoisy: false }, { n: 5000 }]) cells.push(cell({ shape: 'convex', oodSets: 8, persistence: 0.9, ...over }));
   return cells;
 }
 
