@@ -8,7 +8,7 @@ import type { RunRecord } from '../store/result-store.ts';
 import { isFractionMetric, type ScoreRow } from './score-row.ts';
 import { compareRunNames } from './run-order.ts';
 import { ScoreColumns, type ScoreRowInput } from './score-columns.ts';
-import type { ScoreIndex } from './score-index.ts';
+import { sameStepsInGroups, type ScoreIndex } from './score-index.ts';
 
 export interface RunSeries {
   run: string;
@@ -95,16 +95,10 @@ function seriesOf(columns: ScoreColumns, index: ScoreIndex, run: number, groups:
   const sets = groups.map((g) => ({ g, name: columns.testSets[index.groupTestSet[g]] }))
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const testSets = sets.map((s) => s.name);
-  let total = 0;
-  for (const { g } of sets) total += start[g + 1] - start[g];
-  const every = new Float64Array(total);
-  let k = 0;
-  for (const { g } of sets) for (let j = start[g]; j < start[g + 1]; j++) every[k++] = columns.stepOf(order[j]);
-  every.sort();
-  const allSteps: number[] = [];
-  for (let j = 0; j < every.length; j++) if (j === 0 || every[j] !== every[j - 1]) allSteps.push(every[j]);
+  const common = sameStepsInGroups(columns, index, sets.map((s) => s.g));
+  const allSteps: number[] = common ? Array.from(common) : unionOfSteps(columns, index, sets);
   // which sets have a score at each step (each group's steps are sorted and distinct: two pointers)
-  const has = sets.map(({ g }) => {
+  const has = common ? sets.map(() => new Uint8Array(allSteps.length).fill(1)) : sets.map(({ g }) => {
     const flags = new Uint8Array(allSteps.length);
     let p = 0;
     for (let j = start[g]; j < start[g + 1]; j++) {
@@ -126,25 +120,44 @@ function seriesOf(columns: ScoreColumns, index: ScoreIndex, run: number, groups:
   });
   const values = new Map<string, Float64Array>();
   const variances = new Map<string, Float64Array>();
+  // no score gives an n or a stderr and no --sample-size: no variance can be known, none is asked for
+  const someVariance = columns.anyN || columns.anyStderr || opts.sampleSize !== undefined;
   for (const { g, name } of sets) {
     const kept = new Float64Array(steps.length);
-    const variance = new Float64Array(steps.length);
-    let known = steps.length > 0;
+    const variance = new Float64Array(someVariance ? steps.length : 0);
+    let known = someVariance && steps.length > 0;
     let q = 0, p = 0;
     for (let j = start[g]; j < start[g + 1]; j++, p++) {
-      while (allSteps[p] < columns.stepOf(order[j])) p++;
+      const step = columns.stepOf(order[j]);
+      while (allSteps[p] < step) p++;
       if (complete[p] === 0) continue;
       const i = order[j];
       kept[q] = columns.valueOf(i);
-      const v = samplingVariance(metric, kept[q], columns.nOf(i), columns.stderrOf(i), opts.sampleSize);
-      if (v === undefined) known = false;
-      else variance[q] = v;
+      if (someVariance) {
+        const v = samplingVariance(metric, kept[q], columns.nOf(i), columns.stderrOf(i), opts.sampleSize);
+        if (v === undefined) known = false;
+        else variance[q] = v;
+      }
       q++;
     }
     values.set(name, kept);
     if (known) variances.set(name, variance);
   }
   return { run: columns.runs[run], steps, values, attributes, incompleteSteps, samplingVariance: variances };
+}
+
+/** The sorted distinct steps of the sets' groups together. */
+function unionOfSteps(columns: ScoreColumns, index: ScoreIndex, sets: readonly { g: number }[]): number[] {
+  const { order, start } = index;
+  let total = 0;
+  for (const { g } of sets) total += start[g + 1] - start[g];
+  const every = new Float64Array(total);
+  let k = 0;
+  for (const { g } of sets) for (let j = start[g]; j < start[g + 1]; j++) every[k++] = columns.stepOf(order[j]);
+  every.sort();
+  const allSteps: number[] = [];
+  for (let j = 0; j < every.length; j++) if (j === 0 || every[j] !== every[j - 1]) allSteps.push(every[j]);
+  return allSteps;
 }
 
 /** Rows built in memory may carry a file's column names (test_set) instead of ScoreRow's: say so, not "undefined". */

@@ -95,3 +95,33 @@ export function firstDuplicate(rows: IndexedRows, index: ScoreIndex, keep: (grou
   }
   return found;
 }
+
+/**
+ * The groups' distinct steps when every group has the same ones (the usual table: each test set
+ * scored at each checkpoint), else undefined: a group's rows are in step order, so this is one pass
+ * over them, where the reading's summary and the series sorted all of a run's steps (the summary's
+ * sort alone was 40 of 1080 profiled ms of the cheapest analysis of 30 x 20 x 1000).
+ */
+export function sameStepsInGroups(rows: IndexedRows, index: ScoreIndex, groups: readonly number[]): Float64Array | undefined {
+  const { order, start } = index;
+  if (groups.length === 0) return undefined;
+  const g = groups[0];
+  const steps = new Float64Array(start[g + 1] - start[g]);
+  let distinct = 0;
+  for (let k = start[g]; k < start[g + 1]; k++) {
+    const step = rows.stepOf(order[k]);
+    if (distinct === 0 || step !== steps[distinct - 1]) steps[distinct++] = step;
+  }
+  for (let o = 1; o < groups.length; o++) {
+    const other = groups[o];
+    let at = -1, previous = Number.NaN;
+    for (let k = start[other]; k < start[other + 1]; k++) {
+      const step = rows.stepOf(order[k]);
+      if (step === previous) continue;
+      previous = step;
+      if (++at >= distinct || steps[at] !== step) return undefined;
+    }
+    if (at !== distinct - 1) return undefined;
+  }
+  return steps.subarray(0, distinct);
+}

@@ -7,6 +7,7 @@ import type { ScoreRow } from './score-row.ts';
 import type { ScoreColumns } from './score-columns.ts';
 import { samplingSummary } from './sampling-summary.ts';
 import { sortedRunNames } from './run-order.ts';
+import { sameStepsInGroups } from './score-index.ts';
 
 export interface ScoreReading {
   /** The scores as columns (score-columns.ts): what the analysis and the report read. */
@@ -56,18 +57,24 @@ export function summarizeReading(input: string, reading: ScoreReading, sampleSiz
 
 /** Each run's distinct steps, sorted, from the index's groups (one sort per run: a filter per run was quadratic, 18 s at 300 runs). */
 function distinctStepsPerRun(scores: ScoreColumns): Map<string, Float64Array> {
-  const { order, start, groupRun } = scores.index();
+  const index = scores.index();
+  const { order, start, groupRun } = index;
   const out = new Map<string, Float64Array>();
   for (let g = 0; g < groupRun.length;) {
     let h = g;
     while (h < groupRun.length && groupRun[h] === groupRun[g]) h++;
-    const steps = new Float64Array(start[h] - start[g]);
-    for (let k = start[g]; k < start[h]; k++) steps[k - start[g]] = scores.stepOf(order[k]);
-    steps.sort();
-    let distinct = 0;
-    for (let k = 0; k < steps.length; k++) if (k === 0 || steps[k] !== steps[k - 1]) steps[distinct++] = steps[k];
-    out.set(scores.runs[groupRun[g]], steps.subarray(0, distinct));
+    const groups = Array.from({ length: h - g }, (_, k) => g + k);
+    out.set(scores.runs[groupRun[g]], sameStepsInGroups(scores, index, groups) ?? allDistinctSteps(scores, order, start, g, h));
     g = h;
   }
   return out;
+}
+
+function allDistinctSteps(scores: ScoreColumns, order: Uint32Array, start: Uint32Array, g: number, h: number): Float64Array {
+  const steps = new Float64Array(start[h] - start[g]);
+  for (let k = start[g]; k < start[h]; k++) steps[k - start[g]] = scores.stepOf(order[k]);
+  steps.sort();
+  let distinct = 0;
+  for (let k = 0; k < steps.length; k++) if (k === 0 || steps[k] !== steps[k - 1]) steps[distinct++] = steps[k];
+  return steps.subarray(0, distinct);
 }
