@@ -16,6 +16,7 @@ import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, 
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createRandom, ouInto } from '../src/stats/index.ts';
+import { distIsFresh } from '../bin/dist-freshness.js';
 
 type Schedule = 'even' | 'pythia' | 'uneven';
 interface Size { name: string; runs: number; sets: number; checkpoints: number; schedule: Schedule; quick: boolean }
@@ -165,6 +166,8 @@ export async function benchAnalyzeScale(): Promise<Record<string, number | strin
   const bin = resolve(import.meta.dirname, '../bin/genstudy.js');
   const python = '/usr/bin/python3', script = resolve(import.meta.dirname, 'analyze_scale_reference.py');
   const out: Record<string, number | string> = {};
+  // what the CLI runs: dist/ only while it matches src/ (bin/dist-freshness.js), else src/ through tsx (~0.35 CPU-s more a start)
+  out.cli = distIsFresh(resolve(import.meta.dirname, '..')) ? 'dist/ (built from src/ as it is)' : 'src/ through tsx (run npm run build)';
   try {
     for (const s of chosenSizes()) {
       const csv = join(dir, `${s.name}.csv`);
