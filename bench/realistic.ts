@@ -3,9 +3,8 @@
 // drifts, real checkpoint schedules): `npm run bench -- realistic`.
 //   REALISTIC_STUDIES  studies per cell (default 50)
 //   REALISTIC_CELLS    `quick` (default), `all`, or key parts (bench/realistic-cells.ts), e.g. `log+convex,n250`
-//   REALISTIC_OPTIONS  analysis options as JSON, e.g. '{"residualiser":"spline"}'
+//   REALISTIC_OPTIONS  analysis options as JSON, e.g. '{"residualiser":"spline"}' or '{"regressOn":"log-step"}'
 //   REALISTIC_SEED     (default 1); the same environment gives the same table
-//   REALISTIC_CONTROL  `score` (default) or `log-step`: regress on ln(1 + step) instead of the control's scores
 // The test set column: `fresh` draws at every checkpoint, or `fixed rho` (the same examples, persisting).
 // Every study goes through analyzeRuns with the defaults and { control: 'id', robustness: false,
 // ...options }: the per-run calibration is on (200 simulated pairs per run, about 2 s a run), since
@@ -18,7 +17,6 @@
 // share of run-level p < 0.05 (unadjusted) and the runs' mean z^2 / v (z = atanh r, v the variance the run's
 // test states: 1 when it is right, above 1 when the test is liberal) over the same pairs; wall and CPU seconds.
 import { analyzeRuns, DEFAULT_OPTIONS, type AnalysisResult, type AnalyzeOptions } from '../src/analyze/analysis.ts';
-import type { RunSeries } from '../src/analyze/run-series.ts';
 import { clippedFisherZ, fisherZVariance } from '../src/analyze/fisher-z.ts';
 import { hashString } from '../src/seeded-random.ts';
 import { cellKey, selectCells } from './realistic-cells.ts';
@@ -64,18 +62,6 @@ function truthLabel(spec: StudySpec): string {
   return 'null';
 }
 
-/**
- * REALISTIC_CONTROL=log-step: the control's scores replaced by ln(1 + step), training time, which
- * carries no sampling noise (an experiment: what a control measured without error would do when the
- * true in-domain progress is a smooth function of time).
- */
-function controlled(series: RunSeries, control: string): RunSeries {
-  if (control !== 'log-step') return series;
-  const values = new Map(series.values).set(CONTROL, Float64Array.from(series.steps, (s) => Math.log1p(s)));
-  const samplingVariance = new Map(series.samplingVariance).set(CONTROL, new Float64Array(series.steps.length));
-  return { ...series, values, samplingVariance };
-}
-
 function optionsFromEnv(): Partial<AnalyzeOptions> {
   const text = process.env.REALISTIC_OPTIONS;
   return text ? (JSON.parse(text) as Partial<AnalyzeOptions>) : {};
@@ -86,11 +72,10 @@ export async function benchRealistic(): Promise<Record<string, number | string>>
   const seed = Number(process.env.REALISTIC_SEED ?? 1);
   const cells = selectCells(process.env.REALISTIC_CELLS);
   const extra = optionsFromEnv();
-  const control = process.env.REALISTIC_CONTROL ?? 'score';
   const opts: AnalyzeOptions = { ...DEFAULT_OPTIONS, control: CONTROL, robustness: false, ...extra };
   const pct = (x: number, of: number) => (of ? `${((100 * x) / of).toFixed(1)}%` : '-');
   const lines = [
-    `Realistic runs: ${studies} studies per cell, seed ${seed}, options ${JSON.stringify(extra)}, control ${control}; ` +
+    `Realistic runs: ${studies} studies per cell, seed ${seed}, options ${JSON.stringify(extra)}; ` +
       `per-run p < ${ALPHA} unadjusted; 28 pairs: any pair (family-wise).`,
     '',
     '| schedule | ID -> OOD | n | ID | test set | models | pairs | truth | generalises | depends on the model ' +
@@ -109,7 +94,7 @@ export async function benchRealistic(): Promise<Record<string, number | string>>
     const wall = performance.now(), cpu = process.cpuUsage();
     for (let i = 0; i < studies; i++) {
       const runs = simulateStudy(spec, hashString(`${seed}/${key}/${i}`));
-      tallyStudy(t, spec, analyzeRuns(runs.map((r) => controlled(r.series, control)), opts), runs);
+      tallyStudy(t, spec, analyzeRuns(runs.map((r) => r.series), opts), runs);
     }
     const used = process.cpuUsage(cpu);
     const wallS = (performance.now() - wall) / 1000, cpuS = (used.user + used.system) / 1e6;

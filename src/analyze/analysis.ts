@@ -21,6 +21,7 @@ import { plateausOf } from './plateaus.ts';
 import { markFragile, ROBUSTNESS_CHOICES, robustnessOf, type Robustness, type RunData } from './robustness.ts';
 import type { RunSeries } from './run-series.ts';
 import { runStability } from './stability.ts';
+import { regressorOf } from './regressor.ts';
 import { headlineOf, type Headline } from './headline.ts';
 import type { Agreement, LeftOutRun, PairResult, RunAnalysis, RunControlNoise, RunSpacing } from './run-result.ts';
 import { knownNamesText } from '../closest-name.ts';
@@ -187,9 +188,10 @@ function runData(series: RunSeries, opts: AnalyzeOptions): RunData {
   for (const t of oodNamesOf(series, opts)) ood[t] = series.values.get(t)!;
   const variance = series.samplingVariance;
   const noise: SamplingNoise = {
-    control: variance?.get(opts.control), series: Object.fromEntries(Object.keys(ood).map((t) => [t, variance?.get(t)])),
+    control: opts.regressOn === 'score' ? variance?.get(opts.control) : undefined,
+    series: Object.fromEntries(Object.keys(ood).map((t) => [t, variance?.get(t)])),
   };
-  return { run: series.run, steps: series.steps, control: series.values.get(opts.control)!, ood, noise };
+  return { run: series.run, steps: series.steps, control: regressorOf(series, opts)!, ood, noise };
 }
 
 function analyzeRunData(data: RunData, opts: AnalyzeOptions, context: PairTestContext): RunAnalysis {
@@ -227,7 +229,7 @@ function analyzeRunData(data: RunData, opts: AnalyzeOptions, context: PairTestCo
   });
   const plateaus = plateausOf(data.run, control, Object.values(ood));
   const calibration = calibrateRun(control, Object.values(ood), opts, data.steps, data.noise, context);
-  const controlNoise = controlNoiseOf(results[0], data.noise ?? {}, control);
+  const controlNoise = opts.regressOn === 'score' ? controlNoiseOf(results[0], data.noise ?? {}, control) : undefined;
   const spacing = spacingOfRun(data.steps, opts);
   return {
     run: data.run, n: control.length - (differences ? 1 : 0), control: opts.control, distinct: plateaus.distinct,

@@ -7,6 +7,7 @@ import { runVarianceFactor } from './fisher-z.ts';
 import { INFERENCE_METHODS } from './inference-methods.ts';
 import { pairTable } from './pair-columns.ts';
 import { csvParts, csvText, intervalText, pValueText } from './text-cells.ts';
+import { regressorLabel } from './regressor.ts';
 import { alignColumns } from '../text-table.ts';
 
 export type OutputFormat = 'table' | 'json' | 'csv';
@@ -74,7 +75,7 @@ export function allCsvParts(result: AnalysisResult, alpha: number): Iterable<str
 
 export function formatTable(result: AnalysisResult, opts: AnalyzeOptions): string {
   const out: string[] = [];
-  const how = `${opts.method} partial correlation, ${opts.residualiser} residualiser on "${opts.control}"` +
+  const how = `${opts.method} partial correlation, ${opts.residualiser} residualiser on ${regressorLabel(opts)}` +
     `${opts.representation === 'differences' ? ', first differences' : opts.representation === 'levels' ? ', levels' : ''}, ` +
     `${INFERENCE_METHODS[opts.inference].title}, ` +
     `${opts.correction === 'none' ? 'no correction' : `${opts.correction} correction`}, alpha ${opts.alpha}`;

@@ -8,6 +8,7 @@ import { shapeOf, type OptionTable, type Values } from '../option-table.ts';
 import { CORRECTIONS, CORRELATION_METHODS, INFERENCES, TAU2_ESTIMATORS } from '../stats/index.ts';
 import { inferenceHelp } from './inference-methods.ts';
 import { REPRESENTATION_CHOICES, RESIDUALISER_CHOICES } from './pair-test-contract.ts';
+import { REGRESSORS } from './regressor.ts';
 
 /** Strictly between 0 and 1 (a level, a correlation). */
 const OPEN_UNIT = { min: 0, max: 1, minOpen: true, maxOpen: true } as const;
@@ -18,6 +19,10 @@ export const ANALYSIS_OPTIONS = {
   residualiser: { kind: 'choice', choices: RESIDUALISER_CHOICES, default: 'auto', metavar: 'kind',
     help: 'how the control is regressed out: a straight line, a penalised spline with GCV (a GAM), or auto: the spline for runs with ' +
       'at least 12 checkpoints (OOD scores bend with the in-domain score), else the line' },
+  regressOn: { kind: 'choice', choices: REGRESSORS, default: 'score', metavar: 'what', flag: 'regress-on',
+    help: "what is regressed out of each OOD series: the control's scores, or ln(1 + step), training time, which carries no sampling " +
+      "noise (for a control scored on a fixed test set, whose persisting errors the control's correction does not model; it also " +
+      'removes every smooth trend two sets share)' },
   splineBasis: { kind: 'integer', min: 3, metavar: 'k', flag: 'spline-basis',
     help: "the spline's basis dimension (default: 10, at most half the control's distinct values)" },
   inference: { kind: 'choice', choices: INFERENCES, default: 'effective-n', metavar: 'test', help: inferenceHelp() },
