@@ -11,7 +11,7 @@ import { SCHEDULES } from './realistic-schedules.ts';
 
 export const cellKey = (c: StudySpec): string =>
   `${c.schedule}/${c.shape}/n${c.n}/${c.idNoisy ? 'noisy' : 'exact'}/k${c.models}/sets${c.oodSets}/${c.truth}` +
-  (c.persistence ? `/fixed${c.persistence}` : '');
+  (c.persistence ? `/fixed${c.persistence}` : '') + (c.examples ? '/examples' : '');
 
 const base: StudySpec = { schedule: 'even', shape: 'linear', n: 1000, idNoisy: true, models: 5, oodSets: 2, truth: 'null' };
 const cell = (over: Partial<StudySpec>): StudySpec => ({ ...base, ...over });
@@ -54,6 +54,13 @@ function fullGrid(): StudySpec[] {
   // fixed control's errors, not the OOD sets', make the trouble
   for (const over of [{}, { idNoisy: false }, { n: 5000 }]) cells.push(cell({ shape: 'convex', oodSets: 8, persistence: 0.9, ...over }));
   cells.push(cell({ oodSets: 8, persistence: 0.9 }));
+  // the control's per-example results known: its errors' covariance estimated from them (fixed and fresh)
+  for (const persistence of [0.9, undefined]) {
+    for (const over of [{ oodSets: 8 }, { oodSets: 8, shape: 'convex' as const }, { schedule: 'trainer' as const }]) {
+      cells.push(cell({ ...over, persistence, examples: true }));
+    }
+    for (const truth of ['common', 'by-model'] as const) cells.push(cell({ shape: 'convex', truth, persistence, examples: true }));
+  }
   return cells;
 }
 

@@ -48,7 +48,7 @@ function bivariateNormalCdf(h: number, k: number, rho: number): number {
  * m_t (1 - m_t) / n on the diagonal; between checkpoints 0 for fresh draws, and for a fixed test set
  * (Phi2(probit m_t, probit m_s; rho) - m_t m_s) / n, the chance one example is right at both.
  */
-function measurementCovariance(means: Float64Array, n: number, persistence: number): Float64Array {
+export function measurementCovariance(means: Float64Array, n: number, persistence: number): Float64Array {
   const c = means.length;
   const out = new Float64Array(c * c);
   const probit = Array.from(means, (m) => (m <= 0 ? -Infinity : m >= 1 ? Infinity : normalQuantile(m)));

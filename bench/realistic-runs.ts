@@ -50,6 +50,12 @@ export interface StudySpec {
    * difficulty (absent or 0: every checkpoint's score an independent Binomial draw).
    */
   persistence?: number;
+  /**
+   * The control's per-example results are known (genstudy's store, lm-eval's logged samples): its
+   * errors' covariance across checkpoints is estimated from them and given to the analysis
+   * (RunSeries.samplingCovariance). Scores are then drawn example by example also when fresh.
+   */
+  examples?: boolean;
 }
 
 export const CONTROL = 'id';
@@ -130,19 +136,43 @@ const observed = (truth: number, n: number, random: Random): number => binomialS
  * whose accuracy does not move keeps 86% of its answers (1 - arccos(rho) / pi), and the score's
  * error from one checkpoint to the next is much smaller than m(1 - m)/n says.
  */
-function fixedTestSet(means: Float64Array, n: number, rho: number, random: Random): Float64Array {
+function fixedTestSet(means: Float64Array, n: number, rho: number, random: Random): { scores: Float64Array; right: Uint8Array[] } {
   const z = Float64Array.from({ length: n }, () => Math.sqrt(rho) * random.normal());
   const fresh = Math.sqrt(1 - rho);
-  return means.map((m) => {
+  const right: Uint8Array[] = [];
+  const scores = means.map((m) => {
     const threshold = m <= 0 ? -Infinity : m >= 1 ? Infinity : normalQuantile(m);
-    let right = 0;
-    for (let i = 0; i < n; i++) if (z[i] + fresh * random.normal() < threshold) right++;
-    return right / n;
+    const r = new Uint8Array(n);
+    let count = 0;
+    for (let i = 0; i < n; i++) if (z[i] + fresh * random.normal() < threshold) { r[i] = 1; count++; }
+    right.push(r);
+    return count / n;
   });
+  return { scores, right };
 }
 
-function measure(means: Float64Array, spec: StudySpec, random: Random): Float64Array {
-  return spec.persistence ? fixedTestSet(means, spec.n, spec.persistence, random) : means.map((m) => observed(m, spec.n, random));
+/**
+ * The covariance of the mean's errors across checkpoints estimated from the per-example results:
+ * (share right at both - share at t x share at s) / n, whose diagonal is the stated p(1 - p)/n.
+ */
+export function exampleCovariance(right: readonly Uint8Array[]): Float64Array {
+  const c = right.length, n = right[0]?.length ?? 0;
+  const share = right.map((r) => r.reduce((t, x) => t + x, 0) / n);
+  const out = new Float64Array(c * c);
+  for (let t = 0; t < c; t++) {
+    for (let s = 0; s <= t; s++) {
+      let both = 0;
+      const a = right[t], b = right[s];
+      for (let i = 0; i < n; i++) both += a[i] & b[i];
+      out[t * c + s] = out[s * c + t] = (both / n - share[t] * share[s]) / n;
+    }
+  }
+  return out;
+}
+
+function measure(means: Float64Array, spec: StudySpec, random: Random): { scores: Float64Array; right?: Uint8Array[] } {
+  if (spec.persistence || spec.examples) return fixedTestSet(means, spec.n, spec.persistence ?? 0, random);
+  return { scores: means.map((m) => observed(m, spec.n, random)) };
 }
 
 export function simulateRun(spec: StudySpec, runIndex: number, random: Random): SimulatedRun {
@@ -153,14 +183,15 @@ export function simulateRun(spec: StudySpec, runIndex: number, random: Random): 
   const values = new Map<string, Float64Array>();
   const samplingVariance = new Map<string, Float64Array>();
   const trueScores = new Map<string, Float64Array>();
-  const id = spec.idNoisy ? measure(progress, spec, random) : Float64Array.from(progress);
+  const measuredId = spec.idNoisy ? measure(progress, spec, random) : undefined;
+  const id = measuredId?.scores ?? Float64Array.from(progress);
   values.set(CONTROL, id);
   samplingVariance.set(CONTROL, spec.idNoisy ? id.map((v) => (v * (1 - v)) / spec.n) : new Float64Array(id.length));
   for (const [name, d] of deviations) {
     const g = oodMap(spec.shape, random);
     const mean = progress.map((p, t) => Math.min(1, Math.max(0, g(p) + d[t])));
     trueScores.set(name, mean);
-    const v = measure(mean, spec, random);
+    const v = measure(mean, spec, random).scores;
     values.set(name, v);
     samplingVariance.set(name, v.map((x) => (x * (1 - x)) / spec.n));
   }
@@ -168,6 +199,7 @@ export function simulateRun(spec: StudySpec, runIndex: number, random: Random): 
   // RunSeries is gaining samplingVariance (each checkpoint's p(1 - p)/n) for the binomial-noise fix;
   // attached here already so the fixed analysis reads it from these same studies.
   const series: RunSeries = Object.assign(base, { samplingVariance });
+  if (spec.examples && measuredId?.right) series.samplingCovariance = new Map([[CONTROL, exampleCovariance(measuredId.right)]]);
   return { series, progress, deviations, deviationSd, trueScores, rho };
 }
 

@@ -5,7 +5,8 @@
 //   REALISTIC_CELLS    `quick` (default), `all`, or key parts (bench/realistic-cells.ts), e.g. `log+convex,n250`
 //   REALISTIC_OPTIONS  analysis options as JSON, e.g. '{"residualiser":"spline"}' or '{"regressOn":"log-step"}'
 //   REALISTIC_SEED     (default 1); the same environment gives the same table
-// The test set column: `fresh` draws at every checkpoint, or `fixed rho` (the same examples, persisting).
+// The test set column: `fresh` draws at every checkpoint, or `fixed rho` (the same examples, persisting);
+// `examples`: the control's per-example results known, its errors' covariance estimated from them.
 // Every study goes through analyzeRuns with the defaults and { control: 'id', robustness: false,
 // ...options }: the per-run calibration is on (200 simulated pairs per run, about 2 s a run), since
 // the pooling scales each run's variance by what it measures; '{"calibration":0}' is the
@@ -101,7 +102,7 @@ export async function benchRealistic(): Promise<Record<string, number | string>>
     const pairs = (spec.oodSets * (spec.oodSets - 1)) / 2;
     const meanR = t.rCount ? (t.rSum / t.rCount).toFixed(3) : '-';
     const zRatio = t.zCount ? (t.zRatioSum / t.zCount).toFixed(2) : '-';
-    const testSet = spec.persistence ? `fixed ${spec.persistence}` : 'fresh';
+    const testSet = (spec.persistence ? `fixed ${spec.persistence}` : 'fresh') + (spec.examples ? ', examples' : '');
     lines.push(`| ${spec.schedule} | ${spec.shape} | ${spec.n} | ${spec.idNoisy ? 'noisy' : 'exact'} | ${testSet} | ${spec.models} | ${pairs} ` +
       `| ${truthLabel(spec)} | ${pct(t.generalises, t.studies)} | ${pct(t.depends, t.studies)} ` +
       `| ${pct(t.oracleGeneralises, t.studies)} | ${pct(t.oracleDepends, t.studies)} ` +

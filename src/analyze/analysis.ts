@@ -189,6 +189,7 @@ function runData(series: RunSeries, opts: AnalyzeOptions): RunData {
   const variance = series.samplingVariance;
   const noise: SamplingNoise = {
     control: opts.regressOn === 'score' ? variance?.get(opts.control) : undefined,
+    controlCovariance: opts.regressOn === 'score' ? series.samplingCovariance?.get(opts.control) : undefined,
     series: Object.fromEntries(Object.keys(ood).map((t) => [t, variance?.get(t)])),
   };
   return { run: series.run, steps: series.steps, control: regressorOf(series, opts)!, ood, noise };

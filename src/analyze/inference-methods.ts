@@ -58,6 +58,7 @@ function modelledOptions(
 ): ModelledOptions {
   return {
     ...statOptions(control, opts), representation: opts.representation, controlVariance: noise.control,
+    controlCovariance: noise.controlCovariance,
     seriesVariance: names.map((t) => noise.series?.[t]), fits: context.fits,
   };
 }

@@ -58,7 +58,12 @@ export function statOptions(
 }
 
 /** The sampling variance of the control and of each named series at each checkpoint, where known. */
-export interface SamplingNoise { control?: Float64Array; series?: Record<string, Float64Array | undefined> }
+export interface SamplingNoise {
+  control?: Float64Array;
+  /** The control's sampling errors' covariance across checkpoints (row-major), where known. */
+  controlCovariance?: Float64Array;
+  series?: Record<string, Float64Array | undefined>;
+}
 
 export interface TestedPair {
   a: string; b: string; result: PartialResult; representation: Representation;

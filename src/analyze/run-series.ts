@@ -24,6 +24,11 @@ export interface RunSeries {
    * n. Only test sets where every kept step has one; absent (or no entry) when the input says nothing.
    */
   samplingVariance?: Map<string, Float64Array>;
+  /**
+   * Test set -> the covariance of its scores' sampling errors across the checkpoints (row-major,
+   * steps x steps), where known: a fixed test set's errors persist between checkpoints.
+   */
+  samplingCovariance?: Map<string, Float64Array>;
 }
 
 export interface RunSeriesOptions {

@@ -39,7 +39,7 @@
  * is removed in levels, where it is a curve, before differencing), scaled by the square root of
  * their gap; their noise term is sum w_i^2 (var u_i + var u_(i+1)).
  */
-import { dot } from './linalg.ts';
+import { dot, symmetricEigen } from './linalg.ts';
 import { createRandom } from './random.ts';
 import { spacingOf } from './uneven-spacing.ts';
 import { prepareControls, type Controls, type PartialOptions } from './partial-correlation-shared.ts';
@@ -84,6 +84,8 @@ export interface ControlResiduals {
 export interface ControlResidualOptions extends Pick<PartialOptions, 'method' | 'residualiser' | 'splineBasis'> {
   /** The control's sampling variance at each checkpoint; absent: no correction. */
   controlVariance?: Float64Array;
+  /** The control's sampling errors' covariance across checkpoints (row-major, n x n; its diagonal the variances), where known. */
+  controlCovariance?: Float64Array;
   /** Seed of SIMEX's draws. */
   seed?: number;
 }
@@ -124,14 +126,14 @@ export function controlResiduals(
   const variance = opts.method === 'pearson' ? opts.controlVariance : undefined;
   const controls = prepareControls([control], n, opts);
   if (typeof controls === 'string') return controls;
-  if (variance && opts.residualiser === 'linear') return moments(series, control, pairs, w, variance, skip);
+  if (variance && opts.residualiser === 'linear') return moments(series, control, pairs, w, variance, skip, opts.controlCovariance);
   const naive = residualiseAll(series, controls, skip);
   const out: ControlResiduals = {
     n, correction: 'none', residuals: naive.residuals, dof: naive.dof, ...withRaw(pairMoments(naive.residuals, pairs, w)),
   };
   if (opts.method === 'spearman') return { ...out, ...rankedDifferences(series, control, pairs, w, opts, skip) };
   if (!variance) return out;
-  const { reliability } = controlNoise(control, variance);
+  const { reliability } = controlNoise(control, variance, opts.controlCovariance);
   const simex = simexMoments(series, control, pairs, w, variance, opts, skip, out);
   return typeof simex === 'string' ? simex : { ...out, ...simex, correction: 'simex', reliability };
 }
@@ -187,29 +189,58 @@ function pairMoments(
   };
 }
 
-/** The control's centred sum of squares, its noise U = (1 - 1/n) sum var(u_i), and the reliability. */
-function controlNoise(control: Float64Array, variance: Float64Array): { scc: number; u: number; reliability: number } {
+/**
+ * The control's centred sum of squares, its noise U = E[sum (u_i - mean u)^2] and the reliability:
+ * (1 - 1/n) sum var(u_i) for independent errors; with their covariance S, tr(S) - sum(S) / n, far
+ * less when errors persist between checkpoints (a fixed test set's), whose common part the centring
+ * takes.
+ */
+function controlNoise(control: Float64Array, variance: Float64Array, covariance?: Float64Array): { scc: number; u: number; reliability: number } {
   const n = control.length;
   const cc = centre(control);
   const scc = dot(cc, cc);
   let u = 0;
-  for (let i = 0; i < n; i++) u += variance[i];
-  u *= 1 - 1 / n;
+  if (covariance) {
+    let all = 0;
+    for (let i = 0; i < n; i++) { u += covariance[i * n + i]; for (let j = 0; j < n; j++) all += covariance[i * n + j]; }
+    u -= all / n;
+  } else {
+    for (let i = 0; i < n; i++) u += variance[i];
+    u *= 1 - 1 / n;
+  }
   return { scc, u, reliability: scc > 0 ? (scc - u) / scc : 0 };
+}
+
+/** The same centred noise of the gap-scaled first differences d_i = w_i (u_(i+1) - u_i). */
+function differencedNoise(variance: Float64Array, w: Float64Array, covariance?: Float64Array): number {
+  const n = variance.length, m = n - 1;
+  let ud = 0;
+  if (!covariance) {
+    for (let i = 0; i < m; i++) ud += w[i] * w[i] * (variance[i] + variance[i + 1]);
+    return ud * (1 - 1 / Math.max(1, m));
+  }
+  const s = (i: number, j: number) => covariance[i * n + j];
+  let all = 0;
+  for (let i = 0; i < m; i++) {
+    for (let j = 0; j < m; j++) {
+      const c = w[i] * w[j] * (s(i + 1, j + 1) - s(i + 1, j) - s(i, j + 1) + s(i, j));
+      all += c;
+      if (i === j) ud += c;
+    }
+  }
+  return ud - all / Math.max(1, m);
 }
 
 function moments(
   series: readonly Float64Array[], control: Float64Array, pairs: readonly (readonly [number, number])[], w: Float64Array,
-  variance: Float64Array, skip: Uint8Array,
+  variance: Float64Array, skip: Uint8Array, covariance?: Float64Array,
 ): ControlResiduals {
   const n = control.length;
   const cc = centre(control);
-  const { scc, u, reliability } = controlNoise(control, variance);
+  const { scc, u, reliability } = controlNoise(control, variance, covariance);
   const denominator = Math.max(scc - u, MIN_RELIABILITY * scc);
   // the differenced noise: each difference holds two checkpoints' noise, scaled by its gap
-  let ud = 0;
-  for (let i = 0; i < n - 1; i++) ud += w[i] * w[i] * (variance[i] + variance[i + 1]);
-  ud *= 1 - 1 / Math.max(1, n - 1);
+  const ud = differencedNoise(variance, w, covariance);
   const beta = new Float64Array(series.length);
   const residuals = series.map((s, i) => {
     if (skip[i]) return null;
@@ -247,7 +278,8 @@ function simexMoments(
   const sd = Float64Array.from(variance, (v) => Math.sqrt(Math.max(0, v)));
   // the same draws at every lambda (common random numbers): each draw's moments then vary smoothly
   // in lambda, and the extrapolation to -1 does not amplify draw-to-draw noise between the lambdas
-  const draws = Array.from({ length: SIMEX_REPLICATES }, () => Float64Array.from(sd, (s) => s * random.normal()));
+  const draws = opts.controlCovariance ? correlatedDraws(opts.controlCovariance, n, random)
+    : Array.from({ length: SIMEX_REPLICATES }, () => Float64Array.from(sd, (s) => s * random.normal()));
   const lambdas = [0, ...SIMEX_LAMBDAS];
   // per lambda (0 first), per pair: the mean moments over the draws, and the draws' variance of c
   const spread = lambdas.map(() => ({ levels: new Float64Array(pairs.length), differences: new Float64Array(pairs.length) }));
@@ -307,6 +339,18 @@ function simexMoments(
     differences: credible(extrapolate((l) => l!.differences, (li) => spread[li].differences), naive.differences),
     uncorrected,
   };
+}
+
+/** SIMEX_REPLICATES draws of N(0, S), S the errors' covariance (n x n): V sqrt(L) z from S's eigen-decomposition. */
+function correlatedDraws(covariance: Float64Array, n: number, random: ReturnType<typeof createRandom>): Float64Array[] {
+  const { values, vectors } = symmetricEigen(covariance, n);
+  const root = Float64Array.from(values, (v) => Math.sqrt(Math.max(0, v)));
+  return Array.from({ length: SIMEX_REPLICATES }, () => {
+    const z = Float64Array.from(root, (r) => r * random.normal());
+    const out = new Float64Array(n);
+    for (let i = 0; i < n; i++) { let t = 0; for (let k = 0; k < n; k++) t += vectors[i * n + k] * z[k]; out[i] = t; }
+    return out;
+  });
 }
 
 function withRaw(

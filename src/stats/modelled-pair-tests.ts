@@ -51,6 +51,8 @@ export interface ModelledOptions extends Pick<PartialOptions, 'method' | 'residu
   representation: 'auto' | Representation;
   /** The control's sampling variance per checkpoint (corrects r for it). */
   controlVariance?: Float64Array;
+  /** The control's sampling errors' covariance across checkpoints (row-major), where known. */
+  controlCovariance?: Float64Array;
   /** Each series' sampling variance per checkpoint, where known (reliability, disattenuated r). */
   seriesVariance?: readonly (Float64Array | undefined)[];
   seed?: number;
