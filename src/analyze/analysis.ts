@@ -247,7 +247,7 @@ function controlNoiseOf(first: TestedPair | undefined, noise: SamplingNoise, con
   if (noise.control) {
     return {
       correction: first?.correction ?? 'none', ...(first?.controlReliability !== undefined ? { reliability: first.controlReliability } : {}),
-      ...(first?.uncorrected ? { uncorrected: first.uncorrected } : {}),
+      ...(first?.uncorrected ? { uncorrected: first.uncorrected } : {}), ...(noise.controlCovariance ? { error_covariance: true as const } : {}),
     };
   }
   if (control.every((v) => v >= 0 && v <= 1)) {

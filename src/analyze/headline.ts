@@ -105,11 +105,12 @@ export function headlineOf(
 }
 
 /**
- * Whether a run's control carries sampling noise: known noise (corrected, or not under Spearman) or a
- * proportion whose noise is not known; a stated variance of 0 at every checkpoint gives reliability 1.
+ * Whether a run's control carries sampling noise whose errors the correction took as independent:
+ * known noise (corrected, or not under Spearman) or a proportion whose noise is not known; not when
+ * the errors' covariance across checkpoints was known, and a stated variance of 0 gives reliability 1.
  */
 function noisyControl(c: RunAnalysis['control_noise']): boolean {
-  return c !== undefined && !(c.reliability !== undefined && c.reliability >= 1);
+  return c !== undefined && !c.error_covariance && !(c.reliability !== undefined && c.reliability >= 1);
 }
 
 /** How many of the pairs the headline names as generalising or depending on the model are fragile, in one sentence. */

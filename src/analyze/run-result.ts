@@ -46,6 +46,8 @@ export interface RunControlNoise {
    * more than 80% of their residual variance, more than the scores hold (a fixed test set with stable answers).
    */
   uncorrected?: number;
+  /** The errors' covariance across checkpoints was known (per-example results) and corrected for, not only their variances. */
+  error_covariance?: true;
   warning?: string;
 }
 

@@ -32,7 +32,8 @@ test('a pair that depends on the model with a noisy control carries the caveat, 
 });
 
 test('no caveat where the control carries no noise, or where no pair depends on the model', () => {
-  for (const noise of [undefined, { correction: 'simex', reliability: 1 }] as (RunControlNoise | undefined)[]) {
+  const known = [undefined, { correction: 'simex', reliability: 1 }, { correction: 'simex', reliability: 0.9, error_covariance: true }];
+  for (const noise of known as (RunControlNoise | undefined)[]) {
     const h = headline(byModel, noise);
     assert.equal(h.counts['depends on the model'], 1);
     assert.equal(h.noisy_control_caveat, undefined);
