@@ -33,6 +33,12 @@
  * extrapolation has a variance of its own, which the residuals' noise model does not hold: each
  * pair's `correctionVariance`, Stefanski and Cook's (1995) estimate from the draws' spread.
  *
+ * Both take each checkpoint's error as independent unless the errors' covariance across checkpoints
+ * is given (`controlCovariance`, from per-example results): a fixed test set's errors persist between
+ * checkpoints, and taken as independent the moments over-correct (240 null pairs: mean r -0.245, z^2
+ * / v 4.32; with the covariance -0.017 and 0.98, test/stats/control-covariance.test.ts). Given it, U
+ * is its centred trace and SIMEX draws from it.
+ *
  * Spearman ranks the series first; ranks carry no known noise variance, so no correction is made
  * (the result says so), and its differences are ranked as differences (rankedDifferences). First
  * differences are otherwise taken of the level residuals (the control's curve
