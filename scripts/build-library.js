@@ -6,6 +6,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { DIGEST_FILE, sourceDigest } from '../bin/dist-freshness.js';
+import { bundleCli } from './bundle-cli.js';
 
 const root = path.resolve(import.meta.dirname, '..');
 const dist = path.join(root, 'dist');
@@ -23,6 +24,8 @@ for (const file of fs.readdirSync(path.join(root, 'src'), { recursive: true })) 
   fs.mkdirSync(path.dirname(path.join(building, file)), { recursive: true });
   fs.copyFileSync(from, path.join(building, file));
 }
+// The CLI bundled into a few files (scripts/bundle-cli.js), which the bin runs: after the copies, since it reads them from dist/.
+await bundleCli(building);
 // A source edited while tsc ran may or may not be in the output: then no digest, and the CLI runs src/.
 if (sourceDigest(root) === before) fs.writeFileSync(path.join(building, DIGEST_FILE), `${before}\n`);
 else process.stderr.write('build-library: src/ changed during the build; dist/ is not marked as built from it (run the build again)\n');

@@ -1,8 +1,9 @@
 // The bin runs dist/ only when it was built from the sources as they are: in a small project laid out
-// like this one (the real bin/, build script and tsconfig files, a src/cli/main.ts that says which
-// file is running and a version), built by the real build, then edited the ways a developer or a
-// tool changes files (an edit with its old modification time put back, a file added, removed,
-// renamed, the compiler's settings changed).
+// like this one (the real bin/, build and bundle scripts and tsconfig files, a src/cli/main.ts that
+// says which file is running and a version), built by the real build, then edited the ways a developer
+// or a tool changes files (an edit with its old modification time put back, a file added, removed,
+// renamed, the compiler's settings changed). The bin runs the bundle (dist/cli-bundle/), where main's
+// import.meta.url must still name dist/cli/main.js (scripts/bundle-cli.js rewrites it).
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -15,7 +16,9 @@ const repo = path.resolve(import.meta.dirname, '../..');
 
 function project(): string {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'genstudy-dist-freshness-'));
-  for (const file of ['bin/genstudy.js', 'bin/dist-freshness.js', 'scripts/build-library.js', 'tsconfig.json', 'tsconfig.build.json']) {
+  const files = ['bin/genstudy.js', 'bin/dist-freshness.js', 'scripts/build-library.js', 'scripts/bundle-cli.js',
+    'tsconfig.json', 'tsconfig.build.json'];
+  for (const file of files) {
     fs.mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
     fs.copyFileSync(path.join(repo, file), path.join(root, file));
   }
@@ -46,6 +49,7 @@ test('the bin runs dist/ when built from src/ as it is, and src/ through tsx aft
   assert.equal(runs(root), 'src 1', 'no dist/ yet');
   build(root);
   assert.ok(fs.existsSync(path.join(root, 'dist', DIGEST_FILE)));
+  assert.ok(fs.existsSync(path.join(root, 'dist/cli-bundle/main.js')), 'the CLI bundled (scripts/bundle-cli.js)');
   assert.equal(runs(root), 'dist 1');
 
   // an edit of the same length, its modification time put back to before the build (as a checkout or copy can)
