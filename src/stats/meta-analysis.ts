@@ -24,7 +24,7 @@
  */
 import { UserError } from '../errors.ts';
 import { chiSquareQuantile, chiSquareUpperP, normalQuantile, normalTwoSidedP, tQuantile, tTwoSidedP } from './distributions.ts';
-import { interceptDesign, weightedFit, type Design } from './meta-wls.ts';
+import { interceptDesign, weightedFit, weightedRss, type Design } from './meta-wls.ts';
 import { decreasingRoot, estimateTau2, initialUpper, TAU2_ESTIMATORS, type Tau2Estimator } from './tau2-estimators.ts';
 import { toFloat64 } from './validate.ts';
 
@@ -147,7 +147,7 @@ export function randomEffectsMeta(yIn: ArrayLike<number>, vIn: ArrayLike<number>
  */
 export function qProfileCi(y: Float64Array, v: Float64Array, design: Design, level: number): [number, number] {
   const df = design.k - design.p;
-  const q = (t: number) => weightedFit(y, v, t, design).rss;
+  const q = (t: number) => weightedRss(y, v, t, design);
   const q0 = q(0);
   const bound = (quantile: number): number => {
     const target = chiSquareQuantile(quantile, df);

@@ -13,7 +13,7 @@
  *   is replaced by bisection); when the maximum is at the boundary (the restricted score at 0 is
  *   <= 0 and the iterates head there) tau^2 is exactly 0.
  */
-import { weightedFit, type Design } from './meta-wls.ts';
+import { weightedFit, weightedRss, type Design } from './meta-wls.ts';
 
 export type Tau2Estimator = 'REML' | 'DL' | 'PM';
 export const TAU2_ESTIMATORS = ['REML', 'DL', 'PM'] as const satisfies readonly Tau2Estimator[];
@@ -36,7 +36,7 @@ export function dersimonianLaird(y: Float64Array, v: Float64Array, design: Desig
 
 export function pauleMandel(y: Float64Array, v: Float64Array, design: Design): number {
   const target = design.k - design.p;
-  const q = (t: number) => weightedFit(y, v, t, design).rss;
+  const q = (t: number) => weightedRss(y, v, t, design);
   if (q(0) <= target) return 0;
   return decreasingRoot(q, target, 0, initialUpper(v));
 }
