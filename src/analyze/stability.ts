@@ -105,13 +105,19 @@ export function runStability(
  */
 export function carryingCheckpoints(ea: Float64Array, eb: Float64Array): { checkpoints: number[]; how: 'outweighs' | 'flips' } | undefined {
   const n = ea.length;
-  // the products are formed where needed rather than kept (ea[i] * eb[i] is the same double each time)
-  let sum = 0, scale = 0;
-  for (let i = 0; i < n; i++) sum += ea[i] * eb[i];
+  // the products are formed where needed rather than kept (ea[i] * eb[i] is the same double each time);
+  // the sum, the scale and whether every product is finite in one pass (three passes were 45-65 of
+  // ~900 profiled ms of the cheapest analysis of 30 x 50 x 200)
+  let sum = 0, scale = 0, finite = true;
+  for (let i = 0; i < n; i++) {
+    const product = ea[i] * eb[i];
+    sum += product;
+    scale += Math.abs(product);
+    if (!Number.isFinite(product)) finite = false;
+  }
   if (sum === 0) return undefined;
-  for (let i = 0; i < n; i++) scale += Math.abs(ea[i] * eb[i]);
   const sign = Math.sign(sum);
-  const order = largestFirst(ea, eb, sign, Math.min(CARRYING_CHECKPOINTS, n));
+  const order = largestFirst(ea, eb, sign, Math.min(CARRYING_CHECKPOINTS, n), finite);
   let rest = sign * sum;
   if (sign * (ea[order[0]] * eb[order[0]]) > scale / 2) return { checkpoints: [order[0]], how: 'outweighs' };
   for (let k = 0; k < Math.min(CARRYING_CHECKPOINTS, n); k++) {
@@ -126,15 +132,11 @@ export function carryingCheckpoints(ea: Float64Array, eb: Float64Array): { check
  * The indices of the k largest sign * ea[i] * eb[i], largest first and, among equal ones, the earlier
  * first: the first k of a stable sort of all n indices, which this was (a sort per significant
  * pair was 1.6 of 4.9 profiled seconds of the cheapest analysis of 30 x 20 x 1000). With a
- * non-finite product the comparisons would differ from the sort's, so those take the sort.
+ * non-finite product (`finite` false) the comparisons would differ from the sort's, so those take the sort.
  */
-function largestFirst(ea: Float64Array, eb: Float64Array, sign: number, k: number): number[] {
+function largestFirst(ea: Float64Array, eb: Float64Array, sign: number, k: number, finite: boolean): number[] {
   const n = ea.length;
-  for (let i = 0; i < n; i++) {
-    if (!Number.isFinite(ea[i] * eb[i])) {
-      return Array.from({ length: n }, (_, j) => j).sort((x, y) => sign * (ea[y] * eb[y]) - sign * (ea[x] * eb[x])).slice(0, k);
-    }
-  }
+  if (!finite) return Array.from({ length: n }, (_, j) => j).sort((x, y) => sign * (ea[y] * eb[y]) - sign * (ea[x] * eb[x])).slice(0, k);
   const top: number[] = [];
   for (let i = 0; i < n; i++) {
     const v = sign * (ea[i] * eb[i]);
