@@ -7,8 +7,9 @@
 // left to Node's resolution (only BUNDLED's are bundled).
 import path from 'node:path';
 import fs from 'node:fs';
+import { isBuiltin } from 'node:module';
 
-/** The packages bundled: plain JavaScript that reads no file beside itself. Any other package is imported at run time. */
+/** The packages bundled, with their dependencies: plain JavaScript that reads no file beside itself. Any other is imported at run time. */
 const BUNDLED = [/^@stdlib\//, /^zod(\/|$)/, /^commander(\/|$)/, /^csv-parse(\/|$)/];
 
 /** The folder, under the output folder, that holds the bundle. */
@@ -56,8 +57,12 @@ export async function bundleCli(outDir) {
     plugins: [{
       name: 'genstudy-cli-bundle',
       setup(build) {
-        // bare specifiers: BUNDLED's are bundled (esbuild resolves them), any other (node: and built-in modules included) is Node's at run time
-        build.onResolve({ filter: /^[^./]/ }, (args) => (BUNDLED.some((re) => re.test(args.path)) ? undefined : { path: args.path, external: true }));
+        // bare specifiers in the project's modules: BUNDLED's are bundled (esbuild resolves them), any other is Node's at run time;
+        // a bundled package's own dependencies are bundled with it (@stdlib's gammaincinv requires `debug`), built-in modules never
+        build.onResolve({ filter: /^[^./]/ }, (args) => {
+          if (!args.importer.startsWith(own) && !isBuiltin(args.path)) return undefined;
+          return BUNDLED.some((re) => re.test(args.path)) ? undefined : { path: args.path, external: true };
+        });
         build.onLoad({ filter: /\.js$/ }, (args) => {
           if (!args.path.startsWith(own)) return undefined;
           const source = fs.readFileSync(args.path, 'utf8');
