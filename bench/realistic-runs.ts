@@ -26,7 +26,7 @@
 // Seeded: the same spec and seed give the same study.
 import type { RunSeries } from '../src/analyze/run-series.ts';
 import { normalQuantile } from '../src/stats/distributions.ts';
-import { correlatedOuInto, createRandom, ouInto, type Random } from '../src/stats/index.ts';
+import { correlatedOuInto, createRandom, ouInto, shareCovariance, type Random } from '../src/stats/index.ts';
 import { binomialSample } from './binomial-sample.ts';
 import { scheduleSteps, type ScheduleName } from './realistic-schedules.ts';
 
@@ -151,25 +151,6 @@ function fixedTestSet(means: Float64Array, n: number, rho: number, random: Rando
   return { scores, right };
 }
 
-/**
- * The covariance of the mean's errors across checkpoints estimated from the per-example results:
- * (share right at both - share at t x share at s) / n, whose diagonal is the stated p(1 - p)/n.
- */
-export function exampleCovariance(right: readonly Uint8Array[]): Float64Array {
-  const c = right.length, n = right[0]?.length ?? 0;
-  const share = right.map((r) => r.reduce((t, x) => t + x, 0) / n);
-  const out = new Float64Array(c * c);
-  for (let t = 0; t < c; t++) {
-    for (let s = 0; s <= t; s++) {
-      let both = 0;
-      const a = right[t], b = right[s];
-      for (let i = 0; i < n; i++) both += a[i] & b[i];
-      out[t * c + s] = out[s * c + t] = (both / n - share[t] * share[s]) / n;
-    }
-  }
-  return out;
-}
-
 function measure(means: Float64Array, spec: StudySpec, random: Random): { scores: Float64Array; right?: Uint8Array[] } {
   if (spec.persistence || spec.examples) return fixedTestSet(means, spec.n, spec.persistence ?? 0, random);
   return { scores: means.map((m) => observed(m, spec.n, random)) };
@@ -199,7 +180,7 @@ export function simulateRun(spec: StudySpec, runIndex: number, random: Random): 
   // RunSeries is gaining samplingVariance (each checkpoint's p(1 - p)/n) for the binomial-noise fix;
   // attached here already so the fixed analysis reads it from these same studies.
   const series: RunSeries = Object.assign(base, { samplingVariance });
-  if (spec.examples && measuredId?.right) series.samplingCovariance = new Map([[CONTROL, exampleCovariance(measuredId.right)]]);
+  if (spec.examples && measuredId?.right) series.samplingCovariance = new Map([[CONTROL, shareCovariance(measuredId.right)]]);
   return { series, progress, deviations, deviationSd, trueScores, rho };
 }
 

@@ -12,10 +12,12 @@
 // - the measurement: the simulated control is the true curve plus normal noise of the run's own
 //   sampling variance (binomial at its n), in fresh draws, and the test is given that variance as
 //   the analysis is; so the control's sampling noise, and the correction for it, are in the
-//   simulation. The drawn variance is capped at the control's own jitter around its smoothed curve:
-//   a fixed test set whose answers barely change between checkpoints moves less from one checkpoint
-//   to the next than p(1 - p)/n says, and the simulation should not hold more control noise than
-//   the run does. The OOD curves are functions of that smoothed (true) control, not of the observed
+//   simulation. Where the errors' covariance across checkpoints is known (a fixed test set's
+//   per-example answers in a store), the errors are drawn from it and the test is given it too.
+//   Else they are drawn independent, their variance capped at the control's own jitter around its
+//   smoothed curve: a fixed test set whose answers barely change between checkpoints moves less from
+//   one checkpoint to the next than p(1 - p)/n says, and the simulation should not hold more
+//   control noise than the run does. The OOD curves are functions of that smoothed (true) control, not of the observed
 //   one: fitted values on the observed control carry the run's own control noise into both series of
 //   every simulated pair, a shared component the freshly drawn control does not carry (on the demo's
 //   runs that alone made the simulated false-positive rate 28-52% and the variance ratio 3-15).
@@ -28,7 +30,7 @@
 // never repeat, through one that keeps no fits and shares the analysis's fitter (its search grid).
 import { prepareControls, type PartialOptions } from '../stats/partial-correlation-shared.ts';
 import {
-  axisTimes, createRandom, MAX_PHI, modelledPairTests, NoiseFitCache, ouInto, splineResidualiser, type NoiseModel, type Random,
+  axisTimes, correlatedNormal, createRandom, MAX_PHI, modelledPairTests, NoiseFitCache, ouInto, splineResidualiser, type NoiseModel, type Random,
 } from '../stats/index.ts';
 import type { AnalysisOptions } from './options.ts';
 import { clippedFisherZ, fisherZVariance } from './fisher-z.ts';
@@ -84,8 +86,7 @@ export function calibrateRun(
   // freshly drawn control does not carry: a shared component no residualiser removes
   const curves = ood.map((s) => fittedOnControl(s, trueControl, statOptions(trueControl, opts)));
   const scales = ood.map((s, i) => Math.sqrt(Math.max(0, variance(sub(s, curves[i])))));
-  const noiseScale = smooth && noise.control ? Math.min(1, smooth.jitter / Math.max(1e-300, mean(noise.control))) : 1;
-  const controlSd = noise.control ? Float64Array.from(noise.control, (v) => Math.sqrt(Math.max(0, v * noiseScale))) : undefined;
+  const controlNoise = noise.control ? controlNoiseDraw(noise, smooth?.jitter ?? 0) : undefined;
   const random = createRandom(opts.seed);
   const m = opts.calibration;
   const perDraw = Math.ceil(m / CONTROL_DRAWS);
@@ -94,8 +95,8 @@ export function calibrateRun(
   const simulated: PairTestContext = { fits: context.fits?.sharingFitter() ?? new NoiseFitCache(false) };
   for (let g = 0; g < CONTROL_DRAWS && done < m; g++) {
     const size = Math.min(perDraw, m - done);
-    const c = controlSd ? Float64Array.from(trueControl, (v, i) => v + controlSd[i] * random.normal()) : trueControl;
-    const cVar = controlSd ? noise.control : undefined;
+    const c = controlNoise ? add(trueControl, controlNoise(random), 1) : trueControl;
+    const cNoise: SamplingNoise = controlNoise ? { control: noise.control, controlCovariance: noise.controlCovariance } : {};
     // series 3i, 3i + 1, 3i + 2: x, its null partner, its alternative partner (x is shared, so fitted once)
     const series: Float64Array[] = [];
     const nulls: [number, number][] = [], alternatives: [number, number][] = [];
@@ -110,12 +111,12 @@ export function calibrateRun(
       nulls.push([3 * i, 3 * i + 1]);
       alternatives.push([3 * i, 3 * i + 2]);
     }
-    const tested = testIndexed(series, [...nulls, ...alternatives], c, opts, steps, cVar, simulated);
+    const tested = testIndexed(series, [...nulls, ...alternatives], c, opts, steps, cNoise, simulated);
     const significant = (results: typeof tested) => results.filter(({ result }) => result.p !== null && result.p < opts.alpha).length;
     const nullResults = tested.slice(0, size);
     falsePositives += significant(nullResults);
     hits += significant(tested.slice(size));
-    naiveFalsePositives += significant(testIndexed(series, nulls, c, naive, steps, cVar));
+    naiveFalsePositives += significant(testIndexed(series, nulls, c, naive, steps, cNoise));
     for (const { result } of nullResults) {
       if (result.r === null || result.df <= 1) continue;
       squaredZ += clippedFisherZ(result.r) ** 2 / fisherZVariance(result);
@@ -126,10 +127,24 @@ export function calibrateRun(
   const models = usable.map((i) => fitted[i]!);
   return {
     phi: Math.min(MAX_PHI, median(models.map((f) => f.phi))), nugget: median(models.map((f) => f.nugget)),
-    control_noise_redrawn: controlSd !== undefined,
+    control_noise_redrawn: controlNoise !== undefined,
     simulations: m, alpha: opts.alpha, false_positive_rate: falsePositives / m, effect: opts.effect, power: hits / m,
     naive_false_positive_rate: naiveFalsePositives / m, variance_ratio: defined ? squaredZ / defined : 1, variance_ratio_pairs: defined,
   };
+}
+
+/**
+ * A draw of the control's sampling errors: from their covariance S where it is known (V sqrt(L) z,
+ * S = V L V'), so a fixed test set's persistent errors are simulated as the correction takes them;
+ * else independent with the stated variances, capped at the control's own jitter around its
+ * smoothed curve (a fixed test set moves less between checkpoints than p(1 - p)/n says).
+ */
+function controlNoiseDraw(noise: SamplingNoise, jitter: number): (random: Random) => Float64Array {
+  const n = noise.control!.length;
+  if (noise.controlCovariance) return correlatedNormal(noise.controlCovariance, n);
+  const scale = Math.min(1, jitter / Math.max(1e-300, mean(noise.control!)));
+  const sd = Float64Array.from(noise.control!, (v) => Math.sqrt(Math.max(0, v * scale)));
+  return (random) => Float64Array.from(sd, (v) => v * random.normal());
 }
 
 /** A series' fitted values on the control, by the residualiser in use (a straight line, or the GCV spline with its basis). */

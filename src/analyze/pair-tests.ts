@@ -35,12 +35,12 @@ export function testPairs(
  */
 export function testIndexed(
   series: readonly Float64Array[], pairs: readonly (readonly [number, number])[], control: Float64Array, opts: PairTestOptions,
-  steps?: readonly number[], controlVariance?: Float64Array, context: PairTestContext = {},
+  steps?: readonly number[], controlNoise: Pick<SamplingNoise, 'control' | 'controlCovariance'> = {}, context: PairTestContext = {},
 ): { result: PartialResult; representation: Representation }[] {
   const named: Record<string, Float64Array> = {};
   series.forEach((s, i) => { named[`s${i}`] = s; });
   const namedPairs = pairs.map(([a, b]) => [`s${a}`, `s${b}`] as const);
-  return testNamed(named, namedPairs, control, opts, steps, { control: controlVariance }, context);
+  return testNamed(named, namedPairs, control, opts, steps, controlNoise, context);
 }
 
 /** The one dispatch: the test of the inference method in use. */

@@ -72,7 +72,9 @@ export async function readScores(input: string, opts: ReadScoreOptions = {}): Pr
 export async function readScoreInput(input: string, opts: ReadScoreOptions = {}): Promise<ScoreReading> {
   const source = await detectSource(input);
   const read = source === 'folder' ? await readFolder(input)
-    : source === 'store' ? scoreReading({ scores: storeScores(input, opts.promptVariant ?? ''), description: 'genstudy results store', notes: [] })
+    : source === 'store' ? scoreReading({
+      scores: storeScores(input, opts.promptVariant ?? ''), description: 'genstudy results store', notes: [], store: input,
+    })
     : await readScoreTable(input, opts.columns);
   const reading = renameRuns(read, opts.runNames ?? {});
   reading.scores.refuseDuplicates();

@@ -19,6 +19,8 @@ export interface ScoreReading {
   notes: string[];
   /** The training log (loss, learning rate, gradient norm per logged step) where the input has one: a Trainer's log_history. */
   trainingLog?: TrainingLogRecord[];
+  /** The results store the scores were read from, whose per-example answers hold more (stored-error-covariance.ts). */
+  store?: string;
 }
 
 /** A reading of these parts, its `rows` made from the columns when first asked for (not enumerable: a spread copies the columns only). */

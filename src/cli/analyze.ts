@@ -9,6 +9,8 @@ import { checkNamedTestSets, lackingMetricNote } from '../analyze/input-checks.t
 import { addScoreInputOptions, readAndDescribe, sampleSizeFlag, SCORE_INPUT_HELP, type ScoreInputFlags } from './score-input-flags.ts';
 import { availableMetrics, buildRunSeries, type RunSeries } from '../analyze/run-series.ts';
 import { analyzeRuns, type AnalyzeOptions } from '../analyze/analysis.ts';
+import { attachStoredErrorCovariance } from '../analyze/stored-error-covariance.ts';
+import { ResultStore } from '../store/result-store.ts';
 import { addAnalysisOptions, analysisOptionsFromFlags, type AnalysisFlags } from './analysis-flags.ts';
 import { allCsvParts, formatAgreementCsv, formatJson, formatTable, pairsCsvParts, type OutputFormat } from '../analyze/format.ts';
 import { formatMetaCsv, formatModeratorCsv } from '../analyze/format-meta.ts';
@@ -87,13 +89,23 @@ export function registerAnalyze(program: Command): void {
  * scores they are ~300 MB the analysis does not need.
  */
 async function readSeries(input: string, flags: AnalyzeFlags, opts: AnalyzeOptions): Promise<RunSeries[] | undefined> {
-  const { scores } = await readAndDescribe(input, flags);
+  const reading = await readAndDescribe(input, flags);
+  const { scores } = reading;
   if (flags.dryRun) return undefined;
   if (scores.length) checkNamedTestSets(scores, input, { control: flags.control, testSets: opts.testSets });
   const metric = chooseMetric(scores, flags.metric, input);
   const lacking = lackingMetricNote(scores, metric);
   if (lacking !== undefined) process.stderr.write(`genstudy: note: ${terminalSafe(lacking)}\n`);
   const series = buildRunSeries(scores, metric, { sampleSize: sampleSizeFlag(flags) });
+  if (reading.store !== undefined) {
+    const store = ResultStore.open(reading.store, { readonly: true });
+    try {
+      const notes = attachStoredErrorCovariance(series, store, { metric, testSets: [flags.control], promptVariant: flags.promptVariant });
+      for (const note of notes) process.stderr.write(`genstudy: note: ${terminalSafe(note)}\n`);
+    } finally {
+      store.close();
+    }
+  }
   for (const s of series) {
     if (s.incompleteSteps.length) {
       const first = s.incompleteSteps[0];

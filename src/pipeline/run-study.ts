@@ -16,6 +16,7 @@ import type { ProgressSink as TrainProgress } from '../train/index.ts';
 import { modelLoads, onEngineStart, remoteLoader, servedLoader } from '../engine/index.ts';
 import { readStoreScores } from '../analyze/read-scores.ts';
 import { buildRunSeries } from '../analyze/run-series.ts';
+import { attachStoredErrorCovariance } from '../analyze/stored-error-covariance.ts';
 import { analyzeOrSkip, type AnalysisResult, type AnalyzeOptions } from '../analyze/analysis.ts';
 import { checkModelsPresent, checkStudyInitSizes, modelIdentityWarnings } from './model-preparation.ts';
 import { prepareSynthetic, rowNotes, studyTestSets, tagTestSets } from './study-test-sets.ts';
@@ -144,14 +145,16 @@ export async function runStudy(study: Study, studyFile: string, opts: RunStudyOp
       stopEngineNote();
       work.modelsLoaded = modelLoads() - loadsBefore;
     }
-    return analyseStudy(study, { paths, runs, work, store });
+    return analyseStudy(study, { paths, runs, work, store, log });
   } finally {
     store.close();
   }
 }
 
 /** The study's partial correlations over its fine-tuned runs, or why there are none. */
-function analyseStudy(study: Study, c: { paths: StudyPaths; runs: RunPlan[]; work: StudyResult['work']; store: ResultStore }): StudyResult {
+function analyseStudy(
+  study: Study, c: { paths: StudyPaths; runs: RunPlan[]; work: StudyResult['work']; store: ResultStore; log: (line: string) => void },
+): StudyResult {
   const { paths, runs, work } = c;
 
   const { metric: _metric, ...options } = study.analysis;
@@ -164,6 +167,9 @@ function analyseStudy(study: Study, c: { paths: StudyPaths; runs: RunPlan[]; wor
   const variant = reportedVariant(study, studySettings(study), 0);
   const rows = readStoreScores(c.store, variant).filter((r) => runs.some((p) => p.id === r.run && p.method.kind !== 'base'));
   const series = buildRunSeries(rows, study.analysis.metric);
+  const notes = attachStoredErrorCovariance(series, c.store,
+    { metric: study.analysis.metric, testSets: [study.evaluation.control], promptVariant: variant });
+  for (const note of notes) c.log(`genstudy: note: ${note}`);
   const outcome = analyzeOrSkip(series, analyzeOptions);
   if ('skipped' in outcome) return { paths, runs, analysis: null, analysisSkipped: outcome.skipped, analyzeOptions, work };
   return { paths, runs, analysis: outcome.analysis, analyzeOptions, work };

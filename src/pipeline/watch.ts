@@ -22,6 +22,8 @@ import { checkpointIn, checkRunFolder, evaluateGrid, refuseTwoFoldersForOneStep,
   type GridSummary } from '../evaluate/index.ts';
 import { identifyCheckpoint, type CheckpointRef } from '../engine/index.ts';
 import { readStoreScores } from '../analyze/read-scores.ts';
+import { attachStoredErrorCovariance } from '../analyze/stored-error-covariance.ts';
+import { ResultStore } from '../store/result-store.ts';
 import { availableMetrics, buildRunSeries } from '../analyze/run-series.ts';
 import { analyzeOrSkip, DEFAULT_OPTIONS, type AnalysisResult, type AnalyzeOptions } from '../analyze/analysis.ts';
 import { formatJson, formatTable } from '../analyze/format.ts';
@@ -70,6 +72,8 @@ export interface WatchRound {
   /** The refreshed analysis, or why there is none (yet). */
   analysis?: AnalysisResult;
   analysisSkipped?: string;
+  /** What the analysis could not use from the store (stored-error-covariance.ts). */
+  analysisNotes?: string[];
   report?: string;
 }
 
@@ -142,15 +146,24 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 }
 
 /** Analysis (analysis.json, analysis.txt) and report of the run from the store, or why not yet. */
-async function refreshOutputs(opts: WatchOptions, outDir: string): Promise<Pick<WatchRound, 'analysis' | 'analysisSkipped' | 'report'>> {
+type RefreshedOutputs = Pick<WatchRound, 'analysis' | 'analysisSkipped' | 'analysisNotes' | 'report'>;
+
+async function refreshOutputs(opts: WatchOptions, outDir: string): Promise<RefreshedOutputs> {
   const rows = readStoreScores(opts.storePath, '').filter((r) => r.run === opts.run);
   const metrics = availableMetrics(rows);
   const metric = opts.metric ?? (metrics.includes('accuracy') ? 'accuracy' : metrics.length === 1 ? metrics[0] : undefined);
   if (metric === undefined) return { analysisSkipped: `several metrics (${metrics.join(', ')}); choose one with --metric` };
   const analyzeOptions: AnalyzeOptions = { ...DEFAULT_OPTIONS, ...opts.analysis, control: opts.control! };
   await mkdir(outDir, { recursive: true });
-  const out: Pick<WatchRound, 'analysis' | 'analysisSkipped' | 'report'> = {};
-  const outcome = analyzeOrSkip(buildRunSeries(rows, metric), analyzeOptions);
+  const out: RefreshedOutputs = {};
+  const series = buildRunSeries(rows, metric);
+  const store = ResultStore.open(opts.storePath, { readonly: true });
+  try {
+    out.analysisNotes = attachStoredErrorCovariance(series, store, { metric, testSets: [analyzeOptions.control] });
+  } finally {
+    store.close();
+  }
+  const outcome = analyzeOrSkip(series, analyzeOptions);
   if ('skipped' in outcome) {
     out.analysisSkipped = outcome.skipped;
     return out;
@@ -254,6 +267,7 @@ export async function watchRun(opts: WatchOptions): Promise<WatchResult> {
       }
       if (opts.control !== undefined && round.evaluated.length > 0) {
         Object.assign(round, await refreshOutputs(opts, outDir));
+        for (const note of round.analysisNotes ?? []) log(`note: ${note}`);
         if (round.analysis) log(`analysis and report refreshed: ${round.report}`);
         else log(`no analysis yet: ${round.analysisSkipped}`);
       }

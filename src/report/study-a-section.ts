@@ -28,6 +28,7 @@ export async function agreementSection(a: StudyA, tables: Map<string, Table>): P
     `${esc(a.metric ?? '')} of the in-domain set <b>${esc(a.control ?? '')}</b> regressed out (${esc(o.residualiser)} ` +
     `residualiser${o.representation === 'differences' ? ', first differences' : ''}), ` +
     `p-values corrected over the pairs of the run (${esc(o.correction)}), significant when the adjusted p &lt; ${esc(String(o.alpha))}.</p>`);
+  for (const note of a.notes ?? []) out.push(`<p class="note">${esc(note)}.</p>`);
   if (a.skipped.length) {
     const byReason = new Map<string, string[]>();
     for (const s of a.skipped) byReason.set(s.reason, [...(byReason.get(s.reason) ?? []), s.run]);

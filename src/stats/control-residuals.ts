@@ -45,7 +45,8 @@
  * is removed in levels, where it is a curve, before differencing), scaled by the square root of
  * their gap; their noise term is sum w_i^2 (var u_i + var u_(i+1)).
  */
-import { dot, symmetricEigen } from './linalg.ts';
+import { dot } from './linalg.ts';
+import { correlatedNormal } from './correlated-normal.ts';
 import { createRandom } from './random.ts';
 import { spacingOf } from './uneven-spacing.ts';
 import { prepareControls, type Controls, type PartialOptions } from './partial-correlation-shared.ts';
@@ -284,11 +285,13 @@ function simexMoments(
   const sd = Float64Array.from(variance, (v) => Math.sqrt(Math.max(0, v)));
   // the same draws at every lambda (common random numbers): each draw's moments then vary smoothly
   // in lambda, and the extrapolation to -1 does not amplify draw-to-draw noise between the lambdas
-  const draws = opts.controlCovariance ? correlatedDraws(opts.controlCovariance, n, random)
+  const correlated = opts.controlCovariance ? correlatedNormal(opts.controlCovariance, n) : undefined;
+  const draws = correlated ? Array.from({ length: SIMEX_REPLICATES }, () => correlated(random))
     : Array.from({ length: SIMEX_REPLICATES }, () => Float64Array.from(sd, (s) => s * random.normal()));
   const lambdas = [0, ...SIMEX_LAMBDAS];
-  // per lambda (0 first), per pair: the mean moments over the draws, and the draws' variance of c
+  // per lambda (0 first), per pair: the mean moments over the draws, and the draws' variance of r
   const spread = lambdas.map(() => ({ levels: new Float64Array(pairs.length), differences: new Float64Array(pairs.length) }));
+  const rSum = lambdas.map(() => ({ levels: new Float64Array(pairs.length), differences: new Float64Array(pairs.length) }));
   const means = lambdas.map((lambda, li) => {
     if (li === 0) return { levels: naive.levels, differences: naive.differences };
     const acc = { levels: pairs.map(() => ({ c: 0, va: 0, vb: 0 })), differences: pairs.map(() => ({ c: 0, va: 0, vb: 0 })) };
@@ -304,14 +307,18 @@ function simexMoments(
       add(acc.levels, m.levels);
       add(acc.differences, m.differences);
       for (let p = 0; p < pairs.length; p++) {
-        spread[li].levels[p] += m.levels[p].c ** 2;
-        spread[li].differences[p] += m.differences[p].c ** 2;
+        const rl = correlationOf(m.levels[p]), rd = correlationOf(m.differences[p]);
+        rSum[li].levels[p] += rl;
+        rSum[li].differences[p] += rd;
+        spread[li].levels[p] += rl * rl;
+        spread[li].differences[p] += rd * rd;
       }
     }
     if (drawn < 2) return undefined;
-    for (const [list, sq] of [[acc.levels, spread[li].levels], [acc.differences, spread[li].differences]] as const) {
-      list.forEach((m, p) => { sq[p] = Math.max(0, (sq[p] - (m.c * m.c) / drawn) / (drawn - 1)); });
-      for (const m of list) { m.c /= drawn; m.va /= drawn; m.vb /= drawn; }
+    for (const key of ['levels', 'differences'] as const) {
+      const sq = spread[li][key], sum = rSum[li][key];
+      for (let p = 0; p < pairs.length; p++) sq[p] = Math.max(0, (sq[p] - (sum[p] * sum[p]) / drawn) / (drawn - 1));
+      for (const m of acc[key]) { m.c /= drawn; m.va /= drawn; m.vb /= drawn; }
     }
     return acc;
   });
@@ -320,9 +327,12 @@ function simexMoments(
   // measurement error jackknife", section 3): var(estimate at lambda) = its stated variance minus
   // the draws' variance s^2(lambda), extrapolated to -1 like the estimate. The stated variance barely
   // moves with lambda (n_eff is fitted once), so the extrapolation adds -s^2(-1), s^2(0) = 0 among
-  // the points; in r's units, divided by the corrected variances as r divides. Measured on null runs
-  // shaped like real ones (bench/realistic.ts): without it their z scattered 1.20-1.60 times the
-  // stated variance, with it 0.69-1.10 (docs/analyze.md).
+  // the points. s^2 is the spread of each draw's r = c / sqrt(va vb), not of c alone: the draws move
+  // c and the variances together, and the spread of c divided by the variances made a pair at
+  // |r| 0.999 (the demo's mirrored sets, whose r no draw moves) untestable once a fixed test set's
+  // covariance made its correction credible. Measured on null runs shaped like real ones
+  // (bench/realistic.ts): without it their z scattered 1.20-1.60 times the stated variance
+  // (docs/analyze.md).
   const extrapolate = (pick: (l: typeof means[number]) => PairMoments[], s2: (li: number) => Float64Array) => pairs.map((_, p) => {
     const m = {
       c: quadraticAtMinusOne(lambdas, lambdas.map((_, li) => pick(means[li])[p].c)),
@@ -330,7 +340,7 @@ function simexMoments(
       vb: quadraticAtMinusOne(lambdas, lambdas.map((_, li) => pick(means[li])[p].vb)),
     };
     const added = Math.max(0, -quadraticAtMinusOne(lambdas, lambdas.map((_, li) => s2(li)[p])));
-    return m.va > 0 && m.vb > 0 ? { ...m, correctionVariance: added / (m.va * m.vb) } : m;
+    return m.va > 0 && m.vb > 0 ? { ...m, correctionVariance: added } : m;
   });
   // the method of moments' rule: a pair whose variances the correction would take below
   // MIN_RELIABILITY of their naive values is left uncorrected
@@ -347,16 +357,9 @@ function simexMoments(
   };
 }
 
-/** SIMEX_REPLICATES draws of N(0, S), S the errors' covariance (n x n): V sqrt(L) z from S's eigen-decomposition. */
-function correlatedDraws(covariance: Float64Array, n: number, random: ReturnType<typeof createRandom>): Float64Array[] {
-  const { values, vectors } = symmetricEigen(covariance, n);
-  const root = Float64Array.from(values, (v) => Math.sqrt(Math.max(0, v)));
-  return Array.from({ length: SIMEX_REPLICATES }, () => {
-    const z = Float64Array.from(root, (r) => r * random.normal());
-    const out = new Float64Array(n);
-    for (let i = 0; i < n; i++) { let t = 0; for (let k = 0; k < n; k++) t += vectors[i * n + k] * z[k]; out[i] = t; }
-    return out;
-  });
+/** A pair's correlation from its moments (0 where a variance is not positive). */
+function correlationOf(m: PairMoments): number {
+  return m.va > 0 && m.vb > 0 ? m.c / Math.sqrt(m.va * m.vb) : 0;
 }
 
 function withRaw(

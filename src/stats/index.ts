@@ -32,6 +32,8 @@ export { modelledPairTests, type ModelledOptions, type ModelledPair, type Modell
 export { NoiseFitCache } from './noise-fit-cache.ts';
 export { fitNoiseModel, noiseCorrelation, axisTimes, type NoiseModel, type TimeAxis } from './noise-model.ts';
 export { controlResiduals, MIN_RELIABILITY, type ControlCorrection } from './control-residuals.ts';
+export { shareCovariance } from './example-covariance.ts';
+export { correlatedNormal } from './correlated-normal.ts';
 export { splineResidualiser, type SplineResidualiser } from './spline-residuals.ts';
 export { placeKnots, crSpline, crDesign } from './cr-basis.ts';
 export { randomEffectsMeta, qProfileCi, type MetaAnalysis, type MetaOptions } from './meta-analysis.ts';

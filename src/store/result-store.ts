@@ -51,6 +51,9 @@ export interface PredictionRecord {
   detail?: Record<string, unknown>;
 }
 
+/** A stored prediction as the share metrics read it (ResultStore.iterateAnswers). */
+export interface StoredAnswer { step: number; exampleId: string; prediction: string | null; gold: string | null; predictionNorm: unknown }
+
 export interface TrainingLogRecord {
   run: string; step: number; loss?: number | null; learningRate?: number | null;
   gradNorm?: number | null; tokensPerSecond?: number | null;
@@ -370,6 +373,20 @@ export class ResultStore {
     return rows.map((r) => ({
       run, step, testSet, promptVariant, exampleId: r.example_id, prediction: r.prediction, gold: r.gold, detail: JSON.parse(r.detail),
     }));
+  }
+
+  /**
+   * One run's stored answers on one test set at every checkpoint, by step then example, without
+   * their details but the normalised prediction (acc_norm's): what a share metric's per-example
+   * results across checkpoints are read from.
+   */
+  iterateAnswers(run: string, testSet: string, promptVariant = ''): IterableIterator<StoredAnswer> {
+    return this.db.prepare(`
+      SELECT c.step AS step, p.example_id AS exampleId, p.prediction AS prediction, p.gold AS gold,
+             json_extract(p.detail, '$.predictionNorm') AS predictionNorm
+      FROM predictions p JOIN checkpoints c ON c.id = p.checkpoint_id
+      WHERE c.run_id = ? AND p.test_set_id = ? AND p.prompt_variant = ?
+      ORDER BY c.step, p.example_id`).iterate(run, testSet, promptVariant) as IterableIterator<StoredAnswer>;
   }
 
   writeTrainingLog(rows: readonly TrainingLogRecord[]): void {

@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import { analyzeRuns, DEFAULT_OPTIONS } from '../../src/analyze/analysis.ts';
 import { clippedFisherZ, fisherZVariance } from '../../src/analyze/fisher-z.ts';
 import { hashString } from '../../src/seeded-random.ts';
-import { CONTROL, exampleCovariance, simulateStudy, type StudySpec } from '../../bench/realistic-runs.ts';
+import { CONTROL, simulateStudy, type StudySpec } from '../../bench/realistic-runs.ts';
 
 const spec: StudySpec = {
   schedule: 'even', shape: 'linear', n: 1000, idNoisy: true, models: 5, oodSets: 4, truth: 'null', persistence: 0.9, examples: true,
@@ -41,13 +41,4 @@ test('with the covariance of a fixed test set\'s errors, null runs scatter as th
   assert.ok(Math.abs(known.meanR) < 0.06, `with the covariance: mean r ${known.meanR.toFixed(3)}`);
   assert.ok(independent.ratio > 2.5, `errors taken as independent: z^2/v ${independent.ratio.toFixed(2)}`);
   assert.ok(independent.meanR < -0.15, `errors taken as independent: mean r ${independent.meanR.toFixed(3)}`);
-});
-
-test('the estimated covariance\'s diagonal is the stated p(1 - p)/n, and its off-diagonal the share right at both less the product', () => {
-  const right = [Uint8Array.from([1, 1, 0, 0]), Uint8Array.from([1, 0, 1, 0]), Uint8Array.from([1, 1, 1, 0])];
-  const c = exampleCovariance(right);
-  assert.equal(c[0], (0.5 * 0.5) / 4);
-  assert.equal(c[0 * 3 + 1], (0.25 - 0.5 * 0.5) / 4);
-  assert.equal(c[0 * 3 + 2], (0.5 - 0.5 * 0.75) / 4);
-  assert.equal(c[2 * 3 + 0], c[0 * 3 + 2]);
 });
