@@ -58,35 +58,47 @@ export function attachStoredErrorCovariance(series: readonly RunSeries[], store:
 
 /**
  * Each kept step's 0/1 results on the examples, in one example order; '' when no answers are
- * stored, else why they cannot be used.
+ * stored, else why they cannot be used. Read in one pass, step by step, keeping the bits and the
+ * first kept step's example ids only (a store of 1000 checkpoints x 5000 examples is 5M answers).
  */
 function answersAtSteps(
   answers: Iterable<StoredAnswer>, steps: readonly number[], values: Float64Array, isRight: (a: StoredAnswer) => boolean,
 ): Uint8Array[] | string {
   const wanted = new Map(steps.map((step, k) => [step, k]));
-  const byStep: (StoredAnswer[] | undefined)[] = steps.map(() => undefined);
-  let any = false;
+  const right: (Uint8Array | undefined)[] = steps.map(() => undefined);
+  let order: string[] | undefined;
+  let any = false, k: number | undefined, bits: number[] = [], ids: string[] = [];
+  const close = (): string | undefined => {
+    if (k === undefined) return undefined;
+    if (order === undefined) order = ids;
+    else if (ids.length !== order.length || ids.some((id, i) => id !== order![i])) {
+      return `the stored answers at step ${steps[k]} are to other examples than at another checkpoint (${ids.length} and ${order.length})`;
+    }
+    const r = Uint8Array.from(bits);
+    const share = r.reduce((t, x) => t + x, 0) / r.length;
+    if (Math.abs(share - values[k]) > SAME_SCORE) return `the stored answers at step ${steps[k]} give ${share}, not its stored score ${values[k]}`;
+    right[k] = r;
+    return undefined;
+  };
+  let last: number | undefined;
   for (const a of answers) {
     any = true;
-    const k = wanted.get(a.step);
-    if (k !== undefined) (byStep[k] ??= []).push(a);
+    if (a.step !== last) {
+      const why = close();
+      if (why !== undefined) return why;
+      last = a.step;
+      k = wanted.get(a.step);
+      bits = [];
+      ids = [];
+    }
+    if (k === undefined) continue;
+    bits.push(isRight(a) ? 1 : 0);
+    ids.push(a.exampleId);
   }
+  const why = close();
+  if (why !== undefined) return why;
   if (!any) return '';
-  const missing = steps.filter((_, k) => byStep[k] === undefined);
+  const missing = steps.filter((_, j) => right[j] === undefined);
   if (missing.length) return `no stored answers at ${missing.length} of its ${steps.length} checkpoints (e.g. step ${missing[0]})`;
-  const order = byStep[0]!.map((a) => a.exampleId);
-  const right: Uint8Array[] = [];
-  for (let k = 0; k < steps.length; k++) {
-    const list = byStep[k]!;
-    if (list.length !== order.length || list.some((a, i) => a.exampleId !== order[i])) {
-      return `the stored answers at step ${steps[k]} are to other examples than at step ${steps[0]} (${list.length} and ${order.length})`;
-    }
-    const r = Uint8Array.from(list, (a) => (isRight(a) ? 1 : 0));
-    const share = r.reduce((t, x) => t + x, 0) / r.length;
-    if (Math.abs(share - values[k]) > SAME_SCORE) {
-      return `the stored answers at step ${steps[k]} give ${share}, not its stored score ${values[k]}`;
-    }
-    right.push(r);
-  }
-  return right;
+  return right as Uint8Array[];
 }

@@ -117,16 +117,18 @@ test('answers missing at a kept checkpoint, or not giving the stored score, are 
   const store = ResultStore.open(made.store);
   try {
     store.writeScores([{ run: 'b', step: 500, testSet: 'id', metric: 'accuracy', value: 0.123, n: N }]);
+    store.writePredictions([{ run: 'c', step: 700, testSet: 'id', exampleId: 'ex9999', prediction: 'x', gold: 'y' }]);
   } finally {
     store.close();
   }
   const series = seriesOf(made.store);
   const notes = attach(made.store, series);
-  assert.equal(notes.length, 2);
+  assert.equal(notes.length, 3);
   assert.match(notes[0],
     /^run "a", id: no stored answers at 1 of its 14 checkpoints \(e\.g\. step 300\); its accuracy's sampling errors are taken as independent/);
   assert.match(notes[1], /^run "b", id: the stored answers at step 500 give 0\.\d+, not its stored score 0\.123/);
-  assert.deepEqual(series.map((s) => s.samplingCovariance !== undefined), [false, false, true]);
+  assert.match(notes[2], /^run "c", id: the stored answers at step 700 are to other examples than at another checkpoint \(121 and 120\)/);
+  assert.deepEqual(series.map((s) => s.samplingCovariance !== undefined), [false, false, false]);
 });
 
 test('renamed runs find their answers under the name the store gives them', async (t) => {
