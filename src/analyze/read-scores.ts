@@ -8,6 +8,7 @@ import { open, stat } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { UserError } from '../errors.ts';
 import { ResultStore } from '../store/result-store.ts';
+import { storeExampleResults } from './store-example-results.ts';
 import { FOLDER_READERS } from './folder-readers.ts';
 import { listScoreFolder } from './score-folder.ts';
 import type { ScoreRow } from './score-row.ts';
@@ -73,7 +74,8 @@ export async function readScoreInput(input: string, opts: ReadScoreOptions = {})
   const source = await detectSource(input);
   const read = source === 'folder' ? await readFolder(input)
     : source === 'store' ? scoreReading({
-      scores: storeScores(input, opts.promptVariant ?? ''), description: 'genstudy results store', notes: [], store: input,
+      scores: storeScores(input, opts.promptVariant ?? ''), description: 'genstudy results store', notes: [],
+      exampleResults: storeExampleResults(input, opts.promptVariant ?? ''),
     })
     : await readScoreTable(input, opts.columns);
   const reading = renameRuns(read, opts.runNames ?? {});

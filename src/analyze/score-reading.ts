@@ -5,6 +5,7 @@
 import type { TrainingLogRecord } from '../store/result-store.ts';
 import type { ScoreRow } from './score-row.ts';
 import type { ScoreColumns } from './score-columns.ts';
+import type { ExampleResultSource } from './example-results.ts';
 import { samplingSummary } from './sampling-summary.ts';
 import { sortedRunNames } from './run-order.ts';
 import { sameStepsInGroups } from './score-index.ts';
@@ -19,8 +20,8 @@ export interface ScoreReading {
   notes: string[];
   /** The training log (loss, learning rate, gradient norm per logged step) where the input has one: a Trainer's log_history. */
   trainingLog?: TrainingLogRecord[];
-  /** The results store the scores were read from, whose per-example answers hold more (stored-error-covariance.ts). */
-  store?: string;
+  /** The per-example results behind the scores, where the input holds them (example-results.ts). */
+  exampleResults?: ExampleResultSource;
 }
 
 /** A reading of these parts, its `rows` made from the columns when first asked for (not enumerable: a spread copies the columns only). */

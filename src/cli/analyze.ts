@@ -9,8 +9,7 @@ import { checkNamedTestSets, lackingMetricNote } from '../analyze/input-checks.t
 import { addScoreInputOptions, readAndDescribe, sampleSizeFlag, SCORE_INPUT_HELP, type ScoreInputFlags } from './score-input-flags.ts';
 import { availableMetrics, buildRunSeries, type RunSeries } from '../analyze/run-series.ts';
 import { analyzeRuns, type AnalyzeOptions } from '../analyze/analysis.ts';
-import { attachStoredErrorCovariance } from '../analyze/stored-error-covariance.ts';
-import { ResultStore } from '../store/result-store.ts';
+import { attachErrorCovariance } from '../analyze/error-covariance.ts';
 import { addAnalysisOptions, analysisOptionsFromFlags, type AnalysisFlags } from './analysis-flags.ts';
 import { allCsvParts, formatAgreementCsv, formatJson, formatTable, pairsCsvParts, type OutputFormat } from '../analyze/format.ts';
 import { formatMetaCsv, formatModeratorCsv } from '../analyze/format-meta.ts';
@@ -97,14 +96,9 @@ async function readSeries(input: string, flags: AnalyzeFlags, opts: AnalyzeOptio
   const lacking = lackingMetricNote(scores, metric);
   if (lacking !== undefined) process.stderr.write(`genstudy: note: ${terminalSafe(lacking)}\n`);
   const series = buildRunSeries(scores, metric, { sampleSize: sampleSizeFlag(flags) });
-  if (reading.store !== undefined) {
-    const store = ResultStore.open(reading.store, { readonly: true });
-    try {
-      const notes = attachStoredErrorCovariance(series, store, { metric, testSets: [flags.control], promptVariant: flags.promptVariant });
-      for (const note of notes) process.stderr.write(`genstudy: note: ${terminalSafe(note)}\n`);
-    } finally {
-      store.close();
-    }
+  if (reading.exampleResults !== undefined) {
+    const notes = attachErrorCovariance(series, reading.exampleResults, { metric, testSets: [flags.control] });
+    for (const note of notes) process.stderr.write(`genstudy: note: ${terminalSafe(note)}\n`);
   }
   for (const s of series) {
     if (s.incompleteSteps.length) {

@@ -16,7 +16,8 @@ import type { ProgressSink as TrainProgress } from '../train/index.ts';
 import { modelLoads, onEngineStart, remoteLoader, servedLoader } from '../engine/index.ts';
 import { readStoreScores } from '../analyze/read-scores.ts';
 import { buildRunSeries } from '../analyze/run-series.ts';
-import { attachStoredErrorCovariance } from '../analyze/stored-error-covariance.ts';
+import { attachErrorCovariance } from '../analyze/error-covariance.ts';
+import { storeExampleResults } from '../analyze/store-example-results.ts';
 import { analyzeOrSkip, type AnalysisResult, type AnalyzeOptions } from '../analyze/analysis.ts';
 import { checkModelsPresent, checkStudyInitSizes, modelIdentityWarnings } from './model-preparation.ts';
 import { prepareSynthetic, rowNotes, studyTestSets, tagTestSets } from './study-test-sets.ts';
@@ -167,8 +168,8 @@ function analyseStudy(
   const variant = reportedVariant(study, studySettings(study), 0);
   const rows = readStoreScores(c.store, variant).filter((r) => runs.some((p) => p.id === r.run && p.method.kind !== 'base'));
   const series = buildRunSeries(rows, study.analysis.metric);
-  const notes = attachStoredErrorCovariance(series, c.store,
-    { metric: study.analysis.metric, testSets: [study.evaluation.control], promptVariant: variant });
+  const notes = attachErrorCovariance(series, storeExampleResults(c.store, variant),
+    { metric: study.analysis.metric, testSets: [study.evaluation.control] });
   for (const note of notes) c.log(`genstudy: note: ${note}`);
   const outcome = analyzeOrSkip(series, analyzeOptions);
   if ('skipped' in outcome) return { paths, runs, analysis: null, analysisSkipped: outcome.skipped, analyzeOptions, work };

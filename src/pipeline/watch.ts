@@ -22,8 +22,8 @@ import { checkpointIn, checkRunFolder, evaluateGrid, refuseTwoFoldersForOneStep,
   type GridSummary } from '../evaluate/index.ts';
 import { identifyCheckpoint, type CheckpointRef } from '../engine/index.ts';
 import { readStoreScores } from '../analyze/read-scores.ts';
-import { attachStoredErrorCovariance } from '../analyze/stored-error-covariance.ts';
-import { ResultStore } from '../store/result-store.ts';
+import { attachErrorCovariance } from '../analyze/error-covariance.ts';
+import { storeExampleResults } from '../analyze/store-example-results.ts';
 import { availableMetrics, buildRunSeries } from '../analyze/run-series.ts';
 import { analyzeOrSkip, DEFAULT_OPTIONS, type AnalysisResult, type AnalyzeOptions } from '../analyze/analysis.ts';
 import { formatJson, formatTable } from '../analyze/format.ts';
@@ -157,12 +157,7 @@ async function refreshOutputs(opts: WatchOptions, outDir: string): Promise<Refre
   await mkdir(outDir, { recursive: true });
   const out: RefreshedOutputs = {};
   const series = buildRunSeries(rows, metric);
-  const store = ResultStore.open(opts.storePath, { readonly: true });
-  try {
-    out.analysisNotes = attachStoredErrorCovariance(series, store, { metric, testSets: [analyzeOptions.control] });
-  } finally {
-    store.close();
-  }
+  out.analysisNotes = attachErrorCovariance(series, storeExampleResults(opts.storePath, ''), { metric, testSets: [analyzeOptions.control] });
   const outcome = analyzeOrSkip(series, analyzeOptions);
   if ('skipped' in outcome) {
     out.analysisSkipped = outcome.skipped;

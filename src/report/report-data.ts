@@ -9,6 +9,8 @@ import type { ScoreColumns } from '../analyze/score-columns.ts';
 import { compareRunNames } from '../analyze/run-order.ts';
 import { runNameMapping, SOURCE_RUN_ATTRIBUTE, type RunNaming } from '../analyze/run-names.ts';
 import { knownNamesText } from '../closest-name.ts';
+import type { ExampleResultSource } from '../analyze/example-results.ts';
+import { storeExampleResults } from '../analyze/store-example-results.ts';
 
 export interface ReportRun extends RunRecord {
   /**
@@ -21,6 +23,8 @@ export interface ReportRun extends RunRecord {
 
 export interface ReportData {
   storePath: string;
+  /** The per-example results behind the scores, where the input holds them (analyze/example-results.ts). */
+  exampleResults?: ExampleResultSource;
   schemaVersion: number;
   runs: ReportRun[];
   testSets: TestSetRecord[];
@@ -48,6 +52,7 @@ export function loadReportData(storePath: string, promptVariant = ''): ReportDat
     const testSetIds = [...new Set(scores.map((s) => s.testSet))].sort();
     const testSets = testSetIds.map((id) => store.testSet(id) ?? { id });
     return { storePath, schemaVersion: store.schemaVersion, runs: withScoredSteps(runs, any), testSets, scores, allScores: any, promptVariant,
+      exampleResults: storeExampleResults(storePath, promptVariant),
       superseded: store.evaluation.supersededGroups() };
   } finally {
     store.close();
@@ -66,7 +71,8 @@ export async function loadReportInput(input: string, promptVariant = '', columns
 ): Promise<ReportData> {
   if ((await detectSource(input)) === 'store') return renameStoreRuns(loadReportData(input, promptVariant), runNames);
   const reading = await readScoreInput(input, { columns, runNames });
-  return reportDataFromScores(input, reading.scores, reading.trainingLog);
+  const data = reportDataFromScores(input, reading.scores, reading.trainingLog);
+  return reading.exampleResults ? { ...data, exampleResults: reading.exampleResults } : data;
 }
 
 function renameStoreRuns(data: ReportData, naming: RunNaming): ReportData {

@@ -8,8 +8,7 @@ import {
   analyzeRuns, DEFAULT_OPTIONS, emptyAnalysis, runProblem, type AnalysisProgress, type AnalysisResult, type AnalyzeOptions,
 } from '../analyze/analysis.ts';
 import { buildRunSeries, runAttributes, type RunSeries } from '../analyze/run-series.ts';
-import { attachStoredErrorCovariance } from '../analyze/stored-error-covariance.ts';
-import { ResultStore } from '../store/result-store.ts';
+import { attachErrorCovariance } from '../analyze/error-covariance.ts';
 import type { ScoreRow } from '../analyze/score-row.ts';
 import { metricForTestSet, metricsByTestSet, type ReportData } from './report-data.ts';
 import { knownNamesText } from '../closest-name.ts';
@@ -27,7 +26,7 @@ export interface StudyA {
   skipped: { run: string; reason: string }[];
   /** Why there is no study-A analysis, when there is none. */
   note?: string;
-  /** What the analysis could not use from the store's per-example answers (stored-error-covariance.ts). */
+  /** What the analysis could not use from the input's per-example results (error-covariance.ts). */
   notes?: string[];
 }
 
@@ -65,7 +64,7 @@ export function studyA(data: ReportData,
     ...(s.n > 0 ? { n: s.n } : {}), ...(s.stderr !== undefined ? { stderr: s.stderr } : {}),
   }));
   const series = buildRunSeries(rows, metric, { sampleSize: opts.sampleSize });
-  const notes = data.schemaVersion > 0 ? storedCovariance(data.storePath, series, metric, control, data.promptVariant) : [];
+  const notes = data.exampleResults ? attachErrorCovariance(series, data.exampleResults, { metric, testSets: [control] }) : [];
   const analysable: RunSeries[] = [];
   const skipped: StudyA['skipped'] = [];
   for (const s of series) {
@@ -87,16 +86,6 @@ export function studyA(data: ReportData,
   const result: StudyA = { control, metric, options, series: analysable, skipped, analysis, ...(notes.length ? { notes } : {}) };
   if (analysable.length === 0) result.note = `No run could be analysed with control "${control}" and metric "${metric}".`;
   return result;
-}
-
-/** The control's error covariance from the store's answers, as `genstudy analyze` of the store estimates it. */
-function storedCovariance(storePath: string, series: RunSeries[], metric: string, control: string, promptVariant: string): string[] {
-  const store = ResultStore.open(storePath, { readonly: true });
-  try {
-    return attachStoredErrorCovariance(series, store, { metric, testSets: [control], promptVariant });
-  } finally {
-    store.close();
-  }
 }
 
 function recordedControl(data: ReportData): string | null {

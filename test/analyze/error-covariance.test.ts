@@ -1,5 +1,5 @@
-// The control's error covariance from a results store's per-example answers
-// (analyze/stored-error-covariance.ts): a real SQLite store holding a fixed test set's answers at
+// The control's error covariance from per-example results (analyze/error-covariance.ts), here a
+// results store's answers (analyze/store-example-results.ts): a real SQLite store holding a fixed test set's answers at
 // every checkpoint, as genstudy's evaluations write them (src/evaluate/cell-metrics.ts: a
 // prediction per example, accuracy the share equal to the gold, acc_norm the share whose
 // detail.predictionNorm equals it).
@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { ResultStore, type PredictionRecord, type StoredScore } from '../../src/store/result-store.ts';
 import { buildRunSeries, type RunSeries } from '../../src/analyze/run-series.ts';
-import { attachStoredErrorCovariance } from '../../src/analyze/stored-error-covariance.ts';
+import { attachErrorCovariance } from '../../src/analyze/error-covariance.ts';
+import { storeExampleResults } from '../../src/analyze/store-example-results.ts';
 import { renameRuns } from '../../src/analyze/run-names.ts';
 import { readScoreInput, readStoreScores } from '../../src/analyze/read-scores.ts';
 import { shareCovariance } from '../../src/stats/example-covariance.ts';
@@ -73,12 +74,7 @@ function seriesOf(file: string, metric = 'accuracy'): RunSeries[] {
 }
 
 function attach(file: string, series: RunSeries[], metric = 'accuracy'): string[] {
-  const store = ResultStore.open(file, { readonly: true });
-  try {
-    return attachStoredErrorCovariance(series, store, { metric, testSets: ['id'] });
-  } finally {
-    store.close();
-  }
+  return attachErrorCovariance(series, storeExampleResults(file, ''), { metric, testSets: ['id'] });
 }
 
 test('each run\'s control gets the covariance of its stored answers, whose diagonal is the scores\' p(1 - p)/n', (t) => {
@@ -125,9 +121,9 @@ test('answers missing at a kept checkpoint, or not giving the stored score, are 
   const notes = attach(made.store, series);
   assert.equal(notes.length, 3);
   assert.match(notes[0],
-    /^run "a", id: no stored answers at 1 of its 14 checkpoints \(e\.g\. step 300\); its accuracy's sampling errors are taken as independent/);
-  assert.match(notes[1], /^run "b", id: the stored answers at step 500 give 0\.\d+, not its stored score 0\.123/);
-  assert.match(notes[2], /^run "c", id: the stored answers at step 700 are to other examples than at another checkpoint \(121 and 120\)/);
+    /^run "a", id: no per-example results at 1 of its 14 checkpoints \(e\.g\. step 300\); its accuracy's sampling errors are taken as independent/);
+  assert.match(notes[1], /^run "b", id: the results at step 500 give 0\.\d+, not its score 0\.123/);
+  assert.match(notes[2], /^run "c", id: the results at step 700 are on other examples than at another checkpoint \(121 and 120\)/);
   assert.deepEqual(series.map((s) => s.samplingCovariance !== undefined), [false, false, false]);
 });
 
