@@ -12,6 +12,7 @@ import { checkValueRange, parseSampleSize, parseStderr, type ScoreRow } from './
 import { parseLmEval03 } from './lm-eval-v03.ts';
 import { decodeModelFolder, isLmEval04, parseLmEval04, type LmEvalFile } from './lm-eval-v04.ts';
 import { MODEL_FILES, type FolderReader } from './folder-reader.ts';
+import { isSamplesFile, lmEvalExampleResults, pairSamplesFiles } from './lm-eval-samples.ts';
 import { ScoreColumns } from './score-columns.ts';
 import { scoreReading, type ScoreReading } from './score-reading.ts';
 
@@ -22,7 +23,7 @@ const STEP_IN_MODEL_ARGS = /(?:revision|checkpoint|pretrained|peft)=[^,]*?(?:ste
 /** lm-eval output as a folder format (folder-reader.ts): any *.json but the model files a checkpoint folder holds. */
 export const LM_EVAL_READER: FolderReader = {
   listedAs: 'jsonFiles',
-  claims: (name) => name.endsWith('.json') && !MODEL_FILES.has(name) && !name.endsWith('.index.json'),
+  claims: (name) => (name.endsWith('.json') && !MODEL_FILES.has(name) && !name.endsWith('.index.json')) || isSamplesFile(name),
   inputWords: 'lm-evaluation-harness output (0.3 or 0.4)',
   lookedFor: 'lm-evaluation-harness output (results_*.json, or *.json with a "results" object)',
   filesWord: 'lm-evaluation-harness file(s)',
@@ -52,7 +53,8 @@ export async function readLmEvalFiles(folder: string, files: readonly string[]):
   const nonFinite = new Tally(), missingScores = new Tally(), missingStderrs = new Tally();
   const notScores = new KeyTally();
   let read = 0;
-  for (const file of files) {
+  const placeOf = new Map<string, { run: string; step: number }>();
+  for (const file of files.filter((f) => !isSamplesFile(basename(f)))) {
     const named = RESULTS_NAME.test(basename(file));
     const text = await readFile(file, 'utf8').catch((err: unknown) => { throw unreadable(file, err); });
     let json: ReturnType<typeof parsePythonJson>;
@@ -77,6 +79,7 @@ export async function readLmEvalFiles(folder: string, files: readonly string[]):
     versions.add(parsed.version);
     for (const [g, subtasks] of parsed.groups) groups.set(g, subtasks);
     const place = runAndStep(file, folder, parsed, how);
+    placeOf.set(file, place);
     nonFinite.addNonFinite(file, json.nonFinite);
     for (const key of parsed.missing) missingScores.add(`${file}, field "${key}"`);
     for (const { key, field } of parsed.notScores) notScores.add(key, `${file}, field "${field}"`);
@@ -98,6 +101,8 @@ export async function readLmEvalFiles(folder: string, files: readonly string[]):
   if (notResults.length) leftOut.push(`${notResults.length} JSON file(s) not read: no "results" object, so not lm-evaluation-harness ` +
     `output: ${listed(notResults)}`);
   if (read === 0) return { leftOut };
+  const samples = pairSamplesFiles(files.filter((f) => isSamplesFile(basename(f))), placeOf);
+  leftOut.push(...samples.leftOut);
   const notes: string[] = [];
   nonFinite.noteInto(notes, NON_FINITE_NOTE);
   missingScores.noteInto(notes, MISSING_SCORE_NOTE);
@@ -114,9 +119,11 @@ export async function readLmEvalFiles(folder: string, files: readonly string[]):
   return {
     reading: scoreReading({
       scores: ScoreColumns.fromRows(rows),
-      description: `lm-evaluation-harness ${[...versions].sort().join(' and ')} output, ${read} file(s); run from ` +
+      description: `lm-evaluation-harness ${[...versions].sort().join(' and ')} output, ${read} file(s)` +
+        `${samples.evaluations.length ? ` (and the per-example samples of ${samples.evaluations.length})` : ''}; run from ` +
         `${[...how.run].join(' / ')}, step from ${[...how.step].join(' / ')}`,
       notes,
+      ...(samples.evaluations.length ? { exampleResults: lmEvalExampleResults(samples.evaluations) } : {}),
     }),
     leftOut,
   };
