@@ -47,6 +47,7 @@
  */
 import { dot } from './linalg.ts';
 import { correlatedNormal } from './correlated-normal.ts';
+import { MomentSpread } from './moment-spread.ts';
 import { createRandom } from './random.ts';
 import { spacingOf } from './uneven-spacing.ts';
 import { prepareControls, type Controls, type PartialOptions } from './partial-correlation-shared.ts';
@@ -289,9 +290,8 @@ function simexMoments(
   const draws = correlated ? Array.from({ length: SIMEX_REPLICATES }, () => correlated(random))
     : Array.from({ length: SIMEX_REPLICATES }, () => Float64Array.from(sd, (s) => s * random.normal()));
   const lambdas = [0, ...SIMEX_LAMBDAS];
-  // per lambda (0 first), per pair: the mean moments over the draws, and the draws' variance of r
-  const spread = lambdas.map(() => ({ levels: new Float64Array(pairs.length), differences: new Float64Array(pairs.length) }));
-  const rSum = lambdas.map(() => ({ levels: new Float64Array(pairs.length), differences: new Float64Array(pairs.length) }));
+  // per lambda (0 first), per pair: the mean moments over the draws, and their spread over the draws
+  const spread = lambdas.map(() => ({ levels: new MomentSpread(pairs.length), differences: new MomentSpread(pairs.length) }));
   const means = lambdas.map((lambda, li) => {
     if (li === 0) return { levels: naive.levels, differences: naive.differences };
     const acc = { levels: pairs.map(() => ({ c: 0, va: 0, vb: 0 })), differences: pairs.map(() => ({ c: 0, va: 0, vb: 0 })) };
@@ -306,20 +306,14 @@ function simexMoments(
       const m = pairMoments(residualiseAll(series, controls, skip).residuals, pairs, w);
       add(acc.levels, m.levels);
       add(acc.differences, m.differences);
-      for (let p = 0; p < pairs.length; p++) {
-        const rl = correlationOf(m.levels[p]), rd = correlationOf(m.differences[p]);
-        rSum[li].levels[p] += rl;
-        rSum[li].differences[p] += rd;
-        spread[li].levels[p] += rl * rl;
-        spread[li].differences[p] += rd * rd;
+      for (const key of ['levels', 'differences'] as const) {
+        const list = m[key], into = spread[li][key];
+        for (let p = 0; p < pairs.length; p++) into.add(p, list[p].c, list[p].va, list[p].vb);
+        into.drawn();
       }
     }
     if (drawn < 2) return undefined;
-    for (const key of ['levels', 'differences'] as const) {
-      const sq = spread[li][key], sum = rSum[li][key];
-      for (let p = 0; p < pairs.length; p++) sq[p] = Math.max(0, (sq[p] - (sum[p] * sum[p]) / drawn) / (drawn - 1));
-      for (const m of acc[key]) { m.c /= drawn; m.va /= drawn; m.vb /= drawn; }
-    }
+    for (const key of ['levels', 'differences'] as const) for (const m of acc[key]) { m.c /= drawn; m.va /= drawn; m.vb /= drawn; }
     return acc;
   });
   if (means.some((m) => m === undefined)) return 'the spline could not be fitted on the control with simulated extra noise (SIMEX)';
@@ -327,19 +321,20 @@ function simexMoments(
   // measurement error jackknife", section 3): var(estimate at lambda) = its stated variance minus
   // the draws' variance s^2(lambda), extrapolated to -1 like the estimate. The stated variance barely
   // moves with lambda (n_eff is fitted once), so the extrapolation adds -s^2(-1), s^2(0) = 0 among
-  // the points. s^2 is the spread of each draw's r = c / sqrt(va vb), not of c alone: the draws move
-  // c and the variances together, and the spread of c divided by the variances made a pair at
-  // |r| 0.999 (the demo's mirrored sets, whose r no draw moves) untestable once a fixed test set's
-  // covariance made its correction credible. Measured on null runs shaped like real ones
-  // (bench/realistic.ts): without it their z scattered 1.20-1.60 times the stated variance
-  // (docs/analyze.md).
-  const extrapolate = (pick: (l: typeof means[number]) => PairMoments[], s2: (li: number) => Float64Array) => pairs.map((_, p) => {
+  // the points. s^2 is the spread of r to first order at the corrected moments (moment-spread.ts):
+  // the draws move c and the variances together, and the spread of c alone over the corrected
+  // variances made a pair at |r| 0.999 (the demo's mirrored sets, whose r no draw moves) untestable
+  // once a fixed test set's covariance made its correction credible; the spread of each draw's own
+  // r, tried first, divides by the draws' noisier variances and left null runs' tests liberal.
+  // Measured on null runs shaped like real ones (bench/realistic.ts): without the term their z
+  // scattered 1.20-1.60 times the stated variance (docs/analyze.md).
+  const extrapolate = (pick: (l: typeof means[number]) => PairMoments[], s2: (li: number) => MomentSpread) => pairs.map((_, p) => {
     const m = {
       c: quadraticAtMinusOne(lambdas, lambdas.map((_, li) => pick(means[li])[p].c)),
       va: quadraticAtMinusOne(lambdas, lambdas.map((_, li) => pick(means[li])[p].va)),
       vb: quadraticAtMinusOne(lambdas, lambdas.map((_, li) => pick(means[li])[p].vb)),
     };
-    const added = Math.max(0, -quadraticAtMinusOne(lambdas, lambdas.map((_, li) => s2(li)[p])));
+    const added = Math.max(0, -quadraticAtMinusOne(lambdas, lambdas.map((_, li) => s2(li).rVariance(p, m.c, m.va, m.vb))));
     return m.va > 0 && m.vb > 0 ? { ...m, correctionVariance: added } : m;
   });
   // the method of moments' rule: a pair whose variances the correction would take below
@@ -355,11 +350,6 @@ function simexMoments(
     differences: credible(extrapolate((l) => l!.differences, (li) => spread[li].differences), naive.differences),
     uncorrected,
   };
-}
-
-/** A pair's correlation from its moments (0 where a variance is not positive). */
-function correlationOf(m: PairMoments): number {
-  return m.va > 0 && m.vb > 0 ? m.c / Math.sqrt(m.va * m.vb) : 0;
 }
 
 function withRaw(

@@ -35,12 +35,13 @@ test('SIMEX-corrected r on null runs: the stated variance covers their scatter',
 });
 
 test('a mirrored pair (|r| 0.999, which no draw of the control moves) keeps its n_eff under SIMEX with a fixed test set\'s covariance', () => {
-  // The correction's variance is the draws' spread of r, not of the cross-product alone: the draws
-  // move the covariance and both variances together. Over these 30 runs, with the spread of c divided
-  // by the corrected variances, the corrected n_eff was a median 0.47 of the uncorrected (0.09 at
-  // worst) and 25 runs kept a defined r below -0.95 (the demo's mirrored sets went inconclusive);
-  // with the spread of r, 0.95 and 28. The rest of the drop is the corrected variances' own
-  // (raw / corrected, modelled-pair-tests.ts), which takes two runs to df < 1.
+  // The correction's variance is the draws' spread of r to first order (stats/moment-spread.ts), not
+  // of the cross-product alone: the draws move the covariance and both variances together. Over
+  // these 30 runs, with the spread of c divided by the corrected variances, the corrected n_eff was
+  // a median 0.47 of the uncorrected (0.09 at worst) and 25 runs kept a defined r below -0.95 (the
+  // demo's mirrored sets went inconclusive); with the spread of r, 0.95 and 28. The rest of the drop
+  // is the corrected variances' own (raw / corrected, modelled-pair-tests.ts), which takes two runs
+  // to df < 1.
   const fixed: StudySpec = { ...spec, schedule: 'even', persistence: 0.9, examples: true };
   const ratios: number[] = [];
   let tested = 0;
