@@ -7,7 +7,7 @@
 // moves c as much as the variances (a mirrored pair), it goes to 0 as r's own spread does.
 
 const C = 0, A = 1, B = 2;
-/** Covariance slots: cc, aa, bb, ca, cb, ab. */
+/** Covariance slots: cc, aa, bb, ca, cb, ab (add() writes them in this order). */
 const SLOTS = [[C, C], [A, A], [B, B], [C, A], [C, B], [A, B]] as const;
 
 export class MomentSpread {
@@ -21,9 +21,10 @@ export class MomentSpread {
   }
 
   add(p: number, c: number, va: number, vb: number): void {
-    const x = [c, va, vb];
-    for (let k = 0; k < 3; k++) this.sums[p * 3 + k] += x[k];
-    SLOTS.forEach(([i, j], k) => { this.products[p * 6 + k] += x[i] * x[j]; });
+    // in SIMEX's inner loop (pairs x draws x lambdas): no arrays made per call
+    const s = this.sums, q = this.products, i = p * 3, j = p * 6;
+    s[i] += c; s[i + 1] += va; s[i + 2] += vb;
+    q[j] += c * c; q[j + 1] += va * va; q[j + 2] += vb * vb; q[j + 3] += c * va; q[j + 4] += c * vb; q[j + 5] += va * vb;
   }
 
   /** Call once per draw, after its pairs are added. */
