@@ -139,7 +139,7 @@ export function calibrateRun(
  * else independent with the stated variances, capped at the control's own jitter around its
  * smoothed curve (a fixed test set moves less between checkpoints than p(1 - p)/n says).
  */
-function controlNoiseDraw(noise: SamplingNoise, jitter: number): (random: Random) => Float64Array {
+export function controlNoiseDraw(noise: SamplingNoise, jitter: number): (random: Random) => Float64Array {
   const n = noise.control!.length;
   if (noise.controlCovariance) return correlatedNormal(noise.controlCovariance, n);
   const scale = Math.min(1, jitter / Math.max(1e-300, mean(noise.control!)));
