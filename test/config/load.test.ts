@@ -68,8 +68,8 @@ test('the example study files (demo, study A, study B) are valid and expand', as
   const counts = Object.fromEntries(
     ['demo', 'study-a', 'study-a-snli', 'study-b'].map((n) => [n, expandStudy(loadStudyFile(`${root}${n}.yaml`)).length]));
   // study B: 5 tasks x 3 training sizes x (4 base shot counts + FT + FTICL at two k).
-  // demo: 2 training variants x 2 seeds.
-  assert.deepEqual(counts, { demo: 4, 'study-a': 3, 'study-a-snli': 3, 'study-b': 105 });
+  // demo: 2 training variants x 3 seeds.
+  assert.deepEqual(counts, { demo: 6, 'study-a': 3, 'study-a-snli': 3, 'study-b': 105 });
 });
 
 test('--set overrides fields of the study file without editing it; errors in an override name it', () => {

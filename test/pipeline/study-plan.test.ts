@@ -12,14 +12,14 @@ import { formatStudyPlan, planStudy } from '../../src/pipeline/study-plan.ts';
 
 const examples = path.resolve(import.meta.dirname, '../../examples');
 
-test('the demo: 4 runs of 400 steps (2 training variants x 2 seeds), each checkpoint the policy saves, 1600 steps in all', () => {
+test('the demo: 6 runs of 400 steps (2 training variants x 3 seeds), each checkpoint the policy saves, 2400 steps in all', () => {
   const study = loadStudyFile(path.join(examples, 'demo.yaml'));
   const plan = planStudy(study);
   const saved = checkpointSteps(study.checkpoints, 400).length;
   assert.deepEqual(plan.map((r) => [r.seed, r.steps, r.checkpoints, r.cells]),
-    [[1, 400, saved, 1], [2, 400, saved, 1], [1, 400, saved, 1], [2, 400, saved, 1]]);
+    [[1, 400, saved, 1], [2, 400, saved, 1], [3, 400, saved, 1], [1, 400, saved, 1], [2, 400, saved, 1], [3, 400, saved, 1]]);
   const text = formatStudyPlan(study, plan);
-  assert.match(text.at(-1)!, new RegExp(`^in all: 1600 optimiser steps; ${4 * saved} evaluations of each test set`));
+  assert.match(text.at(-1)!, new RegExp(`^in all: 2400 optimiser steps; ${6 * saved} evaluations of each test set`));
   for (const l of text) assert.ok(l.length <= 120, l);
 });
 
@@ -47,7 +47,7 @@ test('genstudy run --dry-run prints the plan and stops; --only narrows it, an un
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
   const r = await genstudy(['run', path.join(examples, 'demo.yaml'), '--dry-run', '--out', path.join(dir, 'out')]);
   assert.equal(r.code, 0, r.stderr);
-  assert.match(r.stdout, /^study "demo": 4 run\(s\)/);
+  assert.match(r.stdout, /^study "demo": 6 run\(s\)/);
   assert.ok(!fs.existsSync(path.join(dir, 'out')), 'nothing written');
   const one = await genstudy(['run', path.join(examples, 'demo.yaml'), '--dry-run', '--only', 'tiny-gpt2--variant-b--ft--seed2']);
   assert.equal(one.stdout.split('\n').filter((l) => /^ {2}tiny-gpt2/.test(l)).length, 1);
