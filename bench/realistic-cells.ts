@@ -75,11 +75,13 @@ export const ALL_CELLS: StudySpec[] = unique([...fullGrid(), ...QUICK_CELLS]);
 /**
  * The cells a REALISTIC_CELLS value names: unset or `quick`, the quick set; `all`, the full grid
  * (with the quick set); otherwise comma-separated terms, each cell whose key contains one of them,
- * where a term `a+b` asks for keys containing both (`log+convex`).
+ * where a term `a+b` asks for keys containing both (`log+convex`) and a term `=key` for that key
+ * alone (a key is also the start of its fixed-test-set variants' keys).
  */
 export function selectCells(filter: string | undefined): StudySpec[] {
   if (filter === undefined || filter === '' || filter === 'quick') return QUICK_CELLS;
   if (filter === 'all') return ALL_CELLS;
   const terms = filter.split(',').map((t) => t.trim()).filter(Boolean);
-  return ALL_CELLS.filter((c) => terms.some((t) => t.split('+').every((part) => cellKey(c).includes(part))));
+  return ALL_CELLS.filter((c) => terms.some((t) => (t.startsWith('=') ? cellKey(c) === t.slice(1)
+    : t.split('+').every((part) => cellKey(c).includes(part)))));
 }

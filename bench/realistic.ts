@@ -2,7 +2,7 @@
 // (bench/realistic-runs.ts: binomial scores, saturating ID curves, curved ID -> OOD maps, smooth
 // drifts, real checkpoint schedules): `npm run bench -- realistic`.
 //   REALISTIC_STUDIES  studies per cell (default 50)
-//   REALISTIC_CELLS    `quick` (default), `all`, or key parts (bench/realistic-cells.ts), e.g. `log+convex,n250`
+//   REALISTIC_CELLS    `quick` (default), `all`, or key parts (bench/realistic-cells.ts), e.g. `log+convex,n250`; `=key` for one cell
 //   REALISTIC_OPTIONS  analysis options as JSON, e.g. '{"residualiser":"spline"}' or '{"regressOn":"log-step"}'
 //   REALISTIC_SEED     (default 1); the same environment gives the same table
 // The test set column: `fresh` draws at every checkpoint, or `fixed rho` (the same examples, persisting);
