@@ -10,6 +10,7 @@
 import { readFileSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { UserError, unreadable } from '../errors.ts';
+import { parseJsonLines } from '../json-text.ts';
 import type { ExampleResult, ExampleResultSource } from './example-results.ts';
 
 /** lm-eval's date_id: datetime.now().isoformat() with ":" replaced by "-". */
@@ -80,16 +81,7 @@ function readSamples(file: string, metric: string, filter: string): [number, boo
     throw unreadable(file, err);
   }
   const out: [number, boolean][] = [];
-  let line = 0;
-  for (const raw of text.split('\n')) {
-    line++;
-    if (raw.trim() === '') continue;
-    let sample: Record<string, unknown>;
-    try {
-      sample = JSON.parse(raw) as Record<string, unknown>;
-    } catch (err) {
-      throw new UserError(`${file}, line ${line}: not JSON (${(err as Error).message})`, { file, line });
-    }
+  for (const { line, values: sample } of parseJsonLines(text, file)) {
     if ((sample.filter ?? 'none') !== filter || !(metric in sample)) continue;
     const value = sample[metric], docId = sample.doc_id;
     if (typeof docId !== 'number') throw new UserError(`${file}, line ${line}: field "doc_id": expected a number`, { file, line, field: 'doc_id' });

@@ -76,3 +76,14 @@ test('genstudy analyze of an lm-eval folder with samples corrects with their cov
   assert.equal(without.code, 0, without.stderr);
   for (const run of JSON.parse(without.stdout).runs) assert.equal(run.control_noise.error_covariance, undefined, run.run);
 });
+
+test('a samples file that is not JSON lines is an error naming its line, when the control\'s results are read', async (t) => {
+  const dir = tempDir(t);
+  cpSync(FIXTURE, dir, { recursive: true });
+  const folder = readdirSync(dir).sort()[0];
+  const mnli = readdirSync(join(dir, folder)).find((f) => f.startsWith('samples_mnli_'))!;
+  writeFileSync(join(dir, folder, mnli), readFileSync(join(dir, folder, mnli), 'utf8') + '{"doc_id": 99, "acc": \n');
+  const out = await genstudy(['analyze', dir, '--control', 'mnli', '--metric', 'acc', '--calibration', '0', '--no-robustness']);
+  assert.equal(out.code, 2);
+  assert.match(out.stderr, new RegExp(`${mnli.replace(/\./g, '\\.')}:21(:\\d+)?: invalid JSON`));
+});
