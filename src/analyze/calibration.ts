@@ -12,13 +12,13 @@
 // - the measurement: the simulated control is the true curve plus normal noise of the run's own
 //   sampling variance (binomial at its n), in fresh draws, and the test is given that variance as
 //   the analysis is; so the control's sampling noise, and the correction for it, are in the
-//   simulation. Where the errors' covariance across checkpoints is known (a fixed test set's
-//   per-example answers in a store), the errors are drawn from it and the test is given it too.
-//   Else they are drawn independent, their variance capped at the control's own jitter around its
-//   smoothed curve: a fixed test set whose answers barely change between checkpoints moves less from
-//   one checkpoint to the next than p(1 - p)/n says, and the simulation should not hold more
-//   control noise than the run does. The OOD curves are functions of that smoothed (true) control, not of the observed
-//   one: fitted values on the observed control carry the run's own control noise into both series of
+//   simulation. Where the errors' covariance across checkpoints is known (from a fixed test set's
+//   per-example results: a store's answers, lm-eval's samples), the errors are drawn from it and
+//   the test is given it too. Else they are drawn independent, their variance capped at the
+//   control's own jitter around its smoothed curve: a fixed test set whose answers barely change
+//   between checkpoints moves less from one checkpoint to the next than p(1 - p)/n says, and the
+//   simulation should not hold more control noise than the run does. The OOD curves are functions
+//   of that smoothed (true) control, not of the observed one: fitted values on the observed control carry the run's own control noise into both series of
 //   every simulated pair, a shared component the freshly drawn control does not carry (on the demo's
 //   runs that alone made the simulated false-positive rate 28-52% and the variance ratio 3-15).
 // Null pairs pair two of the run's OOD sets' fitted curves with independent deviations; the

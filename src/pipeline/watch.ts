@@ -72,7 +72,7 @@ export interface WatchRound {
   /** The refreshed analysis, or why there is none (yet). */
   analysis?: AnalysisResult;
   analysisSkipped?: string;
-  /** What the analysis could not use from the store (stored-error-covariance.ts). */
+  /** What the analysis could not use from the store's per-example answers (analyze/error-covariance.ts). */
   analysisNotes?: string[];
   report?: string;
 }
