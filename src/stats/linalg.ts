@@ -7,6 +7,9 @@
  *   or duplicated covariate harmless, as numpy's pinv does in pingouin.
  * - symmetricEigen: cyclic Jacobi rotations for a small symmetric matrix (accurate to machine
  *   precision for tiny eigenvalues too, which the spline's penalty needs).
+ * - pivotedCholesky: a root of a positive semi-definite matrix that may be singular (a fixed test
+ *   set's error covariance across checkpoints), O(n^3 / 3) where Jacobi's sweeps took seconds at
+ *   400 checkpoints.
  * Written here rather than taken from a library (e.g. ml-matrix) because these run once per series
  * in the analysis hot loop: in place, on typed arrays, with no per-call objects.
  */
@@ -143,4 +146,39 @@ export function choleskyUpper(a: Float64Array, p: number): Float64Array | null {
     }
   }
   return R;
+}
+
+/**
+ * A root of a symmetric positive semi-definite n x n matrix (row-major): L (n x rank, row-major,
+ * rows in the matrix's own order) with L L' = A, by Cholesky with diagonal pivoting (Higham 2002,
+ * "Accuracy and Stability of Numerical Algorithms", 10.3), stopping where the largest remaining
+ * diagonal falls below `relTol` times the largest diagonal: a singular A (fewer examples than
+ * checkpoints, answers that never change) gives its rank's columns.
+ */
+export function pivotedCholesky(a: Float64Array, n: number, relTol = 1e-12): { l: Float64Array; rank: number } {
+  const d = new Float64Array(n);
+  let top = 0;
+  for (let i = 0; i < n; i++) { d[i] = a[i * n + i]; top = Math.max(top, d[i]); }
+  const perm = Array.from({ length: n }, (_, i) => i);
+  const l = new Float64Array(n * n);
+  let rank = 0;
+  for (let k = 0; k < n; k++) {
+    let j = k;
+    for (let i = k + 1; i < n; i++) if (d[perm[i]] > d[perm[j]]) j = i;
+    if (!(d[perm[j]] > relTol * top)) break;
+    [perm[k], perm[j]] = [perm[j], perm[k]];
+    const pk = perm[k];
+    const root = Math.sqrt(d[pk]);
+    l[pk * n + k] = root;
+    for (let i = k + 1; i < n; i++) {
+      const pi = perm[i];
+      let t = a[pi * n + pk];
+      for (let m = 0; m < k; m++) t -= l[pi * n + m] * l[pk * n + m];
+      const v = t / root;
+      l[pi * n + k] = v;
+      d[pi] -= v * v;
+    }
+    rank++;
+  }
+  return { l, rank };
 }
