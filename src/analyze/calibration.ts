@@ -18,9 +18,10 @@
 //   control's own jitter around its smoothed curve: a fixed test set whose answers barely change
 //   between checkpoints moves less from one checkpoint to the next than p(1 - p)/n says, and the
 //   simulation should not hold more control noise than the run does. The OOD curves are functions
-//   of that smoothed (true) control, not of the observed one: fitted values on the observed control carry the run's own control noise into both series of
-//   every simulated pair, a shared component the freshly drawn control does not carry (on the demo's
-//   runs that alone made the simulated false-positive rate 28-52% and the variance ratio 3-15).
+//   of that smoothed (true) control, not of the observed one: fitted values on the observed
+//   control carry the run's own control noise into both series of every simulated pair, a shared
+//   component the freshly drawn control does not carry (on the demo's runs that alone made the
+//   simulated false-positive rate 28-52% and the variance ratio 3-15).
 // Null pairs pair two of the run's OOD sets' fitted curves with independent deviations; the
 // alternative correlates the two deviations `effect`. Each is tested exactly as the run's pairs
 // are (pair-tests.ts), at the unadjusted level alpha, in CONTROL_DRAWS groups each with its own
