@@ -65,6 +65,8 @@ test('a study trains every run, evaluates each checkpoint, analyses, reports, an
   assert.ok(first.analysis, first.analysisSkipped);
   assert.equal(first.analysis.runs.length, 2);
   assert.equal(first.analysis.runs[0].n, 5);
+  // the in-domain set's errors' covariance across checkpoints, from the stored answers (analyze/error-covariance.ts)
+  for (const r of first.analysis.runs) assert.equal(r.control_noise?.error_covariance, true, r.run);
   const written = await writeStudyOutputs(study, first);
   assert.ok(fs.existsSync(path.join(written.analysis!, 'analysis.json')));
   assert.deepEqual(fs.readdirSync(path.dirname(first.paths.store)).filter((n) => /-(wal|shm)$/.test(n)), [],
@@ -116,6 +118,8 @@ test('a study that lists its prompts gets one analysis: the one in analysis/ is 
   store.close();
   assert.ok(!variants.has(''), `stored variants: ${[...variants].join(', ')}`);
   assert.ok(result.analysis, result.analysisSkipped);
+  // the stored answers of that same cell give the control's error covariance
+  for (const r of result.analysis.runs) assert.equal(r.control_noise?.error_covariance, true, r.run);
   const written = await writeStudyOutputs(study, result);
   const pipeline = JSON.parse(fs.readFileSync(path.join(written.analysis!, 'analysis.json'), 'utf8')) as
     { runs: { run: string; pairs: { a: string; b: string; r: number | null }[] }[] };

@@ -77,6 +77,8 @@ test('watch evaluates a checkpoint that appears while it runs, ignores an incomp
   assert.equal(again[0].summary!.computed, 4 * perCheckpoint);
   assert.deepEqual(storedSteps(storePath), [100, 200, 300, 400, 500]);
   assert.ok(again[0].analysis, again[0].analysisSkipped);
+  assert.equal(again[0].analysis.runs[0].control_noise?.error_covariance, true, 'the control\'s errors\' covariance from the stored answers');
+  assert.deepEqual(again[0].analysisNotes, []);
   assert.ok(fs.existsSync(path.join(outDir, 'analysis.json')));
   assert.ok(fs.existsSync(path.join(outDir, 'report', 'report.html')));
 });
