@@ -85,6 +85,7 @@ export function formatTable(result: AnalysisResult, opts: AnalyzeOptions): strin
     out.push('', `run ${run.run}: ${run.n} ${opts.representation === 'differences' ? 'differences' : 'checkpoints'}` +
       `${run.distinct < run.n ? ` (${run.distinct} distinct)` : ''}`);
     if (run.warning) out.push(`  warning: ${run.warning}`);
+    if (run.control_noise && run.control_noise.correction !== 'none') out.push(`  ${controlNoiseLine(run.control_noise)}`);
     if (run.spacing) out.push(`  note: ${spacingNote(run.spacing)}`);
     if (run.calibration) out.push(`  ${calibrationLine(run.calibration)}`);
     const header = ['a', 'b', 'on', 'r', 'n_eff', 'df', 'p', 'p adj', '95% CI'];
@@ -146,6 +147,16 @@ export function calibrationLine(c: NonNullable<AnalysisResult['runs'][number]['c
     `(naive test: ${pct(c.naive_false_positive_rate)}), power ${pct(c.power)} for a true partial correlation of ${c.effect}; ` +
     `null r scatter ${c.variance_ratio.toFixed(2)} times the stated variance` +
     (runVarianceFactor({ calibration: c }) > 1 ? ' (the pooling across runs uses the measured one)' : '');
+}
+
+/** How a run's control's sampling noise was corrected, in words (its JSON: control_noise). */
+export function controlNoiseLine(c: NonNullable<AnalysisResult['runs'][number]['control_noise']>): string {
+  const how = c.correction === 'simex' ? 'SIMEX' : 'the method of moments';
+  const reliability = c.reliability === undefined ? '' : `, reliability ${c.reliability.toFixed(2)}`;
+  const left = c.uncorrected ? `; ${c.uncorrected} pair representation(s) left uncorrected` : '';
+  const errors = c.error_covariance ? "its errors' covariance across checkpoints estimated from per-example results"
+    : 'its errors taken as independent between checkpoints';
+  return `control's sampling noise corrected by ${how}${reliability}${left}; ${errors}`;
 }
 
 /** An unevenly spaced run in words: its gaps and whether the test models them. */

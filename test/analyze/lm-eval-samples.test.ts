@@ -75,6 +75,13 @@ test('genstudy analyze of an lm-eval folder with samples corrects with their cov
   const without = await genstudy(['analyze', join(import.meta.dirname, 'fixtures', 'lm-eval-04'), ...args.slice(0, 1), 'mnli', ...args.slice(2)]);
   assert.equal(without.code, 0, without.stderr);
   for (const run of JSON.parse(without.stdout).runs) assert.equal(run.control_noise.error_covariance, undefined, run.run);
+  // the table says it per run, under the run's line
+  const table = await genstudy(['analyze', FIXTURE, ...args.slice(0, 4), '--calibration', '0', '--no-robustness']);
+  const corrected = /\n {2}control's sampling noise corrected by the method of moments, reliability -?[\d.]+.*; /.source;
+  assert.match(table.stdout, new RegExp(`${corrected}its errors' covariance across checkpoints estimated from per-example results\n`));
+  const tableWithout = await genstudy(['analyze', join(import.meta.dirname, 'fixtures', 'lm-eval-04'), '--control', 'mnli', '--metric', 'acc',
+    '--calibration', '0', '--no-robustness']);
+  assert.match(tableWithout.stdout, /\n {2}control's sampling noise corrected by .*; its errors taken as independent between checkpoints\n/);
 });
 
 test('a samples file that is not JSON lines is an error naming its line, when the control\'s results are read', async (t) => {
