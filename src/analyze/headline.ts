@@ -43,7 +43,7 @@ export interface Headline {
 const NOISY_CONTROL_CAVEAT = ' Caveat: the control is a score measured with sampling noise, and its correction treats each checkpoint\'s ' +
   'error as independent; on a fixed in-domain test set (the same examples at every checkpoint) the errors persist, and in simulation ' +
   'some null pair was then called "depends on the model" in about half of studies of 28 pairs: read that verdict as unconfirmed, ' +
-  'or give the control\'s per-example results (a genstudy store, lm-eval\'s --log_samples files), from which their covariance ' +
+  'or give the control\'s per-example results (a genstudy store, lm-eval\'s --log_samples files, --example-results), from which their covariance ' +
   'is estimated (docs/analyze.md, "fixed test sets").';
 
 /** The answer to "do generalisation results generalise?", counting the four verdicts. */

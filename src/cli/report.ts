@@ -49,7 +49,7 @@ export function registerReport(program: Command): void {
         throw new UserError(`--run-figures ${flags.runFigures}: expected all or a whole number of runs (0 or more)`);
       }
       // said once here; the report reads the input again itself
-      const { scores } = await readAndDescribe(store, flags);
+      const { scores, exampleResults } = await readAndDescribe(store, flags);
       if (flags.dryRun) return;
       // a store without scores for this prompt variant gets loadReportData's message, which lists the variants
       if (scores.length) checkNamedTestSets(scores, store, { control: flags.control, testSets: analysis.testSets });
@@ -60,6 +60,7 @@ export function registerReport(program: Command): void {
         columns: flags.columns,
         runNames: await runNamingFlags(flags),
         sampleSize: sampleSizeFlag(flags),
+        ...(flags.exampleResults !== undefined ? { exampleResults } : {}),
         control: flags.control,
         metric: flags.metric,
         promptVariant: flags.promptVariant,

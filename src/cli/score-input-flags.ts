@@ -6,6 +6,7 @@ import { readScoreInput, SCORE_INPUTS, type ReadScoreOptions } from '../analyze/
 import { parseRunNamePairs, readRunNameFile, type RunNaming } from '../analyze/run-names.ts';
 import { samplingNote } from '../analyze/sampling-summary.ts';
 import { summarizeReading, type ScoreReading } from '../analyze/score-reading.ts';
+import { readExampleResultsTable } from '../analyze/example-results-table.ts';
 import { wholeNumber } from './flag-values.ts';
 import { UserError } from '../errors.ts';
 import { terminalSafe } from '../terminal-safe.ts';
@@ -14,7 +15,7 @@ import { terminalSafe } from '../terminal-safe.ts';
 export const SCORE_INPUT_HELP = SCORE_INPUTS;
 
 export interface ScoreInputFlags {
-  columns?: string[]; dryRun?: boolean; promptVariant: string; sampleSize?: string;
+  columns?: string[]; dryRun?: boolean; promptVariant: string; sampleSize?: string; exampleResults?: string;
   stripPrefix?: string; runName?: string[]; runNames?: string;
 }
 
@@ -29,6 +30,9 @@ export function addScoreInputOptions(cmd: Command): Command {
     .option('--run-names <file>', 'a CSV with columns old, new: each run\'s name as read and the name to give it')
     .option('--sample-size <n>', 'take every score that gives neither its own n nor a stderr to be a proportion over n examples ' +
       '(for the control\'s sampling noise)')
+    .option('--example-results <file>', 'per-example results behind the scores, for the control\'s errors\' covariance across ' +
+      'checkpoints (a fixed test set): CSV, TSV or JSONL with columns run, step, test_set, example, correct (1/0); runs named as the ' +
+      'input names them. A genstudy store and lm-eval --log_samples output hold them already')
     .option('--dry-run', 'say how the input was read (runs, steps, test sets, metrics) and stop');
 }
 
@@ -60,6 +64,13 @@ export async function scoreReadOptions(flags: ScoreInputFlags): Promise<ReadScor
 export async function readAndDescribe(input: string, flags: ScoreInputFlags): Promise<ScoreReading> {
   const sampleSize = sampleSizeFlag(flags);
   const reading = await readScoreInput(input, await scoreReadOptions(flags));
+  if (flags.exampleResults !== undefined) {
+    if (reading.exampleResults !== undefined) {
+      throw new UserError(`--example-results ${flags.exampleResults}: ${input} holds per-example results already (a genstudy store's ` +
+        `answers, lm-eval's samples files); give the flag for scores without them`);
+    }
+    reading.exampleResults = readExampleResultsTable(flags.exampleResults);
+  }
   const out = flags.dryRun ? process.stdout : process.stderr;
   // Both name the input's runs and test sets.
   out.write(`${flags.dryRun ? '' : 'genstudy: '}${terminalSafe(summarizeReading(input, reading, sampleSize))}\n`);

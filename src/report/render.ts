@@ -3,6 +3,7 @@
 // that appears whole (report-folder.ts), so a reader never sees half a report or a stale table;
 // asked for, the paper files (each figure as SVG and PDF, the paper tables as LaTeX and Markdown:
 // paper-files.ts) go into a second folder written with it (paper-folder.ts).
+import type { ExampleResultSource } from '../analyze/example-results.ts';
 import { readFile } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import { readFileSync } from 'node:fs';
@@ -32,6 +33,8 @@ export interface ReportInput {
   columns?: readonly string[];
   /** Examples behind every score that gives neither its own n nor a stderr (--sample-size). */
   sampleSize?: number;
+  /** Per-example results given beside an input that holds none (--example-results). */
+  exampleResults?: ExampleResultSource;
   /** Runs renamed (a prefix taken off, names given: analyze/run-names.ts), for every input. */
   runNames?: RunNaming;
   /** The in-domain test set regressed out (default: the runs' "control_test_set" attribute). */
@@ -89,7 +92,8 @@ export interface RenderedReport {
 }
 
 export async function renderReport(input: ReportInput): Promise<RenderedReport> {
-  const data = await loadReportInput(input.storePath, input.promptVariant ?? '', input.columns, input.runNames);
+  const loaded = await loadReportInput(input.storePath, input.promptVariant ?? '', input.columns, input.runNames);
+  const data = input.exampleResults ? { ...loaded, exampleResults: input.exampleResults } : loaded;
   const a = studyA(data, { control: input.control, metric: input.metric, analysis: input.analysis, result: input.result, progress: input.progress,
     sampleSize: input.sampleSize });
   const b = studyB(data, { metric: input.metric });

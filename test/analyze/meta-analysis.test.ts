@@ -78,7 +78,7 @@ test('a relation present in every run generalises, one whose sign depends on the
     'Caveat: the control is a score measured with sampling noise, and its correction treats each checkpoint\'s error as independent; ' +
     'on a fixed in-domain test set (the same examples at every checkpoint) the errors persist, and in simulation some null pair was ' +
     'then called "depends on the model" in about half of studies of 28 pairs: read that verdict as unconfirmed, ' +
-    'or give the control\'s per-example results (a genstudy store, lm-eval\'s --log_samples files), from which their covariance ' +
+    'or give the control\'s per-example results (a genstudy store, lm-eval\'s --log_samples files, --example-results), from which their covariance ' +
     'is estimated (docs/analyze.md, "fixed test sets").');
   assert.equal(result.headline.fragile, 0);
   // b-d: b shares 0.6 of a's noise and d ±0.6, so its sign follows the family too
