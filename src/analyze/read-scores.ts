@@ -73,10 +73,7 @@ export async function readScores(input: string, opts: ReadScoreOptions = {}): Pr
 export async function readScoreInput(input: string, opts: ReadScoreOptions = {}): Promise<ScoreReading> {
   const source = await detectSource(input);
   const read = source === 'folder' ? await readFolder(input)
-    : source === 'store' ? scoreReading({
-      scores: storeScores(input, opts.promptVariant ?? ''), description: 'genstudy results store', notes: [],
-      exampleResults: storeExampleResults(input, opts.promptVariant ?? ''),
-    })
+    : source === 'store' ? storeReading(input, opts.promptVariant ?? '')
     : await readScoreTable(input, opts.columns);
   const reading = renameRuns(read, opts.runNames ?? {});
   reading.scores.refuseDuplicates();
@@ -108,6 +105,21 @@ async function readFolder(folder: string): Promise<ScoreReading> {
   leftOut.push(...listing.notes);
   throw new UserError(`${folder}: no ${FOLDER_READERS.map((r) => r.lookedFor).join(' and no ')} found in it or below` +
     `${leftOut.length ? ` (${leftOut.join('; ')})` : ''}`);
+}
+
+/** A store's scores, said to come with per-example answers where it holds some (what the control's error covariance needs). */
+function storeReading(input: string, promptVariant: string): ScoreReading {
+  const store = ResultStore.open(input, { readonly: true });
+  try {
+    const answers = store.hasAnswers(promptVariant);
+    return scoreReading({
+      scores: storeScores(store, promptVariant),
+      description: `genstudy results store${answers ? ' (with each checkpoint\'s per-example answers)' : ''}`, notes: [],
+      exampleResults: storeExampleResults(input, promptVariant),
+    });
+  } finally {
+    store.close();
+  }
 }
 
 /** Score rows of a store file, or of a store a caller already holds open. */

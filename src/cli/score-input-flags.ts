@@ -70,6 +70,8 @@ export async function readAndDescribe(input: string, flags: ScoreInputFlags): Pr
         `answers, lm-eval's samples files); give the flag for scores without them`);
     }
     reading.exampleResults = readExampleResultsTable(flags.exampleResults);
+    reading.notes.push(`per-example results from ${flags.exampleResults}: the control's errors' covariance across checkpoints ` +
+      'is estimated from them where they give its scores');
   }
   const out = flags.dryRun ? process.stdout : process.stderr;
   // Both name the input's runs and test sets.

@@ -375,6 +375,11 @@ export class ResultStore {
     }));
   }
 
+  /** Whether any per-example answer of this prompt variant is stored. */
+  hasAnswers(promptVariant = ''): boolean {
+    return this.db.prepare('SELECT 1 FROM predictions WHERE prompt_variant = ? LIMIT 1').get(promptVariant) !== undefined;
+  }
+
   /**
    * One run's stored answers on one test set at every checkpoint, by step then example, without
    * their details but the normalised prediction (acc_norm's): what a share metric's per-example

@@ -142,6 +142,7 @@ test('genstudy analyze of a store uses the answers: the control\'s correction sa
   const { code, stdout, stderr } = await genstudy(['analyze', ...args]);
   assert.equal(code, 0, stderr);
   const out = JSON.parse(stdout);
+  assert.match(stderr, /: genstudy results store \(with each checkpoint's per-example answers\): /);
   for (const run of out.runs) assert.equal(run.control_noise.error_covariance, true, `run ${run.run}`);
   assert.doesNotMatch(out.headline.sentence, /Caveat/);
   const series = seriesOf(made.store);
@@ -149,7 +150,9 @@ test('genstudy analyze of a store uses the answers: the control\'s correction sa
   const library = analyzeRuns(series, { ...DEFAULT_OPTIONS, control: 'id', calibration: 0, robustness: false });
   assert.deepEqual(out, JSON.parse(formatJson(library)));
   const bare = makeStore(tempDir(t), { answers: () => false });
-  const without = JSON.parse((await genstudy(['analyze', bare.store, ...args.slice(1)])).stdout);
+  const bareRun = await genstudy(['analyze', bare.store, ...args.slice(1)]);
+  assert.match(bareRun.stderr, /: genstudy results store: /);
+  const without = JSON.parse(bareRun.stdout);
   for (const run of without.runs) assert.equal(run.control_noise.error_covariance, undefined);
   assert.notDeepEqual(without.runs.map((r: { pairs: { r: number }[] }) => r.pairs.map((p) => p.r)),
     out.runs.map((r: { pairs: { r: number }[] }) => r.pairs.map((p) => p.r)), 'the covariance changes the correction');

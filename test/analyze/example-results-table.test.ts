@@ -58,6 +58,7 @@ test('genstudy analyze --example-results uses them: the same analysis as the lib
   const args = [f.scores, '--control', 'id', '--format', 'json', '--calibration', '0', '--no-robustness'];
   const out = await genstudy(['analyze', ...args, '--example-results', f.csv]);
   assert.equal(out.code, 0, out.stderr);
+  assert.match(out.stderr, /genstudy: note: per-example results from .*examples\.csv: the control's errors' covariance across checkpoints/);
   const json = JSON.parse(out.stdout);
   for (const run of json.runs) assert.equal(run.control_noise.error_covariance, true, run.run);
   const series = buildRunSeries((await readScoreInput(f.scores)).scores, 'accuracy');
