@@ -63,6 +63,13 @@ export interface RunCalibration {
    * variance by it when above 1 (pair-meta.ts, runVarianceFactor).
    */
   variance_ratio: number;
+  /**
+   * The ratio's Monte Carlo standard error: the spread of its per-group means, the pairs of each of the
+   * CONTROL_DRAWS groups sharing one draw of the control (a cluster-robust standard error). Another
+   * --seed moves the ratio by about this much, and with it the pooling's weights and Cochran's Q:
+   * a verdict whose Q or pooled p sits near alpha can change with the seed.
+   */
+  variance_ratio_se: number;
   /** Null pairs with a defined r that the ratio is the mean over. */
   variance_ratio_pairs: number;
 }
@@ -92,6 +99,7 @@ export function calibrateRun(
   const m = opts.calibration;
   const perDraw = Math.ceil(m / CONTROL_DRAWS);
   let falsePositives = 0, hits = 0, naiveFalsePositives = 0, done = 0, squaredZ = 0, defined = 0;
+  const groups: { sum: number; count: number }[] = [];
   const naive: PairTestOptions = { ...opts, inference: 'naive', representation: opts.representation === 'differences' ? 'differences' : 'levels' };
   const simulated: PairTestContext = { fits: context.fits?.sharingFitter() ?? new NoiseFitCache(false) };
   for (let g = 0; g < CONTROL_DRAWS && done < m; g++) {
@@ -118,11 +126,16 @@ export function calibrateRun(
     falsePositives += significant(nullResults);
     hits += significant(tested.slice(size));
     naiveFalsePositives += significant(testIndexed(series, nulls, c, naive, steps, cNoise));
+    const group = { sum: 0, count: 0 };
     for (const { result } of nullResults) {
       if (result.r === null || result.df <= 1) continue;
-      squaredZ += clippedFisherZ(result.r) ** 2 / fisherZVariance(result);
+      const ratio = clippedFisherZ(result.r) ** 2 / fisherZVariance(result);
+      squaredZ += ratio;
       defined++;
+      group.sum += ratio;
+      group.count++;
     }
+    groups.push(group);
     done += size;
   }
   const models = usable.map((i) => fitted[i]!);
@@ -130,8 +143,18 @@ export function calibrateRun(
     phi: Math.min(MAX_PHI, median(models.map((f) => f.phi))), nugget: median(models.map((f) => f.nugget)),
     control_noise_redrawn: controlNoise !== undefined,
     simulations: m, alpha: opts.alpha, false_positive_rate: falsePositives / m, effect: opts.effect, power: hits / m,
-    naive_false_positive_rate: naiveFalsePositives / m, variance_ratio: defined ? squaredZ / defined : 1, variance_ratio_pairs: defined,
+    naive_false_positive_rate: naiveFalsePositives / m, variance_ratio: defined ? squaredZ / defined : 1,
+    variance_ratio_se: clusteredSe(groups, defined ? squaredZ / defined : 1), variance_ratio_pairs: defined,
   };
+}
+
+/** The cluster-robust standard error of a mean over groups' pairs: sqrt(G / (G - 1) sum (S_g - n_g mean)^2) / N. */
+function clusteredSe(groups: readonly { sum: number; count: number }[], mean: number): number {
+  const used = groups.filter((g) => g.count > 0);
+  const total = used.reduce((acc, g) => acc + g.count, 0);
+  if (used.length < 2) return 0;
+  const spread = used.reduce((acc, g) => acc + (g.sum - g.count * mean) ** 2, 0);
+  return Math.sqrt((used.length / (used.length - 1)) * spread) / total;
 }
 
 /**

@@ -145,7 +145,7 @@ export function calibrationLine(c: NonNullable<AnalysisResult['runs'][number]['c
     (c.control_noise_redrawn ? ", the control's sampling noise redrawn" : '');
   return `calibration (${c.simulations} simulated pairs, ${noise}): false positives ${pct(c.false_positive_rate)} at alpha ${c.alpha} ` +
     `(naive test: ${pct(c.naive_false_positive_rate)}), power ${pct(c.power)} for a true partial correlation of ${c.effect}; ` +
-    `null r scatter ${c.variance_ratio.toFixed(2)} times the stated variance` +
+    `null r scatter ${c.variance_ratio.toFixed(2)} (Monte Carlo se ${c.variance_ratio_se.toFixed(2)}) times the stated variance` +
     (runVarianceFactor({ calibration: c }) > 1 ? ' (the pooling across runs uses the measured one)' : '');
 }
 

@@ -30,7 +30,7 @@ test('analyze recovers the simulated structure and prints the documented JSON', 
   assert.deepEqual(Object.keys(run), ['run', 'n', 'control', 'distinct', 'calibration', 'control_noise', 'pairs']);
   assert.deepEqual(Object.keys(run.calibration),
     ['phi', 'nugget', 'control_noise_redrawn', 'simulations', 'alpha', 'false_positive_rate', 'effect', 'power', 'naive_false_positive_rate',
-      'variance_ratio', 'variance_ratio_pairs']);
+      'variance_ratio', 'variance_ratio_se', 'variance_ratio_pairs']);
   assert.equal(run.calibration.simulations, 200);
   assert.equal(out.robustness.pairs.length, 10);
   assert.equal(out.robustness.choices.length, 8);

@@ -33,6 +33,19 @@ test('a right test measures a variance ratio near 1; the naive test on AR(1) noi
   assert.ok(naive.variance_ratio > 2.5, `naive on phi 0.8: ${naive.variance_ratio}`);
 });
 
+test('the variance ratio states its Monte Carlo error: its spread over seeds is about the standard error it states', () => {
+  const run = ar1Run('w', 40, 0.5, 3);
+  const seeds = [1, 2, 3, 4, 5, 6, 7, 8];
+  const found = seeds.map((seed) => analyzeRun(run, { ...base, calibration: 200, seed }).calibration!);
+  const ratios = found.map((c) => c.variance_ratio);
+  const mean = ratios.reduce((a, b) => a + b, 0) / ratios.length;
+  const sd = Math.sqrt(ratios.reduce((a, b) => a + (b - mean) ** 2, 0) / (ratios.length - 1));
+  const stated = found.reduce((a, c) => a + c.variance_ratio_se, 0) / found.length;
+  // 200 pairs of near chi-square(1) draws: about sqrt(2 / 200) = 0.1 of the ratio; 8 seeds know the sd to about 25%
+  assert.ok(stated > 0.03 * mean && stated < 0.4 * mean, `stated se ${stated} of ratio ${mean}`);
+  assert.ok(sd / stated > 0.4 && sd / stated < 2.5, `sd over seeds ${sd} against the stated se ${stated}`);
+});
+
 test('each run is pooled with its stated variance times its calibrated ratio when above 1, and the pair says so', () => {
   const runs = [1, 2, 3, 4, 5].map((i) => ar1Run(`r${i}`, 40, 0.8, 10 + i));
   const result = analyzeRuns(runs, { ...base, inference: 'naive' });
