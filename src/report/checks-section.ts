@@ -14,13 +14,17 @@ export function checkTables(a: StudyA): Table[] {
   if (calibrated.length) {
     tables.push({
       name: 'calibration', title: 'Calibration of the test per run',
-      description: "One row per run: its checkpoints and distinct score vectors, the AR(1) coefficient of its residuals, and on that " +
-        "many simulated pairs like the run's, the share of null pairs the test in use calls significant (nominal: alpha), the naive " +
-        "test's share, and the power for the stated true partial correlation.",
-      columns: ['run', 'n', 'distinct', 'phi', 'simulations', 'alpha', 'false_positive_rate', 'naive_false_positive_rate', 'effect', 'power'],
+      description: "One row per run: its checkpoints and distinct score vectors, its residuals' fitted noise (the drift's " +
+        'correlation at the median gap and the white share), and on that many simulated pairs made like the run\'s, the share of ' +
+        'null pairs the test in use calls significant (nominal: alpha), the naive test\'s share, the power for the stated true ' +
+        'partial correlation, and how much more the null r scatter than the test states (the variance ratio the pooling uses ' +
+        'when above 1) with its Monte Carlo standard error.',
+      columns: ['run', 'n', 'distinct', 'phi', 'nugget', 'simulations', 'alpha', 'false_positive_rate', 'naive_false_positive_rate', 'effect',
+        'power', 'variance_ratio', 'variance_ratio_se'],
       rows: calibrated.map((r) => {
         const c = r.calibration!;
-        return [r.run, r.n, r.distinct, c.phi, c.simulations, c.alpha, c.false_positive_rate, c.naive_false_positive_rate, c.effect, c.power];
+        return [r.run, r.n, r.distinct, c.phi, c.nugget, c.simulations, c.alpha, c.false_positive_rate, c.naive_false_positive_rate, c.effect,
+          c.power, c.variance_ratio, c.variance_ratio_se];
       }),
     });
   }
@@ -44,14 +48,20 @@ export function checksSection(a: StudyA, tables: Map<string, Table>): string {
   const calibration = tables.get('calibration');
   if (calibration) {
     out.push('<h3 id="study-a-calibration">Is the test calibrated on these runs?</h3>');
-    out.push('<p class="note">Per run: independent AR(1) series with the run\'s residual autocorrelation, residualised on the run\'s ' +
-      'own control and tested as its pairs are. The false-positive rate should be near alpha; the naive test (every checkpoint ' +
-      'independent) is shown for comparison.</p>');
+    out.push('<p class="note">Per run: simulated pairs made like the run\'s (its OOD curves on its smoothed control, deviations ' +
+      'drawn from the drift plus white noise fitted to its residuals, at its own checkpoints, the control\'s sampling noise redrawn ' +
+      'where it is known), residualised and tested as its pairs are. The false-positive rate should be near alpha; the naive test ' +
+      '(every checkpoint independent) is shown for comparison. The variance ratio is how much more the null r scatter than the ' +
+      'test states; above 1, the pooling across runs uses it, and another seed moves it by about its Monte Carlo error.</p>');
     out.push(htmlTable(calibration, {
-      columns: ['run', 'n', 'distinct', 'phi', 'false_positive_rate', 'naive_false_positive_rate', 'power'],
-      headers: { n: 'checkpoints', distinct: 'distinct', phi: 'residual AR(1)', false_positive_rate: 'false positives',
-        naive_false_positive_rate: 'naive test', power: `power at r = ${a.analysis.runs.find((r) => r.calibration)!.calibration!.effect}` },
-      format: { phi: (v) => fixed(v as number, 2), false_positive_rate: pct, naive_false_positive_rate: pct, power: pct },
+      columns: ['run', 'n', 'distinct', 'phi', 'false_positive_rate', 'naive_false_positive_rate', 'power', 'variance_ratio'],
+      headers: { n: 'checkpoints', distinct: 'distinct', phi: 'drift phi', false_positive_rate: 'false positives',
+        naive_false_positive_rate: 'naive test', power: `power at r = ${a.analysis.runs.find((r) => r.calibration)!.calibration!.effect}`,
+        variance_ratio: 'variance ratio (Monte Carlo se)' },
+      format: {
+        phi: (v) => fixed(v as number, 2), false_positive_rate: pct, naive_false_positive_rate: pct, power: pct,
+        variance_ratio: (v, row) => `${fixed(v as number, 2)} (${fixed(row[calibration.columns.indexOf('variance_ratio_se')] as number, 2)})`,
+      },
     }));
     const warnings = [
       ...a.analysis.runs.filter((r) => r.warning).map((r) => r.warning!),

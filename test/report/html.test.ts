@@ -129,7 +129,11 @@ test('study A shows each run\'s calibration and the robustness of each verdict, 
     assert.equal(row.false_positive_rate, c.false_positive_rate);
     assert.equal(row.power, c.power);
     assert.equal(row.distinct, a.analysis.runs[i].distinct);
+    assert.equal(row.variance_ratio, c.variance_ratio);
+    assert.equal(row.variance_ratio_se, c.variance_ratio_se);
   }
+  const first = a.analysis.runs[0].calibration!;
+  assert.ok(report.html.includes(`${first.variance_ratio.toFixed(2)} (${first.variance_ratio_se.toFixed(2)})`), 'the ratio and its error on the page');
   const robustness = report.tables.robustness.json as Record<string, unknown>[];
   assert.equal(robustness.length, a.analysis.agreement.length);
   assert.deepEqual(robustness.map((r) => `${r.holds}/${r.of}`), a.analysis.robustness!.pairs.map((p) => `${p.holds}/${p.of}`));
