@@ -189,3 +189,23 @@ export function simulateStudy(spec: StudySpec, seed: number): SimulatedRun[] {
   const random = createRandom(seed);
   return Array.from({ length: spec.models }, (_, i) => simulateRun(spec, i, random));
 }
+
+/**
+ * The run as an exact measurement of in-domain progress would give it: the control replaced by the
+ * true progress, with no sampling variance or covariance; the OOD scores unchanged. What the
+ * default reaches when nothing of the control's noise is left to correct (REALISTIC_TRUE_CONTROL).
+ */
+export function withTrueControl(run: SimulatedRun): RunSeries {
+  const values = new Map(run.series.values).set(CONTROL, run.progress);
+  const samplingVariance = new Map(run.series.samplingVariance).set(CONTROL, new Float64Array(run.progress.length));
+  const { samplingCovariance: _dropped, ...rest } = run.series;
+  return { ...rest, values, samplingVariance };
+}
+
+/** The run with its control's sampling noise unknown (no variance, no covariance): what no correction gives. */
+export function withoutControlNoise(run: SimulatedRun): RunSeries {
+  const samplingVariance = new Map(run.series.samplingVariance);
+  samplingVariance.delete(CONTROL);
+  const { samplingCovariance: _dropped, ...rest } = run.series;
+  return { ...rest, samplingVariance };
+}

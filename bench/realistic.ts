@@ -5,6 +5,9 @@
 //   REALISTIC_CELLS    `quick` (default), `all`, or key parts (bench/realistic-cells.ts), e.g. `log+convex,n250`; `=key` for one cell
 //   REALISTIC_OPTIONS  analysis options as JSON, e.g. '{"residualiser":"spline"}' or '{"regressOn":"log-step"}'
 //   REALISTIC_SEED     (default 1); the same environment gives the same table
+//   REALISTIC_TRUE_CONTROL=1  also analyse each study with the control replaced by the true ID progress
+//                      (withTrueControl: what is left once the control's noise is gone) and with its noise
+//                      unknown (withoutControlNoise: what no correction gives); four more columns
 // The test set column: `fresh` draws at every checkpoint, or `fixed rho` (the same examples, persisting);
 // `examples`: the control's per-example results known, its errors' covariance estimated from them.
 // Every study goes through analyzeRuns with the defaults and { control: 'id', robustness: false,
@@ -22,7 +25,9 @@ import { clippedFisherZ, fisherZVariance } from '../src/analyze/fisher-z.ts';
 import { hashString } from '../src/seeded-random.ts';
 import { cellKey, selectCells } from './realistic-cells.ts';
 import { measuredOracleVerdict, oracleVerdict } from './realistic-oracle.ts';
-import { CONTROL, simulateStudy, TESTED_PAIR, type SimulatedRun, type StudySpec } from './realistic-runs.ts';
+import {
+  CONTROL, simulateStudy, TESTED_PAIR, withoutControlNoise, withTrueControl, type SimulatedRun, type StudySpec,
+} from './realistic-runs.ts';
 
 const ALPHA = 0.05;
 
@@ -30,10 +35,27 @@ interface Tally {
   studies: number; generalises: number; depends: number; oracleGeneralises: number; oracleDepends: number;
   measuredGeneralises: number; measuredDepends: number;
   rSum: number; rCount: number; rejected: number; tested: number; zRatioSum: number; zCount: number;
+  /** The same studies with the true control (REALISTIC_TRUE_CONTROL): verdict counts and the runs' r. */
+  exact: { generalises: number; depends: number; rSum: number; rCount: number };
+  /** The runs' r with the control's noise unknown (REALISTIC_TRUE_CONTROL). */
+  uncorrected: { rSum: number; rCount: number };
+}
+
+function meanRunR(spec: StudySpec, result: AnalysisResult, into: { rSum: number; rCount: number }): void {
+  for (const run of result.runs) {
+    for (const p of run.pairs) if (isCounted(spec, p.a, p.b) && p.r !== null) { into.rSum += p.r; into.rCount++; }
+  }
 }
 
 const isCounted = (spec: StudySpec, a: string, b: string): boolean =>
   spec.oodSets > 2 || (a === TESTED_PAIR[0] && b === TESTED_PAIR[1]) || (a === TESTED_PAIR[1] && b === TESTED_PAIR[0]);
+
+function tallyExact(t: Tally, spec: StudySpec, result: AnalysisResult): void {
+  const pairs = result.meta.pairs.filter((p) => isCounted(spec, p.a, p.b));
+  if (pairs.some((p) => p.verdict === 'generalises')) t.exact.generalises++;
+  if (pairs.some((p) => p.verdict === 'depends on the model')) t.exact.depends++;
+  meanRunR(spec, result, t.exact);
+}
 
 function tallyStudy(t: Tally, spec: StudySpec, result: AnalysisResult, runs: readonly SimulatedRun[]): void {
   const pairs = result.meta.pairs.filter((p) => isCounted(spec, p.a, p.b));
@@ -73,6 +95,7 @@ export async function benchRealistic(): Promise<Record<string, number | string>>
   const seed = Number(process.env.REALISTIC_SEED ?? 1);
   const cells = selectCells(process.env.REALISTIC_CELLS);
   const extra = optionsFromEnv();
+  const exact = process.env.REALISTIC_TRUE_CONTROL === '1';
   const opts: AnalyzeOptions = { ...DEFAULT_OPTIONS, control: CONTROL, robustness: false, ...extra };
   const pct = (x: number, of: number) => (of ? `${((100 * x) / of).toFixed(1)}%` : '-');
   const lines = [
@@ -81,8 +104,9 @@ export async function benchRealistic(): Promise<Record<string, number | string>>
     '',
     '| schedule | ID -> OOD | n | ID | test set | models | pairs | truth | generalises | depends on the model ' +
       '| oracle: generalises | oracle: depends ' +
-      '| measured oracle: generalises | measured oracle: depends | mean r | runs p < 0.05 | runs z²/v | wall s | CPU s |',
-    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+      '| measured oracle: generalises | measured oracle: depends | mean r | runs p < 0.05 | runs z²/v ' +
+      `${exact ? '| true control: generalises | true control: depends | true control: mean r | uncorrected: mean r ' : ''}| wall s | CPU s |`,
+    `|${'---|'.repeat(exact ? 23 : 19)}`,
   ];
   const out: Record<string, number | string> = { studies_per_cell: studies, cells: cells.length };
   const wall0 = performance.now(), cpu0 = process.cpuUsage();
@@ -90,12 +114,17 @@ export async function benchRealistic(): Promise<Record<string, number | string>>
     const key = cellKey(spec);
     const t: Tally = {
       studies: 0, generalises: 0, depends: 0, oracleGeneralises: 0, oracleDepends: 0, measuredGeneralises: 0, measuredDepends: 0,
-      rSum: 0, rCount: 0, rejected: 0, tested: 0, zRatioSum: 0, zCount: 0,
+      rSum: 0, rCount: 0, rejected: 0, tested: 0, zRatioSum: 0, zCount: 0, exact: { generalises: 0, depends: 0, rSum: 0, rCount: 0 },
+      uncorrected: { rSum: 0, rCount: 0 },
     };
     const wall = performance.now(), cpu = process.cpuUsage();
     for (let i = 0; i < studies; i++) {
       const runs = simulateStudy(spec, hashString(`${seed}/${key}/${i}`));
       tallyStudy(t, spec, analyzeRuns(runs.map((r) => r.series), opts), runs);
+      if (exact) {
+        tallyExact(t, spec, analyzeRuns(runs.map(withTrueControl), opts));
+        meanRunR(spec, analyzeRuns(runs.map(withoutControlNoise), opts), t.uncorrected);
+      }
     }
     const used = process.cpuUsage(cpu);
     const wallS = (performance.now() - wall) / 1000, cpuS = (used.user + used.system) / 1e6;
@@ -107,7 +136,10 @@ export async function benchRealistic(): Promise<Record<string, number | string>>
       `| ${truthLabel(spec)} | ${pct(t.generalises, t.studies)} | ${pct(t.depends, t.studies)} ` +
       `| ${pct(t.oracleGeneralises, t.studies)} | ${pct(t.oracleDepends, t.studies)} ` +
       `| ${pct(t.measuredGeneralises, t.studies)} | ${pct(t.measuredDepends, t.studies)} | ${meanR} ` +
-      `| ${pct(t.rejected, t.tested)} | ${zRatio} | ${wallS.toFixed(1)} | ${cpuS.toFixed(1)} |`);
+      `| ${pct(t.rejected, t.tested)} | ${zRatio} ` +
+      (exact ? `| ${pct(t.exact.generalises, t.studies)} | ${pct(t.exact.depends, t.studies)} | ${(t.exact.rSum / t.exact.rCount).toFixed(3)} ` +
+        `| ${(t.uncorrected.rSum / t.uncorrected.rCount).toFixed(3)} ` : '') +
+      `| ${wallS.toFixed(1)} | ${cpuS.toFixed(1)} |`);
     out[`${key}_generalises`] = t.generalises / t.studies;
     out[`${key}_depends`] = t.depends / t.studies;
     out[`${key}_oracle_generalises`] = t.oracleGeneralises / t.studies;
@@ -115,6 +147,12 @@ export async function benchRealistic(): Promise<Record<string, number | string>>
     out[`${key}_measured_oracle_depends`] = t.measuredDepends / t.studies;
     out[`${key}_run_rejections`] = t.tested ? t.rejected / t.tested : NaN;
     out[`${key}_run_variance_ratio`] = t.zCount ? t.zRatioSum / t.zCount : NaN;
+    if (exact) {
+      out[`${key}_true_control_generalises`] = t.exact.generalises / t.studies;
+      out[`${key}_true_control_depends`] = t.exact.depends / t.studies;
+      out[`${key}_true_control_mean_r`] = t.exact.rSum / t.exact.rCount;
+      out[`${key}_uncorrected_mean_r`] = t.uncorrected.rSum / t.uncorrected.rCount;
+    }
   }
   const used = process.cpuUsage(cpu0);
   out.wall_seconds = (performance.now() - wall0) / 1000;

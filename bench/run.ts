@@ -7,6 +7,7 @@ const BENCHES: Record<string, { module: string; fn: string }> = {
   calibration: { module: './calibration.ts', fn: 'benchCalibration' },
   'uneven-spacing': { module: './uneven-spacing.ts', fn: 'benchUnevenSpacing' },
   realistic: { module: './realistic.ts', fn: 'benchRealistic' },
+  'simex-leftover': { module: './simex-leftover.ts', fn: 'benchSimexLeftover' },
   'bootstrap-coverage': { module: './bootstrap-coverage.ts', fn: 'benchBootstrapCoverage' },
   data: { module: './data.ts', fn: 'benchData' },
   stats: { module: './stats.ts', fn: 'benchStats' },

@@ -205,10 +205,11 @@ function analyzeRunData(data: RunData, opts: AnalyzeOptions, context: PairTestCo
   const covariate = transform(control);
   const statOpts = { method: opts.method, residualiser: residualiserFor(opts.residualiser, covariate.length), splineBasis: opts.splineBasis };
   const stability = runStability({ control, ood, steps: data.steps, controlName: opts.control }, opts);
-  const pairs: PairResult[] = results.map(({ a, b, result, representation, reliability, disattenuated }, i) => {
+  const pairs: PairResult[] = results.map(({ a, b, result, representation, reliability, disattenuated, simex }, i) => {
     const pair: PairResult = { a, b, r: result.r, n_eff: result.n_eff, df: result.df, p: result.p, p_adjusted: adjusted[i], ci95: result.ci95,
       representation };
     if (disattenuated !== undefined) pair.r_disattenuated = disattenuated;
+    if (simex) Object.assign(pair, { r_simex: simex.r, r_uncorrected: simex.uncorrected });
     if (reliability) pair.reliability = reliability;
     if (result.r === null) pair.reason = result.reason ?? 'undefined';
     if (result.phi) pair.phi = result.phi;

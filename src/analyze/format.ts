@@ -151,7 +151,7 @@ export function calibrationLine(c: NonNullable<AnalysisResult['runs'][number]['c
 
 /** How a run's control's sampling noise was corrected, in words (its JSON: control_noise). */
 export function controlNoiseLine(c: NonNullable<AnalysisResult['runs'][number]['control_noise']>): string {
-  const how = c.correction === 'simex' ? 'SIMEX' : 'the method of moments';
+  const how = c.correction === 'simex' ? 'SIMEX (each r then moved toward 0 by as much again: the echo bound)' : 'the method of moments';
   const reliability = c.reliability === undefined ? '' : `, reliability ${c.reliability.toFixed(2)}`;
   const left = c.uncorrected ? `; ${c.uncorrected} pair representation(s) left uncorrected` : '';
   const errors = c.error_covariance ? "its errors' covariance across checkpoints estimated from per-example results"

@@ -71,6 +71,8 @@ export interface TestedPair {
   reliability?: [number, number];
   /** r disattenuated for the OOD sets' own sampling noise. */
   disattenuated?: number;
+  /** SIMEX's extrapolation's r before the echo bound gave r, and the uncorrected r (stats/control-residuals.ts). */
+  simex?: { r: number; uncorrected: number };
   /** How the control's sampling noise was corrected (the same for every pair of a run). */
   correction?: ControlCorrection;
   controlReliability?: number;

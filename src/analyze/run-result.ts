@@ -29,6 +29,12 @@ export interface PairResult {
   permutation_p?: number;
   /** r divided by sqrt(reliability_a reliability_b): corrected for the OOD sets' own sampling noise (reported, not tested). */
   r_disattenuated?: number;
+  /**
+   * SIMEX only: its extrapolation's r, which the echo bound moved toward zero by as much again as SIMEX moved it from the
+   * uncorrected r (`r_uncorrected`) to give `r` (stats/control-residuals.ts).
+   */
+  r_simex?: number;
+  r_uncorrected?: number;
   /** Share of each residual series' variance that is not its own sampling noise. */
   reliability?: [number, number];
   /** Why this run's result for the pair is not to be trusted (stability.ts): left out of the pooling unless keepUnstable. */

@@ -33,6 +33,15 @@
  * extrapolation has a variance of its own, which the residuals' noise model does not hold: each
  * pair's `correctionVariance`, Stefanski and Cook's (1995) estimate from the draws' spread.
  *
+ * SIMEX's echo bound. The quadratic extrapolant under-corrects (Carroll et al. 2006, 5.3): on a
+ * learning curve's plateau the control's noise is as large as its true movement, and the echo grows
+ * steeply with the first part of the noise and barely with more, which no extrapolation from added
+ * noise sees. On null runs shaped like real ones (bench/realistic.ts with REALISTIC_TRUE_CONTROL,
+ * 200 studies a cell) SIMEX removed 33-67% of the echo, the control's true progress giving the
+ * rest. So a SIMEX-corrected pair's r is moved toward zero by as much again as SIMEX moved it, on
+ * the Fisher z scale and never past zero, where the correction moved it toward zero: what is left
+ * of the echo is taken to be at most what SIMEX removed. `simexR` keeps the extrapolation's own r.
+ *
  * Both take each checkpoint's error as independent unless the errors' covariance across checkpoints
  * is given (`controlCovariance`, from per-example results): a fixed test set's errors persist between
  * checkpoints, and taken as independent the moments over-correct (240 null pairs: mean r -0.245, z^2
@@ -64,6 +73,8 @@ export interface PairMoments {
   c: number; va: number; vb: number;
   /** SIMEX only: the variance its extrapolation adds to r = c / sqrt(va vb) (Stefanski and Cook 1995). */
   correctionVariance?: number;
+  /** SIMEX only: the extrapolation's r before the echo bound moved it toward zero. */
+  simexR?: number;
 }
 
 export interface ControlResiduals {
@@ -345,11 +356,32 @@ function simexMoments(
     uncorrected++;
     return raw[i];
   });
+  const levels = credible(extrapolate((l) => l!.levels, (li) => spread[li].levels), naive.levels);
+  const differences = credible(extrapolate((l) => l!.differences, (li) => spread[li].differences), naive.differences);
   return {
-    levels: credible(extrapolate((l) => l!.levels, (li) => spread[li].levels), naive.levels),
-    differences: credible(extrapolate((l) => l!.differences, (li) => spread[li].differences), naive.differences),
+    levels: levels.map((m, i) => (m === naive.levels[i] ? m : echoBound(m, naive.levels[i]))),
+    differences: differences.map((m, i) => (m === naive.differences[i] ? m : echoBound(m, naive.differences[i]))),
     uncorrected,
   };
+}
+
+/** Largest |r| taken to Fisher's z in the echo bound (r = +-1 has no finite z). */
+const ECHO_BOUND_MAX_R = 0.9999;
+
+/**
+ * SIMEX's corrected moments with r moved toward zero by as much again as the correction moved it
+ * (Fisher z; never past zero), where the correction moved r toward zero; else as they are. The
+ * variances are kept, so the pair's effective n is unchanged.
+ */
+export function echoBound(m: PairMoments, raw: PairMoments): PairMoments {
+  if (!(m.va > 0) || !(m.vb > 0) || !(raw.va > 0) || !(raw.vb > 0)) return m;
+  const clip = (r: number) => Math.max(-ECHO_BOUND_MAX_R, Math.min(ECHO_BOUND_MAX_R, r));
+  const r = m.c / Math.sqrt(m.va * m.vb);
+  const z = Math.atanh(clip(r)), zRaw = Math.atanh(clip(raw.c / Math.sqrt(raw.va * raw.vb)));
+  const moved = zRaw - z;
+  if (!(moved !== 0 && Math.sign(moved) === Math.sign(z))) return { ...m, simexR: r };
+  const bounded = Math.sign(z) * Math.max(0, Math.abs(z) - Math.abs(moved));
+  return { ...m, c: Math.tanh(bounded) * Math.sqrt(m.va * m.vb), simexR: r };
 }
 
 function withRaw(

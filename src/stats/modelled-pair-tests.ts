@@ -67,6 +67,8 @@ export interface ModelledPair {
   reliability?: [number, number];
   /** r / sqrt(reliability_a reliability_b), clipped to [-1, 1]. */
   disattenuated?: number;
+  /** SIMEX only: its extrapolation's r before the echo bound, and the uncorrected r (control-residuals.ts). */
+  simex?: { r: number; uncorrected: number };
 }
 
 export interface ModelledRun {
@@ -141,19 +143,21 @@ export function modelledPairTests(
     const levels = () => momentsResult(lm, n, k, distinct, phi, levelsNEff, nameOf(a), nameOf(b));
     const relLevels = reliabilities(noiseOf(a).levels, noiseOf(b).levels, lm, (n - 1 - k) / n);
     if (opts.representation === 'levels' || n < 4 || (opts.representation === 'auto' && opts.residualiser === 'spline')) {
-      return withReliability({ result: levels(), representation: 'levels' }, relLevels);
+      return withSimex(withReliability({ result: levels(), representation: 'levels' }, relLevels), lm, cr.rawLevels[p]);
     }
     const diffNEff = () => corrected(differenceEffectiveN(diffTracesOf(a), diffTracesOf(b), basis!, 2, n - 1), dm, cr.rawDifferences[p]);
     let diff = momentsResult(dm, n - 1, k, n - 1, phi, diffNEff, nameOf(a), nameOf(b));
     diff = capAtLevelRows(diff, distinct);
     const relDiff = reliabilities(noiseOf(a).differences, noiseOf(b).differences, dm, (n - 2) / (n - 1));
-    if (opts.representation === 'differences') return withReliability({ result: diff, representation: 'differences' }, relDiff);
+    if (opts.representation === 'differences') {
+      return withSimex(withReliability({ result: diff, representation: 'differences' }, relDiff), dm, cr.rawDifferences[p]);
+    }
     const score = (r: PartialResult, rel: [number, number] | undefined) =>
       r.r === null ? -1 : Math.max(0, r.n_eff - k - 3) * (rel ? rel[0] * rel[1] : 1);
     const onLevels = levels();
     return score(diff, relDiff) > score(onLevels, relLevels)
-      ? withReliability({ result: diff, representation: 'differences' }, relDiff)
-      : withReliability({ result: onLevels, representation: 'levels' }, relLevels);
+      ? withSimex(withReliability({ result: diff, representation: 'differences' }, relDiff), dm, cr.rawDifferences[p])
+      : withSimex(withReliability({ result: onLevels, representation: 'levels' }, relLevels), lm, cr.rawLevels[p]);
   };
   // each series' projections are dropped after its last pair: pairs are tested grouped by
   // their first series (the calibration's pairs share it), which changes no pair's numbers
@@ -214,6 +218,12 @@ function reliabilities(
   // `kept`: the share of each value's noise its residual keeps after the fit (about (n - 1 - k) / n)
   const share = (noise: number, v: number) => Math.min(1, Math.max(0, 1 - (noise * kept) / v));
   return [share(noiseA, m.va), share(noiseB, m.vb)];
+}
+
+/** The SIMEX extrapolation's r and the uncorrected r beside a pair whose r the echo bound gave. */
+function withSimex(pair: ModelledPair, m: PairMoments, raw: PairMoments): ModelledPair {
+  if (m.simexR === undefined || pair.result.r === null || !(raw.va > 0) || !(raw.vb > 0)) return pair;
+  return { ...pair, simex: { r: m.simexR, uncorrected: Math.max(-1, Math.min(1, raw.c / Math.sqrt(raw.va * raw.vb))) } };
 }
 
 function withReliability(pair: ModelledPair, rel: [number, number] | undefined): ModelledPair {
