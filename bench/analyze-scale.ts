@@ -8,7 +8,9 @@
 // (r and p of every pair of every run), so the two sides are shown to compute the same thing.
 //
 // GENSTUDY_ANALYZE_SCALE picks the sizes: a comma-separated list of their names (below), `quick`
-// (the default: the sizes that take seconds), or `all` (the big ones take minutes each).
+// (the default: the sizes that take seconds), `all` (the big ones take minutes each), or `growth`:
+// one dimension at a time around 10 x 20 x 200 (runs 5-40, OOD sets 10-40, i.e. 45-780 pairs,
+// checkpoints 100-800), with each step's growth exponent, log(CPU ratio) / log(size ratio): 1 is linear.
 // GENSTUDY_ANALYZE_SCALE_KEEP=<folder> keeps each size's CSV and both JSON answers there (to compare
 // two versions' answers with bench/json-diff.ts).
 import { spawnSync } from 'node:child_process';
@@ -39,6 +41,16 @@ export const SIZES: Size[] = [
   size(3, 5, 400, 'uneven', false),
   size(3, 5, 1000, 'uneven', false),
 ];
+
+/** The growth series: each dimension doubled from the same centre, the others held. */
+export const GROWTH: { dimension: 'runs' | 'pairs' | 'checkpoints'; sizes: Size[] }[] = [
+  { dimension: 'runs', sizes: [5, 10, 20, 40].map((runs) => size(runs, 20, 200, 'even', false)) },
+  { dimension: 'pairs', sizes: [10, 20, 40].map((sets) => size(10, sets, 200, 'even', false)) },
+  { dimension: 'checkpoints', sizes: [100, 200, 400, 800].map((c) => size(10, 20, c, 'even', false)) },
+];
+const pairsOf = (s: Size) => (s.sets * (s.sets - 1)) / 2;
+const extent = (s: Size, dimension: (typeof GROWTH)[number]['dimension']) =>
+  dimension === 'runs' ? s.runs : dimension === 'pairs' ? pairsOf(s) : s.checkpoints;
 
 /** Pythia's checkpoints: 0, 1, 2, 4, ..., 512, 1000, then every 1000 steps to 143000 (154). */
 export function pythiaSteps(): number[] {
@@ -152,11 +164,29 @@ function chosenSizes(): Size[] {
   const wanted = process.env.GENSTUDY_ANALYZE_SCALE ?? 'quick';
   if (wanted === 'all') return SIZES;
   if (wanted === 'quick') return SIZES.filter((s) => s.quick);
-  return wanted.split(',').map((name) => {
-    const s = SIZES.find((x) => x.name === name.trim());
-    if (!s) throw new Error(`unknown size "${name}"; known: ${SIZES.map((x) => x.name).join(', ')}`);
-    return s;
+  const known = [...SIZES, ...GROWTH.flatMap((g) => g.sizes)];
+  const named = wanted.split(',').flatMap((name) => {
+    if (name.trim() === 'growth') return GROWTH.flatMap((g) => g.sizes);
+    const s = known.find((x) => x.name === name.trim());
+    if (!s) throw new Error(`unknown size "${name}"; known: growth, ${[...new Set(known.map((x) => x.name))].join(', ')}`);
+    return [s];
   });
+  return named.filter((s, i) => named.findIndex((x) => x.name === s.name) === i);
+}
+
+/** Each growth step's exponent, log(CPU ratio) / log(size ratio), for the sizes measured. */
+function growthExponents(out: Record<string, number | string>): void {
+  for (const { dimension, sizes } of GROWTH) {
+    for (let i = 1; i < sizes.length; i++) {
+      const [a, b] = [sizes[i - 1], sizes[i]];
+      for (const path of ['default', 'cheapest']) {
+        const ca = out[`${a.name}_${path}_cpu_s`], cb = out[`${b.name}_${path}_cpu_s`];
+        if (typeof ca !== 'number' || typeof cb !== 'number') continue;
+        out[`growth_${dimension}_${extent(a, dimension)}_to_${extent(b, dimension)}_${path}_exponent`] =
+          Math.log(cb / ca) / Math.log(extent(b, dimension) / extent(a, dimension));
+      }
+    }
+  }
 }
 
 export async function benchAnalyzeScale(): Promise<Record<string, number | string>> {
@@ -201,5 +231,6 @@ export async function benchAnalyzeScale(): Promise<Record<string, number | strin
   } finally {
     if (!keep) rmSync(dir, { recursive: true, force: true });
   }
+  growthExponents(out);
   return out;
 }
