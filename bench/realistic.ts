@@ -20,6 +20,8 @@
 // (bench/realistic-oracle.ts: the ceilings on power); the mean of the runs' r, the
 // share of run-level p < 0.05 (unadjusted) and the runs' mean z^2 / v (z = atanh r, v the variance the run's
 // test states: 1 when it is right, above 1 when the test is liberal) over the same pairs; wall and CPU seconds.
+// The key-value lines also give, over runs corrected by SIMEX, the share of pairs it left uncorrected and the
+// mean r of those and of the others (`_simex_left_uncorrected_share`, `_mean_r`; `_simex_corrected_mean_r`).
 import { analyzeRuns, DEFAULT_OPTIONS, type AnalysisResult, type AnalyzeOptions } from '../src/analyze/analysis.ts';
 import { clippedFisherZ, fisherZVariance } from '../src/analyze/fisher-z.ts';
 import { hashString } from '../src/seeded-random.ts';
@@ -39,6 +41,9 @@ interface Tally {
   exact: { generalises: number; depends: number; rSum: number; rCount: number };
   /** The runs' r with the control's noise unknown (REALISTIC_TRUE_CONTROL). */
   uncorrected: { rSum: number; rCount: number };
+  /** SIMEX runs' pairs: those it left uncorrected (its correction would take a variance below a fifth) and the rest. */
+  simexLeft: { rSum: number; rCount: number };
+  simexCorrected: { rSum: number; rCount: number };
 }
 
 function meanRunR(spec: StudySpec, result: AnalysisResult, into: { rSum: number; rCount: number }): void {
@@ -74,6 +79,11 @@ function tallyStudy(t: Tally, spec: StudySpec, result: AnalysisResult, runs: rea
       t.tested++;
       if (p.r !== null) { t.rSum += p.r; t.rCount++; }
       if (p.r !== null && p.df > 1) { t.zRatioSum += clippedFisherZ(p.r) ** 2 / fisherZVariance(p); t.zCount++; }
+      if (p.r !== null && run.control_noise?.correction === 'simex') {
+        const into = p.r_simex === undefined ? t.simexLeft : t.simexCorrected;
+        into.rSum += p.r;
+        into.rCount++;
+      }
       if (p.p !== null && p.p < ALPHA) t.rejected++;
     }
   }
@@ -115,7 +125,7 @@ export async function benchRealistic(): Promise<Record<string, number | string>>
     const t: Tally = {
       studies: 0, generalises: 0, depends: 0, oracleGeneralises: 0, oracleDepends: 0, measuredGeneralises: 0, measuredDepends: 0,
       rSum: 0, rCount: 0, rejected: 0, tested: 0, zRatioSum: 0, zCount: 0, exact: { generalises: 0, depends: 0, rSum: 0, rCount: 0 },
-      uncorrected: { rSum: 0, rCount: 0 },
+      uncorrected: { rSum: 0, rCount: 0 }, simexLeft: { rSum: 0, rCount: 0 }, simexCorrected: { rSum: 0, rCount: 0 },
     };
     const wall = performance.now(), cpu = process.cpuUsage();
     for (let i = 0; i < studies; i++) {
@@ -147,6 +157,13 @@ export async function benchRealistic(): Promise<Record<string, number | string>>
     out[`${key}_measured_oracle_depends`] = t.measuredDepends / t.studies;
     out[`${key}_run_rejections`] = t.tested ? t.rejected / t.tested : NaN;
     out[`${key}_run_variance_ratio`] = t.zCount ? t.zRatioSum / t.zCount : NaN;
+    // where the echo is left: SIMEX's pairs left uncorrected keep the whole of it
+    const simexPairs = t.simexLeft.rCount + t.simexCorrected.rCount;
+    if (simexPairs) {
+      out[`${key}_simex_left_uncorrected_share`] = t.simexLeft.rCount / simexPairs;
+      out[`${key}_simex_left_uncorrected_mean_r`] = t.simexLeft.rCount ? t.simexLeft.rSum / t.simexLeft.rCount : NaN;
+      out[`${key}_simex_corrected_mean_r`] = t.simexCorrected.rCount ? t.simexCorrected.rSum / t.simexCorrected.rCount : NaN;
+    }
     if (exact) {
       out[`${key}_true_control_generalises`] = t.exact.generalises / t.studies;
       out[`${key}_true_control_depends`] = t.exact.depends / t.studies;
