@@ -61,7 +61,8 @@ test('every key of the analysis JSON is snake_case, with its format version firs
   const paths = new Set(keys.map((k) => k.path));
   // the fixture fills the optional parts, so their keys are walked too
   for (const path of ['left_out[].reason', 'runs[].spacing.reference_gap', 'runs[].control_noise.reliability', 'runs[].calibration.variance_ratio',
-    'runs[].pairs[].n_eff', 'runs[].pairs[].r_disattenuated', 'runs[].pairs[].r_simex', 'runs[].pairs[].r_uncorrected', 'runs[].pairs[].bootstrap_ci95', 'runs[].pairs[].permutation_p',
+    'runs[].pairs[].n_eff', 'runs[].pairs[].r_disattenuated',
+    'runs[].pairs[].r_simex', 'runs[].pairs[].r_uncorrected', 'runs[].pairs[].bootstrap_ci95', 'runs[].pairs[].permutation_p',
     'meta.hartung_knapp', 'meta.pairs[].tau2_ci95', 'meta.pairs[].moderator.coefficients[].ci95', 'robustness.pairs[].otherwise',
     'headline.runs_left_out']) {
     assert.ok(paths.has(path), `${path} is not in the JSON: the fixture no longer fills it`);

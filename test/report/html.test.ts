@@ -133,7 +133,8 @@ test('study A shows each run\'s calibration and the robustness of each verdict, 
     assert.equal(row.variance_ratio_se, c.variance_ratio_se);
   }
   const first = a.analysis.runs[0].calibration!;
-  assert.ok(report.html.includes(`${first.variance_ratio.toFixed(2)} (${first.variance_ratio_se.toFixed(2)})`), 'the ratio and its error on the page');
+  const shown = `${first.variance_ratio.toFixed(2)} (${first.variance_ratio_se.toFixed(2)})`;
+  assert.ok(report.html.includes(shown), `the ratio and its error on the page: ${shown}`);
   const robustness = report.tables.robustness.json as Record<string, unknown>[];
   assert.equal(robustness.length, a.analysis.agreement.length);
   assert.deepEqual(robustness.map((r) => `${r.holds}/${r.of}`), a.analysis.robustness!.pairs.map((p) => `${p.holds}/${p.of}`));

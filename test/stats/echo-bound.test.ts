@@ -46,7 +46,8 @@ test('the analysis reports SIMEX\'s r and the uncorrected r beside the bounded r
         if (p.r === null || p.r_simex === undefined) continue;
         seen++;
         const z = Math.atanh(p.r_simex), moved = Math.atanh(p.r_uncorrected!) - z;
-        const expected = moved !== 0 && Math.sign(moved) === Math.sign(z) ? Math.tanh(Math.sign(z) * Math.max(0, Math.abs(z) - Math.abs(moved))) : p.r_simex;
+        const towardZero = moved !== 0 && Math.sign(moved) === Math.sign(z);
+        const expected = towardZero ? Math.tanh(Math.sign(z) * Math.max(0, Math.abs(z) - Math.abs(moved))) : p.r_simex;
         assert.ok(Math.abs(p.r - expected) < 1e-9, `${run.run} ${p.a}/${p.b}: r ${p.r}, expected ${expected}`);
         if (Math.abs(p.r) < Math.abs(p.r_simex) - 1e-12) bounded++;
       }
