@@ -143,21 +143,19 @@ export function modelledPairTests(
     const levels = () => momentsResult(lm, n, k, distinct, phi, levelsNEff, nameOf(a), nameOf(b));
     const relLevels = reliabilities(noiseOf(a).levels, noiseOf(b).levels, lm, (n - 1 - k) / n);
     if (opts.representation === 'levels' || n < 4 || (opts.representation === 'auto' && opts.residualiser === 'spline')) {
-      return withSimex(withReliability({ result: levels(), representation: 'levels' }, relLevels), lm, cr.rawLevels[p]);
+      return withReliability({ result: levels(), representation: 'levels' }, relLevels);
     }
     const diffNEff = () => corrected(differenceEffectiveN(diffTracesOf(a), diffTracesOf(b), basis!, 2, n - 1), dm, cr.rawDifferences[p]);
     let diff = momentsResult(dm, n - 1, k, n - 1, phi, diffNEff, nameOf(a), nameOf(b));
     diff = capAtLevelRows(diff, distinct);
     const relDiff = reliabilities(noiseOf(a).differences, noiseOf(b).differences, dm, (n - 2) / (n - 1));
-    if (opts.representation === 'differences') {
-      return withSimex(withReliability({ result: diff, representation: 'differences' }, relDiff), dm, cr.rawDifferences[p]);
-    }
+    if (opts.representation === 'differences') return withReliability({ result: diff, representation: 'differences' }, relDiff);
     const score = (r: PartialResult, rel: [number, number] | undefined) =>
       r.r === null ? -1 : Math.max(0, r.n_eff - k - 3) * (rel ? rel[0] * rel[1] : 1);
     const onLevels = levels();
     return score(diff, relDiff) > score(onLevels, relLevels)
-      ? withSimex(withReliability({ result: diff, representation: 'differences' }, relDiff), dm, cr.rawDifferences[p])
-      : withSimex(withReliability({ result: onLevels, representation: 'levels' }, relLevels), lm, cr.rawLevels[p]);
+      ? withReliability({ result: diff, representation: 'differences' }, relDiff)
+      : withReliability({ result: onLevels, representation: 'levels' }, relLevels);
   };
   // each series' projections are dropped after its last pair: pairs are tested grouped by
   // their first series (the calibration's pairs share it), which changes no pair's numbers
@@ -168,7 +166,9 @@ export function modelledPairTests(
   order.forEach((p, t) => { for (const s of pairs[p]) lastUse.set(s, t); });
   const out = new Array<ModelledPair>(pairs.length);
   order.forEach((p, t) => {
-    out[p] = test(pairs[p], p);
+    const tested = test(pairs[p], p);
+    out[p] = tested.representation === 'levels' ? withSimex(tested, cr.levels[p], cr.rawLevels[p])
+      : withSimex(tested, cr.differences[p], cr.rawDifferences[p]);
     for (const s of pairs[p]) if (lastUse.get(s) === t) { levelsTraces.delete(s); diffTraces.delete(s); }
   });
   return {
