@@ -39,6 +39,9 @@ export const PAIR_COLUMNS: readonly PairColumn[] = [
   { name: 'bootstrap_ci95_low', label: 'block bootstrap 95% CI low', cell: (_, p) => p.bootstrap_ci95?.[0] ?? null, present: hasBootstrap },
   { name: 'bootstrap_ci95_high', label: 'block bootstrap 95% CI high', cell: (_, p) => p.bootstrap_ci95?.[1] ?? null, present: hasBootstrap },
   { name: 'permutation_p', label: 'permutation p', cell: (_, p) => p.permutation_p ?? null, present: (p) => p.permutation_p !== undefined },
+  // where SIMEX corrected the control's noise: its own r before the echo bound gave r, and the r without correction
+  { name: 'r_simex', label: "SIMEX's r", cell: (_, p) => p.r_simex ?? null, present: (p) => p.r_simex !== undefined },
+  { name: 'r_uncorrected', label: 'uncorrected r', cell: (_, p) => p.r_uncorrected ?? null, present: (p) => p.r_simex !== undefined },
 ];
 
 /** The columns of this result: every fixed one, and an optional one when some pair has it. */

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { analyzeRuns, DEFAULT_OPTIONS } from '../../src/analyze/analysis.ts';
+import { pairTable } from '../../src/analyze/pair-columns.ts';
 import { echoBound, type PairMoments } from '../../src/stats/control-residuals.ts';
 import { hashString } from '../../src/seeded-random.ts';
 import { CONTROL, simulateStudy, type StudySpec } from '../../bench/realistic-runs.ts';
@@ -40,6 +41,12 @@ test('the analysis reports SIMEX\'s r and the uncorrected r beside the bounded r
   for (let i = 0; i < 3; i++) {
     const result = analyzeRuns(simulateStudy(spec, hashString(`echo-bound/${i}`)).map((r) => r.series),
       { ...DEFAULT_OPTIONS, control: CONTROL, robustness: false, calibration: 0 });
+    // the CSV (analyze --format csv, pairs.csv, the report's table) carries both beside r
+    const table = pairTable(result, 0.05);
+    const col = (name: string) => table.columns.indexOf(name);
+    const pairs = result.runs.flatMap((run) => run.pairs);
+    assert.deepEqual(table.rows.map((row) => [row[col('r_simex')], row[col('r_uncorrected')]]),
+      pairs.map((p) => [p.r_simex ?? null, p.r_uncorrected ?? null]));
     for (const run of result.runs) {
       assert.equal(run.control_noise?.correction, 'simex');
       for (const p of run.pairs) {
