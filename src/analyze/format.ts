@@ -9,6 +9,7 @@ import { pairTable } from './pair-columns.ts';
 import { csvParts, csvText, intervalText, pValueText } from './text-cells.ts';
 import { regressorLabel } from './regressor.ts';
 import { alignColumns } from '../text-table.ts';
+import { MIN_RELIABILITY } from '../stats/index.ts';
 
 export type OutputFormat = 'table' | 'json' | 'csv';
 
@@ -153,7 +154,8 @@ export function calibrationLine(c: NonNullable<AnalysisResult['runs'][number]['c
 export function controlNoiseLine(c: NonNullable<AnalysisResult['runs'][number]['control_noise']>): string {
   const how = c.correction === 'simex' ? 'SIMEX (each r then moved toward 0 by as much again: the echo bound)' : 'the method of moments';
   const reliability = c.reliability === undefined ? '' : `, reliability ${c.reliability.toFixed(2)}`;
-  const left = c.uncorrected ? `; ${c.uncorrected} pair representation(s) left uncorrected` : '';
+  const left = c.uncorrected ? `; ${c.uncorrected} pair representation(s) left uncorrected (the correction would take over ` +
+    `${Math.round(100 * (1 - MIN_RELIABILITY))}% of their residual variance; if the stated noise is right, their r keeps the control's echo)` : '';
   const errors = c.error_covariance ? "its errors' covariance across checkpoints estimated from per-example results"
     : 'its errors taken as independent between checkpoints';
   return `control's sampling noise corrected by ${how}${reliability}${left}; ${errors}`;
