@@ -33,37 +33,47 @@ import {
 
 const ALPHA = 0.05;
 
-interface Tally {
-  studies: number; generalises: number; depends: number; oracleGeneralises: number; oracleDepends: number;
+/** A running mean of the runs' r. */
+interface MeanR { rSum: number; rCount: number }
+/** How many studies had some counted pair declared each word. */
+interface Verdicts { generalises: number; depends: number }
+
+interface Tally extends MeanR, Verdicts {
+  studies: number; oracleGeneralises: number; oracleDepends: number;
   measuredGeneralises: number; measuredDepends: number;
-  rSum: number; rCount: number; rejected: number; tested: number; zRatioSum: number; zCount: number;
+  rejected: number; tested: number; zRatioSum: number; zCount: number;
   /** The same studies with the true control (REALISTIC_TRUE_CONTROL): verdict counts and the runs' r. */
-  exact: { generalises: number; depends: number; rSum: number; rCount: number };
+  exact: Verdicts & MeanR;
   /** The runs' r with the control's noise unknown (REALISTIC_TRUE_CONTROL). */
-  uncorrected: { rSum: number; rCount: number };
+  uncorrected: MeanR;
   /** SIMEX runs' pairs: those it left uncorrected (its correction would take a variance below a fifth) and the rest. */
-  simexLeft: { rSum: number; rCount: number };
-  simexCorrected: { rSum: number; rCount: number };
+  simexLeft: MeanR;
+  simexCorrected: MeanR;
 }
 
-function meanRunR(spec: StudySpec, result: AnalysisResult, into: { rSum: number; rCount: number }): void {
-  for (const run of result.runs) {
-    for (const p of run.pairs) if (isCounted(spec, p.a, p.b) && p.r !== null) { into.rSum += p.r; into.rCount++; }
-  }
-}
+const noR = (): MeanR => ({ rSum: 0, rCount: 0 });
+const addR = (into: MeanR, r: number) => { into.rSum += r; into.rCount++; };
 
 const isCounted = (spec: StudySpec, a: string, b: string): boolean =>
   spec.oodSets > 2 || (a === TESTED_PAIR[0] && b === TESTED_PAIR[1]) || (a === TESTED_PAIR[1] && b === TESTED_PAIR[0]);
 
-function tallyExact(t: Tally, spec: StudySpec, result: AnalysisResult): void {
+/** Counts the study's verdicts over its counted pairs into `into`. */
+function countVerdicts(into: Verdicts, spec: StudySpec, result: AnalysisResult): void {
   const pairs = result.meta.pairs.filter((p) => isCounted(spec, p.a, p.b));
-  if (pairs.some((p) => p.verdict === 'generalises')) t.exact.generalises++;
-  if (pairs.some((p) => p.verdict === 'depends on the model')) t.exact.depends++;
+  if (pairs.some((p) => p.verdict === 'generalises')) into.generalises++;
+  if (pairs.some((p) => p.verdict === 'depends on the model')) into.depends++;
+}
+
+function meanRunR(spec: StudySpec, result: AnalysisResult, into: MeanR): void {
+  for (const run of result.runs) for (const p of run.pairs) if (isCounted(spec, p.a, p.b) && p.r !== null) addR(into, p.r);
+}
+
+function tallyExact(t: Tally, spec: StudySpec, result: AnalysisResult): void {
+  countVerdicts(t.exact, spec, result);
   meanRunR(spec, result, t.exact);
 }
 
 function tallyStudy(t: Tally, spec: StudySpec, result: AnalysisResult, runs: readonly SimulatedRun[]): void {
-  const pairs = result.meta.pairs.filter((p) => isCounted(spec, p.a, p.b));
   t.studies++;
   const oracle = oracleVerdict(runs);
   if (oracle === 'generalises') t.oracleGeneralises++;
@@ -71,19 +81,14 @@ function tallyStudy(t: Tally, spec: StudySpec, result: AnalysisResult, runs: rea
   const measured = measuredOracleVerdict(runs, spec);
   if (measured === 'generalises') t.measuredGeneralises++;
   if (measured === 'depends on the model') t.measuredDepends++;
-  if (pairs.some((p) => p.verdict === 'generalises')) t.generalises++;
-  if (pairs.some((p) => p.verdict === 'depends on the model')) t.depends++;
+  countVerdicts(t, spec, result);
   for (const run of result.runs) {
     for (const p of run.pairs) {
       if (!isCounted(spec, p.a, p.b)) continue;
       t.tested++;
-      if (p.r !== null) { t.rSum += p.r; t.rCount++; }
+      if (p.r !== null) addR(t, p.r);
       if (p.r !== null && p.df > 1) { t.zRatioSum += clippedFisherZ(p.r) ** 2 / fisherZVariance(p); t.zCount++; }
-      if (p.r !== null && run.control_noise?.correction === 'simex') {
-        const into = p.r_simex === undefined ? t.simexLeft : t.simexCorrected;
-        into.rSum += p.r;
-        into.rCount++;
-      }
+      if (p.r !== null && run.control_noise?.correction === 'simex') addR(p.r_simex === undefined ? t.simexLeft : t.simexCorrected, p.r);
       if (p.p !== null && p.p < ALPHA) t.rejected++;
     }
   }
@@ -124,8 +129,8 @@ export async function benchRealistic(): Promise<Record<string, number | string>>
     const key = cellKey(spec);
     const t: Tally = {
       studies: 0, generalises: 0, depends: 0, oracleGeneralises: 0, oracleDepends: 0, measuredGeneralises: 0, measuredDepends: 0,
-      rSum: 0, rCount: 0, rejected: 0, tested: 0, zRatioSum: 0, zCount: 0, exact: { generalises: 0, depends: 0, rSum: 0, rCount: 0 },
-      uncorrected: { rSum: 0, rCount: 0 }, simexLeft: { rSum: 0, rCount: 0 }, simexCorrected: { rSum: 0, rCount: 0 },
+      ...noR(), rejected: 0, tested: 0, zRatioSum: 0, zCount: 0, exact: { generalises: 0, depends: 0, ...noR() },
+      uncorrected: noR(), simexLeft: noR(), simexCorrected: noR(),
     };
     const wall = performance.now(), cpu = process.cpuUsage();
     for (let i = 0; i < studies; i++) {
