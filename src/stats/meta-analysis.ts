@@ -14,8 +14,13 @@
  *   generalised Q(tau^2) = sum w (y - mu(tau^2))^2 equals the chi-square(k - 1) quantiles .975 and
  *   .025; a bound whose Q(0) is already below the quantile is 0 (metafor's confint); the I^2 and
  *   H^2 intervals are the same transforms of the tau^2 bounds;
- * - the 95% prediction interval for the true effect of a new run: mu -+ c sqrt(se^2 + tau^2), with
- *   c = z_.975, or t_.975,k-1 with Hartung-Knapp (metafor's predict.rma).
+ * - the 95% prediction interval for the true effect of a new run: mu -+ t_.975,k-2 sqrt(se^2 + tau^2),
+ *   se the test's (Hartung-Knapp's when it is on): Higgins, Thompson & Spiegelhalter (2009, JRSS A
+ *   172, eq. 12) give it k - 2 degrees of freedom, mu and tau^2 both estimated, and Partlett &
+ *   Riley (2017, Stat Med 36) keep them with REML and Hartung-Knapp's se (pimeta's pima_htsreml,
+ *   nup = k - 2). metafor's predict.rma uses k - 1 with Hartung-Knapp and z without; with those
+ *   the verdict's interval undercovered a new run's effect and null pairs of 5 runs were called
+ *   *generalises* in 9.5% of clean and 8.5% of realistic studies (docs/analyze.md).
  * What few estimates cannot give, said in `notes`: with one estimate there is no between-run
  * variance, heterogeneity test, Hartung-Knapp adjustment or prediction interval; with two the
  * prediction interval is not reported (tau^2 rests on one degree of freedom, and Higgins,
@@ -125,7 +130,7 @@ export function randomEffectsMeta(yIn: ArrayLike<number>, vIn: ArrayLike<number>
   const i2 = (t: number) => t / (t + typical);
   let predictionInterval: [number, number] | null = null;
   if (k >= 3) {
-    const half = crit * Math.sqrt(se * se + tau2);
+    const half = tQuantile(1 - (1 - opts.level) / 2, k - 2) * Math.sqrt(se * se + tau2);
     predictionInterval = [mu - half, mu + half];
   } else {
     notes.push('two runs: tau^2 rests on one degree of freedom (its interval is very wide)'

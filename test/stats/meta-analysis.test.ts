@@ -1,6 +1,9 @@
 // The random-effects meta-analysis and meta-regression against R's metafor
 // (golden/make_meta_golden.R: rma, confint, predict with tight tolerances) and statsmodels'
-// combine_effects (golden/make_meta_golden_statsmodels.py: DL and Paule-Mandel), to 1e-6.
+// combine_effects (golden/make_meta_golden_statsmodels.py: DL and Paule-Mandel), to 1e-6. The
+// prediction interval is Higgins-Thompson-Spiegelhalter's with k - 2 degrees of freedom, not
+// predict.rma's k - 1: golden/make_prediction_interval.py builds it from metafor's mu, se and tau^2
+// with scipy's t quantile.
 // Every case is checked with every estimator (REML, DL, PM), with and without Hartung-Knapp.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -30,10 +33,14 @@ interface SmFit {
 }
 
 const meta = golden<{ cases: Case[]; regressions: Regression[] }>('meta.json');
+const intervals = golden<{ cases: { name: string; fits: { estimator: Tau2Estimator; hartung_knapp: boolean; pi: [number, number] }[] }[] }>(
+  'prediction-interval.json');
+const intervalOf = (c: Case, f: Fit) => intervals.cases.find((x) => x.name === c.name)!.fits
+  .find((x) => x.estimator === f.estimator && x.hartung_knapp === f.hartung_knapp)!.pi;
 const sm = golden<{ cases: { name: string; fits: SmFit[] }[] }>('meta_statsmodels.json');
 const label = (c: { name: string }, f: { estimator: string; hartung_knapp: boolean }) => `${c.name} ${f.estimator}${f.hartung_knapp ? '+HK' : ''}`;
 
-test('pooled effect, tau^2 and its Q-profile CI, I^2, H^2, Q and the prediction interval equal metafor (1e-6)', () => {
+test('pooled effect, tau^2 and its Q-profile CI, I^2, H^2 and Q equal metafor, the prediction interval HTS\'s on them (1e-6)', () => {
   let checked = 0;
   for (const c of meta.cases) {
     for (const f of c.fits) {
@@ -58,8 +65,11 @@ test('pooled effect, tau^2 and its Q-profile CI, I^2, H^2, Q and the prediction 
       assert.equal(got.q_df, f.q_df);
       assertRelClose(got.q_p, f.q_p, TOL, `${what} Q p`);
       if (c.yi.length >= 3) {
-        assertClose(got.prediction_interval![0], f.pi[0], TOL, `${what} PI low`);
-        assertClose(got.prediction_interval![1], f.pi[1], TOL, `${what} PI high`);
+        const pi = intervalOf(c, f);
+        assertClose(got.prediction_interval![0], pi[0], TOL, `${what} PI low`);
+        assertClose(got.prediction_interval![1], pi[1], TOL, `${what} PI high`);
+        // wider than predict.rma's (k - 1 degrees of freedom, or z)
+        assert.ok(got.prediction_interval![1] - got.prediction_interval![0] > f.pi[1] - f.pi[0], `${what}: wider than metafor's`);
       } else {
         assert.equal(got.prediction_interval, null, `${what}: no prediction interval from two runs`);
         assert.match(got.notes.join(' '), /two runs/);
