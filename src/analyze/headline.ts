@@ -93,7 +93,7 @@ export function headlineOf(
     `${n['depends on the model']} ${n['depends on the model'] === 1 ? 'depends' : 'depend'} on the model${named(of('depends on the model'), false)}`,
     `${n['negligible everywhere']} ${n['negligible everywhere'] === 1 ? 'is' : 'are'} negligible everywhere (|r| < ` +
     `${ctx.equivalenceMargin})${named(of('negligible everywhere'), false)}`,
-    `${n.inconclusive} ${n.inconclusive === 1 ? 'is' : 'are'} inconclusive${runs < 3 ? ' (a prediction interval needs at least 3 runs)' : ''}`,
+    `${n.inconclusive} ${n.inconclusive === 1 ? 'is' : 'are'} inconclusive${fewRunsNote(runs, n.inconclusive)}`,
   ];
   const fragileNote = !robustness || firm.length === 0 ? '' : fragileSentence(firm, fragile);
   const caveat = n['depends on the model'] > 0 && result.runs.some((r) => noisyControl(r.control_noise));
@@ -103,6 +103,17 @@ export function headlineOf(
       `pooled over runs): ${clauses.slice(0, -1).join(', ')} and ${clauses[clauses.length - 1]}.${fragileNote}${unstableNote}${leftOutNote}` +
       (caveat ? NOISY_CONTROL_CAVEAT : ''),
   };
+}
+
+/**
+ * Why few runs leave pairs inconclusive. The prediction interval takes t(k - 2) (stats/meta-analysis.ts):
+ * with 3 runs its quantile is 12.7, and a common effect of 0.3 was called *generalises* in 4.5-9.0% of
+ * simulated 3-run studies against 50.5-73.5% with 5 (scripts/verdict-calibration.ts, docs/analyze.md).
+ */
+function fewRunsNote(runs: number, inconclusive: number): string {
+  if (inconclusive === 0) return '';
+  if (runs < 3) return ' (a prediction interval needs at least 3 runs)';
+  return runs === 3 ? ' (with 3 runs the prediction interval for a new run is wide, t(1) = 12.7: plan 5 or more)' : '';
 }
 
 /**
