@@ -27,7 +27,8 @@ test('the first screen says the headline of the analysis; a pair significant in 
   assert.equal(sentence, a.analysis.headline.sentence);
   assert.doesNotMatch(sentence, /\b(Yes|Partly|No)\b/);
   assert.match(sentence, new RegExp(/^Across 3 runs, of 2 pairs of OOD test sets .*: 1 generalises \(x–y \+\), 0 depend on the model, /.source +
-    /0 are negligible everywhere \(\|r\| < 0\.1\) and 1 is inconclusive\.$/.source));
+    /0 are negligible everywhere \(\|r\| < 0\.1\) and 1 is inconclusive \(with 3 runs the prediction interval for a new run is wide, /.source +
+    /t\(1\) = 12\.7: plan 5 or more\)\.$/.source));
 });
 
 test('with one run, the sentence says nothing is judged across runs and counts its significant pairs', () => {
