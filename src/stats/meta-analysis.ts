@@ -16,7 +16,7 @@
  *   H^2 intervals are the same transforms of the tau^2 bounds;
  * - the 95% prediction interval for the true effect of a new run: mu -+ t_.975,k-2 sqrt(se^2 + tau^2),
  *   se the test's (Hartung-Knapp's when it is on): Higgins, Thompson & Spiegelhalter (2009, JRSS A
- *   172, eq. 12) give it k - 2 degrees of freedom, mu and tau^2 both estimated, and Partlett &
+ *   172) give it k - 2 degrees of freedom, mu and tau^2 both estimated, and Partlett &
  *   Riley (2017, Stat Med 36) keep them with REML and Hartung-Knapp's se (pimeta's pima_htsreml,
  *   nup = k - 2). metafor's predict.rma uses k - 1 with Hartung-Knapp and z without; with those
  *   the verdict's interval undercovered a new run's effect and null pairs of 5 runs were called

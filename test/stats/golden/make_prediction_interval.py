@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Reference values for the meta-analysis's 95% prediction interval (stats/meta-analysis.ts).
 
-The interval of Higgins, Thompson & Spiegelhalter (2009, JRSS A 172, eq. 12) as Partlett & Riley
+The interval of Higgins, Thompson & Spiegelhalter (2009, JRSS A 172) as Partlett & Riley
 (2017, Stat Med 36) use it with REML and Hartung-Knapp's se: mu -+ t_.975,k-2 sqrt(se^2 + tau^2).
 mu, se and tau^2 are metafor's own (meta.json, from make_meta_golden.R: rma's b, se and tau2, with
 and without test = "knha"); the t quantile is scipy's. metafor's predict.rma, whose interval is in
