@@ -8,6 +8,7 @@ import type { PairRobustness, Robustness } from './robustness.ts';
 import type { LeftOutRun, RunAnalysis } from './run-result.ts';
 import { regressorLabel, type Regressor } from './regressor.ts';
 import { PAIR_VERDICTS, type PairVerdict } from './verdict.ts';
+import { predictionQuantile } from '../stats/index.ts';
 
 export interface Headline {
   /** Runs analysed. */
@@ -106,14 +107,14 @@ export function headlineOf(
 }
 
 /**
- * Why few runs leave pairs inconclusive. The prediction interval takes t(k - 2) (stats/meta-analysis.ts):
- * with 3 runs its quantile is 12.7, and a common effect of 0.3 was called *generalises* in 4.5-9.0% of
+ * Why few runs leave pairs inconclusive. With 3 runs the prediction interval's quantile is t(1)'s
+ * (stats/meta-analysis.ts), and a common effect of 0.3 was called *generalises* in 4.5-9.0% of
  * simulated 3-run studies against 50.5-73.5% with 5 (scripts/verdict-calibration.ts, docs/analyze.md).
  */
 function fewRunsNote(runs: number, inconclusive: number): string {
   if (inconclusive === 0) return '';
   if (runs < 3) return ' (a prediction interval needs at least 3 runs)';
-  return runs === 3 ? ' (with 3 runs the prediction interval for a new run is wide, t(1) = 12.7: plan 5 or more)' : '';
+  return runs === 3 ? ` (with 3 runs the prediction interval for a new run is wide, t(1) = ${predictionQuantile(3).toFixed(1)}: plan 5 or more)` : '';
 }
 
 /**

@@ -36,7 +36,7 @@ export { shareCovariance } from './example-covariance.ts';
 export { correlatedNormal } from './correlated-normal.ts';
 export { splineResidualiser, type SplineResidualiser } from './spline-residuals.ts';
 export { placeKnots, crSpline, crDesign } from './cr-basis.ts';
-export { randomEffectsMeta, qProfileCi, type MetaAnalysis, type MetaOptions } from './meta-analysis.ts';
+export { predictionQuantile, randomEffectsMeta, qProfileCi, type MetaAnalysis, type MetaOptions } from './meta-analysis.ts';
 export {
   metaRegression, moderatorDesign, isMetaRegression,
   type Moderator, type MetaRegression, type MetaRegressionShortfall, type Coefficient, type LevelEffect,

@@ -82,6 +82,11 @@ export function checkMetaOptions(opts: MetaOptions): Required<MetaOptions> {
   return { estimator, hartungKnapp: opts.hartungKnapp ?? false, level };
 }
 
+/** The prediction interval's quantile for k estimates: t with k - 2 degrees of freedom (k >= 3). */
+export function predictionQuantile(k: number, level = 0.95): number {
+  return tQuantile(1 - (1 - level) / 2, k - 2);
+}
+
 /** Validated y and v: equal lengths, finite, v > 0. */
 export function metaInputs(y: ArrayLike<number>, v: ArrayLike<number>): { y: Float64Array; v: Float64Array } {
   if (y.length !== v.length) throw new UserError(`meta-analysis: ${y.length} estimates but ${v.length} variances`);
@@ -130,7 +135,7 @@ export function randomEffectsMeta(yIn: ArrayLike<number>, vIn: ArrayLike<number>
   const i2 = (t: number) => t / (t + typical);
   let predictionInterval: [number, number] | null = null;
   if (k >= 3) {
-    const half = tQuantile(1 - (1 - opts.level) / 2, k - 2) * Math.sqrt(se * se + tau2);
+    const half = predictionQuantile(k, opts.level) * Math.sqrt(se * se + tau2);
     predictionInterval = [mu - half, mu + half];
   } else {
     notes.push('two runs: tau^2 rests on one degree of freedom (its interval is very wide)'
