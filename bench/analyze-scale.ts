@@ -12,7 +12,9 @@
 // one dimension at a time around 10 x 20 x 200 (runs 5-40, OOD sets 10-40, i.e. 45-780 pairs,
 // checkpoints 100-800), with each step's growth exponent, log(CPU ratio) / log(size ratio): 1 is linear.
 // GENSTUDY_ANALYZE_SCALE_KEEP=<folder> keeps each size's CSV and both JSON answers there (to compare
-// two versions' answers with bench/json-diff.ts).
+// two versions' answers with bench/json-diff.ts). GENSTUDY_ANALYZE_SCALE_FITS=1 adds, for the
+// defaults, a lower bound of a Python default's CPU time: numpy making only the noise-model fits the
+// default made (bench/noise-fit-workload.ts, bench/noise_fit_reference.py), with its fits' agreement.
 import { spawnSync } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -160,6 +162,34 @@ function agreement(genstudyJson: string, pythonJson: string): { rDiff: number; p
   return { rDiff, pDiff, pairs };
 }
 
+const python = '/usr/bin/python3', script = resolve(import.meta.dirname, 'analyze_scale_reference.py');
+
+/**
+ * A lower bound of a Python default analysis's CPU time: numpy making only the noise-model fits the
+ * default makes (bench/noise-fit-workload.ts records them, bench/noise_fit_reference.py makes them),
+ * with how far its fits are from genstudy's.
+ */
+function pythonFitsBound(s: Size, csv: string, dir: string, full: Measured, out: Record<string, number | string>): void {
+  const stem = join(dir, `${s.name}.fits`);
+  const record = spawnSync(process.execPath, ['--import', 'tsx', resolve(import.meta.dirname, 'noise-fit-workload.ts'), csv, stem],
+    { stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8', maxBuffer: 64 << 20 });
+  if (record.status !== 0) throw new Error(`recording the fits of ${s.name} failed: ${record.stderr.slice(-2000)}`);
+  if (readFileSync(`${stem}.analysis.json`, 'utf8') !== readFileSync(full.out, 'utf8')) {
+    throw new Error(`${s.name}: the analysis whose fits were recorded differs from the measured one`);
+  }
+  const ref = spawnSync(python, [resolve(import.meta.dirname, 'noise_fit_reference.py'), stem], { encoding: 'utf8', maxBuffer: 64 << 20 });
+  if (ref.status !== 0) throw new Error(`noise_fit_reference.py on ${s.name} failed: ${ref.stderr.slice(-2000)}`);
+  const fits = JSON.parse(ref.stdout) as Record<string, number>;
+  out[`${s.name}_fits`] = fits.fits;
+  out[`${s.name}_python_fits_cpu_s`] = fits.fit_cpu_s;
+  out[`${s.name}_default_vs_python_fits`] = fits.fit_cpu_s / full.cpuS;
+  out[`${s.name}_fits_same_axis_share`] = fits.same_axis_share;
+  out[`${s.name}_fits_median_rel_theta_diff`] = fits.median_rel_theta_diff;
+  out[`${s.name}_fits_max_rel_theta_diff`] = fits.max_rel_theta_diff;
+  out[`${s.name}_fits_max_abs_loglik_diff`] = fits.max_abs_loglik_diff;
+  for (const f of ['bin', 'json', 'analysis.json']) rmSync(`${stem}.${f}`, { force: true });
+}
+
 function chosenSizes(): Size[] {
   const wanted = process.env.GENSTUDY_ANALYZE_SCALE ?? 'quick';
   if (wanted === 'all') return SIZES;
@@ -194,7 +224,7 @@ export async function benchAnalyzeScale(): Promise<Record<string, number | strin
   const dir = keep ? resolve(keep) : mkdtempSync(join(tmpdir(), 'genstudy-analyze-scale-'));
   mkdirSync(dir, { recursive: true });
   const bin = resolve(import.meta.dirname, '../bin/genstudy.js');
-  const python = '/usr/bin/python3', script = resolve(import.meta.dirname, 'analyze_scale_reference.py');
+  const fitsBound = process.env.GENSTUDY_ANALYZE_SCALE_FITS === '1';
   const out: Record<string, number | string> = {};
   // what the CLI runs: dist/ only while it matches src/ (bin/dist-freshness.js), else src/ through tsx (~0.35 CPU-s more a start)
   out.cli = distIsFresh(resolve(import.meta.dirname, '..')) ? 'dist/ (built from src/ as it is)' : 'src/ through tsx (run npm run build)';
@@ -216,7 +246,8 @@ export async function benchAnalyzeScale(): Promise<Record<string, number | strin
           return undefined;
         }
       };
-      attempt([], 'default');
+      const full = attempt([], 'default');
+      if (full && fitsBound && existsSync(python)) pythonFitsBound(s, csv, dir, full, out);
       const cheap = attempt(CHEAPEST, 'cheapest');
       if (!cheap) continue;
       if (!existsSync(python)) continue;

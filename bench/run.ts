@@ -22,6 +22,7 @@ const BENCHES: Record<string, { module: string; fn: string }> = {
   'report-scale': { module: './report-scale.ts', fn: 'benchReportScale' },
   'read-scale': { module: './read-scale.ts', fn: 'benchReadScale' },
   'analyze-scale': { module: './analyze-scale.ts', fn: 'benchAnalyzeScale' },
+  'objective-jitter': { module: './objective-jitter.ts', fn: 'benchObjectiveJitter' },
   tokenize: { module: './tokenize.ts', fn: 'benchTokenize' },
 };
 
