@@ -11,7 +11,7 @@ import { availableMetrics, buildRunSeries, type RunSeries } from '../analyze/run
 import { analyzeRuns, type AnalyzeOptions } from '../analyze/analysis.ts';
 import { attachErrorCovariance } from '../analyze/error-covariance.ts';
 import { addAnalysisOptions, analysisOptionsFromFlags, type AnalysisFlags } from './analysis-flags.ts';
-import { allCsvParts, formatAgreementCsv, formatJson, formatTable, pairsCsvParts, type OutputFormat } from '../analyze/format.ts';
+import { allCsvParts, formatAgreementCsv, formatTable, jsonParts, pairsCsvParts, type OutputFormat } from '../analyze/format.ts';
 import { formatMetaCsv, formatModeratorCsv } from '../analyze/format-meta.ts';
 import type { ScoreColumns } from '../analyze/score-columns.ts';
 import { terminalSafe } from '../terminal-safe.ts';
@@ -51,7 +51,7 @@ export function registerAnalyze(program: Command): void {
       if (series === undefined) return;
       const result = analyzeRuns(series, opts, analysisProgress((line) => process.stderr.write(line)));
       // CSV in parts (text-cells.ts csvParts): 300 runs x 1225 pairs is too long a table to build as one string
-      const text: string | Iterable<string> = flags.format === 'json' ? formatJson(result)
+      const text: string | Iterable<string> = flags.format === 'json' ? jsonParts(result)
         : flags.format === 'csv' ? (outFile ? pairsCsvParts(result, opts.alpha) : allCsvParts(result, opts.alpha)) : formatTable(result, opts);
       if (flags.out !== undefined) {
         process.stderr.write("genstudy: note: analyze's --out is now --out-file (--out names a folder in the other commands); it still works\n");
