@@ -4,7 +4,7 @@ import { mkdir } from 'node:fs/promises';
 import { writeFileAtomic } from '../atomic-write.ts';
 import path from 'node:path';
 import type { Study } from '../config/schema.ts';
-import { formatAgreementCsv, formatJson, formatTable, pairsCsvParts } from '../analyze/format.ts';
+import { formatAgreementCsv, formatTable, jsonParts, pairsCsvParts } from '../analyze/format.ts';
 import { formatSummary, SUMMARY_WIDTH } from '../analyze/format-summary.ts';
 import { wrapText } from '../text-table.ts';
 import { formatMetaCsv } from '../analyze/format-meta.ts';
@@ -21,7 +21,7 @@ export async function writeStudyOutputs(study: Study, result: StudyResult): Prom
   if (result.analysis) {
     const dir = path.join(result.paths.out, 'analysis');
     await mkdir(dir, { recursive: true });
-    writeFileAtomic(path.join(dir, 'analysis.json'), formatJson(result.analysis));
+    writeFileAtomic(path.join(dir, 'analysis.json'), jsonParts(result.analysis));
     writeFileAtomic(path.join(dir, 'pairs.csv'), pairsCsvParts(result.analysis, result.analyzeOptions.alpha));
     writeFileAtomic(path.join(dir, 'agreement.csv'), formatAgreementCsv(result.analysis));
     writeFileAtomic(path.join(dir, 'meta.csv'), formatMetaCsv(result.analysis.meta));

@@ -26,7 +26,7 @@ import { attachErrorCovariance } from '../analyze/error-covariance.ts';
 import { storeExampleResults } from '../analyze/store-example-results.ts';
 import { availableMetrics, buildRunSeries } from '../analyze/run-series.ts';
 import { analyzeOrSkip, DEFAULT_OPTIONS, type AnalysisResult, type AnalyzeOptions } from '../analyze/analysis.ts';
-import { formatJson, formatTable } from '../analyze/format.ts';
+import { formatTable, jsonParts } from '../analyze/format.ts';
 import { writeReport } from '../report/index.ts';
 import { describeMissing, reconcileRun, savedStepsFromTrainerState } from './checkpoint-reconcile.ts';
 
@@ -164,7 +164,7 @@ async function refreshOutputs(opts: WatchOptions, outDir: string): Promise<Refre
     return out;
   }
   const analysis = outcome.analysis;
-  writeFileAtomic(path.join(outDir, 'analysis.json'), formatJson(analysis));
+  writeFileAtomic(path.join(outDir, 'analysis.json'), jsonParts(analysis));
   writeFileAtomic(path.join(outDir, 'analysis.txt'), formatTable(analysis, analyzeOptions));
   out.analysis = analysis;
   const { control: _control, ...analysisOpts } = analyzeOptions;
