@@ -1,7 +1,7 @@
 // The noise-model fits a default analysis makes, written out so that a Python process can make the
 // same fits (bench/noise_fit_reference.py): the lower bound of a Python default analysis's time
 // that bench/analyze-scale.ts measures (GENSTUDY_ANALYZE_SCALE_FITS=1). The fits are most of the
-// default's CPU (about 75% at 30 x 20 x 200, profiled), and a Python twin of the default would make
+// default's CPU (about 80% at 30 x 20 x 200, profiled), and a Python twin of the default would make
 // every one of them, so a numpy process making only these fits is faster than that twin.
 //
 // `node --import tsx bench/noise-fit-workload.ts <scores.csv> <out-stem> [analyze flags]` runs
