@@ -50,7 +50,7 @@ export function registerAnalyze(program: Command): void {
       const series = await readSeries(input, flags, opts);
       if (series === undefined) return;
       const result = analyzeRuns(series, opts, analysisProgress((line) => process.stderr.write(line)));
-      // CSV in parts (text-cells.ts csvParts): 300 runs x 1225 pairs is too long a table to build as one string
+      // JSON and CSV in parts (jsonParts; text-cells.ts csvParts): 300 runs x 1225 pairs is too long a text to build as one string
       const text: string | Iterable<string> = flags.format === 'json' ? jsonParts(result)
         : flags.format === 'csv' ? (outFile ? pairsCsvParts(result, opts.alpha) : allCsvParts(result, opts.alpha)) : formatTable(result, opts);
       if (flags.out !== undefined) {
