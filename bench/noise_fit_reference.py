@@ -262,7 +262,8 @@ def fit_group(calls, data):
     e = np.concatenate([data[c['series']:c['series'] + c['count'] * n].reshape(c['count'], n) for c in calls])
     calls_of = np.concatenate([np.full(c['count'], j) for j, c in enumerate(calls)])
     xs = [data[c['x']:c['x'] + 2 * n].reshape(2, n) for c in calls]
-    x0, x1 = np.stack([xs[j][0] for j in calls_of]), np.stack([xs[j][1] for j in calls_of])
+    columns = np.stack(xs)
+    x0, x1 = columns[calls_of, 0], columns[calls_of, 1]
     best = None
     for index, axis in enumerate(first['axes']):
         u = axis_times(steps, axis)
