@@ -11,14 +11,16 @@
 // columns, checkpoints, axes and the model genstudy fitted. <out-stem>.json indexes the calls;
 // <out-stem>.bin holds their numbers as little-endian float64.
 import { closeSync, openSync, writeFileSync, writeSync } from 'node:fs';
-import { NoiseFitCache } from '../src/stats/noise-fit-cache.ts';
+import { DEFAULT_AXES, NoiseFitCache } from '../src/stats/noise-fit-cache.ts';
 import type { NoiseModel, TimeAxis } from '../src/stats/noise-model.ts';
 import { main } from '../src/cli/main.ts';
 
 /** One call's fitted series: offsets (in float64s) into the .bin file. */
-interface Call { n: number; p: number; axes: string[]; steps: number; x: number; series: number; count: number; models: number }
+export interface FitCall { n: number; p: number; axes: TimeAxis[]; steps: number; x: number; series: number; count: number; models: number }
 
-/** The models as five numbers each: theta, nugget, the axis' index in `axes`, phi, logLik. */
+/** The .json file: the calls, and the models' width (five numbers each: theta, nugget, the axis' index in `axes`, phi, logLik). */
+export interface FitWorkload { model_width: number; calls: FitCall[] }
+
 const MODEL_WIDTH = 5;
 
 export async function recordFits(csv: string, stem: string, flags: readonly string[] = []): Promise<{ calls: number; fits: number }> {
@@ -31,12 +33,12 @@ export async function recordFits(csv: string, stem: string, flags: readonly stri
     offset += buf.length;
     return at;
   };
-  const calls: Call[] = [];
+  const calls: FitCall[] = [];
   const original = NoiseFitCache.prototype.fit;
   // each series on its own, so that the cache's `fitted` count says which ones it fitted (a fit does
   // not depend on the other series of its call: noise-model-batch.ts)
   NoiseFitCache.prototype.fit = function recorded(this: NoiseFitCache, x, steps, series, axes?: readonly TimeAxis[]) {
-    const used = axes ?? ['step', 'log-step'];
+    const used = axes ?? DEFAULT_AXES;
     const fitted: { e: Float64Array; model: NoiseModel }[] = [];
     const out = series.map((e) => {
       if (!e) return null;
@@ -62,7 +64,8 @@ export async function recordFits(csv: string, stem: string, flags: readonly stri
     NoiseFitCache.prototype.fit = original;
     closeSync(fd);
   }
-  writeFileSync(`${stem}.json`, JSON.stringify({ model_width: MODEL_WIDTH, calls }));
+  const workload: FitWorkload = { model_width: MODEL_WIDTH, calls };
+  writeFileSync(`${stem}.json`, JSON.stringify(workload));
   return { calls: calls.length, fits: calls.reduce((s, c) => s + c.count, 0) };
 }
 

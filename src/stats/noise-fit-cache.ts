@@ -15,7 +15,8 @@
 import { noiseModelFitter } from './noise-model-batch.ts';
 import type { NoiseModel, TimeAxis } from './noise-model.ts';
 
-const DEFAULT_AXES: readonly TimeAxis[] = ['step', 'log-step'];
+/** The axes a fit tries unless told otherwise. */
+export const DEFAULT_AXES: readonly TimeAxis[] = ['step', 'log-step'];
 
 type Fitter = ReturnType<typeof noiseModelFitter>;
 

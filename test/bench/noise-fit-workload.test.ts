@@ -8,10 +8,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { test } from 'node:test';
 import { SIZES, writeScores } from '../../bench/analyze-scale.ts';
-import { recordFits } from '../../bench/noise-fit-workload.ts';
-import { fitNoiseModel, type TimeAxis } from '../../src/stats/noise-model.ts';
-
-interface Call { n: number; p: number; axes: TimeAxis[]; steps: number; x: number; series: number; count: number; models: number }
+import { recordFits, type FitWorkload } from '../../bench/noise-fit-workload.ts';
+import { fitNoiseModel } from '../../src/stats/noise-model.ts';
 
 const PYTHON = '/usr/bin/python3';
 const hasNumpy = spawnSync(PYTHON, ['-c', 'import numpy'], { stdio: 'ignore' }).status === 0;
@@ -22,7 +20,7 @@ test('the recorded fits are the analysis\'s own, and numpy\'s search finds the s
   const csv = join(dir, 'scores.csv'), stem = join(dir, 'fits');
   writeScores(csv, SIZES.find((s) => s.name === '3x7x25')!);
   const { fits } = await recordFits(csv, stem);
-  const index = JSON.parse(readFileSync(`${stem}.json`, 'utf8')) as { model_width: number; calls: Call[] };
+  const index = JSON.parse(readFileSync(`${stem}.json`, 'utf8')) as FitWorkload;
   const buf = readFileSync(`${stem}.bin`);
   const data = new Float64Array(buf.buffer, buf.byteOffset, buf.byteLength / 8);
   assert.equal(index.calls.reduce((s, c) => s + c.count, 0), fits);
